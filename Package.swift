@@ -1,0 +1,44 @@
+// swift-tools-version: 6.1
+// Satchel: small Unix tools for people who keep their own keys.
+// Layering (arrows point down only): executables → WalletCLI → WalletKeys/… → WalletCore → C targets.
+import PackageDescription
+
+/// One system-library target per C library, found with pkg-config; the hint names the Debian package.
+func systemLibrary(_ name: String, pkgConfig: String, apt: String) -> Target {
+    .systemLibrary(name: name, pkgConfig: pkgConfig, providers: [.apt([apt])])
+}
+
+let package = Package(
+    name: "Satchel",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "mnemonic", targets: ["mnemonic"]),
+        .library(name: "WalletKeys", targets: ["WalletKeys"]),
+        .library(name: "WalletCLI", targets: ["WalletCLI"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        systemLibrary("CSodium", pkgConfig: "libsodium", apt: "libsodium-dev"),
+        systemLibrary("CSecp256k1", pkgConfig: "libsecp256k1", apt: "libsecp256k1-dev"),
+        systemLibrary("CZstd", pkgConfig: "libzstd", apt: "libzstd-dev"),
+        systemLibrary("CPCSCLite", pkgConfig: "libpcsclite", apt: "libpcsclite-dev"),
+
+        .target(name: "WalletCore", dependencies: ["CSodium"]),
+        .target(name: "WalletKeys", dependencies: ["WalletCore"]),
+        .target(name: "WalletCLI", dependencies: ["WalletCore"]),
+
+        .executableTarget(name: "mnemonic", dependencies: [
+            "WalletCLI", "WalletKeys", "WalletCore",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .executableTarget(name: "satchel-bench", dependencies: ["WalletKeys", "WalletCore"]),
+
+        .target(name: "SatchelTestSupport", path: "Tests/SatchelTestSupport"),
+        .testTarget(name: "WalletCoreTests", dependencies: ["WalletCore", "CSecp256k1", "CZstd", "CPCSCLite"]),
+        .testTarget(name: "WalletKeysTests", dependencies: ["WalletKeys", "WalletCore", "SatchelTestSupport"]),
+        .testTarget(name: "WalletCLITests", dependencies: ["WalletCLI", "WalletCore"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["SatchelTestSupport"]),
+    ]
+)

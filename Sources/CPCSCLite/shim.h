@@ -1,0 +1,3 @@
+#include <PCSC/winscard.h>
+#include <PCSC/wintypes.h>
+#include <PCSC/pcsclite.h>

@@ -1,0 +1,168 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import WalletCore
+
+/// Where an error happened, for the error record and the stderr line.
+public struct RecordLocation: Sendable {
+    public let file: String?
+    public let line: Int?
+
+    public init(file: String?, line: Int?) {
+        self.file = file
+        self.line = line
+    }
+}
+
+/// The shared core of every tool: JSON Lines in, JSON Lines out, one error record per bad
+/// input line, and the run's exit status.
+///
+/// Results go to stdout; a short diagnostic for each error also goes to stderr. Neither
+/// carries secrets: error messages are built from positions and codes, never from input text.
+public final class RecordPipeline {
+    public let tool: String
+    public let output: OutputStream
+    public let diagnostics: OutputStream
+    public let maxLineBytes: Int
+    /// The worst outcome so far (see ExitStatus's ordering).
+    public private(set) var status = ExitStatus.ok
+
+    public init(tool: String, output: OutputStream = .standardOutput, diagnostics: OutputStream = .standardError,
+                maxLineBytes: Int = 1 << 20) {
+        self.tool = tool
+        self.output = output
+        self.diagnostics = diagnostics
+        self.maxLineBytes = maxLineBytes
+    }
+
+    /// Writes one result record.
+    public func emit(_ record: JSONObject) throws(CLIError) {
+        try output.write(JSONWriter.line(record))
+    }
+
+    /// Writes an error record to stdout and its message to stderr, and raises the exit status.
+    public func report(_ error: any WalletError, at location: RecordLocation = RecordLocation(file: nil, line: nil)) throws(CLIError) {
+        status = max(status, error.exitStatus)
+        var record = JSONObject()
+        record["type"] = .string("error")
+        record["code"] = .string(error.code)
+        record["message"] = .string(error.message)
+        if let file = location.file { record["file"] = .string(file) }
+        if let line = location.line { record["line"] = .number(String(line)) }
+        for (key, value) in error.details {
+            switch value {
+            case .int(let n): record[key] = .number(String(n))
+            case .string(let s): record[key] = .string(s)
+            case .strings(let a): record[key] = .array(a.map { .string($0) })
+            }
+        }
+        var place = location.file ?? "<stdin>"
+        if let line = location.line { place += ":\(line)" }
+        try? diagnostics.write("\(tool): \(place): \(error.code): \(error.message)\n")
+        try emit(record)
+    }
+
+    /// Reports a fatal error that ends the run (I/O, usage) on stderr only.
+    public func fail(_ error: any WalletError) -> ExitStatus {
+        status = max(status, error.exitStatus)
+        try? diagnostics.write("\(tool): \(error.code): \(error.message)\n")
+        return status
+    }
+
+    /// Runs `transform` over every record of the inputs (paths; "-" or none means stdin).
+    /// A record that throws becomes an error record and the run goes on; an I/O error stops it.
+    public func run(inputs: [String], _ transform: (JSONObject) throws -> JSONObject) -> ExitStatus {
+        let paths = inputs.isEmpty ? ["-"] : inputs
+        for path in paths {
+            let fd: Int32
+            if path == "-" {
+                fd = 0
+            } else {
+                fd = open(path, O_RDONLY | O_CLOEXEC)
+                if fd < 0 { return fail(CLIError.cannotOpen(path: path, reason: String(cString: strerror(errno)))) }
+            }
+            defer { if fd != 0 { close(fd) } }
+            let name = path == "-" ? nil : path
+            var reader = LineReader(fd: fd, name: name ?? "<stdin>", maxLineBytes: maxLineBytes)
+            do {
+                while let item = try reader.next() {
+                    try process(item, file: name, transform)
+                }
+            } catch {
+                return fail(error)
+            }
+        }
+        return status
+    }
+
+    private func process(_ item: LineReader.Item, file: String?, _ transform: (JSONObject) throws -> JSONObject) throws(CLIError) {
+        switch item {
+        case .tooLong(let number):
+            try report(RecordError.lineTooLong(limit: maxLineBytes), at: RecordLocation(file: file, line: number))
+        case .line(let number, var bytes):
+            defer { SecureBytes.wipe(&bytes) }
+            let location = RecordLocation(file: file, line: number)
+            if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) {
+                return try report(RecordError.emptyLine, at: location)
+            }
+            if let bad = Self.firstInvalidUTF8(bytes) {
+                return try report(RecordError.invalidUTF8(offset: bad), at: location)
+            }
+            let record: JSONObject
+            do {
+                record = try JSONParser.parseObject(bytes)
+            } catch {
+                return try report(RecordError.invalidJSON(offset: error.offset, reason: error.reason), at: location)
+            }
+            // An error record from a tool upstream travels on untouched, so it reaches the end
+            // of the pipeline with its own line number; it is not this tool's error.
+            if record["type"] == .string("error") { return try emit(record) }
+            do {
+                try emit(try transform(record))
+            } catch let error as CLIError where error.exitStatus == .ioError {
+                throw error
+            } catch let error as any WalletError {
+                try report(error, at: location)
+            } catch {
+                try report(InternalError(typeName: String(describing: type(of: error))), at: location)
+            }
+        }
+    }
+
+    /// The offset of the first byte that is not part of well-formed UTF-8, if any.
+    static func firstInvalidUTF8(_ bytes: [UInt8]) -> Int? {
+        var i = 0
+        while i < bytes.count {
+            let b = bytes[i]
+            if b < 0x80 { i += 1; continue }
+            let length: Int
+            var lower: UInt8 = 0x80, upper: UInt8 = 0xBF
+            switch b {
+            case 0xC2...0xDF: length = 2
+            case 0xE0: length = 3; lower = 0xA0
+            case 0xE1...0xEC, 0xEE...0xEF: length = 3
+            case 0xED: length = 3; upper = 0x9F
+            case 0xF0: length = 4; lower = 0x90
+            case 0xF1...0xF3: length = 4
+            case 0xF4: length = 4; upper = 0x8F
+            default: return i
+            }
+            guard i + length <= bytes.count else { return i }
+            for k in 1..<length {
+                let c = bytes[i + k]
+                let (lo, hi) = k == 1 ? (lower, upper) : (UInt8(0x80), UInt8(0xBF))
+                if c < lo || c > hi { return i }
+            }
+            i += length
+        }
+        return nil
+    }
+}
+
+/// An error that is a bug in Satchel, not in the input. It names only the error's type.
+public struct InternalError: WalletError {
+    public let typeName: String
+    public var code: String { "internal" }
+    public var message: String { "internal error (\(typeName)); please report it" }
+    public var exitStatus: ExitStatus { .software }
+}

@@ -1,0 +1,103 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import WalletCore
+
+/// Reads a file descriptor line by line without ever holding more than `maxLineBytes` of one
+/// line: a longer line is reported and skipped, so a 1 GB line costs no memory.
+public struct LineReader {
+    public enum Item {
+        case line(number: Int, bytes: [UInt8])
+        case tooLong(number: Int)
+    }
+
+    private let fd: Int32
+    private let name: String
+    private let maxLineBytes: Int
+    private var buffer = [UInt8](repeating: 0, count: 1 << 16)
+    private var start = 0
+    private var end = 0
+    private var current = [UInt8]()
+    private var overflowing = false
+    private var lineNumber = 0
+    private var eof = false
+
+    public init(fd: Int32, name: String, maxLineBytes: Int) {
+        self.fd = fd
+        self.name = name
+        self.maxLineBytes = maxLineBytes
+    }
+
+    /// The next line without its terminator ("\n" or "\r\n"), or nil at the end.
+    public mutating func next() throws(CLIError) -> Item? {
+        while true {
+            if start < end {
+                let chunk = buffer[start..<end]
+                if let nl = chunk.firstIndex(of: 0x0A) {
+                    append(buffer[start..<nl])
+                    start = nl + 1
+                    return finishLine()
+                }
+                append(chunk)
+                start = end
+            }
+            if eof {
+                if current.isEmpty && !overflowing { return nil }
+                return finishLine()
+            }
+            try fill()
+        }
+    }
+
+    private mutating func append(_ bytes: ArraySlice<UInt8>) {
+        guard !overflowing else { return }
+        if current.count + bytes.count > maxLineBytes + 1 {  // +1: a "\r" may still be stripped
+            overflowing = true
+            current = []
+        } else {
+            current.append(contentsOf: bytes)
+        }
+    }
+
+    private mutating func finishLine() -> Item {
+        lineNumber += 1
+        defer { current = []; overflowing = false }
+        if overflowing { return .tooLong(number: lineNumber) }
+        if current.last == 0x0D { current.removeLast() }
+        if current.count > maxLineBytes { return .tooLong(number: lineNumber) }
+        return .line(number: lineNumber, bytes: current)
+    }
+
+    private mutating func fill() throws(CLIError) {
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n > 0 { start = 0; end = n; return }
+            if n == 0 { eof = true; return }
+            if errno == EINTR { continue }
+            throw .readFailed(path: name, reason: String(cString: strerror(errno)))
+        }
+    }
+}
+
+/// Writes whole lines with write(2), one call per record, so each record reaches a pipe
+/// at once and a reader never sees half a line from us.
+public struct OutputStream: Sendable {
+    public let fd: Int32
+
+    public static let standardOutput = OutputStream(fd: 1)
+    public static let standardError = OutputStream(fd: 2)
+
+    public func write(_ bytes: [UInt8]) throws(CLIError) {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if n >= 0 { offset += n; continue }
+            if errno == EINTR { continue }
+            throw .writeFailed(reason: String(cString: strerror(errno)))
+        }
+    }
+
+    public func write(_ text: String) throws(CLIError) { try write(Array(text.utf8)) }
+}

@@ -1,0 +1,71 @@
+/// Errors from decoding text encodings of bytes.
+public enum EncodingError: WalletError, Equatable {
+    case invalidHexCharacter(offset: Int)
+    case oddHexLength(Int)
+    case wrongLength(field: String, expected: [Int], got: Int)
+
+    public var code: String {
+        switch self {
+        case .invalidHexCharacter: "encoding.invalid_hex"
+        case .oddHexLength: "encoding.odd_hex_length"
+        case .wrongLength: "encoding.wrong_length"
+        }
+    }
+
+    public var message: String {
+        switch self {
+        case .invalidHexCharacter(let offset): "not hexadecimal: bad character at offset \(offset)"
+        case .oddHexLength(let n): "hex string has an odd number of digits (\(n))"
+        case .wrongLength(let field, let expected, let got):
+            "\(field) must be \(expected.map(String.init).joined(separator: ", ")) bytes long, got \(got)"
+        }
+    }
+}
+
+public enum Hex {
+    private static let digits = Array("0123456789abcdef".utf8)
+
+    /// Lowercase hex, as every Satchel record writes bytes.
+    public static func encode<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
+        var out = [UInt8]()
+        out.reserveCapacity(bytes.count * 2)
+        for b in bytes {
+            out.append(digits[Int(b >> 4)])
+            out.append(digits[Int(b & 0x0f)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Decodes upper- or lowercase hex. The error names the offset, never the text itself,
+    /// because the text may be a secret.
+    public static func decode(_ text: String) throws(EncodingError) -> [UInt8] {
+        let utf8 = Array(text.utf8)
+        guard utf8.count % 2 == 0 else { throw .oddHexLength(utf8.count) }
+        var out = [UInt8]()
+        out.reserveCapacity(utf8.count / 2)
+        var i = 0
+        while i < utf8.count {
+            guard let hi = nibble(utf8[i]) else { throw .invalidHexCharacter(offset: i) }
+            guard let lo = nibble(utf8[i + 1]) else { throw .invalidHexCharacter(offset: i + 1) }
+            out.append(hi << 4 | lo)
+            i += 2
+        }
+        return out
+    }
+
+    /// Decodes into wiped-on-release storage, for secret values.
+    public static func decodeSecret(_ text: String) throws(EncodingError) -> SecureBytes {
+        var plain = try decode(text)
+        defer { SecureBytes.wipe(&plain) }
+        return SecureBytes(plain)
+    }
+
+    private static func nibble(_ c: UInt8) -> UInt8? {
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): c - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import CSodium
+
+/// A fixed-size buffer for secret bytes (entropy, seeds, keys, passphrases) that is wiped
+/// with `sodium_memzero` when released. It is a class so that copies share one buffer and
+/// there is exactly one place to wipe.
+///
+/// Swift `String`s and `Array`s cannot be wiped reliably (copy-on-write may leave copies), so
+/// code that must pass through them keeps their lifetime short and wipes arrays it owns.
+public final class SecureBytes: @unchecked Sendable, Equatable {
+    private let pointer: UnsafeMutableRawBufferPointer
+    /// The number of secret bytes (the allocation is at least one byte, so empty values work).
+    public let count: Int
+
+    public init(count: Int) {
+        Sodium.ensureInitialized()
+        pointer = .allocate(byteCount: max(count, 1), alignment: 16)
+        pointer.initializeMemory(as: UInt8.self, repeating: 0)
+        self.count = count
+    }
+
+    public convenience init<C: Collection>(_ bytes: C) where C.Element == UInt8 {
+        self.init(count: bytes.count)
+        UnsafeMutableRawBufferPointer(rebasing: pointer[0..<bytes.count]).copyBytes(from: bytes)
+    }
+
+    deinit {
+        sodium_memzero(pointer.baseAddress, pointer.count)
+        pointer.deallocate()
+    }
+
+    public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try body(UnsafeRawBufferPointer(rebasing: pointer[0..<count]))
+    }
+
+    public func withUnsafeMutableBytes<R>(_ body: (UnsafeMutableRawBufferPointer) throws -> R) rethrows -> R {
+        try body(UnsafeMutableRawBufferPointer(rebasing: pointer[0..<count]))
+    }
+
+    /// A plain copy, for values that are about to be written out anyway (hex output).
+    public var bytes: [UInt8] { withUnsafeBytes { Array($0) } }
+
+    public var hex: String { withUnsafeBytes { Hex.encode($0) } }
+
+    /// Constant-time comparison (sodium_memcmp), so equality checks do not leak where bytes differ.
+    public static func == (lhs: SecureBytes, rhs: SecureBytes) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        return lhs.withUnsafeBytes { a in rhs.withUnsafeBytes { b in
+            sodium_memcmp(a.baseAddress, b.baseAddress, a.count) == 0
+        } }
+    }
+
+    /// Wipes an array the caller owns (best effort: earlier copy-on-write copies are not reached).
+    public static func wipe(_ bytes: inout [UInt8]) {
+        bytes.withUnsafeMutableBytes { sodium_memzero($0.baseAddress, $0.count) }
+    }
+}

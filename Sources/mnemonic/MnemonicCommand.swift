@@ -1,0 +1,287 @@
+import ArgumentParser
+import WalletCLI
+import WalletCore
+import WalletKeys
+
+@main
+struct MnemonicCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mnemonic",
+        abstract: "BIP39 and Monero seed phrases: generate, validate, and convert to entropy or seed.",
+        discussion: """
+        Reads JSON Lines on stdin (or the FILE arguments) and writes one JSON object per line
+        on stdout. A bad record becomes {"type":"error",...,"line":N} on stdout, a short note
+        on stderr, and exit status 65; the records around it are still processed.
+        Secrets are never read from arguments or the environment: phrases come in records,
+        passphrases from --passphrase-file, --passphrase-fd or --passphrase-prompt.
+        See mnemonic(1) for record formats.
+        """,
+        subcommands: [Generate.self, Validate.self, ToSeed.self, ToEntropy.self, FromEntropy.self]
+    )
+}
+
+/// --scheme and --language, shared by every subcommand.
+struct SchemeOptions: ParsableArguments {
+    @Option(help: "bip39 or monero. Default: bip39 when making phrases; detected (25 words = monero) when reading them.")
+    var scheme: String?
+
+    @Option(help: ArgumentHelp("Wordlist: english, japanese, korean, spanish, chinese_simplified, chinese_traditional, french, italian, czech, portuguese (Monero: english). Default: detected when reading, english when making.", valueName: "name"))
+    var language: String?
+
+    func validate() throws {
+        if let scheme, MnemonicScheme(rawValue: scheme) == nil {
+            throw ValidationError("unknown scheme '\(scheme)': use bip39 or monero")
+        }
+        if let language {
+            let handler = MnemonicSchemes.handler(for: parsedScheme ?? .bip39)
+            guard handler.languages.contains(language) else {
+                throw ValidationError("no \(handler.scheme.rawValue) wordlist named '\(language)'; choose one of: \(handler.languages.joined(separator: ", "))")
+            }
+        }
+    }
+
+    var parsedScheme: MnemonicScheme? { scheme.flatMap(MnemonicScheme.init(rawValue:)) }
+}
+
+struct InputFiles: ParsableArguments {
+    @Argument(help: ArgumentHelp("JSON Lines files to read; none or - means stdin.", valueName: "file"))
+    var files: [String] = []
+}
+
+/// Looks up a phrase from a record: the flag wins, then the record's own scheme/language
+/// fields (as `generate` writes them), then detection.
+func parseMnemonic(_ record: JSONObject, options: SchemeOptions) throws -> Mnemonic {
+    let phrase = try record.string("mnemonic", expected: "the seed phrase as a string")
+    var scheme = options.parsedScheme
+    if scheme == nil, let named = try record.optionalString("scheme") {
+        guard let s = MnemonicScheme(rawValue: named) else {
+            throw RecordError.invalidField(field: "scheme", reason: "must be bip39 or monero")
+        }
+        scheme = s
+    }
+    let language = try options.language ?? record.optionalString("language")
+    return try MnemonicSchemes.parse(phrase, scheme: scheme, language: language)
+}
+
+/// Writes the parsed phrase's canonical form and what it was recognised as.
+func describe(_ mnemonic: Mnemonic, into record: inout JSONObject) {
+    record["mnemonic"] = .string(mnemonic.phrase)
+    record["scheme"] = .string(mnemonic.scheme.rawValue)
+    record["language"] = .string(mnemonic.language)
+    if !mnemonic.alsoValidIn.isEmpty {
+        record["also_valid_in"] = .array(mnemonic.alsoValidIn.map { .string($0) })
+    }
+}
+
+func finish(_ status: ExitStatus) throws {
+    if status != .ok { throw ExitCode(status.rawValue) }
+}
+
+extension MnemonicCommand {
+    struct Generate: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Make new phrases from the operating system's CSPRNG (libsodium).",
+            discussion: """
+            Writes {"scheme","language","mnemonic","entropy"} per phrase. For entropy you make
+            yourself (hex, dice or coins), use from-entropy.
+            """)
+
+        @OptionGroup var schemeOptions: SchemeOptions
+
+        @Option(help: "Words per phrase: 12, 15, 18, 21 or 24 for BIP39 (default 24); 25 for Monero.")
+        var words: Int?
+
+        @Option(help: "How many phrases to write.")
+        var count: Int = 1
+
+        func validate() throws {
+            guard count >= 1 else { throw ValidationError("--count must be at least 1") }
+            let handler = MnemonicSchemes.handler(for: schemeOptions.parsedScheme ?? .bip39)
+            if let words, handler.entropyBytes(forWordCount: words) == nil {
+                let allowed = handler.entropyLengths.map { String(handler.wordCount(forEntropyBytes: $0)) }
+                throw ValidationError("a \(handler.scheme.rawValue) phrase has \(allowed.joined(separator: ", ")) words, not \(words)")
+            }
+        }
+
+        func run() throws {
+            let handler = MnemonicSchemes.handler(for: schemeOptions.parsedScheme ?? .bip39)
+            let wordCount = words ?? handler.wordCount(forEntropyBytes: handler.entropyLengths.last!)
+            let language = schemeOptions.language ?? handler.languages[0]
+            let pipeline = RecordPipeline(tool: "mnemonic")
+            do {
+                for _ in 0..<count {
+                    let mnemonic = try handler.generate(wordCount: wordCount, language: language)
+                    var record = JSONObject()
+                    record["scheme"] = .string(mnemonic.scheme.rawValue)
+                    record["language"] = .string(mnemonic.language)
+                    record["mnemonic"] = .string(mnemonic.phrase)
+                    record["entropy"] = .string(handler.entropy(of: mnemonic).hex)
+                    try pipeline.emit(record)
+                }
+            } catch let error as any WalletError {
+                try finish(pipeline.fail(error))
+            }
+        }
+    }
+
+    struct Validate: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Check phrases: words, word count, checksum; detect scheme and language.",
+            discussion: """
+            Reads {"mnemonic":"..."}; writes the record with "valid":true, the canonical phrase
+            (full words; 4-letter BIP39 and 3-letter Monero prefixes expanded), "scheme",
+            "language" and "words". An invalid phrase becomes an error record naming the word's
+            position and suggestions, a checksum failure, or a wrong word count.
+            """)
+
+        @OptionGroup var schemeOptions: SchemeOptions
+        @OptionGroup var input: InputFiles
+
+        func run() throws {
+            try finish(RecordPipeline(tool: "mnemonic").run(inputs: input.files) { record in
+                var out = record
+                let mnemonic = try parseMnemonic(record, options: schemeOptions)
+                describe(mnemonic, into: &out)
+                out["words"] = .number(String(mnemonic.words.count))
+                out["valid"] = .bool(true)
+                return out
+            })
+        }
+    }
+
+    struct ToSeed: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "to-seed",
+            abstract: "Phrase → seed: BIP39's 64-byte PBKDF2 seed, or Monero's 32-byte seed.",
+            discussion: """
+            Reads {"mnemonic":"..."} and adds "seed". The BIP39 passphrase comes from one of
+            the options below, or from a "passphrase" field of the record itself (which is then
+            removed from the output); it is NFKD-normalised and never trimmed, except that one
+            trailing newline of a file or descriptor is dropped. Monero seeds take no passphrase.
+            """)
+
+        @OptionGroup var schemeOptions: SchemeOptions
+
+        @Option(name: .customLong("passphrase-file"), help: ArgumentHelp("Read the BIP39 passphrase from this file (mode 0600 or stricter).", valueName: "path"))
+        var passphraseFile: String?
+
+        @Option(name: .customLong("passphrase-fd"), help: ArgumentHelp("Read the BIP39 passphrase from this open file descriptor.", valueName: "n"))
+        var passphraseFD: Int32?
+
+        @Flag(name: .customLong("passphrase-prompt"), help: "Ask for the BIP39 passphrase on the terminal (twice, echo off).")
+        var passphrasePrompt = false
+
+        @OptionGroup var input: InputFiles
+
+        func validate() throws {
+            let given = [passphraseFile != nil, passphraseFD != nil, passphrasePrompt].filter { $0 }.count
+            guard given <= 1 else { throw ValidationError("give at most one of --passphrase-file, --passphrase-fd, --passphrase-prompt") }
+            if let passphraseFD, passphraseFD == 0 {
+                throw ValidationError("--passphrase-fd 0 would read stdin, which carries the records; use another descriptor")
+            }
+        }
+
+        func run() throws {
+            let pipeline = RecordPipeline(tool: "mnemonic")
+            var shared: SecureBytes?
+            do {
+                if let passphraseFile { shared = try SecretInput.read(.file(passphraseFile)) }
+                if let passphraseFD { shared = try SecretInput.read(.fileDescriptor(passphraseFD)) }
+                if passphrasePrompt { shared = try SecretInput.read(.prompt(label: "BIP39 passphrase: ", confirm: true)) }
+            } catch let error as any WalletError {
+                try finish(pipeline.fail(error))
+            }
+            try finish(pipeline.run(inputs: input.files) { record in
+                var out = record
+                let mnemonic = try parseMnemonic(record, options: schemeOptions)
+                var passphrase = shared
+                if let field = try record.optionalString("passphrase") {
+                    guard shared == nil else {
+                        throw RecordError.conflictingFields(["passphrase", "--passphrase-file/--passphrase-fd/--passphrase-prompt"])
+                    }
+                    passphrase = SecureBytes(Array(field.utf8))
+                    out["passphrase"] = nil
+                }
+                let seed = try MnemonicSchemes.handler(for: mnemonic.scheme).seed(of: mnemonic, passphrase: passphrase)
+                describe(mnemonic, into: &out)
+                out["seed"] = .string(seed.hex)
+                return out
+            })
+        }
+    }
+
+    struct ToEntropy: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "to-entropy",
+            abstract: "Phrase → the entropy it encodes (Monero: the 32-byte seed).")
+
+        @OptionGroup var schemeOptions: SchemeOptions
+        @OptionGroup var input: InputFiles
+
+        func run() throws {
+            try finish(RecordPipeline(tool: "mnemonic").run(inputs: input.files) { record in
+                var out = record
+                let mnemonic = try parseMnemonic(record, options: schemeOptions)
+                describe(mnemonic, into: &out)
+                out["entropy"] = .string(MnemonicSchemes.handler(for: mnemonic.scheme).entropy(of: mnemonic).hex)
+                return out
+            })
+        }
+    }
+
+    struct FromEntropy: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "from-entropy",
+            abstract: "Entropy you supply (hex, dice rolls or coin flips) → phrase.",
+            discussion: """
+            Reads one of {"entropy":"<hex>"}, {"dice":"3151..."} or {"coins":"HTTH..."} per
+            record and adds "mnemonic", "scheme", "language" (and "entropy" for dice and coins).
+            Dice: a roll of 1–4 gives two bits, 5 or 6 one bit, so no roll is biased by a
+            modulo; about 77 rolls make 12 words and 154 make 24. Coins: one flip, one bit.
+            """)
+
+        @OptionGroup var schemeOptions: SchemeOptions
+
+        @Option(help: "Words to make from dice or coins (default 24; Monero 25). Hex entropy sets its own length.")
+        var words: Int?
+
+        @OptionGroup var input: InputFiles
+
+        func validate() throws {
+            let handler = MnemonicSchemes.handler(for: schemeOptions.parsedScheme ?? .bip39)
+            if let words, handler.entropyBytes(forWordCount: words) == nil {
+                throw ValidationError("a \(handler.scheme.rawValue) phrase cannot have \(words) words")
+            }
+        }
+
+        func run() throws {
+            let handler = MnemonicSchemes.handler(for: schemeOptions.parsedScheme ?? .bip39)
+            let language = schemeOptions.language ?? handler.languages[0]
+            let byteCount = handler.entropyBytes(forWordCount: words ?? handler.wordCount(forEntropyBytes: handler.entropyLengths.last!))!
+            try finish(RecordPipeline(tool: "mnemonic").run(inputs: input.files) { record in
+                var out = record
+                let sources = ["entropy", "dice", "coins"].filter { record[$0] != nil }
+                guard sources.count == 1 else {
+                    if sources.isEmpty { throw RecordError.missingField("entropy", expected: "hex entropy, or a \"dice\" or \"coins\" field") }
+                    throw RecordError.conflictingFields(sources)
+                }
+                let entropy: SecureBytes
+                switch sources[0] {
+                case "entropy":
+                    entropy = try Hex.decodeSecret(record.string("entropy", expected: "hex"))
+                case let kind:
+                    let (bytes, used) = try UserEntropy.bytes(from: record.string(kind, expected: "a string of \(kind)"),
+                                                              kind: kind == "dice" ? .dice : .coins, byteCount: byteCount)
+                    entropy = bytes
+                    out["entropy"] = .string(bytes.hex)
+                    out[kind == "dice" ? "dice_rolls_used" : "coin_flips_used"] = .number(String(used))
+                }
+                let mnemonic = try handler.mnemonic(fromEntropy: entropy, language: language)
+                out["scheme"] = .string(mnemonic.scheme.rawValue)
+                out["language"] = .string(mnemonic.language)
+                out["mnemonic"] = .string(mnemonic.phrase)
+                return out
+            })
+        }
+    }
+}

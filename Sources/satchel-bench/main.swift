@@ -1,0 +1,56 @@
+// satchel-bench: in-process timings of the core operations, one JSON line per measurement.
+// bench/run.py runs it beside a reference (Python's hashlib, i.e. OpenSSL's C PBKDF2, and the
+// `mnemonic` package) in the same run and prints ratios. Not part of `make test`.
+#if canImport(Glibc)
+import Glibc
+#endif
+import WalletCore
+import WalletKeys
+
+func now() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
+/// Median seconds per operation over `repeats` rounds of `count` operations.
+func measure(repeats: Int, count: Int, _ body: (Int) throws -> Void) rethrows -> Double {
+    var rounds = [Double]()
+    for _ in 0..<repeats {
+        let start = now()
+        for i in 0..<count { try body(i) }
+        rounds.append((now() - start) / Double(count))
+    }
+    return rounds.sorted()[repeats / 2]
+}
+
+func report(_ name: String, _ secondsPerOp: Double) {
+    print(#"{"bench":"\#(name)","seconds_per_op":\#(secondsPerOp),"ops_per_second":\#(1 / secondsPerOp)}"#)
+}
+
+// Phrases are read one per line from stdin, so Swift and the reference work on the same input.
+var phrases = [String]()
+while let line = readLine() { if !line.isEmpty { phrases.append(line) } }
+guard !phrases.isEmpty else {
+    let message = "satchel-bench: give phrases on stdin, one per line\n"
+    _ = message.withCString { write(2, $0, strlen($0)) }
+    exit(64)
+}
+
+let bip39 = BIP39()
+let seedCount = min(phrases.count, 200)
+let parsed = try phrases.map { try bip39.parse($0, language: "english") }
+
+report("phrase_to_seed", try measure(repeats: 5, count: seedCount) { i in
+    let m = try bip39.parse(phrases[i], language: nil)
+    _ = try bip39.seed(of: m, passphrase: nil)
+})
+report("pbkdf2_only", try measure(repeats: 5, count: seedCount) { i in
+    _ = try bip39.seed(of: parsed[i], passphrase: nil)
+})
+report("validate_detect", try measure(repeats: 5, count: phrases.count) { i in
+    _ = try bip39.parse(phrases[i], language: nil)
+})
+report("validate_english", try measure(repeats: 5, count: phrases.count) { i in
+    _ = try bip39.parse(phrases[i], language: "english")
+})

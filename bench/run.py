@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""make bench: Satchel's mnemonic benchmarks against references measured in the same run.
+
+References: Python's hashlib.pbkdf2_hmac (OpenSSL's C PBKDF2-HMAC-SHA512) for phrase → seed,
+and the Trezor `mnemonic` package from PyPI (installed into .build/bench-venv) for validation.
+Ratios are Satchel time / reference time per operation: below 1 means Satchel is faster.
+"""
+import argparse, hashlib, json, os, statistics, subprocess, sys, time, unicodedata
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def median_time(fn, items, repeats=5):
+    rounds = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for x in items:
+            fn(x)
+        rounds.append((time.perf_counter() - start) / len(items))
+    return statistics.median(rounds)
+
+
+def trezor_mnemonic():
+    """The reference implementation from PyPI, in a private venv; None if it cannot be had."""
+    venv = os.path.join(ROOT, ".build", "bench-venv")
+    py = os.path.join(venv, "bin", "python3")
+    if not os.path.exists(py):
+        subprocess.run([sys.executable, "-m", "venv", venv], check=True)
+        subprocess.run([py, "-m", "pip", "install", "-q", "mnemonic==0.21"], check=False)
+    return py if subprocess.run([py, "-c", "import mnemonic"], capture_output=True).returncode == 0 else None
+
+
+def run_child_rss(cmd, stdin_path):
+    """Runs cmd with stdin from a file; returns (seconds, max RSS in KiB, stdout line count)."""
+    probe = ("import resource,subprocess,sys,time;"
+             "f=open(sys.argv[1],'rb');t=time.perf_counter();"
+             "p=subprocess.run(sys.argv[2:],stdin=f,stdout=subprocess.PIPE,stderr=subprocess.DEVNULL);"
+             "d=time.perf_counter()-t;"
+             "print(d,resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss,p.stdout.count(b'\\n'),p.returncode)")
+    out = subprocess.run([sys.executable, "-c", probe, stdin_path] + cmd, capture_output=True, text=True, check=True).stdout.split()
+    seconds, rss, lines, rc = float(out[0]), int(out[1]), int(out[2]), int(out[3])
+    if rc != 0:
+        sys.exit(f"bench: {' '.join(cmd)} exited {rc}")
+    return seconds, rss, lines
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", required=True, help="directory of the release executables")
+    ap.add_argument("--phrases", type=int, default=400)
+    args = ap.parse_args()
+    mnemonic = os.path.join(args.bin, "mnemonic")
+    tmp = os.path.join(ROOT, ".build", "bench-data")
+    os.makedirs(tmp, exist_ok=True)
+
+    records = subprocess.run([mnemonic, "generate", "--words", "24", "--count", str(args.phrases)],
+                             capture_output=True, text=True, check=True).stdout.splitlines()
+    phrases = [json.loads(r)["mnemonic"] for r in records]
+
+    swift = {}
+    out = subprocess.run([os.path.join(args.bin, "satchel-bench")], input="\n".join(phrases) + "\n",
+                         capture_output=True, text=True, check=True).stdout
+    for line in out.splitlines():
+        r = json.loads(line)
+        swift[r["bench"]] = r["seconds_per_op"]
+
+    seed_items = phrases[:200]
+    ref_pbkdf2 = median_time(lambda p: hashlib.pbkdf2_hmac(
+        "sha512", unicodedata.normalize("NFKD", p).encode(), b"mnemonic", 2048), seed_items)
+
+    ref_py = trezor_mnemonic()
+    ref_validate = None
+    if ref_py:
+        code = ("import json,statistics,sys,time;from mnemonic import Mnemonic;m=Mnemonic('english');"
+                "ps=[l.strip() for l in sys.stdin if l.strip()];r=[]\n"
+                "for _ in range(5):\n t=time.perf_counter()\n for p in ps: assert m.check(p)\n r.append((time.perf_counter()-t)/len(ps))\n"
+                "print(statistics.median(r))")
+        ref_validate = float(subprocess.run([ref_py, "-c", code], input="\n".join(phrases), capture_output=True,
+                                            text=True, check=True).stdout)
+
+    # End to end through the executable: JSON parsing, NFKD, output, one process.
+    def stream_file(n):
+        path = os.path.join(tmp, f"phrases-{n}.jsonl")
+        if not os.path.exists(path) or sum(1 for _ in open(path)) != n:
+            with open(path, "w") as f:
+                for i in range(n):
+                    f.write(json.dumps({"i": i, "mnemonic": phrases[i % len(phrases)]}) + "\n")
+        return path
+    seed_n = 2000
+    t_seed, rss_seed, lines = run_child_rss([mnemonic, "to-seed"], stream_file(seed_n))
+    assert lines == seed_n
+    t_10k, rss_10k, lines10 = run_child_rss([mnemonic, "validate"], stream_file(10_000))
+    t_100k, rss_100k, lines100 = run_child_rss([mnemonic, "validate"], stream_file(100_000))
+    assert lines10 == 10_000 and lines100 == 100_000
+    tool_seed = t_seed / seed_n
+
+    rows = [
+        ("phrase→seed, in process (parse + PBKDF2)", swift["phrase_to_seed"], "hashlib.pbkdf2_hmac (OpenSSL C)", ref_pbkdf2),
+        ("PBKDF2-HMAC-SHA512 ×2048 alone", swift["pbkdf2_only"], "hashlib.pbkdf2_hmac (OpenSSL C)", ref_pbkdf2),
+        ("`mnemonic to-seed`, 2,000 records end to end", tool_seed, "hashlib.pbkdf2_hmac (OpenSSL C)", ref_pbkdf2),
+        ("validate, language detected (10 lists)", swift["validate_detect"], "python-mnemonic check() (english)", ref_validate),
+        ("validate, --language english", swift["validate_english"], "python-mnemonic check() (english)", ref_validate),
+        ("`mnemonic validate`, 100,000 records end to end", t_100k / 100_000, "python-mnemonic check() (english)", ref_validate),
+    ]
+    print(f"{'measurement':52} {'Satchel/s':>11} {'reference/s':>12}  ratio (time, Satchel/ref)")
+    results = []
+    for name, s, ref_name, r in rows:
+        ratio = s / r if r else None
+        print(f"{name:52} {1/s:11.0f} {(1/r if r else float('nan')):12.0f}  "
+              + (f"{ratio:.2f}×" if ratio else "n/a") + f"   [{ref_name}]")
+        results.append({"measurement": name, "satchel_ops_per_second": 1 / s, "reference": ref_name,
+                        "reference_ops_per_second": (1 / r) if r else None, "time_ratio": ratio})
+    print(f"memory while streaming `mnemonic validate`: 10,000 records max RSS {rss_10k} KiB, "
+          f"100,000 records {rss_100k} KiB (ratio {rss_100k / rss_10k:.2f}; flat ≈ 1)")
+    target = swift["phrase_to_seed"] / ref_pbkdf2
+    print(f"target phrase→seed within 1.3× of C PBKDF2: {target:.2f}× — {'met' if target <= 1.3 else 'NOT met'}")
+    os.makedirs(os.path.join(ROOT, "bench", "results"), exist_ok=True)
+    with open(os.path.join(ROOT, "bench", "results", "latest.json"), "w") as f:
+        json.dump({"rows": results, "rss_kib": {"10000": rss_10k, "100000": rss_100k}}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
