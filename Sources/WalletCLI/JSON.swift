@@ -198,6 +198,7 @@ public struct JSONParser {
     private mutating func parseString() throws(JSONSyntaxError) -> String {
         position += 1
         var out = [UInt8]()
+        defer { SecureBytes.wipe(&out) }  // string values may be phrases
         while true {
             guard let c = peek() else { throw error("unterminated string") }
             switch c {

@@ -37,7 +37,9 @@ public final class RecordPipeline {
 
     /// Writes one result record.
     public func emit(_ record: JSONObject) throws(CLIError) {
-        try output.write(JSONWriter.line(record))
+        var line = JSONWriter.line(record)
+        defer { SecureBytes.wipe(&line) }
+        try output.write(line)
     }
 
     /// Writes an error record to stdout and its message to stderr, and raises the exit status.
@@ -99,8 +101,8 @@ public final class RecordPipeline {
         switch item {
         case .tooLong(let number):
             try report(RecordError.lineTooLong(limit: maxLineBytes), at: RecordLocation(file: file, line: number))
-        case .line(let number, var bytes):
-            defer { SecureBytes.wipe(&bytes) }
+        case .line(let number, let bytes):
+            // The reader wipes these bytes when asked for the next line.
             let location = RecordLocation(file: file, line: number)
             if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) {
                 return try report(RecordError.emptyLine, at: location)

@@ -131,6 +131,14 @@ public enum SecretInput {
         quiet.c_lflag &= ~tcflag_t(ECHO)
         quiet.c_lflag |= tcflag_t(ECHONL)
         _ = label.withCString { Glibc.write(tty, $0, strlen($0)) }
+        // Ctrl-C at the prompt must not leave the terminal without echo.
+        promptTerminal = (tty, saved)
+        let signals = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
+        let previous = signals.map { signal($0, restoreTerminalAndReraise) }
+        defer {
+            for (sig, handler) in zip(signals, previous) { signal(sig, handler) }
+            promptTerminal = nil
+        }
         guard tcsetattr(tty, TCSAFLUSH, &quiet) == 0 else { throw .noTerminal }
         defer { _ = tcsetattr(tty, TCSAFLUSH, &saved) }
         var line = [UInt8]()
@@ -146,4 +154,17 @@ public enum SecretInput {
         byte = 0
         return try finish(line[...])
     }
+}
+
+/// The terminal a prompt has silenced, for the signal handler below.
+nonisolated(unsafe) private var promptTerminal: (fd: Int32, saved: termios)?
+
+/// Restores echo, then dies of the same signal with its default action.
+private func restoreTerminalAndReraise(_ sig: Int32) {
+    if var terminal = promptTerminal {
+        _ = tcsetattr(terminal.fd, TCSAFLUSH, &terminal.saved)
+        _ = Glibc.write(terminal.fd, "\n", 1)
+    }
+    signal(sig, SIG_DFL)
+    raise(sig)
 }

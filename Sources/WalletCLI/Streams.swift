@@ -31,7 +31,11 @@ public struct LineReader {
     }
 
     /// The next line without its terminator ("\n" or "\r\n"), or nil at the end.
+    ///
+    /// Lines may hold secrets: the previous line's bytes are wiped here, in place, once the
+    /// caller has let go of them, and the read buffer is wiped at the end of the input.
     public mutating func next() throws(CLIError) -> Item? {
+        wipeCurrent()
         while true {
             if start < end {
                 let chunk = buffer[start..<end]
@@ -44,7 +48,10 @@ public struct LineReader {
                 start = end
             }
             if eof {
-                if current.isEmpty && !overflowing { return nil }
+                if current.isEmpty && !overflowing {
+                    buffer.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) }
+                    return nil
+                }
                 return finishLine()
             }
             try fill()
@@ -55,7 +62,7 @@ public struct LineReader {
         guard !overflowing else { return }
         if current.count + bytes.count > maxLineBytes + 1 {  // +1: a "\r" may still be stripped
             overflowing = true
-            current = []
+            wipeCurrent()
         } else {
             current.append(contentsOf: bytes)
         }
@@ -63,11 +70,16 @@ public struct LineReader {
 
     private mutating func finishLine() -> Item {
         lineNumber += 1
-        defer { current = []; overflowing = false }
+        defer { overflowing = false }
         if overflowing { return .tooLong(number: lineNumber) }
         if current.last == 0x0D { current.removeLast() }
         if current.count > maxLineBytes { return .tooLong(number: lineNumber) }
         return .line(number: lineNumber, bytes: current)
+    }
+
+    private mutating func wipeCurrent() {
+        SecureBytes.wipe(&current)
+        current.removeAll(keepingCapacity: true)
     }
 
     private mutating func fill() throws(CLIError) {

@@ -157,6 +157,27 @@ final class MnemonicToolTests: XCTestCase {
         XCTAssertEqual(both.status, 64)
     }
 
+    /// The prompt on a real pseudo-terminal (script(1)): typed twice, never echoed; a mismatch
+    /// is refused; Ctrl-C leaves the terminal with echo on.
+    func testPassphrasePromptOnATerminal() throws {
+        let dir = try tempDir()
+        let records = dir.appendingPathComponent("in.jsonl")
+        try Shell.lines([["mnemonic": about]]).write(to: records)
+        func onTerminal(_ keys: [String], _ command: String) throws -> Shell.Result {
+            let feed = keys.map { "sleep 1; printf '\($0)'" }.joined(separator: "; ") + "; sleep 1"
+            return try Shell.run("(\(feed)) | script -qec \"\(command)\" /dev/null")
+        }
+        let ok = try onTerminal(["TREZOR\\n", "TREZOR\\n"], "mnemonic to-seed --passphrase-prompt < \(records.path)")
+        XCTAssertTrue(ok.out.contains("c55257c360c07c72029aebc1b53c05ed0362ada38ead3e3e9efa3708e53495531f09a6987599d18264c1e1c92f2cf141630c7a3c4ab7c81b2f001698e7463b04"), ok.out)
+        XCTAssertFalse(ok.out.contains("TREZOR"), "the passphrase was echoed")
+        let mismatch = try onTerminal(["TREZOR\\n", "TREZOX\\n"], "mnemonic to-seed --passphrase-prompt < \(records.path); echo status=\\$?")
+        XCTAssertTrue(mismatch.out.contains("status=65"), mismatch.out + "/" + mismatch.stderr)
+        XCTAssertFalse(mismatch.out.contains("TREZO"))
+        let interrupted = try onTerminal(["\\003"], "trap '' INT; mnemonic to-seed --passphrase-prompt < \(records.path); echo status=\\$?; stty -a")
+        XCTAssertTrue(interrupted.out.contains("status=130"), interrupted.out)
+        XCTAssertTrue(interrupted.out.split(whereSeparator: { $0 == " " || $0 == ";" || $0.isNewline }).contains("echo"), interrupted.out)
+    }
+
     /// 10,000 phrases stream through generate | validate | to-entropy.
     func testTenThousandPhrasesStream() throws {
         let r = try Shell.run("mnemonic generate --words 12 --count 10000 | mnemonic validate | mnemonic to-entropy | grep -c '\"entropy\":\"[0-9a-f]\\{32\\}\"'")
