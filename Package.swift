@@ -33,7 +33,7 @@ let package = Package(
             "WalletCLI", "WalletKeys", "WalletCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        .executableTarget(name: "satchel-bench", dependencies: ["WalletKeys", "WalletCore"]),
+        .executableTarget(name: "satchel-bench", dependencies: ["WalletKeys", "WalletCore"], path: "Benchmarks/satchel-bench"),
 
         .target(name: "SatchelTestSupport", path: "Tests/SatchelTestSupport"),
         .testTarget(name: "WalletCoreTests", dependencies: ["WalletCore", "CSecp256k1", "CZstd", "CPCSCLite"]),

@@ -73,6 +73,19 @@ func describe(_ mnemonic: Mnemonic, into record: inout JSONObject) {
     }
 }
 
+/// Runs the pipeline over records that carry a phrase: each is parsed, written back in
+/// canonical form, and `add` puts in what the subcommand computes.
+func runOnPhrases(_ files: [String], _ options: SchemeOptions,
+                  _ add: @escaping (Mnemonic, inout JSONObject) throws -> Void) throws {
+    try finish(RecordPipeline(tool: "mnemonic").run(inputs: files) { record in
+        var out = record
+        let mnemonic = try parseMnemonic(record, options: options)
+        describe(mnemonic, into: &out)
+        try add(mnemonic, &out)
+        return out
+    })
+}
+
 func finish(_ status: ExitStatus) throws {
     if status != .ok { throw ExitCode(status.rawValue) }
 }
@@ -138,14 +151,10 @@ extension MnemonicCommand {
         @OptionGroup var input: InputFiles
 
         func run() throws {
-            try finish(RecordPipeline(tool: "mnemonic").run(inputs: input.files) { record in
-                var out = record
-                let mnemonic = try parseMnemonic(record, options: schemeOptions)
-                describe(mnemonic, into: &out)
+            try runOnPhrases(input.files, schemeOptions) { mnemonic, out in
                 out["words"] = .number(String(mnemonic.words.count))
                 out["valid"] = .bool(true)
-                return out
-            })
+            }
         }
     }
 
@@ -219,13 +228,9 @@ extension MnemonicCommand {
         @OptionGroup var input: InputFiles
 
         func run() throws {
-            try finish(RecordPipeline(tool: "mnemonic").run(inputs: input.files) { record in
-                var out = record
-                let mnemonic = try parseMnemonic(record, options: schemeOptions)
-                describe(mnemonic, into: &out)
+            try runOnPhrases(input.files, schemeOptions) { mnemonic, out in
                 out["entropy"] = .string(MnemonicSchemes.handler(for: mnemonic.scheme).entropy(of: mnemonic).hex)
-                return out
-            })
+            }
         }
     }
 
