@@ -25,7 +25,7 @@ let package = Package(
         systemLibrary("CZstd", pkgConfig: "libzstd", apt: "libzstd-dev"),
         systemLibrary("CPCSCLite", pkgConfig: "libpcsclite", apt: "libpcsclite-dev"),
 
-        .target(name: "WalletCore", dependencies: ["CSodium"]),
+        .target(name: "WalletCore", dependencies: ["CSodium", "CSecp256k1"]),
         .target(name: "WalletKeys", dependencies: ["WalletCore"]),
         .target(name: "WalletCLI", dependencies: ["WalletCore"]),
 
@@ -36,7 +36,7 @@ let package = Package(
         .executableTarget(name: "satchel-bench", dependencies: ["WalletKeys", "WalletCore"], path: "Benchmarks/satchel-bench"),
 
         .target(name: "SatchelTestSupport", path: "Tests/SatchelTestSupport"),
-        .testTarget(name: "WalletCoreTests", dependencies: ["WalletCore", "CSecp256k1", "CZstd", "CPCSCLite"]),
+        .testTarget(name: "WalletCoreTests", dependencies: ["WalletCore", "CSecp256k1", "CZstd", "CPCSCLite", "SatchelTestSupport"]),
         .testTarget(name: "WalletKeysTests", dependencies: ["WalletKeys", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "WalletCLITests", dependencies: ["WalletCLI", "WalletCore"]),
         .testTarget(name: "EndToEndTests", dependencies: ["SatchelTestSupport"]),

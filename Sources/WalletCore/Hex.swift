@@ -3,12 +3,20 @@ public enum EncodingError: WalletError, Equatable {
     case invalidHexCharacter(offset: Int)
     case oddHexLength(Int)
     case wrongLength(field: String, expected: [Int], got: Int)
+    case invalidBase58Character(offset: Int)
+    case badChecksum
+    case invalidLength
+    case invalidBech32(reason: String)
 
     public var code: String {
         switch self {
         case .invalidHexCharacter: "encoding.invalid_hex"
         case .oddHexLength: "encoding.odd_hex_length"
         case .wrongLength: "encoding.wrong_length"
+        case .invalidBase58Character: "encoding.invalid_base58"
+        case .badChecksum: "encoding.bad_checksum"
+        case .invalidLength: "encoding.invalid_length"
+        case .invalidBech32: "encoding.invalid_bech32"
         }
     }
 
@@ -17,7 +25,11 @@ public enum EncodingError: WalletError, Equatable {
         case .invalidHexCharacter(let offset): "not hexadecimal: bad character at offset \(offset)"
         case .oddHexLength(let n): "hex string has an odd number of digits (\(n))"
         case .wrongLength(let field, let expected, let got):
-            "\(field) must be \(expected.map(String.init).joined(separator: ", ")) bytes long, got \(got)"
+            "\(field) must be \(expected.map(String.init).joined(separator: " or ")) bytes long, got \(got)"
+        case .invalidBase58Character(let offset): "not Base58: bad character at offset \(offset)"
+        case .badChecksum: "the checksum does not match (a character is wrong)"
+        case .invalidLength: "the encoded data has an impossible length"
+        case .invalidBech32(let reason): "not a valid bech32 string: \(reason)"
         }
     }
 }

@@ -1,0 +1,106 @@
+import CSecp256k1
+
+/// Errors of curve arithmetic: an operation whose result BIP32 calls invalid.
+public enum CurveError: WalletError, Equatable {
+    case invalidPrivateKey
+    case invalidPublicKey
+    case invalidTweak
+
+    public var code: String {
+        switch self {
+        case .invalidPrivateKey: "curve.invalid_private_key"
+        case .invalidPublicKey: "curve.invalid_public_key"
+        case .invalidTweak: "curve.invalid_tweak"
+        }
+    }
+
+    public var message: String {
+        switch self {
+        case .invalidPrivateKey: "not a valid secp256k1 private key (zero or not below the group order)"
+        case .invalidPublicKey: "not a valid secp256k1 public key (not a point on the curve)"
+        case .invalidTweak: "the derived key is invalid (IL ≥ n or the result is zero)"
+        }
+    }
+}
+
+/// The libsecp256k1 operations Satchel uses, over one randomized context for the whole process.
+public enum Secp256k1 {
+    /// One context for the process: creating and randomizing one costs about a signature.
+    nonisolated(unsafe) public static let context: OpaquePointer = {
+        let ctx = secp256k1_context_create(UInt32(SECP256K1_CONTEXT_NONE))!
+        let seed = Sodium.randomBytes(32)
+        _ = seed.withUnsafeBytes { secp256k1_context_randomize(ctx, $0.bytes) }
+        return ctx
+    }()
+
+    /// A parsed public key; parse once, derive many (parsing costs a square root).
+    public struct PublicKey: Sendable, Equatable {
+        var raw: secp256k1_pubkey
+
+        public init(parsing bytes: [UInt8]) throws(CurveError) {
+            var key = secp256k1_pubkey()
+            guard secp256k1_ec_pubkey_parse(Secp256k1.context, &key, bytes, bytes.count) == 1 else { throw .invalidPublicKey }
+            raw = key
+        }
+
+        init(raw: secp256k1_pubkey) { self.raw = raw }
+
+        public var compressed: [UInt8] { serialize(flags: UInt32(SECP256K1_EC_COMPRESSED), length: 33) }
+        public var uncompressed: [UInt8] { serialize(flags: UInt32(SECP256K1_EC_UNCOMPRESSED), length: 65) }
+
+        private func serialize(flags: UInt32, length: Int) -> [UInt8] {
+            var out = [UInt8](repeating: 0, count: length)
+            var n = length
+            var key = raw
+            _ = secp256k1_ec_pubkey_serialize(Secp256k1.context, &out, &n, &key, flags)
+            return out
+        }
+
+        /// P + tweak·G (BIP32 CKDpub).
+        public func adding(tweak: [UInt8]) throws(CurveError) -> PublicKey {
+            var key = raw
+            guard secp256k1_ec_pubkey_tweak_add(Secp256k1.context, &key, tweak) == 1 else { throw .invalidTweak }
+            return PublicKey(raw: key)
+        }
+
+        /// BIP86/BIP341 output key: the x-only key of P + H_TapTweak(x(P))·G (no script tree).
+        public func taprootOutputKey() throws(CurveError) -> [UInt8] {
+            var key = raw
+            var xonly = secp256k1_xonly_pubkey()
+            _ = secp256k1_xonly_pubkey_from_pubkey(Secp256k1.context, &xonly, nil, &key)
+            var internalKey = [UInt8](repeating: 0, count: 32)
+            _ = secp256k1_xonly_pubkey_serialize(Secp256k1.context, &internalKey, &xonly)
+            let tweak = Hash.tagged("TapTweak", internalKey)
+            var output = secp256k1_pubkey()
+            guard secp256k1_xonly_pubkey_tweak_add(Secp256k1.context, &output, &xonly, tweak) == 1 else { throw .invalidTweak }
+            var outputXonly = secp256k1_xonly_pubkey()
+            _ = secp256k1_xonly_pubkey_from_pubkey(Secp256k1.context, &outputXonly, nil, &output)
+            var result = [UInt8](repeating: 0, count: 32)
+            _ = secp256k1_xonly_pubkey_serialize(Secp256k1.context, &result, &outputXonly)
+            return result
+        }
+
+        public static func == (a: PublicKey, b: PublicKey) -> Bool { a.compressed == b.compressed }
+    }
+
+    public static func isValidPrivateKey(_ key: SecureBytes) -> Bool {
+        key.count == 32 && key.withUnsafeBytes { secp256k1_ec_seckey_verify(context, $0.bytes) } == 1
+    }
+
+    /// k·G. Constant-time in k (libsecp256k1).
+    public static func publicKey(of privateKey: SecureBytes) throws(CurveError) -> PublicKey {
+        guard privateKey.count == 32 else { throw .invalidPrivateKey }
+        var key = secp256k1_pubkey()
+        let ok = privateKey.withUnsafeBytes { secp256k1_ec_pubkey_create(context, &key, $0.bytes) }
+        guard ok == 1 else { throw .invalidPrivateKey }
+        return PublicKey(raw: key)
+    }
+
+    /// (k + tweak) mod n, refused when tweak ≥ n or the sum is zero (BIP32 CKDpriv).
+    public static func add(tweak: [UInt8], to privateKey: SecureBytes) throws(CurveError) -> SecureBytes {
+        let out = SecureBytes(privateKey.bytes)
+        let ok = out.withUnsafeMutableBytes { secp256k1_ec_seckey_tweak_add(context, $0.bytes, tweak) }
+        guard ok == 1 else { throw .invalidTweak }
+        return out
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import SatchelTestSupport
+import XCTest
+@testable import WalletCore
+
+final class HandWrittenHashTests: XCTestCase {
+    /// The RIPEMD-160 authors' test vectors (Dobbertin, Bosselaers, Preneel).
+    func testRIPEMD160() {
+        let cases = [
+            ("", "9c1185a5c5e9fc54612808977ee8f548b2258d31"),
+            ("a", "0bdc9d2d256b3ee9daae347be6f4dc835a467ffe"),
+            ("abc", "8eb208f7e05d987a9b044a8e98c6b087f15a0bfc"),
+            ("message digest", "5d0689ef49d2fae572b881b123a85ffa21595f36"),
+            ("abcdefghijklmnopqrstuvwxyz", "f71c27109c692c1b56bbdceb5b9d2865b3708dbc"),
+            ("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", "12a053384a9c0c88e405a06c27dcf49ada62eb2b"),
+            ("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789", "b0e20b6e3116640286ed3a87a5713079b21f5189"),
+            (String(repeating: "1234567890", count: 8), "9b752e45573d4b39f4dbd3323cab82bf63326bfb"),
+        ]
+        for (input, digest) in cases { XCTAssertEqual(Hex.encode(RIPEMD160.hash(Array(input.utf8))), digest, input) }
+        XCTAssertEqual(Hex.encode(RIPEMD160.hash([UInt8](repeating: 0x61, count: 1_000_000))), "52783243c1697bdbe16d37f97f68f08325dc1528")
+    }
+
+    func testKeccak256() throws {
+        XCTAssertEqual(Hex.encode(Keccak256.hash([UInt8]())), "c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470")
+        XCTAssertEqual(Hex.encode(Keccak256.hash(Array("abc".utf8))), "4e03657aea45a94fc7d47ba826c8d667c0d1e6e33a64a036ec44f58fa12d6c45")
+        // Across the 136-byte rate boundary.
+        XCTAssertEqual(Hex.encode(Keccak256.hash([UInt8](repeating: 0x61, count: 200))),
+                       Hex.encode(Keccak256.hash(Array(String(repeating: "a", count: 200).utf8))))
+        let eip55 = try TestPaths.json(TestPaths.vector("eip55.json")) as! [String: Any]
+        let check = eip55["keccak256_check"] as! [String: Any]
+        XCTAssertEqual(Hex.encode(Keccak256.hash([UInt8]())), (check.values.compactMap { $0 as? String }.first { $0.count == 64 }))
+    }
+
+    /// Monero's own hash_to_scalar cases from the crypto test subset.
+    func testMoneroHashToScalarAndKeys() throws {
+        let lines = try String(contentsOf: TestPaths.vector("monero/crypto-tests-subset.txt"), encoding: .utf8).split(separator: "\n")
+        var checked = 0
+        for line in lines {
+            let f = line.split(separator: " ").map(String.init)
+            switch f[0] {
+            case "hash_to_scalar":
+                XCTAssertEqual(Ed25519.hashToScalar(try Hex.decode(f[1])).hex, f[2]); checked += 1
+            case "secret_key_to_public_key" where f[2] == "true":
+                XCTAssertEqual(Hex.encode(try Ed25519.basePointMultiple(try Hex.decodeSecret(f[1]))), f[3]); checked += 1
+            case "check_scalar":
+                XCTAssertEqual(Ed25519Scalar.isCanonical(try Hex.decodeSecret(f[1])), f[2] == "true"); checked += 1
+            default: continue
+            }
+        }
+        XCTAssertGreaterThan(checked, 3)
+    }
+}
+
+final class EncodingVectorTests: XCTestCase {
+    func testBase58CheckRoundTrip() throws {
+        // BIP32 vector 1 master xpub decodes to 78 bytes and re-encodes to itself.
+        let xpub = "xpub661MyMwAqRbcFtXgS5sYJABqqG9YLmC4Q1Rdap9gSE8NqtwybGhePY2gZ29ESFjqJoCu1Rupje8YtGqsefD265TMg7usUDFdp6W1EGMcet8"
+        let raw = try Base58.decodeCheck(xpub)
+        XCTAssertEqual(raw.count, 78)
+        XCTAssertEqual(Base58.encodeCheck(raw), xpub)
+        XCTAssertEqual(Base58.encode([0, 0, 1]), "112")
+        XCTAssertEqual(try Base58.decode("112"), [0, 0, 1])
+        XCTAssertThrowsError(try Base58.decodeCheck(String(xpub.dropLast()) + "9"))
+        XCTAssertThrowsError(try Base58.decode("0OIl"))
+    }
+
+    func testBech32Vectors() throws {
+        let doc = try TestPaths.json(TestPaths.vector("bech32.json")) as! [String: Any]
+        for s in doc["bech32_valid"] as! [String] {
+            let d = try Bech32.decode(s)
+            XCTAssertEqual(d.variant, .bech32, s)
+            XCTAssertEqual(Bech32.encode(hrp: d.hrp, data: d.data, variant: .bech32), s.lowercased())
+        }
+        for case let entry as [String: String] in doc["bech32_invalid"] as! [Any] {
+            XCTAssertThrowsError(try Bech32.decode(entry["string"]!), entry["reason"]!)
+        }
+        for s in doc["bech32m_valid"] as! [String] { XCTAssertEqual(try Bech32.decode(s).variant, .bech32m, s) }
+        for case let entry as [String: String] in doc["bip173_invalid_segwit_addresses"] as! [Any] {
+            XCTAssertThrowsError(try SegwitAddress.decode(entry["address"]!, hrp: "bc"), entry["reason"]!)
+            XCTAssertThrowsError(try SegwitAddress.decode(entry["address"]!, hrp: "tb"), entry["reason"]!)
+        }
+        // BIP173 called these valid; under BIP350 a v1+ program in bech32 is invalid.
+        for case let entry as [String: String] in doc["bip173_valid_addresses_superseded_by_bip350"] as! [Any] {
+            let address = entry["address"]!
+            XCTAssertThrowsError(try SegwitAddress.decode(address, hrp: address.lowercased().hasPrefix("bc") ? "bc" : "tb"), address)
+        }
+        for case let entry as [String: Any] in doc["valid_segwit_addresses"] as! [Any] {
+            let address = entry["address"] as! String
+            let (version, program) = try SegwitAddress.decode(address, hrp: entry["hrp"] as! String)
+            XCTAssertEqual(version, entry["witness_version"] as? Int)
+            XCTAssertEqual(Hex.encode(program), entry["witness_program"] as? String)
+        }
+        // Round trip of the BIP84 and BIP86 vector addresses (bech32 and bech32m).
+        let p2wpkh = "bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu"
+        let decoded = try SegwitAddress.decode(p2wpkh, hrp: "bc")
+        XCTAssertEqual(SegwitAddress.encode(hrp: "bc", version: decoded.version, program: decoded.program), p2wpkh)
+        let p2tr = "bc1p5cyxnuxmeuwuvkwfem96lqzszd02n6xdcjrs20cac6yqjjwudpxqkedrcr"
+        let tr = try SegwitAddress.decode(p2tr, hrp: "bc")
+        XCTAssertEqual(tr.version, 1)
+        XCTAssertEqual(SegwitAddress.encode(hrp: "bc", version: 1, program: tr.program), p2tr)
+    }
+
+    func testEIP55Vectors() throws {
+        let doc = try TestPaths.json(TestPaths.vector("eip55.json")) as! [String: Any]
+        for address in doc["valid"] as! [String] {
+            XCTAssertTrue(EIP55.isValid(address), address)
+            let body = address.dropFirst(2)
+            if body != body.lowercased() && body != body.uppercased() {
+                XCTAssertEqual(EIP55.encode(try Hex.decode(String(body))), address)
+            }
+        }
+        for case let address as String in doc["invalid_derived"] as! [Any] { XCTAssertFalse(EIP55.isValid(address), address) }
+    }
+
+    func testCashAddrVectors() throws {
+        let doc = try TestPaths.json(TestPaths.vector("cashaddr.json")) as! [String: Any]
+        for case let v as [String: Any] in doc["legacy_translation"] as! [Any] {
+            let type: UInt8 = (v["type"] as! String) == "P2PKH" ? 0 : 1
+            XCTAssertEqual(CashAddr.encode(prefix: "bitcoincash", type: type, hash: try Hex.decode(v["hash160"] as! String)), v["cashaddr"] as? String)
+            let legacy = try Base58.decodeCheck(v["legacy"] as! String)
+            XCTAssertEqual(Hex.encode(legacy.dropFirst()), v["hash160"] as? String)
+        }
+        for case let v as [String: Any] in doc["larger_vectors"] as! [Any] {
+            let address = v["cashaddr"] as! String
+            let prefix = String(address.split(separator: ":")[0])
+            XCTAssertEqual(CashAddr.encode(prefix: prefix, type: UInt8(v["type"] as! Int), hash: try Hex.decode(v["payload"] as! String)), address)
+        }
+    }
+}
