@@ -1,0 +1,100 @@
+import WalletCore
+
+/// Monero address prefixes per network.
+public struct MoneroNetwork: Sendable, Equatable {
+    public let name: String
+    public let standard: UInt64
+    public let integrated: UInt64
+    public let subaddress: UInt64
+
+    public static let mainnet = MoneroNetwork(name: "mainnet", standard: 18, integrated: 19, subaddress: 42)
+    public static let testnet = MoneroNetwork(name: "testnet", standard: 53, integrated: 54, subaddress: 63)
+    public static let stagenet = MoneroNetwork(name: "stagenet", standard: 24, integrated: 25, subaddress: 36)
+    public static let all = [mainnet, testnet, stagenet]
+}
+
+/// A Monero wallet's keys: full (spend secret known) or view-only (view secret and public
+/// spend key). Subaddresses and integrated addresses follow Monero 0.18's wallet.
+public struct MoneroKeys: Sendable {
+    /// nil for a view-only wallet.
+    public let spendSecret: SecureBytes?
+    public let viewSecret: SecureBytes
+    public let spendPublic: [UInt8]
+    public let viewPublic: [UInt8]
+
+    /// From the 32-byte seed of a 25-word phrase: spend = sc_reduce32(seed),
+    /// view = sc_reduce32(Keccak-256(spend)).
+    public init(seed: SecureBytes) throws(DerivationError) {
+        guard seed.count == 32 else { throw .invalidMoneroKey("a Monero seed is 32 bytes") }
+        try self.init(spendSecret: Ed25519Scalar.reduce32(seed))
+    }
+
+    public init(spendSecret: SecureBytes) throws(DerivationError) {
+        guard spendSecret.count == 32, Ed25519Scalar.isCanonical(spendSecret) else {
+            throw .invalidMoneroKey("the private spend key is not a reduced scalar")
+        }
+        let view = spendSecret.withUnsafeBytes { Ed25519.hashToScalar(Array($0)) }
+        do {
+            self.spendSecret = spendSecret
+            self.viewSecret = view
+            self.spendPublic = try Ed25519.basePointMultiple(spendSecret)
+            self.viewPublic = try Ed25519.basePointMultiple(view)
+        } catch { throw .invalidMoneroKey("the private spend key is zero") }
+    }
+
+    /// View-only: the private view key and the public spend key.
+    public init(viewSecret: SecureBytes, spendPublic: [UInt8]) throws(DerivationError) {
+        guard viewSecret.count == 32, Ed25519Scalar.isCanonical(viewSecret) else {
+            throw .invalidMoneroKey("the private view key is not a reduced scalar")
+        }
+        guard Ed25519.isValidPoint(spendPublic) else { throw .invalidMoneroKey("the public spend key is not a valid point") }
+        self.spendSecret = nil
+        self.viewSecret = viewSecret
+        self.spendPublic = spendPublic
+        do { self.viewPublic = try Ed25519.basePointMultiple(viewSecret) } catch {
+            throw .invalidMoneroKey("the private view key is zero")
+        }
+    }
+
+    public func primaryAddress(_ network: MoneroNetwork) -> String {
+        Self.address(prefix: network.standard, spend: spendPublic, view: viewPublic)
+    }
+
+    /// The integrated address of the primary address with an 8-byte payment id.
+    public func integratedAddress(_ network: MoneroNetwork, paymentID: [UInt8]) throws(DerivationError) -> String {
+        guard paymentID.count == 8 else { throw .invalidMoneroKey("a payment id is 8 bytes") }
+        return Self.address(prefix: network.integrated, spend: spendPublic, view: viewPublic, extra: paymentID)
+    }
+
+    /// Subaddress (major, minor): m = Hs("SubAddr\0" ‖ a ‖ major ‖ minor), D = B + m·G,
+    /// C = a·D. (0, 0) is the primary address.
+    public func subaddress(major: UInt32, minor: UInt32, _ network: MoneroNetwork) throws(DerivationError) -> (address: String, spendPublic: [UInt8], viewPublic: [UInt8]) {
+        if major == 0 && minor == 0 { return (primaryAddress(network), spendPublic, viewPublic) }
+        var data = Array("SubAddr".utf8) + [0]
+        data += viewSecret.bytes
+        for v in [major, minor] { data += (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * UInt32($0))) } }
+        defer { SecureBytes.wipe(&data) }
+        let m = Ed25519.hashToScalar(data)
+        do {
+            let d = try Ed25519.add(spendPublic, try Ed25519.basePointMultiple(m))
+            let c = try Ed25519.multiply(viewSecret, d)
+            return (Self.address(prefix: network.subaddress, spend: d, view: c), d, c)
+        } catch {
+            throw .invalidMoneroKey("subaddress (\(major),\(minor)) is not a valid point")
+        }
+    }
+
+    static func address(prefix: UInt64, spend: [UInt8], view: [UInt8], extra: [UInt8] = []) -> String {
+        var data = varint(prefix) + spend + view + extra
+        data += Keccak256.hash(data).prefix(4)
+        return MoneroBase58.encode(data)
+    }
+
+    static func varint(_ value: UInt64) -> [UInt8] {
+        var v = value
+        var out = [UInt8]()
+        while v >= 0x80 { out.append(UInt8(v & 0x7F) | 0x80); v >>= 7 }
+        out.append(UInt8(v))
+        return out
+    }
+}
