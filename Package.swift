@@ -13,6 +13,7 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .executable(name: "mnemonic", targets: ["mnemonic"]),
+        .executable(name: "derive", targets: ["derive"]),
         .library(name: "WalletKeys", targets: ["WalletKeys"]),
         .library(name: "WalletCLI", targets: ["WalletCLI"]),
     ],
@@ -27,9 +28,15 @@ let package = Package(
 
         .target(name: "WalletCore", dependencies: ["CSodium", "CSecp256k1"]),
         .target(name: "WalletKeys", dependencies: ["WalletCore"]),
-        .target(name: "WalletCLI", dependencies: ["WalletCore"]),
+        .target(name: "WalletCLI", dependencies: [
+            "WalletCore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
 
         .executableTarget(name: "mnemonic", dependencies: [
+            "WalletCLI", "WalletKeys", "WalletCore",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .executableTarget(name: "derive", dependencies: [
             "WalletCLI", "WalletKeys", "WalletCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),

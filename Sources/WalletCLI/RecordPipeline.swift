@@ -74,6 +74,14 @@ public final class RecordPipeline {
     /// Runs `transform` over every record of the inputs (paths; "-" or none means stdin).
     /// A record that throws becomes an error record and the run goes on; an I/O error stops it.
     public func run(inputs: [String], _ transform: (JSONObject) throws -> JSONObject) -> ExitStatus {
+        run(inputs: inputs) { (record: JSONObject, emit: (JSONObject) throws(CLIError) -> Void) throws in
+            try emit(try transform(record))
+        }
+    }
+
+    /// As `run`, for a transform that makes any number of records from one (derive: many
+    /// addresses from one seed). `emit` writes each at once, so memory stays flat.
+    public func run(inputs: [String], _ transform: (JSONObject, _ emit: (JSONObject) throws(CLIError) -> Void) throws -> Void) -> ExitStatus {
         let paths = inputs.isEmpty ? ["-"] : inputs
         for path in paths {
             let fd: Int32
@@ -97,7 +105,7 @@ public final class RecordPipeline {
         return status
     }
 
-    private func process(_ item: LineReader.Item, file: String?, _ transform: (JSONObject) throws -> JSONObject) throws(CLIError) {
+    private func process(_ item: LineReader.Item, file: String?, _ transform: (JSONObject, (JSONObject) throws(CLIError) -> Void) throws -> Void) throws(CLIError) {
         switch item {
         case .tooLong(let number):
             try report(RecordError.lineTooLong(limit: maxLineBytes), at: RecordLocation(file: file, line: number))
@@ -120,7 +128,7 @@ public final class RecordPipeline {
             // of the pipeline with its own line number; it is not this tool's error.
             if record["type"] == .string("error") { return try emit(record) }
             do {
-                try emit(try transform(record))
+                try transform(record, emit)
             } catch let error as CLIError where error.exitStatus == .ioError {
                 throw error
             } catch let error as any WalletError {

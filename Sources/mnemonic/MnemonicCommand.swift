@@ -43,11 +43,6 @@ struct SchemeOptions: ParsableArguments {
     var parsedScheme: MnemonicScheme? { scheme.flatMap(MnemonicScheme.init(rawValue:)) }
 }
 
-struct InputFiles: ParsableArguments {
-    @Argument(help: ArgumentHelp("JSON Lines files to read; none or - means stdin.", valueName: "file"))
-    var files: [String] = []
-}
-
 /// Looks up a phrase from a record: the flag wins, then the record's own scheme/language
 /// fields (as `generate` writes them), then detection.
 func parseMnemonic(_ record: JSONObject, options: SchemeOptions) throws -> Mnemonic {
@@ -77,17 +72,13 @@ func describe(_ mnemonic: Mnemonic, into record: inout JSONObject) {
 /// canonical form, and `add` puts in what the subcommand computes.
 func runOnPhrases(_ files: [String], _ options: SchemeOptions,
                   _ add: @escaping (Mnemonic, inout JSONObject) throws -> Void) throws {
-    try finish(RecordPipeline(tool: "mnemonic").run(inputs: files) { record in
+    try RecordPipeline(tool: "mnemonic").run(inputs: files) { record in
         var out = record
         let mnemonic = try parseMnemonic(record, options: options)
         describe(mnemonic, into: &out)
         try add(mnemonic, &out)
         return out
-    })
-}
-
-func finish(_ status: ExitStatus) throws {
-    if status != .ok { throw ExitCode(status.rawValue) }
+    }.exitIfFailed()
 }
 
 extension MnemonicCommand {
@@ -132,7 +123,7 @@ extension MnemonicCommand {
                     try pipeline.emit(record)
                 }
             } catch let error as any WalletError {
-                try finish(pipeline.fail(error))
+                try pipeline.fail(error).exitIfFailed()
             }
         }
     }
@@ -171,51 +162,22 @@ extension MnemonicCommand {
 
         @OptionGroup var schemeOptions: SchemeOptions
 
-        @Option(name: .customLong("passphrase-file"), help: ArgumentHelp("Read the BIP39 passphrase from this file (mode 0600 or stricter).", valueName: "path"))
-        var passphraseFile: String?
-
-        @Option(name: .customLong("passphrase-fd"), help: ArgumentHelp("Read the BIP39 passphrase from this open file descriptor.", valueName: "n"))
-        var passphraseFD: Int32?
-
-        @Flag(name: .customLong("passphrase-prompt"), help: "Ask for the BIP39 passphrase on the terminal (twice, echo off).")
-        var passphrasePrompt = false
-
+        @OptionGroup var passphraseOptions: PassphraseOptions
         @OptionGroup var input: InputFiles
-
-        func validate() throws {
-            let given = [passphraseFile != nil, passphraseFD != nil, passphrasePrompt].filter { $0 }.count
-            guard given <= 1 else { throw ValidationError("give at most one of --passphrase-file, --passphrase-fd, --passphrase-prompt") }
-            if let passphraseFD, passphraseFD == 0 {
-                throw ValidationError("--passphrase-fd 0 would read stdin, which carries the records; use another descriptor")
-            }
-        }
 
         func run() throws {
             let pipeline = RecordPipeline(tool: "mnemonic")
-            var shared: SecureBytes?
-            do {
-                if let passphraseFile { shared = try SecretInput.read(.file(passphraseFile)) }
-                if let passphraseFD { shared = try SecretInput.read(.fileDescriptor(passphraseFD)) }
-                if passphrasePrompt { shared = try SecretInput.read(.prompt(label: "BIP39 passphrase: ", confirm: true)) }
-            } catch let error as any WalletError {
-                try finish(pipeline.fail(error))
-            }
-            try finish(pipeline.run(inputs: input.files) { record in
+            let shared: SecureBytes?
+            do { shared = try passphraseOptions.read() } catch { return try pipeline.fail(error).exitIfFailed() }
+            try pipeline.run(inputs: input.files) { record in
                 var out = record
                 let mnemonic = try parseMnemonic(record, options: schemeOptions)
-                var passphrase = shared
-                if let field = try record.optionalString("passphrase") {
-                    guard shared == nil else {
-                        throw RecordError.conflictingFields(["passphrase", "--passphrase-file/--passphrase-fd/--passphrase-prompt"])
-                    }
-                    passphrase = SecureBytes(Array(field.utf8))
-                    out["passphrase"] = nil
-                }
+                let passphrase = try PassphraseOptions.forRecord(record, shared: shared, out: &out)
                 let seed = try MnemonicSchemes.handler(for: mnemonic.scheme).seed(of: mnemonic, passphrase: passphrase)
                 describe(mnemonic, into: &out)
                 out["seed"] = .string(seed.hex)
                 return out
-            })
+            }.exitIfFailed()
         }
     }
 
@@ -263,7 +225,7 @@ extension MnemonicCommand {
             let handler = MnemonicSchemes.handler(for: schemeOptions.parsedScheme ?? .bip39)
             let language = schemeOptions.language ?? handler.languages[0]
             let byteCount = handler.entropyBytes(forWordCount: words ?? handler.wordCount(forEntropyBytes: handler.entropyLengths.last!))!
-            try finish(RecordPipeline(tool: "mnemonic").run(inputs: input.files) { record in
+            try RecordPipeline(tool: "mnemonic").run(inputs: input.files) { record in
                 var out = record
                 let sources = ["entropy", "dice", "coins"].filter { record[$0] != nil }
                 guard sources.count == 1 else {
@@ -286,7 +248,7 @@ extension MnemonicCommand {
                 out["language"] = .string(mnemonic.language)
                 out["mnemonic"] = .string(mnemonic.phrase)
                 return out
-            })
+            }.exitIfFailed()
         }
     }
 }

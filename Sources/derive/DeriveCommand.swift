@@ -1,0 +1,409 @@
+import ArgumentParser
+import WalletCLI
+import WalletCore
+import WalletKeys
+
+@main
+struct DeriveCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "derive",
+        abstract: "Keys and receive addresses from a seed, a phrase, an extended key or Monero keys.",
+        discussion: """
+        Reads JSON Lines: {"mnemonic":"..."}, {"seed":"<hex>"}, {"xpub":"..."} or {"xprv":"..."}
+        (any SLIP-132 kind), or Monero {"spend_key":"..."} / {"view_key":"...","public_spend_key":"..."}.
+        Writes one record per address (or per account with `derive account`). Secret input
+        fields are never passed through; private keys are written only with --private.
+        See derive(1).
+        """,
+        subcommands: [Addresses.self, Account.self],
+        defaultSubcommand: Addresses.self
+    )
+}
+
+/// Coin, network, script and path choices shared by both subcommands.
+struct ChainOptions: ParsableArguments {
+    @Option(help: "Coin: btc, ltc, doge, bch, zec, eth, xmr (default btc; xmr when the input is a Monero seed or keys).")
+    var coin: String?
+
+    @Option(help: "Network: main, test, signet, regtest (btc); mainnet, testnet, stagenet (xmr). Default: main.")
+    var network: String?
+
+    @Option(help: "BIP43 purpose: 44 (P2PKH), 49 (P2SH-P2WPKH), 84 (P2WPKH) or 86 (P2TR).")
+    var purpose: UInt32?
+
+    @Option(help: "Script kind instead of a purpose: p2pkh, p2sh-p2wpkh, p2wpkh, p2tr.")
+    var script: String?
+
+    @Option(help: "SLIP-44 coin type to use in preset paths instead of the coin's own (e.g. another EVM chain).")
+    var coinType: UInt32?
+
+    @Option(help: "Account number (Monero: the major subaddress index).")
+    var account: UInt32 = 0
+
+    @Option(help: ArgumentHelp("Which extended key's place in the tree an imported xpub/xprv has, e.g. m/84h/0h/0h (default: the record's account_path, else unknown).", valueName: "path"))
+    var accountPath: String?
+
+    @Flag(help: "Also write private keys (hex, and WIF for Bitcoin-like coins; Monero: spend and view keys).")
+    var `private` = false
+
+    func validate() throws {
+        if let coin, coin != "xmr", !CoinNetwork.coins.contains(coin) {
+            throw ValidationError("unknown coin '\(coin)'; known: \(CoinNetwork.coins.joined(separator: ", ")), xmr")
+        }
+        if let purpose, ScriptKind.forPurpose(purpose) == nil { throw ValidationError("--purpose must be 44, 49, 84 or 86") }
+        if let script, ScriptKind(rawValue: script) == nil || script == "ethereum" {
+            throw ValidationError("--script must be p2pkh, p2sh-p2wpkh, p2wpkh or p2tr")
+        }
+        if purpose != nil && script != nil { throw ValidationError("give --purpose or --script, not both") }
+        if let accountPath {
+            do { _ = try DerivationPath(parsing: accountPath) } catch { throw ValidationError(error.message) }
+        }
+        guard account < DerivationPath.hardened else { throw ValidationError("--account must be below 2^31") }
+        if let network, coin == nil || coin == "xmr" {
+            let known = Set(CoinNetwork.all.map(\.network)).union(MoneroNetwork.all.map(\.name))
+            guard known.contains(network) else { throw ValidationError("unknown network '\(network)'") }
+        }
+        if coin == "xmr" || coin == nil { return }
+        let network = self.network ?? "main"
+        guard let chain = CoinNetwork.find(coin: coin!, network: network) else {
+            throw ValidationError("\(coin!) has no network '\(network)'")
+        }
+        if let kind = requestedScript, !chain.scripts.contains(kind) {
+            throw ValidationError("\(coin!) has no \(kind.rawValue) addresses; it has \(chain.scripts.map(\.rawValue).joined(separator: ", "))")
+        }
+    }
+
+    var requestedScript: ScriptKind? {
+        if let script { return ScriptKind(rawValue: script) }
+        return purpose.flatMap(ScriptKind.forPurpose)
+    }
+
+    func moneroNetwork() throws -> MoneroNetwork {
+        switch network ?? "mainnet" {
+        case "main", "mainnet": return .mainnet
+        case "test", "testnet": return .testnet
+        case "stagenet": return .stagenet
+        case let other: throw DerivationError.unsupported("Monero has no network '\(other)'; use mainnet, testnet or stagenet")
+        }
+    }
+}
+
+/// Reads the key material of one record.
+struct RecordKeys {
+    /// Field names an extended key may come in: private kinds first, so that a record with
+    /// both an xprv and an xpub derives from the private key.
+    static let extendedKeyFields = ExtendedKeyVersion.all.map(\.privatePrefix) + ["extended_key"]
+        + ExtendedKeyVersion.all.map(\.publicPrefix)
+
+    let chain: ChainOptions
+    let sharedPassphrase: SecureBytes?
+
+    func source(_ record: JSONObject, out: inout JSONObject) throws -> KeySource {
+        let fields = ["mnemonic", "seed"].filter { record[$0] != nil }
+        let isMoneroRecord = (try record.optionalString("scheme")) == "monero"
+        if fields.contains("seed") {
+            guard sharedPassphrase == nil, record["passphrase"] == nil else {
+                throw DerivationError.unsupported("the record has a seed, which already includes any passphrase; drop the passphrase or give the mnemonic instead of the seed")
+            }
+            let seed = try Hex.decodeSecret(record.string("seed", expected: "hex"))
+            if isMoneroRecord || chain.coin == "xmr" { return .monero(try MoneroKeys(seed: seed)) }
+            return .bip32(try ExtendedKey.master(seed: seed), origin: DerivationPath(), fromSeed: true)
+        }
+        if fields.contains("mnemonic") {
+            let phrase = try record.string("mnemonic", expected: "a seed phrase")
+            let scheme = try record.optionalString("scheme").flatMap(MnemonicScheme.init(rawValue:))
+            let mnemonic = try MnemonicSchemes.parse(phrase, scheme: scheme, language: record.optionalString("language"))
+            let passphrase = try PassphraseOptions.forRecord(record, shared: sharedPassphrase, out: &out)
+            let seed = try MnemonicSchemes.handler(for: mnemonic.scheme).seed(of: mnemonic, passphrase: passphrase)
+            if mnemonic.scheme == .monero { return .monero(try MoneroKeys(seed: seed)) }
+            return .bip32(try ExtendedKey.master(seed: seed), origin: DerivationPath(), fromSeed: true)
+        }
+        if let field = Self.extendedKeyFields.first(where: { record[$0] != nil }) {
+            let key = try ExtendedKey(parsing: record.string(field, expected: "an extended key"))
+            // `derive account` writes the key's own path as "path".
+            let originText = try chain.accountPath ?? record.optionalString("account_path") ?? record.optionalString("path")
+            let origin = try originText.map { text throws(DerivationError) in try DerivationPath(parsing: text) }
+            if let origin, origin.components.count != Int(key.depth) {
+                throw DerivationError.invalidPath("account path \(origin) has \(origin.components.count) steps but the key is at depth \(key.depth)")
+            }
+            return .bip32(key, origin: origin, fromSeed: false)
+        }
+        // Monero keys, under the names this tool and monero-wallet-rpc's query_key use.
+        if let field = ["spend_key", "private_spend_key"].first(where: { record[$0] != nil }) {
+            return .monero(try MoneroKeys(spendSecret: try Hex.decodeSecret(record.string(field, expected: "hex"))))
+        }
+        if let field = ["view_key", "private_view_key"].first(where: { record[$0] != nil }) {
+            let view = try Hex.decodeSecret(record.string(field, expected: "hex"))
+            if let spendPublic = try record.optionalString("public_spend_key") {
+                return .monero(try MoneroKeys(viewSecret: view, spendPublic: try Hex.decode(spendPublic)))
+            }
+            if let address = try record.optionalString("address") {
+                let raw = try MoneroBase58.decode(address)
+                guard raw.count >= 69 else { throw DerivationError.invalidMoneroKey("the address is too short") }
+                return .monero(try MoneroKeys(viewSecret: view, spendPublic: Array(raw[raw.count - 68..<raw.count - 36])))
+            }
+            throw RecordError.missingField("public_spend_key", expected: "the public spend key (or the \"address\") beside a view key")
+        }
+        throw RecordError.missingField("mnemonic", expected: "one of mnemonic, seed, an extended key (xpub, zpub, xprv, …), spend_key or view_key")
+    }
+}
+
+/// The chosen coin network and script for a BIP32 source.
+struct Plan {
+    let chain: CoinNetwork
+    let script: ScriptKind
+    let coinType: UInt32
+
+    init(options: ChainOptions, key: ExtendedKey) throws {
+        if options.coin == "xmr" { throw DerivationError.unsupported("a BIP32 key gives no Monero keys; give a Monero seed or keys for --coin xmr") }
+        let coin = options.coin ?? "btc"
+        var network = options.network ?? "main"
+        if options.network == nil, key.version.testnet, coin == "btc" { network = "test" }
+        guard let chain = CoinNetwork.find(coin: coin, network: network) else { throw DerivationError.unsupported("\(coin) has no network \(network)") }
+        if key.version.testnet != chain.testnet, !(coin == "eth") {
+            throw DerivationError.unsupported("the extended key is for \(key.version.testnet ? "a test" : "the main") network, not \(coin) \(network)")
+        }
+        let implied: ScriptKind? = switch key.version.publicPrefix {
+        case "ypub", "upub": .p2shP2wpkh
+        case "zpub", "vpub": .p2wpkh
+        default: nil
+        }
+        if let requested = options.requestedScript, let implied, requested != implied {
+            throw DerivationError.unsupported("a \(key.version.publicPrefix) key is for \(implied.rawValue), not \(requested.rawValue)")
+        }
+        let chosen: ScriptKind
+        if chain.scripts == [.ethereum] {
+            chosen = .ethereum
+        } else if let kind = options.requestedScript ?? implied {
+            chosen = kind
+        } else if key.depth == 0 {
+            chosen = chain.defaultScript
+        } else {
+            throw DerivationError.unsupported("an \(key.version.publicPrefix) key does not say which addresses it makes: give --purpose 44, 49, 84 or 86")
+        }
+        guard chain.scripts.contains(chosen) else { throw DerivationError.unsupported("\(coin) has no \(chosen.rawValue) addresses") }
+        self.chain = chain
+        self.script = chosen
+        self.coinType = options.coinType ?? chain.slip44
+    }
+
+    /// m/purpose'/coin'/account'
+    func accountPath(_ account: UInt32) -> DerivationPath {
+        DerivationPath([script.purpose + DerivationPath.hardened, coinType + DerivationPath.hardened, account + DerivationPath.hardened])
+    }
+}
+
+extension DeriveCommand {
+    struct Addresses: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Receive (and change) addresses with their public keys.",
+            discussion: """
+            Presets: m/purpose'/coin'/account'/change/index for --count indexes from --index.
+            From an account xpub: change/index below it. --path takes any BIP32 path, with a
+            range in its last step (m/84h/0h/0h/0/0-19); from an extended key the path is
+            relative to that key (m is the key itself).
+            """)
+
+        @OptionGroup var chainOptions: ChainOptions
+
+        @Option(help: "Chain: 0 receive, 1 change, or both.")
+        var change: String = "0"
+
+        @Option(help: "First address index (Monero: first minor index).")
+        var index: UInt32 = 0
+
+        @Option(help: "How many addresses per chain.")
+        var count: UInt32 = 1
+
+        @Option(help: ArgumentHelp("A BIP32 path instead of the presets; ' or h marks hardened; the last step may be a range a-b.", valueName: "path"))
+        var path: String?
+
+        @Option(help: ArgumentHelp("Monero: also write the integrated address of the primary address with this 8-byte payment id (hex).", valueName: "hex"))
+        var paymentId: String?
+
+        @OptionGroup var passphrase: PassphraseOptions
+        @OptionGroup var input: InputFiles
+
+        func validate() throws {
+            guard ["0", "1", "both"].contains(change) else { throw ValidationError("--change must be 0, 1 or both") }
+            guard count >= 1, UInt64(index) + UInt64(count) <= UInt64(DerivationPath.hardened) else {
+                throw ValidationError("--index and --count must stay within 0..2^31-1, with --count at least 1")
+            }
+            if let path {
+                do { _ = try DerivationPath.parseRange(path) } catch { throw ValidationError(error.message) }
+            }
+            if let paymentId, (try? Hex.decode(paymentId))?.count != 8 { throw ValidationError("--payment-id is 8 bytes of hex (16 digits)") }
+        }
+
+        var chains: [UInt32] { change == "both" ? [0, 1] : [UInt32(change)!] }
+
+        func run() throws {
+            let pipeline = RecordPipeline(tool: "derive")
+            let shared: SecureBytes?
+            do { shared = try passphrase.read() } catch { return try pipeline.fail(error).exitIfFailed() }
+            let keys = RecordKeys(chain: chainOptions, sharedPassphrase: shared)
+            try pipeline.run(inputs: input.files) { record, emit in
+                var base = record
+                let source = try keys.source(record, out: &base)
+                base = SecretFields.removed(from: base)
+                switch source {
+                case .monero(let wallet):
+                    try moneroAddresses(wallet, base: base, record: record, emit: emit)
+                case .bip32(let key, let origin, let fromSeed):
+                    try bip32Addresses(key, origin: origin, fromSeed: fromSeed, base: base, emit: emit)
+                }
+            }.exitIfFailed()
+        }
+
+        private func bip32Addresses(_ key: ExtendedKey, origin: DerivationPath?, fromSeed: Bool, base: JSONObject,
+                                    emit: (JSONObject) throws(CLIError) -> Void) throws {
+            let plan = try Plan(options: chainOptions, key: key)
+            // Groups of (parent node, its path relative to `key`, the last steps to derive).
+            var groups: [(relative: [UInt32], last: [UInt32])] = []
+            if let path {
+                let all = try DerivationPath.parseRange(path)
+                groups = [(Array(all[0].components.dropLast()), all.compactMap(\.components.last))]
+                if all[0].components.isEmpty { groups = [([], [])] }
+            } else {
+                let indexes = Array(index..<(index + count))
+                let prefix = fromSeed ? plan.accountPath(chainOptions.account).components : []
+                groups = chains.map { (prefix + [$0], indexes) }
+            }
+            for group in groups {
+                let parent = try key.derive(group.relative, base: origin ?? DerivationPath())
+                let steps: [UInt32?] = group.last.isEmpty ? [nil] : group.last.map { $0 }
+                for step in steps {
+                    let relative = group.relative + (step.map { [$0] } ?? [])
+                    let shownPath = origin.map { $0.appending(relative).description }
+                        ?? relative.map(DerivationPath.format).joined(separator: "/")
+                    let node: ExtendedKey
+                    if let step {
+                        let result = Result { () throws(DerivationError) -> ExtendedKey in try parent.child(step, pathForErrors: shownPath) }
+                        if case .failure(.invalidChild) = result, path == nil {
+                            // In a preset range BIP32 says: skip to the next index. Say so in-stream.
+                            try emit(JSONObject(["type": .string("skipped"), "path": .string(shownPath), "reason": .string("invalid child key (BIP32)")]))
+                            continue
+                        }
+                        node = try result.get()
+                    } else {
+                        node = parent
+                    }
+                    var out = base
+                    out["coin"] = .string(plan.chain.coin)
+                    out["network"] = .string(plan.chain.network)
+                    out["path"] = .string(shownPath)
+                    out["script"] = .string(plan.script.rawValue)
+                    let (address, outputKey) = try plan.chain.address(for: node.publicKey, script: plan.script)
+                    out["address"] = .string(address)
+                    if plan.chain.cashAddrPrefix != nil { out["legacy_address"] = .string(plan.chain.legacyAddress(for: node.publicKey)) }
+                    out["public_key"] = .string(Hex.encode(node.publicKey.compressed))
+                    if let outputKey { out["output_key"] = .string(Hex.encode(outputKey)) }
+                    if chainOptions.private {
+                        guard let secret = node.privateKey else {
+                            throw DerivationError.unsupported("--private needs a private key, and the input is watch-only")
+                        }
+                        out["private_key"] = .string(secret.hex)
+                        if plan.script != .ethereum { out["wif"] = .string(plan.chain.wif(secret)) }
+                    }
+                    try emit(out)
+                }
+            }
+        }
+
+        private func moneroAddresses(_ wallet: MoneroKeys, base: JSONObject, record: JSONObject,
+                                     emit: (JSONObject) throws(CLIError) -> Void) throws {
+            if let coin = chainOptions.coin, coin != "xmr" {
+                throw DerivationError.unsupported("the input is a Monero seed or keys; use --coin xmr")
+            }
+            guard path == nil else { throw DerivationError.unsupported("Monero has no BIP32 paths; use --account (major) and --index/--count (minor)") }
+            let network = try chainOptions.moneroNetwork()
+            let paymentID = try paymentId ?? record.optionalString("payment_id")
+            for minor in index..<(index + count) {
+                let sub = try wallet.subaddress(major: chainOptions.account, minor: minor, network)
+                var out = base
+                out["coin"] = .string("xmr")
+                out["network"] = .string(network.name)
+                out["major"] = .number(String(chainOptions.account))
+                out["minor"] = .number(String(minor))
+                out["address"] = .string(sub.address)
+                out["public_spend_key"] = .string(Hex.encode(sub.spendPublic))
+                out["public_view_key"] = .string(Hex.encode(sub.viewPublic))
+                if let paymentID, chainOptions.account == 0, minor == 0 {
+                    out["payment_id"] = .string(paymentID)
+                    out["integrated_address"] = .string(try wallet.integratedAddress(network, paymentID: try Hex.decode(paymentID)))
+                }
+                try emit(out)
+            }
+        }
+    }
+
+    struct Account: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "The account's extended public key, fingerprints and output descriptors (Monero: primary address and keys).",
+            discussion: """
+            Writes one record per input: path, xpub (and its SLIP-132 form), master and parent
+            fingerprints, depth, and Bitcoin Core descriptors for the receive and change chains.
+            --private adds the xprv; for Monero --view-only adds the private view key alone.
+            """)
+
+        @OptionGroup var chainOptions: ChainOptions
+
+        @Flag(help: "Monero: add the private view key (for a view-only wallet), not the spend key.")
+        var viewOnly = false
+
+        @OptionGroup var passphrase: PassphraseOptions
+        @OptionGroup var input: InputFiles
+
+        func run() throws {
+            let pipeline = RecordPipeline(tool: "derive")
+            let shared: SecureBytes?
+            do { shared = try passphrase.read() } catch { return try pipeline.fail(error).exitIfFailed() }
+            let keys = RecordKeys(chain: chainOptions, sharedPassphrase: shared)
+            try pipeline.run(inputs: input.files) { record in
+                var out = record
+                let source = try keys.source(record, out: &out)
+                out = SecretFields.removed(from: out)
+                switch source {
+                case .monero(let wallet):
+                    if let coin = chainOptions.coin, coin != "xmr" { throw DerivationError.unsupported("the input is a Monero seed or keys; use --coin xmr") }
+                    let network = try chainOptions.moneroNetwork()
+                    out["coin"] = .string("xmr")
+                    out["network"] = .string(network.name)
+                    out["primary_address"] = .string(wallet.primaryAddress(network))
+                    out["public_spend_key"] = .string(Hex.encode(wallet.spendPublic))
+                    out["public_view_key"] = .string(Hex.encode(wallet.viewPublic))
+                    if viewOnly || chainOptions.private { out["private_view_key"] = .string(wallet.viewSecret.hex) }
+                    if chainOptions.private, let spend = wallet.spendSecret { out["private_spend_key"] = .string(spend.hex) }
+                case .bip32(let key, let origin, let fromSeed):
+                    let plan = try Plan(options: chainOptions, key: key)
+                    let path = fromSeed ? plan.accountPath(chainOptions.account) : (origin ?? DerivationPath())
+                    let account = fromSeed ? try key.derive(path.components) : key
+                    let standard: ExtendedKeyVersion = plan.chain.testnet ? .tpub : .xpub
+                    let xpub = account.neutered.serialized(version: standard)
+                    out["coin"] = .string(plan.chain.coin)
+                    out["network"] = .string(plan.chain.network)
+                    out["script"] = .string(plan.script.rawValue)
+                    if fromSeed || origin != nil { out["path"] = .string(path.description) }
+                    out["xpub"] = .string(xpub)
+                    let slip = ExtendedKeyVersion.slip132(for: plan.script, testnet: plan.chain.testnet)
+                    if slip != standard { out[slip.publicPrefix] = .string(account.neutered.serialized(version: slip)) }
+                    if fromSeed { out["master_fingerprint"] = .string(Hex.encode(key.fingerprint)) }
+                    out["fingerprint"] = .string(Hex.encode(account.fingerprint))
+                    out["parent_fingerprint"] = .string(Hex.encode(account.parentFingerprint))
+                    out["depth"] = .number(String(account.depth))
+                    out["child_number"] = .string(DerivationPath.format(account.childNumber))
+                    if fromSeed, let receive = Descriptor.account(script: plan.script, masterFingerprint: key.fingerprint, accountPath: path, accountXpub: xpub, change: 0),
+                       let change = Descriptor.account(script: plan.script, masterFingerprint: key.fingerprint, accountPath: path, accountXpub: xpub, change: 1) {
+                        out["descriptor"] = .string(receive)
+                        out["change_descriptor"] = .string(change)
+                    }
+                    if chainOptions.private {
+                        guard account.isPrivate else { throw DerivationError.unsupported("--private needs a private key, and the input is watch-only") }
+                        out["xprv"] = .string(account.serialized(version: standard))
+                    }
+                }
+                return out
+            }.exitIfFailed()
+        }
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+import SatchelTestSupport
+import XCTest
+
+/// The built `derive` executable, alone and after `mnemonic`.
+final class DeriveToolTests: XCTestCase {
+    func testAcceptancePipelineAndWatchOnlyAgree() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-derive-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
+        let wallet = dir.appendingPathComponent("wallet.jsonl").path
+        let direct = try Shell.run("umask 077; mnemonic generate > \(wallet) && derive --coin btc --purpose 84 --count 3 < \(wallet)")
+        XCTAssertEqual(direct.status, 0, direct.stderr)
+        let addresses = direct.records.map { $0["address"] as? String ?? "" }
+        XCTAssertEqual(addresses.count, 3)
+        XCTAssertTrue(addresses.allSatisfy { $0.hasPrefix("bc1q") }, "\(addresses)")
+        XCTAssertEqual(direct.records.map { $0["path"] as? String }, ["m/84'/0'/0'/0/0", "m/84'/0'/0'/0/1", "m/84'/0'/0'/0/2"])
+        // No secret from the input reaches the address records.
+        XCTAssertFalse(direct.out.contains("mnemonic"))
+        XCTAssertFalse(direct.out.contains("entropy"))
+
+        let watch = try Shell.run("derive account --purpose 84 < \(wallet) | derive --purpose 84 --count 3")
+        XCTAssertEqual(watch.status, 0, watch.stderr)
+        XCTAssertEqual(watch.records.map { $0["address"] as? String ?? "" }, addresses)
+        XCTAssertEqual(watch.records.map { $0["path"] as? String }, ["m/84'/0'/0'/0/0", "m/84'/0'/0'/0/1", "m/84'/0'/0'/0/2"])
+        // A bare zpub, with no origin: the same addresses, paths relative to the key.
+        let zpub = try Shell.run("derive account --purpose 84 < \(wallet) | sed -E 's/.*\"zpub\":\"([^\"]*)\".*/{\"zpub\":\"\\1\"}/' | derive --count 3")
+        XCTAssertEqual(zpub.records.map { $0["address"] as? String ?? "" }, addresses)
+        XCTAssertEqual(zpub.records.first?["path"] as? String, "0/0")
+    }
+
+    /// The development oracle set through the executable: seeds in, addresses out, for every
+    /// script kind and coin it covers; and phrase + passphrase in, the same BTC addresses out.
+    func testHDOracleThroughTheTool() throws {
+        let cases = try TestPaths.jsonLines(TestPaths.fixture("hd-oracle-dev.jsonl"))
+        let seeds = Shell.lines(cases.map { ["id": $0["id"]!, "seed": $0["seed"]!] })
+        for (purpose, key) in [("44", "bip44"), ("49", "bip49"), ("84", "bip84"), ("86", "bip86")] {
+            let r = try Shell.run("derive --purpose \(purpose) --count 3", stdin: seeds)
+            XCTAssertEqual(r.status, 0, r.stderr)
+            let want = cases.flatMap { (($0["btc"] as! [String: Any])[key] as! [String: Any])["addresses"] as! [[String: String]] }
+            XCTAssertEqual(r.records.map { $0["address"] as? String }, want.map { $0["address"] }, purpose)
+            XCTAssertEqual(r.records.map { $0["public_key"] as? String }, want.map { $0["pubkey"] }, purpose)
+        }
+        let eth = try Shell.run("derive --coin eth --count 3", stdin: seeds)
+        XCTAssertEqual(eth.records.map { $0["address"] as? String },
+                       cases.flatMap { (($0["eth"] as! [String: Any])["addresses"] as! [[String: String]]).map { $0["address"] } })
+        let ltc = try Shell.run("derive --coin ltc --purpose 84 --count 3", stdin: seeds)
+        XCTAssertEqual(ltc.records.map { $0["address"] as? String },
+                       cases.flatMap { ((($0["ltc"] as! [String: Any])["bip84"] as! [String: Any])["addresses"] as! [[String: String]]).map { $0["address"] } })
+        let bch = try Shell.run("derive --coin bch", stdin: seeds)
+        XCTAssertEqual(bch.records.map { $0["address"] as? String }, cases.map { ($0["bch"] as! [String: String])["address"] })
+        XCTAssertEqual(bch.records.map { $0["legacy_address"] as? String }, cases.map { ($0["bch"] as! [String: String])["legacy_address"] })
+
+        let phrases = Shell.lines(cases.map { ["mnemonic": $0["mnemonic"]!, "passphrase": $0["passphrase"]!] })
+        let fromPhrase = try Shell.run("derive --purpose 84", stdin: phrases)
+        XCTAssertEqual(fromPhrase.status, 0, fromPhrase.stderr)
+        XCTAssertEqual(fromPhrase.records.map { $0["address"] as? String },
+                       cases.map { ((($0["btc"] as! [String: Any])["bip84"] as! [String: Any])["addresses"] as! [[String: String]])[0]["address"] })
+        XCTAssertFalse(fromPhrase.out.contains("passphrase"))
+    }
+
+    func testMoneroWalletFromSeedAndViewOnly() throws {
+        let doc = try TestPaths.json(TestPaths.fixture("monero-regtest/expected.json")) as! [String: Any]
+        let keys = (doc["keys"] as! [String: Any]).compactMapValues { $0 as? String }
+        let used = doc["subaddresses_used"] as! [String: String]
+        let input = Shell.lines([["mnemonic": keys["mnemonic"]!]])
+        for major in [0, 1] {
+            let r = try Shell.run("derive --account \(major) --count 3", stdin: input)
+            XCTAssertEqual(r.status, 0, r.stderr)
+            XCTAssertEqual(r.records.map { $0["address"] as? String }, (0..<3).map { used["(\(major),\($0))"] })
+        }
+        let viewOnly = try Shell.run("derive account --view-only | derive --account 1 --count 3", stdin: input)
+        XCTAssertEqual(viewOnly.records.map { $0["address"] as? String }, (0..<3).map { used["(1,\($0))"] })
+        XCTAssertFalse(viewOnly.out.contains(keys["private_spend_key"]!))
+        let integrated = doc["integrated_address"] as! [String: String]
+        let withID = try Shell.run("derive --payment-id \(integrated["payment_id"]!)", stdin: input)
+        XCTAssertEqual(withID.records.first?["integrated_address"] as? String, integrated["integrated_address"])
+        let account = try Shell.run("derive account --private", stdin: input)
+        XCTAssertEqual(account.records.first?["primary_address"] as? String, keys["primary_address"])
+        XCTAssertEqual(account.records.first?["private_spend_key"] as? String, keys["private_spend_key"])
+        XCTAssertEqual(account.records.first?["private_view_key"] as? String, keys["private_view_key"])
+    }
+
+    func testPrivateKeysOnlyWhenAsked() throws {
+        let about = ["mnemonic": "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"]
+        let plain = try Shell.run("derive --purpose 84", stdin: Shell.lines([about]))
+        XCTAssertNil(plain.records.first?["private_key"])
+        XCTAssertNil(plain.records.first?["wif"])
+        let priv = try Shell.run("derive --purpose 84 --private", stdin: Shell.lines([about]))
+        XCTAssertEqual(priv.records.first?["wif"] as? String, "KyZpNDKnfs94vbrwhJneDi77V6jF64PWPF8x5cdJb8ifgg2DUc9d")
+        let fromXpub = try Shell.run("derive account --purpose 84 | derive --purpose 84 --private", stdin: Shell.lines([about]))
+        XCTAssertEqual(fromXpub.status, 65)
+        XCTAssertEqual(fromXpub.records.first?["code"] as? String, "derive.unsupported")
+    }
+
+    /// Every invalid extended key of BIP32 vector 5 is an error record, never an address.
+    func testInvalidInputsAreErrors() throws {
+        let doc = try TestPaths.json(TestPaths.vector("bip32.json")) as! [String: Any]
+        let invalid = (doc["invalid_extended_keys"] as! [[String: String]]).map { ["extended_key": $0["key"]!] }
+        let r = try Shell.run("derive --purpose 44", stdin: Shell.lines(invalid))
+        XCTAssertEqual(r.status, 65)
+        XCTAssertEqual(r.records.count, 16)
+        XCTAssertTrue(r.records.allSatisfy { $0["type"] as? String == "error" && $0["address"] == nil }, r.out)
+        let codes = Set(r.records.compactMap { $0["code"] as? String })
+        XCTAssertTrue(codes.isSubset(of: ["derive.invalid_extended_key", "derive.unknown_key_version"]), "\(codes)")
+
+        let hardened = try Shell.run("derive account --purpose 84 | derive --purpose 84 --path \"m/0h/1\"",
+                                     stdin: Shell.lines([["seed": "000102030405060708090a0b0c0d0e0f"]]))
+        XCTAssertEqual(hardened.records.first?["code"] as? String, "derive.hardened_from_public")
+        for bad in ["--path m/x", "--purpose 45", "--coin dogecoin", "--coin doge --purpose 84", "--change 2", "--count 0", "--network moon"] {
+            XCTAssertEqual(try Shell.run("derive \(bad)", stdin: Data()).status, 64, bad)
+        }
+        let noKey = try Shell.run("derive", stdin: Shell.lines([["id": 1]]))
+        XCTAssertEqual(noKey.records.first?["code"] as? String, "record.missing_field")
+    }
+
+    func testPathsRangesAndEIP1581() throws {
+        let seed = Shell.lines([["seed": "000102030405060708090a0b0c0d0e0f"]])
+        let range = try Shell.run("derive --purpose 84 --path \"m/84h/0h/0h/0/0-19\"", stdin: seed)
+        XCTAssertEqual(range.records.count, 20)
+        XCTAssertEqual(range.records.last?["path"] as? String, "m/84'/0'/0'/0/19")
+        let both = try Shell.run("derive --purpose 86 --change both --count 2", stdin: seed)
+        XCTAssertEqual(both.records.map { $0["path"] as? String }, ["m/86'/0'/0'/0/0", "m/86'/0'/0'/0/1", "m/86'/0'/0'/1/0", "m/86'/0'/0'/1/1"])
+        XCTAssertTrue(both.records.allSatisfy { ($0["address"] as? String ?? "").hasPrefix("bc1p") })
+        let eip = try TestPaths.json(TestPaths.vector("eip1581.json")) as! [String: Any]
+        let text = String(describing: eip)
+        XCTAssertTrue(text.contains("1581"))
+        let whisper = try Shell.run("derive --coin eth --path \"m/43'/60'/1581'/4'/1469833213'/1555737549\"", stdin: seed)
+        XCTAssertEqual(whisper.status, 0, whisper.stderr)
+        XCTAssertEqual(whisper.records.first?["path"] as? String, "m/43'/60'/1581'/4'/1469833213'/1555737549")
+        let testnet = try Shell.run("derive --network test --purpose 84 && derive --network regtest --purpose 84 && derive --coin zec && derive --coin doge", stdin: seed + seed + seed + seed)
+        let prefixes = testnet.records.map { ($0["address"] as? String ?? "").prefix(4) }
+        XCTAssertEqual(prefixes.count, 4)
+    }
+
+    func testHelpAndManPage() throws {
+        for sub in ["", "addresses", "account"] {
+            let r = try Shell.run("derive \(sub) --help")
+            XCTAssertEqual(r.status, 0, sub)
+            XCTAssertTrue(r.out.contains("USAGE: derive"), sub)
+        }
+        XCTAssertTrue(FileManager.default.fileExists(atPath: TestPaths.packageRoot.appendingPathComponent("man/derive.1").path))
+    }
+}
