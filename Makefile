@@ -28,9 +28,10 @@ demo: build
 
 # Benchmarks in a release build, against a C reference measured in the same run.
 bench:
-	@scripts/install-deps.sh python3
+	@scripts/install-deps.sh python3 python3-venv gcc
 	swift build -c release --product satchel-bench
 	swift build -c release --product mnemonic
+	swift build -c release --product derive
 	python3 bench/run.py --bin "$$(swift build -c release --show-bin-path)"
 
 clean:

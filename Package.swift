@@ -25,9 +25,11 @@ let package = Package(
         systemLibrary("CSecp256k1", pkgConfig: "libsecp256k1", apt: "libsecp256k1-dev"),
         systemLibrary("CZstd", pkgConfig: "libzstd", apt: "libzstd-dev"),
         systemLibrary("CPCSCLite", pkgConfig: "libpcsclite", apt: "libpcsclite-dev"),
+        systemLibrary("CQREncode", pkgConfig: "libqrencode", apt: "libqrencode-dev"),
 
         .target(name: "WalletCore", dependencies: ["CSodium", "CSecp256k1"]),
         .target(name: "WalletKeys", dependencies: ["WalletCore"]),
+        .target(name: "WalletQR", dependencies: ["CQREncode", "WalletCore"]),
         .target(name: "WalletCLI", dependencies: [
             "WalletCore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
@@ -37,7 +39,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "derive", dependencies: [
-            "WalletCLI", "WalletKeys", "WalletCore",
+            "WalletCLI", "WalletKeys", "WalletCore", "WalletQR",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "satchel-bench", dependencies: ["WalletKeys", "WalletCore"], path: "Benchmarks/satchel-bench"),

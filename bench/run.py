@@ -48,6 +48,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True, help="directory of the release executables")
     ap.add_argument("--phrases", type=int, default=400)
+    ap.add_argument("--addresses", type=int, default=100_000)
     args = ap.parse_args()
     mnemonic = os.path.join(args.bin, "mnemonic")
     tmp = os.path.join(ROOT, ".build", "bench-data")
@@ -58,7 +59,7 @@ def main():
     phrases = [json.loads(r)["mnemonic"] for r in records]
 
     swift = {}
-    out = subprocess.run([os.path.join(args.bin, "satchel-bench")], input="\n".join(phrases) + "\n",
+    out = subprocess.run([os.path.join(args.bin, "satchel-bench"), str(args.addresses)], input="\n".join(phrases) + "\n",
                          capture_output=True, text=True, check=True).stdout
     for line in out.splitlines():
         r = json.loads(line)
@@ -94,6 +95,22 @@ def main():
     assert lines10 == 10_000 and lines100 == 100_000
     tool_seed = t_seed / seed_n
 
+    # derive: BIP84 receive addresses from an account xpub, against a C loop over
+    # libsecp256k1 + libsodium doing the same point work (bench/ckdpub.c), same run.
+    ref_bin = os.path.join(ROOT, ".build", "bench-ckdpub")
+    cflags = subprocess.run(["pkg-config", "--cflags", "--libs", "libsecp256k1", "libsodium"],
+                            capture_output=True, text=True, check=True).stdout.split()
+    subprocess.run(["gcc", "-O2", "-o", ref_bin, os.path.join(ROOT, "bench", "ckdpub.c")] + cflags, check=True)
+    ref_ckd = float(subprocess.run([ref_bin, str(args.addresses)], capture_output=True, text=True, check=True).stdout.split()[0])
+    derive = os.path.join(args.bin, "derive")
+    zpub = "zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs"
+    xpub_path = os.path.join(tmp, "zpub.jsonl")
+    with open(xpub_path, "w") as f:
+        f.write(json.dumps({"zpub": zpub}) + "\n")
+    t_d10k, rss_d10k, n10 = run_child_rss([derive, "--count", "10000"], xpub_path)
+    t_d100k, rss_d100k, n100 = run_child_rss([derive, "--count", str(args.addresses)], xpub_path)
+    assert n10 == 10_000 and n100 == args.addresses
+
     rows = [
         ("phrase→seed, in process (parse + PBKDF2)", swift["phrase_to_seed"], "hashlib.pbkdf2_hmac (OpenSSL C)", ref_pbkdf2),
         ("PBKDF2-HMAC-SHA512 ×2048 alone", swift["pbkdf2_only"], "hashlib.pbkdf2_hmac (OpenSSL C)", ref_pbkdf2),
@@ -101,6 +118,8 @@ def main():
         ("validate, language detected (10 lists)", swift["validate_detect"], "python-mnemonic check() (english)", ref_validate),
         ("validate, --language english", swift["validate_english"], "python-mnemonic check() (english)", ref_validate),
         ("`mnemonic validate`, 100,000 records end to end", t_100k / 100_000, "python-mnemonic check() (english)", ref_validate),
+        ("BIP84 address from account xpub, in process", swift["xpub_p2wpkh_address"], "C CKDpub loop (point work only)", ref_ckd),
+        (f"`derive --count {args.addresses}` from a zpub, end to end", t_d100k / args.addresses, "C CKDpub loop (point work only)", ref_ckd),
     ]
     print(f"{'measurement':52} {'Satchel/s':>11} {'reference/s':>12}  ratio (time, Satchel/ref)")
     results = []
@@ -112,11 +131,16 @@ def main():
                         "reference_ops_per_second": (1 / r) if r else None, "time_ratio": ratio})
     print(f"memory while streaming `mnemonic validate`: 10,000 records max RSS {rss_10k} KiB, "
           f"100,000 records {rss_100k} KiB (ratio {rss_100k / rss_10k:.2f}; flat ≈ 1)")
+    print(f"memory while streaming `derive`: 10,000 addresses max RSS {rss_d10k} KiB, "
+          f"{args.addresses:,} addresses {rss_d100k} KiB (ratio {rss_d100k / rss_d10k:.2f}; flat ≈ 1)")
+    rate = ref_ckd / swift["xpub_p2wpkh_address"]
+    print(f"target BIP84 addresses from an xpub at least half the C loop's rate: {rate:.2f} of it — {'met' if rate >= 0.5 else 'NOT met'}")
     target = swift["phrase_to_seed"] / ref_pbkdf2
     print(f"target phrase→seed within 1.3× of C PBKDF2: {target:.2f}× — {'met' if target <= 1.3 else 'NOT met'}")
     os.makedirs(os.path.join(ROOT, "bench", "results"), exist_ok=True)
     with open(os.path.join(ROOT, "bench", "results", "latest.json"), "w") as f:
-        json.dump({"rows": results, "rss_kib": {"10000": rss_10k, "100000": rss_100k}}, f, indent=1)
+        json.dump({"rows": results, "rss_kib": {"validate_10000": rss_10k, "validate_100000": rss_100k,
+                                                "derive_10000": rss_d10k, "derive_many": rss_d100k}}, f, indent=1)
 
 
 if __name__ == "__main__":

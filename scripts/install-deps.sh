@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Satchel needs, only those missing. Non-interactive; needs root
-# (or sudo) only when something is missing. Usage: scripts/install-deps.sh [extra packages…]
+# (or sudo) only when something is missing. zbar-tools is for the tests (QR codes are decoded). Usage: scripts/install-deps.sh [extra packages…]
 set -euo pipefail
 
-packages=(pkg-config libsecp256k1-dev libsodium-dev libzstd-dev libpcsclite-dev mandoc "$@")
+packages=(pkg-config libsecp256k1-dev libsodium-dev libzstd-dev libpcsclite-dev libqrencode-dev mandoc zbar-tools "$@")
 
 missing=()
 for p in "${packages[@]}"; do

@@ -54,3 +54,19 @@ report("validate_detect", try measure(repeats: 5, count: phrases.count) { i in
 report("validate_english", try measure(repeats: 5, count: phrases.count) { i in
     _ = try bip39.parse(phrases[i], language: "english")
 })
+
+// BIP84 receive addresses from an account xpub: CKDpub + HASH160 + bech32, as a watch-only
+// server does. The account key is the BIP84 vector's (public test data).
+let accountXpub = "zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs"
+let receive = try ExtendedKey(parsing: accountXpub).child(0)
+let btc = CoinNetwork.find(coin: "btc", network: "main")!
+let addressCount = Int(CommandLine.arguments.dropFirst().first ?? "") ?? 100_000
+var sink = 0
+report("xpub_p2wpkh_address", try measure(repeats: 3, count: addressCount) { i in
+    let child = try receive.child(UInt32(i))
+    sink &+= try btc.address(for: child.publicKey, script: .p2wpkh).address.utf8.count
+})
+report("xpub_ckdpub_only", try measure(repeats: 3, count: addressCount) { i in
+    sink &+= Int(try receive.child(UInt32(i)).depth)
+})
+if sink == 42 { print("") }  // keeps the work from being optimised away

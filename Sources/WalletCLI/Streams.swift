@@ -98,6 +98,8 @@ public struct LineReader {
 public struct OutputStream: Sendable {
     public let fd: Int32
 
+    public init(fd: Int32) { self.fd = fd }
+
     public static let standardOutput = OutputStream(fd: 1)
     public static let standardError = OutputStream(fd: 2)
 

@@ -2,6 +2,10 @@ import ArgumentParser
 import WalletCLI
 import WalletCore
 import WalletKeys
+import WalletQR
+#if canImport(Glibc)
+import Glibc
+#endif
 
 @main
 struct DeriveCommand: ParsableCommand {
@@ -221,10 +225,20 @@ extension DeriveCommand {
         @Option(help: ArgumentHelp("Monero: also write the integrated address of the primary address with this 8-byte payment id (hex).", valueName: "hex"))
         var paymentId: String?
 
+        @Flag(help: "Show each address as a QR code on the terminal (/dev/tty), beside the records on stdout.")
+        var qr = false
+
+        @Option(help: ArgumentHelp("Write each address as a QR code image ADDRESS.png or .svg into this directory, and name it in \"qr_file\".", valueName: "dir"))
+        var qrDir: String?
+
+        @Option(help: "Image format for --qr-dir: png or svg.")
+        var qrFormat: String = "png"
+
         @OptionGroup var passphrase: PassphraseOptions
         @OptionGroup var input: InputFiles
 
         func validate() throws {
+            guard ["png", "svg"].contains(qrFormat) else { throw ValidationError("--qr-format must be png or svg") }
             guard ["0", "1", "both"].contains(change) else { throw ValidationError("--change must be 0, 1 or both") }
             guard count >= 1, UInt64(index) + UInt64(count) <= UInt64(DerivationPath.hardened) else {
                 throw ValidationError("--index and --count must stay within 0..2^31-1, with --count at least 1")
@@ -242,7 +256,15 @@ extension DeriveCommand {
             let shared: SecureBytes?
             do { shared = try passphrase.read() } catch { return try pipeline.fail(error).exitIfFailed() }
             let keys = RecordKeys(chain: chainOptions, sharedPassphrase: shared)
+            var terminal: OutputStream?
+            if qr {
+                let fd = open("/dev/tty", O_WRONLY | O_CLOEXEC)
+                guard fd >= 0 else { return try pipeline.fail(CLIError.usage("--qr needs a terminal (/dev/tty); use --qr-dir for image files")).exitIfFailed() }
+                terminal = OutputStream(fd: fd)
+            }
+            let show = QRSink(terminal: terminal, directory: qrDir, format: qrFormat)
             try pipeline.run(inputs: input.files) { record, emit in
+                let emit = { (out: JSONObject) throws(CLIError) -> Void in try emit(try show.attach(out)) }
                 var base = record
                 let source = try keys.source(record, out: &base)
                 base = SecretFields.removed(from: base)
@@ -405,5 +427,33 @@ extension DeriveCommand {
                 return out
             }.exitIfFailed()
         }
+    }
+}
+
+/// Where --qr and --qr-dir put an address's QR code.
+struct QRSink {
+    let terminal: OutputStream?
+    let directory: String?
+    let format: String
+
+    /// Draws or writes the QR code of the record's address; adds "qr_file" for an image.
+    func attach(_ record: JSONObject) throws(CLIError) -> JSONObject {
+        guard terminal != nil || directory != nil, let address = record["address"]?.stringValue else { return record }
+        let code: QRCode
+        do { code = try QRCode(text: address) } catch { return record }
+        var out = record
+        if let terminal {
+            try terminal.write(code.terminalText() + address + "\n\n")
+        }
+        if let directory {
+            let path = directory + "/" + address.replacingOccurrences(of: ":", with: "_") + "." + format
+            let bytes = format == "svg" ? Array(code.svg().utf8) : code.png()
+            let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            guard fd >= 0 else { throw .writeFailed(reason: "cannot create \(path): \(String(cString: strerror(errno)))") }
+            defer { close(fd) }
+            try OutputStream(fd: fd).write(bytes)
+            out["qr_file"] = .string(path)
+        }
+        return out
     }
 }

@@ -141,4 +141,49 @@ final class DeriveToolTests: XCTestCase {
         }
         XCTAssertTrue(FileManager.default.fileExists(atPath: TestPaths.packageRoot.appendingPathComponent("man/derive.1").path))
     }
+
+    /// QR codes: image files decode (zbarimg) to the address; the terminal drawing, read back
+    /// cell by cell into an image, decodes too.
+    func testQRCodesDecodeToTheAddress() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-qr-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
+        let seed = Shell.lines([["seed": "000102030405060708090a0b0c0d0e0f"]])
+        let png = try Shell.run("derive --purpose 84 --count 2 --qr-dir \(dir.path)", stdin: seed)
+        XCTAssertEqual(png.status, 0, png.stderr)
+        for record in png.records {
+            let file = try XCTUnwrap(record["qr_file"] as? String)
+            let decoded = try Shell.run("zbarimg -q --raw \(file) 2>/dev/null")
+            XCTAssertEqual(decoded.out.trimmingCharacters(in: .whitespacesAndNewlines), record["address"] as? String)
+        }
+        let svg = try Shell.run("derive --coin bch --qr-dir \(dir.path) --qr-format svg", stdin: seed)
+        let svgFile = try XCTUnwrap(svg.records.first?["qr_file"] as? String)
+        XCTAssertTrue(try String(contentsOfFile: svgFile, encoding: .utf8).contains("<svg"))
+
+        let records = dir.appendingPathComponent("seed.jsonl")
+        try seed.write(to: records)
+        let screen = try Shell.run("script -qec \"derive --purpose 84 --qr < \(records.path) > /dev/null\" /dev/null")
+        let lines = screen.out.replacingOccurrences(of: "\r", with: "").split(separator: "\n").map(String.init)
+            .filter { $0.contains("█") || $0.contains("▀") || $0.contains("▄") }
+        XCTAssertGreaterThan(lines.count, 10, screen.out)
+        // Two modules per cell: foreground (█, the top half ▀, the bottom half ▄) is light.
+        var rows = [[UInt8]]()
+        for line in lines {
+            var top = [UInt8](), bottom = [UInt8]()
+            for c in line {
+                top.append(c == "█" || c == "▀" ? 255 : 0)
+                bottom.append(c == "█" || c == "▄" ? 255 : 0)
+            }
+            rows += [top, bottom]
+        }
+        let width = rows.map(\.count).max()!
+        let scale = 4
+        var pgm = Array("P5 \(width * scale) \(rows.count * scale) 255\n".utf8)
+        for row in rows { for _ in 0..<scale { for x in 0..<width { pgm += Array(repeating: x < row.count ? row[x] : 255, count: scale) } } }
+        let image = dir.appendingPathComponent("screen.pgm")
+        try Data(pgm).write(to: image)
+        let decoded = try Shell.run("zbarimg -q --raw \(image.path) 2>/dev/null")
+        XCTAssertEqual(decoded.out.trimmingCharacters(in: .whitespacesAndNewlines), png.records.first?["address"] as? String)
+        XCTAssertEqual(try Shell.run("setsid -w derive --qr", stdin: seed).status, 64)
+    }
 }
