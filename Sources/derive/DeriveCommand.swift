@@ -18,6 +18,16 @@ struct DeriveCommand: ParsableCommand {
         Writes one record per address (or per account with `derive account`). Secret input
         fields are never passed through; private keys are written only with --private.
         See derive(1).
+
+        Examples, one per kind of input:
+          mnemonic generate | derive --purpose 84 --count 3          (a BIP39 phrase)
+          mnemonic to-seed < w.jsonl | derive --coin eth --count 5   (a seed)
+          derive account --purpose 84 < w.jsonl | derive --purpose 84 --count 20
+                                                                     (an account xpub/zpub)
+          echo '{"zpub":"zpub6r…"}' | derive --change both --count 5 (a bare extended key)
+          mnemonic generate --scheme monero | derive --account 1 --count 3
+                                                                     (a Monero seed)
+          derive account --view-only < xmr.jsonl | derive --count 5  (Monero view-only keys)
         """,
         subcommands: [Addresses.self, Account.self],
         defaultSubcommand: Addresses.self

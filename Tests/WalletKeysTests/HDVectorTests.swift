@@ -181,6 +181,40 @@ final class AddressVectorTests: XCTestCase {
     }
 }
 
+/// Coins without a vector file: the address must decode to the right prefix and HASH160.
+final class AddressPrefixTests: XCTestCase {
+    func testLegacyPrefixes() throws {
+        let key = try ExtendedKey.master(seed: try Hex.decodeSecret("000102030405060708090a0b0c0d0e0f")).publicKey
+        let hash = Hash.hash160(key.compressed)
+        let cases: [(String, String, [UInt8], String)] = [
+            ("zec", "main", [0x1C, 0xB8], "t1"), ("doge", "main", [0x1E], "D"), ("ltc", "main", [0x30], "L"),
+            ("btc", "test", [0x6F], ""), ("btc", "main", [0x00], "1"),
+        ]
+        for (coin, network, prefix, start) in cases {
+            let chain = try XCTUnwrap(CoinNetwork.find(coin: coin, network: network))
+            let address = try chain.address(for: key, script: .p2pkh).address
+            XCTAssertTrue(address.hasPrefix(start), "\(coin) \(address)")
+            XCTAssertEqual(try Base58.decodeCheck(address), prefix + hash, coin)
+        }
+        let regtest = try CoinNetwork.find(coin: "btc", network: "regtest")!.address(for: key, script: .p2wpkh).address
+        XCTAssertTrue(regtest.hasPrefix("bcrt1q"))
+        XCTAssertEqual(try SegwitAddress.decode(regtest, hrp: "bcrt").program, hash)
+        XCTAssertThrowsError(try CoinNetwork.find(coin: "doge", network: "main")!.address(for: key, script: .p2wpkh))
+    }
+
+    func testMoneroNetworkPrefixes() throws {
+        let keys = try MoneroKeys(spendSecret: try Hex.decodeSecret("01" + String(repeating: "0", count: 62)))
+        // Monero's own prefixes: mainnet 4…/8…, testnet 9…/B…, stagenet 5…/7….
+        XCTAssertEqual(keys.primaryAddress(.mainnet).first, "4")
+        XCTAssertEqual(keys.primaryAddress(.testnet).first, "9")
+        XCTAssertEqual(keys.primaryAddress(.stagenet).first, "5")
+        XCTAssertEqual(try keys.subaddress(major: 0, minor: 1, .mainnet).address.first, "8")
+        XCTAssertEqual(try keys.subaddress(major: 0, minor: 1, .testnet).address.first, "B")
+        XCTAssertEqual(try keys.subaddress(major: 0, minor: 1, .stagenet).address.first, "7")
+        XCTAssertEqual(try MoneroBase58.decode(keys.primaryAddress(.stagenet)).first, 24)
+    }
+}
+
 final class MoneroKeyTests: XCTestCase {
     func testRegtestWalletKeysAndAddresses() throws {
         let doc = try TestPaths.json(TestPaths.fixture("monero-regtest/expected.json")) as! [String: Any]
