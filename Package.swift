@@ -14,6 +14,7 @@ let package = Package(
     products: [
         .executable(name: "mnemonic", targets: ["mnemonic"]),
         .executable(name: "derive", targets: ["derive"]),
+        .executable(name: "sign-hash", targets: ["sign-hash"]),
         .library(name: "WalletKeys", targets: ["WalletKeys"]),
         .library(name: "WalletCLI", targets: ["WalletCLI"]),
     ],
@@ -31,7 +32,7 @@ let package = Package(
         .target(name: "WalletKeys", dependencies: ["WalletCore"]),
         .target(name: "WalletQR", dependencies: ["CQREncode", "WalletCore"]),
         .target(name: "WalletCLI", dependencies: [
-            "WalletCore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "WalletCore", "WalletKeys", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
         .executableTarget(name: "mnemonic", dependencies: [
@@ -40,6 +41,10 @@ let package = Package(
         ]),
         .executableTarget(name: "derive", dependencies: [
             "WalletCLI", "WalletKeys", "WalletCore", "WalletQR",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .executableTarget(name: "sign-hash", dependencies: [
+            "WalletCLI", "WalletKeys", "WalletCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "satchel-bench", dependencies: ["WalletKeys", "WalletCore"], path: "Benchmarks/satchel-bench"),

@@ -6,4 +6,19 @@ public enum KeySource: Sendable {
     /// place in the tree is `origin` if the user said so, else unknown (nil).
     case bip32(ExtendedKey, origin: DerivationPath?, fromSeed: Bool)
     case monero(MoneroKeys)
+    /// A lone secp256k1 private key (hex or WIF): no tree, no path.
+    case single(SecureBytes)
+}
+
+/// Wallet Import Format: prefix ‖ key ‖ [0x01 if compressed], Base58Check.
+public enum WIF {
+    public static func decode(_ text: String) throws(DerivationError) -> SecureBytes {
+        var raw: [UInt8]
+        do { raw = try Base58.decodeCheck(text) } catch { throw .invalidExtendedKey("WIF: \(error.message)") }
+        defer { SecureBytes.wipe(&raw) }
+        guard raw.count == 33 || (raw.count == 34 && raw[33] == 1) else { throw .invalidExtendedKey("WIF: wrong length") }
+        let key = SecureBytes(raw[1..<33])
+        guard Secp256k1.isValidPrivateKey(key) else { throw .invalidExtendedKey("WIF: key not in 1..n-1") }
+        return key
+    }
 }

@@ -102,66 +102,6 @@ struct ChainOptions: ParsableArguments {
     }
 }
 
-/// Reads the key material of one record.
-struct RecordKeys {
-    /// Field names an extended key may come in: private kinds first, so that a record with
-    /// both an xprv and an xpub derives from the private key.
-    static let extendedKeyFields = ExtendedKeyVersion.all.map(\.privatePrefix) + ["extended_key"]
-        + ExtendedKeyVersion.all.map(\.publicPrefix)
-
-    let chain: ChainOptions
-    let sharedPassphrase: SecureBytes?
-
-    func source(_ record: JSONObject, out: inout JSONObject) throws -> KeySource {
-        let fields = ["mnemonic", "seed"].filter { record[$0] != nil }
-        let isMoneroRecord = (try record.optionalString("scheme")) == "monero"
-        if fields.contains("seed") {
-            guard sharedPassphrase == nil, record["passphrase"] == nil else {
-                throw DerivationError.unsupported("the record has a seed, which already includes any passphrase; drop the passphrase or give the mnemonic instead of the seed")
-            }
-            let seed = try Hex.decodeSecret(record.string("seed", expected: "hex"))
-            if isMoneroRecord || chain.coin == "xmr" { return .monero(try MoneroKeys(seed: seed)) }
-            return .bip32(try ExtendedKey.master(seed: seed), origin: DerivationPath(), fromSeed: true)
-        }
-        if fields.contains("mnemonic") {
-            let phrase = try record.string("mnemonic", expected: "a seed phrase")
-            let scheme = try record.optionalString("scheme").flatMap(MnemonicScheme.init(rawValue:))
-            let mnemonic = try MnemonicSchemes.parse(phrase, scheme: scheme, language: record.optionalString("language"))
-            let passphrase = try PassphraseOptions.forRecord(record, shared: sharedPassphrase, out: &out)
-            let seed = try MnemonicSchemes.handler(for: mnemonic.scheme).seed(of: mnemonic, passphrase: passphrase)
-            if mnemonic.scheme == .monero { return .monero(try MoneroKeys(seed: seed)) }
-            return .bip32(try ExtendedKey.master(seed: seed), origin: DerivationPath(), fromSeed: true)
-        }
-        if let field = Self.extendedKeyFields.first(where: { record[$0] != nil }) {
-            let key = try ExtendedKey(parsing: record.string(field, expected: "an extended key"))
-            // `derive account` writes the key's own path as "path".
-            let originText = try chain.accountPath ?? record.optionalString("account_path") ?? record.optionalString("path")
-            let origin = try originText.map { text throws(DerivationError) in try DerivationPath(parsing: text) }
-            if let origin, origin.components.count != Int(key.depth) {
-                throw DerivationError.invalidPath("account path \(origin) has \(origin.components.count) steps but the key is at depth \(key.depth)")
-            }
-            return .bip32(key, origin: origin, fromSeed: false)
-        }
-        // Monero keys, under the names this tool and monero-wallet-rpc's query_key use.
-        if let field = ["spend_key", "private_spend_key"].first(where: { record[$0] != nil }) {
-            return .monero(try MoneroKeys(spendSecret: try Hex.decodeSecret(record.string(field, expected: "hex"))))
-        }
-        if let field = ["view_key", "private_view_key"].first(where: { record[$0] != nil }) {
-            let view = try Hex.decodeSecret(record.string(field, expected: "hex"))
-            if let spendPublic = try record.optionalString("public_spend_key") {
-                return .monero(try MoneroKeys(viewSecret: view, spendPublic: try Hex.decode(spendPublic)))
-            }
-            if let address = try record.optionalString("address") {
-                let raw = try MoneroBase58.decode(address)
-                guard raw.count >= 69 else { throw DerivationError.invalidMoneroKey("the address is too short") }
-                return .monero(try MoneroKeys(viewSecret: view, spendPublic: Array(raw[raw.count - 68..<raw.count - 36])))
-            }
-            throw RecordError.missingField("public_spend_key", expected: "the public spend key (or the \"address\") beside a view key")
-        }
-        throw RecordError.missingField("mnemonic", expected: "one of mnemonic, seed, an extended key (xpub, zpub, xprv, …), spend_key or view_key")
-    }
-}
-
 /// The chosen coin network and script for a BIP32 source.
 struct Plan {
     let chain: CoinNetwork
@@ -265,7 +205,7 @@ extension DeriveCommand {
             let pipeline = RecordPipeline(tool: "derive")
             let shared: SecureBytes?
             do { shared = try passphrase.read() } catch { return try pipeline.fail(error).exitIfFailed() }
-            let keys = RecordKeys(chain: chainOptions, sharedPassphrase: shared)
+            let keys = RecordKeys(coin: chainOptions.coin, accountPath: chainOptions.accountPath, sharedPassphrase: shared)
             var terminal: OutputStream?
             if qr {
                 let fd = open("/dev/tty", O_WRONLY | O_CLOEXEC)
@@ -283,6 +223,8 @@ extension DeriveCommand {
                     try moneroAddresses(wallet, base: base, record: record, emit: emit)
                 case .bip32(let key, let origin, let fromSeed):
                     try bip32Addresses(key, origin: origin, fromSeed: fromSeed, base: base, emit: emit)
+                case .single:
+                    throw DerivationError.unsupported("a lone private key has no addresses to derive; give a seed or an extended key")
                 }
             }.exitIfFailed()
         }
@@ -390,7 +332,7 @@ extension DeriveCommand {
             let pipeline = RecordPipeline(tool: "derive")
             let shared: SecureBytes?
             do { shared = try passphrase.read() } catch { return try pipeline.fail(error).exitIfFailed() }
-            let keys = RecordKeys(chain: chainOptions, sharedPassphrase: shared)
+            let keys = RecordKeys(coin: chainOptions.coin, accountPath: chainOptions.accountPath, sharedPassphrase: shared)
             try pipeline.run(inputs: input.files) { record in
                 var out = record
                 let source = try keys.source(record, out: &out)
@@ -433,6 +375,8 @@ extension DeriveCommand {
                         guard account.isPrivate else { throw DerivationError.unsupported("--private needs a private key, and the input is watch-only") }
                         out["xprv"] = .string(account.serialized(version: standard))
                     }
+                case .single:
+                    throw DerivationError.unsupported("a lone private key has no account; give a seed or an extended key")
                 }
                 return out
             }.exitIfFailed()

@@ -1,0 +1,273 @@
+import ArgumentParser
+import WalletCLI
+import WalletCore
+import WalletKeys
+
+@main
+struct SignHashCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sign-hash",
+        abstract: "Offline secp256k1 signing of 32-byte hashes: ECDSA (RFC 6979, recoverable) and BIP340 Schnorr.",
+        discussion: """
+        Reads {"hash":"<32 bytes hex>","path":"m/44h/60h/0h/0/0"} records and writes each with
+        its signature. The key is a seed, phrase, xprv, private_key or wif — in the record, in a
+        private --key-file, on --key-fd, or a key-store entry (--wallet). Nothing secret is
+        read from arguments or the environment, and no secret field is passed through.
+
+        Examples:
+          sign-hash --key-file key.json --path "m/44h/60h/0h/0/0" --chain-id 1 < hashes.jsonl
+          sign-hash --scheme schnorr --taproot --path "m/86h/0h/0h/0/0" --key-fd 3 3<key.json
+          sign-hash verify < signatures.jsonl
+          sign-hash recover --coin eth < signatures.jsonl
+        See sign-hash(1).
+        """,
+        subcommands: [Sign.self, Verify.self, Recover.self],
+        defaultSubcommand: Sign.self
+    )
+}
+
+enum SigningScheme: String, ExpressibleByArgument, CaseIterable {
+    case ecdsa, schnorr
+}
+
+/// The signing key of the run, and the keys derived from it, each derived once per path.
+final class KeyCache {
+    private var byPath: [String: SecureBytes] = [:]
+    private var pairs: [String: Secp256k1.SchnorrKeyPair] = [:]
+
+    func key(_ source: KeySource, path: String?, cacheable: Bool) throws -> (key: SecureBytes, path: String?) {
+        switch source {
+        case .single(let key):
+            guard path == nil else { throw DerivationError.unsupported("a lone private key has no paths; drop \"path\"") }
+            return (key, nil)
+        case .monero:
+            throw DerivationError.unsupported("Monero keys do not sign secp256k1 hashes")
+        case .bip32(let root, let origin, _):
+            guard let text = path else { throw RecordError.missingField("path", expected: "the BIP32 path of the signing key, or --path") }
+            let parsed = try DerivationPath(parsing: text)
+            let path = parsed.description  // one spelling per key, whether ' or h was typed
+            if cacheable, let key = byPath[path] { return (key, path) }
+            // From a seed the path is absolute; from an imported key it is relative to it.
+            let node = try root.derive(parsed.components, base: origin ?? DerivationPath())
+            guard let key = node.privateKey else { throw DerivationError.unsupported("an extended public key cannot sign; give the xprv") }
+            if cacheable { byPath[path] = key }
+            return (key, path)
+        }
+    }
+
+    func schnorr(_ key: SecureBytes, tag: String, taproot: Bool, cacheable: Bool) throws -> Secp256k1.SchnorrKeyPair {
+        if cacheable, let pair = pairs[tag] { return pair }
+        let pair = try Secp256k1.SchnorrKeyPair(privateKey: key, taprootTweak: taproot)
+        if cacheable { pairs[tag] = pair }
+        return pair
+    }
+}
+
+/// --key-file / --key-fd: one JSON record holding the run's key (the same fields a record may carry).
+struct KeyOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("A file (mode 0600) holding one JSON record with the key: mnemonic, seed, xprv, private_key or wif.", valueName: "path"))
+    var keyFile: String?
+
+    @Option(help: ArgumentHelp("Read that key record from this open file descriptor.", valueName: "n"))
+    var keyFd: Int32?
+
+    func validate() throws {
+        if keyFile != nil && keyFd != nil { throw ValidationError("give --key-file or --key-fd, not both") }
+        if keyFd == 0 { throw ValidationError("--key-fd 0 would read stdin, which carries the records") }
+    }
+
+    /// The key record, if one was given.
+    func read() throws -> JSONObject? {
+        let secret: SecureBytes
+        if let keyFile { secret = try SecretInput.read(.file(keyFile)) } else if let keyFd { secret = try SecretInput.read(.fileDescriptor(keyFd)) } else { return nil }
+        do { return try JSONParser.parseObject(secret.bytes) } catch {
+            throw RecordError.invalidJSON(offset: error.offset, reason: error.reason)
+        }
+    }
+}
+
+extension SignHashCommand {
+    struct Sign: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Sign each record's hash.")
+
+        @Option(help: "ecdsa (default) or schnorr (BIP340).")
+        var scheme: SigningScheme = .ecdsa
+
+        @Flag(help: "Schnorr: sign with the BIP341 key-path tweak (a BIP86 taproot output key).")
+        var taproot = false
+
+        @Option(help: ArgumentHelp("The key's BIP32 path when a record has no \"path\".", valueName: "path"))
+        var path: String?
+
+        @Option(help: "ECDSA: write EIP-155 v = chain_id·2 + 35 + recovery id instead of 27/28.")
+        var chainId: UInt64?
+
+        @OptionGroup var keyOptions: KeyOptions
+        @OptionGroup var passphrase: PassphraseOptions
+        @OptionGroup var input: InputFiles
+
+        func validate() throws {
+            if taproot && scheme != .schnorr { throw ValidationError("--taproot goes with --scheme schnorr") }
+            if chainId != nil && scheme != .ecdsa { throw ValidationError("--chain-id goes with ECDSA") }
+            if let path { do { _ = try DerivationPath(parsing: path) } catch { throw ValidationError(error.message) } }
+        }
+
+        func run() throws {
+            let pipeline = RecordPipeline(tool: "sign-hash")
+            let reader: RecordKeys
+            var runSource: KeySource?
+            do {
+                reader = RecordKeys(coin: nil, accountPath: nil, sharedPassphrase: try passphrase.read())
+                if let keyRecord = try keyOptions.read() {
+                    var scratch = keyRecord
+                    runSource = try reader.source(keyRecord, out: &scratch)
+                }
+            } catch let error as any WalletError {
+                return try pipeline.fail(error).exitIfFailed()
+            }
+            let cache = KeyCache()
+            try pipeline.run(inputs: input.files) { record in
+                var out = record
+                let hash = try Hex.decode(record.string("hash", expected: "the 32-byte hash to sign, in hex"))
+                guard hash.count == 32 else { throw SignatureError.invalidHashLength(hash.count) }
+                let ownKey = RecordKeys.hasKey(record)
+                guard let source = ownKey ? try reader.source(record, out: &out) : runSource else {
+                    throw RecordError.missingField("private_key", expected: "a key in the record, or --key-file, --key-fd or --wallet")
+                }
+                let (key, keyPath) = try cache.key(source, path: try record.optionalString("path") ?? path, cacheable: !ownKey)
+                out = SecretFields.removed(from: out)
+                if let keyPath { out["path"] = .string(keyPath) }
+                out["scheme"] = .string(scheme.rawValue)
+                switch scheme {
+                case .ecdsa:
+                    let sig = try Secp256k1.signECDSA(hash: hash, privateKey: key)
+                    out["signature"] = .string(Hex.encode(sig.compact))
+                    out["recovery_id"] = .number(String(sig.recoveryID))
+                    let v = chainId.map { $0 * 2 + 35 + UInt64(sig.recoveryID) } ?? UInt64(27 + sig.recoveryID)
+                    out["v"] = .number(String(v))
+                    out["der"] = .string(Hex.encode(sig.der))
+                    out["public_key"] = .string(Hex.encode(try Secp256k1.publicKey(of: key).compressed))
+                case .schnorr:
+                    let pair = try cache.schnorr(key, tag: (keyPath ?? "") + (taproot ? "#tr" : ""), taproot: taproot, cacheable: !ownKey)
+                    // "aux_rand" in a record reproduces BIP340 test vectors; otherwise fresh randomness.
+                    let aux = try record.optionalString("aux_rand").map { text throws -> [UInt8] in try Hex.decode(text) }
+                    out["signature"] = .string(Hex.encode(try pair.sign(hash, auxRand: aux)))
+                    out["public_key"] = .string(Hex.encode(pair.xOnlyPublicKey))
+                    if taproot { out["taproot"] = .bool(true) }
+                }
+                return out
+            }.exitIfFailed()
+        }
+    }
+
+    struct Verify: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Check signatures: each record's hash, signature and public_key (or Ethereum/Bitcoin address).",
+            discussion: """
+            ECDSA records may name the signer by "address" instead of "public_key" (with their
+            "recovery_id" or "v"): the key is recovered and its address compared. A record that
+            does not verify is an error record (sign.verification_failed) and the exit status is 65.
+            """)
+
+        @Option(help: ArgumentHelp("The expected signer's address (Ethereum, or Bitcoin P2PKH/P2WPKH) for records that name none.", valueName: "address"))
+        var address: String?
+
+        @OptionGroup var input: InputFiles
+
+        func run() throws {
+            try RecordPipeline(tool: "sign-hash").run(inputs: input.files) { record in
+                var out = record
+                let hash = try Hex.decode(record.string("hash", expected: "hex"))
+                let signature = try Hex.decode(record.string("signature", expected: "hex r‖s (64 bytes)"))
+                if let address {
+                    // The expected signer replaces whatever key the record itself claims.
+                    out["address"] = .string(address)
+                    out["public_key"] = nil
+                }
+                let record = out
+                let scheme = try record.optionalString("scheme") ?? "ecdsa"
+                let valid: Bool
+                switch scheme {
+                case "schnorr":
+                    let key: [UInt8]
+                    if let hex = try record.optionalString("public_key") {
+                        key = try Hex.decode(hex)
+                    } else {
+                        // A taproot address commits to the x-only output key itself.
+                        let address = try record.string("address", expected: "the 32-byte x-only public_key or a taproot address")
+                        let hrp = String(address.lowercased().prefix { $0 != "1" })
+                        let (version, program) = try SegwitAddress.decode(address, hrp: hrp)
+                        guard version == 1, program.count == 32 else { throw RecordError.invalidField(field: "address", reason: "not a taproot (P2TR) address") }
+                        key = program
+                    }
+                    guard hash.count == 32 else { throw SignatureError.invalidHashLength(hash.count) }
+                    valid = Secp256k1.verifySchnorr(message: hash, signature: signature, xOnlyPublicKey: key)
+                case "ecdsa":
+                    if let hex = try record.optionalString("public_key") {
+                        valid = try Secp256k1.verifyECDSA(hash: hash, compact: signature, publicKey: try Secp256k1.PublicKey(parsing: try Hex.decode(hex)))
+                    } else {
+                        let address = try record.string("address", expected: "the signer's public_key or address")
+                        let recovered = try Secp256k1.recoverECDSA(hash: hash, compact: signature, recoveryID: try recoveryID(record))
+                        valid = try addresses(of: recovered).contains { $0.caseInsensitiveCompare(address) == .orderedSame }
+                            && (try Secp256k1.verifyECDSA(hash: hash, compact: signature, publicKey: recovered))
+                    }
+                default:
+                    throw RecordError.invalidField(field: "scheme", reason: "must be ecdsa or schnorr")
+                }
+                guard valid else { throw SignatureError.verificationFailed }
+                out["valid"] = .bool(true)
+                return out
+            }.exitIfFailed()
+        }
+    }
+
+    struct Recover: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "The public key (and address) that made a recoverable ECDSA signature.")
+
+        @Option(help: "Write the address for this coin too: eth or btc (P2PKH and P2WPKH).")
+        var coin: String = "eth"
+
+        @OptionGroup var input: InputFiles
+
+        func validate() throws {
+            guard ["eth", "btc"].contains(coin) else { throw ValidationError("--coin must be eth or btc") }
+        }
+
+        func run() throws {
+            try RecordPipeline(tool: "sign-hash").run(inputs: input.files) { record in
+                var out = record
+                let hash = try Hex.decode(record.string("hash", expected: "hex"))
+                let signature = try Hex.decode(record.string("signature", expected: "hex r‖s (64 bytes)"))
+                let key = try Secp256k1.recoverECDSA(hash: hash, compact: signature, recoveryID: try recoveryID(record))
+                out["public_key"] = .string(Hex.encode(key.compressed))
+                if coin == "eth" {
+                    out["address"] = .string(try CoinNetwork.find(coin: "eth", network: "main")!.address(for: key, script: .ethereum).address)
+                } else {
+                    let btc = CoinNetwork.find(coin: "btc", network: "main")!
+                    out["address"] = .string(try btc.address(for: key, script: .p2pkh).address)
+                    out["p2wpkh_address"] = .string(try btc.address(for: key, script: .p2wpkh).address)
+                }
+                return out
+            }.exitIfFailed()
+        }
+    }
+}
+
+/// The recovery id from "recovery_id", or from an Ethereum "v" (27/28, or EIP-155).
+func recoveryID(_ record: JSONObject) throws -> Int {
+    if let id = try record.optionalInt("recovery_id") { return id }
+    guard let v = try record.optionalInt("v") else { throw RecordError.missingField("recovery_id", expected: "recovery_id (0–3) or v") }
+    if v == 27 || v == 28 { return v - 27 }
+    if v >= 35 { return (v - 35) % 2 }
+    throw RecordError.invalidField(field: "v", reason: "must be 27, 28 or an EIP-155 value (≥ 35)")
+}
+
+/// The addresses a key may be named by in `verify`.
+func addresses(of key: Secp256k1.PublicKey) throws -> [String] {
+    let btc = CoinNetwork.find(coin: "btc", network: "main")!
+    return [
+        try CoinNetwork.find(coin: "eth", network: "main")!.address(for: key, script: .ethereum).address,
+        try btc.address(for: key, script: .p2pkh).address,
+        try btc.address(for: key, script: .p2wpkh).address,
+    ]
+}
