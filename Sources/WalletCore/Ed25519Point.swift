@@ -16,7 +16,7 @@ public enum Ed25519 {
     public static func basePointMultiple(_ scalar: SecureBytes) throws(PointError) -> [UInt8] {
         Sodium.ensureInitialized()
         var out = [UInt8](repeating: 0, count: 32)
-        let ok = scalar.withUnsafeBytes { crypto_scalarmult_ed25519_base_noclamp(&out, $0.bytes) }
+        let ok = scalar.withUnsafeBytes { crypto_scalarmult_ed25519_base_noclamp(&out, $0.uint8Pointer) }
         guard ok == 0 else { throw .invalidScalar }
         return out
     }
@@ -25,7 +25,7 @@ public enum Ed25519 {
     public static func multiply(_ scalar: SecureBytes, _ point: [UInt8]) throws(PointError) -> [UInt8] {
         guard isValidPoint(point) else { throw .invalidPoint }
         var out = [UInt8](repeating: 0, count: 32)
-        let ok = scalar.withUnsafeBytes { crypto_scalarmult_ed25519_noclamp(&out, $0.bytes, point) }
+        let ok = scalar.withUnsafeBytes { crypto_scalarmult_ed25519_noclamp(&out, $0.uint8Pointer, point) }
         guard ok == 0 else { throw .invalidScalar }
         return out
     }

@@ -10,7 +10,7 @@ public enum Ed25519Scalar {
         defer { SecureBytes.wipe(&wide) }
         input.withUnsafeBytes { for i in 0..<32 { wide[i] = $0[i] } }
         let out = SecureBytes(count: 32)
-        out.withUnsafeMutableBytes { crypto_core_ed25519_scalar_reduce($0.bytes, wide) }
+        out.withUnsafeMutableBytes { crypto_core_ed25519_scalar_reduce($0.uint8Pointer, wide) }
         return out
     }
 

@@ -3,13 +3,15 @@
 nonisolated(unsafe) private let emptyByte = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
 
 extension UnsafeRawBufferPointer {
-    var bytes: UnsafePointer<UInt8> {
+    /// A pointer for C, valid even when the buffer is empty.
+    public var uint8Pointer: UnsafePointer<UInt8> {
         baseAddress.map { $0.assumingMemoryBound(to: UInt8.self) } ?? UnsafePointer(emptyByte)
     }
 }
 
 extension UnsafeMutableRawBufferPointer {
-    var bytes: UnsafeMutablePointer<UInt8> {
+    /// A pointer for C, valid even when the buffer is empty.
+    public var uint8Pointer: UnsafeMutablePointer<UInt8> {
         baseAddress.map { $0.assumingMemoryBound(to: UInt8.self) } ?? emptyByte
     }
 }

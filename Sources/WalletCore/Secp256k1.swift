@@ -29,7 +29,7 @@ public enum Secp256k1 {
     nonisolated(unsafe) public static let context: OpaquePointer = {
         let ctx = secp256k1_context_create(UInt32(SECP256K1_CONTEXT_NONE))!
         let seed = Sodium.randomBytes(32)
-        _ = seed.withUnsafeBytes { secp256k1_context_randomize(ctx, $0.bytes) }
+        _ = seed.withUnsafeBytes { secp256k1_context_randomize(ctx, $0.uint8Pointer) }
         return ctx
     }()
 
@@ -84,14 +84,14 @@ public enum Secp256k1 {
     }
 
     public static func isValidPrivateKey(_ key: SecureBytes) -> Bool {
-        key.count == 32 && key.withUnsafeBytes { secp256k1_ec_seckey_verify(context, $0.bytes) } == 1
+        key.count == 32 && key.withUnsafeBytes { secp256k1_ec_seckey_verify(context, $0.uint8Pointer) } == 1
     }
 
     /// k·G. Constant-time in k (libsecp256k1).
     public static func publicKey(of privateKey: SecureBytes) throws(CurveError) -> PublicKey {
         guard privateKey.count == 32 else { throw .invalidPrivateKey }
         var key = secp256k1_pubkey()
-        let ok = privateKey.withUnsafeBytes { secp256k1_ec_pubkey_create(context, &key, $0.bytes) }
+        let ok = privateKey.withUnsafeBytes { secp256k1_ec_pubkey_create(context, &key, $0.uint8Pointer) }
         guard ok == 1 else { throw .invalidPrivateKey }
         return PublicKey(raw: key)
     }
@@ -99,7 +99,7 @@ public enum Secp256k1 {
     /// (k + tweak) mod n, refused when tweak ≥ n or the sum is zero (BIP32 CKDpriv).
     public static func add(tweak: [UInt8], to privateKey: SecureBytes) throws(CurveError) -> SecureBytes {
         let out = SecureBytes(privateKey.bytes)
-        let ok = out.withUnsafeMutableBytes { secp256k1_ec_seckey_tweak_add(context, $0.bytes, tweak) }
+        let ok = out.withUnsafeMutableBytes { secp256k1_ec_seckey_tweak_add(context, $0.uint8Pointer, tweak) }
         guard ok == 1 else { throw .invalidTweak }
         return out
     }

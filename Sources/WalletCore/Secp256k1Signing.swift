@@ -52,7 +52,7 @@ extension Secp256k1 {
     public static func signECDSA(hash: [UInt8], privateKey: SecureBytes) throws(SignatureError) -> ECDSASignature {
         guard hash.count == 32 else { throw .invalidHashLength(hash.count) }
         var sig = secp256k1_ecdsa_recoverable_signature()
-        let ok = privateKey.withUnsafeBytes { secp256k1_ecdsa_sign_recoverable(context, &sig, hash, $0.bytes, nil, nil) }
+        let ok = privateKey.withUnsafeBytes { secp256k1_ecdsa_sign_recoverable(context, &sig, hash, $0.uint8Pointer, nil, nil) }
         guard ok == 1 else { throw .invalidSignature }
         var compact = [UInt8](repeating: 0, count: 64)
         var recid: Int32 = 0
@@ -87,7 +87,7 @@ extension Secp256k1 {
         /// `taprootTweak`: tweak the key by H_TapTweak(x(P)) first (BIP341 key-path spend of a
         /// BIP86 output, no script tree).
         public init(privateKey: SecureBytes, taprootTweak: Bool = false) throws(CurveError) {
-            let ok = privateKey.withUnsafeBytes { secp256k1_keypair_create(Secp256k1.context, &keypair, $0.bytes) }
+            let ok = privateKey.withUnsafeBytes { secp256k1_keypair_create(Secp256k1.context, &keypair, $0.uint8Pointer) }
             guard ok == 1 else { throw .invalidPrivateKey }
             if taprootTweak {
                 let tweak = Hash.tagged("TapTweak", internalXOnly)

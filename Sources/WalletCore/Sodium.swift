@@ -29,7 +29,7 @@ public enum Hash {
     public static func sha256(_ data: UnsafeRawBufferPointer) -> [UInt8] {
         Sodium.ensureInitialized()
         var out = [UInt8](repeating: 0, count: 32)
-        crypto_hash_sha256(&out, data.bytes, UInt64(data.count))
+        crypto_hash_sha256(&out, data.uint8Pointer, UInt64(data.count))
         return out
     }
 
@@ -50,10 +50,10 @@ public enum Hash {
         Sodium.ensureInitialized()
         var state = crypto_auth_hmacsha512_state()
         defer { withUnsafeMutableBytes(of: &state) { sodium_memzero($0.baseAddress, $0.count) } }
-        crypto_auth_hmacsha512_init(&state, key.bytes, key.count)
-        crypto_auth_hmacsha512_update(&state, data.bytes, UInt64(data.count))
+        crypto_auth_hmacsha512_init(&state, key.uint8Pointer, key.count)
+        crypto_auth_hmacsha512_update(&state, data.uint8Pointer, UInt64(data.count))
         let out = SecureBytes(count: 64)
-        out.withUnsafeMutableBytes { _ = crypto_auth_hmacsha512_final(&state, $0.bytes) }
+        out.withUnsafeMutableBytes { _ = crypto_auth_hmacsha512_final(&state, $0.uint8Pointer) }
         return out
     }
 
@@ -77,17 +77,17 @@ public enum Hash {
             SecureBytes.wipe(&u)
             SecureBytes.wipe(&t)
         }
-        crypto_auth_hmacsha512_init(&keyed, password.bytes, password.count)
+        crypto_auth_hmacsha512_init(&keyed, password.uint8Pointer, password.count)
         let blocks = (keyLength + 63) / 64
         output.withUnsafeMutableBytes { out in
             u.withUnsafeMutableBufferPointer { u in
                 t.withUnsafeMutableBufferPointer { t in
                     for block in 1...blocks {
                         state = keyed
-                        crypto_auth_hmacsha512_update(&state, salt.bytes, UInt64(salt.count))
+                        crypto_auth_hmacsha512_update(&state, salt.uint8Pointer, UInt64(salt.count))
                         var index = UInt32(block).bigEndian
                         withUnsafeBytes(of: &index) {
-                            _ = crypto_auth_hmacsha512_update(&state, $0.bytes, 4)
+                            _ = crypto_auth_hmacsha512_update(&state, $0.uint8Pointer, 4)
                         }
                         crypto_auth_hmacsha512_final(&state, u.baseAddress!)
                         for i in 0..<64 { t[i] = u[i] }

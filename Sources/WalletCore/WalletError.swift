@@ -6,6 +6,7 @@ public enum ExitStatus: Int32, Sendable, Comparable, CaseIterable {
     case noInput = 66        // EX_NOINPUT: an input file does not exist or cannot be opened
     case unavailable = 69    // EX_UNAVAILABLE: no reader, node down
     case software = 70       // EX_SOFTWARE: a bug in Satchel
+    case cantCreate = 73     // EX_CANTCREAT: an entry or file exists already
     case ioError = 74        // EX_IOERR: reading or writing failed
     case tryAgain = 75       // EX_TEMPFAIL: a lock is held
     case protocolError = 76  // EX_PROTOCOL: bad APDU or node reply
@@ -22,6 +23,7 @@ public enum ExitStatus: Int32, Sendable, Comparable, CaseIterable {
         case .noPermission: 2
         case .protocolError: 3
         case .tryAgain: 4
+        case .cantCreate: 5
         case .unavailable: 5
         case .noInput: 6
         case .ioError: 7

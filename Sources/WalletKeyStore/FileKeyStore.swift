@@ -1,0 +1,172 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import WalletCore
+
+/// A directory of entry files, NAME.key, each 0600 in a 0700 directory. Writes are atomic
+/// (temporary file, fsync, rename, fsync of the directory) and serialised by a lock file, so
+/// a killed writer leaves the old file whole and two writers cannot interleave.
+public struct FileKeyStore: KeyStorer {
+    public let directory: String
+    public let kdf: KDFParameters
+    public static let minimumPassphraseLength = 8
+
+    public init(directory: String, kdf: KDFParameters = .moderate) {
+        self.directory = directory
+        self.kdf = kdf
+    }
+
+    /// $XDG_DATA_HOME/satchel/keystore, else ~/.local/share/satchel/keystore.
+    public static var defaultDirectory: String {
+        let env = ProcessInfo.processInfo.environment
+        let base = env["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? ((env["HOME"] ?? "/root") + "/.local/share")
+        return base + "/satchel/keystore"
+    }
+
+    public static func validate(name: String) throws(KeyStoreError) {
+        let ok = (1...64).contains(name.utf8.count) && !name.hasPrefix(".")
+            && name.utf8.allSatisfy { c in (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c == 46 || c == 95 || c == 45 }
+        guard ok else { throw .invalidName(name) }
+    }
+
+    private func path(_ name: String) -> String { directory + "/" + name + ".key" }
+
+    public func store(_ entry: KeyStoreEntry, passphrase: SecureBytes) throws(KeyStoreError) {
+        try Self.validate(name: entry.metadata.name)
+        guard passphrase.count >= Self.minimumPassphraseLength else { throw .weakPassphrase(minimum: Self.minimumPassphraseLength) }
+        let sealed = try EntryFile.seal(entry, passphrase: passphrase, kdf: kdf)
+        try withLock { () throws(KeyStoreError) in
+            guard access(path(entry.metadata.name), F_OK) != 0 else { throw .entryExists(entry.metadata.name) }
+            try atomicWrite(sealed, to: path(entry.metadata.name))
+        }
+    }
+
+    public func load(_ name: String, passphrase: SecureBytes) throws(KeyStoreError) -> KeyStoreEntry {
+        try Self.validate(name: name)
+        return try EntryFile.open(try read(name), name: name, passphrase: passphrase)
+    }
+
+    public func list() throws(KeyStoreError) -> [EntryMetadata] {
+        guard access(directory, F_OK) == 0 else { return [] }
+        try checkDirectory()
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
+            .filter { $0.hasSuffix(".key") && !$0.hasPrefix(".") }.map { String($0.dropLast(4)) }.sorted()
+        var out = [EntryMetadata]()
+        for name in names { out.append(try EntryFile.metadata(of: try read(name), name: name)) }
+        return out
+    }
+
+    /// Overwrites the file with random bytes, syncs, then unlinks it. On flash storage or a
+    /// copy-on-write file system the old blocks may survive; see keystore(1).
+    public func destroy(_ name: String) throws(KeyStoreError) {
+        try Self.validate(name: name)
+        try withLock { () throws(KeyStoreError) in
+            let file = path(name)
+            let fd = Glibc.open(file, O_WRONLY | O_NOFOLLOW | O_CLOEXEC)
+            guard fd >= 0 else { throw errno == ENOENT ? .unknownEntry(name) : .io("cannot open \(file): \(String(cString: strerror(errno)))") }
+            var info = stat()
+            fstat(fd, &info)
+            let noise = Sodium.randomBytes(Int(info.st_size)).bytes
+            let ok = writeAll(fd, noise) && fsync(fd) == 0
+            close(fd)
+            guard ok else { throw .io("cannot overwrite \(file): \(String(cString: strerror(errno)))") }
+            guard unlink(file) == 0 else { throw .io("cannot remove \(file): \(String(cString: strerror(errno)))") }
+            syncDirectory()
+        }
+    }
+
+    public func changePassphrase(_ name: String, from old: SecureBytes, to new: SecureBytes) throws(KeyStoreError) {
+        guard new.count >= Self.minimumPassphraseLength else { throw .weakPassphrase(minimum: Self.minimumPassphraseLength) }
+        try withLock { () throws(KeyStoreError) in
+            let entry = try load(name, passphrase: old)
+            try atomicWrite(try EntryFile.seal(entry, passphrase: new, kdf: kdf), to: path(name))
+        }
+    }
+
+    /// Replaces an entry's birthdays (metadata), keeping its secret.
+    public func setBirthdays(_ name: String, _ birthdays: [String: Int], passphrase: SecureBytes) throws(KeyStoreError) {
+        try withLock { () throws(KeyStoreError) in
+            var entry = try load(name, passphrase: passphrase)
+            entry.metadata.birthdays.merge(birthdays) { $1 }
+            try atomicWrite(try EntryFile.seal(entry, passphrase: passphrase, kdf: kdf), to: path(name))
+        }
+    }
+
+    // MARK: - Files
+
+    private func read(_ name: String) throws(KeyStoreError) -> [UInt8] {
+        try checkDirectory()
+        let fd = Glibc.open(path(name), O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { throw errno == ENOENT ? .unknownEntry(name) : .io("cannot open \(path(name)): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var out = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n >= 0 else { throw .io("cannot read \(path(name))") }
+            if n == 0 { break }
+            out += buffer[0..<n]
+            guard out.count <= 1 << 20 else { throw .damaged(name: name, reason: "larger than 1 MiB") }
+        }
+        return out
+    }
+
+    /// Creates the directory 0700 if needed; refuses one that others can read.
+    private func checkDirectory() throws(KeyStoreError) {
+        if access(directory, F_OK) != 0 {
+            do { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]) } catch {
+                throw .io("cannot create \(directory)")
+            }
+        }
+        var info = stat()
+        guard stat(directory, &info) == 0 else { throw .io("cannot stat \(directory)") }
+        guard info.st_mode & 0o077 == 0 else { throw .insecureDirectory(path: directory, mode: String(info.st_mode & 0o777, radix: 8)) }
+    }
+
+    private func withLock<T>(_ body: () throws(KeyStoreError) -> T) throws(KeyStoreError) -> T {
+        try checkDirectory()
+        let fd = Glibc.open(directory + "/.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw .io("cannot open the lock file in \(directory)") }
+        defer { close(fd) }
+        // Wait up to ten seconds for another writer, then say so (exit 75).
+        var waited = 0
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            guard waited < 200 else { throw .locked(directory: directory) }
+            usleep(50_000)
+            waited += 1
+        }
+        defer { flock(fd, LOCK_UN) }
+        return try body()
+    }
+
+    private func atomicWrite(_ bytes: [UInt8], to file: String) throws(KeyStoreError) {
+        let temp = directory + "/.tmp-\(getpid())-\(Sodium.randomUniform(1 << 30))"
+        let fd = Glibc.open(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw .io("cannot create a file in \(directory): \(String(cString: strerror(errno)))") }
+        let ok = writeAll(fd, bytes) && fsync(fd) == 0
+        close(fd)
+        guard ok, rename(temp, file) == 0 else {
+            unlink(temp)
+            throw .io("cannot write \(file): \(String(cString: strerror(errno)))")
+        }
+        syncDirectory()
+    }
+
+    private func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { return false }
+            offset += n
+        }
+        return true
+    }
+
+    private func syncDirectory() {
+        let fd = Glibc.open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if fd >= 0 { fsync(fd); close(fd) }
+    }
+}
