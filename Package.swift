@@ -15,6 +15,7 @@ let package = Package(
         .executable(name: "mnemonic", targets: ["mnemonic"]),
         .executable(name: "derive", targets: ["derive"]),
         .executable(name: "sign-hash", targets: ["sign-hash"]),
+        .executable(name: "keystore", targets: ["keystore"]),
         .library(name: "WalletKeys", targets: ["WalletKeys"]),
         .library(name: "WalletCLI", targets: ["WalletCLI"]),
     ],
@@ -46,6 +47,10 @@ let package = Package(
         ]),
         .executableTarget(name: "sign-hash", dependencies: [
             "WalletCLI", "WalletKeys", "WalletCore",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .executableTarget(name: "keystore", dependencies: [
+            "WalletCLI", "WalletKeyStore", "WalletCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "satchel-bench", dependencies: ["WalletKeys", "WalletCore"], path: "Benchmarks/satchel-bench"),

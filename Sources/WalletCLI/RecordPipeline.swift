@@ -127,16 +127,32 @@ public final class RecordPipeline {
             // An error record from a tool upstream travels on untouched, so it reaches the end
             // of the pipeline with its own line number; it is not this tool's error.
             if record["type"] == .string("error") { return try emit(record) }
-            do {
-                try transform(record, emit)
-            } catch let error as CLIError where error.exitStatus == .ioError {
-                throw error
-            } catch let error as any WalletError {
-                try report(error, at: location)
-            } catch {
-                try report(InternalError(typeName: String(describing: type(of: error))), at: location)
-            }
+            try apply(transform, to: record, at: location)
         }
+    }
+
+    private func apply(_ transform: (JSONObject, (JSONObject) throws(CLIError) -> Void) throws -> Void,
+                       to record: JSONObject, at location: RecordLocation) throws(CLIError) {
+        do {
+            try transform(record, emit)
+        } catch let error as CLIError where error.exitStatus == .ioError {
+            throw error
+        } catch let error as any WalletError {
+            try report(error, at: location)
+        } catch {
+            try report(InternalError(typeName: String(describing: type(of: error))), at: location)
+        }
+    }
+
+    /// Runs `transform` once on `record` without reading any input (derive --wallet: the key
+    /// comes from the key store, not from stdin).
+    public func runOnce(_ record: JSONObject, _ transform: (JSONObject, _ emit: (JSONObject) throws(CLIError) -> Void) throws -> Void) -> ExitStatus {
+        do {
+            try apply(transform, to: record, at: RecordLocation(file: nil, line: nil))
+        } catch {
+            return fail(error)
+        }
+        return status
     }
 
     /// The offset of the first byte that is not part of well-formed UTF-8, if any.

@@ -26,15 +26,18 @@ public struct EntryMetadata: Sendable, Equatable {
     public var passphraseProtected: Bool
     /// BIP39 wordlist for bip39-mnemonic entries.
     public var language: String?
+    /// For xpub entries: the key's own derivation path, if known.
+    public var path: String?
 
     public init(name: String, kind: EntryKind, created: Int, birthdays: [String: Int] = [:],
-                passphraseProtected: Bool = false, language: String? = nil) {
+                passphraseProtected: Bool = false, language: String? = nil, path: String? = nil) {
         self.name = name
         self.kind = kind
         self.created = created
         self.birthdays = birthdays
         self.passphraseProtected = passphraseProtected
         self.language = language
+        self.path = path
     }
 }
 

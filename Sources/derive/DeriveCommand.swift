@@ -185,6 +185,7 @@ extension DeriveCommand {
         var qrFormat: String = "png"
 
         @OptionGroup var passphrase: PassphraseOptions
+        @OptionGroup var walletOptions: WalletOptions
         @OptionGroup var input: InputFiles
 
         func validate() throws {
@@ -204,7 +205,11 @@ extension DeriveCommand {
         func run() throws {
             let pipeline = RecordPipeline(tool: "derive")
             let shared: SecureBytes?
-            do { shared = try passphrase.read() } catch { return try pipeline.fail(error).exitIfFailed() }
+            let walletSource: KeySource?
+            do {
+                shared = try passphrase.read()
+                walletSource = try walletOptions.keySource(bip39Passphrase: shared)
+            } catch let error as any WalletError { return try pipeline.fail(error).exitIfFailed() }
             let keys = RecordKeys(coin: chainOptions.coin, accountPath: chainOptions.accountPath, sharedPassphrase: shared)
             var terminal: OutputStream?
             if qr {
@@ -213,10 +218,10 @@ extension DeriveCommand {
                 terminal = OutputStream(fd: fd)
             }
             let show = QRSink(terminal: terminal, directory: qrDir, format: qrFormat)
-            try pipeline.run(inputs: input.files) { record, emit in
+            let body = { (record: JSONObject, emit: (JSONObject) throws(CLIError) -> Void) throws in
                 let emit = { (out: JSONObject) throws(CLIError) -> Void in try emit(try show.attach(out)) }
                 var base = record
-                let source = try keys.source(record, out: &base)
+                let source = try walletSource ?? keys.source(record, out: &base)
                 base = SecretFields.removed(from: base)
                 switch source {
                 case .monero(let wallet):
@@ -226,7 +231,9 @@ extension DeriveCommand {
                 case .single:
                     throw DerivationError.unsupported("a lone private key has no addresses to derive; give a seed or an extended key")
                 }
-            }.exitIfFailed()
+            }
+            // With --wallet the key store holds the key: no input records are read.
+            try (walletSource != nil ? pipeline.runOnce(JSONObject(), body) : pipeline.run(inputs: input.files, body)).exitIfFailed()
         }
 
         private func bip32Addresses(_ key: ExtendedKey, origin: DerivationPath?, fromSeed: Bool, base: JSONObject,
@@ -326,16 +333,21 @@ extension DeriveCommand {
         var viewOnly = false
 
         @OptionGroup var passphrase: PassphraseOptions
+        @OptionGroup var walletOptions: WalletOptions
         @OptionGroup var input: InputFiles
 
         func run() throws {
             let pipeline = RecordPipeline(tool: "derive")
             let shared: SecureBytes?
-            do { shared = try passphrase.read() } catch { return try pipeline.fail(error).exitIfFailed() }
+            let walletSource: KeySource?
+            do {
+                shared = try passphrase.read()
+                walletSource = try walletOptions.keySource(bip39Passphrase: shared)
+            } catch let error as any WalletError { return try pipeline.fail(error).exitIfFailed() }
             let keys = RecordKeys(coin: chainOptions.coin, accountPath: chainOptions.accountPath, sharedPassphrase: shared)
-            try pipeline.run(inputs: input.files) { record in
+            let body = { (record: JSONObject, emit: (JSONObject) throws(CLIError) -> Void) throws in
                 var out = record
-                let source = try keys.source(record, out: &out)
+                let source = try walletSource ?? keys.source(record, out: &out)
                 out = SecretFields.removed(from: out)
                 switch source {
                 case .monero(let wallet):
@@ -378,8 +390,9 @@ extension DeriveCommand {
                 case .single:
                     throw DerivationError.unsupported("a lone private key has no account; give a seed or an extended key")
                 }
-                return out
-            }.exitIfFailed()
+                try emit(out)
+            }
+            try (walletSource != nil ? pipeline.runOnce(JSONObject(), body) : pipeline.run(inputs: input.files, body)).exitIfFailed()
         }
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import WalletCLI
 import WalletCore
 import WalletKeys
+import Foundation
 
 @main
 struct MnemonicCommand: ParsableCommand {
@@ -98,8 +99,29 @@ extension MnemonicCommand {
         @Option(help: "How many phrases to write.")
         var count: Int = 1
 
+        @Option(help: ArgumentHelp("Store the new phrase in the key store under this name first, and print it only once that write has succeeded.", valueName: "name"))
+        var store: String?
+
+        @Flag(help: "With --store: then ask for a few words at random positions on the terminal, to check the written copy.")
+        var confirm = false
+
+        @Flag(help: "With --store: mark the entry as used with a BIP39 passphrase (never stored).")
+        var bip39Passphrase = false
+
+        @Option(help: ArgumentHelp("With --store: a birthday height, chain=height (repeatable).", valueName: "chain=height"))
+        var birthday: [String] = []
+
+        @OptionGroup var keyStore: KeyStoreOptions
+
         func validate() throws {
             guard count >= 1 else { throw ValidationError("--count must be at least 1") }
+            if store != nil && count != 1 { throw ValidationError("--store keeps one phrase: drop --count") }
+            if store == nil && (confirm || bip39Passphrase || !birthday.isEmpty) {
+                throw ValidationError("--confirm, --bip39-passphrase and --birthday go with --store")
+            }
+            for item in birthday where item.split(separator: "=").count != 2 || Int(item.split(separator: "=").last ?? "") == nil {
+                throw ValidationError("--birthday takes chain=height")
+            }
             let handler = MnemonicSchemes.handler(for: schemeOptions.parsedScheme ?? .bip39)
             if let words, handler.entropyBytes(forWordCount: words) == nil {
                 let allowed = handler.entropyLengths.map { String(handler.wordCount(forEntropyBytes: $0)) }
@@ -120,10 +142,41 @@ extension MnemonicCommand {
                     record["language"] = .string(mnemonic.language)
                     record["mnemonic"] = .string(mnemonic.phrase)
                     record["entropy"] = .string(handler.entropy(of: mnemonic).hex)
+                    if let store {
+                        // KeyStorer: the phrase is shown only after it is safely stored.
+                        try storeFirst(record, name: store)
+                        record["stored_as"] = .string(store)
+                    }
                     try pipeline.emit(record)
+                    if confirm { try confirmWords(mnemonic) }
                 }
             } catch let error as any WalletError {
                 try pipeline.fail(error).exitIfFailed()
+            }
+        }
+
+        private func storeFirst(_ record: JSONObject, name: String) throws {
+            var birthdays = [String: Int]()
+            for item in birthday {
+                let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
+                birthdays[parts[0]] = Int(parts[1])
+            }
+            let entry = try KeyStoreRecords.entry(from: record, name: name, birthdays: birthdays,
+                                                  passphraseProtected: bip39Passphrase, now: Int(Date().timeIntervalSince1970))
+            try keyStore.store.store(entry, passphrase: try keyStore.passphrase(confirm: true))
+        }
+
+        /// Asks for three words at random positions, echo off, on /dev/tty.
+        private func confirmWords(_ mnemonic: Mnemonic) throws {
+            var positions = Set<Int>()
+            while positions.count < 3 { positions.insert(Int(Sodium.randomUniform(UInt32(mnemonic.words.count)))) }
+            for position in positions.sorted() {
+                let typed = try SecretInput.read(.prompt(label: "Word \(position + 1) of your written copy: ", confirm: false))
+                let words = PhraseText.words(String(decoding: typed.bytes, as: UTF8.self))
+                let list = mnemonic.scheme == .monero ? MoneroSeed.wordlist : BIP39.wordlist(mnemonic.language)!
+                guard words.count == 1, list.lookup(words[0]) == mnemonic.indices[position] else {
+                    throw ConfirmationError.wordMismatch(position: position + 1)
+                }
             }
         }
     }
@@ -250,5 +303,18 @@ extension MnemonicCommand {
                 return out
             }.exitIfFailed()
         }
+    }
+}
+
+/// A written copy that does not match the phrase. The entry stays stored: the phrase is right,
+/// the paper copy is what needs checking.
+enum ConfirmationError: WalletError {
+    case wordMismatch(position: Int)
+    var code: String { "mnemonic.confirmation_failed" }
+    var message: String {
+        if case .wordMismatch(let p) = self {
+            return "word \(p) does not match: check your written copy (the entry is stored; nothing was lost)"
+        }
+        return ""
     }
 }

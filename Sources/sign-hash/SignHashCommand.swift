@@ -80,9 +80,7 @@ struct KeyOptions: ParsableArguments {
     func read() throws -> JSONObject? {
         let secret: SecureBytes
         if let keyFile { secret = try SecretInput.read(.file(keyFile)) } else if let keyFd { secret = try SecretInput.read(.fileDescriptor(keyFd)) } else { return nil }
-        do { return try JSONParser.parseObject(secret.bytes) } catch {
-            throw RecordError.invalidJSON(offset: error.offset, reason: error.reason)
-        }
+        return try JSONParser.parseRecord(secret.bytes)
     }
 }
 
@@ -104,9 +102,13 @@ extension SignHashCommand {
 
         @OptionGroup var keyOptions: KeyOptions
         @OptionGroup var passphrase: PassphraseOptions
+        @OptionGroup var walletOptions: WalletOptions
         @OptionGroup var input: InputFiles
 
         func validate() throws {
+            if walletOptions.wallet != nil && (keyOptions.keyFile != nil || keyOptions.keyFd != nil) {
+                throw ValidationError("give --wallet or --key-file/--key-fd, not both")
+            }
             if taproot && scheme != .schnorr { throw ValidationError("--taproot goes with --scheme schnorr") }
             if chainId != nil && scheme != .ecdsa { throw ValidationError("--chain-id goes with ECDSA") }
             if let path { do { _ = try DerivationPath(parsing: path) } catch { throw ValidationError(error.message) } }
@@ -117,7 +119,9 @@ extension SignHashCommand {
             let reader: RecordKeys
             var runSource: KeySource?
             do {
-                reader = RecordKeys(coin: nil, accountPath: nil, sharedPassphrase: try passphrase.read())
+                let bip39Passphrase = try passphrase.read()
+                reader = RecordKeys(coin: nil, accountPath: nil, sharedPassphrase: bip39Passphrase)
+                runSource = try walletOptions.keySource(bip39Passphrase: bip39Passphrase)
                 if let keyRecord = try keyOptions.read() {
                     var scratch = keyRecord
                     runSource = try reader.source(keyRecord, out: &scratch)
@@ -131,6 +135,9 @@ extension SignHashCommand {
                 let hash = try Hex.decode(record.string("hash", expected: "the 32-byte hash to sign, in hex"))
                 guard hash.count == 32 else { throw SignatureError.invalidHashLength(hash.count) }
                 let ownKey = RecordKeys.hasKey(record)
+                if ownKey && runSource != nil {
+                    throw RecordError.conflictingFields(["a key in the record", "--key-file/--key-fd/--wallet"])
+                }
                 guard let source = ownKey ? try reader.source(record, out: &out) : runSource else {
                     throw RecordError.missingField("private_key", expected: "a key in the record, or --key-file, --key-fd or --wallet")
                 }

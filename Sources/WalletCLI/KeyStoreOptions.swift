@@ -1,0 +1,171 @@
+import ArgumentParser
+import Foundation
+import WalletCore
+import WalletKeys
+import WalletKeyStore
+
+/// --keystore, --kdf and the key-store passphrase channels, shared by every tool that opens
+/// the key store. The key-store passphrase is not the BIP39 passphrase (--passphrase-*).
+public struct KeyStoreOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("The key-store directory (default $XDG_DATA_HOME/satchel/keystore or ~/.local/share/satchel/keystore).", valueName: "dir"))
+    public var keystore: String?
+
+    @Option(name: .customLong("keystore-pass-file"), help: ArgumentHelp("Read the key-store passphrase from this file (mode 0600).", valueName: "path"))
+    public var passFile: String?
+
+    @Option(name: .customLong("keystore-pass-fd"), help: ArgumentHelp("Read the key-store passphrase from this open file descriptor.", valueName: "n"))
+    public var passFD: Int32?
+
+    @Option(help: "Argon2id cost for entries written now: interactive, moderate (default) or sensitive.")
+    public var kdf: String = "moderate"
+
+    public init() {}
+
+    public func validate() throws {
+        guard KDFParameters.named(kdf) != nil else { throw ValidationError("--kdf must be interactive, moderate or sensitive") }
+        if passFile != nil && passFD != nil { throw ValidationError("give --keystore-pass-file or --keystore-pass-fd, not both") }
+        if passFD == 0 { throw ValidationError("--keystore-pass-fd 0 would read stdin, which carries the records") }
+    }
+
+    public var store: FileKeyStore {
+        FileKeyStore(directory: keystore ?? FileKeyStore.defaultDirectory, kdf: KDFParameters.named(kdf) ?? .moderate)
+    }
+
+    /// The key-store passphrase from the file, the descriptor, or a prompt (twice when creating).
+    public func passphrase(confirm: Bool, label: String = "Key-store passphrase: ") throws(SecretInputError) -> SecureBytes {
+        if let passFile { return try SecretInput.read(.file(passFile)) }
+        if let passFD { return try SecretInput.read(.fileDescriptor(passFD)) }
+        return try SecretInput.read(.prompt(label: label, confirm: confirm))
+    }
+}
+
+/// --wallet NAME: a key-store entry as the key of a run (derive, sign-hash, scan-blocks).
+public struct WalletOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Use this key-store entry as the key for every record.", valueName: "name"))
+    public var wallet: String?
+
+    @OptionGroup public var keyStore: KeyStoreOptions
+
+    public init() {}
+
+    /// The entry's keys, or nil without --wallet. A BIP39 entry marked passphrase-protected
+    /// needs the BIP39 passphrase (from --passphrase-*); one that is not refuses one.
+    public func keySource(bip39Passphrase: SecureBytes?) throws -> KeySource? {
+        guard let wallet else { return nil }
+        let entry = try keyStore.store.load(wallet, passphrase: try keyStore.passphrase(confirm: false))
+        return try KeyStoreRecords.keySource(entry, bip39Passphrase: bip39Passphrase)
+    }
+}
+
+/// Entries ↔ records and key sources: the one place that knows what each kind's secret holds.
+public enum KeyStoreRecords {
+    public static func keySource(_ entry: KeyStoreEntry, bip39Passphrase: SecureBytes?) throws -> KeySource {
+        let m = entry.metadata
+        switch m.kind {
+        case .bip39Mnemonic:
+            if m.passphraseProtected && bip39Passphrase == nil {
+                throw KeyStoreError.unsupportedEntry("entry '\(m.name)' uses a BIP39 passphrase: give it with --passphrase-file, --passphrase-fd or --passphrase-prompt")
+            }
+            if !m.passphraseProtected && bip39Passphrase != nil {
+                throw KeyStoreError.unsupportedEntry("entry '\(m.name)' has no BIP39 passphrase; drop the --passphrase option")
+            }
+            let bip39 = BIP39()
+            let mnemonic = try bip39.mnemonic(fromEntropy: entry.secret, language: m.language ?? "english")
+            return .bip32(try ExtendedKey.master(seed: try bip39.seed(of: mnemonic, passphrase: bip39Passphrase)), origin: DerivationPath(), fromSeed: true)
+        case .bip39Seed:
+            return .bip32(try ExtendedKey.master(seed: entry.secret), origin: DerivationPath(), fromSeed: true)
+        case .moneroSeed:
+            return .monero(try MoneroKeys(seed: entry.secret))
+        case .xpub:
+            let text = String(decoding: entry.secret.bytes, as: UTF8.self)
+            let origin = try m.path.map { text throws in try DerivationPath(parsing: text) }
+            return .bip32(try ExtendedKey(parsing: text), origin: origin, fromSeed: false)
+        case .moneroView:
+            let raw = entry.secret.bytes
+            guard raw.count == 64 else { throw KeyStoreError.damaged(name: m.name, reason: "view-only material is not 64 bytes") }
+            return .monero(try MoneroKeys(viewSecret: SecureBytes(raw[0..<32]), spendPublic: Array(raw[32..<64])))
+        }
+    }
+
+    /// An entry from a record: a phrase (BIP39 or Monero), a seed, an extended public key, or
+    /// Monero view-only keys.
+    public static func entry(from record: JSONObject, name: String, birthdays: [String: Int],
+                             passphraseProtected: Bool, now: Int) throws -> KeyStoreEntry {
+        func meta(_ kind: EntryKind, language: String? = nil, path: String? = nil) -> EntryMetadata {
+            EntryMetadata(name: name, kind: kind, created: now, birthdays: birthdays,
+                          passphraseProtected: passphraseProtected && kind == .bip39Mnemonic, language: language, path: path)
+        }
+        if passphraseProtected, record["mnemonic"] == nil {
+            throw KeyStoreError.unsupportedEntry("--bip39-passphrase applies to a BIP39 phrase only")
+        }
+        if let phrase = try record.optionalString("mnemonic") {
+            let scheme = try record.optionalString("scheme").flatMap(MnemonicScheme.init(rawValue:))
+            let m = try MnemonicSchemes.parse(phrase, scheme: scheme, language: record.optionalString("language"))
+            let handler = MnemonicSchemes.handler(for: m.scheme)
+            return m.scheme == .monero
+                ? KeyStoreEntry(metadata: meta(.moneroSeed), secret: handler.entropy(of: m))
+                : KeyStoreEntry(metadata: meta(.bip39Mnemonic, language: m.language), secret: handler.entropy(of: m))
+        }
+        if let seed = try record.optionalString("seed") {
+            let bytes = try Hex.decodeSecret(seed)
+            if (try record.optionalString("scheme")) == "monero" {
+                _ = try MoneroKeys(seed: bytes)
+                return KeyStoreEntry(metadata: meta(.moneroSeed), secret: bytes)
+            }
+            _ = try ExtendedKey.master(seed: bytes)
+            return KeyStoreEntry(metadata: meta(.bip39Seed), secret: bytes)
+        }
+        if let field = RecordKeys.extendedKeyFields.first(where: { record[$0] != nil }) {
+            let text = try record.string(field, expected: "an extended public key")
+            let key = try ExtendedKey(parsing: text)
+            guard !key.isPrivate else { throw KeyStoreError.unsupportedEntry("store a seed or phrase, not an extended private key") }
+            let path = try record.optionalString("account_path") ?? record.optionalString("path")
+            if let path { _ = try DerivationPath(parsing: path) }
+            return KeyStoreEntry(metadata: meta(.xpub, path: path), secret: SecureBytes(Array(text.utf8)))
+        }
+        if let field = ["view_key", "private_view_key"].first(where: { record[$0] != nil }),
+           let spend = try record.optionalString("public_spend_key") {
+            let view = try Hex.decodeSecret(record.string(field, expected: "hex"))
+            let keys = try MoneroKeys(viewSecret: view, spendPublic: try Hex.decode(spend))
+            return KeyStoreEntry(metadata: meta(.moneroView), secret: SecureBytes(view.bytes + keys.spendPublic))
+        }
+        throw RecordError.missingField("mnemonic", expected: "a mnemonic, seed, extended public key, or Monero view_key with public_spend_key")
+    }
+
+    /// The record `keystore export` writes: the secret in the form the other tools read.
+    public static func record(of entry: KeyStoreEntry) throws -> JSONObject {
+        let m = entry.metadata
+        var out = JSONObject()
+        out["name"] = .string(m.name)
+        out["kind"] = .string(m.kind.rawValue)
+        switch m.kind {
+        case .bip39Mnemonic:
+            let mnemonic = try BIP39().mnemonic(fromEntropy: entry.secret, language: m.language ?? "english")
+            out["scheme"] = .string("bip39")
+            out["language"] = .string(mnemonic.language)
+            out["mnemonic"] = .string(mnemonic.phrase)
+            out["passphrase_protected"] = .bool(m.passphraseProtected)
+        case .bip39Seed:
+            out["seed"] = .string(entry.secret.hex)
+        case .moneroSeed:
+            out["scheme"] = .string("monero")
+            out["language"] = .string("english")
+            out["mnemonic"] = .string(try MoneroSeed().mnemonic(fromEntropy: entry.secret, language: "english").phrase)
+        case .xpub:
+            out["xpub"] = .string(String(decoding: entry.secret.bytes, as: UTF8.self))
+            if let path = m.path { out["path"] = .string(path) }
+        case .moneroView:
+            let raw = entry.secret.bytes
+            out["view_key"] = .string(Hex.encode(raw.prefix(32)))
+            out["public_spend_key"] = .string(Hex.encode(raw.suffix(32)))
+        }
+        out["birthdays"] = .object(birthdayObject(m.birthdays))
+        return out
+    }
+
+    public static func birthdayObject(_ birthdays: [String: Int]) -> JSONObject {
+        var o = JSONObject()
+        for key in birthdays.keys.sorted() { o[key] = .number(String(birthdays[key]!)) }
+        return o
+    }
+}

@@ -1,0 +1,186 @@
+import ArgumentParser
+import Foundation
+import WalletCLI
+import WalletCore
+import WalletKeyStore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@main
+struct KeyStoreCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "keystore",
+        abstract: "Satchel's encrypted key store: add, list, export, destroy entries; change their passphrase.",
+        discussion: """
+        Each entry (a BIP39 or Monero phrase, a seed, an xpub, or Monero view-only keys, with
+        per-chain birthday heights) is a file sealed with XChaCha20-Poly1305 under a key from
+        Argon2id. The key-store passphrase comes from --keystore-pass-file, --keystore-pass-fd
+        or a prompt. Other tools read an entry with --wallet NAME. See keystore(1).
+        """,
+        subcommands: [Add.self, List.self, Export.self, Destroy.self, Passwd.self, Birthday.self]
+    )
+}
+
+/// chain=height pairs, e.g. --birthday btc=840000.
+func parseBirthdays(_ items: [String]) throws -> [String: Int] {
+    var out = [String: Int]()
+    for item in items {
+        let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
+        guard parts.count == 2, !parts[0].isEmpty, let height = Int(parts[1]), height >= 0 else {
+            throw ValidationError("--birthday takes chain=height, e.g. btc=840000 or xmr=3100000")
+        }
+        out[parts[0]] = height
+    }
+    return out
+}
+
+/// Runs a body whose errors are WalletErrors: message on stderr, the error's exit status.
+func runReporting(_ body: (RecordPipeline) throws -> Void) throws {
+    let pipeline = RecordPipeline(tool: "keystore")
+    do { try body(pipeline) } catch let error as any WalletError {
+        try pipeline.fail(error).exitIfFailed()
+    }
+}
+
+extension KeyStoreCommand {
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Store the key of one record read from stdin under NAME.",
+            discussion: "The record holds a mnemonic (BIP39 or Monero), a seed, an extended public key, or Monero view_key and public_spend_key; the same record `mnemonic` or `derive account` writes.")
+
+        @Argument(help: "The entry's name: 1–64 of A–Z a–z 0–9 . _ -")
+        var name: String
+
+        @Option(help: ArgumentHelp("A birthday height, chain=height; repeat for more chains.", valueName: "chain=height"))
+        var birthday: [String] = []
+
+        @Flag(help: "The phrase is used with a BIP39 passphrase (it is not stored; tools ask for it).")
+        var bip39Passphrase = false
+
+        @OptionGroup var keyStore: KeyStoreOptions
+
+        func validate() throws {
+            do { try FileKeyStore.validate(name: name) } catch { throw ValidationError(error.message) }
+            _ = try parseBirthdays(birthday)
+        }
+
+        func run() throws {
+            try runReporting { pipeline in
+                var reader = LineReader(fd: 0, name: "<stdin>", maxLineBytes: 1 << 16)
+                guard case .line(_, let bytes)? = try reader.next() else { throw RecordError.emptyLine }
+                let record = try JSONParser.parseRecord(bytes)
+                let entry = try KeyStoreRecords.entry(from: record, name: name, birthdays: try parseBirthdays(birthday),
+                                                      passphraseProtected: bip39Passphrase, now: Int(Date().timeIntervalSince1970))
+                try keyStore.store.store(entry, passphrase: try keyStore.passphrase(confirm: true))
+                try pipeline.emit(listing(entry.metadata))
+            }
+        }
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "One record per entry: name, kind, birthdays, creation time. No passphrase needed, no secret shown.")
+        @OptionGroup var keyStore: KeyStoreOptions
+
+        func run() throws {
+            try runReporting { pipeline in
+                for metadata in try keyStore.store.list() { try pipeline.emit(listing(metadata)) }
+            }
+        }
+    }
+
+    struct Export: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write an entry's secret as a record (mnemonic, seed, xpub or view key) for other tools.",
+            discussion: "The record contains the secret: pipe it (keystore export w | derive …), do not leave it on a terminal or in a file others can read.")
+        @Argument var name: String
+        @OptionGroup var keyStore: KeyStoreOptions
+
+        func run() throws {
+            try runReporting { pipeline in
+                let entry = try keyStore.store.load(name, passphrase: try keyStore.passphrase(confirm: false))
+                try pipeline.emit(try KeyStoreRecords.record(of: entry))
+            }
+        }
+    }
+
+    struct Destroy: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Overwrite an entry's file with random bytes, then delete it.",
+            discussion: "Asks you to type the name on the terminal unless --yes is given. Without another copy of the phrase the funds are gone.")
+        @Argument var name: String
+        @Flag(help: "Do not ask for confirmation.")
+        var yes = false
+        @OptionGroup var keyStore: KeyStoreOptions
+
+        func run() throws {
+            try runReporting { pipeline in
+                if !yes {
+                    let typed = try SecretInput.read(.prompt(label: "Type the entry name to destroy '\(name)': ", confirm: false))
+                    guard typed.bytes == Array(name.utf8) else { throw CLIError.usage("the name typed does not match; nothing was destroyed") }
+                }
+                try keyStore.store.destroy(name)
+                try pipeline.emit(JSONObject(["name": .string(name), "destroyed": .bool(true)]))
+            }
+        }
+    }
+
+    struct Passwd: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Re-encrypt an entry under a new key-store passphrase.")
+        @Argument var name: String
+
+        @Option(name: .customLong("new-pass-file"), help: ArgumentHelp("Read the new passphrase from this file (mode 0600).", valueName: "path"))
+        var newPassFile: String?
+
+        @Option(name: .customLong("new-pass-fd"), help: ArgumentHelp("Read the new passphrase from this descriptor.", valueName: "n"))
+        var newPassFD: Int32?
+
+        @OptionGroup var keyStore: KeyStoreOptions
+
+        func run() throws {
+            try runReporting { pipeline in
+                let old = try keyStore.passphrase(confirm: false, label: "Current key-store passphrase: ")
+                let new: SecureBytes
+                if let newPassFile { new = try SecretInput.read(.file(newPassFile)) } else if let newPassFD { new = try SecretInput.read(.fileDescriptor(newPassFD)) } else {
+                    new = try SecretInput.read(.prompt(label: "New key-store passphrase: ", confirm: true))
+                }
+                try keyStore.store.changePassphrase(name, from: old, to: new)
+                try pipeline.emit(JSONObject(["name": .string(name), "passphrase_changed": .bool(true)]))
+            }
+        }
+    }
+
+    struct Birthday: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Set birthday heights of an entry (chain=height).")
+        @Argument var name: String
+        @Argument(help: ArgumentHelp("chain=height pairs", valueName: "chain=height"))
+        var heights: [String]
+        @OptionGroup var keyStore: KeyStoreOptions
+
+        func validate() throws { _ = try parseBirthdays(heights) }
+
+        func run() throws {
+            try runReporting { pipeline in
+                let store = keyStore.store
+                try store.setBirthdays(name, try parseBirthdays(heights), passphrase: try keyStore.passphrase(confirm: false))
+                let metadata = try store.list().first { $0.name == name }
+                if let metadata { try pipeline.emit(listing(metadata)) }
+            }
+        }
+    }
+}
+
+/// The public record of an entry.
+func listing(_ m: EntryMetadata) -> JSONObject {
+    var out = JSONObject()
+    out["name"] = .string(m.name)
+    out["kind"] = .string(m.kind.rawValue)
+    out["created"] = .number(String(m.created))
+    out["birthdays"] = .object(KeyStoreRecords.birthdayObject(m.birthdays))
+    if m.kind == .bip39Mnemonic {
+        out["language"] = .string(m.language ?? "english")
+        out["passphrase_protected"] = .bool(m.passphraseProtected)
+    }
+    if let path = m.path { out["path"] = .string(path) }
+    return out
+}

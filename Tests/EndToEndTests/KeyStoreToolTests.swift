@@ -1,0 +1,200 @@
+import Foundation
+import SatchelTestSupport
+import XCTest
+
+/// keystore, and --store / --wallet in the other tools, on real files.
+final class KeyStoreToolTests: XCTestCase {
+    let about = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
+    var dir = ""
+    var ks: String { "--keystore \(dir)/ks --keystore-pass-file \(dir)/pass --kdf interactive" }
+
+    override func setUpWithError() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-kst-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        try secret("pass", "correct horse battery")
+        try secret("newpass", "a different long passphrase")
+    }
+
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
+
+    private func secret(_ name: String, _ text: String) throws {
+        let path = dir + "/" + name
+        try Data((text + "\n").utf8).write(to: URL(fileURLWithPath: path))
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+    }
+
+    func testRoundTripAndUseFromOtherTools() throws {
+        let add = try Shell.run("keystore add main --birthday btc=840000 --birthday xmr=3100000 \(ks)", stdin: Shell.lines([["mnemonic": about]]))
+        XCTAssertEqual(add.status, 0, add.stderr)
+        XCTAssertFalse(add.out.contains("abandon"))
+        let list = try Shell.run("keystore list --keystore \(dir)/ks")
+        XCTAssertEqual(list.records.first?["name"] as? String, "main")
+        XCTAssertEqual((list.records.first?["birthdays"] as? [String: Int])?["xmr"], 3_100_000)
+        XCTAssertFalse(list.out.contains("abandon"))
+        let export = try Shell.run("keystore export main \(ks)")
+        XCTAssertEqual(export.records.first?["mnemonic"] as? String, about)
+
+        let viaWallet = try Shell.run("derive --wallet main \(ks) --purpose 84 --count 2")
+        let viaPhrase = try Shell.run("derive --purpose 84 --count 2", stdin: Shell.lines([["mnemonic": about]]))
+        XCTAssertEqual(viaWallet.status, 0, viaWallet.stderr)
+        XCTAssertEqual(viaWallet.out, viaPhrase.out)
+        let hash = String(repeating: "42", count: 32)
+        let signed = try Shell.run("sign-hash --wallet main \(ks) --path m/44h/60h/0h/0/0 | sign-hash verify --address 0x9858EfFD232B4033E47d90003D41EC34EcaEda94",
+                                   stdin: Shell.lines([["hash": hash]]))
+        XCTAssertEqual(signed.status, 0, signed.stderr + signed.out)
+
+        // Monero seed and view-only entries.
+        let doc = try TestPaths.json(TestPaths.fixture("monero-regtest/expected.json")) as! [String: Any]
+        let keys = doc["keys"] as! [String: Any]
+        XCTAssertEqual(try Shell.run("keystore add xmr \(ks)", stdin: Shell.lines([["mnemonic": keys["mnemonic"]!]])).status, 0)
+        let view = try Shell.run("derive account --view-only --coin xmr --wallet xmr \(ks) | keystore add xmr-view \(ks) && derive --wallet xmr-view \(ks) --account 1 --count 1")
+        XCTAssertEqual(view.status, 0, view.stderr)
+        XCTAssertEqual(view.records.last?["address"] as? String, (doc["subaddresses_used"] as! [String: String])["(1,0)"])
+        XCTAssertEqual(try Shell.run("keystore list --keystore \(dir)/ks").records.map { $0["kind"] as? String }, ["bip39-mnemonic", "monero-seed", "monero-view"])
+    }
+
+    /// `strings` over an entry file shows no phrase, seed or key.
+    func testFileHoldsNoReadableSecret() throws {
+        let made = try Shell.run("mnemonic generate --words 24 --store w \(ks) && keystore export w \(ks) | mnemonic to-seed")
+        XCTAssertEqual(made.status, 0, made.stderr)
+        let phrase = made.records[0]["mnemonic"] as! String
+        let entropy = made.records[0]["entropy"] as! String
+        let seed = made.records[1]["seed"] as! String
+        let text = try Shell.run("strings -n 4 \(dir)/ks/w.key").out
+        XCTAssertFalse(text.contains(entropy) || text.contains(seed) || text.contains(phrase))
+        let metadataWords = Set(["birthdays", "created", "kind", "language", "name", "passphrase_protected", "english", "bip39-mnemonic", "false", "SATCHELK"])
+        for word in phrase.split(separator: " ") where word.count >= 5 && !metadataWords.contains(String(word)) {
+            XCTAssertFalse(text.contains(String(word)), "the word \(word) is readable in the file")
+        }
+        let mode = try FileManager.default.attributesOfItem(atPath: "\(dir)/ks/w.key")[.posixPermissions] as? Int
+        XCTAssertEqual(mode, 0o600)
+    }
+
+    func testErrorsChangeNothing() throws {
+        XCTAssertEqual(try Shell.run("keystore add main \(ks)", stdin: Shell.lines([["mnemonic": about]])).status, 0)
+        let file = URL(fileURLWithPath: "\(dir)/ks/main.key")
+        let before = try Data(contentsOf: file)
+        try secret("wrong", "not the passphrase")
+        let wrong = try Shell.run("keystore export main --keystore \(dir)/ks --keystore-pass-file \(dir)/wrong")
+        XCTAssertEqual(wrong.status, 77)
+        XCTAssertTrue(wrong.stderr.contains("keystore.wrong_passphrase"))
+        XCTAssertEqual(wrong.out, "")
+        XCTAssertEqual(try Shell.run("keystore passwd main --keystore \(dir)/ks --keystore-pass-file \(dir)/wrong --new-pass-file \(dir)/newpass").status, 77)
+        let exists = try Shell.run("keystore add main \(ks)", stdin: Shell.lines([["seed": "000102030405060708090a0b0c0d0e0f"]]))
+        XCTAssertEqual(exists.status, 73)
+        XCTAssertEqual(try Data(contentsOf: file), before, "a failed command changed the file")
+        XCTAssertEqual(try Shell.run("keystore export nope \(ks)").status, 66)
+        XCTAssertEqual(try Shell.run("keystore add bad/name \(ks)", stdin: Data()).status, 64)
+
+        // One flipped byte in the sealed part: refused, and the error says the file was altered.
+        var damaged = before
+        damaged[damaged.count - 5] ^= 0x40
+        try damaged.write(to: file)
+        let tampered = try Shell.run("keystore export main \(ks)")
+        XCTAssertEqual(tampered.status, 65)
+        XCTAssertTrue(tampered.stderr.contains("keystore.tampered"), tampered.stderr)
+        try before.prefix(50).write(to: file)
+        XCTAssertTrue(try Shell.run("keystore export main \(ks)").stderr.contains("keystore.damaged"))
+        try before.write(to: file)
+
+        XCTAssertEqual(try Shell.run("keystore passwd main \(ks) --new-pass-file \(dir)/newpass").status, 0)
+        XCTAssertEqual(try Shell.run("keystore export main \(ks)").status, 77)
+        XCTAssertEqual(try Shell.run("keystore export main --keystore \(dir)/ks --keystore-pass-file \(dir)/newpass").status, 0)
+        XCTAssertEqual(try Shell.run("setsid -w keystore destroy main --keystore \(dir)/ks").status, 64, "destroy asks first")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: file.path))
+        XCTAssertEqual(try Shell.run("keystore destroy main --yes --keystore \(dir)/ks").status, 0)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: file.path))
+    }
+
+    /// A store that fails prints no phrase: the KeyStorer order.
+    func testGenerateStoresBeforeShowing() throws {
+        XCTAssertEqual(try Shell.run("keystore add taken \(ks)", stdin: Shell.lines([["mnemonic": about]])).status, 0)
+        let refused = try Shell.run("mnemonic generate --store taken \(ks)")
+        XCTAssertEqual(refused.status, 73)
+        XCTAssertEqual(refused.out, "")
+        let ok = try Shell.run("mnemonic generate --scheme monero --store m \(ks) && keystore export m \(ks)")
+        XCTAssertEqual(ok.records.count, 2)
+        XCTAssertEqual(ok.records[0]["mnemonic"] as? String, ok.records[1]["mnemonic"] as? String)
+        XCTAssertEqual(ok.records[0]["stored_as"] as? String, "m")
+    }
+
+    /// --confirm on a real terminal: a script answers the prompts with the right words, then
+    /// with wrong ones.
+    func testConfirmWordsOnATerminal() throws {
+        let driver = """
+        set -u
+        answer() {  # $1: right or wrong
+          coproc T { script -qfec "mnemonic generate --words 12 --store $2 --confirm \(ks); echo status=\\$?" /dev/null; }
+          phrase=""
+          while IFS= read -r -d $'\\n' -t 20 line <&"${T[0]}"; do
+            case "$line" in *'"mnemonic":"'*) phrase=$(sed -E 's/.*"mnemonic":"([^"]*)".*/\\1/' <<<"$line"); break ;; esac
+          done
+          for k in 1 2 3; do
+            IFS= read -r -d ':' -t 20 prompt <&"${T[0]}" || break
+            n=$(grep -o 'Word [0-9]*' <<<"$prompt" | grep -o '[0-9]*$')
+            if [ "$1" = right ]; then w=$(cut -d' ' -f"$n" <<<"$phrase"); else w=zzzz; fi
+            printf '%s\\n' "$w" >&"${T[1]}"
+            [ "$1" = wrong ] && break
+          done
+          cat <&"${T[0]}"
+        }
+        answer right one; answer wrong two
+        """
+        let r = try Shell.run(driver)
+        let statuses = r.out.components(separatedBy: "status=").dropFirst().map { String($0.prefix(while: \.isNumber)) }
+        XCTAssertEqual(statuses, ["0", "65"], r.out)
+        XCTAssertTrue(r.out.contains("mnemonic.confirmation_failed"))
+        XCTAssertEqual(try Shell.run("keystore list --keystore \(dir)/ks").records.count, 2, "the entry stays stored after a failed confirmation")
+    }
+
+    /// Killed at random moments while rewriting an entry, the store always holds one whole,
+    /// readable file, under the old or the new passphrase.
+    func testKillDuringWriteLeavesAValidEntry() throws {
+        XCTAssertEqual(try Shell.run("keystore add main \(ks)", stdin: Shell.lines([["mnemonic": about]])).status, 0)
+        var current = "pass", other = "newpass"
+        var killedMidway = 0
+        for i in 0..<12 {
+            let delay = String(format: "0.%03d", 20 + i * 23)
+            let r = try Shell.run("keystore passwd main --keystore \(dir)/ks --kdf interactive --keystore-pass-file \(dir)/\(current) --new-pass-file \(dir)/\(other) >/dev/null 2>&1 & pid=$!; sleep \(delay); kill -9 $pid 2>/dev/null && echo killed; wait $pid; true")
+            if r.out.contains("killed") { killedMidway += 1 }
+            let withCurrent = try Shell.run("keystore export main --keystore \(dir)/ks --keystore-pass-file \(dir)/\(current)")
+            if withCurrent.status != 0 {
+                let withOther = try Shell.run("keystore export main --keystore \(dir)/ks --keystore-pass-file \(dir)/\(other)")
+                XCTAssertEqual(withOther.status, 0, "neither passphrase opens the entry after kill \(i): \(withOther.stderr)")
+                XCTAssertEqual(withOther.records.first?["mnemonic"] as? String, about)
+                swap(&current, &other)
+            } else {
+                XCTAssertEqual(withCurrent.records.first?["mnemonic"] as? String, about)
+            }
+        }
+        XCTAssertGreaterThan(killedMidway, 0, "no run was killed before it finished")
+    }
+
+    /// Two writers at once: the lock serialises them; both entries land, or the name clash is
+    /// reported for exactly one.
+    func testTwoWritersAtOnce() throws {
+        let r = try Shell.run("""
+        echo '{"mnemonic":"\(about)"}' > \(dir)/rec.json
+        keystore add a \(ks) < \(dir)/rec.json > /dev/null 2>&1 & p1=$!
+        keystore add b \(ks) < \(dir)/rec.json > /dev/null 2>&1 & p2=$!
+        wait $p1; s1=$?; wait $p2; s2=$?
+        keystore add c \(ks) < \(dir)/rec.json > /dev/null 2>&1 & p3=$!
+        keystore add c \(ks) < \(dir)/rec.json > /dev/null 2>&1 & p4=$!
+        wait $p3; s3=$?; wait $p4; s4=$?
+        echo "$s1 $s2 $(( s3 + s4 ))"
+        """)
+        XCTAssertEqual(r.out, "0 0 73\n")
+        let list = try Shell.run("keystore list --keystore \(dir)/ks")
+        XCTAssertEqual(list.records.map { $0["name"] as? String }, ["a", "b", "c"])
+        for name in ["a", "b", "c"] {
+            XCTAssertEqual(try Shell.run("keystore export \(name) \(ks)").status, 0, name)
+        }
+    }
+
+    func testHelpAndManPage() throws {
+        for sub in ["", "add", "list", "export", "destroy", "passwd", "birthday"] {
+            XCTAssertEqual(try Shell.run("keystore \(sub) --help").status, 0, sub)
+        }
+        XCTAssertTrue(FileManager.default.fileExists(atPath: TestPaths.packageRoot.appendingPathComponent("man/keystore.1").path))
+    }
+}
