@@ -32,6 +32,7 @@ bench:
 	swift build -c release --product satchel-bench
 	swift build -c release --product mnemonic
 	swift build -c release --product derive
+	swift build -c release --product sign-hash
 	python3 bench/run.py --bin "$$(swift build -c release --show-bin-path)"
 
 clean:

@@ -111,6 +111,26 @@ def main():
     t_d100k, rss_d100k, n100 = run_child_rss([derive, "--count", str(args.addresses)], xpub_path)
     assert n10 == 10_000 and n100 == args.addresses
 
+    # sign-hash: recoverable ECDSA over 100,000 hashes with one key, against bench/sign.c.
+    sign_ref_bin = os.path.join(ROOT, ".build", "bench-sign")
+    subprocess.run(["gcc", "-O2", "-o", sign_ref_bin, os.path.join(ROOT, "bench", "sign.c")] + cflags, check=True)
+    ref_sign = float(subprocess.run([sign_ref_bin, str(args.addresses)], capture_output=True, text=True, check=True).stdout.split()[0])
+    key_path = os.path.join(tmp, "key.json")
+    with open(key_path, "w") as f:
+        f.write(json.dumps({"private_key": "00" * 31 + "01"}) + "\n")
+    os.chmod(key_path, 0o600)
+    def hash_file(n):
+        path = os.path.join(tmp, f"hashes-{n}.jsonl")
+        if not os.path.exists(path) or sum(1 for _ in open(path)) != n:
+            with open(path, "w") as f:
+                for i in range(n):
+                    f.write(json.dumps({"hash": hashlib.sha256(str(i).encode()).hexdigest()}) + "\n")
+        return path
+    sign_hash = os.path.join(args.bin, "sign-hash")
+    t_s10k, rss_s10k, s10 = run_child_rss([sign_hash, "--key-file", key_path], hash_file(10_000))
+    t_s100k, rss_s100k, s100 = run_child_rss([sign_hash, "--key-file", key_path], hash_file(args.addresses))
+    assert s10 == 10_000 and s100 == args.addresses
+
     rows = [
         ("phrase→seed, in process (parse + PBKDF2)", swift["phrase_to_seed"], "hashlib.pbkdf2_hmac (OpenSSL C)", ref_pbkdf2),
         ("PBKDF2-HMAC-SHA512 ×2048 alone", swift["pbkdf2_only"], "hashlib.pbkdf2_hmac (OpenSSL C)", ref_pbkdf2),
@@ -120,6 +140,8 @@ def main():
         ("`mnemonic validate`, 100,000 records end to end", t_100k / 100_000, "python-mnemonic check() (english)", ref_validate),
         ("BIP84 address from account xpub, in process", swift["xpub_p2wpkh_address"], "C CKDpub loop (point work only)", ref_ckd),
         (f"`derive --count {args.addresses}` from a zpub, end to end", t_d100k / args.addresses, "C CKDpub loop (point work only)", ref_ckd),
+        ("ECDSA recoverable signature, in process", swift["ecdsa_sign_recoverable"], "C ecdsa_sign_recoverable loop", ref_sign),
+        (f"`sign-hash`, {args.addresses:,} hash records end to end", t_s100k / args.addresses, "C ecdsa_sign_recoverable loop", ref_sign),
     ]
     print(f"{'measurement':52} {'Satchel/s':>11} {'reference/s':>12}  ratio (time, Satchel/ref)")
     results = []
@@ -133,6 +155,11 @@ def main():
           f"100,000 records {rss_100k} KiB (ratio {rss_100k / rss_10k:.2f}; flat ≈ 1)")
     print(f"memory while streaming `derive`: 10,000 addresses max RSS {rss_d10k} KiB, "
           f"{args.addresses:,} addresses {rss_d100k} KiB (ratio {rss_d100k / rss_d10k:.2f}; flat ≈ 1)")
+    print(f"memory while streaming `sign-hash`: 10,000 hashes max RSS {rss_s10k} KiB, "
+          f"{args.addresses:,} hashes {rss_s100k} KiB (ratio {rss_s100k / rss_s10k:.2f}; flat ≈ 1)")
+    sign_rate = ref_sign / swift["ecdsa_sign_recoverable"]
+    print(f"target signatures at least 80% of the C loop's rate: {sign_rate:.2f} in process, "
+          f"{ref_sign / (t_s100k / args.addresses):.2f} end to end — {'met' if sign_rate >= 0.8 else 'NOT met'}")
     rate = ref_ckd / swift["xpub_p2wpkh_address"]
     print(f"target BIP84 addresses from an xpub at least half the C loop's rate: {rate:.2f} of it — {'met' if rate >= 0.5 else 'NOT met'}")
     target = swift["phrase_to_seed"] / ref_pbkdf2
@@ -140,7 +167,8 @@ def main():
     os.makedirs(os.path.join(ROOT, "bench", "results"), exist_ok=True)
     with open(os.path.join(ROOT, "bench", "results", "latest.json"), "w") as f:
         json.dump({"rows": results, "rss_kib": {"validate_10000": rss_10k, "validate_100000": rss_100k,
-                                                "derive_10000": rss_d10k, "derive_many": rss_d100k}}, f, indent=1)
+                                                "derive_10000": rss_d10k, "derive_many": rss_d100k,
+                                                "sign_10000": rss_s10k, "sign_many": rss_s100k}}, f, indent=1)
 
 
 if __name__ == "__main__":

@@ -70,3 +70,13 @@ report("xpub_ckdpub_only", try measure(repeats: 3, count: addressCount) { i in
     sink &+= Int(try receive.child(UInt32(i)).depth)
 })
 if sink == 42 { print("") }  // keeps the work from being optimised away
+
+// ECDSA signatures (RFC 6979, recoverable), one key, distinct hashes: what sign-hash does per
+// record. The reference is bench/sign.c over secp256k1_ecdsa_sign_recoverable.
+let signingKey = SecureBytes([UInt8](repeating: 0, count: 31) + [1])
+var hashes = (0..<addressCount).map { i in Hash.sha256(Array(String(i).utf8)) }
+report("ecdsa_sign_recoverable", try measure(repeats: 3, count: addressCount) { i in
+    sink &+= try Secp256k1.signECDSA(hash: hashes[i], privateKey: signingKey).recoveryID
+})
+hashes.removeAll()
+if sink == 43 { print("") }

@@ -309,6 +309,14 @@ public enum JSONWriter {
 
     static func serialize(string: String, into out: inout [UInt8]) {
         out.append(0x22)
+        // Most values (hex, addresses, codes) need no escaping: copy them whole.
+        var s = string
+        let plain = s.withUTF8 { utf8 -> Bool in
+            guard !utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F }) else { return false }
+            out.append(contentsOf: utf8)
+            return true
+        }
+        if plain { out.append(0x22); return }
         for b in string.utf8 {
             switch b {
             case 0x22: out.append(contentsOf: [0x5C, 0x22])

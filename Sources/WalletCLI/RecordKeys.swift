@@ -22,9 +22,11 @@ public struct RecordKeys: Sendable {
 
     /// Whether the record carries key material of its own.
     public static func hasKey(_ record: JSONObject) -> Bool {
-        (["mnemonic", "seed", "spend_key", "private_spend_key", "view_key", "private_view_key", "private_key", "wif"]
-            + extendedKeyFields).contains { record[$0] != nil }
+        record.keys.contains { keyFields.contains($0) }
     }
+
+    private static let keyFields = Set(["mnemonic", "seed", "spend_key", "private_spend_key", "view_key", "private_view_key",
+                                        "private_key", "wif"] + extendedKeyFields)
 
     /// The key material of a record. `out` loses a consumed "passphrase" field.
     public func source(_ record: JSONObject, out: inout JSONObject) throws -> KeySource {

@@ -35,12 +35,36 @@ public final class RecordPipeline {
         self.maxLineBytes = maxLineBytes
     }
 
+    /// Output made but not yet written. It is written before the tool waits for input, when it
+    /// passes 64 KiB, when it is 20 ms old, and at the end: a reader downstream never waits on a
+    /// record this tool has finished, and 100,000 records do not cost 100,000 system calls.
+    private var pending = [UInt8]()
+    private var pendingSince: UInt64 = 0
+    private static let flushBytes = 1 << 16
+    private static let flushNanoseconds: UInt64 = 20_000_000
+
     /// Writes one result record.
     public func emit(_ record: JSONObject) throws(CLIError) {
-        var line = JSONWriter.line(record)
-        defer { SecureBytes.wipe(&line) }
-        try output.write(line)
+        if pending.isEmpty { pendingSince = Self.now() }
+        JSONWriter.serialize(record, into: &pending)
+        pending.append(0x0A)
+        if pending.count >= Self.flushBytes || Self.now() - pendingSince >= Self.flushNanoseconds { try flush() }
     }
+
+    /// Writes out every pending record (wiping the buffer: records may hold seeds).
+    public func flush() throws(CLIError) {
+        guard !pending.isEmpty else { return }
+        defer { SecureBytes.wipe(&pending); pending.removeAll(keepingCapacity: true) }
+        try output.write(pending)
+    }
+
+    private static func now() -> UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
+    }
+
+    deinit { try? flush() }
 
     /// Writes an error record to stdout and its message to stderr, and raises the exit status.
     public func report(_ error: any WalletError, at location: RecordLocation = RecordLocation(file: nil, line: nil)) throws(CLIError) {
@@ -62,10 +86,12 @@ public final class RecordPipeline {
         if let line = location.line { place += ":\(line)" }
         try? diagnostics.write("\(tool): \(place): \(error.code): \(error.message)\n")
         try emit(record)
+        try flush()  // an error is worth seeing at once, beside its stderr line
     }
 
     /// Reports a fatal error that ends the run (I/O, usage) on stderr only.
     public func fail(_ error: any WalletError) -> ExitStatus {
+        try? flush()
         status = max(status, error.exitStatus)
         try? diagnostics.write("\(tool): \(error.code): \(error.message)\n")
         return status
@@ -93,7 +119,7 @@ public final class RecordPipeline {
             }
             defer { if fd != 0 { close(fd) } }
             let name = path == "-" ? nil : path
-            var reader = LineReader(fd: fd, name: name ?? "<stdin>", maxLineBytes: maxLineBytes)
+            var reader = LineReader(fd: fd, name: name ?? "<stdin>", maxLineBytes: maxLineBytes, beforeRead: { [unowned self] () throws(CLIError) in try self.flush() })
             do {
                 while let item = try reader.next() {
                     try process(item, file: name, transform)
@@ -102,6 +128,7 @@ public final class RecordPipeline {
                 return fail(error)
             }
         }
+        do { try flush() } catch { return fail(error) }
         return status
     }
 
@@ -149,6 +176,7 @@ public final class RecordPipeline {
     public func runOnce(_ record: JSONObject, _ transform: (JSONObject, _ emit: (JSONObject) throws(CLIError) -> Void) throws -> Void) -> ExitStatus {
         do {
             try apply(transform, to: record, at: RecordLocation(file: nil, line: nil))
+            try flush()
         } catch {
             return fail(error)
         }

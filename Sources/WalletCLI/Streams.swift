@@ -24,10 +24,15 @@ public struct LineReader {
     private var lineNumber = 0
     private var eof = false
 
-    public init(fd: Int32, name: String, maxLineBytes: Int) {
+    /// Called before every read(2) that may block, so a writer can flush what it holds: the
+    /// tool never waits for input while output it has made sits in a buffer.
+    private let beforeRead: () throws(CLIError) -> Void
+
+    public init(fd: Int32, name: String, maxLineBytes: Int, beforeRead: @escaping () throws(CLIError) -> Void = {}) {
         self.fd = fd
         self.name = name
         self.maxLineBytes = maxLineBytes
+        self.beforeRead = beforeRead
     }
 
     /// The next line without its terminator ("\n" or "\r\n"), or nil at the end.
@@ -83,6 +88,7 @@ public struct LineReader {
     }
 
     private mutating func fill() throws(CLIError) {
+        try beforeRead()
         while true {
             let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n > 0 { start = 0; end = n; return }

@@ -35,17 +35,23 @@ public enum EncodingError: WalletError, Equatable {
 }
 
 public enum Hex {
-    private static let digits = Array("0123456789abcdef".utf8)
-
     /// Lowercase hex, as every Satchel record writes bytes.
     public static func encode<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
-        var out = [UInt8]()
-        out.reserveCapacity(bytes.count * 2)
-        for b in bytes {
-            out.append(digits[Int(b >> 4)])
-            out.append(digits[Int(b & 0x0f)])
+        if let fast = bytes.withContiguousStorageIfAvailable({ encode(buffer: $0) }) { return fast }
+        return Array(bytes).withUnsafeBufferPointer { encode(buffer: $0) }
+    }
+
+    /// Writes straight into the string's storage: hex of keys and signatures is on every
+    /// record's path, so it should cost no iterator or intermediate array.
+    private static func encode(buffer: UnsafeBufferPointer<UInt8>) -> String {
+        String(unsafeUninitializedCapacity: buffer.count * 2) { out in
+            for i in 0..<buffer.count {
+                let hi = buffer[i] >> 4, lo = buffer[i] & 0x0f
+                out[2 * i] = hi < 10 ? 0x30 + hi : 0x57 + hi
+                out[2 * i + 1] = lo < 10 ? 0x30 + lo : 0x57 + lo
+            }
+            return buffer.count * 2
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
     /// Decodes upper- or lowercase hex. The error names the offset, never the text itself,

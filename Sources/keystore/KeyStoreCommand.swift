@@ -38,7 +38,10 @@ func parseBirthdays(_ items: [String]) throws -> [String: Int] {
 /// Runs a body whose errors are WalletErrors: message on stderr, the error's exit status.
 func runReporting(_ body: (RecordPipeline) throws -> Void) throws {
     let pipeline = RecordPipeline(tool: "keystore")
-    do { try body(pipeline) } catch let error as any WalletError {
+    do {
+        try body(pipeline)
+        try pipeline.flush()
+    } catch let error as any WalletError {
         try pipeline.fail(error).exitIfFailed()
     }
 }

@@ -148,8 +148,12 @@ extension MnemonicCommand {
                         record["stored_as"] = .string(store)
                     }
                     try pipeline.emit(record)
-                    if confirm { try confirmWords(mnemonic) }
+                    if confirm {
+                        try pipeline.flush()  // the phrase is on screen before the questions
+                        try confirmWords(mnemonic)
+                    }
                 }
+                try pipeline.flush()
             } catch let error as any WalletError {
                 try pipeline.fail(error).exitIfFailed()
             }

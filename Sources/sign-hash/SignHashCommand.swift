@@ -34,6 +34,15 @@ enum SigningScheme: String, ExpressibleByArgument, CaseIterable {
 final class KeyCache {
     private var byPath: [String: SecureBytes] = [:]
     private var pairs: [String: Secp256k1.SchnorrKeyPair] = [:]
+    private var publicKeys: [String: String] = [:]
+
+    /// The compressed public key in hex, computed once per key (it costs as much as a signature).
+    func publicKeyHex(_ key: SecureBytes, tag: String, cacheable: Bool) throws -> String {
+        if cacheable, let hex = publicKeys[tag] { return hex }
+        let hex = Hex.encode(try Secp256k1.publicKey(of: key).compressed)
+        if cacheable { publicKeys[tag] = hex }
+        return hex
+    }
 
     func key(_ source: KeySource, path: String?, cacheable: Bool) throws -> (key: SecureBytes, path: String?) {
         switch source {
@@ -153,7 +162,7 @@ extension SignHashCommand {
                     let v = chainId.map { $0 * 2 + 35 + UInt64(sig.recoveryID) } ?? UInt64(27 + sig.recoveryID)
                     out["v"] = .number(String(v))
                     out["der"] = .string(Hex.encode(sig.der))
-                    out["public_key"] = .string(Hex.encode(try Secp256k1.publicKey(of: key).compressed))
+                    out["public_key"] = .string(try cache.publicKeyHex(key, tag: keyPath ?? "", cacheable: !ownKey))
                 case .schnorr:
                     let pair = try cache.schnorr(key, tag: (keyPath ?? "") + (taproot ? "#tr" : ""), taproot: taproot, cacheable: !ownKey)
                     // "aux_rand" in a record reproduces BIP340 test vectors; otherwise fresh randomness.
