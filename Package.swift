@@ -31,6 +31,7 @@ let package = Package(
 
         .target(name: "WalletCore", dependencies: ["CSodium", "CSecp256k1"]),
         .target(name: "WalletKeys", dependencies: ["WalletCore"]),
+        .target(name: "WalletScan", dependencies: ["CSodium", "WalletCore", "WalletKeys"]),
         .target(name: "WalletKeyStore", dependencies: ["CSodium", "WalletCore"]),
         .target(name: "WalletQR", dependencies: ["CQREncode", "WalletCore"]),
         .target(name: "WalletCLI", dependencies: [
@@ -59,6 +60,7 @@ let package = Package(
         .testTarget(name: "WalletCoreTests", dependencies: ["WalletCore", "CSecp256k1", "CZstd", "CPCSCLite", "SatchelTestSupport"]),
         .testTarget(name: "WalletKeysTests", dependencies: ["WalletKeys", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "WalletKeyStoreTests", dependencies: ["WalletKeyStore", "WalletCore"]),
+        .testTarget(name: "WalletScanTests", dependencies: ["WalletScan", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "WalletCLITests", dependencies: ["WalletCLI", "WalletCore"]),
         .testTarget(name: "EndToEndTests", dependencies: ["SatchelTestSupport"]),
     ]

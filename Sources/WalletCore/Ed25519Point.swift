@@ -49,3 +49,46 @@ public enum Ed25519 {
         return Ed25519Scalar.reduce32(SecureBytes(digest))
     }
 }
+
+extension Ed25519 {
+    /// P − Q, or nil when either is not a point on the curve.
+    public static func subtract(_ p: [UInt8], _ q: [UInt8]) -> [UInt8]? {
+        var out = [UInt8](repeating: 0, count: 32)
+        return crypto_core_ed25519_sub(&out, p, q) == 0 ? out : nil
+    }
+
+    /// Monero's key derivation 8·(a·R). R may carry a small-order component (Monero accepts
+    /// such transaction keys); multiplying by 8 first clears it, so libsodium's scalar
+    /// multiplication, which refuses points outside the prime-order subgroup, can be used.
+    public static func moneroDerivation(secret a: SecureBytes, publicKey r: [UInt8]) -> [UInt8]? {
+        guard r.count == 32 else { return nil }
+        var p = r
+        for _ in 0..<3 {
+            var doubled = [UInt8](repeating: 0, count: 32)
+            guard crypto_core_ed25519_add(&doubled, p, p) == 0 else { return nil }
+            p = doubled
+        }
+        var out = [UInt8](repeating: 0, count: 32)
+        let ok = a.withUnsafeBytes { crypto_scalarmult_ed25519_noclamp(&out, $0.uint8Pointer, p) }
+        return ok == 0 ? out : nil
+    }
+
+    /// s·G for a public scalar given as bytes (amounts, masks); nil for zero.
+    public static func basePointMultiple(bytes s: [UInt8]) -> [UInt8]? {
+        var out = [UInt8](repeating: 0, count: 32)
+        return crypto_scalarmult_ed25519_base_noclamp(&out, s) == 0 ? out : nil
+    }
+
+    /// s·P for public values; nil when the result is the identity or P is not in the subgroup.
+    public static func multiply(bytes s: [UInt8], _ point: [UInt8]) -> [UInt8]? {
+        var out = [UInt8](repeating: 0, count: 32)
+        return crypto_scalarmult_ed25519_noclamp(&out, s, point) == 0 ? out : nil
+    }
+
+    /// a − b mod ℓ.
+    public static func scalarSubtract(_ a: [UInt8], _ b: [UInt8]) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: 32)
+        crypto_core_ed25519_scalar_sub(&out, a, b)
+        return out
+    }
+}

@@ -1,0 +1,141 @@
+import WalletCore
+import WalletKeys
+
+/// 32 bytes as a hashable value, for the subaddress table.
+struct Key32: Hashable {
+    let a: UInt64, b: UInt64, c: UInt64, d: UInt64
+    init(_ bytes: [UInt8]) {
+        func word(_ i: Int) -> UInt64 { (0..<8).reduce(UInt64(0)) { $0 | UInt64(bytes[8 * i + $1]) << (8 * UInt64($1)) } }
+        a = word(0); b = word(1); c = word(2); d = word(3)
+    }
+}
+
+/// An output of a transaction that belongs to the wallet.
+public struct MoneroOwnedOutput: Sendable, Equatable {
+    public let txID: [UInt8]
+    public let outputIndex: Int
+    public let amount: UInt64
+    public let major: UInt32
+    public let minor: UInt32
+    public let outputKey: [UInt8]
+    /// The decrypted 8-byte id, or the 32-byte plain one; nil when the transaction has none.
+    public let paymentID: [UInt8]?
+    public let unlockTime: UInt64
+    public let isCoinbase: Bool
+    /// Intermediate values, for tests and diagnostics (not secret: derived from public data
+    /// and the view key, which the holder of this record already has).
+    public let derivation: [UInt8]
+    public let sharedScalar: [UInt8]
+}
+
+/// Finds a view-key wallet's outputs in transactions (the Monero detector of the synchronizer).
+public struct MoneroDetector: Sendable {
+    public let keys: MoneroKeys
+    private var table: [Key32: (major: UInt32, minor: UInt32)] = [:]
+    public private(set) var majors: UInt32 = 0
+    public private(set) var minors: UInt32 = 0
+    /// Monero's wallet defaults: 50 accounts × 200 addresses looked ahead.
+    public static let defaultLookahead = (majors: UInt32(50), minors: UInt32(200))
+
+    public init(keys: MoneroKeys, majors: UInt32 = defaultLookahead.majors, minors: UInt32 = defaultLookahead.minors) throws(DerivationError) {
+        self.keys = keys
+        try grow(majors: majors, minors: minors)
+    }
+
+    public var tableSize: Int { table.count }
+
+    /// Extends the subaddress table to majors × minors (never shrinks it).
+    public mutating func grow(majors newMajors: UInt32, minors newMinors: UInt32) throws(DerivationError) {
+        let m = max(majors, newMajors), n = max(minors, newMinors)
+        for major in 0..<m {
+            let start: UInt32 = major < majors ? minors : 0
+            for minor in start..<n {
+                let spend = try keys.subaddress(major: major, minor: minor, .mainnet).spendPublic
+                table[Key32(spend)] = (major, minor)
+            }
+        }
+        majors = m
+        minors = n
+    }
+
+    /// Grows the table when an output lands within `margin` of its edge, as Monero's wallet does.
+    public mutating func noteUsed(major: UInt32, minor: UInt32, margin: UInt32 = 50) throws(DerivationError) {
+        let needMinors = minor + margin >= minors ? minor + margin + 1 : minors
+        let needMajors = major + margin >= majors ? major + margin + 1 : majors
+        if needMinors > minors || needMajors > majors { try grow(majors: needMajors, minors: needMinors) }
+    }
+
+    /// The wallet's outputs in a transaction; an output whose amount does not open its
+    /// commitment is not counted.
+    public func scan(_ tx: MoneroTransaction) -> [MoneroOwnedOutput] {
+        let extra = tx.extraFields
+        guard extra.main != nil || !extra.additional.isEmpty else { return [] }
+        let mainDerivation = extra.main.flatMap { Ed25519.moneroDerivation(secret: keys.viewSecret, publicKey: $0) }
+        var found = [MoneroOwnedOutput]()
+        for (i, output) in tx.outputs.enumerated() {
+            var candidates: [[UInt8]] = []
+            if let mainDerivation { candidates.append(mainDerivation) }
+            if i < extra.additional.count, let d = Ed25519.moneroDerivation(secret: keys.viewSecret, publicKey: extra.additional[i]) {
+                candidates.append(d)
+            }
+            let index = varintBytes(UInt64(i))
+            for derivation in candidates {
+                if let tag = output.viewTag, Keccak256.hash(Array("view_tag".utf8) + derivation + index)[0] != tag { continue }
+                let hs = Ed25519.hashToScalar(derivation + index).bytes
+                guard let hsG = Ed25519.basePointMultiple(bytes: hs),
+                      let spend = Ed25519.subtract(output.key, hsG),
+                      let owner = table[Key32(spend)] else { continue }
+                guard let amount = amount(of: tx, output: i, sharedScalar: hs) else { break }
+                found.append(MoneroOwnedOutput(
+                    txID: tx.id, outputIndex: i, amount: amount, major: owner.major, minor: owner.minor,
+                    outputKey: output.key, paymentID: paymentID(extra.nonce, mainDerivation: mainDerivation),
+                    unlockTime: tx.unlockTime, isCoinbase: tx.isCoinbase, derivation: derivation, sharedScalar: hs))
+                break
+            }
+        }
+        return found
+    }
+
+    /// The clear amount (coinbase, v1) or the decrypted one, checked against the commitment.
+    func amount(of tx: MoneroTransaction, output i: Int, sharedScalar hs: [UInt8]) -> UInt64? {
+        guard tx.rctType != 0 else { return tx.outputs[i].amount }
+        let amount: UInt64
+        let mask: [UInt8]
+        if tx.rctType >= 4 {
+            let pad = Keccak256.hash(Array("amount".utf8) + hs)
+            amount = (0..<8).reduce(UInt64(0)) { $0 | UInt64(tx.encryptedAmounts[i][$1] ^ pad[$1]) << (8 * UInt64($1)) }
+            mask = Ed25519.hashToScalar(Array("commitment_mask".utf8) + hs).bytes
+        } else {
+            // RingCT 1–3: amount = ecdh.amount − Hs(Hs(shared)); mask is not sent compactly.
+            let second = Ed25519.hashToScalar(hs).bytes
+            let scalar = Ed25519.scalarSubtract(tx.encryptedAmounts[i], second)
+            guard scalar[8...].allSatisfy({ $0 == 0 }) else { return nil }
+            amount = (0..<8).reduce(UInt64(0)) { $0 | UInt64(scalar[$1]) << (8 * UInt64($1)) }
+            return amount  // the old format's masks are not checked here
+        }
+        // C = mask·G + amount·H
+        var amountScalar = [UInt8](repeating: 0, count: 32)
+        for k in 0..<8 { amountScalar[k] = UInt8(truncatingIfNeeded: amount >> (8 * UInt64(k))) }
+        guard let maskG = Ed25519.basePointMultiple(bytes: mask) else { return nil }
+        let expected: [UInt8]?
+        if amount == 0 {
+            expected = maskG
+        } else if let amountH = Ed25519.multiply(bytes: amountScalar, Self.pedersenH) {
+            expected = try? Ed25519.add(maskG, amountH)
+        } else {
+            expected = nil
+        }
+        return expected == tx.commitments[i] ? amount : nil
+    }
+
+    /// Monero's second Pedersen generator H (rctTypes.h).
+    static let pedersenH: [UInt8] = (try? Hex.decode("8b655970153799af2aeadc9ff1add0ea6c7251d54154cfa92c173a0dd39c1f94")) ?? []
+
+    func paymentID(_ nonce: [UInt8]?, mainDerivation: [UInt8]?) -> [UInt8]? {
+        guard let nonce, let kind = nonce.first else { return nil }
+        if kind == 0x00, nonce.count == 33 { return Array(nonce[1...]) }
+        guard kind == 0x01, nonce.count == 9, let mainDerivation else { return nil }
+        let pad = Keccak256.hash(mainDerivation + [0x8D])
+        return (0..<8).map { nonce[1 + $0] ^ pad[$0] }
+    }
+}

@@ -1,0 +1,148 @@
+import WalletCore
+
+/// A Monero transaction as far as a view-key scanner needs it: inputs' key images, outputs'
+/// keys, view tags and amounts, the extra field, and the RingCT base (fee, encrypted amounts,
+/// commitments). Parsed from the consensus blob; its id is computed from the blob.
+public struct MoneroTransaction: Sendable {
+    public struct Input: Sendable {
+        /// nil for a coinbase input.
+        public let keyImage: [UInt8]?
+        public let amount: UInt64
+        public let coinbaseHeight: UInt64?
+    }
+
+    public struct Output: Sendable {
+        public let amount: UInt64
+        public let key: [UInt8]
+        public let viewTag: UInt8?
+    }
+
+    public let version: UInt64
+    public let unlockTime: UInt64
+    public let inputs: [Input]
+    public let outputs: [Output]
+    public let extra: [UInt8]
+    public let rctType: UInt8
+    public let fee: UInt64
+    /// Per output: 8 encrypted amount bytes (types 4–6), or the 32-byte amount of the old format.
+    public let encryptedAmounts: [[UInt8]]
+    public let commitments: [[UInt8]]
+    public let id: [UInt8]
+
+    public var isCoinbase: Bool { inputs.first?.coinbaseHeight != nil }
+
+    /// Parses a whole transaction blob (prefix, RingCT base and prunable part).
+    public init(blob: [UInt8]) throws(ScanError) {
+        var r = ByteReader(blob, what: "transaction")
+        try self.init(reader: &r, whole: true)
+        guard r.isAtEnd else { throw .malformed(what: "transaction", reason: "\(blob.count - r.offset) bytes after its end") }
+    }
+
+    /// Parses a transaction at the reader's position. For a block's miner transaction the
+    /// prunable part is empty; `whole` says the reader ends with this transaction.
+    init(reader r: inout ByteReader, whole: Bool) throws(ScanError) {
+        let start = r.offset
+        version = try r.varint()
+        guard version == 1 || version == 2 else { throw .unsupported("transaction version \(version)") }
+        unlockTime = try r.varint()
+        let inputCount = try r.count(minimumItemSize: 2)
+        var inputs = [Input]()
+        for _ in 0..<inputCount {
+            switch try r.byte() {
+            case 0xFF:
+                inputs.append(Input(keyImage: nil, amount: 0, coinbaseHeight: try r.varint()))
+            case 0x02:
+                let amount = try r.varint()
+                let offsets = try r.count(minimumItemSize: 1)
+                for _ in 0..<offsets { _ = try r.varint() }
+                inputs.append(Input(keyImage: try r.take(32), amount: amount, coinbaseHeight: nil))
+            case let tag:
+                throw .unsupported("input type 0x\(String(tag, radix: 16)) at byte \(r.offset - 1)")
+            }
+        }
+        let outputCount = try r.count(minimumItemSize: 34)
+        var outputs = [Output]()
+        for _ in 0..<outputCount {
+            let amount = try r.varint()
+            switch try r.byte() {
+            case 0x02: outputs.append(Output(amount: amount, key: try r.take(32), viewTag: nil))
+            case 0x03: outputs.append(Output(amount: amount, key: try r.take(32), viewTag: try r.byte()))
+            case let tag: throw .unsupported("output type 0x\(String(tag, radix: 16)) at byte \(r.offset - 1)")
+            }
+        }
+        let extraLength = try r.count(minimumItemSize: 1)
+        extra = try r.take(extraLength)
+        let prefixEnd = r.offset
+        self.inputs = inputs
+        self.outputs = outputs
+
+        var rctType: UInt8 = 0
+        var fee: UInt64 = 0
+        var amounts = [[UInt8]]()
+        var commitments = [[UInt8]]()
+        var baseRange = prefixEnd..<prefixEnd
+        if version == 2 {
+            rctType = try r.byte()
+            if rctType != 0 {
+                guard (1...6).contains(rctType) else { throw .unsupported("RingCT type \(rctType)") }
+                fee = try r.varint()
+                let compact = rctType >= 4
+                for _ in 0..<outputCount {
+                    if compact { amounts.append(try r.take(8)) } else { _ = try r.take(32); amounts.append(try r.take(32)) }
+                }
+                for _ in 0..<outputCount { commitments.append(try r.take(32)) }
+            }
+            baseRange = prefixEnd..<r.offset
+        }
+        self.rctType = rctType
+        self.fee = fee
+        self.encryptedAmounts = amounts
+        self.commitments = commitments
+
+        // The prunable part (range proofs, CLSAGs) is not parsed, only hashed: it runs to the
+        // end of a standalone blob; a miner transaction has none.
+        let prunable: ArraySlice<UInt8>
+        if whole && version == 2 && rctType != 0 {
+            prunable = r.bytes[r.offset...]
+            r.offset = r.bytes.count
+        } else {
+            prunable = []
+        }
+        if version == 1 {
+            id = Keccak256.hash(r.bytes[start..<r.offset])
+        } else {
+            let prefixHash = Keccak256.hash(r.bytes[start..<prefixEnd])
+            let baseHash = Keccak256.hash(r.bytes[baseRange])
+            let prunableHash = rctType == 0 ? [UInt8](repeating: 0, count: 32) : Keccak256.hash(prunable)
+            id = Keccak256.hash(prefixHash + baseHash + prunableHash)
+        }
+    }
+
+    /// The keys and payment id in the extra field. Parsing stops at an unknown tag, as
+    /// Monero's own partial parse does.
+    public var extraFields: (main: [UInt8]?, additional: [[UInt8]], nonce: [UInt8]?) {
+        var r = ByteReader(extra, what: "tx extra")
+        var main: [UInt8]?
+        var additional = [[UInt8]]()
+        var nonce: [UInt8]?
+        loop: while !r.isAtEnd {
+            guard let tag = try? r.byte() else { break }
+            switch tag {
+            case 0x00: break loop  // padding to the end
+            case 0x01:
+                guard let key = try? r.take(32) else { break loop }
+                if main == nil { main = key }
+            case 0x02:
+                guard let n = try? r.count(minimumItemSize: 1), let data = try? r.take(n) else { break loop }
+                if nonce == nil { nonce = data }
+            case 0x04:
+                guard let n = try? r.count(minimumItemSize: 32) else { break loop }
+                for _ in 0..<n { if let key = try? r.take(32) { additional.append(key) } }
+            case 0x03, 0xDE:
+                guard let n = try? r.count(minimumItemSize: 1), (try? r.take(n)) != nil else { break loop }
+            default: break loop
+            }
+        }
+        return (main, additional, nonce)
+    }
+}
