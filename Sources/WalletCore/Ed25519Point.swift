@@ -61,16 +61,22 @@ extension Ed25519 {
     /// such transaction keys); multiplying by 8 first clears it, so libsodium's scalar
     /// multiplication, which refuses points outside the prime-order subgroup, can be used.
     public static func moneroDerivation(secret a: SecureBytes, publicKey r: [UInt8]) -> [UInt8]? {
-        guard r.count == 32 else { return nil }
-        var p = r
+        guard let p = timesEight(r) else { return nil }
+        var out = [UInt8](repeating: 0, count: 32)
+        let ok = a.withUnsafeBytes { crypto_scalarmult_ed25519_noclamp(&out, $0.uint8Pointer, p) }
+        return ok == 0 ? out : nil
+    }
+
+    /// 8·P by three doublings; works for points with a small-order part (it clears it).
+    public static func timesEight(_ point: [UInt8]) -> [UInt8]? {
+        guard point.count == 32 else { return nil }
+        var p = point
         for _ in 0..<3 {
             var doubled = [UInt8](repeating: 0, count: 32)
             guard crypto_core_ed25519_add(&doubled, p, p) == 0 else { return nil }
             p = doubled
         }
-        var out = [UInt8](repeating: 0, count: 32)
-        let ok = a.withUnsafeBytes { crypto_scalarmult_ed25519_noclamp(&out, $0.uint8Pointer, p) }
-        return ok == 0 ? out : nil
+        return p
     }
 
     /// s·G for a public scalar given as bytes (amounts, masks); nil for zero.
