@@ -3,7 +3,7 @@
 # (or sudo) only when something is missing. zbar-tools is for the tests (QR codes are decoded). Usage: scripts/install-deps.sh [extra packages…]
 set -euo pipefail
 
-packages=(pkg-config libsecp256k1-dev libsodium-dev libzstd-dev libpcsclite-dev libqrencode-dev mandoc zbar-tools "$@")
+packages=(pkg-config libsecp256k1-dev libsodium-dev libzstd-dev libpcsclite-dev libqrencode-dev libsqlite3-dev mandoc zbar-tools "$@")
 
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,195 @@
+import Foundation
+import WalletCore
+import WalletKeys
+
+/// The Wallet Synchronizer for Monero: source → parser → detector → state, in batches, each
+/// one SQLite transaction; events are written after their batch is committed.
+public final class MoneroSynchronizer {
+    public private(set) var status = SyncStatus.unprepared
+    private var detector: MoneroDetector
+    private let spendSecret: SecureBytes?
+    private let source: BlockSource
+    private let state: ScanStateStore
+    private let birthday: Int
+    private let growthMargin: UInt32
+    public var batchSize = 50
+
+    /// `statePath` is the wallet's SQLite file; `birthday` the first height that can hold its
+    /// outputs (never guessed). Without `spendSecret` spends are unknown (view-only).
+    public init(keys: MoneroKeys, source: BlockSource, statePath: String, birthday: Int,
+                lookahead: (majors: UInt32, minors: UInt32) = MoneroDetector.defaultLookahead) throws {
+        detector = try MoneroDetector(keys: keys, majors: lookahead.majors, minors: lookahead.minors)
+        // The table grows when an output lands within this many indexes of its edge.
+        growthMargin = min(lookahead.majors, lookahead.minors, 50)
+        spendSecret = keys.spendSecret
+        self.source = source
+        self.birthday = birthday
+        let walletID = Hex.encode(Keccak256.hash(keys.spendPublic + keys.viewPublic).prefix(16))
+        state = try ScanStateStore(path: statePath, walletID: walletID, birthday: birthday)
+        try growForKnownOutputs()
+    }
+
+    private func growForKnownOutputs() throws {
+        for row in try state.allOutputs() { try detector.noteUsed(major: row.output.major, minor: row.output.minor, margin: growthMargin) }
+    }
+
+    /// Scans from the last committed height to the tip (or `untilHeight`, or `maxBlocks`
+    /// blocks), then reports the mempool and the balance.
+    public func run(untilHeight: Int? = nil, maxBlocks: Int? = nil, emit: (ScanEvent) throws -> Void) throws {
+        status = .syncing
+        defer { if status == .syncing { status = .stopped } }
+        try flushEvents(emit)  // events a killed run committed but did not write
+        let chainHeight = try source.chainHeight()
+        let end = min(chainHeight, untilHeight.map { $0 + 1 } ?? Int.max)
+        var next = try state.nextHeight
+        var budget = maxBlocks ?? Int.max
+        while next < end && budget > 0 {
+            let count = min(batchSize, end - next, budget)
+            let blocks = try source.blocks(from: next, count: count)
+            guard !blocks.isEmpty else { break }
+            var reorg: (Int, Int, Int)?
+            try state.db.transaction {
+                for data in blocks {
+                    if let fork = try forkPoint(before: data) {
+                        let undone = try state.rollBack(above: fork)
+                        reorg = (fork, undone.outputs, undone.spends)
+                        return
+                    }
+                    try process(data)
+                }
+                try state.setNextHeight(blocks.last!.height + 1)
+            }
+            if let (fork, outputs, spends) = reorg {
+                try emit(.reorg(forkHeight: fork, undoneOutputs: outputs, undoneSpends: spends))
+                next = fork + 1
+                continue
+            }
+            budget -= blocks.count
+            next = blocks.last!.height + 1
+            try flushEvents(emit)
+            try emit(.progress(height: next, chainHeight: chainHeight))
+        }
+        let walletHeight = try state.nextHeight
+        try reportPending(emit)
+        try emit(.balance(try balance(walletHeight: walletHeight)))
+        status = walletHeight >= chainHeight ? .synced : .stopped
+    }
+
+    /// nil when `data` extends the stored chain; else the highest height both agree on.
+    private func forkPoint(before data: BlockData) throws -> Int? {
+        guard data.height > birthday, let stored = try state.blockHash(data.height - 1) else { return nil }
+        let block = try MoneroBlock(blob: data.blob)
+        guard block.previousID != stored else { return nil }
+        var k = data.height - 1
+        while k >= birthday {
+            guard let mine = try state.blockHash(k) else { break }
+            let theirs = try source.blocks(from: k, count: 1).first.map { try MoneroBlock(blob: $0.blob).id }
+            if theirs == mine { return k }
+            k -= 1
+        }
+        return birthday - 1
+    }
+
+    private func process(_ data: BlockData) throws {
+        let what = "block \(data.height)"
+        let block: MoneroBlock
+        do { block = try MoneroBlock(blob: data.blob) } catch {
+            throw ScanError.malformed(what: what, reason: error.message)
+        }
+        if let claimed = data.claimedID, claimed != block.id {
+            throw ScanError.hashMismatch(what: what, expected: Hex.encode(claimed), computed: Hex.encode(block.id))
+        }
+        guard block.transactionIDs.count == data.transactions.count else {
+            throw ScanError.malformed(what: what, reason: "lists \(block.transactionIDs.count) transactions, the source gave \(data.transactions.count)")
+        }
+        var txs = [block.minerTransaction]
+        for (i, blob) in data.transactions.enumerated() {
+            let tx: MoneroTransaction
+            do { tx = try MoneroTransaction(blob: blob) } catch {
+                throw ScanError.malformed(what: "\(what), transaction \(i)", reason: error.message)
+            }
+            guard tx.id == block.transactionIDs[i] else {
+                throw ScanError.hashMismatch(what: "\(what), transaction \(i)", expected: Hex.encode(block.transactionIDs[i]), computed: Hex.encode(tx.id))
+            }
+            txs.append(tx)
+        }
+        try state.addBlock(data.height, hash: block.id)
+        for tx in txs {
+            if spendSecret != nil {
+                for input in tx.inputs { if let image = input.keyImage { _ = try state.markSpent(keyImage: image, height: data.height, txID: tx.id) } }
+            }
+            for found in detector.scan(tx) {
+                try state.addOutput(try received(found, height: data.height), outputKey: found.outputKey)
+                try detector.noteUsed(major: found.major, minor: found.minor, margin: growthMargin)
+            }
+        }
+    }
+
+    private func received(_ o: MoneroOwnedOutput, height: Int?) throws -> ReceivedOutput {
+        var image: [UInt8]?
+        if let spendSecret {
+            let secret = try MoneroOutputSecret.secret(sharedScalar: o.sharedScalar, spendSecret: spendSecret,
+                                                      viewSecret: detector.keys.viewSecret, major: o.major, minor: o.minor)
+            image = MoneroHashToPoint.keyImage(outputKey: o.outputKey, secret: secret)
+        }
+        return ReceivedOutput(height: height, txID: o.txID, index: o.outputIndex, amount: o.amount, major: o.major, minor: o.minor,
+                              paymentID: o.paymentID, keyImage: image, unlockTime: o.unlockTime, isCoinbase: o.isCoinbase)
+    }
+
+    private func flushEvents(_ emit: (ScanEvent) throws -> Void) throws {
+        let walletHeight = try state.nextHeight
+        for event in try state.unreported() {
+            guard let row = try state.output(txid: event.txid, index: event.index) else { continue }
+            switch event.kind {
+            case "received":
+                try emit(.received(row.output, confirmations: walletHeight - (row.output.height ?? walletHeight)))
+            case "spent":
+                if let h = row.spentHeight, let tx = row.spentTxID, let image = row.output.keyImage {
+                    let o = row.output
+                    try emit(.spent(SpentOutput(height: h, spendingTxID: tx, keyImage: image, outputTxID: o.txID, outputIndex: o.index,
+                                                amount: o.amount, major: o.major, minor: o.minor), confirmations: walletHeight - h))
+                }
+            default: break
+            }
+            try state.markReported(event.id)
+        }
+    }
+
+    private var pendingIncoming: UInt64 = 0
+
+    private func reportPending(_ emit: (ScanEvent) throws -> Void) throws {
+        pendingIncoming = 0
+        for blob in try source.mempool() {
+            guard let tx = try? MoneroTransaction(blob: blob) else { continue }
+            for found in detector.scan(tx) {
+                let o = try received(found, height: nil)
+                pendingIncoming += o.amount
+                if try !state.pendingAlreadyReported(o.txID, o.index) {
+                    try emit(.pending(o))
+                    try state.notePendingReported(o.txID, o.index)
+                }
+            }
+        }
+    }
+
+    /// Monero's rules: an output is unlocked 10 blocks deep and once its unlock_time (a height
+    /// below 500,000,000, else a Unix time) has passed. The total includes mempool receipts.
+    private func balance(walletHeight: Int) throws -> Balance {
+        var total = pendingIncoming, unlocked: UInt64 = 0
+        var accounts = [UInt32: (total: UInt64, unlocked: UInt64)]()
+        for row in try state.allOutputs() where row.spentHeight == nil {
+            let o = row.output
+            let height = o.height ?? walletHeight
+            let deep = height + 10 <= walletHeight
+            let timeOK: Bool = o.unlockTime == 0 || (o.unlockTime < 500_000_000
+                ? UInt64(walletHeight) >= o.unlockTime
+                : UInt64(Date().timeIntervalSince1970) + 120 >= o.unlockTime)
+            let free = deep && timeOK
+            total += o.amount
+            if free { unlocked += o.amount }
+            let previous = accounts[o.major] ?? (0, 0)
+            accounts[o.major] = (previous.total + o.amount, previous.unlocked + (free ? o.amount : 0))
+        }
+        return Balance(height: walletHeight, total: total, unlocked: unlocked, perAccount: accounts, spendsKnown: spendSecret != nil)
+    }
+}

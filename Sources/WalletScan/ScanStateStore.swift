@@ -1,0 +1,116 @@
+import WalletCore
+
+/// The synchronizer's state in SQLite: the scanned chain (hashes, for reorgs), owned outputs,
+/// spends, and events not yet reported. Every change of a batch is one transaction.
+final class ScanStateStore {
+    let db: SQLiteDatabase
+
+    init(path: String, walletID: String, birthday: Int) throws {
+        db = try SQLiteDatabase(path: path)
+        try db.execute("""
+            CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+            CREATE TABLE IF NOT EXISTS blocks (height INTEGER PRIMARY KEY, hash BLOB NOT NULL);
+            CREATE TABLE IF NOT EXISTS outputs (
+                txid BLOB NOT NULL, idx INTEGER NOT NULL, height INTEGER NOT NULL, amount TEXT NOT NULL,
+                major INTEGER NOT NULL, minor INTEGER NOT NULL, output_key BLOB NOT NULL, key_image BLOB,
+                unlock_time TEXT NOT NULL, coinbase INTEGER NOT NULL, payment_id BLOB,
+                spent_height INTEGER, spent_txid BLOB, PRIMARY KEY (txid, idx));
+            CREATE INDEX IF NOT EXISTS outputs_key_image ON outputs (key_image);
+            CREATE TABLE IF NOT EXISTS events (id INTEGER PRIMARY KEY AUTOINCREMENT, height INTEGER NOT NULL,
+                kind TEXT NOT NULL, txid BLOB NOT NULL, idx INTEGER NOT NULL, reported INTEGER NOT NULL DEFAULT 0);
+            CREATE TABLE IF NOT EXISTS pending_reported (txid BLOB NOT NULL, idx INTEGER NOT NULL, PRIMARY KEY (txid, idx));
+            """)
+        let stored = try db.query("SELECT value FROM meta WHERE key = 'wallet'").first?.first?.text
+        if let stored, stored != walletID {
+            throw ScanStateError.walletMismatch("the state in \(path) belongs to another wallet")
+        }
+        if stored == nil {
+            try db.transaction {
+                try db.query("INSERT INTO meta VALUES ('wallet', ?), ('birthday', ?), ('next_height', ?)",
+                             [.text(walletID), .text(String(birthday)), .text(String(birthday))])
+            }
+        }
+    }
+
+    func meta(_ key: String) throws -> String? { try db.query("SELECT value FROM meta WHERE key = ?", [.text(key)]).first?.first?.text }
+
+    var nextHeight: Int { get throws { Int(try meta("next_height") ?? "0") ?? 0 } }
+
+    func setNextHeight(_ h: Int) throws { try db.query("UPDATE meta SET value = ? WHERE key = 'next_height'", [.text(String(h))]) }
+
+    func blockHash(_ height: Int) throws -> [UInt8]? {
+        try db.query("SELECT hash FROM blocks WHERE height = ?", [.int(Int64(height))]).first?.first?.blob
+    }
+
+    func addBlock(_ height: Int, hash: [UInt8]) throws {
+        try db.query("INSERT OR REPLACE INTO blocks VALUES (?, ?)", [.int(Int64(height)), .blob(hash)])
+    }
+
+    func addOutput(_ o: ReceivedOutput, outputKey: [UInt8]) throws {
+        try db.query("INSERT OR IGNORE INTO outputs VALUES (?,?,?,?,?,?,?,?,?,?,?,NULL,NULL)", [
+            .blob(o.txID), .int(Int64(o.index)), .int(Int64(o.height ?? -1)), .text(String(o.amount)),
+            .int(Int64(o.major)), .int(Int64(o.minor)), .blob(outputKey), o.keyImage.map { .blob($0) } ?? .null,
+            .text(String(o.unlockTime)), .int(o.isCoinbase ? 1 : 0), o.paymentID.map { .blob($0) } ?? .null])
+        try db.query("INSERT INTO events (height, kind, txid, idx) VALUES (?, 'received', ?, ?)",
+                     [.int(Int64(o.height ?? -1)), .blob(o.txID), .int(Int64(o.index))])
+    }
+
+    /// Marks the owned output with this key image spent; true if there was one.
+    func markSpent(keyImage: [UInt8], height: Int, txID: [UInt8]) throws -> Bool {
+        let rows = try db.query("SELECT txid, idx FROM outputs WHERE key_image = ? AND spent_height IS NULL", [.blob(keyImage)])
+        guard let row = rows.first, let txid = row[0].blob, let idx = row[1].int else { return false }
+        try db.query("UPDATE outputs SET spent_height = ?, spent_txid = ? WHERE txid = ? AND idx = ?",
+                     [.int(Int64(height)), .blob(txID), .blob(txid), .int(idx)])
+        try db.query("INSERT INTO events (height, kind, txid, idx) VALUES (?, 'spent', ?, ?)", [.int(Int64(height)), .blob(txid), .int(idx)])
+        return true
+    }
+
+    /// Rolls back everything above `height` (kept: blocks ≤ height). Returns undone counts.
+    func rollBack(above height: Int) throws -> (outputs: Int, spends: Int) {
+        let outputs = try db.query("SELECT COUNT(*) FROM outputs WHERE height > ?", [.int(Int64(height))]).first?.first?.int ?? 0
+        let spends = try db.query("SELECT COUNT(*) FROM outputs WHERE spent_height > ? AND height <= ?", [.int(Int64(height)), .int(Int64(height))]).first?.first?.int ?? 0
+        try db.query("DELETE FROM outputs WHERE height > ?", [.int(Int64(height))])
+        try db.query("UPDATE outputs SET spent_height = NULL, spent_txid = NULL WHERE spent_height > ?", [.int(Int64(height))])
+        try db.query("DELETE FROM events WHERE height > ? AND reported = 0", [.int(Int64(height))])
+        try db.query("DELETE FROM blocks WHERE height > ?", [.int(Int64(height))])
+        try setNextHeight(height + 1)
+        return (Int(outputs), Int(spends))
+    }
+
+    struct Row {
+        let output: ReceivedOutput
+        let spentHeight: Int?
+        let spentTxID: [UInt8]?
+    }
+
+    func output(txid: [UInt8], index: Int) throws -> Row? {
+        try db.query("SELECT * FROM outputs WHERE txid = ? AND idx = ?", [.blob(txid), .int(Int64(index))]).first.map(Self.row)
+    }
+
+    func allOutputs() throws -> [Row] { try db.query("SELECT * FROM outputs ORDER BY height, txid, idx").map(Self.row) }
+
+    private static func row(_ r: [SQLiteDatabase.Value]) -> Row {
+        Row(output: ReceivedOutput(height: Int(r[2].int ?? -1), txID: r[0].blob ?? [], index: Int(r[1].int ?? 0),
+                                   amount: UInt64(r[3].text ?? "0") ?? 0, major: UInt32(r[4].int ?? 0), minor: UInt32(r[5].int ?? 0),
+                                   paymentID: r[10].blob, keyImage: r[7].blob, unlockTime: UInt64(r[8].text ?? "0") ?? 0,
+                                   isCoinbase: r[9].int == 1),
+            spentHeight: r[11].int.map(Int.init), spentTxID: r[12].blob)
+    }
+
+    /// Events committed but not yet written out, oldest first.
+    func unreported() throws -> [(id: Int64, kind: String, txid: [UInt8], index: Int)] {
+        try db.query("SELECT id, kind, txid, idx FROM events WHERE reported = 0 ORDER BY id").map {
+            ($0[0].int ?? 0, $0[1].text ?? "", $0[2].blob ?? [], Int($0[3].int ?? 0))
+        }
+    }
+
+    func markReported(_ id: Int64) throws { try db.query("UPDATE events SET reported = 1 WHERE id = ?", [.int(id)]) }
+
+    func pendingAlreadyReported(_ txid: [UInt8], _ index: Int) throws -> Bool {
+        try !db.query("SELECT 1 FROM pending_reported WHERE txid = ? AND idx = ?", [.blob(txid), .int(Int64(index))]).isEmpty
+    }
+
+    func notePendingReported(_ txid: [UInt8], _ index: Int) throws {
+        try db.query("INSERT OR IGNORE INTO pending_reported VALUES (?, ?)", [.blob(txid), .int(Int64(index))])
+    }
+}
