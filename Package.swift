@@ -16,6 +16,7 @@ let package = Package(
         .executable(name: "derive", targets: ["derive"]),
         .executable(name: "sign-hash", targets: ["sign-hash"]),
         .executable(name: "keystore", targets: ["keystore"]),
+        .executable(name: "scan-blocks", targets: ["scan-blocks"]),
         .library(name: "WalletKeys", targets: ["WalletKeys"]),
         .library(name: "WalletCLI", targets: ["WalletCLI"]),
     ],
@@ -57,6 +58,10 @@ let package = Package(
         ]),
         .executableTarget(name: "keystore", dependencies: [
             "WalletCLI", "WalletKeyStore", "WalletCore",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .executableTarget(name: "scan-blocks", dependencies: [
+            "WalletCLI", "WalletScan", "WalletKeys", "WalletCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "satchel-bench", dependencies: ["WalletKeys", "WalletCore"], path: "Benchmarks/satchel-bench"),

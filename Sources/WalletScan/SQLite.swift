@@ -1,4 +1,7 @@
 import CSQLite
+#if canImport(Glibc)
+import Glibc
+#endif
 import WalletCore
 
 /// A small SQLite connection: prepared statements, transactions, typed columns. Only the
@@ -14,6 +17,8 @@ final class SQLiteDatabase {
             sqlite3_close(db)
             throw .database("cannot open \(path): \(message)")
         }
+        // The state reveals the wallet's history: owner-only, like the key store.
+        chmod(path, 0o600)
         sqlite3_busy_timeout(db, 5000)
         try execute("PRAGMA journal_mode=WAL")
         try execute("PRAGMA synchronous=FULL")

@@ -35,10 +35,13 @@ public final class MoneroSynchronizer {
 
     /// Scans from the last committed height to the tip (or `untilHeight`, or `maxBlocks`
     /// blocks), then reports the mempool and the balance.
-    public func run(untilHeight: Int? = nil, maxBlocks: Int? = nil, emit: (ScanEvent) throws -> Void) throws {
+    /// `flush` must make the emitted events durable (write them out); only then are they
+    /// marked reported, so a crash can repeat an event written just before it, never lose one.
+    public func run(untilHeight: Int? = nil, maxBlocks: Int? = nil, emit: (ScanEvent) throws -> Void,
+                    flush: () throws -> Void = {}) throws {
         status = .syncing
         defer { if status == .syncing { status = .stopped } }
-        try flushEvents(emit)  // events a killed run committed but did not write
+        try flushEvents(emit, flush)  // events a killed run committed but did not write
         let chainHeight = try source.chainHeight()
         let end = min(chainHeight, untilHeight.map { $0 + 1 } ?? Int.max)
         var next = try state.nextHeight
@@ -66,7 +69,7 @@ public final class MoneroSynchronizer {
             }
             budget -= blocks.count
             next = blocks.last!.height + 1
-            try flushEvents(emit)
+            try flushEvents(emit, flush)
             try emit(.progress(height: next, chainHeight: chainHeight))
         }
         let walletHeight = try state.nextHeight
@@ -136,9 +139,11 @@ public final class MoneroSynchronizer {
                               paymentID: o.paymentID, keyImage: image, unlockTime: o.unlockTime, isCoinbase: o.isCoinbase)
     }
 
-    private func flushEvents(_ emit: (ScanEvent) throws -> Void) throws {
+    private func flushEvents(_ emit: (ScanEvent) throws -> Void, _ flush: () throws -> Void) throws {
         let walletHeight = try state.nextHeight
-        for event in try state.unreported() {
+        let events = try state.unreported()
+        guard !events.isEmpty else { return }
+        for event in events {
             guard let row = try state.output(txid: event.txid, index: event.index) else { continue }
             switch event.kind {
             case "received":
@@ -151,8 +156,9 @@ public final class MoneroSynchronizer {
                 }
             default: break
             }
-            try state.markReported(event.id)
         }
+        try flush()
+        try state.db.transaction { for event in events { try state.markReported(event.id) } }
     }
 
     private var pendingIncoming: UInt64 = 0

@@ -1,0 +1,84 @@
+import Foundation
+import SatchelTestSupport
+import XCTest
+
+/// scan-blocks over the regtest fixture, as a cron job would run it.
+final class ScanBlocksToolTests: XCTestCase {
+    let fixture = TestPaths.fixture("monero-regtest").path
+    var dir = ""
+    var source: String { "--blocks \(fixture)/blocks.jsonl --txs \(fixture)/txs.jsonl --state-dir \(dir)/state --lookahead 3,20" }
+
+    override func setUpWithError() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-scan-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
+
+    private var keys: [String: Any] {
+        (try! TestPaths.json(TestPaths.fixture("monero-regtest/expected.json")) as! [String: Any])["keys"] as! [String: Any]
+    }
+
+    func testFromTheSeedBalancesMatchTheWallet() throws {
+        let r = try Shell.run("scan-blocks \(source) --birthday 0", stdin: Shell.lines([["mnemonic": keys["mnemonic"]!]]))
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let types = r.records.map { $0["type"] as? String ?? "" }
+        XCTAssertEqual(types.filter { $0 == "received" }.count, 12)
+        XCTAssertEqual(types.filter { $0 == "spent" }.count, 3)
+        XCTAssertEqual(types.filter { $0 == "pending" }.count, 1)
+        let balance = try XCTUnwrap(r.records.last)
+        XCTAssertEqual(balance["type"] as? String, "balance")
+        XCTAssertEqual(balance["total"] as? String, "73062521347943")
+        XCTAssertEqual(balance["unlocked"] as? String, "37333784416518")
+        XCTAssertFalse(r.out.contains(keys["mnemonic"] as! String))
+        // The integrated-address payment carries its payment id and the right address.
+        let integrated = r.records.first { $0["payment_id"] as? String == "0123456789abcdef" }
+        XCTAssertEqual(integrated?["amount"] as? String, "123456789012")
+        let mode = try FileManager.default.attributesOfItem(atPath: "\(dir)/state")[.posixPermissions] as? Int
+        XCTAssertEqual(mode, 0o700)
+
+        // A finished scan, run again: no new received or spent events, exit 0.
+        let again = try Shell.run("scan-blocks \(source) --birthday 0", stdin: Shell.lines([["mnemonic": keys["mnemonic"]!]]))
+        XCTAssertEqual(again.status, 0)
+        XCTAssertEqual(again.records.map { $0["type"] as? String }, ["balance"])
+    }
+
+    func testMissingPiecesAndLocks() throws {
+        let viewOnly = Shell.lines([["view_key": keys["private_view_key"]!, "public_spend_key": keys["public_spend_key"]!]])
+        let noBirthday = try Shell.run("scan-blocks \(source)", stdin: viewOnly)
+        XCTAssertEqual(noBirthday.status, 64)
+        XCTAssertTrue(noBirthday.stderr.contains("scan.no_birthday"))
+        XCTAssertEqual(try Shell.run("scan-blocks --birthday 0 --state-dir \(dir)/s", stdin: viewOnly).stderr.contains("scan.no_source"), true)
+        XCTAssertTrue(try Shell.run("scan-blocks \(source) --birthday 0 < /dev/null").stderr.contains("scan.no_wallet"))
+        // A held lock: the second run exits 75 at once.
+        let first = try Shell.run("scan-blocks \(source) --birthday 0 --max-blocks 1", stdin: viewOnly)
+        XCTAssertEqual(first.status, 0, first.stderr)
+        let lock = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: "\(dir)/state").first { $0.hasSuffix(".lock") })
+        try viewOnly.write(to: URL(fileURLWithPath: "\(dir)/keys.json"))
+        let held = try Shell.run("flock -n \(dir)/state/\(lock) -c 'scan-blocks \(source) --birthday 0 < \(dir)/keys.json; echo status=$?'")
+        XCTAssertTrue(held.out.contains("status=75"), held.out + held.stderr)
+        // Bounded runs add up to the whole scan; view-only balances say spends are unknown.
+        var received = 0
+        for _ in 0..<4 {
+            let r = try Shell.run("scan-blocks \(source) --birthday 0 --max-blocks 50 --progress jsonl", stdin: viewOnly)
+            received += r.records.filter { $0["type"] as? String == "received" }.count
+            XCTAssertTrue(r.stderr.contains("\"type\":\"progress\"") || r.records.count == 1, r.stderr)
+        }
+        XCTAssertEqual(received, 12)
+    }
+
+    func testBadChainDataNamesTheBlock() throws {
+        var lines = try String(contentsOfFile: "\(fixture)/blocks.jsonl", encoding: .utf8).split(separator: "\n").map(String.init)
+        lines.swapAt(100, 101)
+        try (lines.joined(separator: "\n") + "\n").write(toFile: "\(dir)/swapped.jsonl", atomically: true, encoding: .utf8)
+        let viewOnly = Shell.lines([["view_key": keys["private_view_key"]!, "public_spend_key": keys["public_spend_key"]!]])
+        let r = try Shell.run("scan-blocks --blocks \(dir)/swapped.jsonl --txs \(fixture)/txs.jsonl --state-dir \(dir)/st --birthday 0", stdin: viewOnly)
+        XCTAssertEqual(r.status, 65)
+        XCTAssertTrue(r.stderr.contains("out of order"), r.stderr)
+    }
+
+    func testHelpAndManPage() throws {
+        XCTAssertEqual(try Shell.run("scan-blocks --help").status, 0)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: TestPaths.packageRoot.appendingPathComponent("man/scan-blocks.1").path))
+    }
+}
