@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Satchel needs, only those missing. Non-interactive; needs root
-# (or sudo) only when something is missing. zbar-tools is for the tests (QR codes are decoded). Usage: scripts/install-deps.sh [extra packages…]
+# (or sudo) only when something is missing. zbar-tools (QR codes are decoded) and monero
+# (a real monerod and monero-wallet-rpc on 127.0.0.1) are for the tests. Usage: scripts/install-deps.sh [extra packages…]
 set -euo pipefail
 
-packages=(pkg-config libsecp256k1-dev libsodium-dev libzstd-dev libpcsclite-dev libqrencode-dev libsqlite3-dev mandoc zbar-tools "$@")
+packages=(pkg-config libsecp256k1-dev libsodium-dev libzstd-dev libpcsclite-dev libqrencode-dev libsqlite3-dev mandoc zbar-tools monero curl "$@")
 
 missing=()
 for p in "${packages[@]}"; do

@@ -75,7 +75,7 @@ public enum InitializerError: WalletError, Equatable {
         case .noWallet: "no wallet: give --wallet NAME, or a key record on stdin (view_key with public_spend_key, spend_key, or a Monero mnemonic)"
         case .noBirthday: "no birthday: give --birthday HEIGHT (the first block that can hold the wallet's outputs; 0 scans everything), or store one in the key-store entry"
         case .badBirthday(let h): "birthday \(h) is not a block height"
-        case .noSource: "no block source: give --blocks FILE (and --txs FILE)"
+        case .noSource: "no block source: give --node HOST:PORT, or --blocks FILE (and --txs FILE)"
         case .stateDirectory(let d): "cannot create the state directory \(d)"
         }
     }

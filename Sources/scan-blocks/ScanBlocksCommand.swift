@@ -41,6 +41,15 @@ struct ScanBlocksCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Transaction records, JSON Lines (.zst for zstd): tx_hash, hex, in_pool.", valueName: "file"))
     var txs: String?
 
+    @Option(help: ArgumentHelp("A monerod RPC address, e.g. 127.0.0.1:18081, instead of --blocks.", valueName: "host:port"))
+    var node: String?
+
+    @Flag(help: "With --node: keep polling for new blocks (every --interval seconds) until stopped.")
+    var follow = false
+
+    @Option(help: "Seconds between polls with --follow.")
+    var interval: Double = 30
+
     @Option(help: ArgumentHelp("Stop after this height.", valueName: "height"))
     var untilHeight: Int?
 
@@ -61,6 +70,8 @@ struct ScanBlocksCommand: ParsableCommand {
         guard ["auto", "jsonl", "none"].contains(progress) else { throw ValidationError("--progress must be auto, jsonl or none") }
         guard parsedLookahead != nil else { throw ValidationError("--lookahead takes two numbers, e.g. 50,200") }
         if let maxBlocks, maxBlocks < 1 { throw ValidationError("--max-blocks must be at least 1") }
+        if node != nil && blocks != nil { throw ValidationError("give --blocks or --node, not both") }
+        if follow && node == nil { throw ValidationError("--follow goes with --node") }
     }
 
     var parsedLookahead: (UInt32, UInt32)? {
@@ -93,6 +104,7 @@ struct ScanBlocksCommand: ParsableCommand {
                 }
             }
             if let blocks { initializer.source = try FileBlockSource(blocksPath: blocks, transactionsPath: txs) }
+            if let node { initializer.source = try MoneroRPCSource(address: node) }
             let resolved = try initializer.resolve(network: network)
 
             // One scan per wallet at a time: a second one exits 75 at once (cron overlap).
@@ -105,6 +117,7 @@ struct ScanBlocksCommand: ParsableCommand {
                                               birthday: resolved.birthday, lookahead: parsedLookahead!)
             let net = MoneroNetwork.all.first { $0.name == network }!
             let onTerminal = isatty(2) != 0
+            repeat {
             try sync.run(untilHeight: untilHeight, maxBlocks: maxBlocks) { event in
                 if case .progress(let height, let chainHeight) = event {
                     switch progress {
@@ -118,6 +131,9 @@ struct ScanBlocksCommand: ParsableCommand {
             } flush: {
                 try pipeline.flush()
             }
+            try pipeline.flush()
+            if follow { Thread.sleep(forTimeInterval: interval) }
+            } while follow
             if progress == "auto" && onTerminal { try? OutputStream.standardError.write("\n") }
             try pipeline.flush()
         } catch let error as any WalletError {

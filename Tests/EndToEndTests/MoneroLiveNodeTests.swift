@@ -1,0 +1,173 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import SatchelTestSupport
+import XCTest
+
+/// A real monerod (Debian's monero 0.18) in regtest on 127.0.0.1, with two monero-wallet-rpc
+/// wallets: a miner M and the receiver R. R gets payments to its primary address, a
+/// subaddress, another account and an integrated address, spends some back, and has one
+/// payment waiting in the mempool; then the chain is reorganised. scan-blocks over the node
+/// must agree with R's own wallet at each step. Every process is stopped at the end.
+final class MoneroLiveNodeTests: XCTestCase {
+    var dir = ""
+    var processes: [Process] = []
+    var nodePort = 0, minerPort = 0, receiverPort = 0
+
+    override func setUpWithError() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/monerod") else {
+            throw XCTSkip("monerod is not installed (scripts/install-deps.sh installs Debian's monero)")
+        }
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-xmr-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir + "/node", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: dir + "/wallets", withIntermediateDirectories: true)
+        let base = 20_000 + Int.random(in: 0..<9_000) * 4
+        (nodePort, minerPort, receiverPort) = (base, base + 2, base + 3)
+        try start("/usr/bin/monerod", ["--regtest", "--offline", "--fixed-difficulty", "1", "--data-dir", dir + "/node",
+                                      "--rpc-bind-ip", "127.0.0.1", "--rpc-bind-port", "\(nodePort)", "--p2p-bind-ip", "127.0.0.1",
+                                      "--p2p-bind-port", "\(base + 1)", "--no-zmq", "--no-igd", "--non-interactive", "--log-level", "0"], log: "node.log")
+        try waitFor { (try? self.rpc(self.nodePort, "get_info")) != nil }
+        for port in [minerPort, receiverPort] {
+            try start("/usr/bin/monero-wallet-rpc", ["--daemon-address", "127.0.0.1:\(nodePort)", "--rpc-bind-ip", "127.0.0.1",
+                                                    "--rpc-bind-port", "\(port)", "--wallet-dir", dir + "/wallets", "--disable-rpc-login",
+                                                    "--non-interactive", "--log-level", "0"], log: "wallet-\(port).log")
+            try waitFor { (try? self.rpc(port, "get_version")) != nil }
+        }
+    }
+
+    override func tearDownWithError() throws {
+        for p in processes where p.isRunning { p.terminate() }
+        for p in processes { p.waitUntilExit() }
+        try? FileManager.default.removeItem(atPath: dir)
+    }
+
+    private func start(_ path: String, _ arguments: [String], log: String) throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: path)
+        p.arguments = arguments
+        FileManager.default.createFile(atPath: dir + "/" + log, contents: nil)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: dir + "/" + log))
+        p.standardOutput = handle
+        p.standardError = handle
+        try p.run()
+        processes.append(p)
+    }
+
+    private func waitFor(seconds: Double = 60, _ ready: () -> Bool) throws {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline { if ready() { return }; Thread.sleep(forTimeInterval: 0.3) }
+        throw XCTSkip("a Monero process did not start in time")
+    }
+
+    /// JSON-RPC to a node or wallet on loopback.
+    @discardableResult
+    func rpc(_ port: Int, _ method: String, _ params: [String: Any] = [:]) throws -> [String: Any] {
+        var request = URLRequest(url: URL(string: "http://127.0.0.1:\(port)/json_rpc")!, timeoutInterval: 120)
+        request.httpMethod = "POST"
+        request.httpBody = try JSONSerialization.data(withJSONObject: ["jsonrpc": "2.0", "id": "0", "method": method, "params": params])
+        nonisolated(unsafe) var body: Data?
+        let done = DispatchSemaphore(value: 0)
+        URLSession.shared.dataTask(with: request) { data, _, _ in body = data; done.signal() }.resume()
+        done.wait()
+        guard let body, let reply = try JSONSerialization.jsonObject(with: body) as? [String: Any] else {
+            throw NSError(domain: "rpc", code: 1, userInfo: [NSLocalizedDescriptionKey: "\(method): no answer"])
+        }
+        if let error = reply["error"] { throw NSError(domain: "rpc", code: 2, userInfo: [NSLocalizedDescriptionKey: "\(method): \(error)"]) }
+        return reply["result"] as? [String: Any] ?? [:]
+    }
+
+    private func mine(_ n: Int, to address: String) throws {
+        try rpc(nodePort, "generateblocks", ["amount_of_blocks": n, "wallet_address": address])
+    }
+
+    private func scan(_ seed: Data, state: String = "state") throws -> Shell.Result {
+        try Shell.run("scan-blocks --node 127.0.0.1:\(nodePort) --birthday 0 --state-dir \(dir)/\(state) --lookahead 3,20", stdin: seed)
+    }
+
+    private func walletView(_ port: Int) throws -> (total: UInt64, unlocked: UInt64, outputs: [[String: Any]]) {
+        try rpc(port, "refresh")
+        let balance = try rpc(port, "get_balance", ["all_accounts": true])
+        // incoming_transfers answers for one account at a time.
+        let accounts = (try rpc(port, "get_accounts")["subaddress_accounts"] as? [[String: Any]])?.count ?? 1
+        var outputs = [[String: Any]]()
+        for account in 0..<accounts {
+            let incoming = try rpc(port, "incoming_transfers", ["transfer_type": "all", "account_index": account])
+            outputs += incoming["transfers"] as? [[String: Any]] ?? []
+        }
+        return ((balance["balance"] as! NSNumber).uint64Value, (balance["unlocked_balance"] as! NSNumber).uint64Value, outputs)
+    }
+
+    private func assertAgrees(_ r: Shell.Result, with wallet: (total: UInt64, unlocked: UInt64, outputs: [[String: Any]]),
+                              received: [[String: Any]], file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(r.status, 0, r.stderr, file: file, line: line)
+        let balance = r.records.last { $0["type"] as? String == "balance" }
+        XCTAssertEqual(balance?["total"] as? String, String(wallet.total), file: file, line: line)
+        XCTAssertEqual(balance?["unlocked"] as? String, String(wallet.unlocked), file: file, line: line)
+        // Every output the wallet owns, with its key image, amount and subaddress.
+        for o in wallet.outputs {
+            let match = received.first { $0["key_image"] as? String == o["key_image"] as? String }
+            XCTAssertNotNil(match, "output \(o["tx_hash"] ?? "") not reported", file: file, line: line)
+            XCTAssertEqual(match?["amount"] as? String, (o["amount"] as? NSNumber).map { String($0.uint64Value) }, file: file, line: line)
+            let sub = o["subaddr_index"] as? [String: Int]
+            XCTAssertEqual(match?["major"] as? Int, sub?["major"], file: file, line: line)
+            XCTAssertEqual(match?["minor"] as? Int, sub?["minor"], file: file, line: line)
+        }
+    }
+
+    func testScanAgreesWithMoneroWalletRPCThroughPaymentsSpendsAndAReorg() throws {
+        try rpc(minerPort, "create_wallet", ["filename": "miner", "language": "English"])
+        try rpc(receiverPort, "create_wallet", ["filename": "receiver", "language": "English"])
+        let minerAddress = try rpc(minerPort, "get_address")["address"] as! String
+        let primary = try rpc(receiverPort, "get_address")["address"] as! String
+        let sub01 = try rpc(receiverPort, "create_address", ["account_index": 0])["address"] as! String
+        let account1 = try rpc(receiverPort, "create_account")["address"] as! String
+        let integrated = try rpc(receiverPort, "make_integrated_address", ["standard_address": primary, "payment_id": "feedfacecafebeef"])["integrated_address"] as! String
+        let phrase = try rpc(receiverPort, "query_key", ["key_type": "mnemonic"])["key"] as! String
+        let seed = Shell.lines([["mnemonic": phrase]])
+
+        try mine(90, to: minerAddress)
+        try rpc(minerPort, "refresh")
+        try rpc(minerPort, "transfer", ["destinations": [["amount": 2_000_000_000_000, "address": primary],
+                                                         ["amount": 500_000_000_000, "address": sub01],
+                                                         ["amount": 300_000_000_000, "address": account1]]])
+        try rpc(minerPort, "transfer", ["destinations": [["amount": 250_000_000_000, "address": integrated]]])
+        try mine(11, to: minerAddress)
+        // R spends back to M; then a payment to R waits in the mempool.
+        try rpc(receiverPort, "refresh")
+        try rpc(receiverPort, "transfer", ["destinations": [["amount": 700_000_000_000, "address": minerAddress]], "account_index": 0])
+        try mine(3, to: minerAddress)
+        try rpc(minerPort, "refresh")
+        try rpc(minerPort, "transfer", ["destinations": [["amount": 123_000_000_000, "address": sub01]]])
+
+        let first = try scan(seed)
+        let wallet = try walletView(receiverPort)
+        let received = first.records.filter { $0["type"] as? String == "received" }
+        XCTAssertEqual(received.count, wallet.outputs.count)
+        XCTAssertEqual(first.records.filter { $0["type"] as? String == "spent" }.count,
+                       wallet.outputs.filter { $0["spent"] as? Bool == true }.count)
+        XCTAssertEqual(first.records.filter { $0["type"] as? String == "pending" }.count, 1)
+        XCTAssertTrue(received.contains { $0["payment_id"] as? String == "feedfacecafebeef" })
+        assertAgrees(first, with: wallet, received: received)
+
+        // Rerun: nothing new.
+        let again = try scan(seed)
+        XCTAssertEqual(again.records.filter { ["received", "spent"].contains($0["type"] as? String) }.count, 0)
+
+        // Reorg: drop the last 3 blocks (R's spend and its confirmations) and mine another branch.
+        try Shell.run("curl -s -m 30 http://127.0.0.1:\(nodePort)/pop_blocks -d '{\"nblocks\":3}'")
+        try rpc(nodePort, "flush_txpool")
+        try mine(4, to: minerAddress)
+        let afterReorg = try scan(seed)
+        XCTAssertEqual(afterReorg.status, 0, afterReorg.stderr)
+        XCTAssertTrue(afterReorg.records.contains { $0["type"] as? String == "reorg" }, afterReorg.out)
+        let walletAfter = try walletView(receiverPort)
+        let balance = afterReorg.records.last { $0["type"] as? String == "balance" }
+        XCTAssertEqual(balance?["total"] as? String, String(walletAfter.total))
+        XCTAssertEqual(balance?["unlocked"] as? String, String(walletAfter.unlocked))
+
+        // A stopped node: exit 69.
+        for p in processes where p.isRunning { p.terminate(); p.waitUntilExit() }
+        XCTAssertEqual(try scan(seed).status, 69)
+    }
+}
