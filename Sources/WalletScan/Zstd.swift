@@ -2,6 +2,7 @@ import CZstd
 
 /// zstd decompression (libzstd) of a whole file, with a ceiling against decompression bombs.
 enum Zstd {
+
     static let maximum = 1 << 31
 
     static func decompress(_ input: [UInt8]) throws -> [UInt8] {
@@ -10,19 +11,27 @@ enum Zstd {
         ZSTD_initDStream(stream)
         var out = [UInt8]()
         var chunk = [UInt8](repeating: 0, count: ZSTD_DStreamOutSize())
+        // The last call's hint is 0 only when a frame ended exactly: anything else is a cut file.
+        var hint = 1
+        var filled = false  // a full output chunk may leave more inside the decoder
         try input.withUnsafeBytes { raw in
             var inBuffer = ZSTD_inBuffer(src: raw.baseAddress, size: raw.count, pos: 0)
             repeat {
-                let result = chunk.withUnsafeMutableBytes { c -> Int in
+                var produced = 0
+                let rc = chunk.withUnsafeMutableBytes { c -> Int in
                     var outBuffer = ZSTD_outBuffer(dst: c.baseAddress, size: c.count, pos: 0)
                     let rc = ZSTD_decompressStream(stream, &outBuffer, &inBuffer)
-                    return ZSTD_isError(rc) != 0 ? -1 : outBuffer.pos
+                    produced = outBuffer.pos
+                    return rc
                 }
-                guard result >= 0 else { throw ScanError.malformed(what: "zstd data", reason: "not valid zstd") }
-                out += chunk[0..<result]
+                guard ZSTD_isError(rc) == 0 else { throw ScanError.malformed(what: "zstd data", reason: "not valid zstd") }
+                hint = rc
+                filled = produced == chunk.count
+                out += chunk[0..<produced]
                 guard out.count <= maximum else { throw ScanError.unsupported("zstd: more than 2 GiB decompressed") }
-            } while inBuffer.pos < inBuffer.size
+            } while inBuffer.pos < inBuffer.size || filled
         }
+        guard hint == 0 else { throw ScanError.truncated(what: "zstd data", offset: input.count) }
         return out
     }
 }

@@ -77,6 +77,18 @@ final class ScanBlocksToolTests: XCTestCase {
         XCTAssertTrue(r.stderr.contains("out of order"), r.stderr)
     }
 
+    /// The same chain compressed with zstd gives the same events.
+    func testZstdCompressedSources() throws {
+        let viewOnly = Shell.lines([["view_key": keys["private_view_key"]!, "public_spend_key": keys["public_spend_key"]!]])
+        _ = try Shell.run("zstd -q -o \(dir)/b.jsonl.zst \(fixture)/blocks.jsonl && zstd -q -o \(dir)/t.jsonl.zst \(fixture)/txs.jsonl")
+        let packed = try Shell.run("scan-blocks --blocks \(dir)/b.jsonl.zst --txs \(dir)/t.jsonl.zst --state-dir \(dir)/z --birthday 0 --lookahead 3,20", stdin: viewOnly)
+        let plain = try Shell.run("scan-blocks \(source) --birthday 0", stdin: viewOnly)
+        XCTAssertEqual(packed.status, 0, packed.stderr)
+        XCTAssertEqual(packed.out, plain.out)
+        try Data([0x28, 0xB5, 0x2F, 0xFD, 0x00, 0x01, 0x02]).write(to: URL(fileURLWithPath: "\(dir)/bad.jsonl.zst"))
+        XCTAssertEqual(try Shell.run("scan-blocks --blocks \(dir)/bad.jsonl.zst --state-dir \(dir)/y --birthday 0", stdin: viewOnly).status, 65)
+    }
+
     func testHelpAndManPage() throws {
         XCTAssertEqual(try Shell.run("scan-blocks --help").status, 0)
         XCTAssertTrue(FileManager.default.fileExists(atPath: TestPaths.packageRoot.appendingPathComponent("man/scan-blocks.1").path))
