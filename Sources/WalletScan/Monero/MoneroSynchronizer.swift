@@ -51,14 +51,23 @@ public final class MoneroSynchronizer {
             let blocks = try source.blocks(from: next, count: count)
             guard !blocks.isEmpty else { break }
             var reorg: (Int, Int, Int)?
+            // Parsing, id checks and trial decryption run on every core; the state is then
+            // changed in block order, in one transaction.
+            var prepared = Self.parallelMap(blocks) { [detector] in Self.prepare($0, detector: detector) }
             try state.db.transaction {
-                for data in blocks {
-                    if let fork = try forkPoint(before: data) {
+                for i in blocks.indices {
+                    let scanned = try prepared[i].get()
+                    if let fork = try forkPoint(before: blocks[i], previousID: scanned.block.previousID) {
                         let undone = try state.rollBack(above: fork)
                         reorg = (fork, undone.outputs, undone.spends)
                         return
                     }
-                    try process(data)
+                    if try apply(scanned) {
+                        // The subaddress table grew: scan the rest of the batch again with it.
+                        for j in (i + 1)..<blocks.count {
+                            if case .success(let later) = prepared[j] { prepared[j] = .success(later.rescanned(with: detector)) }
+                        }
+                    }
                 }
                 try state.setNextHeight(blocks.last!.height + 1)
             }
@@ -79,10 +88,8 @@ public final class MoneroSynchronizer {
     }
 
     /// nil when `data` extends the stored chain; else the highest height both agree on.
-    private func forkPoint(before data: BlockData) throws -> Int? {
-        guard data.height > birthday, let stored = try state.blockHash(data.height - 1) else { return nil }
-        let block = try MoneroBlock(blob: data.blob)
-        guard block.previousID != stored else { return nil }
+    private func forkPoint(before data: BlockData, previousID: [UInt8]) throws -> Int? {
+        guard data.height > birthday, let stored = try state.blockHash(data.height - 1), previousID != stored else { return nil }
         var k = data.height - 1
         while k >= birthday {
             guard let mine = try state.blockHash(k) else { break }
@@ -93,39 +100,69 @@ public final class MoneroSynchronizer {
         return birthday - 1
     }
 
-    private func process(_ data: BlockData) throws {
+    /// A block parsed, checked and scanned; nothing of the state touched yet.
+    struct ScannedBlock: Sendable {
+        let height: Int
+        let block: MoneroBlock
+        let transactions: [MoneroTransaction]
+        let found: [[MoneroOwnedOutput]]
+
+        func rescanned(with detector: MoneroDetector) -> ScannedBlock {
+            ScannedBlock(height: height, block: block, transactions: transactions, found: transactions.map(detector.scan))
+        }
+    }
+
+    static func prepare(_ data: BlockData, detector: MoneroDetector) -> Result<ScannedBlock, ScanError> {
         let what = "block \(data.height)"
         let block: MoneroBlock
         do { block = try MoneroBlock(blob: data.blob) } catch {
-            throw ScanError.malformed(what: what, reason: error.message)
+            return .failure(.malformed(what: what, reason: error.message))
         }
         if let claimed = data.claimedID, claimed != block.id {
-            throw ScanError.hashMismatch(what: what, expected: Hex.encode(claimed), computed: Hex.encode(block.id))
+            return .failure(.hashMismatch(what: what, expected: Hex.encode(claimed), computed: Hex.encode(block.id)))
         }
         guard block.transactionIDs.count == data.transactions.count else {
-            throw ScanError.malformed(what: what, reason: "lists \(block.transactionIDs.count) transactions, the source gave \(data.transactions.count)")
+            return .failure(.malformed(what: what, reason: "lists \(block.transactionIDs.count) transactions, the source gave \(data.transactions.count)"))
         }
         var txs = [block.minerTransaction]
         for (i, blob) in data.transactions.enumerated() {
             let tx: MoneroTransaction
             do { tx = try MoneroTransaction(blob: blob) } catch {
-                throw ScanError.malformed(what: "\(what), transaction \(i)", reason: error.message)
+                return .failure(.malformed(what: "\(what), transaction \(i)", reason: error.message))
             }
             guard tx.id == block.transactionIDs[i] else {
-                throw ScanError.hashMismatch(what: "\(what), transaction \(i)", expected: Hex.encode(block.transactionIDs[i]), computed: Hex.encode(tx.id))
+                return .failure(.hashMismatch(what: "\(what), transaction \(i)", expected: Hex.encode(block.transactionIDs[i]), computed: Hex.encode(tx.id)))
             }
             txs.append(tx)
         }
-        try state.addBlock(data.height, hash: block.id)
-        for tx in txs {
+        return .success(ScannedBlock(height: data.height, block: block, transactions: txs, found: txs.map(detector.scan)))
+    }
+
+    /// Stores a scanned block: its hash, the spends of owned outputs, the outputs found.
+    /// Returns whether the subaddress table grew.
+    private func apply(_ scanned: ScannedBlock) throws -> Bool {
+        try state.addBlock(scanned.height, hash: scanned.block.id)
+        let before = detector.tableSize
+        for (tx, found) in zip(scanned.transactions, scanned.found) {
             if spendSecret != nil {
-                for input in tx.inputs { if let image = input.keyImage { _ = try state.markSpent(keyImage: image, height: data.height, txID: tx.id) } }
+                for input in tx.inputs { if let image = input.keyImage { _ = try state.markSpent(keyImage: image, height: scanned.height, txID: tx.id) } }
             }
-            for found in detector.scan(tx) {
-                try state.addOutput(try received(found, height: data.height), outputKey: found.outputKey)
-                try detector.noteUsed(major: found.major, minor: found.minor, margin: growthMargin)
+            for output in found {
+                try state.addOutput(try received(output, height: scanned.height), outputKey: output.outputKey)
+                try detector.noteUsed(major: output.major, minor: output.minor, margin: growthMargin)
             }
         }
+        return detector.tableSize != before
+    }
+
+    /// `transform` over `items` on all cores, results in order.
+    static func parallelMap<T: Sendable, R>(_ items: [T], _ transform: @Sendable (T) -> R) -> [R] {
+        var results = [R?](repeating: nil, count: items.count)
+        results.withUnsafeMutableBufferPointer { buffer in
+            nonisolated(unsafe) let out = buffer
+            DispatchQueue.concurrentPerform(iterations: items.count) { i in out[i] = transform(items[i]) }
+        }
+        return results.map { $0! }
     }
 
     private func received(_ o: MoneroOwnedOutput, height: Int?) throws -> ReceivedOutput {
