@@ -33,7 +33,9 @@ bench:
 	swift build -c release --product mnemonic
 	swift build -c release --product derive
 	swift build -c release --product sign-hash
+	swift build -c release --product scan-blocks
 	python3 bench/run.py --bin "$$(swift build -c release --show-bin-path)"
+	python3 bench/monero_scan.py --bin "$$(swift build -c release --show-bin-path)"
 
 clean:
 	rm -rf .build

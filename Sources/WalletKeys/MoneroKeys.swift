@@ -84,6 +84,19 @@ public struct MoneroKeys: Sendable {
         }
     }
 
+    /// Only the spend key D of subaddress (major, minor): what a scanner's lookup table holds.
+    /// It skips C and the address text, which a table does not need.
+    public func subaddressSpendKey(major: UInt32, minor: UInt32) throws(DerivationError) -> [UInt8] {
+        if major == 0 && minor == 0 { return spendPublic }
+        var data = Array("SubAddr".utf8) + [0]
+        data += viewSecret.bytes
+        for v in [major, minor] { data += (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * UInt32($0))) } }
+        defer { SecureBytes.wipe(&data) }
+        do { return try Ed25519.add(spendPublic, try Ed25519.basePointMultiple(Ed25519.hashToScalar(data))) } catch {
+            throw .invalidMoneroKey("subaddress (\(major),\(minor)) is not a valid point")
+        }
+    }
+
     static func address(prefix: UInt64, spend: [UInt8], view: [UInt8], extra: [UInt8] = []) -> String {
         var data = varint(prefix) + spend + view + extra
         data += Keccak256.hash(data).prefix(4)

@@ -50,7 +50,7 @@ public struct MoneroDetector: Sendable {
         for major in 0..<m {
             let start: UInt32 = major < majors ? minors : 0
             for minor in start..<n {
-                let spend = try keys.subaddress(major: major, minor: minor, .mainnet).spendPublic
+                let spend = try keys.subaddressSpendKey(major: major, minor: minor)
                 table[Key32(spend)] = (major, minor)
             }
         }

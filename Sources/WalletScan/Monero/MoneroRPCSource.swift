@@ -25,23 +25,24 @@ public final class MoneroRPCSource: BlockSource {
     }
 
     public func blocks(from height: Int, count: Int) throws -> [BlockData] {
-        var out = [BlockData]()
-        for h in height..<(height + count) {
+        // One get_block per block, then one get_transactions for all of their transactions.
+        var headers = [(height: Int, blob: [UInt8], hash: [UInt8], ids: [String])]()
+        for h in height..<min(height + count, try chainHeight()) {
             let result = try jsonRPC("get_block", ["height": h])
             guard let blob = result["blob"] as? String, let header = result["block_header"] as? [String: Any],
                   let hash = header["hash"] as? String else { throw SourceError.badReply("get_block \(h)") }
-            let ids = result["tx_hashes"] as? [String] ?? []
-            var txs = [[UInt8]]()
-            if !ids.isEmpty {
-                let reply = try call(path: "get_transactions", body: ["txs_hashes": ids, "decode_as_json": false])
-                guard let hexes = reply["txs_as_hex"] as? [String], hexes.count == ids.count else {
-                    throw SourceError.badReply("get_transactions for block \(h)")
-                }
-                txs = try hexes.map { hex throws in try Hex.decode(hex) }
-            }
-            out.append(BlockData(height: h, blob: try Hex.decode(blob), transactions: txs, claimedID: try Hex.decode(hash)))
+            headers.append((h, try Hex.decode(blob), try Hex.decode(hash), result["tx_hashes"] as? [String] ?? []))
         }
-        return out
+        let allIDs = headers.flatMap(\.ids)
+        var blobs = [String: [UInt8]]()
+        for chunk in stride(from: 0, to: allIDs.count, by: 100).map({ Array(allIDs[$0..<min($0 + 100, allIDs.count)]) }) {
+            let reply = try call(path: "get_transactions", body: ["txs_hashes": chunk, "decode_as_json": false])
+            guard let hexes = reply["txs_as_hex"] as? [String], hexes.count == chunk.count else {
+                throw SourceError.badReply("get_transactions (\(chunk.count) asked, some missing)")
+            }
+            for (id, hex) in zip(chunk, hexes) { blobs[id] = try Hex.decode(hex) }
+        }
+        return headers.map { BlockData(height: $0.height, blob: $0.blob, transactions: $0.ids.map { blobs[$0]! }, claimedID: $0.hash) }
     }
 
     public func mempool() throws -> [[UInt8]] {
