@@ -116,9 +116,11 @@ public struct FileKeyStore: KeyStorer {
     /// Creates the directory 0700 if needed; refuses one that others can read.
     private func checkDirectory() throws(KeyStoreError) {
         if access(directory, F_OK) != 0 {
-            do { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]) } catch {
-                throw .io("cannot create \(directory)")
-            }
+            // Parents as usual; the store itself with mkdir(2) at mode 0700, so no other process
+            // ever sees it with wider permissions (creating then chmod-ing would race).
+            let parent = (directory as NSString).deletingLastPathComponent
+            if !parent.isEmpty { try? FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true) }
+            guard mkdir(directory, 0o700) == 0 || errno == EEXIST else { throw .io("cannot create \(directory): \(String(cString: strerror(errno)))") }
         }
         var info = stat()
         guard stat(directory, &info) == 0 else { throw .io("cannot stat \(directory)") }

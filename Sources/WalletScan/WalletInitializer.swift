@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import WalletCore
 import WalletKeys
 
@@ -38,9 +41,9 @@ public struct WalletInitializer {
         guard birthday >= 0 else { throw .badBirthday(birthday) }
         guard let source else { throw .noSource }
         let directory = stateDirectory ?? Self.defaultStateDirectory
-        do { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700]) } catch {
-            throw .stateDirectory(directory)
-        }
+        let parent = (directory as NSString).deletingLastPathComponent
+        if !parent.isEmpty { try? FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true) }
+        guard mkdir(directory, 0o700) == 0 || errno == EEXIST else { throw .stateDirectory(directory) }
         // One state file per wallet and network, named by a hash of its public keys.
         let id = Hex.encode(Keccak256.hash(keys.spendPublic + keys.viewPublic + Array(network.utf8)).prefix(12))
         let base = directory + "/monero-\(network)-\(id)"
