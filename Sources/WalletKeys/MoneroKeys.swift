@@ -70,13 +70,8 @@ public struct MoneroKeys: Sendable {
     /// C = a·D. (0, 0) is the primary address.
     public func subaddress(major: UInt32, minor: UInt32, _ network: MoneroNetwork) throws(DerivationError) -> (address: String, spendPublic: [UInt8], viewPublic: [UInt8]) {
         if major == 0 && minor == 0 { return (primaryAddress(network), spendPublic, viewPublic) }
-        var data = Array("SubAddr".utf8) + [0]
-        data += viewSecret.bytes
-        for v in [major, minor] { data += (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * UInt32($0))) } }
-        defer { SecureBytes.wipe(&data) }
-        let m = Ed25519.hashToScalar(data)
+        let d = try subaddressSpendKey(major: major, minor: minor)
         do {
-            let d = try Ed25519.add(spendPublic, try Ed25519.basePointMultiple(m))
             let c = try Ed25519.multiply(viewSecret, d)
             return (Self.address(prefix: network.subaddress, spend: d, view: c), d, c)
         } catch {
@@ -84,15 +79,21 @@ public struct MoneroKeys: Sendable {
         }
     }
 
-    /// Only the spend key D of subaddress (major, minor): what a scanner's lookup table holds.
-    /// It skips C and the address text, which a table does not need.
-    public func subaddressSpendKey(major: UInt32, minor: UInt32) throws(DerivationError) -> [UInt8] {
-        if major == 0 && minor == 0 { return spendPublic }
+    /// m = Hs("SubAddr\0" ‖ a ‖ major ‖ minor), the scalar that makes subaddress (major, minor)
+    /// from the primary keys (its spend secret is b + m).
+    public func subaddressScalar(major: UInt32, minor: UInt32) -> SecureBytes {
         var data = Array("SubAddr".utf8) + [0]
         data += viewSecret.bytes
         for v in [major, minor] { data += (0..<4).map { UInt8(truncatingIfNeeded: v >> (8 * UInt32($0))) } }
         defer { SecureBytes.wipe(&data) }
-        do { return try Ed25519.add(spendPublic, try Ed25519.basePointMultiple(Ed25519.hashToScalar(data))) } catch {
+        return Ed25519.hashToScalar(data)
+    }
+
+    /// Only the spend key D of subaddress (major, minor): what a scanner's lookup table holds.
+    /// It skips C and the address text, which a table does not need.
+    public func subaddressSpendKey(major: UInt32, minor: UInt32) throws(DerivationError) -> [UInt8] {
+        if major == 0 && minor == 0 { return spendPublic }
+        do { return try Ed25519.add(spendPublic, try Ed25519.basePointMultiple(subaddressScalar(major: major, minor: minor))) } catch {
             throw .invalidMoneroKey("subaddress (\(major),\(minor)) is not a valid point")
         }
     }

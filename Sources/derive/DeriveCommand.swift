@@ -92,6 +92,13 @@ struct ChainOptions: ParsableArguments {
         return purpose.flatMap(ScriptKind.forPurpose)
     }
 
+    /// The run's key inputs: a reader for key records (with the BIP39 passphrase the options
+    /// gave) and, with --wallet, the key-store entry that replaces them.
+    func keyInputs(_ passphrase: PassphraseOptions, _ wallet: WalletOptions) throws -> (RecordKeys, KeySource?) {
+        let shared = try passphrase.read()
+        return (RecordKeys(coin: coin, accountPath: accountPath, sharedPassphrase: shared), try wallet.keySource(bip39Passphrase: shared))
+    }
+
     func moneroNetwork() throws -> MoneroNetwork {
         switch network ?? "mainnet" {
         case "main", "mainnet": return .mainnet
@@ -204,13 +211,10 @@ extension DeriveCommand {
 
         func run() throws {
             let pipeline = RecordPipeline(tool: "derive")
-            let shared: SecureBytes?
-            let walletSource: KeySource?
-            do {
-                shared = try passphrase.read()
-                walletSource = try walletOptions.keySource(bip39Passphrase: shared)
-            } catch let error as any WalletError { return try pipeline.fail(error).exitIfFailed() }
-            let keys = RecordKeys(coin: chainOptions.coin, accountPath: chainOptions.accountPath, sharedPassphrase: shared)
+            let keys: RecordKeys, walletSource: KeySource?
+            do { (keys, walletSource) = try chainOptions.keyInputs(passphrase, walletOptions) } catch let error as any WalletError {
+                return try pipeline.fail(error).exitIfFailed()
+            }
             var terminal: OutputStream?
             if qr {
                 let fd = open("/dev/tty", O_WRONLY | O_CLOEXEC)
@@ -338,13 +342,10 @@ extension DeriveCommand {
 
         func run() throws {
             let pipeline = RecordPipeline(tool: "derive")
-            let shared: SecureBytes?
-            let walletSource: KeySource?
-            do {
-                shared = try passphrase.read()
-                walletSource = try walletOptions.keySource(bip39Passphrase: shared)
-            } catch let error as any WalletError { return try pipeline.fail(error).exitIfFailed() }
-            let keys = RecordKeys(coin: chainOptions.coin, accountPath: chainOptions.accountPath, sharedPassphrase: shared)
+            let keys: RecordKeys, walletSource: KeySource?
+            do { (keys, walletSource) = try chainOptions.keyInputs(passphrase, walletOptions) } catch let error as any WalletError {
+                return try pipeline.fail(error).exitIfFailed()
+            }
             let body = { (record: JSONObject, emit: (JSONObject) throws(CLIError) -> Void) throws in
                 var out = record
                 let source = try walletSource ?? keys.source(record, out: &out)

@@ -1,6 +1,7 @@
 import Foundation
 import SatchelTestSupport
 import WalletCore
+import WalletKeys
 import XCTest
 @testable import WalletScan
 
@@ -22,15 +23,14 @@ final class HashToPointTests: XCTestCase {
         let rows = try TestPaths.jsonLines(TestPaths.fixture("monero-regtest/scan_intermediates.jsonl"))
         let doc = try TestPaths.json(TestPaths.fixture("monero-regtest/expected.json")) as! [String: Any]
         let keys = doc["keys"] as! [String: Any]
-        let spend = try Hex.decodeSecret(keys["private_spend_key"] as! String)
-        let view = try Hex.decodeSecret(keys["private_view_key"] as! String)
+        let wallet = try MoneroKeys(spendSecret: try Hex.decodeSecret(keys["private_spend_key"] as! String))
+        XCTAssertEqual(wallet.viewSecret.hex, keys["private_view_key"] as? String)
         var checked = 0
         for row in rows {
             guard let expected = row["key_image"] as? String else { continue }
             let sub = row["subaddr_index"] as! [String: Int]
-            let secret = try MoneroOutputSecret.secret(sharedScalar: try Hex.decode(row["derivation_scalar_Hs"] as! String),
-                                                     spendSecret: spend, viewSecret: view,
-                                                     major: UInt32(sub["major"]!), minor: UInt32(sub["minor"]!))
+            let secret = try XCTUnwrap(MoneroOutputSecret.secret(sharedScalar: try Hex.decode(row["derivation_scalar_Hs"] as! String),
+                                                               keys: wallet, major: UInt32(sub["major"]!), minor: UInt32(sub["minor"]!)))
             XCTAssertEqual(MoneroHashToPoint.keyImage(outputKey: try Hex.decode(row["output_key"] as! String), secret: secret).map { Hex.encode($0) }, expected)
             checked += 1
         }

@@ -167,9 +167,7 @@ public final class MoneroSynchronizer {
 
     private func received(_ o: MoneroOwnedOutput, height: Int?) throws -> ReceivedOutput {
         var image: [UInt8]?
-        if let spendSecret {
-            let secret = try MoneroOutputSecret.secret(sharedScalar: o.sharedScalar, spendSecret: spendSecret,
-                                                      viewSecret: detector.keys.viewSecret, major: o.major, minor: o.minor)
+        if let secret = MoneroOutputSecret.secret(sharedScalar: o.sharedScalar, keys: detector.keys, major: o.major, minor: o.minor) {
             image = MoneroHashToPoint.keyImage(outputKey: o.outputKey, secret: secret)
         }
         return ReceivedOutput(height: height, txID: o.txID, index: o.outputIndex, amount: o.amount, major: o.major, minor: o.minor,
