@@ -18,6 +18,8 @@ final class ScanStateStore {
             CREATE INDEX IF NOT EXISTS outputs_key_image ON outputs (key_image);
             CREATE TABLE IF NOT EXISTS events (id INTEGER PRIMARY KEY AUTOINCREMENT, height INTEGER NOT NULL,
                 kind TEXT NOT NULL, txid BLOB NOT NULL, idx INTEGER NOT NULL, reported INTEGER NOT NULL DEFAULT 0);
+            CREATE TABLE IF NOT EXISTS subaddresses (major INTEGER NOT NULL, minor INTEGER NOT NULL, spend_key BLOB NOT NULL,
+                PRIMARY KEY (major, minor));
             CREATE TABLE IF NOT EXISTS pending_reported (txid BLOB NOT NULL, idx INTEGER NOT NULL, PRIMARY KEY (txid, idx));
             """)
         let stored = try db.query("SELECT value FROM meta WHERE key = 'wallet'").first?.first?.text
@@ -105,6 +107,17 @@ final class ScanStateStore {
     }
 
     func markReported(_ id: Int64) throws { try db.query("UPDATE events SET reported = 1 WHERE id = ?", [.int(id)]) }
+
+    /// The subaddress table of earlier runs: deriving 10,000 keys on every cron run is waste.
+    func subaddresses() throws -> [(major: UInt32, minor: UInt32, spendKey: [UInt8])] {
+        try db.query("SELECT major, minor, spend_key FROM subaddresses").map { (UInt32($0[0].int ?? 0), UInt32($0[1].int ?? 0), $0[2].blob ?? []) }
+    }
+
+    func addSubaddresses(_ entries: [(major: UInt32, minor: UInt32, spendKey: [UInt8])]) throws {
+        for e in entries {
+            try db.query("INSERT OR IGNORE INTO subaddresses VALUES (?, ?, ?)", [.int(Int64(e.major)), .int(Int64(e.minor)), .blob(e.spendKey)])
+        }
+    }
 
     func pendingAlreadyReported(_ txid: [UInt8], _ index: Int) throws -> Bool {
         try !db.query("SELECT 1 FROM pending_reported WHERE txid = ? AND idx = ?", [.blob(txid), .int(Int64(index))]).isEmpty

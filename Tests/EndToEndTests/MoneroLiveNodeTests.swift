@@ -57,7 +57,9 @@ final class MoneroLiveNodeTests: XCTestCase {
     private func waitFor(seconds: Double = 60, _ ready: () -> Bool) throws {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline { if ready() { return }; Thread.sleep(forTimeInterval: 0.3) }
-        throw XCTSkip("a Monero process did not start in time")
+        let logs = (try? FileManager.default.contentsOfDirectory(atPath: dir))?.filter { $0.hasSuffix(".log") }
+            .compactMap { try? String(contentsOfFile: dir + "/" + $0, encoding: .utf8).suffix(400) }.joined(separator: "\n") ?? ""
+        throw NSError(domain: "monero", code: 1, userInfo: [NSLocalizedDescriptionKey: "a Monero process did not start in \(seconds) s:\n\(logs)"])
     }
 
     /// JSON-RPC to a node or wallet on loopback.

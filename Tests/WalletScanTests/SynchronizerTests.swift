@@ -87,6 +87,19 @@ final class SynchronizerTests: XCTestCase {
         XCTAssertEqual(pieces.last, full.last)
     }
 
+    /// The subaddress table is kept in the state, so a cron run does not derive it again.
+    func testSubaddressTableIsCached() throws {
+        _ = try scan(try keys(), state: "t.db")
+        let store = try ScanStateStore(path: dir + "/t.db", walletID: Hex.encode(Keccak256.hash(try keys().spendPublic + (try keys()).viewPublic).prefix(16)), birthday: 0)
+        let cached = try store.subaddresses()
+        XCTAssertGreaterThanOrEqual(cached.count, 60)
+        let detector = try MoneroDetector(keys: try keys(), majors: 3, minors: 20, cached: cached)
+        var again = detector
+        XCTAssertEqual(again.takeNewEntries().count, 0, "a cached table derives nothing")
+        XCTAssertEqual(detector.tableSize, cached.count)
+        XCTAssertEqual(Set(cached.map { "\($0.major),\($0.minor)" }).count, cached.count, "each index is cached once")
+    }
+
     /// A block that is not what the source claims: an error naming it, and nothing of its batch kept.
     func testBadBlockIsAnErrorAndNothingIsCommitted() throws {
         var lines = try String(contentsOfFile: fixture + "/blocks.jsonl", encoding: .utf8).split(separator: "\n").map(String.init)

@@ -32,14 +32,31 @@ public struct MoneroOwnedOutput: Sendable, Equatable {
 public struct MoneroDetector: Sendable {
     public let keys: MoneroKeys
     private var table: [Key32: (major: UInt32, minor: UInt32)] = [:]
+    /// (major << 32 | minor) of every entry, so growing skips what is known.
+    private var indexes = Set<UInt64>()
+    /// Entries derived since the last `takeNewEntries`, for a caller that caches the table.
+    private var fresh: [(major: UInt32, minor: UInt32, spendKey: [UInt8])] = []
     public private(set) var majors: UInt32 = 0
     public private(set) var minors: UInt32 = 0
     /// Monero's wallet defaults: 50 accounts × 200 addresses looked ahead.
     public static let defaultLookahead = (majors: UInt32(50), minors: UInt32(200))
 
-    public init(keys: MoneroKeys, majors: UInt32 = defaultLookahead.majors, minors: UInt32 = defaultLookahead.minors) throws(DerivationError) {
+    /// `cached` entries (from an earlier run's state) are taken as they are; only the rest of
+    /// the majors × minors table is derived.
+    public init(keys: MoneroKeys, majors: UInt32 = defaultLookahead.majors, minors: UInt32 = defaultLookahead.minors,
+                cached: [(major: UInt32, minor: UInt32, spendKey: [UInt8])] = []) throws(DerivationError) {
         self.keys = keys
+        for entry in cached where entry.spendKey.count == 32 {
+            table[Key32(entry.spendKey)] = (entry.major, entry.minor)
+            indexes.insert(UInt64(entry.major) << 32 | UInt64(entry.minor))
+        }
         try grow(majors: majors, minors: minors)
+    }
+
+    /// The entries derived since the last call (to be cached by the caller).
+    public mutating func takeNewEntries() -> [(major: UInt32, minor: UInt32, spendKey: [UInt8])] {
+        defer { fresh = [] }
+        return fresh
     }
 
     public var tableSize: Int { table.count }
@@ -49,9 +66,11 @@ public struct MoneroDetector: Sendable {
         let m = max(majors, newMajors), n = max(minors, newMinors)
         for major in 0..<m {
             let start: UInt32 = major < majors ? minors : 0
-            for minor in start..<n {
+            for minor in start..<n where !indexes.contains(UInt64(major) << 32 | UInt64(minor)) {
                 let spend = try keys.subaddressSpendKey(major: major, minor: minor)
                 table[Key32(spend)] = (major, minor)
+                indexes.insert(UInt64(major) << 32 | UInt64(minor))
+                fresh.append((major, minor, spend))
             }
         }
         majors = m

@@ -18,7 +18,6 @@ public final class MoneroSynchronizer {
     /// outputs (never guessed). Without `spendSecret` spends are unknown (view-only).
     public init(keys: MoneroKeys, source: BlockSource, statePath: String, birthday: Int,
                 lookahead: (majors: UInt32, minors: UInt32) = MoneroDetector.defaultLookahead) throws {
-        detector = try MoneroDetector(keys: keys, majors: lookahead.majors, minors: lookahead.minors)
         // The table grows when an output lands within this many indexes of its edge.
         growthMargin = min(lookahead.majors, lookahead.minors, 50)
         spendSecret = keys.spendSecret
@@ -26,7 +25,10 @@ public final class MoneroSynchronizer {
         self.birthday = birthday
         let walletID = Hex.encode(Keccak256.hash(keys.spendPublic + keys.viewPublic).prefix(16))
         state = try ScanStateStore(path: statePath, walletID: walletID, birthday: birthday)
+        detector = try MoneroDetector(keys: keys, majors: lookahead.majors, minors: lookahead.minors, cached: try state.subaddresses())
         try growForKnownOutputs()
+        let derived = detector.takeNewEntries()
+        if !derived.isEmpty { try state.db.transaction { try state.addSubaddresses(derived) } }
     }
 
     private func growForKnownOutputs() throws {
@@ -69,6 +71,7 @@ public final class MoneroSynchronizer {
                         }
                     }
                 }
+                try state.addSubaddresses(detector.takeNewEntries())
                 try state.setNextHeight(blocks.last!.height + 1)
             }
             if let (fork, outputs, spends) = reorg {
