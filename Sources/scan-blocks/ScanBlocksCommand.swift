@@ -44,6 +44,9 @@ struct ScanBlocksCommand: ParsableCommand {
     @Option(help: ArgumentHelp("A monerod RPC address, e.g. 127.0.0.1:18081, instead of --blocks.", valueName: "host:port"))
     var node: String?
 
+    @Flag(help: "Forget what was scanned (keeping the subaddress table) and scan again from the birthday, reporting everything again.")
+    var rescan = false
+
     @Flag(help: "With --node: keep polling for new blocks (every --interval seconds) until stopped.")
     var follow = false
 
@@ -115,6 +118,7 @@ struct ScanBlocksCommand: ParsableCommand {
 
             let sync = try MoneroSynchronizer(keys: resolved.keys, source: resolved.source, statePath: resolved.statePath,
                                               birthday: resolved.birthday, lookahead: parsedLookahead!)
+            if rescan { try sync.resetToBirthday() }
             let net = MoneroNetwork.all.first { $0.name == network }!
             let onTerminal = isatty(2) != 0
             repeat {

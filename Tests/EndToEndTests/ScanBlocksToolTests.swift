@@ -41,6 +41,9 @@ final class ScanBlocksToolTests: XCTestCase {
         let again = try Shell.run("scan-blocks \(source) --birthday 0", stdin: Shell.lines([["mnemonic": keys["mnemonic"]!]]))
         XCTAssertEqual(again.status, 0)
         XCTAssertEqual(again.records.map { $0["type"] as? String }, ["balance"])
+        // --rescan starts over and reports everything again, with the same balance.
+        let rescan = try Shell.run("scan-blocks \(source) --birthday 0 --rescan", stdin: Shell.lines([["mnemonic": keys["mnemonic"]!]]))
+        XCTAssertEqual(rescan.out, r.out)
     }
 
     func testMissingPiecesAndLocks() throws {

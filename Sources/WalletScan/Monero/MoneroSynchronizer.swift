@@ -35,6 +35,17 @@ public final class MoneroSynchronizer {
         for row in try state.allOutputs() { try detector.noteUsed(major: row.output.major, minor: row.output.minor, margin: growthMargin) }
     }
 
+    /// Forgets every scanned block, output and spend (not the subaddress table), so the next
+    /// run scans again from the birthday and reports everything again: like Monero's
+    /// rescan_blockchain.
+    public func resetToBirthday() throws {
+        try state.db.transaction {
+            _ = try state.rollBack(above: birthday - 1)
+            try state.db.query("DELETE FROM events")
+            try state.db.query("DELETE FROM pending_reported")
+        }
+    }
+
     /// Scans from the last committed height to the tip (or `untilHeight`, or `maxBlocks`
     /// blocks), then reports the mempool and the balance.
     /// `flush` must make the emitted events durable (write them out); only then are they
