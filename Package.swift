@@ -22,8 +22,6 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        // Arbitrary precision, for Monero's hash_to_ec field map only (a handful of values per wallet).
-        .package(url: "https://github.com/attaswift/BigInt", from: "6.0.1"),
     ],
     targets: [
         systemLibrary("CSodium", pkgConfig: "libsodium", apt: "libsodium-dev"),
@@ -36,7 +34,7 @@ let package = Package(
         .target(name: "WalletCore", dependencies: ["CSodium", "CSecp256k1"]),
         .target(name: "WalletKeys", dependencies: ["WalletCore"]),
         .target(name: "WalletScan", dependencies: [
-            "CSodium", "CSQLite", "CZstd", "WalletCore", "WalletKeys", .product(name: "BigInt", package: "BigInt"),
+            "CSodium", "CSQLite", "CZstd", "WalletCore", "WalletKeys",
         ]),
         .target(name: "WalletKeyStore", dependencies: ["CSodium", "WalletCore"]),
         .target(name: "WalletQR", dependencies: ["CQREncode", "WalletCore"]),

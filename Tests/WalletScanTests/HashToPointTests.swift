@@ -37,3 +37,31 @@ final class HashToPointTests: XCTestCase {
         XCTAssertEqual(checked, 13)
     }
 }
+
+final class FieldElementTests: XCTestCase {
+    typealias F = FieldElement
+
+    private func f(_ hex: String) throws -> F { F(bytes: try Hex.decode(hex)) }
+
+    func testReductionAndEncoding() throws {
+        // p itself, p + 1, and 2^256 − 1 (the top bit counts, as Monero's loader reads it).
+        XCTAssertTrue(try f("edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f").isZero)
+        XCTAssertEqual(try f("eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f"), F.one)
+        XCTAssertEqual(try f(String(repeating: "ff", count: 32)).bytes, (F(37) + F(0)).bytes)  // 2^256−1 ≡ 2·19 − 1
+        XCTAssertEqual(Hex.encode(F(5).bytes), "05" + String(repeating: "0", count: 62))
+    }
+
+    func testFieldLaws() throws {
+        let x = try f("8b655970153799af2aeadc9ff1add0ea6c7251d54154cfa92c173a0dd39c1f94")
+        let y = try f("c3da0d8e21269f08d9e1c6d9703a6f721fb7f0b3ced0e199f20b218c1bc877c4")
+        let z = try f("0fc47054f355ced4d67de73bfa12e4c78ff19089548fffa7d07a674741860f97")
+        XCTAssertEqual(((x * y) * z).bytes, (x * (y * z)).bytes)
+        XCTAssertEqual((x * (y + z)).bytes, (x * y + x * z).bytes)
+        XCTAssertEqual((x - x).bytes, F.zero.bytes)
+        XCTAssertEqual((x - y + y).bytes, x.bytes)
+        XCTAssertEqual((x * x.power(MoneroHashToPoint.expInverse)).bytes, F.one.bytes)
+        XCTAssertEqual((MoneroHashToPoint.sqrtM1 * MoneroHashToPoint.sqrtM1).bytes, (-F.one).bytes)
+        let s = MoneroHashToPoint.sqrt(x * x)
+        XCTAssertTrue((s - x).isZero || (s + x).isZero)
+    }
+}

@@ -1,70 +1,59 @@
-import BigInt
-import Foundation
 import WalletCore
 
 /// Monero's hash_to_ec (crypto.cpp): Hp(P) = 8 · ge_fromfe_frombytes_vartime(Keccak-256(P)),
-/// the Elligator-like map of crypto-ops.c, here over arbitrary-precision integers mod
-/// p = 2^255 − 19. It runs on public data (output keys) and only for the wallet's own outputs,
-/// so neither speed nor constant time matters; exactness does (tested against Monero's vectors).
+/// the Elligator-like map of crypto-ops.c, over FieldElement (mod p = 2^255 − 19). It runs on
+/// public data (output keys), for the wallet's own outputs only; tested against Monero's vectors.
 public enum MoneroHashToPoint {
-    static let p = (BigUInt(1) << 255) - 19
-    static let a = BigUInt(486662)
+    typealias F = FieldElement
+    static let a = F(486662)
+    // Exponents: (p−5)/8 = 2^252 − 3, p − 2 = 2^255 − 21, (p+3)/8 = 2^252 − 2, (p−1)/4 = 2^253 − 5.
+    static let expDivPow = F.powerOfTwoMinus(252, 3)
+    static let expInverse = F.powerOfTwoMinus(255, 21)
+    static let expSqrt = F.powerOfTwoMinus(252, 2)
     /// √−1 = 2^((p−1)/4).
-    static let sqrtM1 = BigUInt(2).power((p - 1) / 4, modulus: p)
+    static let sqrtM1 = F(2).power(F.powerOfTwoMinus(253, 5))
 
-    static func mod(_ x: BigUInt) -> BigUInt { x % p }
-    static func neg(_ x: BigUInt) -> BigUInt { mod(p - mod(x)) }
-    static func sub(_ x: BigUInt, _ y: BigUInt) -> BigUInt { mod(mod(x) + p - mod(y)) }
-    static func mul(_ x: BigUInt, _ y: BigUInt) -> BigUInt { mod(x * y) }
-
-    /// A square root mod p (p ≡ 5 mod 8); which of the two does not matter here, because the
-    /// map fixes the sign of x itself.
-    static func sqrt(_ x: BigUInt) -> BigUInt {
-        let r = x.power((p + 3) / 8, modulus: p)
-        return mul(r, r) == mod(x) ? r : mul(r, sqrtM1)
+    /// A square root (p ≡ 5 mod 8); which of the two does not matter here, because the map
+    /// fixes the sign of x itself.
+    static func sqrt(_ x: F) -> F {
+        let r = x.power(expSqrt)
+        return (r * r - x).isZero ? r : r * sqrtM1
     }
 
-    static let aTimesAPlus2 = mul(a, a + 2)
-    static let fffb1 = sqrt(neg(mul(2, aTimesAPlus2)))      // √(−2A(A+2))
-    static let fffb2 = sqrt(mul(2, aTimesAPlus2))           // √(2A(A+2))
-    static let fffb3 = sqrt(neg(mul(sqrtM1, aTimesAPlus2))) // √(−√−1·A(A+2))
-    static let fffb4 = sqrt(mul(sqrtM1, aTimesAPlus2))      // √(√−1·A(A+2))
+    static let aTimesAPlus2 = a * (a + F(2))
+    static let fffb1 = sqrt(-(F(2) * aTimesAPlus2))   // √(−2A(A+2))
+    static let fffb2 = sqrt(F(2) * aTimesAPlus2)      // √(2A(A+2))
+    static let fffb3 = sqrt(-(sqrtM1 * aTimesAPlus2)) // √(−√−1·A(A+2))
+    static let fffb4 = sqrt(sqrtM1 * aTimesAPlus2)    // √(√−1·A(A+2))
 
     /// ge_fromfe_frombytes_vartime: the encoded point for 32 bytes read as a 256-bit
     /// little-endian integer (the top bit included, as Monero's loader does) mod p.
     static func fromFieldBytes(_ s: [UInt8]) -> [UInt8] {
-        let u = mod(BigUInt(Data(s.reversed())))
-        let v = mul(2, mul(u, u))                       // 2u²
-        let w = mod(v + 1)                              // 2u² + 1
-        let x = sub(mul(w, w), mul(mul(a, a), v))       // w² − 2A²u²
+        let u = F(bytes: s)
+        let v = F(2) * u * u                      // 2u²
+        let w = v + F.one                         // 2u² + 1
+        let x = w * w - a * a * v                 // w² − 2A²u²
         // (w/x)^((p+3)/8) as ref10's fe_divpowm1: w·x³·(w·x⁷)^((p−5)/8)
-        let x3 = mul(mul(x, x), x)
-        var rx = mul(mul(w, x3), mul(w, mul(x3, mul(x3, x))).power((p - 5) / 8, modulus: p))
-        let y = mul(mul(rx, rx), x)
-        var z: BigUInt
-        let sign: Int
-        if sub(w, y) == 0 || mod(w + y) == 0 {
-            rx = mul(rx, sub(w, y) == 0 ? fffb2 : fffb1)
-            rx = mul(rx, u)
-            z = mul(neg(a), v)                          // −2Au²
-            sign = 0
+        let x3 = x * x * x
+        var rx = w * x3 * (w * x3 * x3 * x).power(expDivPow)
+        let y = rx * rx * x
+        let z: F
+        let sign: Bool
+        if (w - y).isZero || (w + y).isZero {
+            rx = rx * ((w - y).isZero ? fffb2 : fffb1) * u
+            z = -a * v                             // −2Au²
+            sign = false
         } else {
-            let ym = mul(y, sqrtM1)
-            rx = mul(rx, sub(w, ym) == 0 ? fffb4 : fffb3)
-            z = neg(a)
-            sign = 1
+            rx = rx * ((w - y * sqrtM1).isZero ? fffb4 : fffb3)
+            z = -a
+            sign = true
         }
-        if Int(rx & 1) != sign { rx = neg(rx) }
-        let bigZ = mod(z + w)
-        let bigY = sub(z, w)
-        let bigX = mul(rx, bigZ)
-        // Affine and encoded: y, with the sign (parity) of x in the top bit.
-        let inverse = bigZ.power(p - 2, modulus: p)
-        let affineX = mul(bigX, inverse), affineY = mul(bigY, inverse)
-        var out = [UInt8](repeating: 0, count: 32)
-        let yBytes = Array(affineY.serialize().reversed())
-        for (i, b) in yBytes.enumerated() where i < 32 { out[i] = b }
-        if affineX & 1 == 1 { out[31] |= 0x80 }
+        if rx.isOdd != sign { rx = -rx }
+        let bigZ = z + w, bigY = z - w, bigX = rx * bigZ
+        // Affine and encoded: y, with the parity of x in the top bit.
+        let inverse = bigZ.power(expInverse)
+        var out = (bigY * inverse).bytes
+        if (bigX * inverse).isOdd { out[31] |= 0x80 }
         return out
     }
 

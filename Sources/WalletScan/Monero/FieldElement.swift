@@ -1,0 +1,120 @@
+/// Arithmetic mod p = 2^255 − 19 in five 51-bit limbs, for Monero's hash_to_ec map. Public
+/// data only (output keys), so it is written for clarity and speed, not constant time.
+struct FieldElement: Equatable {
+    var l0, l1, l2, l3, l4: UInt64
+    static let mask: UInt64 = (1 << 51) - 1
+
+    static let zero = FieldElement(l0: 0, l1: 0, l2: 0, l3: 0, l4: 0)
+    static let one = FieldElement(l0: 1, l1: 0, l2: 0, l3: 0, l4: 0)
+
+    init(l0: UInt64, l1: UInt64, l2: UInt64, l3: UInt64, l4: UInt64) {
+        (self.l0, self.l1, self.l2, self.l3, self.l4) = (l0, l1, l2, l3, l4)
+    }
+
+    init(_ small: UInt64) { self.init(l0: small & Self.mask, l1: small >> 51, l2: 0, l3: 0, l4: 0) }
+
+    /// 32 bytes little-endian, all 256 bits (bit 255 counts as 2^255 ≡ 19), reduced mod p.
+    init(bytes s: [UInt8]) {
+        func word(_ i: Int) -> UInt64 { (0..<8).reduce(UInt64(0)) { $0 | UInt64(s[8 * i + $1]) << (8 * UInt64($1)) } }
+        let (w0, w1, w2, w3) = (word(0), word(1), word(2), word(3))
+        self.init(l0: w0 & Self.mask,
+                  l1: (w0 >> 51 | w1 << 13) & Self.mask,
+                  l2: (w1 >> 38 | w2 << 26) & Self.mask,
+                  l3: (w2 >> 25 | w3 << 39) & Self.mask,
+                  l4: (w3 >> 12) & Self.mask)
+        if w3 >> 63 == 1 { self = self + FieldElement(19) }
+        self = carried()
+    }
+
+    /// Canonical 32 bytes little-endian.
+    var bytes: [UInt8] {
+        var t = carried().carried()
+        // Now every limb < 2^51 and the value < 2^255 + small; subtract p if it is ≥ p.
+        let pLimbs: [UInt64] = [Self.mask - 18, Self.mask, Self.mask, Self.mask, Self.mask]
+        let geP = t.l4 == pLimbs[4] && t.l3 == pLimbs[3] && t.l2 == pLimbs[2] && t.l1 == pLimbs[1] && t.l0 >= pLimbs[0]
+        if geP { t = FieldElement(l0: t.l0 - pLimbs[0], l1: 0, l2: 0, l3: 0, l4: 0) }
+        let w0 = t.l0 | t.l1 << 51
+        let w1 = t.l1 >> 13 | t.l2 << 38
+        let w2 = t.l2 >> 26 | t.l3 << 25
+        let w3 = t.l3 >> 39 | t.l4 << 12
+        return [w0, w1, w2, w3].flatMap { w in (0..<8).map { UInt8(truncatingIfNeeded: w >> (8 * UInt64($0))) } }
+    }
+
+    var isZero: Bool { bytes.allSatisfy { $0 == 0 } }
+
+    /// Equal as numbers mod p (limbs may differ: they are not kept canonical).
+    static func == (x: FieldElement, y: FieldElement) -> Bool { x.bytes == y.bytes }
+    /// The low bit of the canonical value ("negative" in ref10's terms).
+    var isOdd: Bool { bytes[0] & 1 == 1 }
+
+    /// Limbs brought below 2^51 (the value may still be ≥ p).
+    func carried() -> FieldElement {
+        var (a, b, c, d, e) = (l0, l1, l2, l3, l4)
+        b += a >> 51; a &= Self.mask
+        c += b >> 51; b &= Self.mask
+        d += c >> 51; c &= Self.mask
+        e += d >> 51; d &= Self.mask
+        a += 19 * (e >> 51); e &= Self.mask
+        b += a >> 51; a &= Self.mask
+        return FieldElement(l0: a, l1: b, l2: c, l3: d, l4: e)
+    }
+
+    static func + (x: FieldElement, y: FieldElement) -> FieldElement {
+        FieldElement(l0: x.l0 + y.l0, l1: x.l1 + y.l1, l2: x.l2 + y.l2, l3: x.l3 + y.l3, l4: x.l4 + y.l4).carried()
+    }
+
+    /// x − y as x + 4p − y, so limbs never go below zero.
+    static func - (x: FieldElement, y: FieldElement) -> FieldElement {
+        let x = x.carried(), y = y.carried()
+        return FieldElement(l0: x.l0 + 4 * (mask - 18) - y.l0, l1: x.l1 + 4 * mask - y.l1, l2: x.l2 + 4 * mask - y.l2,
+                            l3: x.l3 + 4 * mask - y.l3, l4: x.l4 + 4 * mask - y.l4).carried()
+    }
+
+    static prefix func - (x: FieldElement) -> FieldElement { zero - x }
+
+    static func * (x: FieldElement, y: FieldElement) -> FieldElement {
+        let a = x.carried(), b = y.carried()
+        func m(_ u: UInt64, _ v: UInt64) -> UInt128 { UInt128(u) * UInt128(v) }
+        let (b1, b2, b3, b4) = (19 * b.l1, 19 * b.l2, 19 * b.l3, 19 * b.l4)
+        let r0 = m(a.l0, b.l0) + m(a.l1, b4) + m(a.l2, b3) + m(a.l3, b2) + m(a.l4, b1)
+        var r1 = m(a.l0, b.l1) + m(a.l1, b.l0) + m(a.l2, b4) + m(a.l3, b3) + m(a.l4, b2)
+        var r2 = m(a.l0, b.l2) + m(a.l1, b.l1) + m(a.l2, b.l0) + m(a.l3, b4) + m(a.l4, b3)
+        var r3 = m(a.l0, b.l3) + m(a.l1, b.l2) + m(a.l2, b.l1) + m(a.l3, b.l0) + m(a.l4, b4)
+        var r4 = m(a.l0, b.l4) + m(a.l1, b.l3) + m(a.l2, b.l2) + m(a.l3, b.l1) + m(a.l4, b.l0)
+        let maskW = UInt128(mask)
+        r1 += r0 >> 51
+        r2 += r1 >> 51
+        r3 += r2 >> 51
+        r4 += r3 >> 51
+        let c0 = (r0 & maskW) + 19 * (r4 >> 51)
+        return FieldElement(l0: UInt64(c0 & maskW), l1: UInt64(r1 & maskW) + UInt64(c0 >> 51), l2: UInt64(r2 & maskW),
+                            l3: UInt64(r3 & maskW), l4: UInt64(r4 & maskW))
+    }
+
+    /// self^e for an exponent given as 32 bytes little-endian.
+    func power(_ exponent: [UInt8]) -> FieldElement {
+        var result = FieldElement.one
+        for byte in exponent.reversed() {
+            for bit in (0..<8).reversed() {
+                result = result * result
+                if (byte >> UInt8(bit)) & 1 == 1 { result = result * self }
+            }
+        }
+        return result
+    }
+
+    /// 2^k − c as 32 bytes little-endian (for the exponents (p−5)/8, p−2, (p+3)/8, (p−1)/4).
+    static func powerOfTwoMinus(_ k: Int, _ c: UInt64) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: 32)
+        for i in 0..<k { out[i / 8] |= 1 << UInt8(i % 8) }  // 2^k − 1
+        var borrow = c - 1
+        var i = 0
+        while borrow > 0 && i < 32 {
+            let v = UInt64(out[i])
+            let take = borrow & 0xFF
+            if v >= take { out[i] = UInt8(v - take); borrow >>= 8 } else { out[i] = UInt8(v + 256 - take); borrow = (borrow >> 8) + 1 }
+            i += 1
+        }
+        return out
+    }
+}
