@@ -42,7 +42,7 @@ def main():
     procs = []
 
     def start(cmd, log):
-        procs.append(subprocess.Popen(cmd, stdout=open(os.path.join(WORK, log), "w"), stderr=subprocess.STDOUT))
+        procs.append(subprocess.Popen(cmd, stdout=open(os.path.join(WORK, log), "w"), stderr=subprocess.STDOUT, cwd=WORK))
 
     try:
         if not os.path.exists(marker):

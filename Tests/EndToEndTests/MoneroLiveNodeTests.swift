@@ -46,6 +46,8 @@ final class MoneroLiveNodeTests: XCTestCase {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: path)
         p.arguments = arguments
+        // monero-wallet-rpc writes its log file into its working directory: keep it in the temp dir.
+        p.currentDirectoryURL = URL(fileURLWithPath: dir)
         FileManager.default.createFile(atPath: dir + "/" + log, contents: nil)
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: dir + "/" + log))
         p.standardOutput = handle
