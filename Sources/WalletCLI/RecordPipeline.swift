@@ -213,6 +213,21 @@ public final class RecordPipeline {
     }
 }
 
+/// One record read alone (a key record for keystore add or scan-blocks), with the same checks
+/// as a pipeline line: nil at end of input; too long, not UTF-8, or not an object are errors.
+public enum SingleRecord {
+    public static func read(fd: Int32 = 0, maxLineBytes: Int = 1 << 16) throws -> JSONObject? {
+        var reader = LineReader(fd: fd, name: "<stdin>", maxLineBytes: maxLineBytes)
+        switch try reader.next() {
+        case nil: return nil
+        case .tooLong?: throw RecordError.lineTooLong(limit: maxLineBytes)
+        case .line(_, let bytes)?:
+            if let bad = RecordPipeline.firstInvalidUTF8(bytes) { throw RecordError.invalidUTF8(offset: bad) }
+            return try JSONParser.parseRecord(bytes)
+        }
+    }
+}
+
 /// An error that is a bug in Satchel, not in the input. It names only the error's type.
 public struct InternalError: WalletError {
     public let typeName: String

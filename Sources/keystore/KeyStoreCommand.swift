@@ -70,9 +70,7 @@ extension KeyStoreCommand {
 
         func run() throws {
             try runReporting { pipeline in
-                var reader = LineReader(fd: 0, name: "<stdin>", maxLineBytes: 1 << 16)
-                guard case .line(_, let bytes)? = try reader.next() else { throw RecordError.emptyLine }
-                let record = try JSONParser.parseRecord(bytes)
+                guard let record = try SingleRecord.read() else { throw RecordError.emptyLine }
                 let entry = try KeyStoreRecords.entry(from: record, name: name, birthdays: try parseBirthdays(birthday),
                                                       passphraseProtected: bip39Passphrase, now: Int(Date().timeIntervalSince1970))
                 try keyStore.store.store(entry, passphrase: try keyStore.passphrase(confirm: true))

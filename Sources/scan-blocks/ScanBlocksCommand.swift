@@ -95,9 +95,7 @@ struct ScanBlocksCommand: ParsableCommand {
                 initializer.keys = keys
                 if initializer.birthday == nil { initializer.birthday = entry.metadata.birthdays["xmr"] }
             } else if isatty(0) == 0 {
-                var reader = LineReader(fd: 0, name: "<stdin>", maxLineBytes: 1 << 16)
-                if case .line(_, let bytes)? = try reader.next() {
-                    let record = try JSONParser.parseRecord(bytes)
+                if let record = try SingleRecord.read() {
                     var scratch = record
                     guard case .monero(let keys) = try RecordKeys(coin: "xmr", accountPath: nil, sharedPassphrase: nil).source(record, out: &scratch) else {
                         throw DerivationError.unsupported("the key record is not a Monero wallet")
