@@ -121,3 +121,44 @@ public struct OutputStream: Sendable {
 
     public func write(_ text: String) throws(CLIError) { try write(Array(text.utf8)) }
 }
+
+extension OutputStream {
+    /// Which regular file this descriptor writes and where its next write lands (the end, when
+    /// it appends); nil for a pipe, a terminal or a socket.
+    public func filePosition() -> (device: UInt64, inode: UInt64, offset: Int64)? {
+        var st = stat()
+        guard fstat(fd, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { return nil }
+        let appending = fcntl(fd, F_GETFL) & O_APPEND != 0
+        let offset = appending ? Int64(st.st_size) : Int64(lseek(fd, 0, SEEK_CUR))
+        guard offset >= 0 else { return nil }
+        return (UInt64(st.st_dev), UInt64(st.st_ino), offset)
+    }
+
+    /// Up to `count` bytes of this descriptor's file at `offset`, if it is still the file
+    /// (device, inode). The file is opened again to read it: stdout is often write-only.
+    public func readBack(device: UInt64, inode: UInt64, offset: Int64, count: Int) -> [UInt8]? {
+        let reader = open("/proc/self/fd/\(fd)", O_RDONLY | O_CLOEXEC)
+        guard reader >= 0 else { return nil }
+        defer { close(reader) }
+        var st = stat()
+        guard fstat(reader, &st) == 0, UInt64(st.st_dev) == device, UInt64(st.st_ino) == inode else { return nil }
+        var bytes = [UInt8](repeating: 0, count: count)
+        var got = 0
+        while got < count {
+            let n = bytes.withUnsafeMutableBytes { pread(reader, $0.baseAddress! + got, count - got, off_t(offset) + off_t(got)) }
+            if n > 0 { got += n; continue }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 { return nil }
+            break
+        }
+        return Array(bytes[..<got])
+    }
+
+    /// Makes what was written durable, where the descriptor is a file (fsync); a no-op for
+    /// pipes and terminals.
+    public func sync() throws(CLIError) {
+        guard fsync(fd) == 0 || errno == EINVAL || errno == EROFS else {
+            throw .writeFailed(reason: String(cString: strerror(errno)))
+        }
+    }
+}

@@ -1,9 +1,10 @@
 import Foundation
 import WalletCore
 
-/// Chain data from files in the fixture's format: blocks.jsonl ({"height","hash","blob",
-/// "tx_hashes"} per line, in height order) and txs.jsonl ({"tx_hash","hex","in_pool"}).
-/// Either may be zstd-compressed (name ending .zst).
+/// Chain data from files in the fixture's format: block records ({"height","hash","blob",
+/// "tx_hashes"}, in height order) and transaction records ({"tx_hash","hex","in_pool"}).
+/// Records are told apart by their fields, so one stream may carry both (`cat txs blocks`);
+/// a path of "-" is stdin. Either input may be zstd-compressed (found by its magic number).
 public final class FileBlockSource: BlockSource {
     private var blocks: [BlockData] = []
     private var pool: [[UInt8]] = []
@@ -11,12 +12,19 @@ public final class FileBlockSource: BlockSource {
 
     public init(blocksPath: String, transactionsPath: String?) throws {
         var txByID = [String: [UInt8]]()
-        if let transactionsPath {
-            for (n, line) in try Self.lines(transactionsPath).enumerated() {
-                let what = "\(transactionsPath) line \(n + 1)"
-                guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                      let id = object["tx_hash"] as? String, let hex = object["hex"] as? String else {
-                    throw ScanError.malformed(what: what, reason: "not a transaction record")
+        var blockRecords = [(what: String, object: [String: Any])]()
+        for path in [transactionsPath, blocksPath].compactMap({ $0 }) {
+            for (n, line) in try Self.lines(path).enumerated() {
+                let what = "\(path == "-" ? "<stdin>" : path) line \(n + 1)"
+                guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+                    throw ScanError.malformed(what: what, reason: "not a JSON object")
+                }
+                if object["blob"] != nil {
+                    blockRecords.append((what, object))
+                    continue
+                }
+                guard let id = object["tx_hash"] as? String, let hex = object["hex"] as? String else {
+                    throw ScanError.malformed(what: what, reason: "neither a block record (height, blob) nor a transaction record (tx_hash, hex)")
                 }
                 let blob: [UInt8]
                 do { blob = try Hex.decode(hex) } catch { throw ScanError.malformed(what: what, reason: error.message) }
@@ -24,10 +32,8 @@ public final class FileBlockSource: BlockSource {
             }
         }
         var expectedHeight: Int?
-        for (n, line) in try Self.lines(blocksPath).enumerated() {
-            let what = "\(blocksPath) line \(n + 1)"
-            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                  let height = object["height"] as? Int, let hex = object["blob"] as? String else {
+        for (what, object) in blockRecords {
+            guard let height = object["height"] as? Int, let hex = object["blob"] as? String else {
                 throw ScanError.malformed(what: what, reason: "not a block record")
             }
             if let expectedHeight, height != expectedHeight {
@@ -38,7 +44,7 @@ public final class FileBlockSource: BlockSource {
             do { blob = try Hex.decode(hex) } catch { throw ScanError.malformed(what: "block \(height)", reason: error.message) }
             var txs = [[UInt8]]()
             for id in object["tx_hashes"] as? [String] ?? [] {
-                guard let tx = txByID[id] else { throw ScanError.malformed(what: "block \(height)", reason: "transaction \(id) is not in the transaction file") }
+                guard let tx = txByID[id] else { throw ScanError.malformed(what: "block \(height)", reason: "transaction \(id) is not among the transaction records") }
                 txs.append(tx)
             }
             let claimed = (object["hash"] as? String).flatMap { try? Hex.decode($0) }
@@ -59,8 +65,14 @@ public final class FileBlockSource: BlockSource {
     public func mempool() throws -> [[UInt8]] { pool }
 
     static func lines(_ path: String) throws -> [String] {
-        guard let data = FileManager.default.contents(atPath: path) else { throw ScanError.unsupported("cannot read \(path)") }
-        let bytes = path.hasSuffix(".zst") ? try Zstd.decompress(Array(data)) : Array(data)
+        let data: Data?
+        if path == "-" {
+            data = try? FileHandle.standardInput.readToEnd() ?? Data()
+        } else {
+            data = FileManager.default.contents(atPath: path)
+        }
+        guard let data else { throw ScanError.unsupported("cannot read \(path == "-" ? "stdin" : path)") }
+        let bytes = data.starts(with: Zstd.magic) || path.hasSuffix(".zst") ? try Zstd.decompress(Array(data)) : Array(data)
         return String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init).filter { !$0.isEmpty }
     }
 }

@@ -1,7 +1,8 @@
 import WalletCore
 
 /// The synchronizer's state in SQLite: the scanned chain (hashes, for reorgs), owned outputs,
-/// spends, and events not yet reported. Every change of a batch is one transaction.
+/// spends, and the outbox of events committed but not yet delivered. Every change of a batch
+/// is one transaction.
 final class ScanStateStore {
     let db: SQLiteDatabase
 
@@ -16,8 +17,7 @@ final class ScanStateStore {
                 unlock_time TEXT NOT NULL, coinbase INTEGER NOT NULL, payment_id BLOB,
                 spent_height INTEGER, spent_txid BLOB, PRIMARY KEY (txid, idx));
             CREATE INDEX IF NOT EXISTS outputs_key_image ON outputs (key_image);
-            CREATE TABLE IF NOT EXISTS events (id INTEGER PRIMARY KEY AUTOINCREMENT, height INTEGER NOT NULL,
-                kind TEXT NOT NULL, txid BLOB NOT NULL, idx INTEGER NOT NULL, reported INTEGER NOT NULL DEFAULT 0);
+            CREATE TABLE IF NOT EXISTS outbox (id INTEGER PRIMARY KEY, height INTEGER NOT NULL, record BLOB NOT NULL);
             CREATE TABLE IF NOT EXISTS subaddresses (major INTEGER NOT NULL, minor INTEGER NOT NULL, spend_key BLOB NOT NULL,
                 PRIMARY KEY (major, minor));
             CREATE TABLE IF NOT EXISTS pending_reported (txid BLOB NOT NULL, idx INTEGER NOT NULL, PRIMARY KEY (txid, idx));
@@ -53,18 +53,15 @@ final class ScanStateStore {
             .blob(o.txID), .int(Int64(o.index)), .int(Int64(o.height ?? -1)), .text(String(o.amount)),
             .int(Int64(o.major)), .int(Int64(o.minor)), .blob(outputKey), o.keyImage.map { .blob($0) } ?? .null,
             .text(String(o.unlockTime)), .int(o.isCoinbase ? 1 : 0), o.paymentID.map { .blob($0) } ?? .null])
-        try db.query("INSERT INTO events (height, kind, txid, idx) VALUES (?, 'received', ?, ?)",
-                     [.int(Int64(o.height ?? -1)), .blob(o.txID), .int(Int64(o.index))])
     }
 
-    /// Marks the owned output with this key image spent; true if there was one.
-    func markSpent(keyImage: [UInt8], height: Int, txID: [UInt8]) throws -> Bool {
-        let rows = try db.query("SELECT txid, idx FROM outputs WHERE key_image = ? AND spent_height IS NULL", [.blob(keyImage)])
-        guard let row = rows.first, let txid = row[0].blob, let idx = row[1].int else { return false }
+    /// Marks the owned output with this key image spent; the output it was, if it was one.
+    func markSpent(keyImage: [UInt8], height: Int, txID: [UInt8]) throws -> ReceivedOutput? {
+        let rows = try db.query("SELECT * FROM outputs WHERE key_image = ? AND spent_height IS NULL", [.blob(keyImage)])
+        guard let output = rows.first.map(Self.row)?.output else { return nil }
         try db.query("UPDATE outputs SET spent_height = ?, spent_txid = ? WHERE txid = ? AND idx = ?",
-                     [.int(Int64(height)), .blob(txID), .blob(txid), .int(idx)])
-        try db.query("INSERT INTO events (height, kind, txid, idx) VALUES (?, 'spent', ?, ?)", [.int(Int64(height)), .blob(txid), .int(idx)])
-        return true
+                     [.int(Int64(height)), .blob(txID), .blob(output.txID), .int(Int64(output.index))])
+        return output
     }
 
     /// Rolls back everything above `height` (kept: blocks ≤ height). Returns undone counts.
@@ -73,7 +70,7 @@ final class ScanStateStore {
         let spends = try db.query("SELECT COUNT(*) FROM outputs WHERE spent_height > ? AND height <= ?", [.int(Int64(height)), .int(Int64(height))]).first?.first?.int ?? 0
         try db.query("DELETE FROM outputs WHERE height > ?", [.int(Int64(height))])
         try db.query("UPDATE outputs SET spent_height = NULL, spent_txid = NULL WHERE spent_height > ?", [.int(Int64(height))])
-        try db.query("DELETE FROM events WHERE height > ? AND reported = 0", [.int(Int64(height))])
+        try db.query("DELETE FROM outbox WHERE height > ?", [.int(Int64(height))])
         try db.query("DELETE FROM blocks WHERE height > ?", [.int(Int64(height))])
         try setNextHeight(height + 1)
         return (Int(outputs), Int(spends))
@@ -99,14 +96,45 @@ final class ScanStateStore {
             spentHeight: r[11].int.map(Int.init), spentTxID: r[12].blob)
     }
 
-    /// Events committed but not yet written out, oldest first.
-    func unreported() throws -> [(id: Int64, kind: String, txid: [UInt8], index: Int)] {
-        try db.query("SELECT id, kind, txid, idx FROM events WHERE reported = 0 ORDER BY id").map {
-            ($0[0].int ?? 0, $0[1].text ?? "", $0[2].blob ?? [], Int($0[3].int ?? 0))
+    // MARK: - Outbox
+
+    /// Adds encoded events; `encode` gets each event's id, which never repeats in this state
+    /// (kept in meta, so ids stay unique after the rows are delivered and deleted).
+    func enqueue(_ events: [(height: Int, event: ScanEvent)], encode: (ScanEvent, Int64) -> [UInt8]) throws {
+        guard !events.isEmpty else { return }
+        var id = Int64(try meta("last_event_id") ?? "0") ?? 0
+        for (height, event) in events {
+            id += 1
+            try db.query("INSERT INTO outbox VALUES (?, ?, ?)", [.int(id), .int(Int64(height)), .blob(encode(event, id))])
+        }
+        try db.query("INSERT OR REPLACE INTO meta VALUES ('last_event_id', ?)", [.text(String(id))])
+    }
+
+    /// Events committed but not yet delivered, oldest first.
+    func outbox() throws -> [(id: Int64, record: [UInt8])] {
+        try db.query("SELECT id, record FROM outbox ORDER BY id").map { ($0[0].int ?? 0, $0[1].blob ?? []) }
+    }
+
+    /// Where the delivery of the outbox began, recorded before its write.
+    func deliveryMark() throws -> SinkPosition? {
+        let parts = (try meta("delivery") ?? "").split(separator: ":")
+        guard parts.count == 3, let d = UInt64(parts[0]), let i = UInt64(parts[1]), let o = Int64(parts[2]) else { return nil }
+        return SinkPosition(device: d, inode: i, offset: o)
+    }
+
+    func setDeliveryMark(_ mark: SinkPosition?) throws {
+        if let mark {
+            try db.query("INSERT OR REPLACE INTO meta VALUES ('delivery', ?)", [.text("\(mark.device):\(mark.inode):\(mark.offset)")])
+        } else {
+            try db.query("DELETE FROM meta WHERE key = 'delivery'")
         }
     }
 
-    func markReported(_ id: Int64) throws { try db.query("UPDATE events SET reported = 1 WHERE id = ?", [.int(id)]) }
+    /// The outbox up to `id` was delivered.
+    func delivered(through id: Int64) throws {
+        try db.query("DELETE FROM outbox WHERE id <= ?", [.int(id)])
+        try setDeliveryMark(nil)
+    }
 
     /// The subaddress table of earlier runs: deriving 10,000 keys on every cron run is waste.
     func subaddresses() throws -> [(major: UInt32, minor: UInt32, spendKey: [UInt8])] {

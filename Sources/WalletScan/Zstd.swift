@@ -4,6 +4,8 @@ import CZstd
 enum Zstd {
 
     static let maximum = 1 << 31
+    /// The first bytes of every zstd frame.
+    static let magic: [UInt8] = [0x28, 0xB5, 0x2F, 0xFD]
 
     static func decompress(_ input: [UInt8]) throws -> [UInt8] {
         guard let stream = ZSTD_createDStream() else { throw ScanError.unsupported("zstd: out of memory") }

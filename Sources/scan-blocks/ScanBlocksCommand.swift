@@ -15,9 +15,10 @@ struct ScanBlocksCommand: ParsableCommand {
         abstract: "The wallet synchronizer: finds a Monero wallet's payments and spends in blocks, resumably.",
         discussion: """
         Writes events as JSON Lines: received, spent, pending (mempool), reorg, and a final
-        balance. State (scanned height, outputs, key images, events reported) is kept in
-        SQLite per wallet; a killed or repeated run goes on where it stopped and reports
-        nothing twice. See scan-blocks(1).
+        balance. State (scanned height, outputs, key images, events not yet written) is kept
+        in SQLite per wallet; a killed or repeated run goes on where it stopped. Appending to a
+        file, every event is written exactly once; on a pipe a repeat keeps its event_id.
+        See scan-blocks(1).
 
         Example (cron, every 5 minutes):
           */5 * * * * scan-blocks --wallet shop --keystore-pass-file ~/.pass --blocks /srv/xmr/blocks.jsonl --txs /srv/xmr/txs.jsonl >> payments.jsonl
@@ -35,10 +36,10 @@ struct ScanBlocksCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Where the scan state lives (default $XDG_DATA_HOME/satchel/scan).", valueName: "dir"))
     var stateDir: String?
 
-    @Option(help: ArgumentHelp("Block records, JSON Lines (.zst for zstd): height, hash, blob, tx_hashes.", valueName: "file"))
+    @Option(help: ArgumentHelp("Block records, JSON Lines, plain or zstd: height, hash, blob, tx_hashes; transaction records may be mixed in. - is stdin (the key then comes from --wallet, --key-file or --key-fd).", valueName: "file"))
     var blocks: String?
 
-    @Option(help: ArgumentHelp("Transaction records, JSON Lines (.zst for zstd): tx_hash, hex, in_pool.", valueName: "file"))
+    @Option(help: ArgumentHelp("Transaction records, JSON Lines, plain or zstd: tx_hash, hex, in_pool.", valueName: "file"))
     var txs: String?
 
     @Option(help: ArgumentHelp("A monerod RPC address, e.g. 127.0.0.1:18081, instead of --blocks.", valueName: "host:port"))
@@ -67,6 +68,8 @@ struct ScanBlocksCommand: ParsableCommand {
 
     @OptionGroup var walletOptions: WalletOptions
 
+    @OptionGroup var keyOptions: KeyOptions
+
     func validate() throws {
         guard chain == "monero" else { throw ValidationError("--chain: only monero is supported so far") }
         guard MoneroNetwork.all.contains(where: { $0.name == network }) else { throw ValidationError("--network must be mainnet, testnet or stagenet") }
@@ -75,6 +78,11 @@ struct ScanBlocksCommand: ParsableCommand {
         if let maxBlocks, maxBlocks < 1 { throw ValidationError("--max-blocks must be at least 1") }
         if node != nil && blocks != nil { throw ValidationError("give --blocks or --node, not both") }
         if follow && node == nil { throw ValidationError("--follow goes with --node") }
+        if walletOptions.wallet != nil && keyOptions.isGiven { throw ValidationError("give --wallet or --key-file/--key-fd, not both") }
+        if txs == "-" { throw ValidationError("--txs cannot be stdin: give --blocks - with the transaction records mixed in") }
+        if blocks == "-" && walletOptions.wallet == nil && !keyOptions.isGiven {
+            throw ValidationError("--blocks - reads the chain from stdin: give the wallet with --wallet, --key-file or --key-fd")
+        }
     }
 
     var parsedLookahead: (UInt32, UInt32)? {
@@ -86,7 +94,7 @@ struct ScanBlocksCommand: ParsableCommand {
         let pipeline = RecordPipeline(tool: "scan-blocks")
         do {
             var initializer = WalletInitializer(birthday: birthday, stateDirectory: stateDir)
-            // The wallet: a key-store entry, or one key record on stdin.
+            // The wallet: a key-store entry, a key record from --key-file/--key-fd, or the one line on stdin.
             if let name = walletOptions.wallet {
                 let entry = try walletOptions.keyStore.store.load(name, passphrase: try walletOptions.keyStore.passphrase(confirm: false))
                 guard case .monero(let keys) = try KeyStoreRecords.keySource(entry, bip39Passphrase: nil) else {
@@ -94,15 +102,14 @@ struct ScanBlocksCommand: ParsableCommand {
                 }
                 initializer.keys = keys
                 if initializer.birthday == nil { initializer.birthday = entry.metadata.birthdays["xmr"] }
-            } else if isatty(0) == 0 {
-                if let record = try SingleRecord.read() {
-                    var scratch = record
-                    guard case .monero(let keys) = try RecordKeys(coin: "xmr", accountPath: nil, sharedPassphrase: nil).source(record, out: &scratch) else {
-                        throw DerivationError.unsupported("the key record is not a Monero wallet")
-                    }
-                    initializer.keys = keys
-                    if initializer.birthday == nil, let h = try record.optionalInt("birthday") { initializer.birthday = h }
+            } else if let record = try keyOptions.read() ?? (isatty(0) == 0 ? try SingleRecord.read() : nil) {
+                // A view-only or full key record: --key-file/--key-fd, or the one line on stdin.
+                var scratch = record
+                guard case .monero(let keys) = try RecordKeys(coin: "xmr", accountPath: nil, sharedPassphrase: nil).source(record, out: &scratch) else {
+                    throw DerivationError.unsupported("the key record is not a Monero wallet")
                 }
+                initializer.keys = keys
+                if initializer.birthday == nil, let h = try record.optionalInt("birthday") { initializer.birthday = h }
             }
             if let blocks { initializer.source = try FileBlockSource(blocksPath: blocks, transactionsPath: txs) }
             if let node { initializer.source = try MoneroRPCSource(address: node) }
@@ -118,25 +125,13 @@ struct ScanBlocksCommand: ParsableCommand {
                                               birthday: resolved.birthday, lookahead: parsedLookahead!)
             if rescan { try sync.resetToBirthday() }
             let net = MoneroNetwork.all.first { $0.name == network }!
-            let onTerminal = isatty(2) != 0
+            let sink = StandardOutputSink(pipeline: pipeline, progress: progress) { Self.record($0, network: net, keys: resolved.keys) }
             repeat {
-            try sync.run(untilHeight: untilHeight, maxBlocks: maxBlocks) { event in
-                if case .progress(let height, let chainHeight) = event {
-                    switch progress {
-                    case "jsonl": try? OutputStream.standardError.write(#"{"type":"progress","height":\#(height),"chain_height":\#(chainHeight)}"# + "\n")
-                    case "auto" where onTerminal: try? OutputStream.standardError.write("\rscanned \(height)/\(chainHeight)")
-                    default: break
-                    }
-                    return
-                }
-                try pipeline.emit(Self.record(event, network: net, keys: resolved.keys))
-            } flush: {
+                try sync.run(untilHeight: untilHeight, maxBlocks: maxBlocks, sink: sink)
                 try pipeline.flush()
-            }
-            try pipeline.flush()
-            if follow { Thread.sleep(forTimeInterval: interval) }
+                if follow { Thread.sleep(forTimeInterval: interval) }
             } while follow
-            if progress == "auto" && onTerminal { try? OutputStream.standardError.write("\n") }
+            sink.endProgress()
             try pipeline.flush()
         } catch let error as any WalletError {
             try pipeline.fail(error).exitIfFailed()
@@ -156,6 +151,7 @@ struct ScanBlocksCommand: ParsableCommand {
             if let image = o.keyImage { r["key_image"] = .string(Hex.encode(image)) }
             if o.unlockTime != 0 { r["unlock_time"] = .string(String(o.unlockTime)) }
             if o.isCoinbase { r["coinbase"] = .bool(true) }
+            if o.isChange { r["change"] = .bool(true) }
         }
         switch event {
         case .received(let o, let confirmations):
@@ -197,5 +193,62 @@ struct ScanBlocksCommand: ParsableCommand {
             break
         }
         return r
+    }
+}
+
+/// scan-blocks' stdout as the synchronizer's event sink. Kept events are written straight to
+/// the descriptor (after whatever the pipeline holds) and synced; when stdout is a regular file
+/// (`>> payments.jsonl`), the synchronizer can read back what a killed run wrote, so no event
+/// is written twice.
+final class StandardOutputSink: EventSink {
+    let pipeline: RecordPipeline
+    let progress: String
+    let record: (ScanEvent) -> JSONObject
+    private let onTerminal = isatty(2) != 0
+    private let output = OutputStream.standardOutput
+
+    init(pipeline: RecordPipeline, progress: String, record: @escaping (ScanEvent) -> JSONObject) {
+        self.pipeline = pipeline
+        self.progress = progress
+        self.record = record
+    }
+
+    func encode(_ event: ScanEvent, id: Int64) -> [UInt8] {
+        var r = record(event)
+        r["event_id"] = .number(String(id))
+        var line = [UInt8]()
+        JSONWriter.serialize(r, into: &line)
+        line.append(0x0A)
+        return line
+    }
+
+    func write(_ bytes: [UInt8]) throws {
+        try pipeline.flush()
+        try output.write(bytes)
+        try output.sync()
+    }
+
+    func show(_ event: ScanEvent) throws {
+        guard case .progress(let height, let chainHeight) = event else { return try pipeline.emit(record(event)) }
+        switch progress {
+        case "jsonl": try? OutputStream.standardError.write(#"{"type":"progress","height":\#(height),"chain_height":\#(chainHeight)}"# + "\n")
+        case "auto" where onTerminal: try? OutputStream.standardError.write("\rscanned \(height)/\(chainHeight)")
+        default: break
+        }
+    }
+
+    func endProgress() {
+        if progress == "auto" && onTerminal { try? OutputStream.standardError.write("\n") }
+    }
+
+    func position() throws -> SinkPosition? {
+        try pipeline.flush()
+        return output.filePosition().map { SinkPosition(device: $0.device, inode: $0.inode, offset: $0.offset) }
+    }
+
+    func contents(at position: SinkPosition, count: Int) throws -> (bytes: [UInt8], end: Int64)? {
+        guard let now = output.filePosition(), now.device == position.device, now.inode == position.inode,
+              let bytes = output.readBack(device: position.device, inode: position.inode, offset: position.offset, count: count) else { return nil }
+        return (bytes, now.offset)
     }
 }

@@ -72,27 +72,6 @@ final class KeyCache {
     }
 }
 
-/// --key-file / --key-fd: one JSON record holding the run's key (the same fields a record may carry).
-struct KeyOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("A file (mode 0600) holding one JSON record with the key: mnemonic, seed, xprv, private_key or wif.", valueName: "path"))
-    var keyFile: String?
-
-    @Option(help: ArgumentHelp("Read that key record from this open file descriptor.", valueName: "n"))
-    var keyFd: Int32?
-
-    func validate() throws {
-        if keyFile != nil && keyFd != nil { throw ValidationError("give --key-file or --key-fd, not both") }
-        if keyFd == 0 { throw ValidationError("--key-fd 0 would read stdin, which carries the records") }
-    }
-
-    /// The key record, if one was given.
-    func read() throws -> JSONObject? {
-        let secret: SecureBytes
-        if let keyFile { secret = try SecretInput.read(.file(keyFile)) } else if let keyFd { secret = try SecretInput.read(.fileDescriptor(keyFd)) } else { return nil }
-        return try JSONParser.parseRecord(secret.bytes)
-    }
-}
-
 extension SignHashCommand {
     struct Sign: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Sign each record's hash.")

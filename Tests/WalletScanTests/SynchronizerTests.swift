@@ -28,13 +28,14 @@ final class SynchronizerTests: XCTestCase {
         try FileBlockSource(blocksPath: fixture + "/blocks.jsonl", transactionsPath: fixture + "/txs.jsonl")
     }
 
-    private func scan(_ keys: MoneroKeys, state: String = "state.db", batch: Int = 50, maxBlocks: Int? = nil) throws -> [ScanEvent] {
+    private func scan(_ keys: MoneroKeys, state: String = "state.db", batch: Int = 50, maxBlocks: Int? = nil,
+                      sink: RecordingSink = RecordingSink()) throws -> [ScanEvent] {
         let sync = try MoneroSynchronizer(keys: keys, source: try source(), statePath: dir + "/" + state, birthday: 0,
                                           lookahead: (3, 20))
         sync.batchSize = batch
-        var events = [ScanEvent]()
-        try sync.run(maxBlocks: maxBlocks) { if case .progress = $0 {} else { events.append($0) } }
-        return events
+        let before = sink.delivered.count, shownBefore = sink.shown.count
+        try sync.run(maxBlocks: maxBlocks, sink: sink)
+        return Array(sink.delivered[before...]) + sink.shown[shownBefore...]
     }
 
     func testBalancesSpendsAndKeyImagesMatchTheWallet() throws {
@@ -109,10 +110,121 @@ final class SynchronizerTests: XCTestCase {
         try (lines.joined(separator: "\n") + "\n").write(toFile: bad, atomically: true, encoding: .utf8)
         let source = try FileBlockSource(blocksPath: bad, transactionsPath: fixture + "/txs.jsonl")
         let sync = try MoneroSynchronizer(keys: try keys(), source: source, statePath: dir + "/bad.db", birthday: 0, lookahead: (3, 20))
-        var events = [ScanEvent]()
-        XCTAssertThrowsError(try sync.run { events.append($0) }) { error in
+        let sink = RecordingSink()
+        XCTAssertThrowsError(try sync.run(sink: sink)) { error in
             XCTAssertTrue("\(error)".contains("block 71"), "\(error)")
         }
-        XCTAssertTrue(events.allSatisfy { if case .received = $0 { false } else { true } }, "the coinbase at 71 was reported")
+        XCTAssertTrue(sink.delivered.allSatisfy { if case .received(let o, _) = $0 { o.height! < 50 } else { true } },
+                      "an output of the bad block's batch was reported")
     }
+
+    /// The change of the wallet's own spends is marked, without the (foreign) payment id.
+    func testChangeOfOwnSpendsIsMarked() throws {
+        let received = try scan(try keys()).compactMap { if case .received(let o, _) = $0 { o } else { nil } }
+        let change = received.filter(\.isChange).map { Hex.encode($0.txID).prefix(8) }.sorted()
+        XCTAssertEqual(change, ["77ef3ae7", "f08c6f46"])
+        XCTAssertTrue(received.filter(\.isChange).allSatisfy { $0.paymentID == nil })
+        let viewOnly = try scan(try keys(viewOnly: true), state: "v.db").compactMap { if case .received(let o, _) = $0 { o } else { nil } }
+        XCTAssertTrue(viewOnly.allSatisfy { !$0.isChange }, "a view-only wallet cannot tell change")
+    }
+
+    // MARK: - Delivery
+
+    /// A run killed after writing its events but before recording that: on a file, the next
+    /// run finds them there and writes none again; on a pipe, they come again (same ids).
+    func testKilledAfterWritingRepeatsNothingOnAFile() throws {
+        for file in [true, false] {
+            let sink = RecordingSink(isFile: file)
+            sink.dieAfterWriting = 2  // the second write reaches the file, then the run dies
+            XCTAssertThrowsError(try scan(try keys(), state: "k\(file).db", sink: sink))
+            sink.dieAfterWriting = nil
+            _ = try scan(try keys(), state: "k\(file).db", sink: sink)
+            let full = try scan(try keys(), state: "clean\(file).db")
+            let ids = sink.deliveredIDs
+            if file {
+                XCTAssertEqual(ids, Array(1...Int64(ids.count)), "each event once, in order")
+            } else {
+                XCTAssertGreaterThan(ids.count, Set(ids).count, "a pipe cannot be read back: at least once")
+            }
+            XCTAssertEqual(Set(ids).count, full.filter { if case .balance = $0 { false } else { true } }.count)
+        }
+    }
+
+    /// A write cut short (a full disk, a kill inside write): the next run writes only the rest.
+    func testPartialWriteIsCompleted() throws {
+        let sink = RecordingSink(isFile: true)
+        sink.cutWriteAt = 150
+        XCTAssertThrowsError(try scan(try keys(), state: "p.db", sink: sink))
+        XCTAssertEqual(sink.file.count, 150)
+        sink.cutWriteAt = nil
+        _ = try scan(try keys(), state: "p.db", sink: sink)
+        XCTAssertEqual(sink.deliveredIDs, Array(1...Int64(sink.deliveredIDs.count)))
+        XCTAssertEqual(sink.delivered.count, 16)  // 12 received, 3 spent, 1 pending
+    }
+
+    /// A file changed behind the scanner's back (truncated, replaced): the events come again.
+    func testChangedFileGetsTheEventsAgain() throws {
+        let sink = RecordingSink(isFile: true)
+        sink.dieAfterWriting = 1
+        XCTAssertThrowsError(try scan(try keys(), state: "c.db", sink: sink))
+        let lost = sink.file.count
+        XCTAssertGreaterThan(lost, 0)
+        sink.file.removeAll()  // the user truncated the file
+        sink.dieAfterWriting = nil
+        _ = try scan(try keys(), state: "c.db", sink: sink)
+        XCTAssertEqual(sink.deliveredIDs.first, 1, "the events of the truncated write were written again")
+    }
+}
+
+/// An event sink in memory: a "file" that can be read back (or a pipe that cannot), and a way
+/// to make a run die during or after a write, as a kill would.
+final class RecordingSink: EventSink {
+    let isFile: Bool
+    var file = [UInt8]()
+    var shown = [ScanEvent]()
+    var byID = [Int64: ScanEvent]()
+    var writes = 0
+    var dieAfterWriting: Int?
+    var cutWriteAt: Int?
+
+    init(isFile: Bool = true) { self.isFile = isFile }
+
+    struct Killed: Error {}
+
+    func encode(_ event: ScanEvent, id: Int64) -> [UInt8] {
+        byID[id] = event
+        return Array("{\"event_id\":\(id)}\n".utf8)
+    }
+
+    func write(_ bytes: [UInt8]) throws {
+        if let cut = cutWriteAt, file.count + bytes.count > cut {
+            file += bytes.prefix(cut - file.count)
+            throw Killed()
+        }
+        file += bytes
+        writes += 1
+        if writes == dieAfterWriting { throw Killed() }
+    }
+
+    func show(_ event: ScanEvent) throws {
+        if case .progress = event { return }
+        shown.append(event)
+    }
+
+    func position() throws -> SinkPosition? { isFile ? SinkPosition(device: 1, inode: 1, offset: Int64(file.count)) : nil }
+
+    func contents(at position: SinkPosition, count: Int) throws -> (bytes: [UInt8], end: Int64)? {
+        guard isFile else { return nil }
+        let start = min(Int(position.offset), file.count)
+        return (Array(file[start..<min(file.count, start + count)]), Int64(file.count))
+    }
+
+    /// The ids of the complete lines written, in order.
+    var deliveredIDs: [Int64] {
+        String(decoding: file, as: UTF8.self).split(separator: "\n").compactMap { line in
+            line.hasSuffix("}") ? Int64(line.dropFirst(12).dropLast()) : nil
+        }
+    }
+
+    var delivered: [ScanEvent] { deliveredIDs.compactMap { byID[$0] } }
 }

@@ -37,24 +37,22 @@ public final class MoneroSynchronizer {
 
     /// Forgets every scanned block, output and spend (not the subaddress table), so the next
     /// run scans again from the birthday and reports everything again: like Monero's
-    /// rescan_blockchain.
+    /// rescan_blockchain. Undelivered events go too; the rescan reports them again.
     public func resetToBirthday() throws {
         try state.db.transaction {
             _ = try state.rollBack(above: birthday - 1)
-            try state.db.query("DELETE FROM events")
+            try state.delivered(through: Int64.max)
             try state.db.query("DELETE FROM pending_reported")
         }
     }
 
     /// Scans from the last committed height to the tip (or `untilHeight`, or `maxBlocks`
-    /// blocks), then reports the mempool and the balance.
-    /// `flush` must make the emitted events durable (write them out); only then are they
-    /// marked reported, so a crash can repeat an event written just before it, never lose one.
-    public func run(untilHeight: Int? = nil, maxBlocks: Int? = nil, emit: (ScanEvent) throws -> Void,
-                    flush: () throws -> Void = {}) throws {
+    /// blocks), then reports the mempool and the balance. Each batch's events are committed
+    /// with its state and delivered to `sink` after the commit (see `ScanStateStore.deliver`).
+    public func run(untilHeight: Int? = nil, maxBlocks: Int? = nil, sink: EventSink) throws {
         status = .syncing
         defer { if status == .syncing { status = .stopped } }
-        try flushEvents(emit, flush)  // events a killed run committed but did not write
+        try state.deliver(to: sink)  // events a killed run committed but did not deliver
         let chainHeight = try source.chainHeight()
         let end = min(chainHeight, untilHeight.map { $0 + 1 } ?? Int.max)
         var next = try state.nextHeight
@@ -63,41 +61,46 @@ public final class MoneroSynchronizer {
             let count = min(batchSize, end - next, budget)
             let blocks = try source.blocks(from: next, count: count)
             guard !blocks.isEmpty else { break }
-            var reorg: (Int, Int, Int)?
+            var fork: Int?
             // Parsing, id checks and trial decryption run on every core; the state is then
             // changed in block order, in one transaction.
             var prepared = Self.parallelMap(blocks) { [detector] in Self.prepare($0, detector: detector) }
             try state.db.transaction {
+                var events = [(height: Int, event: ScanEvent)]()
                 for i in blocks.indices {
                     let scanned = try prepared[i].get()
-                    if let fork = try forkPoint(before: blocks[i], previousID: scanned.block.previousID) {
-                        let undone = try state.rollBack(above: fork)
-                        reorg = (fork, undone.outputs, undone.spends)
-                        return
+                    if let point = try forkPoint(before: blocks[i], previousID: scanned.block.previousID) {
+                        let undone = try state.rollBack(above: point)
+                        fork = point
+                        events = [(point, .reorg(forkHeight: point, undoneOutputs: undone.outputs, undoneSpends: undone.spends))]
+                        break
                     }
-                    if try apply(scanned) {
+                    if try apply(scanned, into: &events) {
                         // The subaddress table grew: scan the rest of the batch again with it.
                         for j in (i + 1)..<blocks.count {
                             if case .success(let later) = prepared[j] { prepared[j] = .success(later.rescanned(with: detector)) }
                         }
                     }
                 }
-                try state.addSubaddresses(detector.takeNewEntries())
-                try state.setNextHeight(blocks.last!.height + 1)
+                if fork == nil {
+                    try state.addSubaddresses(detector.takeNewEntries())
+                    try state.setNextHeight(blocks.last!.height + 1)
+                }
+                let walletHeight = try state.nextHeight
+                try state.enqueue(events) { event, id in sink.encode(event.confirmed(atWalletHeight: walletHeight), id: id) }
             }
-            if let (fork, outputs, spends) = reorg {
-                try emit(.reorg(forkHeight: fork, undoneOutputs: outputs, undoneSpends: spends))
+            try state.deliver(to: sink)
+            if let fork {
                 next = fork + 1
                 continue
             }
             budget -= blocks.count
             next = blocks.last!.height + 1
-            try flushEvents(emit, flush)
-            try emit(.progress(height: next, chainHeight: chainHeight))
+            try sink.show(.progress(height: next, chainHeight: chainHeight))
         }
         let walletHeight = try state.nextHeight
-        try reportPending(emit)
-        try emit(.balance(try balance(walletHeight: walletHeight)))
+        try reportPending(sink)
+        try sink.show(.balance(try balance(walletHeight: walletHeight)))
         status = walletHeight >= chainHeight ? .synced : .stopped
     }
 
@@ -152,17 +155,32 @@ public final class MoneroSynchronizer {
         return .success(ScannedBlock(height: data.height, block: block, transactions: txs, found: txs.map(detector.scan)))
     }
 
-    /// Stores a scanned block: its hash, the spends of owned outputs, the outputs found.
-    /// Returns whether the subaddress table grew.
-    private func apply(_ scanned: ScannedBlock) throws -> Bool {
+    /// Stores a scanned block: its hash, the spends of owned outputs, the outputs found; their
+    /// events go to `events`. Returns whether the subaddress table grew.
+    private func apply(_ scanned: ScannedBlock, into events: inout [(height: Int, event: ScanEvent)]) throws -> Bool {
         try state.addBlock(scanned.height, hash: scanned.block.id)
         let before = detector.tableSize
         for (tx, found) in zip(scanned.transactions, scanned.found) {
+            var spendsOurs = false
             if spendSecret != nil {
-                for input in tx.inputs { if let image = input.keyImage { _ = try state.markSpent(keyImage: image, height: scanned.height, txID: tx.id) } }
+                for input in tx.inputs {
+                    guard let image = input.keyImage,
+                          let o = try state.markSpent(keyImage: image, height: scanned.height, txID: tx.id) else { continue }
+                    let spent = SpentOutput(height: scanned.height, spendingTxID: tx.id, keyImage: image, outputTxID: o.txID,
+                                            outputIndex: o.index, amount: o.amount, major: o.major, minor: o.minor)
+                    events.append((scanned.height, .spent(spent, confirmations: 0)))
+                    spendsOurs = true
+                }
             }
             for output in found {
-                try state.addOutput(try received(output, height: scanned.height), outputKey: output.outputKey)
+                var o = try received(output, height: scanned.height)
+                if spendsOurs {
+                    // Change: the payment id was encrypted for the payee, so ours would be noise.
+                    o = ReceivedOutput(height: o.height, txID: o.txID, index: o.index, amount: o.amount, major: o.major, minor: o.minor,
+                                       paymentID: nil, keyImage: o.keyImage, unlockTime: o.unlockTime, isCoinbase: o.isCoinbase, isChange: true)
+                }
+                try state.addOutput(o, outputKey: output.outputKey)
+                events.append((scanned.height, .received(o, confirmations: 0)))
                 try detector.noteUsed(major: output.major, minor: output.minor, margin: growthMargin)
             }
         }
@@ -188,43 +206,27 @@ public final class MoneroSynchronizer {
                               paymentID: o.paymentID, keyImage: image, unlockTime: o.unlockTime, isCoinbase: o.isCoinbase)
     }
 
-    private func flushEvents(_ emit: (ScanEvent) throws -> Void, _ flush: () throws -> Void) throws {
-        let walletHeight = try state.nextHeight
-        let events = try state.unreported()
-        guard !events.isEmpty else { return }
-        for event in events {
-            guard let row = try state.output(txid: event.txid, index: event.index) else { continue }
-            switch event.kind {
-            case "received":
-                try emit(.received(row.output, confirmations: walletHeight - (row.output.height ?? walletHeight)))
-            case "spent":
-                if let h = row.spentHeight, let tx = row.spentTxID, let image = row.output.keyImage {
-                    let o = row.output
-                    try emit(.spent(SpentOutput(height: h, spendingTxID: tx, keyImage: image, outputTxID: o.txID, outputIndex: o.index,
-                                                amount: o.amount, major: o.major, minor: o.minor), confirmations: walletHeight - h))
-                }
-            default: break
-            }
-        }
-        try flush()
-        try state.db.transaction { for event in events { try state.markReported(event.id) } }
-    }
-
     private var pendingIncoming: UInt64 = 0
 
-    private func reportPending(_ emit: (ScanEvent) throws -> Void) throws {
+    /// Mempool receipts: all count in the balance; each is reported once, through the outbox.
+    private func reportPending(_ sink: EventSink) throws {
         pendingIncoming = 0
+        var fresh = [(height: Int, event: ScanEvent)]()
         for blob in try source.mempool() {
             guard let tx = try? MoneroTransaction(blob: blob) else { continue }
             for found in detector.scan(tx) {
                 let o = try received(found, height: nil)
                 pendingIncoming += o.amount
-                if try !state.pendingAlreadyReported(o.txID, o.index) {
-                    try emit(.pending(o))
-                    try state.notePendingReported(o.txID, o.index)
-                }
+                // Height -1: no block holds it, so no reorg undoes it.
+                if try !state.pendingAlreadyReported(o.txID, o.index) { fresh.append((-1, .pending(o))) }
             }
         }
+        guard !fresh.isEmpty else { return }
+        try state.db.transaction {
+            for case (_, .pending(let o)) in fresh { try state.notePendingReported(o.txID, o.index) }
+            try state.enqueue(fresh) { event, id in sink.encode(event, id: id) }
+        }
+        try state.deliver(to: sink)
     }
 
     /// Monero's rules: an output is unlocked 10 blocks deep and once its unlock_time (a height

@@ -1,0 +1,30 @@
+import ArgumentParser
+import WalletCore
+
+/// --key-file / --key-fd: one JSON record holding the run's key (the same fields a record may carry),
+/// for tools whose stdin carries other records.
+public struct KeyOptions: ParsableArguments {
+    public init() {}
+
+    @Option(help: ArgumentHelp("A file (mode 0600) holding one JSON record with the key (the fields a key record on stdin may carry).", valueName: "path"))
+    public var keyFile: String?
+
+    @Option(help: ArgumentHelp("Read that key record from this open file descriptor.", valueName: "n"))
+    public var keyFd: Int32?
+
+    public func validate() throws {
+        if keyFile != nil && keyFd != nil { throw ValidationError("give --key-file or --key-fd, not both") }
+        if keyFd == 0 { throw ValidationError("--key-fd 0 would read stdin, which carries the records") }
+    }
+
+    /// Whether a key record was given.
+    public var isGiven: Bool { keyFile != nil || keyFd != nil }
+
+    /// The key record, if one was given.
+    public func read() throws -> JSONObject? {
+        let secret: SecureBytes
+        if let keyFile { secret = try SecretInput.read(.file(keyFile)) } else if let keyFd { secret = try SecretInput.read(.fileDescriptor(keyFd)) } else { return nil }
+        return try JSONParser.parseRecord(secret.bytes)
+    }
+}
+
