@@ -34,7 +34,7 @@ def wait(port, method):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
-    ap.add_argument("--transactions", type=int, default=400)
+    ap.add_argument("--transactions", type=int, default=3000)
     args = ap.parse_args()
     os.makedirs(WORK, exist_ok=True)
     marker = os.path.join(WORK, f"chain-{args.transactions}.json")

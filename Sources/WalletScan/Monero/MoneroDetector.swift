@@ -118,19 +118,31 @@ public struct MoneroDetector: Sendable {
     /// The clear amount (coinbase, v1) or the decrypted one, checked against the commitment.
     func amount(of tx: MoneroTransaction, output i: Int, sharedScalar hs: [UInt8]) -> UInt64? {
         guard tx.rctType != 0 else { return tx.outputs[i].amount }
+        return Self.openAmount(rctType: tx.rctType, encryptedAmount: tx.encryptedAmounts[i],
+                               encryptedMask: tx.rctType < 4 ? tx.encryptedMasks[i] : nil,
+                               commitment: tx.commitments[i], sharedScalar: hs)
+    }
+
+    /// Decrypts a RingCT amount with the output's shared scalar hs = Hs(derivation ‖ index) and
+    /// returns it only if mask·G + amount·H is the output's commitment.
+    /// Types 4–6: amount = 8 bytes ⊕ Keccak("amount" ‖ hs), mask = Hs("commitment_mask" ‖ hs).
+    /// Types 1–3 (rctOps.cpp ecdhDecode, v1): mask = mask′ − Hs(hs), amount = amount′ − Hs(Hs(hs)).
+    static func openAmount(rctType: UInt8, encryptedAmount: [UInt8], encryptedMask: [UInt8]?, commitment: [UInt8],
+                           sharedScalar hs: [UInt8]) -> UInt64? {
         let amount: UInt64
         let mask: [UInt8]
-        if tx.rctType >= 4 {
+        if rctType >= 4 {
             let pad = Keccak256.hash(Array("amount".utf8) + hs)
-            amount = (0..<8).reduce(UInt64(0)) { $0 | UInt64(tx.encryptedAmounts[i][$1] ^ pad[$1]) << (8 * UInt64($1)) }
+            amount = (0..<8).reduce(UInt64(0)) { $0 | UInt64(encryptedAmount[$1] ^ pad[$1]) << (8 * UInt64($1)) }
             mask = Ed25519.hashToScalar(Array("commitment_mask".utf8) + hs).bytes
         } else {
-            // RingCT 1–3: amount = ecdh.amount − Hs(Hs(shared)); mask is not sent compactly.
-            let second = Ed25519.hashToScalar(hs).bytes
-            let scalar = Ed25519.scalarSubtract(tx.encryptedAmounts[i], second)
+            guard let encryptedMask else { return nil }
+            let first = Ed25519.hashToScalar(hs).bytes
+            let second = Ed25519.hashToScalar(first).bytes
+            mask = Ed25519.scalarSubtract(encryptedMask, first)
+            let scalar = Ed25519.scalarSubtract(encryptedAmount, second)
             guard scalar[8...].allSatisfy({ $0 == 0 }) else { return nil }
             amount = (0..<8).reduce(UInt64(0)) { $0 | UInt64(scalar[$1]) << (8 * UInt64($1)) }
-            return amount  // the old format's masks are not checked here
         }
         // C = mask·G + amount·H
         var amountScalar = [UInt8](repeating: 0, count: 32)
@@ -144,7 +156,7 @@ public struct MoneroDetector: Sendable {
         } else {
             expected = nil
         }
-        return expected == tx.commitments[i] ? amount : nil
+        return expected == commitment ? amount : nil
     }
 
     /// Monero's second Pedersen generator H (rctTypes.h).

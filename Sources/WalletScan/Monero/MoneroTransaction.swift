@@ -26,6 +26,8 @@ public struct MoneroTransaction: Sendable {
     public let fee: UInt64
     /// Per output: 8 encrypted amount bytes (types 4–6), or the 32-byte amount of the old format.
     public let encryptedAmounts: [[UInt8]]
+    /// Per output, types 1–3 only: the 32-byte encrypted commitment mask (later types derive it).
+    public let encryptedMasks: [[UInt8]]
     public let commitments: [[UInt8]]
     public let id: [UInt8]
 
@@ -79,6 +81,7 @@ public struct MoneroTransaction: Sendable {
         var rctType: UInt8 = 0
         var fee: UInt64 = 0
         var amounts = [[UInt8]]()
+        var masks = [[UInt8]]()
         var commitments = [[UInt8]]()
         var baseRange = prefixEnd..<prefixEnd
         if version == 2 {
@@ -86,9 +89,12 @@ public struct MoneroTransaction: Sendable {
             if rctType != 0 {
                 guard (1...6).contains(rctType) else { throw .unsupported("RingCT type \(rctType)") }
                 fee = try r.varint()
+                // RCTTypeSimple keeps its pseudo-outputs in the base (later types moved them to
+                // the prunable part): one commitment per input, before ecdhInfo.
+                if rctType == 2 { _ = try r.take(32 * inputCount) }
                 let compact = rctType >= 4
                 for _ in 0..<outputCount {
-                    if compact { amounts.append(try r.take(8)) } else { _ = try r.take(32); amounts.append(try r.take(32)) }
+                    if compact { amounts.append(try r.take(8)) } else { masks.append(try r.take(32)); amounts.append(try r.take(32)) }
                 }
                 for _ in 0..<outputCount { commitments.append(try r.take(32)) }
             }
@@ -97,6 +103,7 @@ public struct MoneroTransaction: Sendable {
         self.rctType = rctType
         self.fee = fee
         self.encryptedAmounts = amounts
+        self.encryptedMasks = masks
         self.commitments = commitments
 
         // The prunable part (range proofs, CLSAGs) is not parsed, only hashed: it runs to the
