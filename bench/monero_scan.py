@@ -31,6 +31,16 @@ def wait(port, method):
     sys.exit(f"bench: a Monero process on port {port} did not start")
 
 
+def subgroup_check():
+    """What libsodium's subgroup check costs inside crypto_scalarmult_ed25519_noclamp (bench/subgroup.c)."""
+    exe = os.path.join(WORK, "subgroup")
+    flags = subprocess.run(["pkg-config", "--cflags", "--libs", "libsodium"], capture_output=True, text=True, check=True).stdout.split()
+    subprocess.run(["gcc", "-O2", "-o", exe, os.path.join(ROOT, "bench", "subgroup.c")] + flags, check=True)
+    runs = [json.loads(subprocess.run([exe], capture_output=True, text=True, check=True).stdout) for _ in range(5)]
+    share = sorted(r["check_share"] for r in runs)[2]
+    print(f"libsodium's decode + subgroup check: {share:.2f} of one crypto_scalarmult_ed25519_noclamp (median of 5)")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
@@ -114,6 +124,7 @@ def main():
         print(f"scan-blocks --node --rescan (table cached):        {rescan_seconds:.2f} s, {txs / rescan_seconds:.0f} tx/s")
         print(f"ratio (scan-blocks --rescan tx/s ÷ wallet rescan tx/s): {wallet_seconds / rescan_seconds:.2f} "
               f"(target ≥ 1, goal 2); fresh state: {wallet_seconds / scan_seconds:.2f}; balances agree: {agree}")
+        subgroup_check()
     finally:
         for p in procs:
             p.send_signal(signal.SIGTERM)

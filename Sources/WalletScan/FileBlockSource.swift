@@ -6,11 +6,13 @@ import WalletCore
 /// Records are told apart by their fields, so one stream may carry both (`cat txs blocks`);
 /// a path of "-" is stdin. Either input may be zstd-compressed (found by its magic number).
 public final class FileBlockSource: BlockSource {
-    private var blocks: [BlockData] = []
-    private var pool: [[UInt8]] = []
+    private let blocks: [BlockData]
+    private let pool: [[UInt8]]
     private let firstHeight: Int
 
     public init(blocksPath: String, transactionsPath: String?) throws {
+        var blocks = [BlockData]()
+        var pool = [[UInt8]]()
         var txByID = [String: [UInt8]]()
         var blockRecords = [(what: String, object: [String: Any])]()
         for path in [transactionsPath, blocksPath].compactMap({ $0 }) {
@@ -50,6 +52,8 @@ public final class FileBlockSource: BlockSource {
             let claimed = (object["hash"] as? String).flatMap { try? Hex.decode($0) }
             blocks.append(BlockData(height: height, blob: blob, transactions: txs, claimedID: claimed))
         }
+        self.blocks = blocks
+        self.pool = pool
         firstHeight = blocks.first?.height ?? 0
     }
 

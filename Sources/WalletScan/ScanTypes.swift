@@ -16,8 +16,9 @@ public struct BlockData: Sendable {
     }
 }
 
-/// The one seam to chain data (design notes): files, a node, a fake in tests.
-public protocol BlockSource {
+/// The one seam to chain data (design notes): files, a node, a fake in tests. Sendable: the
+/// synchronizer fetches the next batch while it scans the current one.
+public protocol BlockSource: Sendable {
     /// The number of blocks available (the tip is height − 1).
     func chainHeight() throws -> Int
     /// Blocks from `height`, at most `count`, in order.

@@ -125,7 +125,8 @@ struct ScanBlocksCommand: ParsableCommand {
                                               birthday: resolved.birthday, lookahead: parsedLookahead!)
             if rescan { try sync.resetToBirthday() }
             let net = MoneroNetwork.all.first { $0.name == network }!
-            let sink = StandardOutputSink(pipeline: pipeline, progress: progress) { Self.record($0, network: net, keys: resolved.keys) }
+            let addresses = AddressBook(keys: resolved.keys, network: net)
+            let sink = StandardOutputSink(pipeline: pipeline, progress: progress) { Self.record($0, addresses: addresses) }
             repeat {
                 try sync.run(untilHeight: untilHeight, maxBlocks: maxBlocks, sink: sink)
                 try pipeline.flush()
@@ -138,7 +139,7 @@ struct ScanBlocksCommand: ParsableCommand {
         }
     }
 
-    static func record(_ event: ScanEvent, network: MoneroNetwork, keys: MoneroKeys) -> JSONObject {
+    static func record(_ event: ScanEvent, addresses: AddressBook) -> JSONObject {
         var r = JSONObject()
         func put(_ o: ReceivedOutput) {
             r["txid"] = .string(Hex.encode(o.txID))
@@ -146,7 +147,7 @@ struct ScanBlocksCommand: ParsableCommand {
             r["amount"] = .string(String(o.amount))
             r["major"] = .number(String(o.major))
             r["minor"] = .number(String(o.minor))
-            if let address = try? keys.subaddress(major: o.major, minor: o.minor, network).address { r["address"] = .string(address) }
+            if let address = addresses.address(major: o.major, minor: o.minor) { r["address"] = .string(address) }
             if let pid = o.paymentID { r["payment_id"] = .string(Hex.encode(pid)) }
             if let image = o.keyImage { r["key_image"] = .string(Hex.encode(image)) }
             if o.unlockTime != 0 { r["unlock_time"] = .string(String(o.unlockTime)) }
@@ -193,6 +194,27 @@ struct ScanBlocksCommand: ParsableCommand {
             break
         }
         return r
+    }
+}
+
+/// Each subaddress's text, derived once: a wallet's payments land on few addresses, and deriving
+/// one costs two scalar multiplications.
+final class AddressBook {
+    let keys: MoneroKeys
+    let network: MoneroNetwork
+    private var known = [UInt64: String]()
+
+    init(keys: MoneroKeys, network: MoneroNetwork) {
+        self.keys = keys
+        self.network = network
+    }
+
+    func address(major: UInt32, minor: UInt32) -> String? {
+        let index = UInt64(major) << 32 | UInt64(minor)
+        if let text = known[index] { return text }
+        let text = try? keys.subaddress(major: major, minor: minor, network).address
+        known[index] = text
+        return text
     }
 }
 

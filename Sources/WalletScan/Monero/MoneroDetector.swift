@@ -26,6 +26,8 @@ public struct MoneroOwnedOutput: Sendable, Equatable {
     /// and the view key, which the holder of this record already has).
     public let derivation: [UInt8]
     public let sharedScalar: [UInt8]
+    /// With the spend key: the output's key image (what a spend of it will show).
+    public let keyImage: [UInt8]?
 }
 
 /// Finds a view-key wallet's outputs in transactions (the Monero detector of the synchronizer).
@@ -105,10 +107,14 @@ public struct MoneroDetector: Sendable {
                       let spend = Ed25519.subtract(output.key, hsG),
                       let owner = table[Key32(spend)] else { continue }
                 guard let amount = amount(of: tx, output: i, sharedScalar: hs) else { break }
+                // The key image here, not when the output is stored: this runs on every core.
+                let image = MoneroOutputSecret.secret(sharedScalar: hs, keys: keys, major: owner.major, minor: owner.minor)
+                    .flatMap { MoneroHashToPoint.keyImage(outputKey: output.key, secret: $0) }
                 found.append(MoneroOwnedOutput(
                     txID: tx.id, outputIndex: i, amount: amount, major: owner.major, minor: owner.minor,
                     outputKey: output.key, paymentID: paymentID(extra.nonce, mainDerivation: mainDerivation),
-                    unlockTime: tx.unlockTime, isCoinbase: tx.isCoinbase, derivation: derivation, sharedScalar: hs))
+                    unlockTime: tx.unlockTime, isCoinbase: tx.isCoinbase, derivation: derivation, sharedScalar: hs,
+                    keyImage: image))
                 break
             }
         }

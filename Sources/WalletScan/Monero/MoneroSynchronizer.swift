@@ -57,10 +57,16 @@ public final class MoneroSynchronizer {
         let end = min(chainHeight, untilHeight.map { $0 + 1 } ?? Int.max)
         var next = try state.nextHeight
         var budget = maxBlocks ?? Int.max
+        var prefetch: Prefetch?
+        defer { prefetch?.wait() }  // no fetch outlives the run
         while next < end && budget > 0 {
             let count = min(batchSize, end - next, budget)
-            let blocks = try source.blocks(from: next, count: count)
+            let blocks = try prefetch?.take(from: next, count: count) ?? source.blocks(from: next, count: count)
             guard !blocks.isEmpty else { break }
+            // The node answers the next batch while this one is scanned.
+            let following = blocks.last!.height + 1
+            let followingCount = min(batchSize, end - following, budget - blocks.count)
+            prefetch = followingCount > 0 ? Prefetch(source, from: following, count: followingCount) : nil
             var fork: Int?
             // Parsing, id checks and trial decryption run on every core; the state is then
             // changed in block order, in one transaction.
@@ -173,7 +179,7 @@ public final class MoneroSynchronizer {
                 }
             }
             for output in found {
-                var o = try received(output, height: scanned.height)
+                var o = received(output, height: scanned.height)
                 if spendsOurs {
                     // Change: the payment id was encrypted for the payee, so ours would be noise.
                     o = ReceivedOutput(height: o.height, txID: o.txID, index: o.index, amount: o.amount, major: o.major, minor: o.minor,
@@ -187,6 +193,34 @@ public final class MoneroSynchronizer {
         return detector.tableSize != before
     }
 
+    /// One batch being fetched on another thread.
+    final class Prefetch: @unchecked Sendable {  // `result` is written once, before `done` is signalled
+        let from: Int, count: Int
+        private var result: Result<[BlockData], any Error>?
+        private let done = DispatchSemaphore(value: 0)
+
+        init(_ source: BlockSource, from: Int, count: Int) {
+            self.from = from
+            self.count = count
+            DispatchQueue.global().async { [self] in
+                result = Result { try source.blocks(from: from, count: count) }
+                done.signal()
+            }
+        }
+
+        /// The fetched blocks if they are the ones asked for (nil otherwise: after a reorg).
+        func take(from: Int, count: Int) throws -> [BlockData]? {
+            wait()
+            guard from == self.from, count == self.count else { return nil }
+            return try result!.get()
+        }
+
+        func wait() {
+            done.wait()
+            done.signal()
+        }
+    }
+
     /// `transform` over `items` on all cores, results in order.
     static func parallelMap<T: Sendable, R>(_ items: [T], _ transform: @Sendable (T) -> R) -> [R] {
         var results = [R?](repeating: nil, count: items.count)
@@ -197,13 +231,9 @@ public final class MoneroSynchronizer {
         return results.map { $0! }
     }
 
-    private func received(_ o: MoneroOwnedOutput, height: Int?) throws -> ReceivedOutput {
-        var image: [UInt8]?
-        if let secret = MoneroOutputSecret.secret(sharedScalar: o.sharedScalar, keys: detector.keys, major: o.major, minor: o.minor) {
-            image = MoneroHashToPoint.keyImage(outputKey: o.outputKey, secret: secret)
-        }
-        return ReceivedOutput(height: height, txID: o.txID, index: o.outputIndex, amount: o.amount, major: o.major, minor: o.minor,
-                              paymentID: o.paymentID, keyImage: image, unlockTime: o.unlockTime, isCoinbase: o.isCoinbase)
+    private func received(_ o: MoneroOwnedOutput, height: Int?) -> ReceivedOutput {
+        ReceivedOutput(height: height, txID: o.txID, index: o.outputIndex, amount: o.amount, major: o.major, minor: o.minor,
+                       paymentID: o.paymentID, keyImage: o.keyImage, unlockTime: o.unlockTime, isCoinbase: o.isCoinbase)
     }
 
     private var pendingIncoming: UInt64 = 0
@@ -215,7 +245,7 @@ public final class MoneroSynchronizer {
         for blob in try source.mempool() {
             guard let tx = try? MoneroTransaction(blob: blob) else { continue }
             for found in detector.scan(tx) {
-                let o = try received(found, height: nil)
+                let o = received(found, height: nil)
                 pendingIncoming += o.amount
                 // Height -1: no block holds it, so no reorg undoes it.
                 if try !state.pendingAlreadyReported(o.txID, o.index) { fresh.append((-1, .pending(o))) }
