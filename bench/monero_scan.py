@@ -118,7 +118,7 @@ def main():
         rescan_seconds = time.perf_counter() - t
         balance = [json.loads(l) for l in out.splitlines() if '"balance"' in l][-1]
         agree = balance["total"] == str(wallet_balance["balance"]) and balance["unlocked"] == str(wallet_balance["unlocked_balance"])
-        print(f"Monero regtest chain: {height} blocks, {txs} transactions (incl. coinbase)")
+        print(f"Monero regtest chain: {height} blocks, {txs} transactions (monerod's tx_count: coinbase not counted)")
         print(f"monero-wallet-rpc rescan_blockchain: {wallet_seconds:.2f} s, {txs / wallet_seconds:.0f} tx/s")
         print(f"scan-blocks --node (fresh state, builds its table): {scan_seconds:.2f} s, {txs / scan_seconds:.0f} tx/s")
         print(f"scan-blocks --node --rescan (table cached):        {rescan_seconds:.2f} s, {txs / rescan_seconds:.0f} tx/s")

@@ -254,9 +254,18 @@ final class StandardOutputSink: EventSink {
         guard case .progress(let height, let chainHeight) = event else { return try pipeline.emit(record(event)) }
         switch progress {
         case "jsonl": try? OutputStream.standardError.write(#"{"type":"progress","height":\#(height),"chain_height":\#(chainHeight)}"# + "\n")
-        case "auto" where onTerminal: try? OutputStream.standardError.write("\rscanned \(height)/\(chainHeight)")
+        case "auto" where onTerminal: try? OutputStream.standardError.write("\r" + Self.bar(height: height, chainHeight: chainHeight))
         default: break
         }
+    }
+
+    /// "[#########-----------]  45%  5200/11500", one line, redrawn in place.
+    static func bar(height: Int, chainHeight: Int, width: Int = 30) -> String {
+        let fraction = chainHeight > 0 ? min(1, Double(height) / Double(chainHeight)) : 1
+        let filled = Int(fraction * Double(width))
+        let percent = String(Int(fraction * 100))
+        return "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "] "
+            + String(repeating: " ", count: 3 - percent.count) + percent + "%  \(height)/\(chainHeight)"
     }
 
     func endProgress() {

@@ -116,6 +116,18 @@ final class ScanBlocksToolTests: XCTestCase {
         XCTAssertEqual(try Shell.run("scan-blocks --blocks \(dir)/bad.jsonl.zst --state-dir \(dir)/y --birthday 0", stdin: viewOnly).status, 65)
     }
 
+    /// On a terminal, progress is a bar redrawn in place on stderr; stdout keeps only records.
+    func testProgressBarOnATerminal() throws {
+        let viewOnly = Shell.lines([["view_key": keys["private_view_key"]!, "public_spend_key": keys["public_spend_key"]!]])
+        try viewOnly.write(to: URL(fileURLWithPath: "\(dir)/key.json"))
+        chmod("\(dir)/key.json", 0o600)
+        let r = try Shell.run("script -qec 'scan-blocks \(source) --birthday 0 --key-file \(dir)/key.json > \(dir)/out.jsonl' /dev/null < /dev/null")
+        XCTAssertEqual(r.status, 0, r.out + r.stderr)
+        XCTAssertTrue(r.out.contains("\r[##############################] 100%  163/163"), r.out)
+        let records = try String(contentsOfFile: "\(dir)/out.jsonl", encoding: .utf8)
+        XCTAssertFalse(records.contains("%"), "progress leaked into the records")
+    }
+
     func testHelpAndManPage() throws {
         XCTAssertEqual(try Shell.run("scan-blocks --help").status, 0)
         XCTAssertTrue(FileManager.default.fileExists(atPath: TestPaths.packageRoot.appendingPathComponent("man/scan-blocks.1").path))

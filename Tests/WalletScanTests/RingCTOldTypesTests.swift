@@ -57,13 +57,13 @@ final class RingCTOldTypesTests: XCTestCase {
         let second = Ed25519.hashToScalar(first).bytes
         let encryptedMask = add(mask, first), encryptedAmount = add(amountScalar, second)
         let commitment = try Ed25519.add(try XCTUnwrap(Ed25519.basePointMultiple(bytes: mask)),
-                                         try XCTUnwrap(Ed25519.multiply(bytes: amountScalar, MoneroDetector.pedersenH)))
+                                         try XCTUnwrap(Ed25519.multiply(bytes: amountScalar, PedersenH.encoded)))
         for type: UInt8 in [1, 2, 3] {
             XCTAssertEqual(MoneroDetector.openAmount(rctType: type, encryptedAmount: encryptedAmount, encryptedMask: encryptedMask,
                                                      commitment: commitment, sharedScalar: hs), amount)
         }
         // A commitment to another amount does not open: the output is not counted.
-        let other = try Ed25519.add(try XCTUnwrap(Ed25519.basePointMultiple(bytes: mask)), MoneroDetector.pedersenH)
+        let other = try Ed25519.add(try XCTUnwrap(Ed25519.basePointMultiple(bytes: mask)), PedersenH.encoded)
         XCTAssertNil(MoneroDetector.openAmount(rctType: 2, encryptedAmount: encryptedAmount, encryptedMask: encryptedMask,
                                                commitment: other, sharedScalar: hs))
         // Hashing once for the amount (Hs(hs), the mask's key) is wrong, and caught.

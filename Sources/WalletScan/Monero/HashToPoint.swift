@@ -6,9 +6,7 @@ import WalletCore
 public enum MoneroHashToPoint {
     typealias F = FieldElement
     static let a = F(486662)
-    // Exponents: (p−5)/8 = 2^252 − 3, p − 2 = 2^255 − 21, (p+3)/8 = 2^252 − 2, (p−1)/4 = 2^253 − 5.
-    static let expDivPow = F.powerOfTwoMinus(252, 3)
-    static let expInverse = F.powerOfTwoMinus(255, 21)
+    // Exponents: (p+3)/8 = 2^252 − 2, (p−1)/4 = 2^253 − 5.
     static let expSqrt = F.powerOfTwoMinus(252, 2)
     /// √−1 = 2^((p−1)/4).
     static let sqrtM1 = F(2).power(F.powerOfTwoMinus(253, 5))
@@ -28,14 +26,17 @@ public enum MoneroHashToPoint {
 
     /// ge_fromfe_frombytes_vartime: the encoded point for 32 bytes read as a 256-bit
     /// little-endian integer (the top bit included, as Monero's loader does) mod p.
-    static func fromFieldBytes(_ s: [UInt8]) -> [UInt8] {
+    static func fromFieldBytes(_ s: [UInt8]) -> [UInt8] { map(s).bytes }
+
+    /// The same map, as a point in extended coordinates.
+    static func map(_ s: [UInt8]) -> EdwardsPoint {
         let u = F(bytes: s)
         let v = F(2) * u * u                      // 2u²
         let w = v + F.one                         // 2u² + 1
         let x = w * w - a * a * v                 // w² − 2A²u²
         // (w/x)^((p+3)/8) as ref10's fe_divpowm1: w·x³·(w·x⁷)^((p−5)/8)
         let x3 = x * x * x
-        var rx = w * x3 * (w * x3 * x3 * x).power(expDivPow)
+        var rx = w * x3 * (w * x3 * x3 * x).powPMinus5Over8()
         let y = rx * rx * x
         let z: F
         let sign: Bool
@@ -49,17 +50,14 @@ public enum MoneroHashToPoint {
             sign = true
         }
         if rx.isOdd != sign { rx = -rx }
+        // Projective (X : Y : Z) = (rx·(z + w) : z − w : z + w); extended (XZ : YZ : Z² : XY).
         let bigZ = z + w, bigY = z - w, bigX = rx * bigZ
-        // Affine and encoded: y, with the parity of x in the top bit.
-        let inverse = bigZ.power(expInverse)
-        var out = (bigY * inverse).bytes
-        if (bigX * inverse).isOdd { out[31] |= 0x80 }
-        return out
+        return EdwardsPoint(x: bigX * bigZ, y: bigY * bigZ, z: bigZ * bigZ, t: bigX * bigY)
     }
 
-    /// Hp(P) = 8 · map(Keccak-256(P)).
+    /// Hp(P) = 8 · map(Keccak-256(P)), doubled three times before its one encoding.
     public static func hashToPoint(_ key: [UInt8]) -> [UInt8]? {
-        Ed25519.timesEight(fromFieldBytes(Keccak256.hash(key)))
+        map(Keccak256.hash(key)).doubled().doubled().doubled().bytes
     }
 
     /// The key image x·Hp(P) of an output key P whose private key is x.

@@ -150,23 +150,11 @@ public struct MoneroDetector: Sendable {
             guard scalar[8...].allSatisfy({ $0 == 0 }) else { return nil }
             amount = (0..<8).reduce(UInt64(0)) { $0 | UInt64(scalar[$1]) << (8 * UInt64($1)) }
         }
-        // C = mask·G + amount·H
-        var amountScalar = [UInt8](repeating: 0, count: 32)
-        for k in 0..<8 { amountScalar[k] = UInt8(truncatingIfNeeded: amount >> (8 * UInt64(k))) }
+        // C = mask·G + amount·H (amount·H from a table: seven additions at most)
         guard let maskG = Ed25519.basePointMultiple(bytes: mask) else { return nil }
-        let expected: [UInt8]?
-        if amount == 0 {
-            expected = maskG
-        } else if let amountH = Ed25519.multiply(bytes: amountScalar, Self.pedersenH) {
-            expected = try? Ed25519.add(maskG, amountH)
-        } else {
-            expected = nil
-        }
+        let expected = amount == 0 ? maskG : try? Ed25519.add(maskG, PedersenH.times(amount))
         return expected == commitment ? amount : nil
     }
-
-    /// Monero's second Pedersen generator H (rctTypes.h).
-    static let pedersenH: [UInt8] = (try? Hex.decode("8b655970153799af2aeadc9ff1add0ea6c7251d54154cfa92c173a0dd39c1f94")) ?? []
 
     func paymentID(_ nonce: [UInt8]?, mainDerivation: [UInt8]?) -> [UInt8]? {
         guard let nonce, let kind = nonce.first else { return nil }
