@@ -66,14 +66,21 @@ public struct MoneroDetector: Sendable {
     /// Extends the subaddress table to majors × minors (never shrinks it).
     public mutating func grow(majors newMajors: UInt32, minors newMinors: UInt32) throws(DerivationError) {
         let m = max(majors, newMajors), n = max(minors, newMinors)
+        var missing = [(major: UInt32, minor: UInt32)]()
         for major in 0..<m {
             let start: UInt32 = major < majors ? minors : 0
-            for minor in start..<n where !indexes.contains(UInt64(major) << 32 | UInt64(minor)) {
-                let spend = try keys.subaddressSpendKey(major: major, minor: minor)
-                table[Key32(spend)] = (major, minor)
-                indexes.insert(UInt64(major) << 32 | UInt64(minor))
-                fresh.append((major, minor, spend))
-            }
+            for minor in start..<n where !indexes.contains(UInt64(major) << 32 | UInt64(minor)) { missing.append((major, minor)) }
+        }
+        // Two scalar operations per entry and 10,000 entries on a first run: on every core.
+        let keys = self.keys
+        let derived = MoneroSynchronizer.parallelMap(missing) { index in
+            Result { () throws(DerivationError) -> [UInt8] in try keys.subaddressSpendKey(major: index.major, minor: index.minor) }
+        }
+        for (index, result) in zip(missing, derived) {
+            let spend = try result.get()
+            table[Key32(spend)] = (index.major, index.minor)
+            indexes.insert(UInt64(index.major) << 32 | UInt64(index.minor))
+            fresh.append((index.major, index.minor, spend))
         }
         majors = m
         minors = n
