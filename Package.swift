@@ -30,6 +30,7 @@ let package = Package(
         systemLibrary("CPCSCLite", pkgConfig: "libpcsclite", apt: "libpcsclite-dev"),
         systemLibrary("CQREncode", pkgConfig: "libqrencode", apt: "libqrencode-dev"),
         systemLibrary("CSQLite", pkgConfig: "sqlite3", apt: "libsqlite3-dev"),
+        systemLibrary("COpenSSL", pkgConfig: "libcrypto", apt: "libssl-dev"),
 
         .target(name: "WalletCore", dependencies: ["CSodium", "CSecp256k1"]),
         .target(name: "WalletKeys", dependencies: ["WalletCore"]),
@@ -37,6 +38,7 @@ let package = Package(
             "CSodium", "CSQLite", "CZstd", "WalletCore", "WalletKeys",
         ]),
         .target(name: "WalletKeyStore", dependencies: ["CSodium", "WalletCore"]),
+        .target(name: "WalletCard", dependencies: ["COpenSSL", "CSodium", "CPCSCLite", "WalletCore"]),
         .target(name: "WalletQR", dependencies: ["CQREncode", "WalletCore"]),
         .target(name: "WalletCLI", dependencies: [
             "WalletCore", "WalletKeys", "WalletKeyStore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -69,6 +71,7 @@ let package = Package(
         .testTarget(name: "WalletKeysTests", dependencies: ["WalletKeys", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "WalletKeyStoreTests", dependencies: ["WalletKeyStore", "WalletCore"]),
         .testTarget(name: "WalletScanTests", dependencies: ["WalletScan", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
+        .testTarget(name: "WalletCardTests", dependencies: ["WalletCard", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "WalletCLITests", dependencies: ["WalletCLI", "WalletCore"]),
         .testTarget(name: "EndToEndTests", dependencies: ["SatchelTestSupport"]),
     ]

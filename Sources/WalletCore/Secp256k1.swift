@@ -83,6 +83,21 @@ public enum Secp256k1 {
         public static func == (a: PublicKey, b: PublicKey) -> Bool { a.compressed == b.compressed }
     }
 
+    /// The x coordinate of privateKey·publicKey, unhashed (Keycard's ECDH: ALG_EC_SVDP_DH_PLAIN).
+    public static func ecdhX(privateKey: SecureBytes, publicKey: PublicKey) throws(CurveError) -> SecureBytes {
+        var out = [UInt8](repeating: 0, count: 32)
+        defer { SecureBytes.wipe(&out) }
+        var key = publicKey.raw
+        let ok = privateKey.withUnsafeBytes { secret in
+            secp256k1_ecdh(context, &out, &key, secret.uint8Pointer, { output, x, _, _ in
+                output!.update(from: x!, count: 32)
+                return 1
+            }, nil)
+        }
+        guard ok == 1 else { throw .invalidPrivateKey }
+        return SecureBytes(out)
+    }
+
     public static func isValidPrivateKey(_ key: SecureBytes) -> Bool {
         key.count == 32 && key.withUnsafeBytes { secp256k1_ec_seckey_verify(context, $0.uint8Pointer) } == 1
     }

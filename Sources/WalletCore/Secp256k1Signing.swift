@@ -70,6 +70,18 @@ extension Secp256k1 {
         return secp256k1_ecdsa_verify(context, &sig, hash, &key) == 1
     }
 
+    /// r ‖ s with s replaced by n − s when it is in the upper half (BIP62 low-S).
+    public static func lowS(compact: [UInt8]) throws(SignatureError) -> [UInt8] {
+        guard compact.count == 64 else { throw .invalidSignature }
+        var sig = secp256k1_ecdsa_signature()
+        guard secp256k1_ecdsa_signature_parse_compact(context, &sig, compact) == 1 else { throw .invalidSignature }
+        var normalized = secp256k1_ecdsa_signature()
+        _ = secp256k1_ecdsa_signature_normalize(context, &normalized, &sig)
+        var out = [UInt8](repeating: 0, count: 64)
+        _ = secp256k1_ecdsa_signature_serialize_compact(context, &out, &normalized)
+        return out
+    }
+
     public static func recoverECDSA(hash: [UInt8], compact: [UInt8], recoveryID: Int) throws(SignatureError) -> PublicKey {
         guard hash.count == 32 else { throw .invalidHashLength(hash.count) }
         guard compact.count == 64, (0...3).contains(recoveryID) else { throw .invalidSignature }

@@ -1,0 +1,101 @@
+import WalletCore
+
+/// Errors of the card layers: the reader, the secure channel and the Keycard commands. They
+/// name status words, readers and counts, never a PIN, PUK, pairing secret or key.
+public enum CardError: WalletError, Equatable {
+    // The reader (PC/SC)
+    case noReader
+    case noCard(reader: String?)
+    case noKeycard
+    case pcsc(function: String, code: UInt32)
+    // What came back
+    case malformedResponse(String)
+    case unexpectedStatus(command: String, sw: UInt16)
+    // The secure channel
+    case badCardCryptogram
+    case macMismatch
+    case channelClosed
+    case channelNotOpen
+    // Keycard's own answers
+    case wrongPIN(retriesLeft: Int)
+    case wrongPUK(retriesLeft: Int)
+    case pinBlocked
+    case noFreePairingSlot
+    case conditionsNotSatisfied(String)
+    case wrongData(String)
+    case notInitialized
+    case alreadyInitialized
+    case invalidDerivedKey
+    case unsupportedApplet(version: String)
+    case badCredential(String)
+
+    public var code: String {
+        switch self {
+        case .noReader: "card.no_reader"
+        case .noCard: "card.no_card"
+        case .noKeycard: "card.no_keycard"
+        case .pcsc: "card.pcsc"
+        case .malformedResponse: "card.malformed_response"
+        case .unexpectedStatus: "card.status"
+        case .badCardCryptogram: "card.bad_cryptogram"
+        case .macMismatch: "card.mac_mismatch"
+        case .channelClosed: "card.channel_closed"
+        case .channelNotOpen: "card.channel_not_open"
+        case .wrongPIN: "card.wrong_pin"
+        case .wrongPUK: "card.wrong_puk"
+        case .pinBlocked: "card.pin_blocked"
+        case .noFreePairingSlot: "card.no_free_pairing_slot"
+        case .conditionsNotSatisfied: "card.conditions_not_satisfied"
+        case .wrongData: "card.wrong_data"
+        case .notInitialized: "card.not_initialized"
+        case .alreadyInitialized: "card.already_initialized"
+        case .invalidDerivedKey: "card.invalid_derived_key"
+        case .unsupportedApplet: "card.unsupported_applet"
+        case .badCredential: "card.bad_credential"
+        }
+    }
+
+    public var exitStatus: ExitStatus {
+        switch self {
+        case .noReader, .noCard, .noKeycard, .pcsc: .unavailable
+        case .wrongPIN, .wrongPUK, .pinBlocked, .badCardCryptogram: .noPermission
+        case .badCredential: .usage
+        case .unsupportedApplet: .unavailable
+        default: .protocolError
+        }
+    }
+
+    public var message: String {
+        switch self {
+        case .noReader: "no smart-card reader (is pcscd running?)"
+        case .noCard(let reader): reader.map { "no card in reader '\($0)'" } ?? "no card in any reader"
+        case .noKeycard: "no reader holds a card that answers the Keycard SELECT"
+        case .pcsc(let function, let code): "PC/SC \(function) failed (0x\(String(code, radix: 16)))"
+        case .malformedResponse(let what): "the card's answer is malformed: \(what)"
+        case .unexpectedStatus(let command, let sw): "\(command): the card answered \(String(format: "%04X", sw))"
+        case .badCardCryptogram: "the card's pairing cryptogram is wrong: the pairing password does not match this card"
+        case .macMismatch: "a secure-channel MAC did not verify; the channel is closed"
+        case .channelClosed: "the card closed the secure channel (6982): a MAC or authentication failed"
+        case .channelNotOpen: "this command needs an open secure channel"
+        case .wrongPIN(let n): "wrong PIN: \(n) \(n == 1 ? "try" : "tries") left"
+        case .wrongPUK(let n): "wrong PUK: \(n) \(n == 1 ? "try" : "tries") left"
+        case .pinBlocked: "the PIN is blocked: unblock it with the PUK"
+        case .noFreePairingSlot: "the card has no free pairing slot: unpair a client first"
+        case .conditionsNotSatisfied(let what): "the card refused: \(what)"
+        case .wrongData(let what): "the card rejected the data: \(what)"
+        case .notInitialized: "the card is not initialized"
+        case .alreadyInitialized: "the card is already initialized"
+        case .invalidDerivedKey: "the card derived an invalid key on this path (6984)"
+        case .unsupportedApplet(let version): "Keycard applet \(version) is not supported yet (Satchel speaks applet 3.x, secure channel v1)"
+        case .badCredential(let what): what
+        }
+    }
+
+    public var details: [(key: String, value: ErrorDetail)] {
+        switch self {
+        case .wrongPIN(let n), .wrongPUK(let n): [("retries_left", .int(n))]
+        case .unexpectedStatus(_, let sw): [("sw", .string(String(format: "%04X", sw)))]
+        default: []
+        }
+    }
+}
