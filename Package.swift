@@ -39,6 +39,7 @@ let package = Package(
         ]),
         .target(name: "WalletKeyStore", dependencies: ["CSodium", "WalletCore"]),
         .target(name: "WalletCard", dependencies: ["COpenSSL", "CSodium", "CPCSCLite", "WalletCore"]),
+        .target(name: "KeycardSimulator", dependencies: ["WalletCard", "WalletKeys", "WalletCore"]),
         .target(name: "WalletQR", dependencies: ["CQREncode", "WalletCore"]),
         .target(name: "WalletCLI", dependencies: [
             "WalletCore", "WalletKeys", "WalletKeyStore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -71,7 +72,7 @@ let package = Package(
         .testTarget(name: "WalletKeysTests", dependencies: ["WalletKeys", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "WalletKeyStoreTests", dependencies: ["WalletKeyStore", "WalletCore"]),
         .testTarget(name: "WalletScanTests", dependencies: ["WalletScan", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
-        .testTarget(name: "WalletCardTests", dependencies: ["WalletCard", "WalletCore", "SatchelTestSupport"]),
+        .testTarget(name: "WalletCardTests", dependencies: ["WalletCard", "KeycardSimulator", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "WalletCLITests", dependencies: ["WalletCLI", "WalletCore"]),
         .testTarget(name: "EndToEndTests", dependencies: ["SatchelTestSupport"]),
     ]

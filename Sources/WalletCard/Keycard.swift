@@ -120,9 +120,10 @@ public final class Keycard {
         return parsed
     }
 
-    /// INIT, always in the 58-byte form with an explicit duress PIN: the shorter forms make the
-    /// duress PIN the PUK's first six digits, and a PIN equal to those silently opens the duress
-    /// wallet (protocol notes §4).
+    /// INIT, always in the 58-byte form with an explicit duress PIN different from the PIN: the
+    /// shorter forms make the duress PIN the PUK's first six digits, and a PIN equal to those
+    /// then silently opens the duress wallet (protocol notes §4). With the 58-byte form a PIN
+    /// equal to the PUK's first digits is harmless, so it is allowed.
     public func initialize(pin: SecureBytes, puk: SecureBytes, duressPIN: SecureBytes, pairingSecret: SecureBytes,
                            pinRetries: UInt8 = 3, pukRetries: UInt8 = 5) throws(CardError) {
         guard let info else { throw .notInitialized }
@@ -131,7 +132,6 @@ public final class Keycard {
         try Self.checkDigits(puk, count: 12, what: "the PUK")
         try Self.checkDigits(duressPIN, count: 6, what: "the duress PIN")
         guard pin.bytes != duressPIN.bytes else { throw .badCredential("the duress PIN must differ from the PIN") }
-        guard pin.bytes != Array(puk.bytes.prefix(6)) else { throw .badCredential("the PIN must not equal the PUK's first six digits") }
         guard pairingSecret.count == 32, (2...10).contains(pinRetries), (3...12).contains(pukRetries) else {
             throw .badCredential("retries: PIN 2–10, PUK 3–12")
         }
@@ -148,16 +148,18 @@ public final class Keycard {
     /// PAIR, both steps; checks the card's cryptogram, so a wrong pairing secret is caught here.
     public func pair(pairingSecret: SecureBytes, persistentOnly: Bool = true) throws(CardError) -> Pairing {
         let challenge = Sodium.randomBytes(32).bytes
-        let p2: UInt8 = persistentOnly ? 0x02 : 0x00
+        // P2 (3.2): 02 = a persistent slot or 6A84, never the ephemeral slot that a SELECT drops.
+        var p2: UInt8 = persistentOnly ? 0x02 : 0x00
         var first = try channel.send(CommandAPDU(ins: 0x12, p1: 0x00, p2: p2, data: challenge))
         if first.sw == 0x6A86 && persistentOnly {  // 3.1 knows no P2
+            p2 = 0x00
             first = try channel.send(CommandAPDU(ins: 0x12, p1: 0x00, data: challenge))
         }
         try check(first.sw, "PAIR")
         guard first.data.count == 64 else { throw .malformedResponse("PAIR: \(first.data.count) bytes") }
         guard Hash.sha256(pairingSecret.bytes + challenge) == Array(first.data[0..<32]) else { throw .badCardCryptogram }
         let cardChallenge = Array(first.data[32..<64])
-        let second = try channel.send(CommandAPDU(ins: 0x12, p1: 0x01, data: Hash.sha256(pairingSecret.bytes + cardChallenge)))
+        let second = try channel.send(CommandAPDU(ins: 0x12, p1: 0x01, p2: p2, data: Hash.sha256(pairingSecret.bytes + cardChallenge)))
         try check(second.sw, "PAIR")
         guard second.data.count == 33 else { throw .malformedResponse("PAIR step 2: \(second.data.count) bytes") }
         return Pairing(index: second.data[0], key: SecureBytes(Hash.sha256(pairingSecret.bytes + Array(second.data[1...]))))

@@ -7,7 +7,7 @@ import WalletCore
 /// CBC), ISO/IEC 9797-1 method 2 padding, the session-key and pairing-token derivations.
 public enum KeycardCrypto {
     /// AES-256-CBC without padding over whole blocks.
-    static func aesCBC(encrypt: Bool, key: [UInt8], iv: [UInt8], _ input: [UInt8]) -> [UInt8] {
+    public static func aesCBC(encrypt: Bool, key: [UInt8], iv: [UInt8], _ input: [UInt8]) -> [UInt8] {
         precondition(key.count == 32 && iv.count == 16 && input.count % 16 == 0)
         guard let ctx = EVP_CIPHER_CTX_new() else { fatalError("libcrypto: out of memory") }
         defer { EVP_CIPHER_CTX_free(ctx) }
@@ -22,20 +22,20 @@ public enum KeycardCrypto {
     }
 
     /// ISO/IEC 9797-1 method 2: 0x80, then zeros to a whole block (always at least one byte).
-    static func pad(_ data: [UInt8]) -> [UInt8] {
+    public static func pad(_ data: [UInt8]) -> [UInt8] {
         var out = data + [0x80]
         while out.count % 16 != 0 { out.append(0) }
         return out
     }
 
     /// The inverse of `pad`; nil when the bytes do not end in 0x80 00…
-    static func unpad(_ data: [UInt8]) -> [UInt8]? {
+    public static func unpad(_ data: [UInt8]) -> [UInt8]? {
         guard let last = data.lastIndex(where: { $0 != 0 }), data[last] == 0x80, data.count - last <= 16 else { return nil }
         return Array(data[..<last])
     }
 
     /// AES-CBC-MAC: the last block of AES-256-CBC(key, IV = 0) over whole blocks.
-    static func cbcMAC(key: [UInt8], _ data: [UInt8]) -> [UInt8] {
+    public static func cbcMAC(key: [UInt8], _ data: [UInt8]) -> [UInt8] {
         Array(aesCBC(encrypt: true, key: key, iv: [UInt8](repeating: 0, count: 16), data).suffix(16))
     }
 

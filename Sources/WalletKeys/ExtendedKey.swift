@@ -80,6 +80,12 @@ public struct ExtendedKey: Sendable {
                            privateKey: key, publicKey: pub, version: version)
     }
 
+    /// A master key from its parts, as a card holds one after LOAD KEY.
+    public init(masterPrivateKey key: SecureBytes, chainCode: [UInt8], version: ExtendedKeyVersion = .xpub) throws(DerivationError) {
+        guard chainCode.count == 32, Secp256k1.isValidPrivateKey(key), let pub = try? Secp256k1.publicKey(of: key) else { throw .invalidMasterKey }
+        self.init(depth: 0, parentFingerprint: [0, 0, 0, 0], childNumber: 0, chainCode: chainCode, privateKey: key, publicKey: pub, version: version)
+    }
+
     /// The child at `index` (≥ 2^31 is hardened). `pathForErrors` names the child in errors.
     public func child(_ index: UInt32, pathForErrors: @autoclosure () -> String = "") throws(DerivationError) -> ExtendedKey {
         let hardened = index >= DerivationPath.hardened
