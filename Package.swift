@@ -17,6 +17,7 @@ let package = Package(
         .executable(name: "sign-hash", targets: ["sign-hash"]),
         .executable(name: "keystore", targets: ["keystore"]),
         .executable(name: "scan-blocks", targets: ["scan-blocks"]),
+        .executable(name: "card-info", targets: ["card-info"]),
         .library(name: "WalletKeys", targets: ["WalletKeys"]),
         .library(name: "WalletCLI", targets: ["WalletCLI"]),
     ],
@@ -65,6 +66,11 @@ let package = Package(
             "WalletCLI", "WalletScan", "WalletKeys", "WalletCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        .executableTarget(name: "card-info", dependencies: [
+            "WalletCLI", "WalletCard", "WalletKeys", "WalletKeyStore", "WalletCore",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .executableTarget(name: "keycard-sim", dependencies: ["KeycardSimulator"]),
         .executableTarget(name: "satchel-bench", dependencies: ["WalletKeys", "WalletCore"], path: "Benchmarks/satchel-bench"),
 
         .target(name: "SatchelTestSupport", path: "Tests/SatchelTestSupport"),

@@ -42,6 +42,16 @@ public final class KeycardSimulator: CardChannel {
         return process(apdu)
     }
 
+    /// A card reset or power cycle: the channel closes and the PIN must be verified again;
+    /// what the card stores (keys, pairings, counters) stays.
+    public func reset() {
+        pinValidated = false
+        duress = false
+        pendingCardChallenge = nil
+        pairings[0xFF] = nil
+        closeChannel()
+    }
+
     /// One APDU in, one response out (data ‖ SW), as the applet's process() does.
     public func process(_ apdu: [UInt8]) -> [UInt8] {
         guard apdu.count >= 4 else { return sw(0x6700) }

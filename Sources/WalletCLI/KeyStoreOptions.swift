@@ -84,6 +84,8 @@ public enum KeyStoreRecords {
             let raw = entry.secret.bytes
             guard raw.count == 64 else { throw KeyStoreError.damaged(name: m.name, reason: "view-only material is not 64 bytes") }
             return .monero(try MoneroKeys(viewSecret: SecureBytes(raw[0..<32]), spendPublic: Array(raw[32..<64])))
+        case .keycardPairing:
+            throw KeyStoreError.unsupportedEntry("entry '\(m.name)' is a Keycard pairing, not a wallet")
         }
     }
 
@@ -158,6 +160,9 @@ public enum KeyStoreRecords {
             let raw = entry.secret.bytes
             out["view_key"] = .string(Hex.encode(raw.prefix(32)))
             out["public_spend_key"] = .string(Hex.encode(raw.suffix(32)))
+        case .keycardPairing:
+            // The pairing key opens the card's secure channel: it stays in the store.
+            throw KeyStoreError.unsupportedEntry("entry '\(m.name)' is a Keycard pairing; pairings are not exported")
         }
         out["birthdays"] = .object(birthdayObject(m.birthdays))
         return out

@@ -112,6 +112,7 @@ enum EntryFile {
                                      "birthdays": m.birthdays, "passphrase_protected": m.passphraseProtected]
         if let language = m.language { object["language"] = language }
         if let path = m.path { object["path"] = path }
+        if let card = m.card { object["card"] = card }
         return Array((try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data())
     }
 
@@ -122,7 +123,8 @@ enum EntryFile {
               let birthdays = object["birthdays"] as? [String: Int], let protected = object["passphrase_protected"] as? Bool
         else { return nil }
         return EntryMetadata(name: name, kind: kind, created: created, birthdays: birthdays,
-                             passphraseProtected: protected, language: object["language"] as? String, path: object["path"] as? String)
+                             passphraseProtected: protected, language: object["language"] as? String, path: object["path"] as? String,
+                             card: object["card"] as? String)
     }
 
     private static func le64(_ v: UInt64) -> [UInt8] { (0..<8).map { UInt8(truncatingIfNeeded: v >> (8 * UInt64($0))) } }

@@ -12,6 +12,8 @@ public enum EntryKind: String, Sendable, CaseIterable {
     case xpub
     /// Monero view-only material: private view key and public spend key.
     case moneroView = "monero-view"
+    /// A Keycard pairing: slot index and pairing key (never exported, never printed).
+    case keycardPairing = "keycard-pairing"
 }
 
 /// The unencrypted, authenticated part of an entry: enough to list and to choose, no secret.
@@ -28,9 +30,11 @@ public struct EntryMetadata: Sendable, Equatable {
     public var language: String?
     /// For xpub entries: the key's own derivation path, if known.
     public var path: String?
+    /// For keycard-pairing entries: the card's instance UID (hex), which SELECT shows anyway.
+    public var card: String?
 
     public init(name: String, kind: EntryKind, created: Int, birthdays: [String: Int] = [:],
-                passphraseProtected: Bool = false, language: String? = nil, path: String? = nil) {
+                passphraseProtected: Bool = false, language: String? = nil, path: String? = nil, card: String? = nil) {
         self.name = name
         self.kind = kind
         self.created = created
@@ -38,6 +42,7 @@ public struct EntryMetadata: Sendable, Equatable {
         self.passphraseProtected = passphraseProtected
         self.language = language
         self.path = path
+        self.card = card
     }
 }
 

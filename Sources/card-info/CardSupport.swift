@@ -1,0 +1,129 @@
+import ArgumentParser
+import Foundation
+import WalletCard
+import WalletCLI
+import WalletCore
+import WalletKeyStore
+
+/// --reader and --wait: which card. Without --reader, the reader whose card answers the
+/// Keycard SELECT — never simply the first card present.
+struct ReaderOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("The reader to use (its full name, or a part of it).", valueName: "name"))
+    var reader: String?
+
+    @Option(help: ArgumentHelp("Wait up to this many seconds for a card.", valueName: "seconds"))
+    var wait: Double = 0
+
+    /// A Keycard, selected, on the chosen reader.
+    func keycard() throws -> (Keycard, reader: String) {
+        let context = try PCSCContext()
+        let readers = try context.readers()
+        guard !readers.isEmpty else { throw CardError.noReader }
+        let candidates = reader.map { name in readers.filter { $0 == name || $0.contains(name) } } ?? readers
+        guard !candidates.isEmpty else { throw CardError.noCard(reader: reader) }
+        var failures = [CardError]()
+        for name in candidates {
+            if wait > 0 { _ = try context.waitForCard(in: name, seconds: wait) }
+            switch Self.select(context, name) {
+            case .success(let keycard): return (keycard, name)
+            case .failure(let error):
+                if case .unsupportedApplet = error { throw error }
+                failures.append(error)
+            }
+        }
+        // With one reader named, its own error (no card there, …); else: no Keycard anywhere.
+        if reader != nil, candidates.count == 1, let only = failures.first { throw only }
+        throw CardError.noKeycard
+    }
+
+    private static func select(_ context: PCSCContext, _ name: String) -> Result<Keycard, CardError> {
+        Result { () throws(CardError) -> Keycard in
+            let keycard = Keycard(channel: try context.connect(name))
+            try keycard.select()
+            return keycard
+        }
+    }
+}
+
+/// Card secrets (PIN, PUK, duress PIN, pairing password, new values) from one JSON record in a
+/// 0600 file or on a descriptor, or asked for without echo on the terminal. Never argv or env.
+struct CredentialOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("A file (mode 0600) with one JSON record of the secrets the command needs: pin, puk, duress_pin, pairing_password, new_pin, new_puk, new_pairing_password.", valueName: "path"))
+    var credentialsFile: String?
+
+    @Option(help: ArgumentHelp("Read that record from this open file descriptor.", valueName: "n"))
+    var credentialsFd: Int32?
+
+    func validate() throws {
+        if credentialsFile != nil && credentialsFd != nil { throw ValidationError("give --credentials-file or --credentials-fd, not both") }
+    }
+
+    /// The named secrets; a missing one is asked for on a terminal, else it is a usage error.
+    func read(_ names: [(field: String, prompt: String, confirm: Bool)]) throws -> [String: SecureBytes] {
+        var record = JSONObject()
+        if let credentialsFile { record = try JSONParser.parseRecord(try SecretInput.read(.file(credentialsFile)).bytes) }
+        if let credentialsFd { record = try JSONParser.parseRecord(try SecretInput.read(.fileDescriptor(credentialsFd)).bytes) }
+        var out = [String: SecureBytes]()
+        for (field, prompt, confirm) in names {
+            if let text = try record.optionalString(field) {
+                out[field] = SecureBytes(Array(text.utf8))
+            } else if credentialsFile == nil && credentialsFd == nil && isatty(0) != 0 {
+                out[field] = try SecretInput.read(.prompt(label: prompt, confirm: confirm))
+            } else {
+                throw ValidationError("the credentials record has no \"\(field)\"")
+            }
+        }
+        return out
+    }
+}
+
+/// --pairing NAME: a pairing kept in the key store (its key never leaves it except into the card).
+struct PairingOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("The key-store entry holding this card's pairing (made by card-info pair --store).", valueName: "name"))
+    var pairing: String?
+
+    @OptionGroup var keyStore: KeyStoreOptions
+
+    func load() throws -> Pairing? {
+        guard let pairing else { return nil }
+        let entry = try keyStore.store.load(pairing, passphrase: try keyStore.passphrase(confirm: false))
+        guard entry.metadata.kind == .keycardPairing, entry.secret.count == 33 else {
+            throw KeyStoreError.unsupportedEntry("entry '\(pairing)' is not a Keycard pairing")
+        }
+        return Pairing(index: entry.secret.bytes[0], key: SecureBytes(Array(entry.secret.bytes[1...])))
+    }
+
+    /// A selected card with the secure channel open.
+    func open(_ readers: ReaderOptions) throws -> (Keycard, reader: String) {
+        guard let pairing = try load() else { throw ValidationError("this command needs --pairing NAME") }
+        let (keycard, reader) = try readers.keycard()
+        try keycard.openSecureChannel(pairing)
+        return (keycard, reader)
+    }
+}
+
+/// Records for what the card says.
+enum CardRecords {
+    static func info(_ info: ApplicationInfo, reader: String) -> JSONObject {
+        var r = JSONObject()
+        r["type"] = .string("keycard")
+        r["reader"] = .string(reader)
+        r["initialized"] = .bool(info.initialized)
+        r["secure_channel_public_key"] = .string(Hex.encode(info.secureChannelPublicKey))
+        guard info.initialized else { return r }
+        if let uid = info.instanceUID { r["instance_uid"] = .string(Hex.encode(uid)) }
+        if let version = info.versionText { r["applet_version"] = .string(version) }
+        if let slots = info.freePairingSlots { r["free_pairing_slots"] = .number(String(slots)) }
+        r["key_loaded"] = .bool(info.keyLoaded)
+        if info.keyLoaded, let uid = info.keyUID { r["key_uid"] = .string(Hex.encode(uid)) }
+        if let bits = info.capabilities {
+            let names = ["secure_channel", "key_management", "credentials_management", "ndef", "factory_reset"]
+            r["capabilities"] = .array(names.enumerated().filter { bits & (1 << $0.offset) != 0 }.map { .string($0.element) })
+        }
+        return r
+    }
+
+    static func path(_ steps: [UInt32]) -> String {
+        (["m"] + steps.map { $0 >= 0x8000_0000 ? "\($0 - 0x8000_0000)h" : "\($0)" }).joined(separator: "/")
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+import SatchelTestSupport
+import XCTest
+
+/// card-info through the real PC/SC stack: Debian's pcscd with vsmartcard's vpcd, and
+/// Satchel's simulated Keycard behind it (scripts/virtual-keycard.sh). Secrets travel in 0600
+/// credential files only; the test checks they never reach stdout, stderr or argv.
+final class KeycardPCSCTests: XCTestCase {
+    var dir = ""
+    var keystore: String { "--keystore \(dir)/ks --keystore-pass-file \(dir)/kspass --kdf interactive" }
+
+    override func setUpWithError() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-card-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        try secretFile("creds.json", #"{"pin":"123456","puk":"123456789012","duress_pin":"654321","pairing_password":"KeycardTest"}"#)
+        try secretFile("kspass", "key-store passphrase for the test")
+        let status = try stack("start")
+        let log = (try? String(contentsOfFile: "\(dir)/stack.err", encoding: .utf8)) ?? ""
+        XCTAssertEqual(status, 0, "the virtual Keycard stack did not start: " + log)
+        if status != 0 { throw XCTSkip("no PC/SC stack") }  // the failure above is recorded; skip the body
+    }
+
+    /// scripts/virtual-keycard.sh without pipes: its background children would hold a pipe
+    /// open (Foundation leaks the pipe's descriptors into them) and a reader would never see EOF.
+    private func stack(_ command: String) throws -> Int32 {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/bash")
+        p.arguments = ["-c", "exec scripts/virtual-keycard.sh \(command) \(dir)/stack 2> \(dir)/stack.err"]
+        p.currentDirectoryURL = TestPaths.packageRoot
+        var env = ProcessInfo.processInfo.environment
+        env["PATH"] = TestPaths.binDir.path + ":" + (env["PATH"] ?? "/usr/bin:/bin")
+        p.environment = env
+        p.standardInput = FileHandle.nullDevice
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        p.waitUntilExit()
+        return p.terminationStatus
+    }
+
+    override func tearDownWithError() throws {
+        let pids = ["pcscd", "keycard-sim"].compactMap { try? String(contentsOfFile: "\(dir)/stack/\($0).pid", encoding: .utf8) }
+            .compactMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        _ = try stack("stop")
+        for pid in pids { XCTAssertNotEqual(kill(pid, 0), 0, "process \(pid) was left running") }
+        try? FileManager.default.removeItem(atPath: dir)
+    }
+
+    private func secretFile(_ name: String, _ text: String) throws {
+        FileManager.default.createFile(atPath: "\(dir)/\(name)", contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
+    }
+
+    private func card(_ arguments: String, stdin: Data = Data()) throws -> Shell.Result {
+        try Shell.run("card-info \(arguments)", stdin: stdin)
+    }
+
+    func testManagementThroughPCSC() throws {
+        // A fresh card: the SELECT answer, the blank slot beside it.
+        let fresh = try card("")
+        XCTAssertEqual(fresh.status, 0, fresh.stderr)
+        XCTAssertEqual(fresh.records.first?["initialized"] as? Bool, false)
+        XCTAssertEqual(fresh.records.last?["keycard"] as? Bool, false)
+
+        let initialized = try card("init --credentials-file \(dir)/creds.json")
+        XCTAssertEqual(initialized.status, 0, initialized.stderr)
+        XCTAssertEqual(initialized.records.first?["applet_version"] as? String, "3.2")
+        XCTAssertEqual(initialized.records.first?["free_pairing_slots"] as? Int, 10)
+
+        let paired = try card("pair --store my-card --credentials-file \(dir)/creds.json \(keystore)")
+        XCTAssertEqual(paired.status, 0, paired.stderr)
+        XCTAssertEqual(paired.records.first?["index"] as? Int, 0)
+        let pairing = "--pairing my-card \(keystore)"
+
+        // A wrong PIN says how many tries are left (exit 77); the right one verifies.
+        try secretFile("wrong.json", #"{"pin":"000000"}"#)
+        let wrong = try card("verify-pin \(pairing) --credentials-file \(dir)/wrong.json")
+        XCTAssertEqual(wrong.status, 77)
+        XCTAssertTrue(wrong.stderr.contains("2 tries left"), wrong.stderr)
+        let right = try card("verify-pin \(pairing) --credentials-file \(dir)/creds.json")
+        XCTAssertEqual(right.records.first?["pin_retries"] as? Int, 3, right.stderr)
+
+        // The "abandon … about" seed; the key UID is SHA-256 of its master public key.
+        let phrase = Shell.lines([["mnemonic": "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"]])
+        let loaded = try card("load-key \(pairing) --credentials-file \(dir)/creds.json", stdin: phrase)
+        XCTAssertEqual(loaded.records.first?["key_uid"] as? String, "16f5b9c7657df5e0b45016292d852a36622fb39b63c28017ccf21633270858f1", loaded.stderr)
+        let status = try card(pairing)
+        XCTAssertEqual(status.records.first?["key_loaded"] as? Bool, true)
+        XCTAssertEqual(status.records.first?["pin_retries"] as? Int, 3)
+        XCTAssertEqual(status.records.first?["free_pairing_slots"] as? Int, 9)
+
+        // Unpairing our own slot frees it and destroys the now useless key-store entry.
+        let unpaired = try card("unpair \(pairing) --credentials-file \(dir)/creds.json")
+        XCTAssertEqual(unpaired.status, 0, unpaired.stderr)
+        XCTAssertEqual(unpaired.records.first?["entry_destroyed"] as? String, "my-card")
+        XCTAssertEqual(try card("").records.first?["free_pairing_slots"] as? Int, 10)
+
+        // Factory reset needs --confirm.
+        XCTAssertEqual(try card("factory-reset").status, 64)
+        XCTAssertEqual(try card("factory-reset --confirm").status, 0)
+        XCTAssertEqual(try card("").records.first?["initialized"] as? Bool, false)
+
+        // No secret in any output.
+        for r in [fresh, initialized, paired, wrong, right, loaded, status, unpaired] {
+            for secret in ["123456789012", "KeycardTest", "654321", "\"123456\""] {
+                XCTAssertFalse(r.out.contains(secret) || r.stderr.contains(secret), "a secret was printed")
+            }
+        }
+    }
+
+    func testBlockedPINAndThePUK() throws {
+        XCTAssertEqual(try card("init --credentials-file \(dir)/creds.json").status, 0)
+        XCTAssertEqual(try card("pair --store c --credentials-file \(dir)/creds.json \(keystore)").status, 0)
+        try secretFile("wrong.json", #"{"pin":"000000"}"#)
+        let pairing = "--pairing c \(keystore)"
+        var messages = [String]()
+        for _ in 0..<3 { messages.append(try card("verify-pin \(pairing) --credentials-file \(dir)/wrong.json").stderr) }
+        XCTAssertTrue(messages[1].contains("1 try left"), messages[1])
+        XCTAssertTrue(messages[2].contains("card.pin_blocked"), messages[2])
+        XCTAssertTrue(try card("verify-pin \(pairing) --credentials-file \(dir)/creds.json").stderr.contains("card.pin_blocked"))
+        try secretFile("unblock.json", #"{"puk":"123456789012","new_pin":"111111"}"#)
+        let unblocked = try card("unblock-pin \(pairing) --credentials-file \(dir)/unblock.json")
+        XCTAssertEqual(unblocked.records.first?["pin_retries"] as? Int, 3, unblocked.stderr)
+        try secretFile("new.json", #"{"pin":"111111"}"#)
+        XCTAssertEqual(try card("verify-pin \(pairing) --credentials-file \(dir)/new.json").status, 0)
+    }
+
+    func testNoReaderOrCardIsUnavailable() throws {
+        _ = try stack("stop")
+        let r = try card("")
+        XCTAssertEqual(r.status, 69)
+        XCTAssertTrue(r.stderr.contains("card.no_reader"), r.stderr)
+    }
+}
