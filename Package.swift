@@ -40,6 +40,9 @@ let package = Package(
         ]),
         .target(name: "WalletKeyStore", dependencies: ["CSodium", "WalletCore"]),
         .target(name: "WalletCard", dependencies: ["COpenSSL", "CSodium", "CPCSCLite", "WalletCore"]),
+        .target(name: "WalletCardCLI", dependencies: [
+            "WalletCard", "WalletCLI", "WalletKeyStore", "WalletCore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
         .target(name: "KeycardSimulator", dependencies: ["WalletCard", "WalletKeys", "WalletCore"]),
         .target(name: "WalletQR", dependencies: ["CQREncode", "WalletCore"]),
         .target(name: "WalletCLI", dependencies: [
@@ -51,11 +54,11 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "derive", dependencies: [
-            "WalletCLI", "WalletKeys", "WalletCore", "WalletQR",
+            "WalletCLI", "WalletCardCLI", "WalletKeys", "WalletCore", "WalletQR",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "sign-hash", dependencies: [
-            "WalletCLI", "WalletKeys", "WalletCore",
+            "WalletCLI", "WalletCardCLI", "WalletKeys", "WalletCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "keystore", dependencies: [
@@ -67,7 +70,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "card-info", dependencies: [
-            "WalletCLI", "WalletCard", "WalletKeys", "WalletKeyStore", "WalletCore",
+            "WalletCLI", "WalletCard", "WalletCardCLI", "WalletKeys", "WalletKeyStore", "WalletCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "keycard-sim", dependencies: ["KeycardSimulator"]),

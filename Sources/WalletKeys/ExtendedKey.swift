@@ -86,6 +86,16 @@ public struct ExtendedKey: Sendable {
         self.init(depth: 0, parentFingerprint: [0, 0, 0, 0], childNumber: 0, chainCode: chainCode, privateKey: key, publicKey: pub, version: version)
     }
 
+    /// A public node from its parts, as a card exports one (EXPORT KEY, extended public).
+    public init(publicKey: [UInt8], chainCode: [UInt8], depth: UInt8, childNumber: UInt32, parentFingerprint: [UInt8],
+                version: ExtendedKeyVersion = .xpub) throws(DerivationError) {
+        guard chainCode.count == 32, parentFingerprint.count == 4, let key = try? Secp256k1.PublicKey(parsing: publicKey) else {
+            throw .invalidMasterKey
+        }
+        self.init(depth: depth, parentFingerprint: parentFingerprint, childNumber: childNumber, chainCode: chainCode,
+                  privateKey: nil, publicKey: key, version: version)
+    }
+
     /// The child at `index` (≥ 2^31 is hardened). `pathForErrors` names the child in errors.
     public func child(_ index: UInt32, pathForErrors: @autoclosure () -> String = "") throws(DerivationError) -> ExtendedKey {
         let hardened = index >= DerivationPath.hardened

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import WalletCard
+import WalletCardCLI
 import WalletCLI
 import WalletCore
 import WalletKeys
@@ -46,6 +47,7 @@ extension CardInfoCommand {
         static let configuration = CommandConfiguration(commandName: "info", abstract: "Readers, cards and what each Keycard says (default).")
         @OptionGroup var readers: ReaderOptions
         @OptionGroup var pairing: PairingOptions
+        @OptionGroup var keyStore: KeyStoreOptions
 
         func run() throws {
             try runCard { pipeline in
@@ -70,7 +72,7 @@ extension CardInfoCommand {
                     do {
                         let info = try keycard.select()
                         var record = CardRecords.info(info, reader: name)
-                        if let pair = try pairing.load(), info.initialized {
+                        if let pair = try pairing.load(keyStore), info.initialized {
                             try keycard.openSecureChannel(pair)
                             let status = try keycard.status()
                             record["pin_retries"] = .number(String(status.pinRetries))
@@ -158,13 +160,14 @@ extension CardInfoCommand {
     struct PINCommand {
         let readers: ReaderOptions
         let pairing: PairingOptions
+        let keyStore: KeyStoreOptions
         let credentials: CredentialOptions
 
         func run(_ name: String, extra: [(field: String, prompt: String, confirm: Bool)] = [],
                  _ body: (Keycard, [String: SecureBytes], inout JSONObject) throws -> Void) throws {
             try runCard { pipeline in
                 let secrets = try credentials.read([("pin", "PIN: ", false)] + extra)
-                let (keycard, reader) = try pairing.open(readers)
+                let (keycard, reader) = try pairing.open(readers, keyStore)
                 try keycard.verifyPIN(secrets["pin"]!)
                 var r = JSONObject()
                 r["type"] = .string(name)
@@ -179,17 +182,18 @@ extension CardInfoCommand {
         static let configuration = CommandConfiguration(abstract: "Free a pairing slot (this pairing's own by default, then its key-store entry is destroyed).")
         @OptionGroup var readers: ReaderOptions
         @OptionGroup var pairing: PairingOptions
+        @OptionGroup var keyStore: KeyStoreOptions
         @OptionGroup var credentials: CredentialOptions
         @Option(help: "Another slot to free.") var index: UInt8?
 
         func run() throws {
-            try PINCommand(readers: readers, pairing: pairing, credentials: credentials).run("unpaired") { keycard, _, r in
-                let own = try pairing.load()!.index
+            try PINCommand(readers: readers, pairing: pairing, keyStore: keyStore, credentials: credentials).run("unpaired") { keycard, _, r in
+                let own = try pairing.load(keyStore)!.index
                 let slot = index ?? own
                 try keycard.unpair(index: slot)
                 r["index"] = .number(String(slot))
                 if slot == own, let name = pairing.pairing {
-                    try pairing.keyStore.store.destroy(name)
+                    try keyStore.store.destroy(name)
                     r["entry_destroyed"] = .string(name)
                 }
             }
@@ -200,10 +204,11 @@ extension CardInfoCommand {
         static let configuration = CommandConfiguration(commandName: "verify-pin", abstract: "Check the PIN; a wrong one says how many tries are left.")
         @OptionGroup var readers: ReaderOptions
         @OptionGroup var pairing: PairingOptions
+        @OptionGroup var keyStore: KeyStoreOptions
         @OptionGroup var credentials: CredentialOptions
 
         func run() throws {
-            try PINCommand(readers: readers, pairing: pairing, credentials: credentials).run("pin_verified") { keycard, _, r in
+            try PINCommand(readers: readers, pairing: pairing, keyStore: keyStore, credentials: credentials).run("pin_verified") { keycard, _, r in
                 let status = try keycard.status()
                 r["pin_retries"] = .number(String(status.pinRetries))
                 r["puk_retries"] = .number(String(status.pukRetries))
@@ -215,10 +220,11 @@ extension CardInfoCommand {
         static let configuration = CommandConfiguration(commandName: "change-pin", abstract: "Set a new PIN (credentials: pin, new_pin).")
         @OptionGroup var readers: ReaderOptions
         @OptionGroup var pairing: PairingOptions
+        @OptionGroup var keyStore: KeyStoreOptions
         @OptionGroup var credentials: CredentialOptions
 
         func run() throws {
-            try PINCommand(readers: readers, pairing: pairing, credentials: credentials)
+            try PINCommand(readers: readers, pairing: pairing, keyStore: keyStore, credentials: credentials)
                 .run("pin_changed", extra: [("new_pin", "New PIN: ", true)]) { keycard, s, _ in try keycard.changePIN(s["new_pin"]!) }
         }
     }
@@ -227,10 +233,11 @@ extension CardInfoCommand {
         static let configuration = CommandConfiguration(commandName: "change-puk", abstract: "Set a new PUK (credentials: pin, new_puk).")
         @OptionGroup var readers: ReaderOptions
         @OptionGroup var pairing: PairingOptions
+        @OptionGroup var keyStore: KeyStoreOptions
         @OptionGroup var credentials: CredentialOptions
 
         func run() throws {
-            try PINCommand(readers: readers, pairing: pairing, credentials: credentials)
+            try PINCommand(readers: readers, pairing: pairing, keyStore: keyStore, credentials: credentials)
                 .run("puk_changed", extra: [("new_puk", "New PUK: ", true)]) { keycard, s, _ in try keycard.changePUK(s["new_puk"]!) }
         }
     }
@@ -240,10 +247,11 @@ extension CardInfoCommand {
                                                         abstract: "Set a new pairing password for future pairings (credentials: pin, new_pairing_password).")
         @OptionGroup var readers: ReaderOptions
         @OptionGroup var pairing: PairingOptions
+        @OptionGroup var keyStore: KeyStoreOptions
         @OptionGroup var credentials: CredentialOptions
 
         func run() throws {
-            try PINCommand(readers: readers, pairing: pairing, credentials: credentials)
+            try PINCommand(readers: readers, pairing: pairing, keyStore: keyStore, credentials: credentials)
                 .run("pairing_password_changed", extra: [("new_pairing_password", "New pairing password: ", true)]) { keycard, s, _ in
                     try keycard.changePairingSecret(KeycardCrypto.pairingSecret(password: s["new_pairing_password"]!))
                 }
@@ -254,12 +262,13 @@ extension CardInfoCommand {
         static let configuration = CommandConfiguration(commandName: "unblock-pin", abstract: "Unblock a blocked PIN with the PUK (credentials: puk, new_pin).")
         @OptionGroup var readers: ReaderOptions
         @OptionGroup var pairing: PairingOptions
+        @OptionGroup var keyStore: KeyStoreOptions
         @OptionGroup var credentials: CredentialOptions
 
         func run() throws {
             try runCard { pipeline in
                 let secrets = try credentials.read([("puk", "PUK: ", false), ("new_pin", "New PIN: ", true)])
-                let (keycard, reader) = try pairing.open(readers)
+                let (keycard, reader) = try pairing.open(readers, keyStore)
                 try keycard.unblockPIN(puk: secrets["puk"]!, newPIN: secrets["new_pin"]!)
                 let status = try keycard.status()
                 try pipeline.emit(JSONObject(["type": .string("pin_unblocked"), "reader": .string(reader),
@@ -273,10 +282,11 @@ extension CardInfoCommand {
                                                         abstract: "Load a master key from a BIP39 phrase or seed record on stdin ({\"mnemonic\"[,\"passphrase\"]} or {\"seed\"}).")
         @OptionGroup var readers: ReaderOptions
         @OptionGroup var pairing: PairingOptions
+        @OptionGroup var keyStore: KeyStoreOptions
         @OptionGroup var credentials: CredentialOptions
 
         func run() throws {
-            try PINCommand(readers: readers, pairing: pairing, credentials: credentials).run("key_loaded") { keycard, _, r in
+            try PINCommand(readers: readers, pairing: pairing, keyStore: keyStore, credentials: credentials).run("key_loaded") { keycard, _, r in
                 r["key_uid"] = .string(Hex.encode(try keycard.loadSeed(try Self.seed())))
             }
         }
@@ -299,10 +309,11 @@ extension CardInfoCommand {
                                                         abstract: "Make a random master key on the card (no phrase exists for it: back it up another way).")
         @OptionGroup var readers: ReaderOptions
         @OptionGroup var pairing: PairingOptions
+        @OptionGroup var keyStore: KeyStoreOptions
         @OptionGroup var credentials: CredentialOptions
 
         func run() throws {
-            try PINCommand(readers: readers, pairing: pairing, credentials: credentials).run("key_generated") { keycard, _, r in
+            try PINCommand(readers: readers, pairing: pairing, keyStore: keyStore, credentials: credentials).run("key_generated") { keycard, _, r in
                 r["key_uid"] = .string(Hex.encode(try keycard.generateKey()))
             }
         }
@@ -312,10 +323,11 @@ extension CardInfoCommand {
         static let configuration = CommandConfiguration(commandName: "remove-key", abstract: "Remove the card's key.")
         @OptionGroup var readers: ReaderOptions
         @OptionGroup var pairing: PairingOptions
+        @OptionGroup var keyStore: KeyStoreOptions
         @OptionGroup var credentials: CredentialOptions
 
         func run() throws {
-            try PINCommand(readers: readers, pairing: pairing, credentials: credentials).run("key_removed") { keycard, _, _ in try keycard.removeKey() }
+            try PINCommand(readers: readers, pairing: pairing, keyStore: keyStore, credentials: credentials).run("key_removed") { keycard, _, _ in try keycard.removeKey() }
         }
     }
 
@@ -323,12 +335,13 @@ extension CardInfoCommand {
         static let configuration = CommandConfiguration(commandName: "set-pinless-path", abstract: "Let SIGN use this path without a PIN (empty: none).")
         @OptionGroup var readers: ReaderOptions
         @OptionGroup var pairing: PairingOptions
+        @OptionGroup var keyStore: KeyStoreOptions
         @OptionGroup var credentials: CredentialOptions
         @Option(help: ArgumentHelp("A path such as m/44h/60h/0h/0/0; \"m\" unsets it.", valueName: "path")) var path: String
 
         func run() throws {
             let steps = try DerivationPath(parsing: path).components
-            try PINCommand(readers: readers, pairing: pairing, credentials: credentials).run("pinless_path_set") { keycard, _, r in
+            try PINCommand(readers: readers, pairing: pairing, keyStore: keyStore, credentials: credentials).run("pinless_path_set") { keycard, _, r in
                 try keycard.setPinlessPath(steps)
                 r["path"] = .string(CardRecords.path(steps))
             }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import WalletCLI
+import WalletCardCLI
 import WalletCore
 import WalletKeys
 import WalletQR
@@ -193,9 +194,11 @@ extension DeriveCommand {
 
         @OptionGroup var passphrase: PassphraseOptions
         @OptionGroup var walletOptions: WalletOptions
+        @OptionGroup var cardOptions: CardKeyOptions
         @OptionGroup var input: InputFiles
 
         func validate() throws {
+            if cardOptions.card && walletOptions.wallet != nil { throw ValidationError("give --wallet or --card, not both") }
             guard ["png", "svg"].contains(qrFormat) else { throw ValidationError("--qr-format must be png or svg") }
             guard ["0", "1", "both"].contains(change) else { throw ValidationError("--change must be 0, 1 or both") }
             guard count >= 1, UInt64(index) + UInt64(count) <= UInt64(DerivationPath.hardened) else {
@@ -211,8 +214,13 @@ extension DeriveCommand {
 
         func run() throws {
             let pipeline = RecordPipeline(tool: "derive")
-            let keys: RecordKeys, walletSource: KeySource?
-            do { (keys, walletSource) = try chainOptions.keyInputs(passphrase, walletOptions) } catch let error as any WalletError {
+            let keys: RecordKeys, card: CardKeys?
+            var walletSource: KeySource?
+            do {
+                (keys, walletSource) = try chainOptions.keyInputs(passphrase, walletOptions)
+                card = try cardOptions.keys(walletOptions.keyStore)
+                if let card { walletSource = .bip32(try card.node(at: []), origin: DerivationPath(), fromSeed: true) }
+            } catch let error as any WalletError {
                 return try pipeline.fail(error).exitIfFailed()
             }
             var terminal: OutputStream?
@@ -231,16 +239,18 @@ extension DeriveCommand {
                 case .monero(let wallet):
                     try moneroAddresses(wallet, base: base, record: record, emit: emit)
                 case .bip32(let key, let origin, let fromSeed):
-                    try bip32Addresses(key, origin: origin, fromSeed: fromSeed, base: base, emit: emit)
+                    try bip32Addresses(key, origin: origin, fromSeed: fromSeed, card: card, base: base, emit: emit)
                 case .single:
                     throw DerivationError.unsupported("a lone private key has no addresses to derive; give a seed or an extended key")
                 }
             }
-            // With --wallet the key store holds the key: no input records are read.
+            // With --wallet or --card the key is there: no input records are read.
             try (walletSource != nil ? pipeline.runOnce(JSONObject(), body) : pipeline.run(inputs: input.files, body)).exitIfFailed()
         }
 
-        private func bip32Addresses(_ key: ExtendedKey, origin: DerivationPath?, fromSeed: Bool, base: JSONObject,
+        /// With `card`, each chain's parent node comes from the card (exported at its last
+        /// hardened step); the addresses below it are derived here.
+        private func bip32Addresses(_ key: ExtendedKey, origin: DerivationPath?, fromSeed: Bool, card: CardKeys?, base: JSONObject,
                                     emit: (JSONObject) throws(CLIError) -> Void) throws {
             let plan = try Plan(options: chainOptions, key: key)
             // Groups of (parent node, its path relative to `key`, the last steps to derive).
@@ -255,7 +265,7 @@ extension DeriveCommand {
                 groups = chains.map { (prefix + [$0], indexes) }
             }
             for group in groups {
-                let parent = try key.derive(group.relative, base: origin ?? DerivationPath())
+                let parent = try card?.node(at: group.relative) ?? key.derive(group.relative, base: origin ?? DerivationPath())
                 let steps: [UInt32?] = group.last.isEmpty ? [nil] : group.last.map { $0 }
                 for step in steps {
                     let relative = group.relative + (step.map { [$0] } ?? [])

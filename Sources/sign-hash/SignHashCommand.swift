@@ -1,5 +1,6 @@
 import ArgumentParser
 import WalletCLI
+import WalletCardCLI
 import WalletCore
 import WalletKeys
 
@@ -91,12 +92,17 @@ extension SignHashCommand {
         @OptionGroup var keyOptions: KeyOptions
         @OptionGroup var passphrase: PassphraseOptions
         @OptionGroup var walletOptions: WalletOptions
+        @OptionGroup var cardOptions: CardKeyOptions
         @OptionGroup var input: InputFiles
 
         func validate() throws {
             if walletOptions.wallet != nil && (keyOptions.keyFile != nil || keyOptions.keyFd != nil) {
                 throw ValidationError("give --wallet or --key-file/--key-fd, not both")
             }
+            if cardOptions.card && (walletOptions.wallet != nil || keyOptions.isGiven) {
+                throw ValidationError("give --card or --wallet/--key-file/--key-fd, not both")
+            }
+            if cardOptions.card && scheme != .ecdsa { throw ValidationError("the Keycard (applet 3.x) signs ECDSA only") }
             if taproot && scheme != .schnorr { throw ValidationError("--taproot goes with --scheme schnorr") }
             if chainId != nil && scheme != .ecdsa { throw ValidationError("--chain-id goes with ECDSA") }
             if let path { do { _ = try DerivationPath(parsing: path) } catch { throw ValidationError(error.message) } }
@@ -117,11 +123,29 @@ extension SignHashCommand {
             } catch let error as any WalletError {
                 return try pipeline.fail(error).exitIfFailed()
             }
+            // One card session (secure channel, PIN) for the whole batch.
+            let card: CardKeys?
+            do { card = try cardOptions.keys(walletOptions.keyStore) } catch let error as any WalletError {
+                return try pipeline.fail(error).exitIfFailed()
+            }
             let cache = KeyCache()
             try pipeline.run(inputs: input.files) { record in
                 var out = record
                 let hash = try Hex.decode(record.string("hash", expected: "the 32-byte hash to sign, in hex"))
                 guard hash.count == 32 else { throw SignatureError.invalidHashLength(hash.count) }
+                if let card {
+                    if RecordKeys.hasKey(record) { throw RecordError.conflictingFields(["a key in the record", "--card"]) }
+                    guard let text = try record.optionalString("path") ?? path else {
+                        throw RecordError.missingField("path", expected: "the key's path on the card (or --path)")
+                    }
+                    let keyPath = try DerivationPath(parsing: text)
+                    let signed = try card.keycard.sign(hash: hash, key: .path(keyPath.components, makeCurrent: false))
+                    out["path"] = .string(keyPath.description)
+                    out["scheme"] = .string("ecdsa")
+                    Self.put(signed.signature, into: &out, chainId: chainId)
+                    out["public_key"] = .string(Hex.encode(try Secp256k1.PublicKey(parsing: signed.publicKey).compressed))
+                    return out
+                }
                 let ownKey = RecordKeys.hasKey(record)
                 if ownKey && runSource != nil {
                     throw RecordError.conflictingFields(["a key in the record", "--key-file/--key-fd/--wallet"])
@@ -135,12 +159,7 @@ extension SignHashCommand {
                 out["scheme"] = .string(scheme.rawValue)
                 switch scheme {
                 case .ecdsa:
-                    let sig = try Secp256k1.signECDSA(hash: hash, privateKey: key)
-                    out["signature"] = .string(Hex.encode(sig.compact))
-                    out["recovery_id"] = .number(String(sig.recoveryID))
-                    let v = chainId.map { $0 * 2 + 35 + UInt64(sig.recoveryID) } ?? UInt64(27 + sig.recoveryID)
-                    out["v"] = .number(String(v))
-                    out["der"] = .string(Hex.encode(sig.der))
+                    Self.put(try Secp256k1.signECDSA(hash: hash, privateKey: key), into: &out, chainId: chainId)
                     out["public_key"] = .string(try cache.publicKeyHex(key, tag: keyPath ?? "", cacheable: !ownKey))
                 case .schnorr:
                     let pair = try cache.schnorr(key, tag: (keyPath ?? "") + (taproot ? "#tr" : ""), taproot: taproot, cacheable: !ownKey)
@@ -152,6 +171,15 @@ extension SignHashCommand {
                 }
                 return out
             }.exitIfFailed()
+        }
+
+        /// An ECDSA signature's fields: r ‖ s, recovery id, v (27/28 or EIP-155), DER.
+        static func put(_ sig: ECDSASignature, into out: inout JSONObject, chainId: UInt64?) {
+            out["signature"] = .string(Hex.encode(sig.compact))
+            out["recovery_id"] = .number(String(sig.recoveryID))
+            let v = chainId.map { $0 * 2 + 35 + UInt64(sig.recoveryID) } ?? UInt64(27 + sig.recoveryID)
+            out["v"] = .number(String(v))
+            out["der"] = .string(Hex.encode(sig.der))
         }
     }
 

@@ -88,6 +88,26 @@ final class KeycardPCSCTests: XCTestCase {
         XCTAssertEqual(status.records.first?["pin_retries"] as? Int, 3)
         XCTAssertEqual(status.records.first?["free_pairing_slots"] as? Int, 9)
 
+        // The card as a key source: derive exports m/44'/60'/0'/0 once and derives below it;
+        // the address and key are BIP44's for this phrase (public key 0437b0bb…e024230).
+        let cardKey = "--card \(pairing) --credentials-file \(dir)/creds.json"
+        let derived = try Shell.run("derive \(cardKey) --coin eth --path m/44h/60h/0h/0/0")
+        XCTAssertEqual(derived.records.first?["address"] as? String, "0x9858EfFD232B4033E47d90003D41EC34EcaEda94", derived.stderr)
+        XCTAssertEqual(derived.records.first?["public_key"] as? String, "0237b0bb7a8288d38ed49a524b5dc98cff3eb5ca824c9f9dc0dfdb3d9cd600f299")
+        let segwit = try Shell.run("derive \(cardKey) --coin btc --purpose 84 --count 2")
+        XCTAssertEqual(segwit.records.map { $0["address"] as? String }, ["bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu", "bc1qnjg0jd8228aq7egyzacy8cys3knf9xvrerkf9g"])
+        // Signing on the card: low-S, recovery id right (verify recovers the address from it).
+        let hashes = Shell.lines((1...3).map { ["hash": String(repeating: "0", count: 63) + String($0)] })
+        let signed = try Shell.run("sign-hash \(cardKey) --path m/44h/60h/0h/0/0", stdin: hashes)
+        XCTAssertEqual(signed.records.count, 3, signed.stderr)
+        for record in signed.records {
+            let s = try XCTUnwrap(record["signature"] as? String).suffix(64)
+            XCTAssertLessThanOrEqual(s, "7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0", "high S")
+        }
+        let verified = try Shell.run("sign-hash verify --address 0x9858EfFD232B4033E47d90003D41EC34EcaEda94", stdin: signed.stdout)
+        XCTAssertEqual(verified.status, 0, verified.stderr)
+        XCTAssertEqual(verified.records.filter { $0["valid"] as? Bool == true }.count, 3)
+
         // Unpairing our own slot frees it and destroys the now useless key-store entry.
         let unpaired = try card("unpair \(pairing) --credentials-file \(dir)/creds.json")
         XCTAssertEqual(unpaired.status, 0, unpaired.stderr)
@@ -100,7 +120,7 @@ final class KeycardPCSCTests: XCTestCase {
         XCTAssertEqual(try card("").records.first?["initialized"] as? Bool, false)
 
         // No secret in any output.
-        for r in [fresh, initialized, paired, wrong, right, loaded, status, unpaired] {
+        for r in [fresh, initialized, paired, wrong, right, loaded, status, derived, signed, unpaired] {
             for secret in ["123456789012", "KeycardTest", "654321", "\"123456\""] {
                 XCTAssertFalse(r.out.contains(secret) || r.stderr.contains(secret), "a secret was printed")
             }

@@ -7,15 +7,17 @@ import WalletKeyStore
 
 /// --reader and --wait: which card. Without --reader, the reader whose card answers the
 /// Keycard SELECT — never simply the first card present.
-struct ReaderOptions: ParsableArguments {
+public struct ReaderOptions: ParsableArguments {
+    public init() {}
+
     @Option(help: ArgumentHelp("The reader to use (its full name, or a part of it).", valueName: "name"))
-    var reader: String?
+    public var reader: String?
 
     @Option(help: ArgumentHelp("Wait up to this many seconds for a card.", valueName: "seconds"))
-    var wait: Double = 0
+    public var wait: Double = 0
 
     /// A Keycard, selected, on the chosen reader.
-    func keycard() throws -> (Keycard, reader: String) {
+    public func keycard() throws -> (Keycard, reader: String) {
         let context = try PCSCContext()
         let readers = try context.readers()
         guard !readers.isEmpty else { throw CardError.noReader }
@@ -47,19 +49,21 @@ struct ReaderOptions: ParsableArguments {
 
 /// Card secrets (PIN, PUK, duress PIN, pairing password, new values) from one JSON record in a
 /// 0600 file or on a descriptor, or asked for without echo on the terminal. Never argv or env.
-struct CredentialOptions: ParsableArguments {
+public struct CredentialOptions: ParsableArguments {
+    public init() {}
+
     @Option(help: ArgumentHelp("A file (mode 0600) with one JSON record of the secrets the command needs: pin, puk, duress_pin, pairing_password, new_pin, new_puk, new_pairing_password.", valueName: "path"))
-    var credentialsFile: String?
+    public var credentialsFile: String?
 
     @Option(help: ArgumentHelp("Read that record from this open file descriptor.", valueName: "n"))
-    var credentialsFd: Int32?
+    public var credentialsFd: Int32?
 
-    func validate() throws {
+    public func validate() throws {
         if credentialsFile != nil && credentialsFd != nil { throw ValidationError("give --credentials-file or --credentials-fd, not both") }
     }
 
     /// The named secrets; a missing one is asked for on a terminal, else it is a usage error.
-    func read(_ names: [(field: String, prompt: String, confirm: Bool)]) throws -> [String: SecureBytes] {
+    public func read(_ names: [(field: String, prompt: String, confirm: Bool)]) throws -> [String: SecureBytes] {
         var record = JSONObject()
         if let credentialsFile { record = try JSONParser.parseRecord(try SecretInput.read(.file(credentialsFile)).bytes) }
         if let credentialsFd { record = try JSONParser.parseRecord(try SecretInput.read(.fileDescriptor(credentialsFd)).bytes) }
@@ -77,14 +81,15 @@ struct CredentialOptions: ParsableArguments {
     }
 }
 
-/// --pairing NAME: a pairing kept in the key store (its key never leaves it except into the card).
-struct PairingOptions: ParsableArguments {
+/// --pairing NAME: a pairing kept in the key store (its key never leaves it except into the
+/// card). The key-store options are the tool's own (shared with --wallet where a tool has it).
+public struct PairingOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The key-store entry holding this card's pairing (made by card-info pair --store).", valueName: "name"))
-    var pairing: String?
+    public var pairing: String?
 
-    @OptionGroup var keyStore: KeyStoreOptions
+    public init() {}
 
-    func load() throws -> Pairing? {
+    public func load(_ keyStore: KeyStoreOptions) throws -> Pairing? {
         guard let pairing else { return nil }
         let entry = try keyStore.store.load(pairing, passphrase: try keyStore.passphrase(confirm: false))
         guard entry.metadata.kind == .keycardPairing, entry.secret.count == 33 else {
@@ -94,17 +99,25 @@ struct PairingOptions: ParsableArguments {
     }
 
     /// A selected card with the secure channel open.
-    func open(_ readers: ReaderOptions) throws -> (Keycard, reader: String) {
-        guard let pairing = try load() else { throw ValidationError("this command needs --pairing NAME") }
+    public func open(_ readers: ReaderOptions, _ keyStore: KeyStoreOptions) throws -> (Keycard, reader: String) {
+        guard let pairing = try load(keyStore) else { throw ValidationError("this command needs --pairing NAME") }
         let (keycard, reader) = try readers.keycard()
         try keycard.openSecureChannel(pairing)
         return (keycard, reader)
     }
+
+    /// A card ready for key use: channel open and the PIN (from the credentials) verified.
+    public func unlocked(_ readers: ReaderOptions, _ keyStore: KeyStoreOptions, _ credentials: CredentialOptions) throws -> Keycard {
+        let pin = try credentials.read([("pin", "Keycard PIN: ", false)])["pin"]!
+        let (keycard, _) = try open(readers, keyStore)
+        try keycard.verifyPIN(pin)
+        return keycard
+    }
 }
 
 /// Records for what the card says.
-enum CardRecords {
-    static func info(_ info: ApplicationInfo, reader: String) -> JSONObject {
+public enum CardRecords {
+    public static func info(_ info: ApplicationInfo, reader: String) -> JSONObject {
         var r = JSONObject()
         r["type"] = .string("keycard")
         r["reader"] = .string(reader)
@@ -123,7 +136,7 @@ enum CardRecords {
         return r
     }
 
-    static func path(_ steps: [UInt32]) -> String {
+    public static func path(_ steps: [UInt32]) -> String {
         (["m"] + steps.map { $0 >= 0x8000_0000 ? "\($0 - 0x8000_0000)h" : "\($0)" }).joined(separator: "/")
     }
 }

@@ -1,0 +1,61 @@
+import ArgumentParser
+import WalletCard
+import WalletCLI
+import WalletCore
+import WalletKeys
+
+/// --card and what it needs: the pairing, the reader, the PIN.
+public struct CardKeyOptions: ParsableArguments {
+    @Flag(help: "The key is on a Keycard (needs --pairing; the PIN comes from --credentials-file/-fd or a prompt).")
+    public var card = false
+
+    @OptionGroup public var pairing: PairingOptions
+    @OptionGroup public var readers: ReaderOptions
+    @OptionGroup public var credentials: CredentialOptions
+
+    public init() {}
+
+    public func validate() throws {
+        if card && pairing.pairing == nil { throw ValidationError("--card needs --pairing NAME (see card-info pair)") }
+        if !card && pairing.pairing != nil { throw ValidationError("--pairing goes with --card") }
+    }
+
+    /// The unlocked card, or nil without --card.
+    public func keys(_ keyStore: KeyStoreOptions) throws -> CardKeys? {
+        guard card else { return nil }
+        return CardKeys(try pairing.unlocked(readers, keyStore, credentials))
+    }
+}
+
+/// Public keys from the card: the extended public key at the last hardened step of a path comes
+/// from the card (EXPORT KEY), once per distinct prefix; the rest is derived here, as any
+/// watch-only wallet does. Private keys stay on the card.
+public final class CardKeys {
+    public let keycard: Keycard
+    private var exported = [[UInt32]: ExtendedKey]()
+
+    public init(_ keycard: Keycard) { self.keycard = keycard }
+
+    /// The public node at an absolute path.
+    public func node(at path: [UInt32]) throws -> ExtendedKey {
+        let cut = (path.lastIndex { $0 >= DerivationPath.hardened }).map { $0 + 1 } ?? 0
+        let prefix = Array(path[..<cut])
+        let base: ExtendedKey
+        if let known = exported[prefix] {
+            base = known
+        } else {
+            let key = try keycard.exportKey(path: prefix, kind: .extendedPublicKey)
+            guard let pub = key.publicKey, let chain = key.chainCode else { throw CardError.malformedResponse("EXPORT KEY: no extended public key") }
+            let parent = prefix.isEmpty ? [0, 0, 0, 0] : try parentFingerprint(of: prefix)
+            base = try ExtendedKey(publicKey: pub, chainCode: chain, depth: UInt8(prefix.count), childNumber: prefix.last ?? 0, parentFingerprint: parent)
+            exported[prefix] = base
+        }
+        return try base.derive(Array(path[cut...]))
+    }
+
+    private func parentFingerprint(of path: [UInt32]) throws -> [UInt8] {
+        guard let pub = try keycard.exportKey(path: Array(path.dropLast()), kind: .publicKey).publicKey,
+              let key = try? Secp256k1.PublicKey(parsing: pub) else { throw CardError.malformedResponse("EXPORT KEY: no public key") }
+        return Array(Hash.hash160(key.compressed).prefix(4))
+    }
+}
