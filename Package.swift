@@ -41,7 +41,7 @@ let package = Package(
         .target(name: "WalletKeyStore", dependencies: ["CSodium", "WalletCore"]),
         .target(name: "WalletCard", dependencies: ["COpenSSL", "CSodium", "CPCSCLite", "WalletCore"]),
         .target(name: "WalletCardCLI", dependencies: [
-            "WalletCard", "WalletCLI", "WalletKeyStore", "WalletCore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "WalletCard", "WalletCLI", "WalletKeyStore", "WalletKeys", "WalletCore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .target(name: "KeycardSimulator", dependencies: ["WalletCard", "WalletKeys", "WalletCore"]),
         .target(name: "WalletQR", dependencies: ["CQREncode", "WalletCore"]),
@@ -50,7 +50,7 @@ let package = Package(
         ]),
 
         .executableTarget(name: "mnemonic", dependencies: [
-            "WalletCLI", "WalletKeys", "WalletCore",
+            "WalletCLI", "WalletCardCLI", "WalletKeys", "WalletCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "derive", dependencies: [

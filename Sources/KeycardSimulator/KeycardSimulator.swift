@@ -65,7 +65,6 @@ public final class KeycardSimulator: CardChannel {
         case 0xFD: return p1 == 0xAA && p2 == 0x55 ? { factoryReset(); return sw(0x9000) }() : sw(0x6A86)
         case 0x12: return pair(p1: p1, p2: p2, data)
         case 0x10: return openSecureChannel(p1: p1, data)
-        case 0xD2 where encKey == nil: return generateMnemonic(p1: p1)
         case 0xC0 where encKey == nil && p1 & 0x03 == 0x03: return sign(p1: p1, data, channel: false)
         default: break
         }

@@ -330,7 +330,7 @@ public final class Keycard {
     /// for its inner status word.
     func command(_ apdu: CommandAPDU, _ name: String, credential: Credential = .none) throws(CardError) -> [UInt8] {
         guard var s = session else {
-            // GENERATE MNEMONIC and PIN-less SIGN also work without the channel.
+            // Only PIN-less SIGN works without the channel; others get 6985 from the card.
             let response = try channel.send(apdu)
             try check(response.sw, name, credential: credential)
             return response.data

@@ -20,6 +20,12 @@ public struct CardKeyOptions: ParsableArguments {
         if !card && pairing.pairing != nil { throw ValidationError("--pairing goes with --card") }
     }
 
+    /// The card with its secure channel open (no PIN), or nil without --card.
+    public func channel(_ keyStore: KeyStoreOptions) throws -> Keycard? {
+        guard card else { return nil }
+        return try pairing.open(readers, keyStore).0
+    }
+
     /// The unlocked card, or nil without --card.
     public func keys(_ keyStore: KeyStoreOptions) throws -> CardKeys? {
         guard card else { return nil }
@@ -57,5 +63,23 @@ public final class CardKeys {
         guard let pub = try keycard.exportKey(path: Array(path.dropLast()), kind: .publicKey).publicKey,
               let key = try? Secp256k1.PublicKey(parsing: pub) else { throw CardError.malformedResponse("EXPORT KEY: no public key") }
         return Array(Hash.hash160(key.compressed).prefix(4))
+    }
+}
+
+extension Keycard {
+    /// A BIP39 phrase from the card's TRNG (GENERATE MNEMONIC): the word indexes give back the
+    /// entropy, whose checksum is checked before the phrase is written in `language`.
+    public func generateMnemonic(words: Int, language: String) throws -> Mnemonic {
+        let indexes = try generateMnemonicIndexes(words: words)
+        var bits = indexes.flatMap { index in (0..<11).map { UInt8((index >> (10 - $0)) & 1) } }
+        defer { SecureBytes.wipe(&bits) }
+        let checksumBits = words / 3
+        let entropyBits = bits.count - checksumBits
+        var entropy = stride(from: 0, to: entropyBits, by: 8).map { start in bits[start..<start + 8].reduce(UInt8(0)) { $0 << 1 | $1 } }
+        defer { SecureBytes.wipe(&entropy) }
+        let digest = Hash.sha256(entropy)
+        let expected = (0..<checksumBits).map { (digest[0] >> (7 - $0)) & 1 }
+        guard Array(bits[entropyBits...]) == expected else { throw CardError.malformedResponse("GENERATE MNEMONIC: the phrase fails its BIP39 checksum") }
+        return try BIP39().mnemonic(fromEntropy: SecureBytes(entropy), language: language)
     }
 }

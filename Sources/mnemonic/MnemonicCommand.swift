@@ -1,5 +1,6 @@
 import ArgumentParser
 import WalletCLI
+import WalletCardCLI
 import WalletCore
 import WalletKeys
 import Foundation
@@ -112,9 +113,11 @@ extension MnemonicCommand {
         var birthday: [String] = []
 
         @OptionGroup var keyStore: KeyStoreOptions
+        @OptionGroup var cardOptions: CardKeyOptions
 
         func validate() throws {
             guard count >= 1 else { throw ValidationError("--count must be at least 1") }
+            if cardOptions.card && schemeOptions.parsedScheme == .monero { throw ValidationError("the Keycard makes BIP39 phrases only") }
             if store != nil && count != 1 { throw ValidationError("--store keeps one phrase: drop --count") }
             if store == nil && (confirm || bip39Passphrase || !birthday.isEmpty) {
                 throw ValidationError("--confirm, --bip39-passphrase and --birthday go with --store")
@@ -135,8 +138,11 @@ extension MnemonicCommand {
             let language = schemeOptions.language ?? handler.languages[0]
             let pipeline = RecordPipeline(tool: "mnemonic")
             do {
+                // --card: the words come from the card's random number generator.
+                let card = try cardOptions.channel(keyStore)
                 for _ in 0..<count {
-                    let mnemonic = try handler.generate(wordCount: wordCount, language: language)
+                    let mnemonic = try card?.generateMnemonic(words: wordCount, language: language)
+                        ?? handler.generate(wordCount: wordCount, language: language)
                     var record = JSONObject()
                     record["scheme"] = .string(mnemonic.scheme.rawValue)
                     record["language"] = .string(mnemonic.language)

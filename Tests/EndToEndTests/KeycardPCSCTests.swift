@@ -108,6 +108,14 @@ final class KeycardPCSCTests: XCTestCase {
         XCTAssertEqual(verified.status, 0, verified.stderr)
         XCTAssertEqual(verified.records.filter { $0["valid"] as? Bool == true }.count, 3)
 
+        // A phrase from the card's TRNG, in another wordlist; it is a valid BIP39 phrase.
+        let generated = try Shell.run("mnemonic generate --card --pairing my-card \(keystore) --words 12 --language french")
+        XCTAssertEqual(generated.status, 0, generated.stderr)
+        XCTAssertEqual((generated.records.first?["mnemonic"] as? String)?.split(separator: " ").count, 12)
+        let checked = try Shell.run("mnemonic validate", stdin: generated.stdout)
+        XCTAssertEqual(checked.records.first?["valid"] as? Bool, true, checked.out)
+        XCTAssertEqual(checked.records.first?["language"] as? String, "french")
+
         // Unpairing our own slot frees it and destroys the now useless key-store entry.
         let unpaired = try card("unpair \(pairing) --credentials-file \(dir)/creds.json")
         XCTAssertEqual(unpaired.status, 0, unpaired.stderr)
@@ -142,6 +150,28 @@ final class KeycardPCSCTests: XCTestCase {
         XCTAssertEqual(unblocked.records.first?["pin_retries"] as? Int, 3, unblocked.stderr)
         try secretFile("new.json", #"{"pin":"111111"}"#)
         XCTAssertEqual(try card("verify-pin \(pairing) --credentials-file \(dir)/new.json").status, 0)
+    }
+
+    /// An independent client: the PyPI keycard SDK (on Debian's pyscard) sets the simulated
+    /// card up through pcscd and checks its answers with its own code; then Satchel pairs with
+    /// that card and derives the same key. The SDK goes into .build/keycard-sdk-venv once.
+    func testPyPIKeycardSDKThroughPCSC() throws {
+        let venv = TestPaths.packageRoot.appendingPathComponent(".build/keycard-sdk-venv").path
+        if !FileManager.default.fileExists(atPath: venv + "/bin/python") {
+            let made = try Shell.run("/usr/bin/python3 -m venv --system-site-packages \(venv) && \(venv)/bin/pip install -q keycard==0.4.0")
+            XCTAssertEqual(made.status, 0, "the keycard SDK could not be installed from PyPI: " + made.stderr)
+        }
+        let sdk = try Shell.run("\(venv)/bin/python scripts/keycard-sdk-check.py")
+        XCTAssertEqual(sdk.status, 0, sdk.stderr)
+        XCTAssertEqual(sdk.records.first?["public_key"] as? String,
+                       "0437b0bb7a8288d38ed49a524b5dc98cff3eb5ca824c9f9dc0dfdb3d9cd600f299a6179912b7451c09896c4098eca7ce6b2e58330672795e847c4d6af44e024230")
+        // Satchel on the card the SDK set up: same pairing token, same key.
+        let info = try card("")
+        XCTAssertEqual(info.records.first?["key_uid"] as? String, "16f5b9c7657df5e0b45016292d852a36622fb39b63c28017ccf21633270858f1")
+        XCTAssertEqual(info.records.first?["free_pairing_slots"] as? Int, 9)
+        XCTAssertEqual(try card("pair --store sdk-card --credentials-file \(dir)/creds.json \(keystore)").status, 0)
+        let derived = try Shell.run("derive --card --pairing sdk-card \(keystore) --credentials-file \(dir)/creds.json --coin eth --path m/44h/60h/0h/0/0")
+        XCTAssertEqual(derived.records.first?["address"] as? String, "0x9858EfFD232B4033E47d90003D41EC34EcaEda94", derived.stderr)
     }
 
     func testNoReaderOrCardIsUnavailable() throws {

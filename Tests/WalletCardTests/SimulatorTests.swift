@@ -146,4 +146,19 @@ final class SimulatorTests: XCTestCase {
         let words = indexes.map { BIP39.wordlist("english")!.words[$0] }
         XCTAssertNoThrow(try BIP39().parse(words.joined(separator: " "), language: "english"))
     }
+
+    /// A card that answers SELECT with applet 4.0 (secure channel v2) is named, not misread.
+    func testApplet4IsReportedUnsupported() throws {
+        final class Applet4: CardChannel {
+            func transmit(_ apdu: [UInt8]) throws(CardError) -> [UInt8] {
+                let fields = TLV(tag: 0x8F, value: [UInt8](repeating: 1, count: 16)).bytes + TLV(tag: 0x80, value: [0x04] + [UInt8](repeating: 2, count: 64)).bytes
+                    + TLV(tag: 0x02, value: [4, 0]).bytes + TLV(tag: 0x02, value: [10]).bytes
+                return TLV(tag: 0xA4, value: fields).bytes + [0x90, 0x00]
+            }
+        }
+        XCTAssertThrowsError(try Keycard(channel: Applet4()).select()) {
+            XCTAssertEqual($0 as? CardError, .unsupportedApplet(version: "4.0"))
+            XCTAssertEqual(($0 as? CardError)?.exitStatus, .unavailable)
+        }
+    }
 }
