@@ -58,7 +58,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "sign-hash", dependencies: [
-            "WalletCLI", "WalletCardCLI", "WalletKeys", "WalletCore",
+            "WalletCLI", "WalletCard", "WalletCardCLI", "WalletKeys", "WalletCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "keystore", dependencies: [

@@ -16,19 +16,20 @@ public struct CardKeyOptions: ParsableArguments {
     public init() {}
 
     public func validate() throws {
-        if card && pairing.pairing == nil { throw ValidationError("--card needs --pairing NAME (see card-info pair)") }
         if !card && pairing.pairing != nil { throw ValidationError("--pairing goes with --card") }
     }
 
     /// The card with its secure channel open (no PIN), or nil without --card.
     public func channel(_ keyStore: KeyStoreOptions) throws -> Keycard? {
         guard card else { return nil }
+        guard pairing.pairing != nil else { throw ValidationError("--card needs --pairing NAME (see card-info pair)") }
         return try pairing.open(readers, keyStore).0
     }
 
     /// The unlocked card, or nil without --card.
     public func keys(_ keyStore: KeyStoreOptions) throws -> CardKeys? {
         guard card else { return nil }
+        guard pairing.pairing != nil else { throw ValidationError("--card needs --pairing NAME (see card-info pair)") }
         return CardKeys(try pairing.unlocked(readers, keyStore, credentials))
     }
 }

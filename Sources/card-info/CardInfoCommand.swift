@@ -27,7 +27,7 @@ struct CardInfoCommand: ParsableCommand {
         """,
         subcommands: [Info.self, Initialize.self, Pair.self, Unpair.self, VerifyPIN.self, ChangePIN.self, ChangePUK.self,
                       ChangePairingPassword.self, UnblockPIN.self, LoadKey.self, GenerateKey.self, RemoveKey.self,
-                      SetPinlessPath.self, FactoryReset.self],
+                      SetPinlessPath.self, ExportKey.self, FactoryReset.self],
         defaultSubcommand: Info.self)
 }
 
@@ -344,6 +344,27 @@ extension CardInfoCommand {
             try PINCommand(readers: readers, pairing: pairing, keyStore: keyStore, credentials: credentials).run("pinless_path_set") { keycard, _, r in
                 try keycard.setPinlessPath(steps)
                 r["path"] = .string(CardRecords.path(steps))
+            }
+        }
+    }
+
+    struct ExportKey: ParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "export-key",
+                                                        abstract: "The public key (or extended public key) at a path, as the card exports it.")
+        @OptionGroup var readers: ReaderOptions
+        @OptionGroup var pairing: PairingOptions
+        @OptionGroup var keyStore: KeyStoreOptions
+        @OptionGroup var credentials: CredentialOptions
+        @Option(help: ArgumentHelp("The key's path, e.g. m/44h/60h/0h/0/0.", valueName: "path")) var path: String
+        @Flag(help: "Add the chain code (refused by the card inside EIP-1581).") var extended = false
+
+        func run() throws {
+            let steps = try DerivationPath(parsing: path).components
+            try PINCommand(readers: readers, pairing: pairing, keyStore: keyStore, credentials: credentials).run("public_key") { keycard, _, r in
+                let key = try keycard.exportKey(path: steps, kind: extended ? .extendedPublicKey : .publicKey)
+                r["path"] = .string(CardRecords.path(steps))
+                if let pub = key.publicKey { r["public_key"] = .string(Hex.encode(pub)) }
+                if let chain = key.chainCode { r["chain_code"] = .string(Hex.encode(chain)) }
             }
         }
     }

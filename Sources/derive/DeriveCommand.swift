@@ -30,7 +30,7 @@ struct DeriveCommand: ParsableCommand {
                                                                      (a Monero seed)
           derive account --view-only < xmr.jsonl | derive --count 5  (Monero view-only keys)
         """,
-        subcommands: [Addresses.self, Account.self],
+        subcommands: [Addresses.self, Account.self, Discover.self],
         defaultSubcommand: Addresses.self
     )
 }
@@ -294,7 +294,9 @@ extension DeriveCommand {
                     out["public_key"] = .string(Hex.encode(node.publicKey.compressed))
                     if let outputKey { out["output_key"] = .string(Hex.encode(outputKey)) }
                     if chainOptions.private {
-                        guard let secret = node.privateKey else {
+                        // From a card: EXPORT KEY, which the card allows inside EIP-1581 only.
+                        let secret = try card.map { try $0.keycard.exportKey(path: relative, kind: .privateKey).privateKey } ?? node.privateKey
+                        guard let secret else {
                             throw DerivationError.unsupported("--private needs a private key, and the input is watch-only")
                         }
                         out["private_key"] = .string(secret.hex)
@@ -404,6 +406,127 @@ extension DeriveCommand {
                 try emit(out)
             }
             try (walletSource != nil ? pipeline.runOnce(JSONObject(), body) : pipeline.run(inputs: input.files, body)).exitIfFailed()
+        }
+    }
+}
+
+extension DeriveCommand {
+    struct Discover: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "BIP44 account discovery against a list of used addresses (no web API).",
+            discussion: """
+            Scans accounts 0, 1, … of --purpose/--coin: in each, the receive and change chains
+            until --gap consecutive addresses are unused. Discovery stops at the first account
+            with no used address, as BIP44 says. Used addresses come from --used FILE: one
+            address per line, or JSON records with an "address" field (derive's or scan-blocks'
+            output). Writes one record per used account (path, xpub, used counts, the next
+            unused receive and change indexes) and a final "discovery" record.
+            """)
+
+        @OptionGroup var chainOptions: ChainOptions
+
+        @Option(help: ArgumentHelp("Addresses known to have history: plain lines or JSON records with \"address\".", valueName: "file"))
+        var used: String
+
+        @Option(help: "Consecutive unused addresses that end a chain (BIP44: 20).")
+        var gap: UInt32 = 20
+
+        @Option(help: "Accounts to look at, at most.")
+        var maxAccounts: UInt32 = 100
+
+        @OptionGroup var passphrase: PassphraseOptions
+        @OptionGroup var walletOptions: WalletOptions
+        @OptionGroup var cardOptions: CardKeyOptions
+        @OptionGroup var input: InputFiles
+
+        func validate() throws {
+            if cardOptions.card && walletOptions.wallet != nil { throw ValidationError("give --wallet or --card, not both") }
+            guard gap >= 1, maxAccounts >= 1 else { throw ValidationError("--gap and --max-accounts must be at least 1") }
+        }
+
+        func run() throws {
+            let pipeline = RecordPipeline(tool: "derive")
+            let keys: RecordKeys, card: CardKeys?, history: Set<String>
+            var walletSource: KeySource?
+            do {
+                (keys, walletSource) = try chainOptions.keyInputs(passphrase, walletOptions)
+                card = try cardOptions.keys(walletOptions.keyStore)
+                if let card { walletSource = .bip32(try card.node(at: []), origin: DerivationPath(), fromSeed: true) }
+                history = try Self.readUsed(used)
+            } catch let error as any WalletError {
+                return try pipeline.fail(error).exitIfFailed()
+            }
+            let body = { (record: JSONObject, emit: (JSONObject) throws(CLIError) -> Void) throws in
+                var base = record
+                let source = try walletSource ?? keys.source(record, out: &base)
+                base = SecretFields.removed(from: base)
+                guard case .bip32(let key, _, let fromSeed) = source, fromSeed else {
+                    throw DerivationError.unsupported("discovery walks accounts from the master key: give a phrase, a seed, --wallet or --card")
+                }
+                let plan = try Plan(options: chainOptions, key: key)
+                let standard: ExtendedKeyVersion = plan.chain.testnet ? .tpub : .xpub
+                var account: UInt32 = 0
+                while account < maxAccounts {
+                    let path = plan.accountPath(account)
+                    let node = try card?.node(at: path.components) ?? key.derive(path.components)
+                    // (used count, next unused index) per chain.
+                    let chains = try [UInt32(0), 1].map { chain throws -> (Int, UInt32) in
+                        let parent = try node.derive([chain])
+                        var next: UInt32 = 0, count = 0, index: UInt32 = 0
+                        while index < next + gap {
+                            if let child = try? parent.child(index),
+                               history.contains(Self.normalized(try plan.chain.address(for: child.publicKey, script: plan.script).address)) {
+                                count += 1
+                                next = index + 1
+                            }
+                            index += 1
+                        }
+                        return (count, next)
+                    }
+                    if chains[0].0 == 0 && chains[1].0 == 0 { break }
+                    var out = base
+                    out["type"] = .string("account")
+                    out["coin"] = .string(plan.chain.coin)
+                    out["script"] = .string(plan.script.rawValue)
+                    out["account"] = .number(String(account))
+                    out["path"] = .string(path.description)
+                    out["xpub"] = .string(node.neutered.serialized(version: standard))
+                    out["used_receive"] = .number(String(chains[0].0))
+                    out["next_receive_index"] = .number(String(chains[0].1))
+                    out["used_change"] = .number(String(chains[1].0))
+                    out["next_change_index"] = .number(String(chains[1].1))
+                    try emit(out)
+                    account += 1
+                }
+                var summary = base
+                summary["type"] = .string("discovery")
+                summary["accounts_used"] = .number(String(account))
+                summary["next_account"] = .number(String(account))
+                summary["gap"] = .number(String(gap))
+                try emit(summary)
+            }
+            try (walletSource != nil ? pipeline.runOnce(JSONObject(), body) : pipeline.run(inputs: input.files, body)).exitIfFailed()
+        }
+
+        /// Hex (EIP-55) and bech32 addresses are case-insensitive (bech32 comes all upper case
+        /// from QR codes); base58 is not, and compares exactly.
+        static func normalized(_ address: String) -> String {
+            address.hasPrefix("0x") || address.hasPrefix("0X") || address == address.uppercased() ? address.lowercased() : address
+        }
+
+        static func readUsed(_ path: String) throws -> Set<String> {
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw CLIError.cannotOpen(path: path, reason: "cannot read it") }
+            var out = Set<String>()
+            for line in text.split(whereSeparator: \.isNewline) {
+                let trimmed = line.trimmingCharacters(in: .whitespaces)
+                guard !trimmed.isEmpty else { continue }
+                if trimmed.hasPrefix("{") {
+                    if let address = try JSONParser.parseRecord(Array(trimmed.utf8))["address"]?.stringValue { out.insert(normalized(address)) }
+                } else {
+                    out.insert(normalized(trimmed))
+                }
+            }
+            return out
         }
     }
 }

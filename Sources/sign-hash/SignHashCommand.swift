@@ -1,5 +1,6 @@
 import ArgumentParser
 import WalletCLI
+import WalletCard
 import WalletCardCLI
 import WalletCore
 import WalletKeys
@@ -93,6 +94,13 @@ extension SignHashCommand {
         @OptionGroup var passphrase: PassphraseOptions
         @OptionGroup var walletOptions: WalletOptions
         @OptionGroup var cardOptions: CardKeyOptions
+
+        @Flag(help: "With --card: make each record's path the card's current key as it signs.")
+        var makeCurrent = false
+
+        @Flag(help: "With --card: sign with the card's PIN-less path (no PIN, no secure channel; see card-info set-pinless-path).")
+        var pinless = false
+
         @OptionGroup var input: InputFiles
 
         func validate() throws {
@@ -103,6 +111,8 @@ extension SignHashCommand {
                 throw ValidationError("give --card or --wallet/--key-file/--key-fd, not both")
             }
             if cardOptions.card && scheme != .ecdsa { throw ValidationError("the Keycard (applet 3.x) signs ECDSA only") }
+            if (makeCurrent || pinless) && !cardOptions.card { throw ValidationError("--make-current and --pinless go with --card") }
+            if pinless && (makeCurrent || path != nil) { throw ValidationError("--pinless signs at the card's PIN-less path: no --path or --make-current") }
             if taproot && scheme != .schnorr { throw ValidationError("--taproot goes with --scheme schnorr") }
             if chainId != nil && scheme != .ecdsa { throw ValidationError("--chain-id goes with ECDSA") }
             if let path { do { _ = try DerivationPath(parsing: path) } catch { throw ValidationError(error.message) } }
@@ -125,7 +135,14 @@ extension SignHashCommand {
             }
             // One card session (secure channel, PIN) for the whole batch.
             let card: CardKeys?
-            do { card = try cardOptions.keys(walletOptions.keyStore) } catch let error as any WalletError {
+            do {
+                if pinless {
+                    // PIN-less SIGN needs neither the PIN nor the channel (nor a pairing).
+                    card = CardKeys(try cardOptions.readers.keycard().0)
+                } else {
+                    card = try cardOptions.keys(walletOptions.keyStore)
+                }
+            } catch let error as any WalletError {
                 return try pipeline.fail(error).exitIfFailed()
             }
             let cache = KeyCache()
@@ -135,12 +152,17 @@ extension SignHashCommand {
                 guard hash.count == 32 else { throw SignatureError.invalidHashLength(hash.count) }
                 if let card {
                     if RecordKeys.hasKey(record) { throw RecordError.conflictingFields(["a key in the record", "--card"]) }
-                    guard let text = try record.optionalString("path") ?? path else {
-                        throw RecordError.missingField("path", expected: "the key's path on the card (or --path)")
+                    // A path (record or --path) signs there; none signs with the card's current key.
+                    let signed: CardSignature
+                    if pinless {
+                        signed = try card.keycard.sign(hash: hash, key: .pinless)
+                    } else if let text = try record.optionalString("path") ?? path {
+                        let keyPath = try DerivationPath(parsing: text)
+                        signed = try card.keycard.sign(hash: hash, key: .path(keyPath.components, makeCurrent: makeCurrent))
+                        out["path"] = .string(keyPath.description)
+                    } else {
+                        signed = try card.keycard.sign(hash: hash, key: .current)
                     }
-                    let keyPath = try DerivationPath(parsing: text)
-                    let signed = try card.keycard.sign(hash: hash, key: .path(keyPath.components, makeCurrent: false))
-                    out["path"] = .string(keyPath.description)
                     out["scheme"] = .string("ecdsa")
                     Self.put(signed.signature, into: &out, chainId: chainId)
                     out["public_key"] = .string(Hex.encode(try Secp256k1.PublicKey(parsing: signed.publicKey).compressed))

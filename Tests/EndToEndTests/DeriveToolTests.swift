@@ -187,3 +187,39 @@ final class DeriveToolTests: XCTestCase {
         XCTAssertEqual(try Shell.run("setsid -w derive --qr", stdin: seed).status, 64)
     }
 }
+
+/// BIP44 account discovery against a file of used addresses.
+final class DiscoveryToolTests: XCTestCase {
+    let seed = Shell.lines([["mnemonic": "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"]])
+
+    func address(account: Int, chain: Int, index: Int) throws -> String {
+        let r = try Shell.run("derive --coin btc --purpose 84 --account \(account) --change \(chain) --index \(index)", stdin: seed)
+        return try XCTUnwrap(r.records.first?["address"] as? String, r.stderr)
+    }
+
+    func testGapLimitAndStopAtTheFirstEmptyAccount() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-discover-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        // Account 0: receive 0, 5 and 24 (within 20 of 5), 46 (beyond the gap after 24); change 1.
+        // Account 1: receive 2, as a scan-blocks-style record, upper case as from a QR code.
+        // Account 3: used, but account 2 is empty, so discovery never gets there.
+        var lines = [try address(account: 0, chain: 0, index: 0), try address(account: 0, chain: 0, index: 5),
+                     try address(account: 0, chain: 0, index: 24), try address(account: 0, chain: 0, index: 46),
+                     try address(account: 0, chain: 1, index: 1), try address(account: 3, chain: 0, index: 0)]
+        lines.append(#"{"type":"received","address":"\#(try address(account: 1, chain: 0, index: 2).uppercased())","amount":"1000"}"#)
+        try (lines.joined(separator: "\n") + "\n").write(toFile: "\(dir)/used.txt", atomically: true, encoding: .utf8)
+        let r = try Shell.run("derive discover --coin btc --purpose 84 --used \(dir)/used.txt", stdin: seed)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let accounts = r.records.filter { $0["type"] as? String == "account" }
+        XCTAssertEqual(accounts.map { $0["path"] as? String }, ["m/84'/0'/0'", "m/84'/0'/1'"])
+        XCTAssertEqual(accounts[0]["used_receive"] as? Int, 3)
+        XCTAssertEqual(accounts[0]["next_receive_index"] as? Int, 25)
+        XCTAssertEqual(accounts[0]["next_change_index"] as? Int, 2)
+        XCTAssertEqual(accounts[1]["next_receive_index"] as? Int, 3)
+        XCTAssertEqual(accounts[0]["xpub"] as? String,
+                       "xpub6CatWdiZiodmUeTDp8LT5or8nmbKNcuyvz7WyksVFkKB4RHwCD3XyuvPEbvqAQY3rAPshWcMLoP2fMFMKHPJ4ZeZXYVUhLv1VMrjPC7PW6V")
+        XCTAssertEqual(r.records.last?["next_account"] as? Int, 2)
+        XCTAssertFalse(r.out.contains("abandon"))
+    }
+}

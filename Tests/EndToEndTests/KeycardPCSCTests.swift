@@ -96,6 +96,24 @@ final class KeycardPCSCTests: XCTestCase {
         XCTAssertEqual(derived.records.first?["public_key"] as? String, "0237b0bb7a8288d38ed49a524b5dc98cff3eb5ca824c9f9dc0dfdb3d9cd600f299")
         let segwit = try Shell.run("derive \(cardKey) --coin btc --purpose 84 --count 2")
         XCTAssertEqual(segwit.records.map { $0["address"] as? String }, ["bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu", "bc1qnjg0jd8228aq7egyzacy8cys3knf9xvrerkf9g"])
+        // EXPORT KEY as the card writes it.
+        let exported = try card("export-key \(pairing) --credentials-file \(dir)/creds.json --path m/44h/60h/0h/0/0")
+        XCTAssertEqual(exported.records.first?["public_key"] as? String,
+                       "0437b0bb7a8288d38ed49a524b5dc98cff3eb5ca824c9f9dc0dfdb3d9cd600f299a6179912b7451c09896c4098eca7ce6b2e58330672795e847c4d6af44e024230",
+                       exported.stderr)
+        // Private keys leave the card inside EIP-1581 only.
+        let eip1581 = try Shell.run("derive \(cardKey) --coin eth --path m/43h/60h/1581h/0h/0 --private")
+        XCTAssertEqual(eip1581.records.first?["private_key"] as? String, "20e61d44eb73cb7d5ff4526bac8c0b96451d8e018b2d6c79022e7ce3b583a754", eip1581.stderr)
+        let refused = try Shell.run("derive \(cardKey) --coin eth --path m/44h/60h/0h/0/0 --private")
+        XCTAssertEqual(refused.status, 76)
+        XCTAssertTrue(refused.stderr.contains("card.conditions_not_satisfied"), refused.stderr)
+
+        // Account discovery with the card's keys, against scan output naming used addresses.
+        try segwit.stdout.write(to: URL(fileURLWithPath: "\(dir)/used.jsonl"))
+        let discovered = try Shell.run("derive discover \(cardKey) --coin btc --purpose 84 --used \(dir)/used.jsonl")
+        XCTAssertEqual(discovered.records.first?["next_receive_index"] as? Int, 2, discovered.stderr)
+        XCTAssertEqual(discovered.records.last?["next_account"] as? Int, 1)
+
         // Signing on the card: low-S, recovery id right (verify recovers the address from it).
         let hashes = Shell.lines((1...3).map { ["hash": String(repeating: "0", count: 63) + String($0)] })
         let signed = try Shell.run("sign-hash \(cardKey) --path m/44h/60h/0h/0/0", stdin: hashes)
@@ -107,6 +125,15 @@ final class KeycardPCSCTests: XCTestCase {
         let verified = try Shell.run("sign-hash verify --address 0x9858EfFD232B4033E47d90003D41EC34EcaEda94", stdin: signed.stdout)
         XCTAssertEqual(verified.status, 0, verified.stderr)
         XCTAssertEqual(verified.records.filter { $0["valid"] as? Bool == true }.count, 3)
+        // The other SIGN modes: derive and make current, then the current key; then PIN-less.
+        let one = Shell.lines([["hash": String(repeating: "ab", count: 32)]])
+        _ = try Shell.run("sign-hash \(cardKey) --path m/44h/60h/0h/0/7 --make-current", stdin: one)
+        let current = try Shell.run("sign-hash \(cardKey)", stdin: one)
+        let seventh = try Shell.run("derive --coin eth --path m/44h/60h/0h/0/7", stdin: Shell.lines([["mnemonic": "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"]]))
+        XCTAssertEqual(current.records.first?["public_key"] as? String, seventh.records.first?["public_key"] as? String, current.stderr)
+        XCTAssertEqual(try card("set-pinless-path \(pairing) --credentials-file \(dir)/creds.json --path m/44h/60h/0h/0/0").status, 0)
+        let pinless = try Shell.run("sign-hash --card --pinless | sign-hash verify --address 0x9858EfFD232B4033E47d90003D41EC34EcaEda94", stdin: one)
+        XCTAssertEqual(pinless.records.first?["valid"] as? Bool, true, pinless.stderr)
 
         // A phrase from the card's TRNG, in another wordlist; it is a valid BIP39 phrase.
         let generated = try Shell.run("mnemonic generate --card --pairing my-card \(keystore) --words 12 --language french")
@@ -128,7 +155,7 @@ final class KeycardPCSCTests: XCTestCase {
         XCTAssertEqual(try card("").records.first?["initialized"] as? Bool, false)
 
         // No secret in any output.
-        for r in [fresh, initialized, paired, wrong, right, loaded, status, derived, signed, unpaired] {
+        for r in [fresh, initialized, paired, wrong, right, loaded, status, derived, signed, exported, current, pinless, unpaired] {
             for secret in ["123456789012", "KeycardTest", "654321", "\"123456\""] {
                 XCTAssertFalse(r.out.contains(secret) || r.stderr.contains(secret), "a secret was printed")
             }
