@@ -201,6 +201,16 @@ final class KeycardPCSCTests: XCTestCase {
         XCTAssertEqual(derived.records.first?["address"] as? String, "0x9858EfFD232B4033E47d90003D41EC34EcaEda94", derived.stderr)
     }
 
+    /// Secrets have no command-line options: each of these is a usage error, not a way in.
+    func testNoSecretOnTheCommandLine() throws {
+        for line in ["card-info init --pin 123456", "card-info init --puk 123456789012", "card-info pair --store x --pairing-password KeycardTest",
+                     "card-info verify-pin --pairing x --pin 123456", "derive --card --pairing x --pin 123456", "sign-hash --card --pairing x --pin 123456"] {
+            let r = try Shell.run(line)
+            XCTAssertEqual(r.status, 64, line)
+            XCTAssertFalse(r.stderr.contains("123456789012") || r.stderr.contains("KeycardTest"), "a secret was echoed: \(line)")
+        }
+    }
+
     func testNoReaderOrCardIsUnavailable() throws {
         _ = try stack("stop")
         let r = try card("")
