@@ -156,13 +156,15 @@ extension CardInfoCommand {
         }
     }
 
-    /// A command inside the secure channel after VERIFY PIN; `body` does the rest.
-    struct PINCommand {
-        let readers: ReaderOptions
-        let pairing: PairingOptions
-        let keyStore: KeyStoreOptions
-        let credentials: CredentialOptions
+    /// What a command on a paired card needs: the reader, the pairing (in the key store) and
+    /// the credentials record.
+    struct SessionOptions: ParsableArguments {
+        @OptionGroup var readers: ReaderOptions
+        @OptionGroup var pairing: PairingOptions
+        @OptionGroup var keyStore: KeyStoreOptions
+        @OptionGroup var credentials: CredentialOptions
 
+        /// A command inside the secure channel after VERIFY PIN; `body` fills in its record.
         func run(_ name: String, extra: [(field: String, prompt: String, confirm: Bool)] = [],
                  _ body: (Keycard, [String: SecureBytes], inout JSONObject) throws -> Void) throws {
             try runCard { pipeline in
@@ -180,20 +182,17 @@ extension CardInfoCommand {
 
     struct Unpair: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Free a pairing slot (this pairing's own by default, then its key-store entry is destroyed).")
-        @OptionGroup var readers: ReaderOptions
-        @OptionGroup var pairing: PairingOptions
-        @OptionGroup var keyStore: KeyStoreOptions
-        @OptionGroup var credentials: CredentialOptions
+        @OptionGroup var session: SessionOptions
         @Option(help: "Another slot to free.") var index: UInt8?
 
         func run() throws {
-            try PINCommand(readers: readers, pairing: pairing, keyStore: keyStore, credentials: credentials).run("unpaired") { keycard, _, r in
-                let own = try pairing.load(keyStore)!.index
+            try session.run("unpaired") { keycard, _, r in
+                let own = try session.pairing.load(session.keyStore)!.index
                 let slot = index ?? own
                 try keycard.unpair(index: slot)
                 r["index"] = .number(String(slot))
-                if slot == own, let name = pairing.pairing {
-                    try keyStore.store.destroy(name)
+                if slot == own, let name = session.pairing.pairing {
+                    try session.keyStore.store.destroy(name)
                     r["entry_destroyed"] = .string(name)
                 }
             }
@@ -202,13 +201,10 @@ extension CardInfoCommand {
 
     struct VerifyPIN: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "verify-pin", abstract: "Check the PIN; a wrong one says how many tries are left.")
-        @OptionGroup var readers: ReaderOptions
-        @OptionGroup var pairing: PairingOptions
-        @OptionGroup var keyStore: KeyStoreOptions
-        @OptionGroup var credentials: CredentialOptions
+        @OptionGroup var session: SessionOptions
 
         func run() throws {
-            try PINCommand(readers: readers, pairing: pairing, keyStore: keyStore, credentials: credentials).run("pin_verified") { keycard, _, r in
+            try session.run("pin_verified") { keycard, _, r in
                 let status = try keycard.status()
                 r["pin_retries"] = .number(String(status.pinRetries))
                 r["puk_retries"] = .number(String(status.pukRetries))
@@ -218,41 +214,29 @@ extension CardInfoCommand {
 
     struct ChangePIN: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "change-pin", abstract: "Set a new PIN (credentials: pin, new_pin).")
-        @OptionGroup var readers: ReaderOptions
-        @OptionGroup var pairing: PairingOptions
-        @OptionGroup var keyStore: KeyStoreOptions
-        @OptionGroup var credentials: CredentialOptions
+        @OptionGroup var session: SessionOptions
 
         func run() throws {
-            try PINCommand(readers: readers, pairing: pairing, keyStore: keyStore, credentials: credentials)
-                .run("pin_changed", extra: [("new_pin", "New PIN: ", true)]) { keycard, s, _ in try keycard.changePIN(s["new_pin"]!) }
+            try session.run("pin_changed", extra: [("new_pin", "New PIN: ", true)]) { keycard, s, _ in try keycard.changePIN(s["new_pin"]!) }
         }
     }
 
     struct ChangePUK: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "change-puk", abstract: "Set a new PUK (credentials: pin, new_puk).")
-        @OptionGroup var readers: ReaderOptions
-        @OptionGroup var pairing: PairingOptions
-        @OptionGroup var keyStore: KeyStoreOptions
-        @OptionGroup var credentials: CredentialOptions
+        @OptionGroup var session: SessionOptions
 
         func run() throws {
-            try PINCommand(readers: readers, pairing: pairing, keyStore: keyStore, credentials: credentials)
-                .run("puk_changed", extra: [("new_puk", "New PUK: ", true)]) { keycard, s, _ in try keycard.changePUK(s["new_puk"]!) }
+            try session.run("puk_changed", extra: [("new_puk", "New PUK: ", true)]) { keycard, s, _ in try keycard.changePUK(s["new_puk"]!) }
         }
     }
 
     struct ChangePairingPassword: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "change-pairing-password",
                                                         abstract: "Set a new pairing password for future pairings (credentials: pin, new_pairing_password).")
-        @OptionGroup var readers: ReaderOptions
-        @OptionGroup var pairing: PairingOptions
-        @OptionGroup var keyStore: KeyStoreOptions
-        @OptionGroup var credentials: CredentialOptions
+        @OptionGroup var session: SessionOptions
 
         func run() throws {
-            try PINCommand(readers: readers, pairing: pairing, keyStore: keyStore, credentials: credentials)
-                .run("pairing_password_changed", extra: [("new_pairing_password", "New pairing password: ", true)]) { keycard, s, _ in
+            try session.run("pairing_password_changed", extra: [("new_pairing_password", "New pairing password: ", true)]) { keycard, s, _ in
                     try keycard.changePairingSecret(KeycardCrypto.pairingSecret(password: s["new_pairing_password"]!))
                 }
         }
@@ -260,15 +244,12 @@ extension CardInfoCommand {
 
     struct UnblockPIN: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "unblock-pin", abstract: "Unblock a blocked PIN with the PUK (credentials: puk, new_pin).")
-        @OptionGroup var readers: ReaderOptions
-        @OptionGroup var pairing: PairingOptions
-        @OptionGroup var keyStore: KeyStoreOptions
-        @OptionGroup var credentials: CredentialOptions
+        @OptionGroup var session: SessionOptions
 
         func run() throws {
             try runCard { pipeline in
-                let secrets = try credentials.read([("puk", "PUK: ", false), ("new_pin", "New PIN: ", true)])
-                let (keycard, reader) = try pairing.open(readers, keyStore)
+                let secrets = try session.credentials.read([("puk", "PUK: ", false), ("new_pin", "New PIN: ", true)])
+                let (keycard, reader) = try session.pairing.open(session.readers, session.keyStore)
                 try keycard.unblockPIN(puk: secrets["puk"]!, newPIN: secrets["new_pin"]!)
                 let status = try keycard.status()
                 try pipeline.emit(JSONObject(["type": .string("pin_unblocked"), "reader": .string(reader),
@@ -280,13 +261,10 @@ extension CardInfoCommand {
     struct LoadKey: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "load-key",
                                                         abstract: "Load a master key from a BIP39 phrase or seed record on stdin ({\"mnemonic\"[,\"passphrase\"]} or {\"seed\"}).")
-        @OptionGroup var readers: ReaderOptions
-        @OptionGroup var pairing: PairingOptions
-        @OptionGroup var keyStore: KeyStoreOptions
-        @OptionGroup var credentials: CredentialOptions
+        @OptionGroup var session: SessionOptions
 
         func run() throws {
-            try PINCommand(readers: readers, pairing: pairing, keyStore: keyStore, credentials: credentials).run("key_loaded") { keycard, _, r in
+            try session.run("key_loaded") { keycard, _, r in
                 r["key_uid"] = .string(Hex.encode(try keycard.loadSeed(try Self.seed())))
             }
         }
@@ -307,13 +285,10 @@ extension CardInfoCommand {
     struct GenerateKey: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "generate-key",
                                                         abstract: "Make a random master key on the card (no phrase exists for it: back it up another way).")
-        @OptionGroup var readers: ReaderOptions
-        @OptionGroup var pairing: PairingOptions
-        @OptionGroup var keyStore: KeyStoreOptions
-        @OptionGroup var credentials: CredentialOptions
+        @OptionGroup var session: SessionOptions
 
         func run() throws {
-            try PINCommand(readers: readers, pairing: pairing, keyStore: keyStore, credentials: credentials).run("key_generated") { keycard, _, r in
+            try session.run("key_generated") { keycard, _, r in
                 r["key_uid"] = .string(Hex.encode(try keycard.generateKey()))
             }
         }
@@ -321,27 +296,21 @@ extension CardInfoCommand {
 
     struct RemoveKey: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "remove-key", abstract: "Remove the card's key.")
-        @OptionGroup var readers: ReaderOptions
-        @OptionGroup var pairing: PairingOptions
-        @OptionGroup var keyStore: KeyStoreOptions
-        @OptionGroup var credentials: CredentialOptions
+        @OptionGroup var session: SessionOptions
 
         func run() throws {
-            try PINCommand(readers: readers, pairing: pairing, keyStore: keyStore, credentials: credentials).run("key_removed") { keycard, _, _ in try keycard.removeKey() }
+            try session.run("key_removed") { keycard, _, _ in try keycard.removeKey() }
         }
     }
 
     struct SetPinlessPath: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "set-pinless-path", abstract: "Let SIGN use this path without a PIN (empty: none).")
-        @OptionGroup var readers: ReaderOptions
-        @OptionGroup var pairing: PairingOptions
-        @OptionGroup var keyStore: KeyStoreOptions
-        @OptionGroup var credentials: CredentialOptions
+        @OptionGroup var session: SessionOptions
         @Option(help: ArgumentHelp("A path such as m/44h/60h/0h/0/0; \"m\" unsets it.", valueName: "path")) var path: String
 
         func run() throws {
             let steps = try DerivationPath(parsing: path).components
-            try PINCommand(readers: readers, pairing: pairing, keyStore: keyStore, credentials: credentials).run("pinless_path_set") { keycard, _, r in
+            try session.run("pinless_path_set") { keycard, _, r in
                 try keycard.setPinlessPath(steps)
                 r["path"] = .string(CardRecords.path(steps))
             }
@@ -351,16 +320,13 @@ extension CardInfoCommand {
     struct ExportKey: ParsableCommand {
         static let configuration = CommandConfiguration(commandName: "export-key",
                                                         abstract: "The public key (or extended public key) at a path, as the card exports it.")
-        @OptionGroup var readers: ReaderOptions
-        @OptionGroup var pairing: PairingOptions
-        @OptionGroup var keyStore: KeyStoreOptions
-        @OptionGroup var credentials: CredentialOptions
+        @OptionGroup var session: SessionOptions
         @Option(help: ArgumentHelp("The key's path, e.g. m/44h/60h/0h/0/0.", valueName: "path")) var path: String
         @Flag(help: "Add the chain code (refused by the card inside EIP-1581).") var extended = false
 
         func run() throws {
             let steps = try DerivationPath(parsing: path).components
-            try PINCommand(readers: readers, pairing: pairing, keyStore: keyStore, credentials: credentials).run("public_key") { keycard, _, r in
+            try session.run("public_key") { keycard, _, r in
                 let key = try keycard.exportKey(path: steps, kind: extended ? .extendedPublicKey : .publicKey)
                 r["path"] = .string(CardRecords.path(steps))
                 if let pub = key.publicKey { r["public_key"] = .string(Hex.encode(pub)) }
