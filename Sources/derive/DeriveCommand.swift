@@ -94,10 +94,16 @@ struct ChainOptions: ParsableArguments {
     }
 
     /// The run's key inputs: a reader for key records (with the BIP39 passphrase the options
-    /// gave) and, with --wallet, the key-store entry that replaces them.
-    func keyInputs(_ passphrase: PassphraseOptions, _ wallet: WalletOptions) throws -> (RecordKeys, KeySource?) {
+    /// gave) and, with --wallet or --card, the key that replaces them (the card's master node,
+    /// and the card itself for the nodes below it).
+    func keyInputs(_ passphrase: PassphraseOptions, _ wallet: WalletOptions,
+                   _ cardOptions: CardKeyOptions? = nil) throws -> (RecordKeys, KeySource?, CardKeys?) {
         let shared = try passphrase.read()
-        return (RecordKeys(coin: coin, accountPath: accountPath, sharedPassphrase: shared), try wallet.keySource(bip39Passphrase: shared))
+        let records = RecordKeys(coin: coin, accountPath: accountPath, sharedPassphrase: shared)
+        if let card = try cardOptions?.keys(wallet.keyStore) {
+            return (records, .bip32(try card.node(at: []), origin: DerivationPath(), fromSeed: true), card)
+        }
+        return (records, try wallet.keySource(bip39Passphrase: shared), nil)
     }
 
     func moneroNetwork() throws -> MoneroNetwork {
@@ -214,12 +220,9 @@ extension DeriveCommand {
 
         func run() throws {
             let pipeline = RecordPipeline(tool: "derive")
-            let keys: RecordKeys, card: CardKeys?
-            var walletSource: KeySource?
+            let keys: RecordKeys, walletSource: KeySource?, card: CardKeys?
             do {
-                (keys, walletSource) = try chainOptions.keyInputs(passphrase, walletOptions)
-                card = try cardOptions.keys(walletOptions.keyStore)
-                if let card { walletSource = .bip32(try card.node(at: []), origin: DerivationPath(), fromSeed: true) }
+                (keys, walletSource, card) = try chainOptions.keyInputs(passphrase, walletOptions, cardOptions)
             } catch let error as any WalletError {
                 return try pipeline.fail(error).exitIfFailed()
             }
@@ -355,7 +358,7 @@ extension DeriveCommand {
         func run() throws {
             let pipeline = RecordPipeline(tool: "derive")
             let keys: RecordKeys, walletSource: KeySource?
-            do { (keys, walletSource) = try chainOptions.keyInputs(passphrase, walletOptions) } catch let error as any WalletError {
+            do { (keys, walletSource, _) = try chainOptions.keyInputs(passphrase, walletOptions) } catch let error as any WalletError {
                 return try pipeline.fail(error).exitIfFailed()
             }
             let body = { (record: JSONObject, emit: (JSONObject) throws(CLIError) -> Void) throws in
@@ -446,12 +449,9 @@ extension DeriveCommand {
 
         func run() throws {
             let pipeline = RecordPipeline(tool: "derive")
-            let keys: RecordKeys, card: CardKeys?, history: Set<String>
-            var walletSource: KeySource?
+            let keys: RecordKeys, walletSource: KeySource?, card: CardKeys?, history: Set<String>
             do {
-                (keys, walletSource) = try chainOptions.keyInputs(passphrase, walletOptions)
-                card = try cardOptions.keys(walletOptions.keyStore)
-                if let card { walletSource = .bip32(try card.node(at: []), origin: DerivationPath(), fromSeed: true) }
+                (keys, walletSource, card) = try chainOptions.keyInputs(passphrase, walletOptions, cardOptions)
                 history = try Self.readUsed(used)
             } catch let error as any WalletError {
                 return try pipeline.fail(error).exitIfFailed()

@@ -84,6 +84,5 @@ signal(SIGPIPE, SIG_IGN)
 let keycard = KeycardSimulator()
 let blankPort = port + 1
 Thread.detachNewThread { serve(port: blankPort, card: nil) }
-print("keycard-sim: listening on 127.0.0.1:\(port) (Keycard) and :\(port + 1) (blank)")
-fflush(nil)
+FileHandle.standardOutput.write("keycard-sim: listening on 127.0.0.1:\(port) (Keycard) and :\(port + 1) (blank)\n".data(using: .utf8)!)
 serve(port: port, card: keycard)
