@@ -162,6 +162,25 @@ final class TranscriptTests: XCTestCase {
         XCTAssertTrue(Hex.encode(duress).hasPrefix("0450832739b0"))
     }
 
+    /// The known-answer tests the protocol notes quote (§5.2, §5.3; from keycard-go's tests).
+    func testKnownAnswersOfTheNotes() throws {
+        let cardData = try Hex.decode("1D7C033E75E10EC578AB538F69F1B02538571BA3831441F1649E3F24B5B3E3E71D7BC2D6A3D02FC8CB2FBB3FD8711BB5")
+        let keys = KeycardCrypto.sessionKeys(sharedX: try Hex.decode("B410E816DA313545151807E25A830201FA389913A977066AB0C6DE0E8631E400"),
+                                             pairingKey: try Hex.decode("544FF0B9B0737E4BFC4ECDFCE09F522B837051BBE4FFCEC494FA420D8525670E"),
+                                             salt: Array(cardData[0..<32]))
+        XCTAssertEqual(Hex.encode(keys.enc.bytes), "4ff496554c01bae0a52323e3481b448c99d43982118d95c6918fe0354d224b90")
+        XCTAssertEqual(Hex.encode(keys.mac.bytes), "185811013138ea1b4ffdbbfa7343ef2dbe3e54c2c231885e867f792448ac2fe5")
+        XCTAssertEqual(Hex.encode(Array(cardData[32..<48])), "1d7bc2d6a3d02fc8cb2fbb3fd8711bb5")
+
+        var session = SecureChannelSession(encKey: SecureBytes(try Hex.decode("FDBCB1637597CF3F8F5E8263007D4E45F64C12D44066D4576EB1443D60AEF441")),
+                                           macKey: SecureBytes(try Hex.decode("2FB70219E6635EE0958AB3F7A428BA87E8CD6E6F873A5725A55F25B102D0F1F7")),
+                                           iv: try Hex.decode("627E64358FA9BDCDAD4442BD8006E0A5"))
+        let wrapped = session.wrap(CommandAPDU(ins: 0x11, data: try Hex.decode("D545A5E95963B6BCED86A6AE826D34C5E06AC64A1217EFFA1415A96674A82500")))
+        XCTAssertEqual(Hex.encode(Array(wrapped[5...])),
+                       "ba796bf8fad1fd50407b87127b94f5023ef8903ae926ead8a204f961b8a0edaee7cccfe7f7f6380ce2c6f188e598e4468b7dedd0e807c18ccbda71a55f3e1f9a")
+        XCTAssertEqual(Hex.encode(session.iv), "ba796bf8fad1fd50407b87127b94f502")
+    }
+
     func testTLVLengthForms() throws {
         let long = TLV(tag: 0xA4, value: [UInt8](repeating: 7, count: 200))
         XCTAssertEqual(Array(long.bytes.prefix(3)), [0xA4, 0x81, 200])
