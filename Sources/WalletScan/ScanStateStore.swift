@@ -82,10 +82,6 @@ final class ScanStateStore {
         let spentTxID: [UInt8]?
     }
 
-    func output(txid: [UInt8], index: Int) throws -> Row? {
-        try db.query("SELECT * FROM outputs WHERE txid = ? AND idx = ?", [.blob(txid), .int(Int64(index))]).first.map(Self.row)
-    }
-
     func allOutputs() throws -> [Row] { try db.query("SELECT * FROM outputs ORDER BY height, txid, idx").map(Self.row) }
 
     private static func row(_ r: [SQLiteDatabase.Value]) -> Row {
