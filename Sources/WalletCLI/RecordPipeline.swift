@@ -151,9 +151,10 @@ public final class RecordPipeline {
             } catch {
                 return try report(RecordError.invalidJSON(offset: error.offset, reason: error.reason), at: location)
             }
-            // An error record from a tool upstream travels on untouched, so it reaches the end
-            // of the pipeline with its own line number; it is not this tool's error.
-            if record["type"] == .string("error") { return try emit(record) }
+            // An error record from a tool upstream travels on, so it reaches the end of the
+            // pipeline with its own line number; it is not this tool's error. Its secret fields
+            // (a tool upstream may have copied the input into it) do not travel with it.
+            if record["type"] == .string("error") { return try emit(SecretFields.removed(from: record)) }
             try apply(transform, to: record, at: location)
         }
     }

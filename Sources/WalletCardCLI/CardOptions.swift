@@ -13,8 +13,12 @@ public struct ReaderOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The reader to use (its full name, or a part of it).", valueName: "name"))
     public var reader: String?
 
-    @Option(help: ArgumentHelp("Wait up to this many seconds for a card.", valueName: "seconds"))
+    @Option(help: ArgumentHelp("Wait up to this many seconds for a Keycard to answer.", valueName: "seconds"))
     public var wait: Double = 0
+
+    public func validate() throws {
+        guard wait.isFinite, (0...3600).contains(wait) else { throw ValidationError("--wait must be 0 to 3600 seconds") }
+    }
 
     /// A Keycard, selected, on the chosen reader.
     public func keycard() throws -> (Keycard, reader: String) {

@@ -22,7 +22,12 @@ public enum Base58 {
         return String(decoding: Array(repeating: alphabet[0], count: zeros) + digits.reversed().map { alphabet[Int($0)] }, as: UTF8.self)
     }
 
+    /// The longest text decoded. Decoding is quadratic in the length; every Base58 string
+    /// Satchel reads (extended keys 111, WIF 52, addresses 35 characters) is far shorter.
+    public static let maxDecodedLength = 256
+
     public static func decode(_ text: String) throws(EncodingError) -> [UInt8] {
+        guard text.utf8.count <= maxDecodedLength else { throw .tooLong(limit: maxDecodedLength) }
         let chars = Array(text.utf8)
         let zeros = chars.prefix { $0 == alphabet[0] }.count
         var bytes = [UInt8]()  // little-endian

@@ -7,6 +7,7 @@ public enum EncodingError: WalletError, Equatable {
     case badChecksum
     case invalidLength
     case invalidBech32(reason: String)
+    case tooLong(limit: Int)
 
     public var code: String {
         switch self {
@@ -17,6 +18,7 @@ public enum EncodingError: WalletError, Equatable {
         case .badChecksum: "encoding.bad_checksum"
         case .invalidLength: "encoding.invalid_length"
         case .invalidBech32: "encoding.invalid_bech32"
+        case .tooLong: "encoding.too_long"
         }
     }
 
@@ -30,6 +32,7 @@ public enum EncodingError: WalletError, Equatable {
         case .badChecksum: "the checksum does not match (a character is wrong)"
         case .invalidLength: "the encoded data has an impossible length"
         case .invalidBech32(let reason): "not a valid bech32 string: \(reason)"
+        case .tooLong(let limit): "the encoded text is longer than \(limit) characters"
         }
     }
 }

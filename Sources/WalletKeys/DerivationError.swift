@@ -11,6 +11,7 @@ public enum DerivationError: WalletError, Equatable {
     case unknownVersion(String)
     case unsupported(String)
     case invalidMoneroKey(String)
+    case invalidWIF(String)
 
     public var code: String {
         switch self {
@@ -23,6 +24,7 @@ public enum DerivationError: WalletError, Equatable {
         case .unknownVersion: "derive.unknown_key_version"
         case .unsupported: "derive.unsupported"
         case .invalidMoneroKey: "derive.invalid_monero_key"
+        case .invalidWIF: "derive.invalid_wif"
         }
     }
 
@@ -37,6 +39,7 @@ public enum DerivationError: WalletError, Equatable {
         case .unknownVersion(let hex): "unknown extended key version \(hex)"
         case .unsupported(let what): what
         case .invalidMoneroKey(let why): "invalid Monero key: \(why)"
+        case .invalidWIF(let why): "invalid WIF private key: \(why)"
         }
     }
 }

@@ -13,6 +13,8 @@ public struct Wordlist: Sendable {
     /// For lists that promise unique prefixes: prefix (in Characters) → word index.
     private let prefixIndex: [String: Int]
     public let uniquePrefixLength: Int?
+    /// The longest word's length in Unicode scalars.
+    let longestWord: Int
 
     init(name: String, text: String, sha256: String, uniquePrefixLength: Int?) {
         self.name = name
@@ -22,6 +24,7 @@ public struct Wordlist: Sendable {
         for (i, w) in words.enumerated() { index[w] = i }
         self.index = index
         self.uniquePrefixLength = uniquePrefixLength
+        self.longestWord = words.map(\.unicodeScalars.count).max() ?? 0
         var prefixes = [String: Int]()
         if let n = uniquePrefixLength {
             var seen = Set<String>()
@@ -50,11 +53,17 @@ public struct Wordlist: Sendable {
     /// Characters, so a swapped pair of letters counts once); among equally close words, those
     /// sharing a longer beginning with the typed word come first, then list order.
     public func suggestions(for word: String, limit: Int = 3) -> [String] {
+        // A word is suggested only within `bound` edits, so only words whose length is within
+        // `bound` of the typed one can be; a typed "word" over twice the longest list word's
+        // length has none, and its cost (quadratic in length) is never paid.
+        guard word.unicodeScalars.count <= 2 * longestWord + 4 else { return [] }
         let typed = Array(word)
+        let bound = max(2, typed.count / 2)
         var scored: [(distance: Int, shared: Int, index: Int)] = []
         scored.reserveCapacity(words.count)
         for (i, w) in words.enumerated() {
             let candidate = Array(w)
+            guard abs(candidate.count - typed.count) <= bound else { continue }
             let shared = zip(typed, candidate).prefix { $0 == $1 }.count
             scored.append((Self.editDistance(typed, candidate), shared, i))
         }
@@ -63,7 +72,6 @@ public struct Wordlist: Sendable {
             if $0.shared != $1.shared { return $0.shared > $1.shared }
             return $0.index < $1.index
         }
-        let bound = max(2, typed.count / 2)
         return scored.prefix(limit).filter { $0.distance <= bound }.map { words[$0.index] }
     }
 

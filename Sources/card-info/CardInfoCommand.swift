@@ -9,6 +9,12 @@ import WalletKeyStore
 
 @main
 struct CardInfoCommand: ParsableCommand {
+    /// Core dumps off before anything is read: a crash must not write secrets to disk.
+    static func main() {
+        ProcessHardening.disableCoreDumps()
+        main(nil)
+    }
+
     static let configuration = CommandConfiguration(
         commandName: "card-info",
         abstract: "A Status Keycard over PC/SC: what it is and holds, and its management.",
@@ -103,6 +109,11 @@ extension CardInfoCommand {
         @OptionGroup var credentials: CredentialOptions
         @Option(help: "PIN tries before it blocks (2–10).") var pinRetries: UInt8 = 3
         @Option(help: "PUK tries before the card is lost (3–12).") var pukRetries: UInt8 = 5
+
+        func validate() throws {
+            guard (2...10).contains(pinRetries) else { throw ValidationError("--pin-retries must be 2 to 10") }
+            guard (3...12).contains(pukRetries) else { throw ValidationError("--puk-retries must be 3 to 12") }
+        }
 
         func run() throws {
             try runCard { pipeline in

@@ -10,6 +10,12 @@ import Glibc
 
 @main
 struct DeriveCommand: ParsableCommand {
+    /// Core dumps off before anything is read: a crash must not write secrets to disk.
+    static func main() {
+        ProcessHardening.disableCoreDumps()
+        main(nil)
+    }
+
     static let configuration = CommandConfiguration(
         commandName: "derive",
         abstract: "Keys and receive addresses from a seed, a phrase, an extended key or Monero keys.",
@@ -74,6 +80,7 @@ struct ChainOptions: ParsableArguments {
             do { _ = try DerivationPath(parsing: accountPath) } catch { throw ValidationError(error.message) }
         }
         guard account < DerivationPath.hardened else { throw ValidationError("--account must be below 2^31") }
+        if let coinType, coinType >= DerivationPath.hardened { throw ValidationError("--coin-type must be below 2^31") }
         if let network, coin == nil || coin == "xmr" {
             let known = Set(CoinNetwork.all.map(\.network)).union(MoneroNetwork.all.map(\.name))
             guard known.contains(network) else { throw ValidationError("unknown network '\(network)'") }
@@ -122,13 +129,15 @@ struct Plan {
     let script: ScriptKind
     let coinType: UInt32
 
-    init(options: ChainOptions, key: ExtendedKey) throws {
+    /// `fromSeed`: the key is a master key made here from a seed, phrase or card, whose version
+    /// bytes say nothing of a network; only an imported extended key is held to its network.
+    init(options: ChainOptions, key: ExtendedKey, fromSeed: Bool) throws {
         if options.coin == "xmr" { throw DerivationError.unsupported("a BIP32 key gives no Monero keys; give a Monero seed or keys for --coin xmr") }
         let coin = options.coin ?? "btc"
         var network = options.network ?? "main"
         if options.network == nil, key.version.testnet, coin == "btc" { network = "test" }
         guard let chain = CoinNetwork.find(coin: coin, network: network) else { throw DerivationError.unsupported("\(coin) has no network \(network)") }
-        if key.version.testnet != chain.testnet, !(coin == "eth") {
+        if !fromSeed, key.version.testnet != chain.testnet, !(coin == "eth") {
             throw DerivationError.unsupported("the extended key is for \(key.version.testnet ? "a test" : "the main") network, not \(coin) \(network)")
         }
         let implied: ScriptKind? = switch key.version.publicPrefix {
@@ -255,7 +264,7 @@ extension DeriveCommand {
         /// hardened step); the addresses below it are derived here.
         private func bip32Addresses(_ key: ExtendedKey, origin: DerivationPath?, fromSeed: Bool, card: CardKeys?, base: JSONObject,
                                     emit: (JSONObject) throws(CLIError) -> Void) throws {
-            let plan = try Plan(options: chainOptions, key: key)
+            let plan = try Plan(options: chainOptions, key: key, fromSeed: fromSeed)
             // Groups of (parent node, its path relative to `key`, the last steps to derive).
             var groups: [(relative: [UInt32], last: [UInt32])] = []
             if let path {
@@ -377,7 +386,7 @@ extension DeriveCommand {
                     if viewOnly || chainOptions.private { out["private_view_key"] = .string(wallet.viewSecret.hex) }
                     if chainOptions.private, let spend = wallet.spendSecret { out["private_spend_key"] = .string(spend.hex) }
                 case .bip32(let key, let origin, let fromSeed):
-                    let plan = try Plan(options: chainOptions, key: key)
+                    let plan = try Plan(options: chainOptions, key: key, fromSeed: fromSeed)
                     let path = fromSeed ? plan.accountPath(chainOptions.account) : (origin ?? DerivationPath())
                     let account = fromSeed ? try key.derive(path.components) : key
                     let standard: ExtendedKeyVersion = plan.chain.testnet ? .tpub : .xpub
@@ -444,7 +453,8 @@ extension DeriveCommand {
 
         func validate() throws {
             if cardOptions.card && walletOptions.wallet != nil { throw ValidationError("give --wallet or --card, not both") }
-            guard gap >= 1, maxAccounts >= 1 else { throw ValidationError("--gap and --max-accounts must be at least 1") }
+            guard (1...Self.maxGap).contains(gap) else { throw ValidationError("--gap must be 1 to \(Self.maxGap)") }
+            guard (1...DerivationPath.hardened).contains(maxAccounts) else { throw ValidationError("--max-accounts must be 1 to 2^31") }
         }
 
         func run() throws {
@@ -463,7 +473,7 @@ extension DeriveCommand {
                 guard case .bip32(let key, _, let fromSeed) = source, fromSeed else {
                     throw DerivationError.unsupported("discovery walks accounts from the master key: give a phrase, a seed, --wallet or --card")
                 }
-                let plan = try Plan(options: chainOptions, key: key)
+                let plan = try Plan(options: chainOptions, key: key, fromSeed: true)
                 let standard: ExtendedKeyVersion = plan.chain.testnet ? .tpub : .xpub
                 var account: UInt32 = 0
                 while account < maxAccounts {
@@ -513,6 +523,10 @@ extension DeriveCommand {
         static func normalized(_ address: String) -> String {
             address.hasPrefix("0x") || address.hasPrefix("0X") || address == address.uppercased() ? address.lowercased() : address
         }
+
+        /// A chain is walked to its last used index plus the gap: a larger gap is a typo, and
+        /// would have derivation run for days.
+        static let maxGap: UInt32 = 1_000_000
 
         static func readUsed(_ path: String) throws -> Set<String> {
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw CLIError.cannotOpen(path: path, reason: "cannot read it") }

@@ -9,6 +9,12 @@ import Glibc
 
 @main
 struct KeyStoreCommand: ParsableCommand {
+    /// Core dumps off before anything is read: a crash must not write secrets to disk.
+    static func main() {
+        ProcessHardening.disableCoreDumps()
+        main(nil)
+    }
+
     static let configuration = CommandConfiguration(
         commandName: "keystore",
         abstract: "Satchel's encrypted key store: add, list, export, destroy entries; change their passphrase.",
@@ -27,7 +33,7 @@ func parseBirthdays(_ items: [String]) throws -> [String: Int] {
     var out = [String: Int]()
     for item in items {
         let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
-        guard parts.count == 2, !parts[0].isEmpty, let height = Int(parts[1]), height >= 0 else {
+        guard parts.count == 2, !parts[0].isEmpty, let height = Int(parts[1]), (0...(1 << 40)).contains(height) else {
             throw ValidationError("--birthday takes chain=height, e.g. btc=840000 or xmr=3100000")
         }
         out[parts[0]] = height

@@ -7,6 +7,12 @@ import Foundation
 
 @main
 struct MnemonicCommand: ParsableCommand {
+    /// Core dumps off before anything is read: a crash must not write secrets to disk.
+    static func main() {
+        ProcessHardening.disableCoreDumps()
+        main(nil)
+    }
+
     static let configuration = CommandConfiguration(
         commandName: "mnemonic",
         abstract: "BIP39 and Monero seed phrases: generate, validate, and convert to entropy or seed.",
@@ -122,7 +128,7 @@ extension MnemonicCommand {
             if store == nil && (confirm || bip39Passphrase || !birthday.isEmpty) {
                 throw ValidationError("--confirm, --bip39-passphrase and --birthday go with --store")
             }
-            for item in birthday where item.split(separator: "=").count != 2 || Int(item.split(separator: "=").last ?? "") == nil {
+            for item in birthday where item.split(separator: "=").count != 2 || !(0...(1 << 40)).contains(Int(item.split(separator: "=").last ?? "") ?? -1) {
                 throw ValidationError("--birthday takes chain=height")
             }
             let handler = MnemonicSchemes.handler(for: schemeOptions.parsedScheme ?? .bip39)

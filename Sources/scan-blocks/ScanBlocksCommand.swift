@@ -10,6 +10,12 @@ import Glibc
 
 @main
 struct ScanBlocksCommand: ParsableCommand {
+    /// Core dumps off before anything is read: a crash must not write secrets to disk.
+    static func main() {
+        ProcessHardening.disableCoreDumps()
+        main(nil)
+    }
+
     static let configuration = CommandConfiguration(
         commandName: "scan-blocks",
         abstract: "The wallet synchronizer: finds a Monero wallet's payments and spends in blocks, resumably.",
@@ -75,7 +81,11 @@ struct ScanBlocksCommand: ParsableCommand {
         guard MoneroNetwork.all.contains(where: { $0.name == network }) else { throw ValidationError("--network must be mainnet, testnet or stagenet") }
         guard ["auto", "jsonl", "none"].contains(progress) else { throw ValidationError("--progress must be auto, jsonl or none") }
         guard parsedLookahead != nil else { throw ValidationError("--lookahead takes two numbers, e.g. 50,200") }
-        if let maxBlocks, maxBlocks < 1 { throw ValidationError("--max-blocks must be at least 1") }
+        if let maxBlocks, !(1...Self.maxHeight).contains(maxBlocks) { throw ValidationError("--max-blocks must be 1 to \(Self.maxHeight)") }
+        for (name, value) in [("--birthday", birthday), ("--until-height", untilHeight)] {
+            if let value, !(0...Self.maxHeight).contains(value) { throw ValidationError("\(name) must be a height from 0 to \(Self.maxHeight)") }
+        }
+        guard interval.isFinite, (0.1...86_400).contains(interval) else { throw ValidationError("--interval must be 0.1 to 86400 seconds") }
         if node != nil && blocks != nil { throw ValidationError("give --blocks or --node, not both") }
         if follow && node == nil { throw ValidationError("--follow goes with --node") }
         if walletOptions.wallet != nil && keyOptions.isGiven { throw ValidationError("give --wallet or --key-file/--key-fd, not both") }
@@ -84,6 +94,10 @@ struct ScanBlocksCommand: ParsableCommand {
             throw ValidationError("--blocks - reads the chain from stdin: give the wallet with --wallet, --key-file or --key-fd")
         }
     }
+
+    /// Heights beyond any chain's lifetime (2^40 blocks) are typos; the bound keeps the
+    /// arithmetic on heights far from overflow.
+    static let maxHeight = 1 << 40
 
     var parsedLookahead: (UInt32, UInt32)? {
         let parts = lookahead.split(separator: ",").compactMap { UInt32($0) }

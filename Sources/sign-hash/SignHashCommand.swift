@@ -7,6 +7,12 @@ import WalletKeys
 
 @main
 struct SignHashCommand: ParsableCommand {
+    /// Core dumps off before anything is read: a crash must not write secrets to disk.
+    static func main() {
+        ProcessHardening.disableCoreDumps()
+        main(nil)
+    }
+
     static let configuration = CommandConfiguration(
         commandName: "sign-hash",
         abstract: "Offline secp256k1 signing of 32-byte hashes: ECDSA (RFC 6979, recoverable) and BIP340 Schnorr.",
@@ -115,6 +121,8 @@ extension SignHashCommand {
             if pinless && (makeCurrent || path != nil) { throw ValidationError("--pinless signs at the card's PIN-less path: no --path or --make-current") }
             if taproot && scheme != .schnorr { throw ValidationError("--taproot goes with --scheme schnorr") }
             if chainId != nil && scheme != .ecdsa { throw ValidationError("--chain-id goes with ECDSA") }
+            // EIP-2294's bound: v = chain_id·2 + 35 + recovery id must fit in 64 bits.
+            if let chainId, chainId > UInt64.max / 2 - 36 { throw ValidationError("--chain-id must be at most \(UInt64.max / 2 - 36) (EIP-2294)") }
             if let path { do { _ = try DerivationPath(parsing: path) } catch { throw ValidationError(error.message) } }
         }
 

@@ -117,20 +117,81 @@ final class DeriveToolTests: XCTestCase {
     func testPathsRangesAndEIP1581() throws {
         let seed = Shell.lines([["seed": "000102030405060708090a0b0c0d0e0f"]])
         let range = try Shell.run("derive --purpose 84 --path \"m/84h/0h/0h/0/0-19\"", stdin: seed)
-        XCTAssertEqual(range.records.count, 20)
-        XCTAssertEqual(range.records.last?["path"] as? String, "m/84'/0'/0'/0/19")
+        XCTAssertEqual(range.status, 0, range.stderr)
+        XCTAssertEqual(range.records.map { $0["path"] as? String }, (0..<20).map { "m/84'/0'/0'/0/\($0)" })
+        // The same addresses as the preset for those indexes.
+        let preset = try Shell.run("derive --purpose 84 --count 20", stdin: seed)
+        XCTAssertEqual(preset.status, 0, preset.stderr)
+        XCTAssertEqual(range.records.map { $0["address"] as? String }, preset.records.map { $0["address"] as? String })
+        XCTAssertTrue(range.records.allSatisfy { ($0["address"] as? String)?.hasPrefix("bc1q") == true }, range.out)
         let both = try Shell.run("derive --purpose 86 --change both --count 2", stdin: seed)
+        XCTAssertEqual(both.status, 0, both.stderr)
         XCTAssertEqual(both.records.map { $0["path"] as? String }, ["m/86'/0'/0'/0/0", "m/86'/0'/0'/0/1", "m/86'/0'/0'/1/0", "m/86'/0'/0'/1/1"])
         XCTAssertTrue(both.records.allSatisfy { ($0["address"] as? String ?? "").hasPrefix("bc1p") })
+        // EIP-1581: the vector's example path, built from its components, gives embit's key.
         let eip = try TestPaths.json(TestPaths.vector("eip1581.json")) as! [String: Any]
-        let text = String(describing: eip)
-        XCTAssertTrue(text.contains("1581"))
-        let whisper = try Shell.run("derive --coin eth --path \"m/43'/60'/1581'/4'/1469833213'/1555737549\"", stdin: seed)
-        XCTAssertEqual(whisper.status, 0, whisper.stderr)
-        XCTAssertEqual(whisper.records.first?["path"] as? String, "m/43'/60'/1581'/4'/1469833213'/1555737549")
-        let testnet = try Shell.run("derive --network test --purpose 84 && derive --network regtest --purpose 84 && derive --coin zec && derive --coin doge", stdin: seed + seed + seed + seed)
-        let prefixes = testnet.records.map { ($0["address"] as? String ?? "").prefix(4) }
-        XCTAssertEqual(prefixes.count, 4)
+        let example = eip["example"] as! [String: Any]
+        let id = UInt64((example["key_index_hex"] as! String).dropFirst(2), radix: 16)!
+        let built = "\(eip["prefix"] as! String)/\(example["key_type"] as! Int)'/\(id >> 31)'/\(id & 0x7fff_ffff)"
+        XCTAssertEqual(built, example["path"] as? String)
+        let reference = try TestPaths.json(TestPaths.projectFixture("testnet/testnet-derivations.json")) as! [String: Any]
+        for want in reference["eip1581"] as! [[String: String]] {
+            let r = try Shell.run("derive --coin eth --path \"\(want["path"]!)\"", stdin: seed)
+            XCTAssertEqual(r.status, 0, r.stderr)
+            XCTAssertEqual(r.records.count, 1, r.out)
+            XCTAssertEqual(r.records.first?["path"] as? String, want["path"])
+            XCTAssertEqual(r.records.first?["public_key"] as? String, want["public_key"])
+        }
+    }
+
+    /// Test networks from a phrase or seed, and watch-only from their account keys, against
+    /// embit's values (Tests/Fixtures/testnet): every purpose on test, signet and regtest.
+    func testTestNetworksAgainstAnIndependentLibrary() throws {
+        let doc = try TestPaths.json(TestPaths.projectFixture("testnet/testnet-derivations.json")) as! [String: Any]
+        let cases = doc["cases"] as! [[String: Any]]
+        XCTAssertEqual(cases.count, 36)
+        for c in cases {
+            var input: [String: Any] = [:]
+            for field in ["mnemonic", "passphrase", "seed"] { if let v = c[field] { input[field] = v } }
+            let label = "\(c["network"]!) \(c["purpose"]!) \(input["seed"] ?? input["mnemonic"]!)"
+            let flags = "--network \(c["network"]!) --purpose \(c["purpose"]!)"
+            let want = c["addresses"] as! [[String: String]]
+            let r = try Shell.run("derive \(flags) --change both --count 3 --private", stdin: Shell.lines([input]))
+            XCTAssertEqual(r.status, 0, label + r.stderr)
+            XCTAssertEqual(r.records.map { $0["path"] as? String }, want.map { $0["path"] }, label)
+            XCTAssertEqual(r.records.map { $0["address"] as? String }, want.map { $0["address"] }, label)
+            XCTAssertEqual(r.records.map { $0["public_key"] as? String }, want.map { $0["public_key"] }, label)
+            XCTAssertEqual(r.records.map { $0["wif"] as? String }, want.map { $0["wif"] }, label)
+            XCTAssertEqual(r.records.map { $0["network"] as? String }, want.map { _ in c["network"] as? String }, label)
+
+            let account = try Shell.run("derive account \(flags) --private", stdin: Shell.lines([input]))
+            XCTAssertEqual(account.status, 0, label + account.stderr)
+            let record = try XCTUnwrap(account.records.first, label)
+            XCTAssertEqual(account.records.count, 1, label)
+            XCTAssertEqual(record["path"] as? String, c["account_path"] as? String, label)
+            XCTAssertEqual(record["xpub"] as? String, c["tpub"] as? String, label)
+            XCTAssertEqual(record["xprv"] as? String, c["tprv"] as? String, label)
+            XCTAssertEqual(record["master_fingerprint"] as? String, c["master_fingerprint"] as? String, label)
+            if let prefix = c["slip132_prefix"] as? String {
+                XCTAssertEqual(record[prefix] as? String, c["slip132"] as? String, label)
+            }
+            // Watch-only from the account record: the same receive and change addresses.
+            let watch = try Shell.run("derive account \(flags) | derive \(flags) --change both --count 3", stdin: Shell.lines([input]))
+            XCTAssertEqual(watch.status, 0, label + watch.stderr)
+            XCTAssertEqual(watch.records.map { $0["address"] as? String }, want.map { $0["address"] }, label)
+        }
+        // Other coins keep their own networks: ZEC and DOGE transparent addresses from a seed.
+        let seed = Shell.lines([["seed": "000102030405060708090a0b0c0d0e0f"]])
+        let zec = try Shell.run("derive --coin zec", stdin: seed)
+        XCTAssertEqual(zec.status, 0, zec.stderr)
+        XCTAssertEqual((zec.records.first?["address"] as? String)?.prefix(2), "t1")
+        let doge = try Shell.run("derive --coin doge", stdin: seed)
+        XCTAssertEqual(doge.status, 0, doge.stderr)
+        XCTAssertEqual((doge.records.first?["address"] as? String)?.prefix(1), "D")
+        // An imported mainnet key is still held to its network.
+        let mismatch = try Shell.run("derive account --purpose 84 | derive --network test --purpose 84", stdin: seed)
+        XCTAssertEqual(mismatch.status, 65)
+        XCTAssertEqual(mismatch.records.first?["code"] as? String, "derive.unsupported")
     }
 
     func testHelpAndManPage() throws {

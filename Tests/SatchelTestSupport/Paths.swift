@@ -14,6 +14,8 @@ public enum TestPaths {
 
     public static func vector(_ relative: String) -> URL { shared.appendingPathComponent("vectors/" + relative) }
     public static func fixture(_ relative: String) -> URL { shared.appendingPathComponent("fixtures/" + relative) }
+    /// Fixtures kept in the project (Tests/Fixtures, each folder with a README of its source).
+    public static func projectFixture(_ relative: String) -> URL { packageRoot.appendingPathComponent("Tests/Fixtures/" + relative) }
 
     /// The directory of built executables: $SATCHEL_BIN_DIR (set by the Makefile from
     /// `swift build --show-bin-path`), else .build/debug.
