@@ -82,7 +82,7 @@ let package = Package(
         .testTarget(name: "WalletKeysTests", dependencies: ["WalletKeys", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "WalletKeyStoreTests", dependencies: ["WalletKeyStore", "WalletCore"]),
         .testTarget(name: "WalletScanTests", dependencies: ["WalletScan", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
-        .testTarget(name: "WalletCardTests", dependencies: ["WalletCard", "KeycardSimulator", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
+        .testTarget(name: "WalletCardTests", dependencies: ["WalletCard", "WalletCardCLI", "KeycardSimulator", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "WalletCLITests", dependencies: ["WalletCLI", "WalletCore"]),
         .testTarget(name: "EndToEndTests", dependencies: ["SatchelTestSupport"]),
     ]

@@ -31,6 +31,13 @@ public final class KeycardSimulator: CardChannel {
     private var hasChainCode = true
     private var currentPath = [UInt32]()
     private var pinlessPath: [UInt32]?
+    /// The applet's derivation scratch buffer (CLEAR_ON_RESET): an empty path copies only the
+    /// private key into it, so an extended export at m answers whatever chain code the last
+    /// derivation left there, zeros after power-up.
+    private var scratchChainCode = [UInt8](repeating: 0, count: 32)
+    /// Whether the applet is selected: after a power cycle or reset nothing is, and the runtime
+    /// answers any command but SELECT with 6986 (as jCardSim does for the genuine applet).
+    private var selected = false
 
     /// Counts what crossed the channel, for tests.
     public private(set) var transmitted = 0
@@ -49,6 +56,8 @@ public final class KeycardSimulator: CardChannel {
         duress = false
         pendingCardChallenge = nil
         pairings[0xFF] = nil
+        scratchChainCode = [UInt8](repeating: 0, count: 32)
+        selected = false
         closeChannel()
     }
 
@@ -58,6 +67,7 @@ public final class KeycardSimulator: CardChannel {
         let (cla, ins, p1, p2) = (apdu[0], apdu[1], apdu[2], apdu[3])
         let data = apdu.count > 5 ? Array(apdu[5..<min(apdu.count, 5 + Int(apdu[4]))]) : []
         if cla == 0x00 && ins == 0xA4 { return select(data) }
+        guard selected else { return sw(0x6986) }
         guard initialized else {
             return ins == 0xFE ? initialize(data) : sw(0x6D00)
         }
@@ -110,8 +120,7 @@ public final class KeycardSimulator: CardChannel {
     // MARK: - States
 
     private func factoryReset() {
-        repeat { scKey = Sodium.randomBytes(32) } while !Secp256k1.isValidPrivateKey(scKey)
-        scPublic = (try? Secp256k1.publicKey(of: scKey).uncompressed) ?? []
+        newSecureChannelKeyPair()
         instanceUID = Sodium.randomBytes(16).bytes
         initialized = false
         (pin, puk, altPIN, pairingSecret) = ([], [], [], [])
@@ -124,6 +133,13 @@ public final class KeycardSimulator: CardChannel {
         closeChannel()
     }
 
+    /// The secure-channel key pair: made at factory reset and again at INIT (the transcript's
+    /// SELECT answers a different key before and after INIT).
+    private func newSecureChannelKeyPair() {
+        repeat { scKey = Sodium.randomBytes(32) } while !Secp256k1.isValidPrivateKey(scKey)
+        scPublic = (try? Secp256k1.publicKey(of: scKey).uncompressed) ?? []
+    }
+
     private func closeChannel() {
         encKey = nil
         macKey = nil
@@ -132,8 +148,10 @@ public final class KeycardSimulator: CardChannel {
 
     private func select(_ aid: [UInt8]) -> [UInt8] {
         guard aid.count >= 8, Array(aid.prefix(8)) == Array(Keycard.instanceAID.prefix(8)), aid.count == 8 || aid == Keycard.instanceAID else {
+            selected = false
             return sw(0x6A82)
         }
+        selected = true
         pinValidated = false
         pendingCardChallenge = nil
         pairings[0xFF] = nil  // the ephemeral pairing lasts until the next SELECT
@@ -168,6 +186,7 @@ public final class KeycardSimulator: CardChannel {
         altPIN = payload.count == 58 ? Array(payload[52..<58]) : Array(puk[0..<6])
         (pinLeft, pukLeft) = (pinMax, pukMax)
         initialized = true
+        newSecureChannelKeyPair()
         return sw(0x9000)
     }
 
@@ -246,7 +265,8 @@ public final class KeycardSimulator: CardChannel {
         switch p1 {
         case 0x00:
             guard data.count == 6, digits else { return sw(0x6A80) }
-            pin = data
+            // The applet updates the PIN that was verified: after the duress PIN, that one.
+            if duress { altPIN = data } else { pin = data }
         case 0x01:
             guard data.count == 12, digits else { return sw(0x6A80) }
             puk = data
@@ -361,7 +381,11 @@ public final class KeycardSimulator: CardChannel {
         guard var key = master else { return .failure(StatusWord(0x6985)) }
         if !path.isEmpty && !hasChainCode { return .failure(StatusWord(0x6985)) }
         if duress, let altered = try? ExtendedKey(masterPrivateKey: key.privateKey!, chainCode: Hash.sha256(key.chainCode)) { key = altered }
-        do { return .success(try key.derive(path)) } catch { return .failure(StatusWord(0x6984)) }
+        do {
+            let derived = try key.derive(path)
+            if !path.isEmpty { scratchChainCode = derived.chainCode }
+            return .success(derived)
+        } catch { return .failure(StatusWord(0x6984)) }
     }
 
     private func derive(p1: UInt8, _ data: [UInt8]) -> [UInt8] {
@@ -434,7 +458,10 @@ public final class KeycardSimulator: CardChannel {
             switch p2 {
             case 0x00: fields = TLV(tag: 0x81, value: k.privateKey!.bytes).bytes
             case 0x01: fields = TLV(tag: 0x80, value: k.publicKey.uncompressed).bytes
-            default: fields = TLV(tag: 0x80, value: k.publicKey.uncompressed).bytes + TLV(tag: 0x82, value: k.chainCode).bytes
+            default:
+                // At m the applet copies no chain code: the scratch buffer's stale one goes out.
+                let chain = path.isEmpty ? scratchChainCode : k.chainCode
+                fields = TLV(tag: 0x80, value: k.publicKey.uncompressed).bytes + TLV(tag: 0x82, value: chain).bytes
             }
             return TLV(tag: 0xA1, value: fields).bytes + sw(0x9000)
         }

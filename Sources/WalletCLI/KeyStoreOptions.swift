@@ -125,13 +125,15 @@ public enum KeyStoreRecords {
             if let path { _ = try DerivationPath(parsing: path) }
             return KeyStoreEntry(metadata: meta(.xpub, path: path), secret: SecureBytes(Array(text.utf8)))
         }
-        if let field = ["view_key", "private_view_key"].first(where: { record[$0] != nil }),
-           let spend = try record.optionalString("public_spend_key") {
-            let view = try Hex.decodeSecret(record.string(field, expected: "hex"))
-            let keys = try MoneroKeys(viewSecret: view, spendPublic: try Hex.decode(spend))
-            return KeyStoreEntry(metadata: meta(.moneroView), secret: SecureBytes(view.bytes + keys.spendPublic))
+        if ["view_key", "private_view_key"].contains(where: { record[$0] != nil }) {
+            // The same reading (and checks of an address against the view key) as the tools'.
+            var scratch = record
+            guard case .monero(let keys) = try RecordKeys(coin: "xmr", accountPath: nil, sharedPassphrase: nil).source(record, out: &scratch) else {
+                throw KeyStoreError.unsupportedEntry("a view key record must be a Monero view-only wallet")
+            }
+            return KeyStoreEntry(metadata: meta(.moneroView), secret: SecureBytes(keys.viewSecret.bytes + keys.spendPublic))
         }
-        throw RecordError.missingField("mnemonic", expected: "a mnemonic, seed, extended public key, or Monero view_key with public_spend_key")
+        throw RecordError.missingField("mnemonic", expected: "a mnemonic, seed, extended public key, or Monero view_key with public_spend_key or the primary address")
     }
 
     /// The record `keystore export` writes: the secret in the form the other tools read.

@@ -13,11 +13,15 @@ public struct RecordKeys: Sendable {
     /// Where an imported extended key sits, if the user said so.
     public let accountPath: String?
     public let sharedPassphrase: SecureBytes?
+    /// The Monero network the run works on, which a view-only record's address must match
+    /// (nil: any).
+    public let moneroNetwork: MoneroNetwork?
 
-    public init(coin: String?, accountPath: String?, sharedPassphrase: SecureBytes?) {
+    public init(coin: String?, accountPath: String?, sharedPassphrase: SecureBytes?, moneroNetwork: MoneroNetwork? = nil) {
         self.coin = coin
         self.accountPath = accountPath
         self.sharedPassphrase = sharedPassphrase
+        self.moneroNetwork = moneroNetwork
     }
 
     /// Whether the record carries key material of its own.
@@ -73,13 +77,23 @@ public struct RecordKeys: Sendable {
         }
         if let field = ["view_key", "private_view_key"].first(where: { record[$0] != nil }) {
             let view = try Hex.decodeSecret(record.string(field, expected: "hex"))
+            // The wallet's address under the names derive account and monero-wallet-rpc use.
+            if let text = try record.optionalString("primary_address") ?? record.optionalString("address") {
+                let address = try MoneroAddress(parsing: text)
+                let keys = try MoneroKeys(viewSecret: view, address: address, network: moneroNetwork)
+                if let spendPublic = try record.optionalString("public_spend_key"), try Hex.decode(spendPublic) != keys.spendPublic {
+                    throw DerivationError.invalidMoneroKey("public_spend_key is not the address's public spend key")
+                }
+                if let id = address.paymentID {
+                    if let given = try record.optionalString("payment_id"), given.lowercased() != Hex.encode(id) {
+                        throw DerivationError.invalidMoneroKey("payment_id differs from the integrated address's")
+                    }
+                    out["payment_id"] = .string(Hex.encode(id))
+                }
+                return .monero(keys)
+            }
             if let spendPublic = try record.optionalString("public_spend_key") {
                 return .monero(try MoneroKeys(viewSecret: view, spendPublic: try Hex.decode(spendPublic)))
-            }
-            if let address = try record.optionalString("address") {
-                let raw = try MoneroBase58.decode(address)
-                guard raw.count >= 69 else { throw DerivationError.invalidMoneroKey("the address is too short") }
-                return .monero(try MoneroKeys(viewSecret: view, spendPublic: Array(raw[raw.count - 68..<raw.count - 36])))
             }
             throw RecordError.missingField("public_spend_key", expected: "the public spend key (or the \"address\") beside a view key")
         }

@@ -28,6 +28,11 @@ public enum CardError: WalletError, Equatable {
     case invalidDerivedKey
     case unsupportedApplet(version: String)
     case badCredential(String)
+    case noSuchReader(name: String, present: [String])
+    case noPinlessPath
+    case pinNotBlocked
+    /// EXPORT KEY of an extended key at m: applet 3.x returns a stale chain code there.
+    case masterChainCodeUnavailable
 
     public var code: String {
         switch self {
@@ -52,14 +57,18 @@ public enum CardError: WalletError, Equatable {
         case .invalidDerivedKey: "card.invalid_derived_key"
         case .unsupportedApplet: "card.unsupported_applet"
         case .badCredential: "card.bad_credential"
+        case .noSuchReader: "card.no_such_reader"
+        case .noPinlessPath: "card.no_pinless_path"
+        case .pinNotBlocked: "card.pin_not_blocked"
+        case .masterChainCodeUnavailable: "card.no_master_chain_code"
         }
     }
 
     public var exitStatus: ExitStatus {
         switch self {
-        case .noReader, .noCard, .noKeycard, .pcsc: .unavailable
+        case .noReader, .noCard, .noKeycard, .pcsc, .noSuchReader: .unavailable
         case .wrongPIN, .wrongPUK, .pinBlocked, .badCardCryptogram: .noPermission
-        case .badCredential: .usage
+        case .badCredential, .masterChainCodeUnavailable: .usage
         case .unsupportedApplet: .unavailable
         default: .protocolError
         }
@@ -88,6 +97,11 @@ public enum CardError: WalletError, Equatable {
         case .invalidDerivedKey: "the card derived an invalid key on this path (6984)"
         case .unsupportedApplet(let version): "Keycard applet \(version) is not supported yet (Satchel speaks applet 3.x, secure channel v1)"
         case .badCredential(let what): what
+        case .noSuchReader(let name, let present):
+            "no reader matches '\(name)'; readers present: " + (present.isEmpty ? "none" : present.map { "'\($0)'" }.joined(separator: ", "))
+        case .noPinlessPath: "no PIN-less path is set on the card (6A88): set one with card-info set-pinless-path --path PATH"
+        case .pinNotBlocked: "the PIN is not blocked, so there is nothing to unblock (check it with card-info verify-pin; change it with card-info change-pin)"
+        case .masterChainCodeUnavailable: "the Keycard does not export the master key's chain code (applet 3.x answers a stale one at m): export the extended key at a deeper path, or the public key alone at m"
         }
     }
 
@@ -95,6 +109,7 @@ public enum CardError: WalletError, Equatable {
         switch self {
         case .wrongPIN(let n), .wrongPUK(let n): [("retries_left", .int(n))]
         case .unexpectedStatus(_, let sw): [("sw", .string(String(format: "%04X", sw)))]
+        case .noSuchReader(_, let present): [("readers", .strings(present))]
         default: []
         }
     }

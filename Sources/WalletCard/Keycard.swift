@@ -87,7 +87,7 @@ public struct ExportedKey: Sendable {
 
 /// SIGN's choice of key (P1): the current key, a path (optionally made current), or the
 /// PIN-less path.
-public enum SignKey: Sendable {
+public enum SignKey: Sendable, Equatable {
     case current
     case path([UInt32], makeCurrent: Bool)
     case pinless
@@ -220,6 +220,8 @@ public final class Keycard {
     }
 
     public func verifyPIN(_ pin: SecureBytes) throws(CardError) {
+        // A malformed PIN is refused here: sent, the card would count it as a wrong try.
+        try Self.checkDigits(pin, count: 6, what: "the PIN")
         _ = try command(CommandAPDU(ins: 0x20, data: pin.bytes), "VERIFY PIN", credential: .pin)
     }
 
@@ -239,8 +241,13 @@ public final class Keycard {
     }
 
     public func unblockPIN(puk: SecureBytes, newPIN: SecureBytes) throws(CardError) {
+        try Self.checkDigits(puk, count: 12, what: "the PUK")
         try Self.checkDigits(newPIN, count: 6, what: "the new PIN")
-        _ = try command(CommandAPDU(ins: 0x22, data: puk.bytes + newPIN.bytes), "UNBLOCK PIN", credential: .puk)
+        do {
+            _ = try command(CommandAPDU(ins: 0x22, data: puk.bytes + newPIN.bytes), "UNBLOCK PIN", credential: .puk)
+        } catch .conditionsNotSatisfied {
+            throw .pinNotBlocked  // 6985: the applet unblocks only a PIN with no tries left
+        }
     }
 
     /// LOAD KEY from a BIP39 seed (P1=03); returns the key UID.
@@ -265,6 +272,9 @@ public final class Keycard {
 
     /// EXPORT KEY for a path from the master (private keys only inside EIP-1581, as the card allows).
     public func exportKey(path: [UInt32], kind: ExportKind, makeCurrent: Bool = false) throws(CardError) -> ExportedKey {
+        // Applet 3.x copies only the private key when the path is empty and answers whatever
+        // chain code its scratch buffer holds (zeros after power-up, else the last key's).
+        if path.isEmpty && kind == .extendedPublicKey { throw .masterChainCodeUnavailable }
         let data = try command(CommandAPDU(ins: 0xC2, p1: makeCurrent ? 0x02 : 0x01, p2: kind.rawValue, data: Self.encodePath(path)), "EXPORT KEY")
         guard let template = try TLV.parse(data).first(0xA1) else { throw .malformedResponse("EXPORT KEY: no A1 template") }
         let fields = try TLV.parse(template.value)
@@ -282,7 +292,8 @@ public final class Keycard {
         case .path(let path, let makeCurrent): apdu = CommandAPDU(ins: 0xC0, p1: makeCurrent ? 0x02 : 0x01, data: hash + Self.encodePath(path))
         case .pinless: apdu = CommandAPDU(ins: 0xC0, p1: 0x03, data: hash)
         }
-        let data = try command(apdu, "SIGN")
+        let data: [UInt8]
+        do { data = try command(apdu, "SIGN") } catch .unexpectedStatus(_, 0x6A88) where key == .pinless { throw .noPinlessPath }
         return try Self.parseSignature(data, hash: hash)
     }
 

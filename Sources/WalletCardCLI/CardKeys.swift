@@ -37,15 +37,51 @@ public struct CardKeyOptions: ParsableArguments {
 /// Public keys from the card: the extended public key at the last hardened step of a path comes
 /// from the card (EXPORT KEY), once per distinct prefix; the rest is derived here, as any
 /// watch-only wallet does. Private keys stay on the card.
+///
+/// Never an extended export at m: applet 3.x does not copy the master chain code there and
+/// answers a stale buffer (zeros after power-up, else the last derived key's chain code).
 public final class CardKeys {
     public let keycard: Keycard
     private var exported = [[UInt32]: ExtendedKey]()
 
     public init(_ keycard: Keycard) { self.keycard = keycard }
 
-    /// The public node at an absolute path.
+    /// The master public key (EXPORT KEY, public only, at m: the card answers that correctly).
+    public func masterPublicKey() throws -> Secp256k1.PublicKey {
+        guard let pub = try keycard.exportKey(path: [], kind: .publicKey).publicKey, let key = try? Secp256k1.PublicKey(parsing: pub) else {
+            throw CardError.malformedResponse("EXPORT KEY: no public key")
+        }
+        return key
+    }
+
+    /// A stand-in for the master node that says "BIP32, from a seed, depth 0" to code choosing
+    /// coins and scripts. Its chain code is unknown (zeros): derive only through `node(at:)`.
+    public func masterPlaceholder() throws -> ExtendedKey {
+        try ExtendedKey(publicKey: masterPublicKey().compressed, chainCode: [UInt8](repeating: 0, count: 32), depth: 0, childNumber: 0,
+                        parentFingerprint: [0, 0, 0, 0])
+    }
+
+    /// The public key at a path: at m and after a hardened last step exported alone (nothing is
+    /// derived below it, and the card refuses extended keys inside EIP-1581); otherwise from the
+    /// node, falling back to the key alone where the card refuses the extended export.
+    public func publicKey(at path: [UInt32]) throws -> Secp256k1.PublicKey {
+        if path.isEmpty { return try masterPublicKey() }
+        if path.last! < DerivationPath.hardened {
+            do { return try node(at: path).publicKey } catch CardError.conditionsNotSatisfied {}
+        }
+        guard let pub = try keycard.exportKey(path: path, kind: .publicKey).publicKey, let key = try? Secp256k1.PublicKey(parsing: pub) else {
+            throw CardError.malformedResponse("EXPORT KEY: no public key")
+        }
+        return key
+    }
+
+    /// The public node at an absolute path below m (m itself has no trustworthy chain code:
+    /// use `masterPublicKey()`).
     public func node(at path: [UInt32]) throws -> ExtendedKey {
-        let cut = (path.lastIndex { $0 >= DerivationPath.hardened }).map { $0 + 1 } ?? 0
+        guard !path.isEmpty else { throw CardError.masterChainCodeUnavailable }
+        // Exported at the last hardened step, through which only the card can derive; with no
+        // hardened step, at the first step (one export serves m/0/0, m/0/1, …).
+        let cut = max((path.lastIndex { $0 >= DerivationPath.hardened }).map { $0 + 1 } ?? 0, 1)
         let prefix = Array(path[..<cut])
         let base: ExtendedKey
         if let known = exported[prefix] {
@@ -53,7 +89,7 @@ public final class CardKeys {
         } else {
             let key = try keycard.exportKey(path: prefix, kind: .extendedPublicKey)
             guard let pub = key.publicKey, let chain = key.chainCode else { throw CardError.malformedResponse("EXPORT KEY: no extended public key") }
-            let parent = prefix.isEmpty ? [0, 0, 0, 0] : try parentFingerprint(of: prefix)
+            let parent = try parentFingerprint(of: prefix)
             base = try ExtendedKey(publicKey: pub, chainCode: chain, depth: UInt8(prefix.count), childNumber: prefix.last ?? 0, parentFingerprint: parent)
             exported[prefix] = base
         }
@@ -61,8 +97,15 @@ public final class CardKeys {
     }
 
     private func parentFingerprint(of path: [UInt32]) throws -> [UInt8] {
-        guard let pub = try keycard.exportKey(path: Array(path.dropLast()), kind: .publicKey).publicKey,
-              let key = try? Secp256k1.PublicKey(parsing: pub) else { throw CardError.malformedResponse("EXPORT KEY: no public key") }
+        let parent = Array(path.dropLast())
+        let key: Secp256k1.PublicKey
+        if parent.isEmpty {
+            key = try masterPublicKey()
+        } else {
+            guard let pub = try keycard.exportKey(path: parent, kind: .publicKey).publicKey,
+                  let parsed = try? Secp256k1.PublicKey(parsing: pub) else { throw CardError.malformedResponse("EXPORT KEY: no public key") }
+            key = parsed
+        }
         return Array(Hash.hash160(key.compressed).prefix(4))
     }
 }

@@ -20,26 +20,47 @@ public struct ReaderOptions: ParsableArguments {
         guard wait.isFinite, (0...3600).contains(wait) else { throw ValidationError("--wait must be 0 to 3600 seconds") }
     }
 
-    /// A Keycard, selected, on the chosen reader.
+    /// A Keycard, selected, on the chosen reader. With --wait, until a card in one of the
+    /// readers answers the Keycard SELECT (another card, or none, is waited past).
     public func keycard() throws -> (Keycard, reader: String) {
         let context = try PCSCContext()
-        let readers = try context.readers()
-        guard !readers.isEmpty else { throw CardError.noReader }
-        let candidates = reader.map { name in readers.filter { $0 == name || $0.contains(name) } } ?? readers
-        guard !candidates.isEmpty else { throw CardError.noCard(reader: reader) }
-        var failures = [CardError]()
-        for name in candidates {
-            if wait > 0 { _ = try context.waitForCard(in: name, seconds: wait) }
-            switch Self.select(context, name) {
-            case .success(let keycard): return (keycard, name)
-            case .failure(let error):
-                if case .unsupportedApplet = error { throw error }
-                failures.append(error)
+        return try Self.untilKeycard(wait: wait) { () throws -> (Keycard, String)? in
+            let readers = try context.readers()
+            let candidates = reader.map { name in readers.filter { $0 == name || $0.contains(name) } } ?? readers
+            var failures = [CardError]()
+            for name in candidates {
+                switch Self.select(context, name) {
+                case .success(let keycard): return (keycard, name)
+                case .failure(let error):
+                    if case .unsupportedApplet = error { throw error }
+                    failures.append(error)
+                }
             }
+            return nil
+        } failure: { () throws -> Never in
+            let readers = try context.readers()
+            let candidates = reader.map { name in readers.filter { $0 == name || $0.contains(name) } } ?? readers
+            guard !readers.isEmpty else { throw CardError.noReader }
+            if let reader, candidates.isEmpty { throw CardError.noSuchReader(name: reader, present: readers) }
+            // With one reader named, its own error (no card there, …); else: no Keycard anywhere.
+            if reader != nil, candidates.count == 1 {
+                if case .failure(let error) = Self.select(context, candidates[0]) { throw error }
+            }
+            throw CardError.noKeycard
         }
-        // With one reader named, its own error (no card there, …); else: no Keycard anywhere.
-        if reader != nil, candidates.count == 1, let only = failures.first { throw only }
-        throw CardError.noKeycard
+    }
+
+    /// Tries `attempt` until it finds a Keycard or `wait` seconds have passed (at least once),
+    /// polling: a reader's state change says nothing about whether a Keycard answers SELECT
+    /// (a blank card in the reader, or the Keycard inserted late, is waited past).
+    static func untilKeycard<T>(wait: Double, _ attempt: () throws -> T?, failure: () throws -> Never) throws -> T {
+        let deadline = Date().addingTimeInterval(wait)
+        while true {
+            if let found = try attempt() { return found }
+            let left = deadline.timeIntervalSinceNow
+            if left <= 0 { try failure() }
+            usleep(UInt32(min(left, 0.25) * 1_000_000))
+        }
     }
 
     private static func select(_ context: PCSCContext, _ name: String) -> Result<Keycard, CardError> {
@@ -80,8 +101,31 @@ public struct CredentialOptions: ParsableArguments {
             } else {
                 throw ValidationError("the credentials record has no \"\(field)\"")
             }
+            try Self.checkFormat(field, out[field]!)
+        }
+        // Optional fields, checked only: the duress PIN lets change-pin refuse to make the PIN
+        // equal to it (the PIN would then open the duress wallet).
+        for field in ["duress_pin"] where out[field] == nil {
+            if let text = try record.optionalString(field) {
+                out[field] = SecureBytes(Array(text.utf8))
+                try Self.checkFormat(field, out[field]!)
+            }
         }
         return out
+    }
+
+    /// PINs are 6 digits and PUKs 12, checked before anything is sent: the card counts a
+    /// malformed PIN as a wrong try. The message names the field, never the value.
+    static func checkFormat(_ field: String, _ value: SecureBytes) throws {
+        let digits: Int? = switch field {
+        case "pin", "new_pin", "duress_pin": 6
+        case "puk", "new_puk": 12
+        default: nil
+        }
+        guard let digits else { return }
+        guard value.count == digits, value.bytes.allSatisfy({ (0x30...0x39).contains($0) }) else {
+            throw CardError.badCredential("\(field) must be \(digits) digits")
+        }
     }
 }
 

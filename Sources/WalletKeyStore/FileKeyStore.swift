@@ -47,14 +47,14 @@ public struct FileKeyStore: KeyStorer {
         return try EntryFile.open(try read(name), name: name, passphrase: passphrase)
     }
 
-    public func list() throws(KeyStoreError) -> [EntryMetadata] {
+    public func list() throws(KeyStoreError) -> [ListedEntry] {
         guard access(directory, F_OK) == 0 else { return [] }
         try checkDirectory()
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
             .filter { $0.hasSuffix(".key") && !$0.hasPrefix(".") }.map { String($0.dropLast(4)) }.sorted()
-        var out = [EntryMetadata]()
-        for name in names { out.append(try EntryFile.metadata(of: try read(name), name: name)) }
-        return out
+        return names.map { name in
+            ListedEntry(name: name, metadata: Result { () throws(KeyStoreError) in try EntryFile.metadata(of: try read(name), name: name) })
+        }
     }
 
     /// Overwrites the file with random bytes, syncs, then unlinks it. On flash storage or a
@@ -97,9 +97,22 @@ public struct FileKeyStore: KeyStorer {
 
     private func read(_ name: String) throws(KeyStoreError) -> [UInt8] {
         try checkDirectory()
-        let fd = Glibc.open(path(name), O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { throw errno == ENOENT ? .unknownEntry(name) : .io("cannot open \(path(name)): \(String(cString: strerror(errno)))") }
+        let fd = Glibc.open(path(name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else {
+            if errno == ENOENT { throw .unknownEntry(name) }
+            if errno == ELOOP { throw .insecureEntry(name: name, problem: "\(path(name)) is a symbolic link; entries are regular files") }
+            throw .io("cannot open \(path(name)): \(String(cString: strerror(errno)))")
+        }
         defer { close(fd) }
+        // Only a regular file of ours that nobody else can read (as the directory): a readable
+        // entry lets anyone try passphrases offline.
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw .io("cannot stat \(path(name))") }
+        guard info.st_mode & S_IFMT == S_IFREG else { throw .insecureEntry(name: name, problem: "\(path(name)) is not a regular file") }
+        guard info.st_uid == geteuid() else { throw .insecureEntry(name: name, problem: "\(path(name)) belongs to another user") }
+        guard info.st_mode & 0o077 == 0 else {
+            throw .insecureEntry(name: name, problem: "\(path(name)) has mode \(String(info.st_mode & 0o777, radix: 8)): others can read it; run chmod 600 \(path(name))")
+        }
         var out = [UInt8]()
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
@@ -115,16 +128,16 @@ public struct FileKeyStore: KeyStorer {
 
     /// Creates the directory 0700 if needed; refuses one that others can read.
     private func checkDirectory() throws(KeyStoreError) {
-        if access(directory, F_OK) != 0 {
-            // Parents as usual; the store itself with mkdir(2) at mode 0700, so no other process
-            // ever sees it with wider permissions (creating then chmod-ing would race).
-            let parent = (directory as NSString).deletingLastPathComponent
-            if !parent.isEmpty { try? FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true) }
-            guard mkdir(directory, 0o700) == 0 || errno == EEXIST else { throw .io("cannot create \(directory): \(String(cString: strerror(errno)))") }
+        // The store and its missing parents with mkdir(2) at 0700, so no other process ever
+        // sees them with wider permissions (creating then chmod-ing would race).
+        do { try PrivateDirectory.prepare(directory) } catch {
+            switch error {
+            case .loose(let path, let mode): throw .insecureDirectory(path: path, mode: mode)
+            case .notOwned(let path): throw .insecureDirectory(path: path, mode: "owned by another user")
+            case .cannotCreate(let path, let reason): throw .io("cannot create \(path): \(reason)")
+            case .notADirectory(let path): throw .io("\(path) is not a directory")
+            }
         }
-        var info = stat()
-        guard stat(directory, &info) == 0 else { throw .io("cannot stat \(directory)") }
-        guard info.st_mode & 0o077 == 0 else { throw .insecureDirectory(path: directory, mode: String(info.st_mode & 0o777, radix: 8)) }
     }
 
     private func withLock<T>(_ body: () throws(KeyStoreError) -> T) throws(KeyStoreError) -> T {

@@ -85,11 +85,24 @@ public struct KDFParameters: Sendable, Equatable {
     static let memRange: ClosedRange<UInt64> = 8192...(4 << 30)
 }
 
+/// One entry of a listing.
+public struct ListedEntry: Sendable {
+    public let name: String
+    public let metadata: Result<EntryMetadata, KeyStoreError>
+
+    public init(name: String, metadata: Result<EntryMetadata, KeyStoreError>) {
+        self.name = name
+        self.metadata = metadata
+    }
+}
+
 /// The KeyStorer pattern: store, load, list and destroy wallets' secrets and birthdays.
 public protocol KeyStorer {
     func store(_ entry: KeyStoreEntry, passphrase: SecureBytes) throws(KeyStoreError)
     func load(_ name: String, passphrase: SecureBytes) throws(KeyStoreError) -> KeyStoreEntry
-    func list() throws(KeyStoreError) -> [EntryMetadata]
+    /// Every entry, each with its metadata or why it cannot be read: one bad entry does not
+    /// hide the others.
+    func list() throws(KeyStoreError) -> [ListedEntry]
     func destroy(_ name: String) throws(KeyStoreError)
     func changePassphrase(_ name: String, from old: SecureBytes, to new: SecureBytes) throws(KeyStoreError)
 }

@@ -10,6 +10,8 @@ public enum KeyStoreError: WalletError, Equatable {
     case invalidName(String)
     case locked(directory: String)
     case insecureDirectory(path: String, mode: String)
+    /// An entry file others can read, not a regular file (a symbolic link), or not ours.
+    case insecureEntry(name: String, problem: String)
     case weakPassphrase(minimum: Int)
     case io(String)
     case unsupportedEntry(String)
@@ -24,6 +26,7 @@ public enum KeyStoreError: WalletError, Equatable {
         case .invalidName: "keystore.invalid_name"
         case .locked: "keystore.locked"
         case .insecureDirectory: "keystore.insecure_directory"
+        case .insecureEntry: "keystore.insecure_entry"
         case .weakPassphrase: "keystore.weak_passphrase"
         case .io: "keystore.io"
         case .unsupportedEntry: "keystore.unsupported_entry"
@@ -36,9 +39,17 @@ public enum KeyStoreError: WalletError, Equatable {
         case .tampered, .damaged, .unsupportedEntry: .dataError
         case .unknownEntry: .noInput
         case .entryExists: .cantCreate
-        case .invalidName, .insecureDirectory, .weakPassphrase: .usage
+        case .invalidName, .insecureDirectory, .insecureEntry, .weakPassphrase: .usage
         case .locked: .tryAgain
         case .io: .ioError
+        }
+    }
+
+    /// The entry's name, so a listing's error record says which one it is.
+    public var details: [(key: String, value: ErrorDetail)] {
+        switch self {
+        case .insecureEntry(let name, _), .damaged(let name, _), .tampered(let name): [("name", .string(name))]
+        default: []
         }
     }
 
@@ -52,6 +63,7 @@ public enum KeyStoreError: WalletError, Equatable {
         case .invalidName(let name): "'\(name.prefix(40))' is not a valid entry name (1–64 of A–Z a–z 0–9 . _ -, not starting with .)"
         case .locked(let directory): "another process is writing to the key store \(directory); try again"
         case .insecureDirectory(let path, let mode): "key store directory \(path) has mode \(mode): others can read it; run chmod 700 \(path)"
+        case .insecureEntry(let name, let problem): "entry '\(name)' is refused: \(problem)"
         case .weakPassphrase(let minimum): "the key-store passphrase must be at least \(minimum) characters"
         case .io(let what): what
         case .unsupportedEntry(let what): what

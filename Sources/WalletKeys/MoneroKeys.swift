@@ -13,6 +13,48 @@ public struct MoneroNetwork: Sendable, Equatable {
     public static let all = [mainnet, testnet, stagenet]
 }
 
+/// A Monero address read back: its network, kind, public keys and (integrated) payment id,
+/// with the checksum checked.
+public struct MoneroAddress: Sendable, Equatable {
+    public enum Kind: String, Sendable { case standard, integrated, subaddress }
+    public let network: MoneroNetwork
+    public let kind: Kind
+    public let spendPublic: [UInt8]
+    public let viewPublic: [UInt8]
+    public let paymentID: [UInt8]?
+
+    public init(parsing text: String) throws(DerivationError) {
+        guard text.utf8.count <= 128 else { throw .invalidMoneroKey("the address is too long") }
+        let raw: [UInt8]
+        do { raw = try MoneroBase58.decode(text) } catch { throw .invalidMoneroKey("the address is not Monero Base58: \(error.message)") }
+        guard raw.count > 4 else { throw .invalidMoneroKey("the address is too short") }
+        let body = Array(raw.dropLast(4))
+        guard Array(Keccak256.hash(body).prefix(4)) == Array(raw.suffix(4)) else {
+            throw .invalidMoneroKey("the address checksum does not match (a character is wrong)")
+        }
+        var prefix: UInt64 = 0, used = 0
+        for (i, byte) in body.prefix(10).enumerated() {
+            prefix |= UInt64(byte & 0x7F) << (7 * UInt64(i))
+            if byte & 0x80 == 0 { used = i + 1; break }
+        }
+        guard used > 0 else { throw .invalidMoneroKey("the address has no valid prefix") }
+        var found: (MoneroNetwork, Kind)?
+        for network in MoneroNetwork.all {
+            if prefix == network.standard { found = (network, .standard) }
+            if prefix == network.integrated { found = (network, .integrated) }
+            if prefix == network.subaddress { found = (network, .subaddress) }
+        }
+        guard let (network, kind) = found else { throw .invalidMoneroKey("the address prefix \(prefix) is not a Monero address kind") }
+        let keys = Array(body[used...])
+        guard keys.count == (kind == .integrated ? 72 : 64) else { throw .invalidMoneroKey("the \(kind.rawValue) address has the wrong length") }
+        self.network = network
+        self.kind = kind
+        self.spendPublic = Array(keys[0..<32])
+        self.viewPublic = Array(keys[32..<64])
+        self.paymentID = kind == .integrated ? Array(keys[64..<72]) : nil
+    }
+}
+
 /// A Monero wallet's keys: full (spend secret known) or view-only (view secret and public
 /// spend key). Subaddresses and integrated addresses follow Monero 0.18's wallet.
 public struct MoneroKeys: Sendable {
@@ -53,6 +95,22 @@ public struct MoneroKeys: Sendable {
         self.spendPublic = spendPublic
         do { self.viewPublic = try Ed25519.basePointMultiple(viewSecret) } catch {
             throw .invalidMoneroKey("the private view key is zero")
+        }
+    }
+
+    /// View-only from the private view key and the wallet's primary (or integrated) address:
+    /// the address must be for `network` (when given), not a subaddress, and its public view
+    /// key must be this view key's; anything else would scan for the wrong wallet.
+    public init(viewSecret: SecureBytes, address: MoneroAddress, network: MoneroNetwork?) throws(DerivationError) {
+        if let network, address.network != network {
+            throw .invalidMoneroKey("the address is a \(address.network.name) address, not \(network.name)")
+        }
+        guard address.kind != .subaddress else {
+            throw .invalidMoneroKey("the address is a subaddress; a view-only wallet needs its primary address (the one starting the wallet, major 0 minor 0)")
+        }
+        try self.init(viewSecret: viewSecret, spendPublic: address.spendPublic)
+        guard viewPublic == address.viewPublic else {
+            throw .invalidMoneroKey("the private view key does not belong to this address (its public view key differs)")
         }
     }
 

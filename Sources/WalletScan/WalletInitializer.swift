@@ -41,9 +41,13 @@ public struct WalletInitializer {
         guard birthday >= 0 else { throw .badBirthday(birthday) }
         guard let source else { throw .noSource }
         let directory = stateDirectory ?? Self.defaultStateDirectory
-        let parent = (directory as NSString).deletingLastPathComponent
-        if !parent.isEmpty { try? FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true) }
-        guard mkdir(directory, 0o700) == 0 || errno == EEXIST else { throw .stateDirectory(directory) }
+        do { try PrivateDirectory.prepare(directory) } catch {
+            switch error {
+            case .loose(let path, let mode): throw .looseStateDirectory(path: path, mode: mode)
+            case .notOwned(let path): throw .looseStateDirectory(path: path, mode: "owned by another user")
+            case .cannotCreate(let path, _), .notADirectory(let path): throw .stateDirectory(path)
+            }
+        }
         // One state file per wallet and network, named by a hash of its public keys.
         let id = Hex.encode(Keccak256.hash(keys.spendPublic + keys.viewPublic + Array(network.utf8)).prefix(12))
         let base = directory + "/monero-\(network)-\(id)"
@@ -57,6 +61,7 @@ public enum InitializerError: WalletError, Equatable {
     case badBirthday(Int)
     case noSource
     case stateDirectory(String)
+    case looseStateDirectory(path: String, mode: String)
 
     public var code: String {
         switch self {
@@ -65,6 +70,7 @@ public enum InitializerError: WalletError, Equatable {
         case .badBirthday: "scan.bad_birthday"
         case .noSource: "scan.no_source"
         case .stateDirectory: "scan.state_directory"
+        case .looseStateDirectory: "scan.insecure_state_directory"
         }
     }
 
@@ -80,6 +86,7 @@ public enum InitializerError: WalletError, Equatable {
         case .badBirthday(let h): "birthday \(h) is not a block height"
         case .noSource: "no block source: give --node HOST:PORT, or --blocks FILE (and --txs FILE)"
         case .stateDirectory(let d): "cannot create the state directory \(d)"
+        case .looseStateDirectory(let d, let mode): "the state directory \(d) is open to other users (\(mode)); it holds which outputs are yours: chmod 700 it"
         }
     }
 }

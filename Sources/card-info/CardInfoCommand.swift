@@ -57,12 +57,15 @@ extension CardInfoCommand {
 
         func run() throws {
             try runCard { pipeline in
+                // With --wait: up to that long for a Keycard to answer SELECT; then list them all.
+                if readers.wait > 0 { _ = try? readers.keycard() }
                 let context = try PCSCContext()
-                let names = try context.readers().filter { name in readers.reader.map { name == $0 || name.contains($0) } ?? true }
-                guard !names.isEmpty else { throw CardError.noReader }
+                let present = try context.readers()
+                let names = present.filter { name in readers.reader.map { name == $0 || name.contains($0) } ?? true }
+                guard !present.isEmpty else { throw CardError.noReader }
+                if let wanted = readers.reader, names.isEmpty { throw CardError.noSuchReader(name: wanted, present: present) }
                 var keycards = 0
                 for name in names {
-                    if readers.wait > 0 { _ = try context.waitForCard(in: name, seconds: readers.wait) }
                     var r = JSONObject()
                     r["type"] = .string("reader")
                     r["reader"] = .string(name)
@@ -176,10 +179,13 @@ extension CardInfoCommand {
         @OptionGroup var credentials: CredentialOptions
 
         /// A command inside the secure channel after VERIFY PIN; `body` fills in its record.
+        /// `check` sees the credentials before anything is sent to the card.
         func run(_ name: String, extra: [(field: String, prompt: String, confirm: Bool)] = [],
+                 check: ([String: SecureBytes]) throws -> Void = { _ in },
                  _ body: (Keycard, [String: SecureBytes], inout JSONObject) throws -> Void) throws {
             try runCard { pipeline in
                 let secrets = try credentials.read([("pin", "PIN: ", false)] + extra)
+                try check(secrets)
                 let (keycard, reader) = try pairing.open(readers, keyStore)
                 try keycard.verifyPIN(secrets["pin"]!)
                 var r = JSONObject()
@@ -228,7 +234,12 @@ extension CardInfoCommand {
         @OptionGroup var session: SessionOptions
 
         func run() throws {
-            try session.run("pin_changed", extra: [("new_pin", "New PIN: ", true)]) { keycard, s, _ in try keycard.changePIN(s["new_pin"]!) }
+            try session.run("pin_changed", extra: [("new_pin", "New PIN: ", true)], check: { s in
+                // As init: a PIN equal to the duress PIN would open the duress wallet.
+                if let duress = s["duress_pin"], duress.bytes == s["new_pin"]!.bytes {
+                    throw CardError.badCredential("the new PIN equals the duress PIN, so it would open the duress wallet: choose another")
+                }
+            }) { keycard, s, _ in try keycard.changePIN(s["new_pin"]!) }
         }
     }
 
@@ -333,7 +344,13 @@ extension CardInfoCommand {
                                                         abstract: "The public key (or extended public key) at a path, as the card exports it.")
         @OptionGroup var session: SessionOptions
         @Option(help: ArgumentHelp("The key's path, e.g. m/44h/60h/0h/0/0.", valueName: "path")) var path: String
-        @Flag(help: "Add the chain code (refused by the card inside EIP-1581).") var extended = false
+        @Flag(help: "Add the chain code (refused by the card inside EIP-1581, and at m).") var extended = false
+
+        func validate() throws {
+            let steps: [UInt32]
+            do { steps = try DerivationPath(parsing: path).components } catch { throw ValidationError(error.message) }
+            if extended && steps.isEmpty { throw ValidationError(CardError.masterChainCodeUnavailable.message) }
+        }
 
         func run() throws {
             let steps = try DerivationPath(parsing: path).components

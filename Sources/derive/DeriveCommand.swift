@@ -106,9 +106,9 @@ struct ChainOptions: ParsableArguments {
     func keyInputs(_ passphrase: PassphraseOptions, _ wallet: WalletOptions,
                    _ cardOptions: CardKeyOptions? = nil) throws -> (RecordKeys, KeySource?, CardKeys?) {
         let shared = try passphrase.read()
-        let records = RecordKeys(coin: coin, accountPath: accountPath, sharedPassphrase: shared)
+        let records = RecordKeys(coin: coin, accountPath: accountPath, sharedPassphrase: shared, moneroNetwork: try? moneroNetwork())
         if let card = try cardOptions?.keys(wallet.keyStore) {
-            return (records, .bip32(try card.node(at: []), origin: DerivationPath(), fromSeed: true), card)
+            return (records, .bip32(try card.masterPlaceholder(), origin: DerivationPath(), fromSeed: true), card)
         }
         return (records, try wallet.keySource(bip39Passphrase: shared), nil)
     }
@@ -277,14 +277,21 @@ extension DeriveCommand {
                 groups = chains.map { (prefix + [$0], indexes) }
             }
             for group in groups {
-                let parent = try card?.node(at: group.relative) ?? key.derive(group.relative, base: origin ?? DerivationPath())
+                // From a card each address's node comes from CardKeys, which knows where the
+                // card may export; `key` is only a stand-in for the card's master.
+                let parent = card == nil ? try key.derive(group.relative, base: origin ?? DerivationPath()) : key
                 let steps: [UInt32?] = group.last.isEmpty ? [nil] : group.last.map { $0 }
                 for step in steps {
                     let relative = group.relative + (step.map { [$0] } ?? [])
                     let shownPath = origin.map { $0.appending(relative).description }
                         ?? relative.map(DerivationPath.format).joined(separator: "/")
-                    let node: ExtendedKey
-                    if let step {
+                    // The address needs the public key only (and the node's private key with --private).
+                    let node: ExtendedKey?
+                    let publicKey: Secp256k1.PublicKey
+                    if let card {
+                        node = nil
+                        publicKey = try card.publicKey(at: relative)
+                    } else if let step {
                         let result = Result { () throws(DerivationError) -> ExtendedKey in try parent.child(step, pathForErrors: shownPath) }
                         if case .failure(.invalidChild) = result, path == nil {
                             // In a preset range BIP32 says: skip to the next index. Say so in-stream.
@@ -292,22 +299,24 @@ extension DeriveCommand {
                             continue
                         }
                         node = try result.get()
+                        publicKey = node!.publicKey
                     } else {
                         node = parent
+                        publicKey = parent.publicKey
                     }
                     var out = base
                     out["coin"] = .string(plan.chain.coin)
                     out["network"] = .string(plan.chain.network)
                     out["path"] = .string(shownPath)
                     out["script"] = .string(plan.script.rawValue)
-                    let (address, outputKey) = try plan.chain.address(for: node.publicKey, script: plan.script)
+                    let (address, outputKey) = try plan.chain.address(for: publicKey, script: plan.script)
                     out["address"] = .string(address)
-                    if plan.chain.cashAddrPrefix != nil { out["legacy_address"] = .string(plan.chain.legacyAddress(for: node.publicKey)) }
-                    out["public_key"] = .string(Hex.encode(node.publicKey.compressed))
+                    if plan.chain.cashAddrPrefix != nil { out["legacy_address"] = .string(plan.chain.legacyAddress(for: publicKey)) }
+                    out["public_key"] = .string(Hex.encode(publicKey.compressed))
                     if let outputKey { out["output_key"] = .string(Hex.encode(outputKey)) }
                     if chainOptions.private {
                         // From a card: EXPORT KEY, which the card allows inside EIP-1581 only.
-                        let secret = try card.map { try $0.keycard.exportKey(path: relative, kind: .privateKey).privateKey } ?? node.privateKey
+                        let secret = try card.map { try $0.keycard.exportKey(path: relative, kind: .privateKey).privateKey } ?? node?.privateKey
                         guard let secret else {
                             throw DerivationError.unsupported("--private needs a private key, and the input is watch-only")
                         }
@@ -326,7 +335,7 @@ extension DeriveCommand {
             }
             guard path == nil else { throw DerivationError.unsupported("Monero has no BIP32 paths; use --account (major) and --index/--count (minor)") }
             let network = try chainOptions.moneroNetwork()
-            let paymentID = try paymentId ?? record.optionalString("payment_id")
+            let paymentID = try paymentId ?? base.optionalString("payment_id")
             for minor in index..<(index + count) {
                 let sub = try wallet.subaddress(major: chainOptions.account, minor: minor, network)
                 var out = base

@@ -47,6 +47,7 @@ func runReporting(_ body: (RecordPipeline) throws -> Void) throws {
     do {
         try body(pipeline)
         try pipeline.flush()
+        try pipeline.status.exitIfFailed()
     } catch let error as any WalletError {
         try pipeline.fail(error).exitIfFailed()
     }
@@ -91,7 +92,13 @@ extension KeyStoreCommand {
 
         func run() throws {
             try runReporting { pipeline in
-                for metadata in try keyStore.store.list() { try pipeline.emit(listing(metadata)) }
+                // A bad entry is an error record among the good ones, and sets the exit status.
+                for entry in try keyStore.store.list() {
+                    switch entry.metadata {
+                    case .success(let metadata): try pipeline.emit(listing(metadata))
+                    case .failure(let error): try pipeline.report(error)
+                    }
+                }
             }
         }
     }
@@ -170,8 +177,9 @@ extension KeyStoreCommand {
             try runReporting { pipeline in
                 let store = keyStore.store
                 try store.setBirthdays(name, try parseBirthdays(heights), passphrase: try keyStore.passphrase(confirm: false))
-                let metadata = try store.list().first { $0.name == name }
-                if let metadata { try pipeline.emit(listing(metadata)) }
+                if case .success(let metadata)? = try store.list().first(where: { $0.name == name })?.metadata {
+                    try pipeline.emit(listing(metadata))
+                }
             }
         }
     }

@@ -119,7 +119,8 @@ struct ScanBlocksCommand: ParsableCommand {
             } else if let record = try keyOptions.read() ?? (isatty(0) == 0 ? try SingleRecord.read() : nil) {
                 // A view-only or full key record: --key-file/--key-fd, or the one line on stdin.
                 var scratch = record
-                guard case .monero(let keys) = try RecordKeys(coin: "xmr", accountPath: nil, sharedPassphrase: nil).source(record, out: &scratch) else {
+                guard case .monero(let keys) = try RecordKeys(coin: "xmr", accountPath: nil, sharedPassphrase: nil,
+                                                                   moneroNetwork: MoneroNetwork.all.first { $0.name == network }).source(record, out: &scratch) else {
                     throw DerivationError.unsupported("the key record is not a Monero wallet")
                 }
                 initializer.keys = keys

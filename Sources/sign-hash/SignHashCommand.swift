@@ -163,7 +163,14 @@ extension SignHashCommand {
                     // A path (record or --path) signs there; none signs with the card's current key.
                     let signed: CardSignature
                     if pinless {
+                        // The card signs at its PIN-less path, which it does not tell without the
+                        // PIN: a record asking for a path could get another key's signature
+                        // under its own path, so it is refused; the output says "pinless":true.
+                        if record["path"] != nil {
+                            throw RecordError.conflictingFields(["path", "--pinless (the card signs at its PIN-less path, whatever the record says)"])
+                        }
                         signed = try card.keycard.sign(hash: hash, key: .pinless)
+                        out["pinless"] = .bool(true)
                     } else if let text = try record.optionalString("path") ?? path {
                         let keyPath = try DerivationPath(parsing: text)
                         signed = try card.keycard.sign(hash: hash, key: .path(keyPath.components, makeCurrent: makeCurrent))

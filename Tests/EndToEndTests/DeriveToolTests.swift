@@ -81,6 +81,58 @@ final class DeriveToolTests: XCTestCase {
         XCTAssertEqual(account.records.first?["private_view_key"] as? String, keys["private_view_key"])
     }
 
+    /// A view-only record (view key + address) is checked: the checksum (every one-character
+    /// change), the kind (a subaddress is not the wallet's address), the network, and that the
+    /// view key belongs to the address; an integrated address gives its payment id.
+    func testMoneroViewOnlyRecordsAreChecked() throws {
+        let doc = try TestPaths.json(TestPaths.fixture("monero-regtest/expected.json")) as! [String: Any]
+        let keys = (doc["keys"] as! [String: Any]).compactMapValues { $0 as? String }
+        let used = doc["subaddresses_used"] as! [String: String]
+        let view = keys["private_view_key"]!, primary = keys["primary_address"]!
+        let good = try Shell.run("derive --account 1 --count 2", stdin: Shell.lines([["view_key": view, "address": primary]]))
+        XCTAssertEqual(good.status, 0, good.stderr)
+        XCTAssertEqual(good.records.map { $0["address"] as? String }, [used["(1,0)"], used["(1,1)"]])
+
+        let alphabet = Array("123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz")
+        var corrupted = [[String: Any]]()
+        for (i, c) in primary.enumerated() {
+            var chars = Array(primary)
+            chars[i] = alphabet[(alphabet.firstIndex(of: c)! + 1) % alphabet.count]
+            corrupted.append(["view_key": view, "address": String(chars)])
+        }
+        let bad = try Shell.run("derive", stdin: Shell.lines(corrupted))
+        XCTAssertEqual(bad.status, 65)
+        XCTAssertEqual(bad.records.count, primary.count)
+        XCTAssertEqual(bad.records.filter { $0["code"] as? String == "derive.invalid_monero_key" && $0["address"] == nil }.count, primary.count, bad.out)
+
+        let sub = try Shell.run("derive", stdin: Shell.lines([["view_key": view, "address": used["(0,1)"]!]]))
+        XCTAssertEqual(sub.status, 65)
+        XCTAssertEqual(sub.records.first?["code"] as? String, "derive.invalid_monero_key")
+        XCTAssertTrue((sub.records.first?["message"] as? String ?? "").contains("subaddress"), sub.out)
+
+        let otherView = "01" + String(repeating: "0", count: 62)
+        let other = try Shell.run("derive", stdin: Shell.lines([["view_key": otherView, "address": primary]]))
+        XCTAssertEqual(other.status, 65)
+        XCTAssertEqual(other.records.first?["code"] as? String, "derive.invalid_monero_key")
+        XCTAssertTrue((other.records.first?["message"] as? String ?? "").contains("does not belong"), other.out)
+
+        let stagenet = try Shell.run("derive --network stagenet", stdin: Shell.lines([["view_key": view, "address": primary]]))
+        XCTAssertEqual(stagenet.status, 65)
+        XCTAssertEqual(stagenet.records.first?["message"] as? String, "invalid Monero key: the address is a mainnet address, not stagenet")
+
+        let integrated = doc["integrated_address"] as! [String: String]
+        let fromIntegrated = try Shell.run("derive", stdin: Shell.lines([["view_key": view, "address": integrated["integrated_address"]!]]))
+        XCTAssertEqual(fromIntegrated.status, 0, fromIntegrated.stderr)
+        XCTAssertEqual(fromIntegrated.records.count, 1)
+        XCTAssertEqual(fromIntegrated.records.first?["address"] as? String, primary)
+        XCTAssertEqual(fromIntegrated.records.first?["payment_id"] as? String, integrated["payment_id"])
+        XCTAssertEqual(fromIntegrated.records.first?["integrated_address"] as? String, integrated["integrated_address"])
+        // A public spend key that contradicts the address is refused too.
+        let both = try Shell.run("derive", stdin: Shell.lines([["view_key": view, "address": primary, "public_spend_key": keys["public_view_key"]!]]))
+        XCTAssertEqual(both.status, 65)
+        XCTAssertEqual(both.records.first?["code"] as? String, "derive.invalid_monero_key")
+    }
+
     func testPrivateKeysOnlyWhenAsked() throws {
         let about = ["mnemonic": "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"]
         let plain = try Shell.run("derive --purpose 84", stdin: Shell.lines([about]))

@@ -23,6 +23,40 @@ final class KeyStoreToolTests: XCTestCase {
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
     }
 
+    /// Under umask 000 the store and its missing parents are made 0700; an entry others can
+    /// read, or a symbolic link, is refused; a listing shows the good entries beside an error
+    /// record for the bad one.
+    func testFileModesAndBadEntries() throws {
+        let add = try Shell.run("umask 000; keystore add main --keystore \(dir)/a/b/ks --keystore-pass-file \(dir)/pass --kdf interactive",
+                                stdin: Shell.lines([["mnemonic": about]]))
+        XCTAssertEqual(add.status, 0, add.stderr)
+        for sub in ["a", "a/b", "a/b/ks"] {
+            let mode = try FileManager.default.attributesOfItem(atPath: "\(dir)/\(sub)")[.posixPermissions] as? Int
+            XCTAssertEqual(mode, 0o700, sub)
+        }
+        let store = "--keystore \(dir)/a/b/ks --keystore-pass-file \(dir)/pass --kdf interactive"
+        XCTAssertEqual(try Shell.run("keystore add other \(store)", stdin: Shell.lines([["seed": "000102030405060708090a0b0c0d0e0f"]])).status, 0)
+
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: "\(dir)/a/b/ks/main.key")
+        let loose = try Shell.run("keystore export main \(store)")
+        XCTAssertEqual(loose.status, 64, loose.stderr)
+        XCTAssertTrue(loose.stderr.contains("keystore.insecure_entry"), loose.stderr)
+        XCTAssertEqual(loose.out, "")
+        let looseList = try Shell.run("keystore list --keystore \(dir)/a/b/ks")
+        XCTAssertEqual(looseList.status, 64)
+        XCTAssertEqual(looseList.records.map { $0["code"] as? String ?? $0["name"] as? String }, ["keystore.insecure_entry", "other"])
+        XCTAssertEqual(looseList.records.first?["name"] as? String, "main")
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: "\(dir)/a/b/ks/main.key")
+
+        try FileManager.default.createSymbolicLink(atPath: "\(dir)/a/b/ks/link.key", withDestinationPath: "\(dir)/a/b/ks/other.key")
+        let linked = try Shell.run("keystore list --keystore \(dir)/a/b/ks")
+        XCTAssertEqual(linked.status, 64, linked.stderr)
+        XCTAssertEqual(linked.records.map { $0["name"] as? String }, ["link", "main", "other"])
+        XCTAssertEqual(linked.records.map { $0["type"] as? String }, ["error", nil, nil])
+        XCTAssertEqual(linked.records.first?["code"] as? String, "keystore.insecure_entry")
+        XCTAssertEqual(try Shell.run("keystore export link \(store)").status, 64)
+    }
+
     func testRoundTripAndUseFromOtherTools() throws {
         let add = try Shell.run("keystore add main --birthday btc=840000 --birthday xmr=3100000 \(ks)", stdin: Shell.lines([["mnemonic": about]]))
         XCTAssertEqual(add.status, 0, add.stderr)

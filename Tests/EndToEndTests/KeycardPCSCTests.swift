@@ -127,13 +127,23 @@ final class KeycardPCSCTests: XCTestCase {
         XCTAssertEqual(verified.records.filter { $0["valid"] as? Bool == true }.count, 3)
         // The other SIGN modes: derive and make current, then the current key; then PIN-less.
         let one = Shell.lines([["hash": String(repeating: "ab", count: 32)]])
-        _ = try Shell.run("sign-hash \(cardKey) --path m/44h/60h/0h/0/7 --make-current", stdin: one)
+        XCTAssertEqual(try Shell.run("sign-hash \(cardKey) --path m/44h/60h/0h/0/7 --make-current", stdin: one).status, 0)
+        let noPinless = try Shell.run("sign-hash --card --pinless", stdin: one)
+        XCTAssertEqual(noPinless.status, 76)
+        XCTAssertEqual(noPinless.records.first?["code"] as? String, "card.no_pinless_path", noPinless.out)
         let current = try Shell.run("sign-hash \(cardKey)", stdin: one)
         let seventh = try Shell.run("derive --coin eth --path m/44h/60h/0h/0/7", stdin: Shell.lines([["mnemonic": "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"]]))
         XCTAssertEqual(current.records.first?["public_key"] as? String, seventh.records.first?["public_key"] as? String, current.stderr)
         XCTAssertEqual(try card("set-pinless-path \(pairing) --credentials-file \(dir)/creds.json --path m/44h/60h/0h/0/0").status, 0)
         let pinless = try Shell.run("sign-hash --card --pinless | sign-hash verify --address 0x9858EfFD232B4033E47d90003D41EC34EcaEda94", stdin: one)
+        XCTAssertEqual(pinless.status, 0, pinless.stderr)
         XCTAssertEqual(pinless.records.first?["valid"] as? Bool, true, pinless.stderr)
+        XCTAssertEqual(pinless.records.first?["pinless"] as? Bool, true, pinless.out)
+        XCTAssertNil(pinless.records.first?["path"])
+        // A record naming a path: the PIN-less key may be another, so the record is refused.
+        let named = try Shell.run("sign-hash --card --pinless", stdin: Shell.lines([["hash": String(repeating: "ab", count: 32), "path": "m/44'/60'/0'/0/7"]]))
+        XCTAssertEqual(named.status, 65)
+        XCTAssertEqual(named.records.map { $0["code"] as? String }, ["record.conflicting_fields"])
 
         // A phrase from the card's TRNG, in another wordlist; it is a valid BIP39 phrase.
         let generated = try Shell.run("mnemonic generate --card --pairing my-card \(keystore) --words 12 --language french")
@@ -160,6 +170,55 @@ final class KeycardPCSCTests: XCTestCase {
                 XCTAssertFalse(r.out.contains(secret) || r.stderr.contains(secret), "a secret was printed")
             }
         }
+    }
+
+    /// What the genuine applet 3.2 does differently from the first simulator, through PC/SC:
+    /// derive --card at paths without a hardened step, with a hardened last step and inside
+    /// EIP-1581 gives software BIP32's keys; the master chain code is never asked for; a new
+    /// PIN equal to the duress PIN, a malformed PIN, an unblock of a PIN that is not blocked and
+    /// a reader that matches nothing are refused with what to do.
+    func testWhereTheGenuineAppletDiffers() throws {
+        XCTAssertEqual(try card("init --credentials-file \(dir)/creds.json").status, 0)
+        XCTAssertEqual(try card("pair --store c --credentials-file \(dir)/creds.json \(keystore)").status, 0)
+        let pairing = "--pairing c \(keystore)"
+        let about = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
+        XCTAssertEqual(try card("load-key \(pairing) --credentials-file \(dir)/creds.json", stdin: Shell.lines([["mnemonic": about]])).status, 0)
+        let cardKey = "--card \(pairing) --credentials-file \(dir)/creds.json"
+        for (flags, count) in [("--purpose 84 --path m/0/0-2", 3), ("--coin eth --path m/44h/60h/0h", 1), ("--coin eth --path m/43h/60h/1581h/0h/0h", 1),
+                               ("--coin eth --path m/43h/60h/1581h/0h/0", 1), ("--coin eth --path m/7", 1), ("--coin eth --path m", 1)] {
+            let fromCard = try Shell.run("derive \(cardKey) \(flags)")
+            let fromPhrase = try Shell.run("derive \(flags)", stdin: Shell.lines([["mnemonic": about]]))
+            XCTAssertEqual(fromCard.status, 0, flags + fromCard.stderr)
+            XCTAssertEqual(fromPhrase.status, 0, flags + fromPhrase.stderr)
+            XCTAssertEqual(fromCard.records.count, count, flags)
+            XCTAssertEqual(fromCard.records.map { $0["address"] as? String }, fromPhrase.records.map { $0["address"] as? String }, flags)
+            XCTAssertEqual(fromCard.records.map { $0["public_key"] as? String }, fromPhrase.records.map { $0["public_key"] as? String }, flags)
+        }
+        let atMaster = try card("export-key \(pairing) --credentials-file \(dir)/creds.json --path m --extended")
+        XCTAssertEqual(atMaster.status, 64, atMaster.stderr)
+        XCTAssertEqual(atMaster.out, "")
+
+        try secretFile("duress.json", #"{"pin":"123456","new_pin":"654321","duress_pin":"654321"}"#)
+        let same = try card("change-pin \(pairing) --credentials-file \(dir)/duress.json")
+        XCTAssertEqual(same.status, 64, same.stderr)
+        XCTAssertTrue(same.stderr.contains("card.bad_credential"), same.stderr)
+        try secretFile("short.json", #"{"pin":"12345"}"#)
+        let short = try card("verify-pin \(pairing) --credentials-file \(dir)/short.json")
+        XCTAssertEqual(short.status, 64, short.stderr)
+        XCTAssertTrue(short.stderr.contains("pin must be 6 digits"), short.stderr)
+        try secretFile("unblock.json", #"{"puk":"123456789012","new_pin":"111111"}"#)
+        let notBlocked = try card("unblock-pin \(pairing) --credentials-file \(dir)/unblock.json")
+        XCTAssertEqual(notBlocked.status, 76, notBlocked.stderr)
+        XCTAssertTrue(notBlocked.stderr.contains("card.pin_not_blocked"), notBlocked.stderr)
+        // None of these cost a PIN try.
+        XCTAssertEqual(try card("verify-pin \(pairing) --credentials-file \(dir)/creds.json").records.first?["pin_retries"] as? Int, 3)
+
+        let noSuch = try card("--reader no-such-reader")
+        XCTAssertEqual(noSuch.status, 69)
+        XCTAssertTrue(noSuch.stderr.contains("card.no_such_reader"), noSuch.stderr)
+        let readers = try card("").records.compactMap { $0["reader"] as? String }
+        XCTAssertFalse(readers.isEmpty)
+        for name in readers { XCTAssertTrue(noSuch.stderr.contains(name), noSuch.stderr) }
     }
 
     func testBlockedPINAndThePUK() throws {

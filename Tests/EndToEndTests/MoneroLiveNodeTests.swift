@@ -89,25 +89,36 @@ final class MoneroLiveNodeTests: XCTestCase {
         try Shell.run("scan-blocks --node 127.0.0.1:\(nodePort) --birthday 0 --state-dir \(dir)/\(state) --lookahead 3,20", stdin: seed)
     }
 
-    private func walletView(_ port: Int) throws -> (total: UInt64, unlocked: UInt64, outputs: [[String: Any]]) {
+    private typealias WalletView = (total: UInt64, unlocked: UInt64, outputs: [[String: Any]], accounts: [[String]])
+
+    private func walletView(_ port: Int) throws -> WalletView {
         try rpc(port, "refresh")
         let balance = try rpc(port, "get_balance", ["all_accounts": true])
-        // incoming_transfers answers for one account at a time.
+        // incoming_transfers and the per-account balance answer for one account at a time.
         let accounts = (try rpc(port, "get_accounts")["subaddress_accounts"] as? [[String: Any]])?.count ?? 1
         var outputs = [[String: Any]]()
+        var perAccount = [[String]]()
         for account in 0..<accounts {
             let incoming = try rpc(port, "incoming_transfers", ["transfer_type": "all", "account_index": account])
             outputs += incoming["transfers"] as? [[String: Any]] ?? []
+            let own = try rpc(port, "get_balance", ["account_index": account])
+            let (total, unlocked) = ((own["balance"] as! NSNumber).uint64Value, (own["unlocked_balance"] as! NSNumber).uint64Value)
+            if total > 0 { perAccount.append([String(account), String(total), String(unlocked)]) }
         }
-        return ((balance["balance"] as! NSNumber).uint64Value, (balance["unlocked_balance"] as! NSNumber).uint64Value, outputs)
+        return ((balance["balance"] as! NSNumber).uint64Value, (balance["unlocked_balance"] as! NSNumber).uint64Value, outputs, perAccount)
     }
 
-    private func assertAgrees(_ r: Shell.Result, with wallet: (total: UInt64, unlocked: UInt64, outputs: [[String: Any]]),
+    private func assertAgrees(_ r: Shell.Result, with wallet: WalletView,
                               received: [[String: Any]], file: StaticString = #filePath, line: UInt = #line) {
         XCTAssertEqual(r.status, 0, r.stderr, file: file, line: line)
         let balance = r.records.last { $0["type"] as? String == "balance" }
         XCTAssertEqual(balance?["total"] as? String, String(wallet.total), file: file, line: line)
         XCTAssertEqual(balance?["unlocked"] as? String, String(wallet.unlocked), file: file, line: line)
+        // Each account's balance, mempool receipts included, as get_balance(account_index).
+        let accounts = (balance?["accounts"] as? [[String: Any]] ?? []).map {
+            [String(describing: $0["major"] ?? "-"), $0["total"] as? String ?? "-", $0["unlocked"] as? String ?? "-"]
+        }.filter { $0[1] != "0" }
+        XCTAssertEqual(accounts, wallet.accounts, file: file, line: line)
         // Every output the wallet owns, with its key image, amount and subaddress.
         for o in wallet.outputs {
             let match = received.first { $0["key_image"] as? String == o["key_image"] as? String }
@@ -169,6 +180,9 @@ final class MoneroLiveNodeTests: XCTestCase {
         let balance = afterReorg.records.last { $0["type"] as? String == "balance" }
         XCTAssertEqual(balance?["total"] as? String, String(walletAfter.total))
         XCTAssertEqual(balance?["unlocked"] as? String, String(walletAfter.unlocked))
+        XCTAssertEqual((balance?["accounts"] as? [[String: Any]] ?? []).map {
+            [String(describing: $0["major"] ?? "-"), $0["total"] as? String ?? "-", $0["unlocked"] as? String ?? "-"]
+        }.filter { $0[1] != "0" }, walletAfter.accounts)
 
         // A stopped node: exit 69.
         for p in processes where p.isRunning { p.terminate(); p.waitUntilExit() }

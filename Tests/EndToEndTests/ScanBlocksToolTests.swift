@@ -19,6 +19,23 @@ final class ScanBlocksToolTests: XCTestCase {
         (try! TestPaths.json(TestPaths.fixture("monero-regtest/expected.json")) as! [String: Any])["keys"] as! [String: Any]
     }
 
+    /// Under umask 000 the state directory and its missing parents are made 0700; an
+    /// existing state directory that others can enter is refused (64), nothing scanned.
+    func testStateDirectoryModes() throws {
+        let seed = Shell.lines([["mnemonic": keys["mnemonic"] as! String]])
+        let made = try Shell.run("umask 000; scan-blocks --blocks \(fixture)/blocks.jsonl --txs \(fixture)/txs.jsonl --state-dir \(dir)/x/y/state --lookahead 3,20 --birthday 0 --max-blocks 1", stdin: seed)
+        XCTAssertEqual(made.status, 0, made.stderr)
+        for sub in ["x", "x/y", "x/y/state"] {
+            XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: "\(dir)/\(sub)")[.posixPermissions] as? Int, 0o700, sub)
+        }
+        try FileManager.default.createDirectory(atPath: "\(dir)/open", withIntermediateDirectories: false, attributes: [.posixPermissions: 0o755])
+        let open = try Shell.run("scan-blocks --blocks \(fixture)/blocks.jsonl --txs \(fixture)/txs.jsonl --state-dir \(dir)/open --lookahead 3,20 --birthday 0", stdin: seed)
+        XCTAssertEqual(open.status, 64, open.stderr)
+        XCTAssertTrue(open.stderr.contains("scan.insecure_state_directory"), open.stderr)
+        XCTAssertEqual(open.out, "")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: "\(dir)/open"), [])
+    }
+
     func testFromTheSeedBalancesMatchTheWallet() throws {
         let r = try Shell.run("scan-blocks \(source) --birthday 0", stdin: Shell.lines([["mnemonic": keys["mnemonic"]!]]))
         XCTAssertEqual(r.status, 0, r.stderr)

@@ -1,11 +1,13 @@
+import SatchelTestSupport
+@testable import WalletCardCLI
 import WalletCore
 import WalletKeys
 import XCTest
 @testable import KeycardSimulator
 @testable import WalletCard
 
-/// Satchel's Keycard client against the simulated applet 3.2, in process.
-final class SimulatorTests: XCTestCase {
+/// The simulated card of these tests: credentials, the loaded seed and a known key.
+struct CardFixture {
     let pin = SecureBytes(Array("123456".utf8)), puk = SecureBytes(Array("123456789012".utf8))
     let duress = SecureBytes(Array("654321".utf8))
     let secret = KeycardCrypto.pairingSecret(password: SecureBytes(Array("KeycardTest".utf8)))
@@ -18,7 +20,7 @@ final class SimulatorTests: XCTestCase {
         return try! bip39.seed(of: m, passphrase: nil)
     }
 
-    /// A card initialized, paired, with the channel open and the PIN verified.
+    /// A card initialized, paired, with the channel open (PIN not verified).
     func ready(_ card: KeycardSimulator = KeycardSimulator()) throws -> (Keycard, Pairing) {
         let keycard = Keycard(channel: card)
         XCTAssertFalse(try keycard.select().initialized)
@@ -28,6 +30,19 @@ final class SimulatorTests: XCTestCase {
         try keycard.openSecureChannel(pairing)
         return (keycard, pairing)
     }
+}
+
+/// Satchel's Keycard client against the simulated applet 3.2, in process.
+final class SimulatorTests: XCTestCase {
+    let fixture = CardFixture()
+    var pin: SecureBytes { fixture.pin }
+    var puk: SecureBytes { fixture.puk }
+    var duress: SecureBytes { fixture.duress }
+    var secret: SecureBytes { fixture.secret }
+    var path: [UInt32] { fixture.path }
+    var expectedPublic: String { fixture.expectedPublic }
+    var seed: SecureBytes { fixture.seed }
+    func ready(_ card: KeycardSimulator = KeycardSimulator()) throws -> (Keycard, Pairing) { try fixture.ready(card) }
 
     func testTheAcceptanceFlow() throws {
         let (keycard, pairing) = try ready()
@@ -160,5 +175,133 @@ final class SimulatorTests: XCTestCase {
             XCTAssertEqual($0 as? CardError, .unsupportedApplet(version: "4.0"))
             XCTAssertEqual(($0 as? CardError)?.exitStatus, .unavailable)
         }
+    }
+}
+
+/// Where the genuine applet 3.2 and the first simulator differed (found by running Satchel
+/// against status-keycard 3.2 in jCardSim), and what Satchel does about each.
+final class GenuineAppletFidelityTests: XCTestCase {
+    let base = CardFixture()
+
+    func unlocked(_ card: KeycardSimulator) throws -> (Keycard, Pairing) {
+        let (keycard, pairing) = try base.ready(card)
+        try keycard.verifyPIN(base.pin)
+        try keycard.loadSeed(base.seed)
+        return (keycard, pairing)
+    }
+
+    /// An extended export at m answers a stale chain code (zeros after power-up, then the last
+    /// derived key's); the client refuses to ask, and CardKeys gives BIP32's keys at paths with
+    /// no hardened step, a hardened last step, and inside EIP-1581.
+    func testNoExtendedExportAtMasterAndCardKeysMatchSoftware() throws {
+        let card = KeycardSimulator()
+        let (keycard, _) = try unlocked(card)
+        let master = try ExtendedKey.master(seed: base.seed)
+        let atMaster = { try TLV.parse(TLV.parse(try keycard.command(CommandAPDU(ins: 0xC2, p1: 0x01, p2: 0x02), "EXPORT KEY")).first(0xA1)!.value).first(0x82)!.value }
+        XCTAssertEqual(try atMaster(), [UInt8](repeating: 0, count: 32))
+        let account = try keycard.exportKey(path: base.path.dropLast(2) + [], kind: .extendedPublicKey)
+        XCTAssertEqual(try atMaster(), account.chainCode)
+        XCTAssertNotEqual(try atMaster(), master.chainCode)
+        XCTAssertThrowsError(try keycard.exportKey(path: [], kind: .extendedPublicKey)) { XCTAssertEqual($0 as? CardError, .masterChainCodeUnavailable) }
+
+        let keys = CardKeys(keycard)
+        let h = DerivationPath.hardened
+        // Extended nodes: no hardened step, a hardened last step, and below one.
+        for path in [[0, 0, 0], [0, 0, 1], [0, 0, 2], [0], [44 + h, 60 + h, 0 + h], [44 + h, 60 + h, 0 + h, 0, 0]] as [[UInt32]] {
+            let node = try keys.node(at: path)
+            let want = try master.derive(path)
+            XCTAssertEqual(node.publicKey.compressed, want.publicKey.compressed, "\(path)")
+            XCTAssertEqual(node.chainCode, want.chainCode, "\(path)")
+            XCTAssertEqual(node.parentFingerprint, want.parentFingerprint, "\(path)")
+        }
+        // Public keys alone, also inside EIP-1581 where the card exports no extended key.
+        for path in [[], [0, 0, 5], [44 + h, 60 + h, 0 + h], [43 + h, 60 + h, 1581 + h, 0 + h, 0 + h], [43 + h, 60 + h, 1581 + h, 0 + h, 0]] as [[UInt32]] {
+            XCTAssertEqual(try keys.publicKey(at: path).compressed, try master.derive(path).publicKey.compressed, "\(path)")
+        }
+        XCTAssertThrowsError(try keys.node(at: [])) { XCTAssertEqual($0 as? CardError, .masterChainCodeUnavailable) }
+    }
+
+    /// CHANGE PIN after the duress PIN changes the duress PIN, as the applet's `pin` is then
+    /// the alt PIN: the main PIN still opens the main wallet, the new one the duress wallet.
+    func testChangePINUnderTheDuressPINChangesTheDuressPIN() throws {
+        let card = KeycardSimulator()
+        let (keycard, pairing) = try unlocked(card)
+        let reopen = { (pin: SecureBytes) throws -> Void in
+            _ = try keycard.select()
+            try keycard.openSecureChannel(pairing)
+            try keycard.verifyPIN(pin)
+        }
+        try reopen(base.duress)
+        let newPIN = SecureBytes(Array("111111".utf8))
+        try keycard.changePIN(newPIN)
+        try reopen(base.pin)
+        XCTAssertEqual(try keycard.exportKey(path: base.path, kind: .publicKey).publicKey.map { Hex.encode($0) }, base.expectedPublic)
+        try reopen(newPIN)
+        let duressKey = try keycard.exportKey(path: base.path, kind: .publicKey).publicKey.map { Hex.encode($0) }
+        XCTAssertNotNil(duressKey)
+        XCTAssertNotEqual(duressKey, base.expectedPublic)
+        XCTAssertThrowsError(try reopen(base.duress)) { XCTAssertEqual($0 as? CardError, .wrongPIN(retriesLeft: 2)) }
+    }
+
+    /// INIT makes a new secure-channel key pair (the transcript's SELECT answers differ before
+    /// and after INIT); after a reset, anything but SELECT gets 6986.
+    func testNewChannelKeyAtInitAnd6986AfterReset() throws {
+        let transcript = try TestPaths.jsonLines(TestPaths.fixture("keycard/transcript.jsonl"))
+        XCTAssertNotEqual(Array(HexString.bytes(transcript[0]["response_hex"] as! String).prefix(67)),
+                          Array(HexString.bytes(transcript[3]["response_hex"] as! String)[20..<87]))
+        let card = KeycardSimulator()
+        let keycard = Keycard(channel: card)
+        let before = try keycard.select().secureChannelPublicKey
+        try keycard.initialize(pin: base.pin, puk: base.puk, duressPIN: base.duress, pairingSecret: base.secret)
+        let after = try keycard.select().secureChannelPublicKey
+        XCTAssertEqual(before.count, 65)
+        XCTAssertEqual(after.count, 65)
+        XCTAssertNotEqual(before, after)
+        card.reset()
+        XCTAssertEqual(card.process([0x80, 0xF2, 0x00, 0x00, 0x00]), [0x69, 0x86])
+        XCTAssertEqual(card.process([0x80, 0x12, 0x00, 0x00, 0x20] + [UInt8](repeating: 1, count: 32)), [0x69, 0x86])
+        XCTAssertTrue(try keycard.select().initialized)
+        XCTAssertEqual(card.process([0x80, 0xF2, 0x00, 0x00, 0x00]), [0x69, 0x85])  // selected: no channel
+    }
+
+    /// What the card's answers mean, said plainly; malformed PINs and PUKs never reach the card.
+    func testMessagesAndCredentialFormats() throws {
+        let card = KeycardSimulator()
+        let (keycard, pairing) = try unlocked(card)
+        XCTAssertThrowsError(try keycard.unblockPIN(puk: base.puk, newPIN: base.pin)) { XCTAssertEqual($0 as? CardError, .pinNotBlocked) }
+        _ = try keycard.select()
+        XCTAssertThrowsError(try keycard.sign(hash: [UInt8](repeating: 7, count: 32), key: .pinless)) { XCTAssertEqual($0 as? CardError, .noPinlessPath) }
+        try keycard.openSecureChannel(pairing)
+        let sent = card.transmitted
+        for bad in ["12345", "1234567", "12345a"] {
+            XCTAssertThrowsError(try keycard.verifyPIN(SecureBytes(Array(bad.utf8)))) { XCTAssertEqual($0 as? CardError, .badCredential("the PIN must be 6 digits")) }
+        }
+        XCTAssertThrowsError(try keycard.unblockPIN(puk: SecureBytes(Array("12345678901".utf8)), newPIN: base.pin)) {
+            XCTAssertEqual($0 as? CardError, .badCredential("the PUK must be 12 digits"))
+        }
+        XCTAssertEqual(card.transmitted, sent)
+        XCTAssertEqual(try keycard.status().pinRetries, 3)
+    }
+}
+
+/// --wait: until a Keycard answers SELECT, not until any card is present.
+final class WaitForKeycardTests: XCTestCase {
+    struct Blank: Error {}
+
+    func testWaitsPastCardsThatAreNotAKeycard() throws {
+        var tries = 0
+        // A blank card answers the first attempts (nil: no Keycard), the Keycard the fourth.
+        let found = try ReaderOptions.untilKeycard(wait: 5, { () -> String? in
+            tries += 1
+            return tries < 4 ? nil : "keycard"
+        }, failure: { throw Blank() })
+        XCTAssertEqual(found, "keycard")
+        XCTAssertEqual(tries, 4)
+        // Without --wait: one attempt, then the failure.
+        tries = 0
+        XCTAssertThrowsError(try ReaderOptions.untilKeycard(wait: 0, { () -> String? in tries += 1; return nil }, failure: { throw Blank() })) {
+            XCTAssertTrue($0 is Blank)
+        }
+        XCTAssertEqual(tries, 1)
     }
 }

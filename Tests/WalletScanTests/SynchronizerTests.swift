@@ -60,6 +60,15 @@ final class SynchronizerTests: XCTestCase {
         XCTAssertEqual(balance.unlocked, (b["unlocked_balance"] as? NSNumber)?.uint64Value)
         XCTAssertEqual(balance.height, 163)
         XCTAssertTrue(balance.spendsKnown)
+        // Per account as monero-wallet-rpc's get_balance(account_index) counts it, mempool
+        // receipts included, so the accounts add up to the total.
+        let perAccount = expected["get_balance_per_account"] as! [[String: Any]]
+        XCTAssertEqual(balance.perAccount.keys.sorted(), perAccount.indices.map(UInt32.init))
+        for (major, wallet) in perAccount.enumerated() {
+            XCTAssertEqual(balance.perAccount[UInt32(major)]?.total, (wallet["balance"] as? NSNumber)?.uint64Value, "account \(major)")
+            XCTAssertEqual(balance.perAccount[UInt32(major)]?.unlocked, (wallet["unlocked_balance"] as? NSNumber)?.uint64Value, "account \(major)")
+        }
+        XCTAssertEqual(balance.perAccount.values.map(\.total).reduce(0, +), balance.total)
     }
 
     func testViewOnlyFindsOutputsButNoSpends() throws {

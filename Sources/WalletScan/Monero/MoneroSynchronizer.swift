@@ -236,17 +236,19 @@ public final class MoneroSynchronizer {
                        paymentID: o.paymentID, keyImage: o.keyImage, unlockTime: o.unlockTime, isCoinbase: o.isCoinbase)
     }
 
-    private var pendingIncoming: UInt64 = 0
+    /// Mempool receipts per account (major index), counted in the total and in their
+    /// account's balance, as monero-wallet-rpc's get_balance does.
+    private var pendingIncoming = [UInt32: UInt64]()
 
     /// Mempool receipts: all count in the balance; each is reported once, through the outbox.
     private func reportPending(_ sink: EventSink) throws {
-        pendingIncoming = 0
+        pendingIncoming = [:]
         var fresh = [(height: Int, event: ScanEvent)]()
         for blob in try source.mempool() {
             guard let tx = try? MoneroTransaction(blob: blob) else { continue }
             for found in detector.scan(tx) {
                 let o = received(found, height: nil)
-                pendingIncoming += o.amount
+                pendingIncoming[o.major, default: 0] += o.amount
                 // Height -1: no block holds it, so no reorg undoes it.
                 if try !state.pendingAlreadyReported(o.txID, o.index) { fresh.append((-1, .pending(o))) }
             }
@@ -262,8 +264,8 @@ public final class MoneroSynchronizer {
     /// Monero's rules: an output is unlocked 10 blocks deep and once its unlock_time (a height
     /// below 500,000,000, else a Unix time) has passed. The total includes mempool receipts.
     private func balance(walletHeight: Int) throws -> Balance {
-        var total = pendingIncoming, unlocked: UInt64 = 0
-        var accounts = [UInt32: (total: UInt64, unlocked: UInt64)]()
+        var total = pendingIncoming.values.reduce(0, +), unlocked: UInt64 = 0
+        var accounts = pendingIncoming.mapValues { (total: $0, unlocked: UInt64(0)) }
         for row in try state.allOutputs() where row.spentHeight == nil {
             let o = row.output
             let height = o.height ?? walletHeight
