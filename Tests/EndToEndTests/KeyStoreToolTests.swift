@@ -62,15 +62,19 @@ final class KeyStoreToolTests: XCTestCase {
         XCTAssertEqual(add.status, 0, add.stderr)
         XCTAssertFalse(add.out.contains("abandon"))
         let list = try Shell.run("keystore list --keystore \(dir)/ks")
-        XCTAssertEqual(list.records.first?["name"] as? String, "main")
+        XCTAssertEqual(list.status, 0, list.stderr)
+        XCTAssertEqual(list.records.map { $0["name"] as? String }, ["main"])
         XCTAssertEqual((list.records.first?["birthdays"] as? [String: Int])?["xmr"], 3_100_000)
         XCTAssertFalse(list.out.contains("abandon"))
         let export = try Shell.run("keystore export main \(ks)")
+        XCTAssertEqual(export.status, 0, export.stderr)
         XCTAssertEqual(export.records.first?["mnemonic"] as? String, about)
 
         let viaWallet = try Shell.run("derive --wallet main \(ks) --purpose 84 --count 2")
         let viaPhrase = try Shell.run("derive --purpose 84 --count 2", stdin: Shell.lines([["mnemonic": about]]))
         XCTAssertEqual(viaWallet.status, 0, viaWallet.stderr)
+        XCTAssertEqual(viaPhrase.status, 0, viaPhrase.stderr)
+        XCTAssertEqual(viaWallet.records.count, 2)
         XCTAssertEqual(viaWallet.out, viaPhrase.out)
         let hash = String(repeating: "42", count: 32)
         let signed = try Shell.run("sign-hash --wallet main \(ks) --path m/44h/60h/0h/0/0 | sign-hash verify --address 0x9858EfFD232B4033E47d90003D41EC34EcaEda94",
@@ -81,19 +85,25 @@ final class KeyStoreToolTests: XCTestCase {
         let doc = try TestPaths.json(TestPaths.fixture("monero-regtest/expected.json")) as! [String: Any]
         let keys = doc["keys"] as! [String: Any]
         XCTAssertEqual(try Shell.run("keystore add xmr \(ks)", stdin: Shell.lines([["mnemonic": keys["mnemonic"]!]])).status, 0)
-        let view = try Shell.run("derive account --view-only --coin xmr --wallet xmr \(ks) | keystore add xmr-view \(ks) && derive --wallet xmr-view \(ks) --account 1 --count 1")
+        let stored = try Shell.run("set -o pipefail; derive account --view-only --coin xmr --wallet xmr \(ks) | keystore add xmr-view \(ks)")
+        XCTAssertEqual(stored.status, 0, stored.stderr)
+        let view = try Shell.run("derive --wallet xmr-view \(ks) --account 1 --count 1")
         XCTAssertEqual(view.status, 0, view.stderr)
+        XCTAssertEqual(view.records.count, 1)
         XCTAssertEqual(view.records.last?["address"] as? String, (doc["subaddresses_used"] as! [String: String])["(1,0)"])
         XCTAssertEqual(try Shell.run("keystore list --keystore \(dir)/ks").records.map { $0["kind"] as? String }, ["bip39-mnemonic", "monero-seed", "monero-view"])
     }
 
     /// `strings` over an entry file shows no phrase, seed or key.
     func testFileHoldsNoReadableSecret() throws {
-        let made = try Shell.run("mnemonic generate --words 24 --store w \(ks) && keystore export w \(ks) | mnemonic to-seed")
+        let generated = try Shell.run("mnemonic generate --words 24 --store w \(ks)")
+        XCTAssertEqual(generated.status, 0, generated.stderr)
+        let made = try Shell.run("set -o pipefail; keystore export w \(ks) | mnemonic to-seed")
         XCTAssertEqual(made.status, 0, made.stderr)
-        let phrase = made.records[0]["mnemonic"] as! String
-        let entropy = made.records[0]["entropy"] as! String
-        let seed = made.records[1]["seed"] as! String
+        let phrase = try XCTUnwrap(generated.records.first?["mnemonic"] as? String)
+        let entropy = try XCTUnwrap(generated.records.first?["entropy"] as? String)
+        let seed = try XCTUnwrap(made.records.first?["seed"] as? String)
+        XCTAssertEqual(made.records.first?["mnemonic"] as? String, phrase)
         let text = try Shell.run("strings -n 4 \(dir)/ks/w.key").out
         XCTAssertFalse(text.contains(entropy) || text.contains(seed) || text.contains(phrase))
         let metadataWords = Set(["birthdays", "created", "kind", "language", "name", "passphrase_protected", "english", "bip39-mnemonic", "false", "SATCHELK"])
@@ -128,7 +138,9 @@ final class KeyStoreToolTests: XCTestCase {
         XCTAssertEqual(tampered.status, 65)
         XCTAssertTrue(tampered.stderr.contains("keystore.tampered"), tampered.stderr)
         try before.prefix(50).write(to: file)
-        XCTAssertTrue(try Shell.run("keystore export main \(ks)").stderr.contains("keystore.damaged"))
+        let cut = try Shell.run("keystore export main \(ks)")
+        XCTAssertEqual(cut.status, 65)
+        XCTAssertTrue(cut.stderr.contains("keystore.damaged"), cut.stderr)
         try before.write(to: file)
 
         XCTAssertEqual(try Shell.run("keystore passwd main \(ks) --new-pass-file \(dir)/newpass").status, 0)
@@ -146,10 +158,14 @@ final class KeyStoreToolTests: XCTestCase {
         let refused = try Shell.run("mnemonic generate --store taken \(ks)")
         XCTAssertEqual(refused.status, 73)
         XCTAssertEqual(refused.out, "")
-        let ok = try Shell.run("mnemonic generate --scheme monero --store m \(ks) && keystore export m \(ks)")
-        XCTAssertEqual(ok.records.count, 2)
-        XCTAssertEqual(ok.records[0]["mnemonic"] as? String, ok.records[1]["mnemonic"] as? String)
-        XCTAssertEqual(ok.records[0]["stored_as"] as? String, "m")
+        let ok = try Shell.run("mnemonic generate --scheme monero --store m \(ks)")
+        XCTAssertEqual(ok.status, 0, ok.stderr)
+        let exported = try Shell.run("keystore export m \(ks)")
+        XCTAssertEqual(exported.status, 0, exported.stderr)
+        XCTAssertEqual(ok.records.count, 1)
+        XCTAssertNotNil(ok.records.first?["mnemonic"] as? String)
+        XCTAssertEqual(ok.records.first?["mnemonic"] as? String, exported.records.first?["mnemonic"] as? String)
+        XCTAssertEqual(ok.records.first?["stored_as"] as? String, "m")
     }
 
     /// --confirm on a real terminal: a script answers the prompts with the right words, then
@@ -178,7 +194,8 @@ final class KeyStoreToolTests: XCTestCase {
         let statuses = r.out.components(separatedBy: "status=").dropFirst().map { String($0.prefix(while: \.isNumber)) }
         XCTAssertEqual(statuses, ["0", "65"], r.out)
         XCTAssertTrue(r.out.contains("mnemonic.confirmation_failed"))
-        XCTAssertEqual(try Shell.run("keystore list --keystore \(dir)/ks").records.count, 2, "the entry stays stored after a failed confirmation")
+        XCTAssertEqual(try Shell.run("keystore list --keystore \(dir)/ks").records.map { $0["name"] as? String }, ["one", "two"],
+                       "the entry stays stored after a failed confirmation")
     }
 
     /// Killed at random moments while rewriting an entry, the store always holds one whole,

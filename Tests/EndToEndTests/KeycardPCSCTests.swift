@@ -95,6 +95,7 @@ final class KeycardPCSCTests: XCTestCase {
         XCTAssertEqual(derived.records.first?["address"] as? String, "0x9858EfFD232B4033E47d90003D41EC34EcaEda94", derived.stderr)
         XCTAssertEqual(derived.records.first?["public_key"] as? String, "0237b0bb7a8288d38ed49a524b5dc98cff3eb5ca824c9f9dc0dfdb3d9cd600f299")
         let segwit = try Shell.run("derive \(cardKey) --coin btc --purpose 84 --count 2")
+        XCTAssertEqual(segwit.status, 0, segwit.stderr)
         XCTAssertEqual(segwit.records.map { $0["address"] as? String }, ["bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu", "bc1qnjg0jd8228aq7egyzacy8cys3knf9xvrerkf9g"])
         // EXPORT KEY as the card writes it.
         let exported = try card("export-key \(pairing) --credentials-file \(dir)/creds.json --path m/44h/60h/0h/0/0")
@@ -111,6 +112,7 @@ final class KeycardPCSCTests: XCTestCase {
         // Account discovery with the card's keys, against scan output naming used addresses.
         try segwit.stdout.write(to: URL(fileURLWithPath: "\(dir)/used.jsonl"))
         let discovered = try Shell.run("derive discover \(cardKey) --coin btc --purpose 84 --used \(dir)/used.jsonl")
+        XCTAssertEqual(discovered.status, 0, discovered.stderr)
         XCTAssertEqual(discovered.records.first?["next_receive_index"] as? Int, 2, discovered.stderr)
         XCTAssertEqual(discovered.records.last?["next_account"] as? Int, 1)
 
@@ -133,6 +135,9 @@ final class KeycardPCSCTests: XCTestCase {
         XCTAssertEqual(noPinless.records.first?["code"] as? String, "card.no_pinless_path", noPinless.out)
         let current = try Shell.run("sign-hash \(cardKey)", stdin: one)
         let seventh = try Shell.run("derive --coin eth --path m/44h/60h/0h/0/7", stdin: Shell.lines([["mnemonic": "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"]]))
+        XCTAssertEqual(current.status, 0, current.stderr)
+        XCTAssertEqual(seventh.status, 0, seventh.stderr)
+        XCTAssertNotNil(seventh.records.first?["public_key"] as? String)
         XCTAssertEqual(current.records.first?["public_key"] as? String, seventh.records.first?["public_key"] as? String, current.stderr)
         XCTAssertEqual(try card("set-pinless-path \(pairing) --credentials-file \(dir)/creds.json --path m/44h/60h/0h/0/0").status, 0)
         let pinless = try Shell.run("sign-hash --card --pinless | sign-hash verify --address 0x9858EfFD232B4033E47d90003D41EC34EcaEda94", stdin: one)

@@ -52,6 +52,7 @@ final class MnemonicToolTests: XCTestCase {
         XCTAssertEqual(seeds.status, 0, seeds.stderr)
         XCTAssertEqual(seeds.records.map { $0["seed"] as? String }, expected.map { $0["seed"] })
         let entropies = try Shell.run("mnemonic to-entropy", stdin: Shell.lines(phrases))
+        XCTAssertEqual(entropies.status, 0, entropies.stderr)
         XCTAssertEqual(entropies.records.map { $0["entropy"] as? String }, expected.map { $0["entropy"] })
     }
 
@@ -63,6 +64,7 @@ final class MnemonicToolTests: XCTestCase {
         XCTAssertEqual(r.records.first?["scheme"] as? String, "monero")
         XCTAssertEqual(r.records.first?["seed"] as? String, keys["private_spend_key"] as? String)
         let back = try Shell.run("mnemonic from-entropy --scheme monero", stdin: Shell.lines([["entropy": keys["private_spend_key"]!]]))
+        XCTAssertEqual(back.status, 0, back.stderr)
         XCTAssertEqual(back.records.first?["mnemonic"] as? String, keys["mnemonic"] as? String)
     }
 
@@ -180,7 +182,7 @@ final class MnemonicToolTests: XCTestCase {
 
     /// 10,000 phrases stream through generate | validate | to-entropy.
     func testTenThousandPhrasesStream() throws {
-        let r = try Shell.run("mnemonic generate --words 12 --count 10000 | mnemonic validate | mnemonic to-entropy | grep -c '\"entropy\":\"[0-9a-f]\\{32\\}\"'")
+        let r = try Shell.run("set -o pipefail; mnemonic generate --words 12 --count 10000 | mnemonic validate | mnemonic to-entropy | grep -c '\"entropy\":\"[0-9a-f]\\{32\\}\"'")
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertEqual(r.out, "10000\n")
     }
@@ -208,10 +210,17 @@ final class MnemonicToolTests: XCTestCase {
     }
 
     func testGenerateOptionsAndLanguages() throws {
-        let r = try Shell.run("mnemonic generate --language japanese --words 15 && mnemonic generate --scheme monero && mnemonic generate --language korean --words 12 | mnemonic validate")
-        XCTAssertEqual(r.status, 0, r.stderr)
-        let records = r.records
+        // One run each, each status checked (an && chain stops silently at its first failure).
+        var records = [[String: Any]]()
+        for line in ["mnemonic generate --language japanese --words 15", "mnemonic generate --scheme monero",
+                     "set -o pipefail; mnemonic generate --language korean --words 12 | mnemonic validate"] {
+            let r = try Shell.run(line)
+            XCTAssertEqual(r.status, 0, line + r.stderr)
+            XCTAssertEqual(r.records.count, 1, line)
+            records += r.records
+        }
         XCTAssertEqual(records.count, 3)
+        XCTAssertEqual(records[2]["valid"] as? Bool, true)
         XCTAssertEqual((records[0]["mnemonic"] as! String).split(separator: "\u{3000}").count, 15)
         XCTAssertEqual(records[1]["scheme"] as? String, "monero")
         XCTAssertEqual((records[1]["mnemonic"] as! String).split(separator: " ").count, 25)
@@ -225,6 +234,7 @@ final class MnemonicToolTests: XCTestCase {
     func testExitStatusForMissingInputFile() throws {
         let r = try Shell.run("mnemonic validate /nonexistent/file.jsonl")
         XCTAssertEqual(r.status, 66)
+        XCTAssertEqual(r.out, "")
         XCTAssertTrue(r.stderr.contains("cannot open /nonexistent/file.jsonl"))
     }
 

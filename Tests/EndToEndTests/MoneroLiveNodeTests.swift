@@ -167,10 +167,13 @@ final class MoneroLiveNodeTests: XCTestCase {
 
         // Rerun: nothing new.
         let again = try scan(seed)
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertEqual(again.records.last?["type"] as? String, "balance")
         XCTAssertEqual(again.records.filter { ["received", "spent"].contains($0["type"] as? String) }.count, 0)
 
         // Reorg: drop the last 3 blocks (R's spend and its confirmations) and mine another branch.
-        try Shell.run("curl -s -m 30 http://127.0.0.1:\(nodePort)/pop_blocks -d '{\"nblocks\":3}'")
+        let popped = try Shell.run("curl -sf -m 30 http://127.0.0.1:\(nodePort)/pop_blocks -d '{\"nblocks\":3}'")
+        XCTAssertEqual(popped.status, 0, popped.stderr)
         try rpc(nodePort, "flush_txpool")
         try mine(4, to: minerAddress)
         let afterReorg = try scan(seed)

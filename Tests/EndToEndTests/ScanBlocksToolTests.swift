@@ -61,6 +61,7 @@ final class ScanBlocksToolTests: XCTestCase {
         // --rescan starts over and reports everything again, with the same balance; the events
         // are new reports, so their ids go on from the first run's.
         let rescan = try Shell.run("scan-blocks \(source) --birthday 0 --rescan", stdin: Shell.lines([["mnemonic": keys["mnemonic"]!]]))
+        XCTAssertEqual(rescan.status, 0, rescan.stderr)
         func withoutIDs(_ text: String) -> String { text.replacingOccurrences(of: #","event_id":[0-9]+"#, with: "", options: .regularExpression) }
         XCTAssertEqual(withoutIDs(rescan.out), withoutIDs(r.out))
         XCTAssertEqual(rescan.records.first?["event_id"] as? Int, 17)
@@ -79,6 +80,7 @@ final class ScanBlocksToolTests: XCTestCase {
         let piped = try Shell.run("cat \(fixture)/txs.jsonl \(fixture)/blocks.jsonl | zstd -q -c | scan-blocks --blocks - --key-file \(dir)/key.json --state-dir \(dir)/a --birthday 0 --lookahead 3,20")
         let plain = try Shell.run("scan-blocks \(source) --birthday 0", stdin: viewOnly)
         XCTAssertEqual(piped.status, 0, piped.stderr)
+        XCTAssertEqual(plain.status, 0, plain.stderr)
         XCTAssertEqual(piped.out, plain.out)
         XCTAssertEqual(piped.records.filter { $0["type"] as? String == "received" }.count, 12)
         // Without a key source, stdin cannot carry both: a usage error.
@@ -92,8 +94,12 @@ final class ScanBlocksToolTests: XCTestCase {
         let noBirthday = try Shell.run("scan-blocks \(source)", stdin: viewOnly)
         XCTAssertEqual(noBirthday.status, 64)
         XCTAssertTrue(noBirthday.stderr.contains("scan.no_birthday"))
-        XCTAssertEqual(try Shell.run("scan-blocks --birthday 0 --state-dir \(dir)/s", stdin: viewOnly).stderr.contains("scan.no_source"), true)
-        XCTAssertTrue(try Shell.run("scan-blocks \(source) --birthday 0 < /dev/null").stderr.contains("scan.no_wallet"))
+        let noSource = try Shell.run("scan-blocks --birthday 0 --state-dir \(dir)/s", stdin: viewOnly)
+        XCTAssertEqual(noSource.status, 64)
+        XCTAssertTrue(noSource.stderr.contains("scan.no_source"), noSource.stderr)
+        let noWallet = try Shell.run("scan-blocks \(source) --birthday 0 < /dev/null")
+        XCTAssertEqual(noWallet.status, 64)
+        XCTAssertTrue(noWallet.stderr.contains("scan.no_wallet"), noWallet.stderr)
         // A held lock: the second run exits 75 at once.
         let first = try Shell.run("scan-blocks \(source) --birthday 0 --max-blocks 1", stdin: viewOnly)
         XCTAssertEqual(first.status, 0, first.stderr)
@@ -105,8 +111,10 @@ final class ScanBlocksToolTests: XCTestCase {
         var received = 0
         for _ in 0..<4 {
             let r = try Shell.run("scan-blocks \(source) --birthday 0 --max-blocks 50 --progress jsonl", stdin: viewOnly)
+            XCTAssertEqual(r.status, 0, r.stderr)
             received += r.records.filter { $0["type"] as? String == "received" }.count
-            XCTAssertTrue(r.stderr.contains("\"type\":\"progress\"") || r.records.count == 1, r.stderr)
+            XCTAssertEqual(r.records.last?["type"] as? String, "balance")
+            XCTAssertTrue(r.stderr.contains("\"type\":\"progress\""), r.stderr)
         }
         XCTAssertEqual(received, 12)
     }
@@ -124,10 +132,13 @@ final class ScanBlocksToolTests: XCTestCase {
     /// The same chain compressed with zstd gives the same events.
     func testZstdCompressedSources() throws {
         let viewOnly = Shell.lines([["view_key": keys["private_view_key"]!, "public_spend_key": keys["public_spend_key"]!]])
-        _ = try Shell.run("zstd -q -o \(dir)/b.jsonl.zst \(fixture)/blocks.jsonl && zstd -q -o \(dir)/t.jsonl.zst \(fixture)/txs.jsonl")
+        XCTAssertEqual(try Shell.run("zstd -q -o \(dir)/b.jsonl.zst \(fixture)/blocks.jsonl").status, 0)
+        XCTAssertEqual(try Shell.run("zstd -q -o \(dir)/t.jsonl.zst \(fixture)/txs.jsonl").status, 0)
         let packed = try Shell.run("scan-blocks --blocks \(dir)/b.jsonl.zst --txs \(dir)/t.jsonl.zst --state-dir \(dir)/z --birthday 0 --lookahead 3,20", stdin: viewOnly)
         let plain = try Shell.run("scan-blocks \(source) --birthday 0", stdin: viewOnly)
         XCTAssertEqual(packed.status, 0, packed.stderr)
+        XCTAssertEqual(plain.status, 0, plain.stderr)
+        XCTAssertEqual(packed.records.filter { $0["type"] as? String == "received" }.count, 12)
         XCTAssertEqual(packed.out, plain.out)
         try Data([0x28, 0xB5, 0x2F, 0xFD, 0x00, 0x01, 0x02]).write(to: URL(fileURLWithPath: "\(dir)/bad.jsonl.zst"))
         XCTAssertEqual(try Shell.run("scan-blocks --blocks \(dir)/bad.jsonl.zst --state-dir \(dir)/y --birthday 0", stdin: viewOnly).status, 65)
@@ -158,6 +169,7 @@ final class ScanBlocksToolTests: XCTestCase {
         let seed = Shell.lines([["mnemonic": keys["mnemonic"]!]])
         try seed.write(to: URL(fileURLWithPath: "\(dir)/seed.json"))
         let clean = try Shell.run("scan-blocks \(source) --birthday 0 --state-dir \(dir)/clean < \(dir)/seed.json")
+        XCTAssertEqual(clean.status, 0, clean.stderr)
         let wanted = clean.lines.filter { !$0.contains("\"balance\"") }
         var kills = 0
         for i in 0..<10 {
@@ -165,7 +177,7 @@ final class ScanBlocksToolTests: XCTestCase {
             let r = try Shell.run("scan-blocks \(source) --birthday 0 --state-dir \(dir)/killed --max-blocks 60 < \(dir)/seed.json >> \(dir)/out.jsonl 2>/dev/null & p=$!; sleep \(delay); kill -9 $p 2>/dev/null && echo killed; wait $p; true")
             if r.out.contains("killed") { kills += 1 }
         }
-        _ = try Shell.run("scan-blocks \(source) --birthday 0 --state-dir \(dir)/killed < \(dir)/seed.json >> \(dir)/out.jsonl")
+        XCTAssertEqual(try Shell.run("scan-blocks \(source) --birthday 0 --state-dir \(dir)/killed < \(dir)/seed.json >> \(dir)/out.jsonl").status, 0)
         let got = try String(contentsOfFile: "\(dir)/out.jsonl", encoding: .utf8).split(separator: "\n").map(String.init)
             .filter { !$0.contains("\"balance\"") }
         // Confirmations depend on where a run's batches ended, and a bounded run reports the

@@ -29,7 +29,7 @@ final class FileKeyStoreTests: XCTestCase {
         XCTAssertEqual(back.secret.bytes, secret)
         XCTAssertEqual(back.metadata.birthdays, ["btc": 840_000])
         XCTAssertTrue(back.metadata.passphraseProtected)
-        XCTAssertEqual(try ks.list().map(\.name), ["main", "view"])
+        XCTAssertEqual(try ks.list().map { try $0.metadata.get().name }, ["main", "view"])
         var info = stat()
         XCTAssertEqual(stat(ks.directory, &info), 0)
         XCTAssertEqual(info.st_mode & 0o777, 0o700)
