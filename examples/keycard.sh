@@ -10,7 +10,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap '"$root/scripts/virtual-keycard.sh" stop "$work/stack" < /dev/null > /dev/null 2>&1; rm -rf "$work"' EXIT
 umask 077
-"$root/scripts/virtual-keycard.sh" start "$work/stack" < /dev/null > /dev/null
+# Its own pcscd, beside any the machine runs: the tools find it through PCSCLITE_CSOCK_NAME.
+eval "$("$root/scripts/virtual-keycard.sh" start "$work/stack" < /dev/null)"
 
 # The card's secrets live in a 0600 file, never on a command line.
 printf '{"pin":"%s","puk":"%s","duress_pin":"%s","pairing_password":"%s"}\n' 123456 123456789012 654321 KeycardTest > "$work/creds.json"

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Scan the Monero regtest chain in ../shared/fixtures/monero-regtest (made by monerod 0.18)
+# Scan the Monero regtest chain in Tests/Fixtures/fixtures/monero-regtest (made by monerod 0.18)
 # for its wallet, view-only: the payments it received, then a rerun that finds nothing new.
 # The view key here is the fixture's throw-away test wallet, not a real one.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-fixture=${SATCHEL_SHARED:-$here/../../shared}/fixtures/monero-regtest
+fixture=$here/../Tests/Fixtures/fixtures/monero-regtest
 state=$(mktemp -d)
 trap 'rm -rf "$state"' EXIT
 

@@ -7,7 +7,12 @@
 #   scripts/virtual-keycard.sh start DIR [PORT]   # needs keycard-sim and card-info on PATH
 #   scripts/virtual-keycard.sh stop DIR
 #
-# There is one pcscd per machine: start refuses (exit 69) when another is running.
+# pcscd runs in a private mount namespace whose /run/pcscd is DIR/run (pcsc-lite 1.9's daemon
+# has its socket path built in), so a system pcscd beside it is never touched. Clients reach
+# this one through PCSCLITE_CSOCK_NAME, which the library honours; `start` prints
+#   export PCSCLITE_CSOCK_NAME=DIR/run/pcscd.comm
+# for the caller to eval. Without unshare(1) rights it falls back to the machine's /run/pcscd
+# and refuses (exit 69) when another pcscd is running there.
 set -euo pipefail
 command=${1:-}; dir=${2:-}
 [ -n "$command" ] && [ -n "$dir" ] || { echo "usage: $0 start|stop DIR [PORT]" >&2; exit 64; }
@@ -37,10 +42,14 @@ detach() {
 case $command in
 start)
   port=${3:-$((40000 + (RANDOM % 10000) * 2))}
-  if pgrep -x pcscd >/dev/null; then
-    echo "virtual-keycard: a pcscd is already running; there is one per machine: stop it first" >&2; exit 69
+  mkdir -p "$dir/reader.conf.d" "$dir/run"
+  private=no
+  if unshare --mount --propagation private true 2>/dev/null; then
+    private=yes
+    export PCSCLITE_CSOCK_NAME="$dir/run/pcscd.comm"
+  elif pgrep -x pcscd >/dev/null; then
+    echo "virtual-keycard: a pcscd is running and no private mount namespace can be made (unshare needs root): stop that pcscd, or run as root" >&2; exit 69
   fi
-  mkdir -p "$dir/reader.conf.d"
   printf 'FRIENDLYNAME "Satchel Virtual PCD"\nDEVICENAME   127.0.0.1:0x%X\nLIBPATH      /usr/lib/pcsc/drivers/serial/libifdvpcd.so\nCHANNELID    0x%X\n' \
     "$port" "$port" > "$dir/reader.conf.d/vpcd"
   # The card program first, then pcscd (vpcd aborts pcscd when its card is not there).
@@ -48,10 +57,19 @@ start)
   echo $! > "$dir/keycard-sim.pid"
   for _ in $(seq 50); do grep -q listening "$dir/keycard-sim.log" 2>/dev/null && break; sleep 0.1; done
   grep -q listening "$dir/keycard-sim.log" || { echo "virtual-keycard: keycard-sim did not start" >&2; cat "$dir/keycard-sim.log" >&2; exit 69; }
-  detach pcscd -f -c "$dir/reader.conf.d" < /dev/null > "$dir/pcscd.log" 2>&1
+  if [ $private = yes ]; then
+    # /run/pcscd in the namespace is our directory: the socket appears in $dir/run.
+    detach unshare --mount --propagation private -- sh -c 'mount --bind "$1" /run/pcscd 2>/dev/null || { mkdir -p /run/pcscd && mount --bind "$1" /run/pcscd; } && exec pcscd -f -c "$2"' \
+      sh "$dir/run" "$dir/reader.conf.d" < /dev/null > "$dir/pcscd.log" 2>&1
+  else
+    detach pcscd -f -c "$dir/reader.conf.d" < /dev/null > "$dir/pcscd.log" 2>&1
+  fi
   echo $! > "$dir/pcscd.pid"
   for _ in $(seq 100); do
-    card-info --reader "Satchel Virtual PCD" > /dev/null 2>&1 && exit 0
+    if card-info --reader "Satchel Virtual PCD" > /dev/null 2>&1; then
+      [ $private = yes ] && echo "export PCSCLITE_CSOCK_NAME=$dir/run/pcscd.comm"
+      exit 0
+    fi
     sleep 0.2
   done
   echo "virtual-keycard: the virtual reader did not appear" >&2; tail -5 "$dir/pcscd.log" >&2

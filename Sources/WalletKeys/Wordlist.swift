@@ -19,7 +19,7 @@ public struct Wordlist: Sendable {
     init(name: String, text: String, sha256: String, uniquePrefixLength: Int?) {
         self.name = name
         self.sourceSHA256 = sha256
-        self.words = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        self.words = text.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
         var index = [String: Int](minimumCapacity: words.count)
         for (i, w) in words.enumerated() { index[w] = i }
         self.index = index

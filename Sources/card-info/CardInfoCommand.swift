@@ -31,6 +31,7 @@ struct CardInfoCommand: ParsableCommand {
           card-info verify-pin --pairing my-card --credentials-fd 3 3<creds.json
           card-info factory-reset --confirm
         """,
+        version: SatchelVersion.string,
         subcommands: [Info.self, Initialize.self, Pair.self, Unpair.self, VerifyPIN.self, ChangePIN.self, ChangePUK.self,
                       ChangePairingPassword.self, UnblockPIN.self, LoadKey.self, GenerateKey.self, RemoveKey.self,
                       SetPinlessPath.self, ExportKey.self, FactoryReset.self],

@@ -36,6 +36,7 @@ struct DeriveCommand: ParsableCommand {
                                                                      (a Monero seed)
           derive account --view-only < xmr.jsonl | derive --count 5  (Monero view-only keys)
         """,
+        version: SatchelVersion.string,
         subcommands: [Addresses.self, Account.self, Discover.self],
         defaultSubcommand: Addresses.self
     )

@@ -24,6 +24,7 @@ struct KeyStoreCommand: ParsableCommand {
         Argon2id. The key-store passphrase comes from --keystore-pass-file, --keystore-pass-fd
         or a prompt. Other tools read an entry with --wallet NAME. See keystore(1).
         """,
+        version: SatchelVersion.string,
         subcommands: [Add.self, List.self, Export.self, Destroy.self, Passwd.self, Birthday.self]
     )
 }

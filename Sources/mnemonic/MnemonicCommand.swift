@@ -24,6 +24,7 @@ struct MnemonicCommand: ParsableCommand {
         passphrases from --passphrase-file, --passphrase-fd or --passphrase-prompt.
         See mnemonic(1) for record formats.
         """,
+        version: SatchelVersion.string,
         subcommands: [Generate.self, Validate.self, ToSeed.self, ToEntropy.self, FromEntropy.self]
     )
 }

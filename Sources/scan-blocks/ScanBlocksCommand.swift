@@ -28,7 +28,8 @@ struct ScanBlocksCommand: ParsableCommand {
 
         Example (cron, every 5 minutes):
           */5 * * * * scan-blocks --wallet shop --keystore-pass-file ~/.pass --blocks /srv/xmr/blocks.jsonl --txs /srv/xmr/txs.jsonl >> payments.jsonl
-        """)
+        """,
+        version: SatchelVersion.string)
 
     @Option(help: "Chain: monero.")
     var chain: String = "monero"

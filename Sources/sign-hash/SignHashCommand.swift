@@ -29,6 +29,7 @@ struct SignHashCommand: ParsableCommand {
           sign-hash recover --coin eth < signatures.jsonl
         See sign-hash(1).
         """,
+        version: SatchelVersion.string,
         subcommands: [Sign.self, Verify.self, Recover.self],
         defaultSubcommand: Sign.self
     )

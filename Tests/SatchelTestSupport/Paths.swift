@@ -1,21 +1,18 @@
 import Foundation
 
-/// Where tests find the shared vectors and the built executables.
+/// Where tests find their vectors and fixtures (in the project) and the built executables.
 public enum TestPaths {
     /// The package root, from this file's location (Tests/SatchelTestSupport/Paths.swift).
     public static let packageRoot: URL = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    /// `../shared` beside the checkout, or $SATCHEL_SHARED. Tests read vectors in place.
-    public static var shared: URL {
-        if let dir = ProcessInfo.processInfo.environment["SATCHEL_SHARED"] { return URL(fileURLWithPath: dir) }
-        return packageRoot.deletingLastPathComponent().appendingPathComponent("shared")
-    }
+    /// The test data kept in the project (Tests/Fixtures; its README names each file's source).
+    public static let fixtures: URL = packageRoot.appendingPathComponent("Tests/Fixtures")
 
-    public static func vector(_ relative: String) -> URL { shared.appendingPathComponent("vectors/" + relative) }
-    public static func fixture(_ relative: String) -> URL { shared.appendingPathComponent("fixtures/" + relative) }
-    /// Fixtures kept in the project (Tests/Fixtures, each folder with a README of its source).
-    public static func projectFixture(_ relative: String) -> URL { packageRoot.appendingPathComponent("Tests/Fixtures/" + relative) }
+    public static func vector(_ relative: String) -> URL { fixtures.appendingPathComponent("vectors/" + relative) }
+    public static func fixture(_ relative: String) -> URL { fixtures.appendingPathComponent("fixtures/" + relative) }
+    /// Fixtures of the project's own making (Tests/Fixtures/testnet, …).
+    public static func projectFixture(_ relative: String) -> URL { fixtures.appendingPathComponent(relative) }
 
     /// The directory of built executables: $SATCHEL_BIN_DIR (set by the Makefile from
     /// `swift build --show-bin-path`), else .build/debug.

@@ -5,7 +5,7 @@ import XCTest
 @testable import WalletCard
 
 /// The host side of a session recorded with the genuine Keycard applet 3.2
-/// (../shared/fixtures/keycard): every value Satchel computes must match it byte for byte.
+/// (Tests/Fixtures/fixtures/keycard): every value Satchel computes must match it byte for byte.
 final class TranscriptTests: XCTestCase {
     struct Step {
         let name: String

@@ -74,7 +74,19 @@ final class EncodingVectorTests: XCTestCase {
         for case let entry as [String: String] in doc["bech32_invalid"] as! [Any] {
             XCTAssertThrowsError(try Bech32.decode(entry["string"]!), entry["reason"]!)
         }
-        for s in doc["bech32m_valid"] as! [String] { XCTAssertEqual(try Bech32.decode(s).variant, .bech32m, s) }
+        for s in doc["bech32m_valid"] as! [String] {
+            let d = try Bech32.decode(s)
+            XCTAssertEqual(d.variant, .bech32m, s)
+            XCTAssertEqual(Bech32.encode(hrp: d.hrp, data: d.data, variant: .bech32m), s.lowercased())
+        }
+        for case let entry as [String: String] in doc["bech32m_invalid"] as! [Any] {
+            XCTAssertThrowsError(try Bech32.decode(entry["string"]!), entry["reason"]!)
+        }
+        // BIP350's invalid segwit addresses: rejected for both main and test hrp.
+        for case let entry as [String: String] in doc["invalid_segwit_addresses"] as! [Any] {
+            XCTAssertThrowsError(try SegwitAddress.decode(entry["address"]!, hrp: "bc"), entry["reason"]!)
+            XCTAssertThrowsError(try SegwitAddress.decode(entry["address"]!, hrp: "tb"), entry["reason"]!)
+        }
         for case let entry as [String: String] in doc["bip173_invalid_segwit_addresses"] as! [Any] {
             XCTAssertThrowsError(try SegwitAddress.decode(entry["address"]!, hrp: "bc"), entry["reason"]!)
             XCTAssertThrowsError(try SegwitAddress.decode(entry["address"]!, hrp: "tb"), entry["reason"]!)
@@ -86,9 +98,14 @@ final class EncodingVectorTests: XCTestCase {
         }
         for case let entry as [String: Any] in doc["valid_segwit_addresses"] as! [Any] {
             let address = entry["address"] as! String
-            let (version, program) = try SegwitAddress.decode(address, hrp: entry["hrp"] as! String)
+            let hrp = entry["hrp"] as! String
+            let (version, program) = try SegwitAddress.decode(address, hrp: hrp)
             XCTAssertEqual(version, entry["witness_version"] as? Int)
             XCTAssertEqual(Hex.encode(program), entry["witness_program"] as? String)
+            // scriptPubKey: OP_n (0, or 0x50 + n), the push of the program, the program.
+            let op = version == 0 ? 0 : 0x50 + version
+            XCTAssertEqual(Hex.encode([UInt8(op), UInt8(program.count)] + program), entry["script_pubkey"] as? String, address)
+            XCTAssertEqual(SegwitAddress.encode(hrp: hrp, version: version, program: program), address.lowercased())
         }
         // Round trip of the BIP84 and BIP86 vector addresses (bech32 and bech32m).
         let p2wpkh = "bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu"

@@ -4,7 +4,7 @@ import WalletCore
 import XCTest
 @testable import WalletKeys
 
-/// Every BIP39 vector in ../shared/vectors, byte for byte.
+/// Every BIP39 vector in Tests/Fixtures/vectors, byte for byte.
 final class BIP39VectorTests: XCTestCase {
     let bip39 = BIP39()
 

@@ -1,0 +1,34 @@
+import Foundation
+import SatchelTestSupport
+import WalletCore
+import XCTest
+
+/// Every data file in Tests/Fixtures/vectors and Tests/Fixtures/fixtures is the one its README
+/// pins by SHA-256 (copied from the shared folder, which is no git repository), and every file
+/// there is listed: nothing drifts in unrecorded.
+final class FixtureProvenanceTests: XCTestCase {
+    func testEveryFixtureMatchesItsRecordedHash() throws {
+        let readme = try String(contentsOf: TestPaths.fixtures.appendingPathComponent("README.md"), encoding: .utf8)
+        var pinned = [String: String]()
+        for line in readme.split(separator: "\n") {
+            let parts = line.split(separator: " ", omittingEmptySubsequences: true)
+            if parts.count == 2, parts[0].count == 64, parts[0].allSatisfy(\.isHexDigit) { pinned[String(parts[1])] = String(parts[0]) }
+        }
+        XCTAssertEqual(pinned.count, 30)
+        var found = Set<String>()
+        for top in ["vectors", "fixtures"] {
+            let base = TestPaths.fixtures.appendingPathComponent(top)
+            let files = FileManager.default.enumerator(atPath: base.path)!.compactMap { $0 as? String }
+            for relative in files where !relative.hasSuffix(".md") {
+                var isDir: ObjCBool = false
+                FileManager.default.fileExists(atPath: base.appendingPathComponent(relative).path, isDirectory: &isDir)
+                if !isDir.boolValue { found.insert(top + "/" + relative) }
+            }
+        }
+        XCTAssertEqual(found, Set(pinned.keys))
+        for (path, hash) in pinned {
+            let data = try Data(contentsOf: TestPaths.fixtures.appendingPathComponent(path))
+            XCTAssertEqual(Hex.encode(Hash.sha256(Array(data))), hash, path)
+        }
+    }
+}
