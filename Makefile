@@ -5,7 +5,17 @@ export PATH := $(PATH):/opt/swift/usr/bin
 SWIFT_FLAGS ?=
 BIN_DIR = $(shell swift build $(SWIFT_FLAGS) --show-bin-path)
 
-.PHONY: all deps build test unit e2e lint demo bench clean
+.PHONY: all deps build test unit e2e lint demo bench clean install uninstall
+
+# make install [PREFIX=/usr/local] [DESTDIR=…] [CONFIG=release]: the tools, their man pages and
+# bash, zsh and fish completions (INSTALL_FROM=DIR installs already built tools from DIR).
+# make uninstall [PREFIX=…] removes exactly those files.
+PREFIX ?= /usr/local
+CONFIG ?= release
+TOOLS = mnemonic derive sign-hash keystore scan-blocks card-info
+BASH_COMPLETIONS = $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+ZSH_COMPLETIONS = $(DESTDIR)$(PREFIX)/share/zsh/site-functions
+FISH_COMPLETIONS = $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 
 all: build
 
@@ -36,6 +46,26 @@ bench:
 	swift build -c release --product scan-blocks
 	python3 bench/run.py --bin "$$(swift build -c release --show-bin-path)"
 	python3 bench/monero_scan.py --bin "$$(swift build -c release --show-bin-path)"
+
+install: deps
+	@set -e; \
+	if [ -n "$(INSTALL_FROM)" ]; then bin="$(INSTALL_FROM)"; else \
+	  swift build -c $(CONFIG) $(addprefix --product ,$(TOOLS)); bin="$$(swift build -c $(CONFIG) --show-bin-path)"; fi; \
+	install -d "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(PREFIX)/share/man/man1" "$(BASH_COMPLETIONS)" "$(ZSH_COMPLETIONS)" "$(FISH_COMPLETIONS)"; \
+	for t in $(TOOLS); do \
+	  install -m 0755 "$$bin/$$t" "$(DESTDIR)$(PREFIX)/bin/$$t"; \
+	  install -m 0644 "man/$$t.1" "$(DESTDIR)$(PREFIX)/share/man/man1/$$t.1"; \
+	  "$$bin/$$t" --generate-completion-script bash > "$(BASH_COMPLETIONS)/$$t"; \
+	  "$$bin/$$t" --generate-completion-script zsh > "$(ZSH_COMPLETIONS)/_$$t"; \
+	  "$$bin/$$t" --generate-completion-script fish > "$(FISH_COMPLETIONS)/$$t.fish"; \
+	done; \
+	echo "installed $(TOOLS) into $(DESTDIR)$(PREFIX)"
+
+uninstall:
+	@for t in $(TOOLS); do \
+	  rm -f "$(DESTDIR)$(PREFIX)/bin/$$t" "$(DESTDIR)$(PREFIX)/share/man/man1/$$t.1" \
+	        "$(BASH_COMPLETIONS)/$$t" "$(ZSH_COMPLETIONS)/_$$t" "$(FISH_COMPLETIONS)/$$t.fish"; \
+	done; echo "removed $(TOOLS) from $(DESTDIR)$(PREFIX)"
 
 clean:
 	rm -rf .build

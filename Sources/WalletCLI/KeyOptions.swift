@@ -24,6 +24,8 @@ public struct KeyOptions: ParsableArguments {
     public func read() throws -> JSONObject? {
         let secret: SecureBytes
         if let keyFile { secret = try SecretInput.read(.file(keyFile)) } else if let keyFd { secret = try SecretInput.read(.fileDescriptor(keyFd)) } else { return nil }
+        // A bare phrase (a line that is not JSON) is a phrase record.
+        if let phrase = PhraseLine.phrase(secret.bytes) { return JSONObject(["mnemonic": .string(phrase)]) }
         return try JSONParser.parseRecord(secret.bytes)
     }
 }

@@ -51,9 +51,15 @@ public struct WalletOptions: ParsableArguments {
     /// The entry's keys, or nil without --wallet. A BIP39 entry marked passphrase-protected
     /// needs the BIP39 passphrase (from --passphrase-*); one that is not refuses one.
     public func keySource(bip39Passphrase: SecureBytes?) throws -> KeySource? {
+        try load(bip39Passphrase: bip39Passphrase)?.source
+    }
+
+    /// The entry's keys and birthdays (so a record made from them, e.g. derive account's
+    /// view-only keys, can carry the birthday on to a new entry), or nil without --wallet.
+    public func load(bip39Passphrase: SecureBytes?) throws -> (source: KeySource, birthdays: [String: Int])? {
         guard let wallet else { return nil }
         let entry = try keyStore.store.load(wallet, passphrase: try keyStore.passphrase(confirm: false))
-        return try KeyStoreRecords.keySource(entry, bip39Passphrase: bip39Passphrase)
+        return (try KeyStoreRecords.keySource(entry, bip39Passphrase: bip39Passphrase), entry.metadata.birthdays)
     }
 }
 
@@ -167,6 +173,20 @@ public enum KeyStoreRecords {
             throw KeyStoreError.unsupportedEntry("entry '\(m.name)' is a Keycard pairing; pairings are not exported")
         }
         out["birthdays"] = .object(birthdayObject(m.birthdays))
+        return out
+    }
+
+    /// A record's "birthdays" object (chain → height), as `birthdayObject` writes it.
+    public static func birthdays(in record: JSONObject) throws -> [String: Int] {
+        guard let value = record["birthdays"] else { return [:] }
+        guard case .object(let object) = value else { throw RecordError.invalidField(field: "birthdays", reason: "an object of chain: height") }
+        var out = [String: Int]()
+        for key in object.keys {
+            guard let height = try object.optionalInt(key), (0...(1 << 40)).contains(height) else {
+                throw RecordError.invalidField(field: "birthdays", reason: "\(key) is not a block height")
+            }
+            out[key] = height
+        }
         return out
     }
 

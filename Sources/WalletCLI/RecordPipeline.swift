@@ -26,6 +26,9 @@ public final class RecordPipeline {
     public let maxLineBytes: Int
     /// The worst outcome so far (see ExitStatus's ordering).
     public private(set) var status = ExitStatus.ok
+    /// For tools that read seed phrases: a line that is not JSON (does not start with { or [)
+    /// is a phrase, as typed or pasted, and becomes {"mnemonic": line}.
+    public var phraseLines = false
 
     public init(tool: String, output: OutputStream = .standardOutput, diagnostics: OutputStream = .standardError,
                 maxLineBytes: Int = 1 << 20) {
@@ -108,6 +111,7 @@ public final class RecordPipeline {
     /// As `run`, for a transform that makes any number of records from one (derive: many
     /// addresses from one seed). `emit` writes each at once, so memory stays flat.
     public func run(inputs: [String], _ transform: (JSONObject, _ emit: (JSONObject) throws(CLIError) -> Void) throws -> Void) -> ExitStatus {
+        if let status = runPromptedPhrase(inputs: inputs, transform) { return status }
         let paths = inputs.isEmpty ? ["-"] : inputs
         for path in paths {
             let fd: Int32
@@ -146,10 +150,14 @@ public final class RecordPipeline {
                 return try report(RecordError.invalidUTF8(offset: bad), at: location)
             }
             let record: JSONObject
-            do {
-                record = try JSONParser.parseObject(bytes)
-            } catch {
-                return try report(RecordError.invalidJSON(offset: error.offset, reason: error.reason), at: location)
+            if phraseLines, let phrase = PhraseLine.phrase(bytes) {
+                record = JSONObject(["mnemonic": .string(phrase)])
+            } else {
+                do {
+                    record = try JSONParser.parseObject(bytes)
+                } catch {
+                    return try report(RecordError.invalidJSON(offset: error.offset, reason: error.reason), at: location)
+                }
             }
             // An error record from a tool upstream travels on, so it reaches the end of the
             // pipeline with its own line number; it is not this tool's error. Its secret fields
@@ -170,6 +178,16 @@ public final class RecordPipeline {
         } catch {
             try report(InternalError(typeName: String(describing: type(of: error))), at: location)
         }
+    }
+
+    /// With `phraseLines`, no input files and a terminal on stdin: asks for the phrase without
+    /// echo and runs `transform` on it, instead of waiting silently for JSON. Returns nil when
+    /// the input is not a terminal (read it as usual).
+    public func runPromptedPhrase(inputs: [String], _ transform: (JSONObject, _ emit: (JSONObject) throws(CLIError) -> Void) throws -> Void) -> ExitStatus? {
+        guard phraseLines, inputs.isEmpty || inputs == ["-"], isatty(0) != 0 else { return nil }
+        let phrase: SecureBytes
+        do { phrase = try SecretInput.read(.prompt(label: "Seed phrase (not shown): ", confirm: false)) } catch { return fail(error) }
+        return runOnce(JSONObject(["mnemonic": .string(String(decoding: phrase.bytes, as: UTF8.self))]), transform)
     }
 
     /// Runs `transform` once on `record` without reading any input (derive --wallet: the key
@@ -216,16 +234,35 @@ public final class RecordPipeline {
 
 /// One record read alone (a key record for keystore add or scan-blocks), with the same checks
 /// as a pipeline line: nil at end of input; too long, not UTF-8, or not an object are errors.
+/// With `phraseLines`, a line that is not JSON is a phrase ({"mnemonic": line}), and a
+/// terminal on stdin is asked for one without echo.
 public enum SingleRecord {
-    public static func read(fd: Int32 = 0, maxLineBytes: Int = 1 << 16) throws -> JSONObject? {
+    public static func read(fd: Int32 = 0, maxLineBytes: Int = 1 << 16, phraseLines: Bool = false) throws -> JSONObject? {
+        if phraseLines && fd == 0 && isatty(0) != 0 {
+            let phrase = try SecretInput.read(.prompt(label: "Seed phrase (not shown): ", confirm: false))
+            return JSONObject(["mnemonic": .string(String(decoding: phrase.bytes, as: UTF8.self))])
+        }
         var reader = LineReader(fd: fd, name: "<stdin>", maxLineBytes: maxLineBytes)
         switch try reader.next() {
         case nil: return nil
         case .tooLong?: throw RecordError.lineTooLong(limit: maxLineBytes)
         case .line(_, let bytes)?:
             if let bad = RecordPipeline.firstInvalidUTF8(bytes) { throw RecordError.invalidUTF8(offset: bad) }
+            if phraseLines, let phrase = PhraseLine.phrase(bytes) { return JSONObject(["mnemonic": .string(phrase)]) }
             return try JSONParser.parseRecord(bytes)
         }
+    }
+}
+
+/// A line as typed or pasted: a seed phrase unless it starts (after blanks) with { or [.
+public enum PhraseLine {
+    public static func phrase(_ bytes: [UInt8]) -> String? {
+        guard let first = bytes.first(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }), first != UInt8(ascii: "{"), first != UInt8(ascii: "[") else {
+            return nil
+        }
+        var text = String(decoding: bytes, as: UTF8.self)
+        while text.last == "\r" || text.last == " " || text.last == "\t" { text.removeLast() }
+        return text
     }
 }
 

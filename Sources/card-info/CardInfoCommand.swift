@@ -294,7 +294,7 @@ extension CardInfoCommand {
 
         /// The seed of the one record on stdin: a BIP39 phrase (and passphrase) or a seed.
         static func seed() throws -> SecureBytes {
-            guard let record = try SingleRecord.read() else { throw RecordError.missingField("mnemonic", expected: "one key record on stdin") }
+            guard let record = try SingleRecord.read(phraseLines: true) else { throw RecordError.missingField("mnemonic", expected: "one key record on stdin") }
             if let phrase = try record.optionalString("mnemonic") {
                 let bip39 = BIP39()
                 let passphrase = try record.optionalString("passphrase").map { SecureBytes(Array($0.utf8)) }

@@ -104,14 +104,18 @@ struct ChainOptions: ParsableArguments {
     /// The run's key inputs: a reader for key records (with the BIP39 passphrase the options
     /// gave) and, with --wallet or --card, the key that replaces them (the card's master node,
     /// and the card itself for the nodes below it).
+    /// With --wallet, `walletRecord` is the record the run starts from: the entry's birthdays.
     func keyInputs(_ passphrase: PassphraseOptions, _ wallet: WalletOptions,
-                   _ cardOptions: CardKeyOptions? = nil) throws -> (RecordKeys, KeySource?, CardKeys?) {
+                   _ cardOptions: CardKeyOptions? = nil) throws -> (RecordKeys, KeySource?, CardKeys?, walletRecord: JSONObject) {
         let shared = try passphrase.read()
         let records = RecordKeys(coin: coin, accountPath: accountPath, sharedPassphrase: shared, moneroNetwork: try? moneroNetwork())
         if let card = try cardOptions?.keys(wallet.keyStore) {
-            return (records, .bip32(try card.masterPlaceholder(), origin: DerivationPath(), fromSeed: true), card)
+            return (records, .bip32(try card.masterPlaceholder(), origin: DerivationPath(), fromSeed: true), card, JSONObject())
         }
-        return (records, try wallet.keySource(bip39Passphrase: shared), nil)
+        guard let loaded = try wallet.load(bip39Passphrase: shared) else { return (records, nil, nil, JSONObject()) }
+        var start = JSONObject()
+        if !loaded.birthdays.isEmpty { start["birthdays"] = .object(KeyStoreRecords.birthdayObject(loaded.birthdays)) }
+        return (records, loaded.source, nil, start)
     }
 
     func moneroNetwork() throws -> MoneroNetwork {
@@ -230,9 +234,10 @@ extension DeriveCommand {
 
         func run() throws {
             let pipeline = RecordPipeline(tool: "derive")
+            pipeline.phraseLines = true
             let keys: RecordKeys, walletSource: KeySource?, card: CardKeys?
             do {
-                (keys, walletSource, card) = try chainOptions.keyInputs(passphrase, walletOptions, cardOptions)
+                (keys, walletSource, card, _) = try chainOptions.keyInputs(passphrase, walletOptions, cardOptions)
             } catch let error as any WalletError {
                 return try pipeline.fail(error).exitIfFailed()
             }
@@ -376,8 +381,9 @@ extension DeriveCommand {
 
         func run() throws {
             let pipeline = RecordPipeline(tool: "derive")
-            let keys: RecordKeys, walletSource: KeySource?
-            do { (keys, walletSource, _) = try chainOptions.keyInputs(passphrase, walletOptions) } catch let error as any WalletError {
+            pipeline.phraseLines = true
+            let keys: RecordKeys, walletSource: KeySource?, walletRecord: JSONObject
+            do { (keys, walletSource, _, walletRecord) = try chainOptions.keyInputs(passphrase, walletOptions) } catch let error as any WalletError {
                 return try pipeline.fail(error).exitIfFailed()
             }
             let body = { (record: JSONObject, emit: (JSONObject) throws(CLIError) -> Void) throws in
@@ -427,7 +433,7 @@ extension DeriveCommand {
                 }
                 try emit(out)
             }
-            try (walletSource != nil ? pipeline.runOnce(JSONObject(), body) : pipeline.run(inputs: input.files, body)).exitIfFailed()
+            try (walletSource != nil ? pipeline.runOnce(walletRecord, body) : pipeline.run(inputs: input.files, body)).exitIfFailed()
         }
     }
 }
@@ -469,9 +475,10 @@ extension DeriveCommand {
 
         func run() throws {
             let pipeline = RecordPipeline(tool: "derive")
+            pipeline.phraseLines = true
             let keys: RecordKeys, walletSource: KeySource?, card: CardKeys?, history: Set<String>
             do {
-                (keys, walletSource, card) = try chainOptions.keyInputs(passphrase, walletOptions, cardOptions)
+                (keys, walletSource, card, _) = try chainOptions.keyInputs(passphrase, walletOptions, cardOptions)
                 history = try Self.readUsed(used)
             } catch let error as any WalletError {
                 return try pipeline.fail(error).exitIfFailed()

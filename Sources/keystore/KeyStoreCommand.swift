@@ -78,8 +78,11 @@ extension KeyStoreCommand {
 
         func run() throws {
             try runReporting { pipeline in
-                guard let record = try SingleRecord.read() else { throw RecordError.emptyLine }
-                let entry = try KeyStoreRecords.entry(from: record, name: name, birthdays: try parseBirthdays(birthday),
+                guard let record = try SingleRecord.read(phraseLines: true) else { throw RecordError.emptyLine }
+                // Birthdays the record carries (derive account --wallet writes the entry's), then
+                // --birthday, which wins for its chains.
+                let birthdays = try KeyStoreRecords.birthdays(in: record).merging(try parseBirthdays(birthday)) { $1 }
+                let entry = try KeyStoreRecords.entry(from: record, name: name, birthdays: birthdays,
                                                       passphraseProtected: bip39Passphrase, now: Int(Date().timeIntervalSince1970))
                 try keyStore.store.store(entry, passphrase: try keyStore.passphrase(confirm: true))
                 try pipeline.emit(listing(entry.metadata))

@@ -81,7 +81,9 @@ func describe(_ mnemonic: Mnemonic, into record: inout JSONObject) {
 /// canonical form, and `add` puts in what the subcommand computes.
 func runOnPhrases(_ files: [String], _ options: SchemeOptions,
                   _ add: @escaping (Mnemonic, inout JSONObject) throws -> Void) throws {
-    try RecordPipeline(tool: "mnemonic").run(inputs: files) { record in
+    let pipeline = RecordPipeline(tool: "mnemonic")
+    pipeline.phraseLines = true
+    try pipeline.run(inputs: files) { record in
         var out = record
         let mnemonic = try parseMnemonic(record, options: options)
         describe(mnemonic, into: &out)
@@ -237,6 +239,7 @@ extension MnemonicCommand {
 
         func run() throws {
             let pipeline = RecordPipeline(tool: "mnemonic")
+            pipeline.phraseLines = true
             let shared: SecureBytes?
             do { shared = try passphraseOptions.read() } catch { return try pipeline.fail(error).exitIfFailed() }
             try pipeline.run(inputs: input.files) { record in

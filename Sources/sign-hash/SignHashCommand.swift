@@ -4,6 +4,9 @@ import WalletCard
 import WalletCardCLI
 import WalletCore
 import WalletKeys
+#if canImport(Glibc)
+import Glibc
+#endif
 
 @main
 struct SignHashCommand: ParsableCommand {
@@ -138,6 +141,14 @@ extension SignHashCommand {
                 if let keyRecord = try keyOptions.read() {
                     var scratch = keyRecord
                     runSource = try reader.source(keyRecord, out: &scratch)
+                }
+                // On a terminal with no key given: the phrase is asked for without echo, and
+                // the hash records are then typed (or pasted) one per line.
+                if runSource == nil, !cardOptions.card, input.files.isEmpty, isatty(0) != 0 {
+                    let phrase = try SecretInput.read(.prompt(label: "Seed phrase (not shown): ", confirm: false))
+                    let record = JSONObject(["mnemonic": .string(String(decoding: phrase.bytes, as: UTF8.self))])
+                    var scratch = record
+                    runSource = try reader.source(record, out: &scratch)
                 }
             } catch let error as any WalletError {
                 return try pipeline.fail(error).exitIfFailed()

@@ -84,14 +84,22 @@ final class KeyStoreToolTests: XCTestCase {
         // Monero seed and view-only entries.
         let doc = try TestPaths.json(TestPaths.fixture("monero-regtest/expected.json")) as! [String: Any]
         let keys = doc["keys"] as! [String: Any]
-        XCTAssertEqual(try Shell.run("keystore add xmr \(ks)", stdin: Shell.lines([["mnemonic": keys["mnemonic"]!]])).status, 0)
+        XCTAssertEqual(try Shell.run("keystore add xmr --birthday xmr=0 \(ks)", stdin: Shell.lines([["mnemonic": keys["mnemonic"]!]])).status, 0)
         let stored = try Shell.run("set -o pipefail; derive account --view-only --coin xmr --wallet xmr \(ks) | keystore add xmr-view \(ks)")
         XCTAssertEqual(stored.status, 0, stored.stderr)
         let view = try Shell.run("derive --wallet xmr-view \(ks) --account 1 --count 1")
         XCTAssertEqual(view.status, 0, view.stderr)
         XCTAssertEqual(view.records.count, 1)
         XCTAssertEqual(view.records.last?["address"] as? String, (doc["subaddresses_used"] as! [String: String])["(1,0)"])
-        XCTAssertEqual(try Shell.run("keystore list --keystore \(dir)/ks").records.map { $0["kind"] as? String }, ["bip39-mnemonic", "monero-seed", "monero-view"])
+        // The view-only entry kept the wallet's birthday, so scan-blocks needs no --birthday.
+        let fixture = TestPaths.fixture("monero-regtest").path
+        let scanned = try Shell.run("scan-blocks --wallet xmr-view \(ks) --blocks \(fixture)/blocks.jsonl --txs \(fixture)/txs.jsonl --state-dir \(dir)/scan --lookahead 3,20")
+        XCTAssertEqual(scanned.status, 0, scanned.stderr)
+        XCTAssertEqual(scanned.records.filter { $0["type"] as? String == "received" }.count, 12)
+        XCTAssertEqual(scanned.records.last?["spends_known"] as? Bool, false)
+        let listed = try Shell.run("keystore list --keystore \(dir)/ks")
+        XCTAssertEqual(listed.records.map { $0["kind"] as? String }, ["bip39-mnemonic", "monero-seed", "monero-view"])
+        XCTAssertEqual(listed.records.map { ($0["birthdays"] as? [String: Int])?["xmr"] }, [3_100_000, 0, 0])
     }
 
     /// `strings` over an entry file shows no phrase, seed or key.

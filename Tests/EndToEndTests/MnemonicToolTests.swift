@@ -74,7 +74,7 @@ final class MnemonicToolTests: XCTestCase {
         var input = Data()
         func add(_ s: String) { input.append(Data(s.utf8)); input.append(0x0A) }
         add(#"{"id":1,"mnemonic":"\#(about)"}"#)                                    // 1 ok
-        add("this is not json")                                                    // 2
+        add("this is not json")                                                    // 2: a typed phrase, one unknown word
         add("")                                                                    // 3
         input.append(contentsOf: [0x7B, 0x22, 0x6D, 0x22, 0x3A, 0x22, 0xFF, 0xFE, 0x22, 0x7D, 0x0A]) // 4 bad UTF-8
         add(#"{"mnemonic":""# + String(repeating: "abandon ", count: 125_000) + #""}"#) // 5: 1 MB, too many words
@@ -89,12 +89,13 @@ final class MnemonicToolTests: XCTestCase {
         let records = r.records
         XCTAssertEqual(records.count, 11, r.out.prefix(2000).description)
         let codes = records.map { $0["code"] as? String ?? "ok" }
-        XCTAssertEqual(codes, ["ok", "record.invalid_json", "record.empty_line", "record.invalid_utf8",
+        XCTAssertEqual(codes, ["ok", "mnemonic.unknown_word", "record.empty_line", "record.invalid_utf8",
                                "mnemonic.invalid_word_count", "record.line_too_long", "mnemonic.unknown_word",
                                "record.wrong_type", "record.missing_field", "record.invalid_json", "ok"])
         for (i, record) in records.enumerated() where record["type"] as? String == "error" {
             XCTAssertEqual(record["line"] as? Int, i + 1)
         }
+        XCTAssertEqual(records[1]["position"] as? Int, 2)
         XCTAssertEqual(records[6]["position"] as? Int, 12)
         XCTAssertEqual((records[6]["suggestions"] as? [String])?.first, "about")
         // Unknown fields pass through, with their exact text.
