@@ -32,6 +32,11 @@ public struct KeyStoreOptions: ParsableArguments {
     }
 
     /// The key-store passphrase from the file, the descriptor, or a prompt (twice when creating).
+    /// An entry that does not exist is reported before anything is asked for.
+    public func requireEntry(_ name: String) throws {
+        guard try store.exists(name) else { throw KeyStoreError.unknownEntry(name) }
+    }
+
     public func passphrase(confirm: Bool, label: String = "Key-store passphrase: ") throws(SecretInputError) -> SecureBytes {
         if let passFile { return try SecretInput.read(.file(passFile)) }
         if let passFD { return try SecretInput.read(.fileDescriptor(passFD)) }
@@ -58,6 +63,7 @@ public struct WalletOptions: ParsableArguments {
     /// view-only keys, can carry the birthday on to a new entry), or nil without --wallet.
     public func load(bip39Passphrase: SecureBytes?) throws -> (source: KeySource, birthdays: [String: Int])? {
         guard let wallet else { return nil }
+        try keyStore.requireEntry(wallet)
         let entry = try keyStore.store.load(wallet, passphrase: try keyStore.passphrase(confirm: false))
         return (try KeyStoreRecords.keySource(entry, bip39Passphrase: bip39Passphrase), entry.metadata.birthdays)
     }

@@ -139,6 +139,7 @@ public struct PairingOptions: ParsableArguments {
 
     public func load(_ keyStore: KeyStoreOptions) throws -> Pairing? {
         guard let pairing else { return nil }
+        try keyStore.requireEntry(pairing)
         let entry = try keyStore.store.load(pairing, passphrase: try keyStore.passphrase(confirm: false))
         guard entry.metadata.kind == .keycardPairing, entry.secret.count == 33 else {
             throw KeyStoreError.unsupportedEntry("entry '\(pairing)' is not a Keycard pairing")
@@ -156,6 +157,7 @@ public struct PairingOptions: ParsableArguments {
 
     /// A card ready for key use: channel open and the PIN (from the credentials) verified.
     public func unlocked(_ readers: ReaderOptions, _ keyStore: KeyStoreOptions, _ credentials: CredentialOptions) throws -> Keycard {
+        if let pairing { try keyStore.requireEntry(pairing) }
         let pin = try credentials.read([("pin", "Keycard PIN: ", false)])["pin"]!
         let (keycard, _) = try open(readers, keyStore)
         try keycard.verifyPIN(pin)

@@ -32,6 +32,14 @@ public struct FileKeyStore: KeyStorer {
 
     private func path(_ name: String) -> String { directory + "/" + name + ".key" }
 
+    /// Whether an entry of that name exists (checked before a passphrase is asked for, so a
+    /// typo costs no Argon2 run and no typing).
+    public func exists(_ name: String) throws(KeyStoreError) -> Bool {
+        try Self.validate(name: name)
+        var info = stat()
+        return lstat(path(name), &info) == 0
+    }
+
     public func store(_ entry: KeyStoreEntry, passphrase: SecureBytes) throws(KeyStoreError) {
         try Self.validate(name: entry.metadata.name)
         guard passphrase.count >= Self.minimumPassphraseLength else { throw .weakPassphrase(minimum: Self.minimumPassphraseLength) }

@@ -185,6 +185,8 @@ extension CardInfoCommand {
                  check: ([String: SecureBytes]) throws -> Void = { _ in },
                  _ body: (Keycard, [String: SecureBytes], inout JSONObject) throws -> Void) throws {
             try runCard { pipeline in
+                // A misspelt pairing is reported before the PIN is asked for.
+                if let name = pairing.pairing { try keyStore.requireEntry(name) }
                 let secrets = try credentials.read([("pin", "PIN: ", false)] + extra)
                 try check(secrets)
                 let (keycard, reader) = try pairing.open(readers, keyStore)

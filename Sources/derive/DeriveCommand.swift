@@ -89,11 +89,18 @@ struct ChainOptions: ParsableArguments {
         if coin == "xmr" || coin == nil { return }
         let network = self.network ?? "main"
         guard let chain = CoinNetwork.find(coin: coin!, network: network) else {
-            throw ValidationError("\(coin!) has no network '\(network)'")
+            throw ValidationError(Self.noNetwork(coin: coin!, network: network))
         }
         if let kind = requestedScript, !chain.scripts.contains(kind) {
             throw ValidationError("\(coin!) has no \(kind.rawValue) addresses; it has \(chain.scripts.map(\.rawValue).joined(separator: ", "))")
         }
+    }
+
+    /// "btc has no network 'testnet': use --network test (networks: main, test, signet, regtest)".
+    static func noNetwork(coin: String, network: String) -> String {
+        let known = CoinNetwork.all.filter { $0.coin == coin }.map(\.network)
+        let hint = ["testnet": "test", "mainnet": "main"][network].flatMap { known.contains($0) ? ": use --network \($0)" : nil } ?? ""
+        return "\(coin) has no network '\(network)'\(hint) (\(coin) networks: \(known.joined(separator: ", ")))"
     }
 
     var requestedScript: ScriptKind? {
@@ -141,7 +148,7 @@ struct Plan {
         let coin = options.coin ?? "btc"
         var network = options.network ?? "main"
         if options.network == nil, key.version.testnet, coin == "btc" { network = "test" }
-        guard let chain = CoinNetwork.find(coin: coin, network: network) else { throw DerivationError.unsupported("\(coin) has no network \(network)") }
+        guard let chain = CoinNetwork.find(coin: coin, network: network) else { throw DerivationError.unsupported(ChainOptions.noNetwork(coin: coin, network: network)) }
         if !fromSeed, key.version.testnet != chain.testnet, !(coin == "eth") {
             throw DerivationError.unsupported("the extended key is for \(key.version.testnet ? "a test" : "the main") network, not \(coin) \(network)")
         }
@@ -246,6 +253,9 @@ extension DeriveCommand {
                 let fd = open("/dev/tty", O_WRONLY | O_CLOEXEC)
                 guard fd >= 0 else { return try pipeline.fail(CLIError.usage("--qr needs a terminal (/dev/tty); use --qr-dir for image files")).exitIfFailed() }
                 terminal = OutputStream(fd: fd)
+            }
+            if let qrDir, !QRSink.makeDirectory(qrDir) {
+                return try pipeline.fail(CLIError.cannotOpen(path: qrDir, reason: "cannot create the directory: \(String(cString: strerror(errno)))")).exitIfFailed()
             }
             let show = QRSink(terminal: terminal, directory: qrDir, format: qrFormat)
             let body = { (record: JSONObject, emit: (JSONObject) throws(CLIError) -> Void) throws in
@@ -564,6 +574,17 @@ extension DeriveCommand {
 
 /// Where --qr and --qr-dir put an address's QR code.
 struct QRSink {
+    /// mkdir -p: the directory and its missing parents (QR images of addresses are not secret).
+    static func makeDirectory(_ path: String) -> Bool {
+        var prefix = path.hasPrefix("/") ? "" : "."
+        for part in path.split(separator: "/") {
+            prefix += "/" + part
+            if mkdir(prefix, 0o755) != 0 && errno != EEXIST { return false }
+        }
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+    }
+
     let terminal: OutputStream?
     let directory: String?
     let format: String

@@ -116,6 +116,7 @@ extension KeyStoreCommand {
 
         func run() throws {
             try runReporting { pipeline in
+                try keyStore.requireEntry(name)
                 let entry = try keyStore.store.load(name, passphrase: try keyStore.passphrase(confirm: false))
                 try pipeline.emit(try KeyStoreRecords.record(of: entry))
             }
@@ -133,7 +134,11 @@ extension KeyStoreCommand {
 
         func run() throws {
             try runReporting { pipeline in
+                try keyStore.requireEntry(name)
                 if !yes {
+                    let tty = open("/dev/tty", O_RDWR | O_CLOEXEC)
+                    guard tty >= 0 else { throw CLIError.usage("destroy asks you to type the entry's name on a terminal; without one, add --yes") }
+                    close(tty)
                     let typed = try SecretInput.read(.prompt(label: "Type the entry name to destroy '\(name)': ", confirm: false))
                     guard typed.bytes == Array(name.utf8) else { throw CLIError.usage("the name typed does not match; nothing was destroyed") }
                 }
@@ -157,6 +162,7 @@ extension KeyStoreCommand {
 
         func run() throws {
             try runReporting { pipeline in
+                try keyStore.requireEntry(name)
                 let old = try keyStore.passphrase(confirm: false, label: "Current key-store passphrase: ")
                 let new: SecureBytes
                 if let newPassFile { new = try SecretInput.read(.file(newPassFile)) } else if let newPassFD { new = try SecretInput.read(.fileDescriptor(newPassFD)) } else {
@@ -180,6 +186,7 @@ extension KeyStoreCommand {
         func run() throws {
             try runReporting { pipeline in
                 let store = keyStore.store
+                try keyStore.requireEntry(name)
                 try store.setBirthdays(name, try parseBirthdays(heights), passphrase: try keyStore.passphrase(confirm: false))
                 if case .success(let metadata)? = try store.list().first(where: { $0.name == name })?.metadata {
                     try pipeline.emit(listing(metadata))

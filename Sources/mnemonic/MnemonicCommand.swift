@@ -320,6 +320,14 @@ extension MnemonicCommand {
                 out["scheme"] = .string(mnemonic.scheme.rawValue)
                 out["language"] = .string(mnemonic.language)
                 out["mnemonic"] = .string(mnemonic.phrase)
+                // One repeated byte, or dice/coins that all came up the same: a phrase anyone
+                // can guess. Made anyway (test vectors are like that), but said loudly.
+                let rolls = try sources[0] == "entropy" ? nil : record.string(sources[0], expected: "a string").filter { !$0.isWhitespace }
+                if Set(entropy.bytes).count == 1 || (rolls.map { Set($0).count == 1 } ?? false) {
+                    let why = rolls != nil ? "every \(sources[0] == "dice" ? "roll" : "flip") is the same" : "the entropy is one repeated byte"
+                    out["warning"] = .string("weak entropy: \(why); anyone can find this phrase, never fund it")
+                    try? OutputStream.standardError.write("mnemonic: warning: weak entropy (\(why)): never fund this phrase\n")
+                }
                 return out
             }.exitIfFailed()
         }

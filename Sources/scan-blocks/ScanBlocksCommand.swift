@@ -142,7 +142,7 @@ struct ScanBlocksCommand: ParsableCommand {
             if rescan { try sync.resetToBirthday() }
             let net = MoneroNetwork.all.first { $0.name == network }!
             let addresses = AddressBook(keys: resolved.keys, network: net)
-            let sink = StandardOutputSink(pipeline: pipeline, progress: progress) { Self.record($0, addresses: addresses) }
+            let sink = StandardOutputSink(pipeline: pipeline, progress: progress, balanceOnChange: follow) { Self.record($0, addresses: addresses) }
             repeat {
                 try sync.run(untilHeight: untilHeight, maxBlocks: maxBlocks, sink: sink)
                 try pipeline.flush()
@@ -244,10 +244,15 @@ final class StandardOutputSink: EventSink {
     let record: (ScanEvent) -> JSONObject
     private let onTerminal = isatty(2) != 0
     private let output = OutputStream.standardOutput
+    /// With --follow: a balance record only when the balance differs from the last one written
+    /// (a poll that finds new blocks but no payment writes nothing).
+    let balanceOnChange: Bool
+    private var lastBalance: [UInt8]?
 
-    init(pipeline: RecordPipeline, progress: String, record: @escaping (ScanEvent) -> JSONObject) {
+    init(pipeline: RecordPipeline, progress: String, balanceOnChange: Bool = false, record: @escaping (ScanEvent) -> JSONObject) {
         self.pipeline = pipeline
         self.progress = progress
+        self.balanceOnChange = balanceOnChange
         self.record = record
     }
 
@@ -267,6 +272,14 @@ final class StandardOutputSink: EventSink {
     }
 
     func show(_ event: ScanEvent) throws {
+        if case .balance = event, balanceOnChange {
+            var r = record(event)
+            r["height"] = nil  // the height moves with every block; the balance may not
+            var key = [UInt8]()
+            JSONWriter.serialize(r, into: &key)
+            if key == lastBalance { return }
+            lastBalance = key
+        }
         guard case .progress(let height, let chainHeight) = event else { return try pipeline.emit(record(event)) }
         switch progress {
         case "jsonl": try? OutputStream.standardError.write(#"{"type":"progress","height":\#(height),"chain_height":\#(chainHeight)}"# + "\n")

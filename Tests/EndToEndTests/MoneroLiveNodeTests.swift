@@ -191,4 +191,45 @@ final class MoneroLiveNodeTests: XCTestCase {
         for p in processes where p.isRunning { p.terminate(); p.waitUntilExit() }
         XCTAssertEqual(try scan(seed).status, 69)
     }
+
+    /// --follow polls the node and writes a balance record only when the balance changes:
+    /// blocks without a payment add none; a payment adds one (its mempool receipt already
+    /// counts, so its confirmation changes nothing).
+    func testFollowWritesABalanceOnlyWhenItChanges() throws {
+        try rpc(minerPort, "create_wallet", ["filename": "miner", "language": "English"])
+        try rpc(receiverPort, "create_wallet", ["filename": "receiver", "language": "English"])
+        let minerAddress = try rpc(minerPort, "get_address")["address"] as! String
+        let primary = try rpc(receiverPort, "get_address")["address"] as! String
+        let phrase = try rpc(receiverPort, "query_key", ["key_type": "mnemonic"])["key"] as! String
+        FileManager.default.createFile(atPath: "\(dir)/key.json", contents: Shell.lines([["mnemonic": phrase]]), attributes: [.posixPermissions: 0o600])
+        try mine(90, to: minerAddress)  // coinbase outputs unlock after 60 blocks; rings need decoys
+
+        let scanner = Process()
+        scanner.executableURL = TestPaths.binDir.appendingPathComponent("scan-blocks")
+        scanner.arguments = ["--node", "127.0.0.1:\(nodePort)", "--follow", "--interval", "0.5", "--birthday", "0", "--state-dir", "\(dir)/follow",
+                             "--lookahead", "3,20", "--key-file", "\(dir)/key.json", "--progress", "none"]
+        FileManager.default.createFile(atPath: "\(dir)/follow.jsonl", contents: nil)
+        scanner.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: "\(dir)/follow.jsonl"))
+        scanner.standardError = FileHandle.nullDevice
+        scanner.standardInput = FileHandle.nullDevice
+        try scanner.run()
+        defer { if scanner.isRunning { scanner.terminate(); scanner.waitUntilExit() } }
+        let balances = { () -> [[String: Any]] in
+            ((try? TestPaths.jsonLines(URL(fileURLWithPath: "\(self.dir)/follow.jsonl"))) ?? []).filter { $0["type"] as? String == "balance" }
+        }
+        try waitFor(seconds: 60) { balances().count >= 1 }
+        try mine(3, to: minerAddress)
+        Thread.sleep(forTimeInterval: 3)
+        XCTAssertEqual(balances().count, 1, "blocks without a payment wrote a balance")
+        XCTAssertEqual(balances().first?["total"] as? String, "0")
+
+        try rpc(minerPort, "refresh")
+        try rpc(minerPort, "transfer", ["destinations": [["amount": 1_000_000_000_000, "address": primary]]])
+        try waitFor(seconds: 60) { balances().count >= 2 }
+        try mine(2, to: minerAddress)
+        Thread.sleep(forTimeInterval: 3)
+        XCTAssertEqual(balances().map { $0["total"] as? String }, ["0", "1000000000000"])
+        XCTAssertTrue(scanner.isRunning, "--follow stopped by itself")
+    }
+
 }
