@@ -28,4 +28,4 @@ address=$(derive "${card[@]}" --coin eth --path "m/44h/60h/0h/0/0" | sed -E 's/.
 echo "m/44'/60'/0'/0/0: $address"
 printf '{"hash":"%s"}\n' "$(printf 'Satchel Keycard example' | sha256sum | cut -c1-64)" "$(printf 'second message' | sha256sum | cut -c1-64)" |
   sign-hash "${card[@]}" --path "m/44h/60h/0h/0/0" --chain-id 1 |
-  sign-hash verify --address "$address" | sed -E 's/.*"v":([0-9]+).*"valid":(true|false).*/signed on the card: v=\1, valid=\2/'
+  sign-hash verify --address "$address" | sed -E 's/.*"eth_v":([0-9]+).*"valid":(true|false).*/signed on the card: v=\1, valid=\2/'

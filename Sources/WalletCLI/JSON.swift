@@ -49,6 +49,14 @@ public struct JSONObject: Equatable, Sendable {
     }
 
     public var isEmpty: Bool { keys.isEmpty }
+
+    /// The same object with these keys (those present) first, in this order.
+    public func leading(_ first: [String]) -> JSONObject {
+        var out = JSONObject()
+        for key in first where values[key] != nil { out[key] = values[key] }
+        for key in keys where out[key] == nil { out[key] = values[key] }
+        return out
+    }
     public var pairs: [(key: String, value: JSONValue)] { keys.map { ($0, values[$0]!) } }
 
     public static func == (a: JSONObject, b: JSONObject) -> Bool { a.keys == b.keys && a.values == b.values }

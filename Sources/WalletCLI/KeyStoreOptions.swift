@@ -152,6 +152,7 @@ public enum KeyStoreRecords {
     public static func record(of entry: KeyStoreEntry) throws -> JSONObject {
         let m = entry.metadata
         var out = JSONObject()
+        out["type"] = .string("key")  // a key record, as the tools read it
         out["name"] = .string(m.name)
         out["kind"] = .string(m.kind.rawValue)
         switch m.kind {

@@ -14,6 +14,18 @@ public struct RecordLocation: Sendable {
     }
 }
 
+/// Every record a tool writes starts with "type" (what the record is) and "v", the version of
+/// Satchel's record formats: a consumer checks v before it reads anything else.
+public enum RecordSchema {
+    public static let version = 1
+
+    public static func stamped(_ record: JSONObject) -> JSONObject {
+        var r = record
+        r["v"] = .number(String(version))
+        return r.leading(["type", "v"])
+    }
+}
+
 /// The shared core of every tool: JSON Lines in, JSON Lines out, one error record per bad
 /// input line, and the run's exit status.
 ///
@@ -46,8 +58,13 @@ public final class RecordPipeline {
     private static let flushBytes = 1 << 16
     private static let flushNanoseconds: UInt64 = 20_000_000
 
-    /// Writes one result record.
+    /// Writes one result record, stamped with the record schema version.
     public func emit(_ record: JSONObject) throws(CLIError) {
+        try emitAsIs(RecordSchema.stamped(record))
+    }
+
+    /// Writes a record unchanged (an upstream tool's error record passing through).
+    func emitAsIs(_ record: JSONObject) throws(CLIError) {
         if pending.isEmpty { pendingSince = Self.now() }
         JSONWriter.serialize(record, into: &pending)
         pending.append(0x0A)
@@ -162,7 +179,7 @@ public final class RecordPipeline {
             // An error record from a tool upstream travels on, so it reaches the end of the
             // pipeline with its own line number; it is not this tool's error. Its secret fields
             // (a tool upstream may have copied the input into it) do not travel with it.
-            if record["type"] == .string("error") { return try emit(SecretFields.removed(from: record)) }
+            if record["type"] == .string("error") { return try emitAsIs(SecretFields.removed(from: record)) }
             try apply(transform, to: record, at: location)
         }
     }

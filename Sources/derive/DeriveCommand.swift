@@ -262,7 +262,9 @@ extension DeriveCommand {
                 let emit = { (out: JSONObject) throws(CLIError) -> Void in try emit(try show.attach(out)) }
                 var base = record
                 let source = try walletSource ?? keys.source(record, out: &base)
-                base = SecretFields.removed(from: base)
+                // An address record carries its own path and keys, not the account record it
+                // came from (its xpubs, descriptors, fingerprints, …): those fields go.
+                base = AccountFields.removed(from: SecretFields.removed(from: base))
                 switch source {
                 case .monero(let wallet):
                     try moneroAddresses(wallet, base: base, record: record, emit: emit)
@@ -321,6 +323,7 @@ extension DeriveCommand {
                         publicKey = parent.publicKey
                     }
                     var out = base
+                    out["type"] = .string("address")
                     out["coin"] = .string(plan.chain.coin)
                     out["network"] = .string(plan.chain.network)
                     out["path"] = .string(shownPath)
@@ -355,6 +358,7 @@ extension DeriveCommand {
             for minor in index..<(index + count) {
                 let sub = try wallet.subaddress(major: chainOptions.account, minor: minor, network)
                 var out = base
+                out["type"] = .string("address")
                 out["coin"] = .string("xmr")
                 out["network"] = .string(network.name)
                 out["major"] = .number(String(chainOptions.account))
@@ -400,6 +404,7 @@ extension DeriveCommand {
                 var out = record
                 let source = try walletSource ?? keys.source(record, out: &out)
                 out = SecretFields.removed(from: out)
+                out["type"] = .string("account")
                 switch source {
                 case .monero(let wallet):
                     if let coin = chainOptions.coin, coin != "xmr" { throw DerivationError.unsupported("the input is a Monero seed or keys; use --coin xmr") }
@@ -569,6 +574,22 @@ extension DeriveCommand {
             }
             return out
         }
+    }
+}
+
+/// The fields `derive account` writes about an account, dropped from address records made
+/// from it; a user's own fields (an id, a label) pass through.
+enum AccountFields {
+    static let names: Set<String> = Set(ExtendedKeyVersion.all.flatMap { [$0.publicPrefix, $0.privatePrefix] }).union([
+        "extended_key", "descriptor", "change_descriptor", "master_fingerprint", "fingerprint", "parent_fingerprint",
+        "depth", "child_number", "account_path", "primary_address", "public_spend_key", "public_view_key", "birthdays",
+        "used_receive", "next_receive_index", "used_change", "next_change_index", "account",
+    ])
+
+    static func removed(from record: JSONObject) -> JSONObject {
+        var out = record
+        for key in record.keys where names.contains(key) { out[key] = nil }
+        return out
     }
 }
 

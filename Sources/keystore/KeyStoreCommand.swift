@@ -143,7 +143,7 @@ extension KeyStoreCommand {
                     guard typed.bytes == Array(name.utf8) else { throw CLIError.usage("the name typed does not match; nothing was destroyed") }
                 }
                 try keyStore.store.destroy(name)
-                try pipeline.emit(JSONObject(["name": .string(name), "destroyed": .bool(true)]))
+                try pipeline.emit(JSONObject(["type": .string("destroyed"), "name": .string(name), "destroyed": .bool(true)]))
             }
         }
     }
@@ -169,7 +169,7 @@ extension KeyStoreCommand {
                     new = try SecretInput.read(.prompt(label: "New key-store passphrase: ", confirm: true))
                 }
                 try keyStore.store.changePassphrase(name, from: old, to: new)
-                try pipeline.emit(JSONObject(["name": .string(name), "passphrase_changed": .bool(true)]))
+                try pipeline.emit(JSONObject(["type": .string("passphrase_changed"), "name": .string(name), "passphrase_changed": .bool(true)]))
             }
         }
     }
@@ -199,6 +199,7 @@ extension KeyStoreCommand {
 /// The public record of an entry.
 func listing(_ m: EntryMetadata) -> JSONObject {
     var out = JSONObject()
+    out["type"] = .string("entry")
     out["name"] = .string(m.name)
     out["kind"] = .string(m.kind.rawValue)
     out["created"] = .number(String(m.created))

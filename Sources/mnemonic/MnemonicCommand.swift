@@ -67,8 +67,10 @@ func parseMnemonic(_ record: JSONObject, options: SchemeOptions) throws -> Mnemo
     return try MnemonicSchemes.parse(phrase, scheme: scheme, language: language)
 }
 
-/// Writes the parsed phrase's canonical form and what it was recognised as.
+/// Writes the parsed phrase's canonical form and what it was recognised as (a record of type
+/// "mnemonic" unless the subcommand names it otherwise).
 func describe(_ mnemonic: Mnemonic, into record: inout JSONObject) {
+    record["type"] = .string("mnemonic")
     record["mnemonic"] = .string(mnemonic.phrase)
     record["scheme"] = .string(mnemonic.scheme.rawValue)
     record["language"] = .string(mnemonic.language)
@@ -153,6 +155,7 @@ extension MnemonicCommand {
                     let mnemonic = try card?.generateMnemonic(words: wordCount, language: language)
                         ?? handler.generate(wordCount: wordCount, language: language)
                     var record = JSONObject()
+                    record["type"] = .string("mnemonic")
                     record["scheme"] = .string(mnemonic.scheme.rawValue)
                     record["language"] = .string(mnemonic.language)
                     record["mnemonic"] = .string(mnemonic.phrase)
@@ -248,6 +251,7 @@ extension MnemonicCommand {
                 let passphrase = try PassphraseOptions.forRecord(record, shared: shared, out: &out)
                 let seed = try MnemonicSchemes.handler(for: mnemonic.scheme).seed(of: mnemonic, passphrase: passphrase)
                 describe(mnemonic, into: &out)
+                out["type"] = .string("seed")
                 out["seed"] = .string(seed.hex)
                 return out
             }.exitIfFailed()
@@ -264,6 +268,7 @@ extension MnemonicCommand {
 
         func run() throws {
             try runOnPhrases(input.files, schemeOptions) { mnemonic, out in
+                out["type"] = .string("entropy")
                 out["entropy"] = .string(MnemonicSchemes.handler(for: mnemonic.scheme).entropy(of: mnemonic).hex)
             }
         }
@@ -300,6 +305,7 @@ extension MnemonicCommand {
             let byteCount = handler.entropyBytes(forWordCount: words ?? handler.wordCount(forEntropyBytes: handler.entropyLengths.last!))!
             try RecordPipeline(tool: "mnemonic").run(inputs: input.files) { record in
                 var out = record
+                out["type"] = .string("mnemonic")
                 let sources = ["entropy", "dice", "coins"].filter { record[$0] != nil }
                 guard sources.count == 1 else {
                     if sources.isEmpty { throw RecordError.missingField("entropy", expected: "hex entropy, or a \"dice\" or \"coins\" field") }

@@ -260,7 +260,7 @@ final class StandardOutputSink: EventSink {
         var r = record(event)
         r["event_id"] = .number(String(id))
         var line = [UInt8]()
-        JSONWriter.serialize(r, into: &line)
+        JSONWriter.serialize(RecordSchema.stamped(r), into: &line)
         line.append(0x0A)
         return line
     }

@@ -168,6 +168,7 @@ extension SignHashCommand {
             let cache = KeyCache()
             try pipeline.run(inputs: input.files) { record in
                 var out = record
+                out["type"] = .string("signature")
                 let hash = try Hex.decode(record.string("hash", expected: "the 32-byte hash to sign, in hex"))
                 guard hash.count == 32 else { throw SignatureError.invalidHashLength(hash.count) }
                 if let card {
@@ -222,12 +223,13 @@ extension SignHashCommand {
             }.exitIfFailed()
         }
 
-        /// An ECDSA signature's fields: r ‖ s, recovery id, v (27/28 or EIP-155), DER.
+        /// An ECDSA signature's fields: r ‖ s, recovery id, Ethereum's v as "eth_v" (27/28 or
+    /// EIP-155; "v" is the record schema version), DER.
         static func put(_ sig: ECDSASignature, into out: inout JSONObject, chainId: UInt64?) {
             out["signature"] = .string(Hex.encode(sig.compact))
             out["recovery_id"] = .number(String(sig.recoveryID))
             let v = chainId.map { $0 * 2 + 35 + UInt64(sig.recoveryID) } ?? UInt64(27 + sig.recoveryID)
-            out["v"] = .number(String(v))
+            out["eth_v"] = .number(String(v))
             out["der"] = .string(Hex.encode(sig.der))
         }
     }
@@ -249,6 +251,7 @@ extension SignHashCommand {
         func run() throws {
             try RecordPipeline(tool: "sign-hash").run(inputs: input.files) { record in
                 var out = record
+                out["type"] = .string("verification")
                 let hash = try Hex.decode(record.string("hash", expected: "hex"))
                 let signature = try Hex.decode(record.string("signature", expected: "hex r‖s (64 bytes)"))
                 if let address {
@@ -308,6 +311,7 @@ extension SignHashCommand {
         func run() throws {
             try RecordPipeline(tool: "sign-hash").run(inputs: input.files) { record in
                 var out = record
+                out["type"] = .string("recovery")
                 let hash = try Hex.decode(record.string("hash", expected: "hex"))
                 let signature = try Hex.decode(record.string("signature", expected: "hex r‖s (64 bytes)"))
                 let key = try Secp256k1.recoverECDSA(hash: hash, compact: signature, recoveryID: try recoveryID(record))
@@ -325,13 +329,17 @@ extension SignHashCommand {
     }
 }
 
-/// The recovery id from "recovery_id", or from an Ethereum "v" (27/28, or EIP-155).
+/// The recovery id from "recovery_id", or from Ethereum's v: "eth_v", or "v" of 27 and above
+/// as records of Satchel before record versions (and other tools) write it.
 func recoveryID(_ record: JSONObject) throws -> Int {
     if let id = try record.optionalInt("recovery_id") { return id }
-    guard let v = try record.optionalInt("v") else { throw RecordError.missingField("recovery_id", expected: "recovery_id (0–3) or v") }
+    let field = record["eth_v"] != nil ? "eth_v" : "v"
+    guard let v = try record.optionalInt(field), field == "eth_v" || v >= 27 else {
+        throw RecordError.missingField("recovery_id", expected: "recovery_id (0–3) or eth_v")
+    }
     if v == 27 || v == 28 { return v - 27 }
     if v >= 35 { return (v - 35) % 2 }
-    throw RecordError.invalidField(field: "v", reason: "must be 27, 28 or an EIP-155 value (≥ 35)")
+    throw RecordError.invalidField(field: field, reason: "must be 27, 28 or an EIP-155 value (≥ 35)")
 }
 
 /// The addresses a key may be named by in `verify`.

@@ -30,7 +30,7 @@ final class BadInputTests: XCTestCase {
         let r = try Shell.run("sign-hash --chain-id 9223372036854775771 --path m/0",
                               stdin: Shell.lines([["mnemonic": Self.phrase, "hash": hash]]))
         XCTAssertEqual(r.status, 0, r.stderr)
-        let v = try XCTUnwrap(r.records.first?["v"] as? NSNumber, r.out)
+        let v = try XCTUnwrap(r.records.first?["eth_v"] as? NSNumber, r.out)
         XCTAssertTrue([18_446_744_073_709_551_577, 18_446_744_073_709_551_578].contains(v.uint64Value), "\(v)")
     }
 

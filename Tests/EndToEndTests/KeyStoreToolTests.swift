@@ -52,7 +52,7 @@ final class KeyStoreToolTests: XCTestCase {
         let linked = try Shell.run("keystore list --keystore \(dir)/a/b/ks")
         XCTAssertEqual(linked.status, 64, linked.stderr)
         XCTAssertEqual(linked.records.map { $0["name"] as? String }, ["link", "main", "other"])
-        XCTAssertEqual(linked.records.map { $0["type"] as? String }, ["error", nil, nil])
+        XCTAssertEqual(linked.records.map { $0["type"] as? String }, ["error", "entry", "entry"])
         XCTAssertEqual(linked.records.first?["code"] as? String, "keystore.insecure_entry")
         XCTAssertEqual(try Shell.run("keystore export link \(store)").status, 64)
     }

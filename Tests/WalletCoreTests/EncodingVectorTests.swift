@@ -66,21 +66,15 @@ final class EncodingVectorTests: XCTestCase {
 
     func testBech32Vectors() throws {
         let doc = try TestPaths.json(TestPaths.vector("bech32.json")) as! [String: Any]
-        for s in doc["bech32_valid"] as! [String] {
-            let d = try Bech32.decode(s)
-            XCTAssertEqual(d.variant, .bech32, s)
-            XCTAssertEqual(Bech32.encode(hrp: d.hrp, data: d.data, variant: .bech32), s.lowercased())
-        }
-        for case let entry as [String: String] in doc["bech32_invalid"] as! [Any] {
-            XCTAssertThrowsError(try Bech32.decode(entry["string"]!), entry["reason"]!)
-        }
-        for s in doc["bech32m_valid"] as! [String] {
-            let d = try Bech32.decode(s)
-            XCTAssertEqual(d.variant, .bech32m, s)
-            XCTAssertEqual(Bech32.encode(hrp: d.hrp, data: d.data, variant: .bech32m), s.lowercased())
-        }
-        for case let entry as [String: String] in doc["bech32m_invalid"] as! [Any] {
-            XCTAssertThrowsError(try Bech32.decode(entry["string"]!), entry["reason"]!)
+        for (name, variant) in [("bech32", Bech32.Variant.bech32), ("bech32m", .bech32m)] {
+            for s in doc["\(name)_valid"] as! [String] {
+                let d = try Bech32.decode(s)
+                XCTAssertEqual(d.variant, variant, s)
+                XCTAssertEqual(Bech32.encode(hrp: d.hrp, data: d.data, variant: variant), s.lowercased())
+            }
+            for case let entry as [String: String] in doc["\(name)_invalid"] as! [Any] {
+                XCTAssertThrowsError(try Bech32.decode(entry["string"]!), entry["reason"]!)
+            }
         }
         // BIP350's invalid segwit addresses: rejected for both main and test hrp.
         for case let entry as [String: String] in doc["invalid_segwit_addresses"] as! [Any] {
