@@ -34,7 +34,7 @@ let package = Package(
         systemLibrary("COpenSSL", pkgConfig: "libcrypto", apt: "libssl-dev"),
 
         .target(name: "CProcess"),
-        .target(name: "WalletCore", dependencies: ["CSodium", "CSecp256k1"]),
+        .target(name: "WalletCore", dependencies: ["CSodium", "CSecp256k1", "COpenSSL"]),
         .target(name: "WalletKeys", dependencies: ["WalletCore"]),
         .target(name: "WalletScan", dependencies: [
             "CSodium", "CSQLite", "CZstd", "WalletCore", "WalletKeys",
