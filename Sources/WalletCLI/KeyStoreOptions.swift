@@ -183,13 +183,30 @@ public enum KeyStoreRecords {
         return out
     }
 
+    /// The highest block height an option or record may name: beyond any chain's lifetime
+    /// (2^40 blocks), and far from overflow in height arithmetic.
+    public static let maxHeight = 1 << 40
+
+    /// --birthday chain=height pairs, e.g. btc=840000.
+    public static func parseBirthdays(_ items: [String]) throws -> [String: Int] {
+        var out = [String: Int]()
+        for item in items {
+            let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, !parts[0].isEmpty, let height = Int(parts[1]), (0...maxHeight).contains(height) else {
+                throw ValidationError("--birthday takes chain=height, e.g. btc=840000 or xmr=3100000")
+            }
+            out[parts[0]] = height
+        }
+        return out
+    }
+
     /// A record's "birthdays" object (chain → height), as `birthdayObject` writes it.
     public static func birthdays(in record: JSONObject) throws -> [String: Int] {
         guard let value = record["birthdays"] else { return [:] }
         guard case .object(let object) = value else { throw RecordError.invalidField(field: "birthdays", reason: "an object of chain: height") }
         var out = [String: Int]()
         for key in object.keys {
-            guard let height = try object.optionalInt(key), (0...(1 << 40)).contains(height) else {
+            guard let height = try object.optionalInt(key), (0...maxHeight).contains(height) else {
                 throw RecordError.invalidField(field: "birthdays", reason: "\(key) is not a block height")
             }
             out[key] = height

@@ -202,9 +202,9 @@ public final class RecordPipeline {
     /// the input is not a terminal (read it as usual).
     public func runPromptedPhrase(inputs: [String], _ transform: (JSONObject, _ emit: (JSONObject) throws(CLIError) -> Void) throws -> Void) -> ExitStatus? {
         guard phraseLines, inputs.isEmpty || inputs == ["-"], isatty(0) != 0 else { return nil }
-        let phrase: SecureBytes
-        do { phrase = try SecretInput.read(.prompt(label: "Seed phrase (not shown): ", confirm: false)) } catch { return fail(error) }
-        return runOnce(JSONObject(["mnemonic": .string(String(decoding: phrase.bytes, as: UTF8.self))]), transform)
+        let record: JSONObject
+        do { record = try PhraseLine.prompted() } catch { return fail(error) }
+        return runOnce(record, transform)
     }
 
     /// Runs `transform` once on `record` without reading any input (derive --wallet: the key
@@ -255,10 +255,7 @@ public final class RecordPipeline {
 /// terminal on stdin is asked for one without echo.
 public enum SingleRecord {
     public static func read(fd: Int32 = 0, maxLineBytes: Int = 1 << 16, phraseLines: Bool = false) throws -> JSONObject? {
-        if phraseLines && fd == 0 && isatty(0) != 0 {
-            let phrase = try SecretInput.read(.prompt(label: "Seed phrase (not shown): ", confirm: false))
-            return JSONObject(["mnemonic": .string(String(decoding: phrase.bytes, as: UTF8.self))])
-        }
+        if phraseLines && fd == 0 && isatty(0) != 0 { return try PhraseLine.prompted() }
         var reader = LineReader(fd: fd, name: "<stdin>", maxLineBytes: maxLineBytes)
         switch try reader.next() {
         case nil: return nil
@@ -280,6 +277,12 @@ public enum PhraseLine {
         var text = String(decoding: bytes, as: UTF8.self)
         while text.last == "\r" || text.last == " " || text.last == "\t" { text.removeLast() }
         return text
+    }
+
+    /// The phrase asked for on the terminal without echo, as a phrase record.
+    public static func prompted() throws(SecretInputError) -> JSONObject {
+        let phrase = try SecretInput.read(.prompt(label: "Seed phrase (not shown): ", confirm: false))
+        return JSONObject(["mnemonic": .string(String(decoding: phrase.bytes, as: UTF8.self))])
     }
 }
 

@@ -28,25 +28,6 @@ public final class PCSCContext {
         return buffer.split(separator: 0).map { String(decoding: $0.map { UInt8(bitPattern: $0) }, as: UTF8.self) }
     }
 
-    /// Waits up to `seconds` for a card in `reader`; true when one is present.
-    public func waitForCard(in reader: String, seconds: Double) throws(CardError) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        var state = SCARD_READERSTATE()
-        let name = strdup(reader)
-        defer { free(name) }
-        state.szReader = UnsafePointer(name)
-        state.dwCurrentState = DWORD(SCARD_STATE_UNAWARE)
-        while true {
-            let left = max(0, deadline.timeIntervalSinceNow)
-            let rc = SCardGetStatusChange(context, DWORD(left * 1000), &state, 1)
-            if rc == SCARD_E_TIMEOUT { return false }
-            guard rc == SCARD_S_SUCCESS else { throw .pcsc(function: "SCardGetStatusChange", code: UInt32(truncatingIfNeeded: rc)) }
-            if state.dwEventState & DWORD(SCARD_STATE_PRESENT) != 0 { return true }
-            if left == 0 { return false }
-            state.dwCurrentState = state.dwEventState
-        }
-    }
-
     /// A connection to the card in `reader` (T=0 or T=1, as the card offers).
     public func connect(_ reader: String) throws(CardError) -> PCSCChannel {
         var handle: SCARDHANDLE = 0

@@ -47,8 +47,11 @@ public final class CardKeys {
     public init(_ keycard: Keycard) { self.keycard = keycard }
 
     /// The master public key (EXPORT KEY, public only, at m: the card answers that correctly).
-    public func masterPublicKey() throws -> Secp256k1.PublicKey {
-        guard let pub = try keycard.exportKey(path: [], kind: .publicKey).publicKey, let key = try? Secp256k1.PublicKey(parsing: pub) else {
+    public func masterPublicKey() throws -> Secp256k1.PublicKey { try exportedPublicKey(at: []) }
+
+    /// EXPORT KEY of the public key alone at a path.
+    private func exportedPublicKey(at path: [UInt32]) throws -> Secp256k1.PublicKey {
+        guard let pub = try keycard.exportKey(path: path, kind: .publicKey).publicKey, let key = try? Secp256k1.PublicKey(parsing: pub) else {
             throw CardError.malformedResponse("EXPORT KEY: no public key")
         }
         return key
@@ -69,10 +72,7 @@ public final class CardKeys {
         if path.last! < DerivationPath.hardened {
             do { return try node(at: path).publicKey } catch CardError.conditionsNotSatisfied {}
         }
-        guard let pub = try keycard.exportKey(path: path, kind: .publicKey).publicKey, let key = try? Secp256k1.PublicKey(parsing: pub) else {
-            throw CardError.malformedResponse("EXPORT KEY: no public key")
-        }
-        return key
+        return try exportedPublicKey(at: path)
     }
 
     /// The public node at an absolute path below m (m itself has no trustworthy chain code:
@@ -97,16 +97,7 @@ public final class CardKeys {
     }
 
     private func parentFingerprint(of path: [UInt32]) throws -> [UInt8] {
-        let parent = Array(path.dropLast())
-        let key: Secp256k1.PublicKey
-        if parent.isEmpty {
-            key = try masterPublicKey()
-        } else {
-            guard let pub = try keycard.exportKey(path: parent, kind: .publicKey).publicKey,
-                  let parsed = try? Secp256k1.PublicKey(parsing: pub) else { throw CardError.malformedResponse("EXPORT KEY: no public key") }
-            key = parsed
-        }
-        return Array(Hash.hash160(key.compressed).prefix(4))
+        Array(Hash.hash160(try exportedPublicKey(at: Array(path.dropLast())).compressed).prefix(4))
     }
 }
 

@@ -24,10 +24,12 @@ public struct ReaderOptions: ParsableArguments {
     /// readers answers the Keycard SELECT (another card, or none, is waited past).
     public func keycard() throws -> (Keycard, reader: String) {
         let context = try PCSCContext()
+        // What the last attempt saw, for the error when none found a Keycard.
+        var readers = [String](), candidates = [String](), failures = [CardError]()
         return try Self.untilKeycard(wait: wait) { () throws -> (Keycard, String)? in
-            let readers = try context.readers()
-            let candidates = reader.map { name in readers.filter { $0 == name || $0.contains(name) } } ?? readers
-            var failures = [CardError]()
+            readers = try context.readers()
+            candidates = reader.map { name in readers.filter { $0 == name || $0.contains(name) } } ?? readers
+            failures = []
             for name in candidates {
                 switch Self.select(context, name) {
                 case .success(let keycard): return (keycard, name)
@@ -38,14 +40,10 @@ public struct ReaderOptions: ParsableArguments {
             }
             return nil
         } failure: { () throws -> Never in
-            let readers = try context.readers()
-            let candidates = reader.map { name in readers.filter { $0 == name || $0.contains(name) } } ?? readers
             guard !readers.isEmpty else { throw CardError.noReader }
             if let reader, candidates.isEmpty { throw CardError.noSuchReader(name: reader, present: readers) }
             // With one reader named, its own error (no card there, …); else: no Keycard anywhere.
-            if reader != nil, candidates.count == 1 {
-                if case .failure(let error) = Self.select(context, candidates[0]) { throw error }
-            }
+            if reader != nil, candidates.count == 1, let only = failures.first { throw only }
             throw CardError.noKeycard
         }
     }

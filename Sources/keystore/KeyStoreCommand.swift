@@ -29,19 +29,6 @@ struct KeyStoreCommand: ParsableCommand {
     )
 }
 
-/// chain=height pairs, e.g. --birthday btc=840000.
-func parseBirthdays(_ items: [String]) throws -> [String: Int] {
-    var out = [String: Int]()
-    for item in items {
-        let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
-        guard parts.count == 2, !parts[0].isEmpty, let height = Int(parts[1]), (0...(1 << 40)).contains(height) else {
-            throw ValidationError("--birthday takes chain=height, e.g. btc=840000 or xmr=3100000")
-        }
-        out[parts[0]] = height
-    }
-    return out
-}
-
 /// Runs a body whose errors are WalletErrors: message on stderr, the error's exit status.
 func runReporting(_ body: (RecordPipeline) throws -> Void) throws {
     let pipeline = RecordPipeline(tool: "keystore")
@@ -73,7 +60,7 @@ extension KeyStoreCommand {
 
         func validate() throws {
             do { try FileKeyStore.validate(name: name) } catch { throw ValidationError(error.message) }
-            _ = try parseBirthdays(birthday)
+            _ = try KeyStoreRecords.parseBirthdays(birthday)
         }
 
         func run() throws {
@@ -81,7 +68,7 @@ extension KeyStoreCommand {
                 guard let record = try SingleRecord.read(phraseLines: true) else { throw RecordError.emptyLine }
                 // Birthdays the record carries (derive account --wallet writes the entry's), then
                 // --birthday, which wins for its chains.
-                let birthdays = try KeyStoreRecords.birthdays(in: record).merging(try parseBirthdays(birthday)) { $1 }
+                let birthdays = try KeyStoreRecords.birthdays(in: record).merging(try KeyStoreRecords.parseBirthdays(birthday)) { $1 }
                 let entry = try KeyStoreRecords.entry(from: record, name: name, birthdays: birthdays,
                                                       passphraseProtected: bip39Passphrase, now: Int(Date().timeIntervalSince1970))
                 try keyStore.store.store(entry, passphrase: try keyStore.passphrase(confirm: true))
@@ -181,13 +168,13 @@ extension KeyStoreCommand {
         var heights: [String]
         @OptionGroup var keyStore: KeyStoreOptions
 
-        func validate() throws { _ = try parseBirthdays(heights) }
+        func validate() throws { _ = try KeyStoreRecords.parseBirthdays(heights) }
 
         func run() throws {
             try runReporting { pipeline in
                 let store = keyStore.store
                 try keyStore.requireEntry(name)
-                try store.setBirthdays(name, try parseBirthdays(heights), passphrase: try keyStore.passphrase(confirm: false))
+                try store.setBirthdays(name, try KeyStoreRecords.parseBirthdays(heights), passphrase: try keyStore.passphrase(confirm: false))
                 if case .success(let metadata)? = try store.list().first(where: { $0.name == name })?.metadata {
                     try pipeline.emit(listing(metadata))
                 }

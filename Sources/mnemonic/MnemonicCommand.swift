@@ -133,9 +133,7 @@ extension MnemonicCommand {
             if store == nil && (confirm || bip39Passphrase || !birthday.isEmpty) {
                 throw ValidationError("--confirm, --bip39-passphrase and --birthday go with --store")
             }
-            for item in birthday where item.split(separator: "=").count != 2 || !(0...(1 << 40)).contains(Int(item.split(separator: "=").last ?? "") ?? -1) {
-                throw ValidationError("--birthday takes chain=height")
-            }
+            _ = try KeyStoreRecords.parseBirthdays(birthday)
             let handler = MnemonicSchemes.handler(for: schemeOptions.parsedScheme ?? .bip39)
             if let words, handler.entropyBytes(forWordCount: words) == nil {
                 let allowed = handler.entropyLengths.map { String(handler.wordCount(forEntropyBytes: $0)) }
@@ -178,12 +176,7 @@ extension MnemonicCommand {
         }
 
         private func storeFirst(_ record: JSONObject, name: String) throws {
-            var birthdays = [String: Int]()
-            for item in birthday {
-                let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
-                birthdays[parts[0]] = Int(parts[1])
-            }
-            let entry = try KeyStoreRecords.entry(from: record, name: name, birthdays: birthdays,
+            let entry = try KeyStoreRecords.entry(from: record, name: name, birthdays: try KeyStoreRecords.parseBirthdays(birthday),
                                                   passphraseProtected: bip39Passphrase, now: Int(Date().timeIntervalSince1970))
             try keyStore.store.store(entry, passphrase: try keyStore.passphrase(confirm: true))
         }

@@ -96,9 +96,7 @@ struct ScanBlocksCommand: ParsableCommand {
         }
     }
 
-    /// Heights beyond any chain's lifetime (2^40 blocks) are typos; the bound keeps the
-    /// arithmetic on heights far from overflow.
-    static let maxHeight = 1 << 40
+    static let maxHeight = KeyStoreRecords.maxHeight
 
     var parsedLookahead: (UInt32, UInt32)? {
         let parts = lookahead.split(separator: ",").compactMap { UInt32($0) }

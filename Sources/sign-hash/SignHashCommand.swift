@@ -145,8 +145,7 @@ extension SignHashCommand {
                 // On a terminal with no key given: the phrase is asked for without echo, and
                 // the hash records are then typed (or pasted) one per line.
                 if runSource == nil, !cardOptions.card, input.files.isEmpty, isatty(0) != 0 {
-                    let phrase = try SecretInput.read(.prompt(label: "Seed phrase (not shown): ", confirm: false))
-                    let record = JSONObject(["mnemonic": .string(String(decoding: phrase.bytes, as: UTF8.self))])
+                    let record = try PhraseLine.prompted()
                     var scratch = record
                     runSource = try reader.source(record, out: &scratch)
                 }
