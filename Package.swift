@@ -36,9 +36,8 @@ let package = Package(
         .target(name: "CProcess"),
         .target(name: "WalletCore", dependencies: ["CSodium", "CSecp256k1", "COpenSSL"]),
         .target(name: "WalletKeys", dependencies: ["WalletCore"]),
-        .target(name: "WalletScan", dependencies: [
-            "CSodium", "CSQLite", "CZstd", "WalletCore", "WalletKeys",
-        ]),
+        .target(name: "WalletScan", dependencies: ["CSQLite", "CZstd", "WalletCore"]),
+        .target(name: "Monero", dependencies: ["CSodium", "WalletScan", "WalletKeys", "WalletCore"]),
         .target(name: "WalletKeyStore", dependencies: ["CSodium", "WalletCore"]),
         .target(name: "WalletCard", dependencies: ["COpenSSL", "CSodium", "CPCSCLite", "WalletCore"]),
         .target(name: "WalletCardCLI", dependencies: [
@@ -47,7 +46,7 @@ let package = Package(
         .target(name: "KeycardSimulator", dependencies: ["WalletCard", "WalletKeys", "WalletCore"]),
         .target(name: "WalletQR", dependencies: ["CQREncode", "WalletCore"]),
         .target(name: "WalletCLI", dependencies: [
-            "CProcess", "WalletCore", "WalletKeys", "WalletKeyStore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "CProcess", "WalletCore", "WalletKeys", "Monero", "WalletKeyStore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
         .executableTarget(name: "mnemonic", dependencies: [
@@ -67,7 +66,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "scan-blocks", dependencies: [
-            "WalletCLI", "WalletScan", "WalletKeys", "WalletCore",
+            "WalletCLI", "WalletScan", "Monero", "WalletKeys", "WalletCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "card-info", dependencies: [
@@ -81,7 +80,8 @@ let package = Package(
         .testTarget(name: "WalletCoreTests", dependencies: ["WalletCore", "CSecp256k1", "CZstd", "CPCSCLite", "SatchelTestSupport"]),
         .testTarget(name: "WalletKeysTests", dependencies: ["WalletKeys", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "WalletKeyStoreTests", dependencies: ["WalletKeyStore", "WalletCore"]),
-        .testTarget(name: "WalletScanTests", dependencies: ["WalletScan", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
+        .testTarget(name: "WalletScanTests", dependencies: ["WalletScan", "Monero", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
+        .testTarget(name: "MoneroTests", dependencies: ["Monero", "CSodium", "WalletScan", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "WalletCardTests", dependencies: ["WalletCard", "WalletCardCLI", "KeycardSimulator", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "WalletCLITests", dependencies: ["WalletCLI", "WalletCore"]),
         .testTarget(name: "EndToEndTests", dependencies: ["SatchelTestSupport"]),

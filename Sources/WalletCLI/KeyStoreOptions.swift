@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Monero
 import WalletCore
 import WalletKeys
 import WalletKeyStore

@@ -1,3 +1,4 @@
+import Monero
 import WalletCore
 import WalletKeys
 

@@ -57,36 +57,6 @@ extension Ed25519 {
         return crypto_core_ed25519_sub(&out, p, q) == 0 ? out : nil
     }
 
-    /// Monero's key derivation 8·(a·R). For R in the prime-order subgroup (every honest
-    /// transaction key) that is (8a mod ℓ)·R, one multiplication. libsodium refuses any other R;
-    /// such a key may carry a small-order component, which Monero accepts, so then R is
-    /// multiplied by 8 first (three additions, which clear that component) and then by a.
-    public static func moneroDerivation(secret a: SecureBytes, publicKey r: [UInt8]) -> [UInt8]? {
-        guard r.count == 32 else { return nil }
-        var out = [UInt8](repeating: 0, count: 32)
-        var eightA = [UInt8](repeating: 0, count: 32)
-        defer { sodium_memzero(&eightA, 32) }
-        a.withUnsafeBytes { crypto_core_ed25519_scalar_mul(&eightA, $0.uint8Pointer, Self.eight) }
-        if crypto_scalarmult_ed25519_noclamp(&out, eightA, r) == 0 { return out }
-        guard let p = timesEight(r) else { return nil }
-        let ok = a.withUnsafeBytes { crypto_scalarmult_ed25519_noclamp(&out, $0.uint8Pointer, p) }
-        return ok == 0 ? out : nil
-    }
-
-    private static let eight: [UInt8] = [8] + [UInt8](repeating: 0, count: 31)
-
-    /// 8·P by three doublings; works for points with a small-order part (it clears it).
-    public static func timesEight(_ point: [UInt8]) -> [UInt8]? {
-        guard point.count == 32 else { return nil }
-        var p = point
-        for _ in 0..<3 {
-            var doubled = [UInt8](repeating: 0, count: 32)
-            guard crypto_core_ed25519_add(&doubled, p, p) == 0 else { return nil }
-            p = doubled
-        }
-        return p
-    }
-
     /// s·G for a public scalar given as bytes (amounts, masks); nil for zero.
     public static func basePointMultiple(bytes s: [UInt8]) -> [UInt8]? {
         var out = [UInt8](repeating: 0, count: 32)

@@ -5,78 +5,182 @@ import WalletCore
 /// "tx_hashes"}, in height order) and transaction records ({"tx_hash","hex","in_pool"}).
 /// Records are told apart by their fields, so one stream may carry both (`cat txs blocks`);
 /// a path of "-" is stdin. Either input may be zstd-compressed (found by its magic number).
-public final class FileBlockSource: BlockSource {
-    private let blocks: [BlockData]
-    private let pool: [[UInt8]]
-    private let firstHeight: Int
+///
+/// The files are streamed: a block's transactions are read from the transaction file as
+/// the block needs them, so when both files are in chain order (as a node exports them) the
+/// memory used does not grow with the chain. Transactions read ahead of their block wait in
+/// a buffer. Going back (a reorg against the stored chain) reopens the files; a pipe cannot.
+public final class FileBlockSource: BlockSource, @unchecked Sendable {  // every use holds `lock`
+    private let lock = NSLock()
+    private let blocksPath: String
+    private let transactionsPath: String?
+    private var blockLines: LineStream
+    private var txLines: LineStream?
+    /// Transactions read before their block asked for them, by id.
+    private var waiting = [[UInt8]: [UInt8]]()
+    /// Ids of transactions of skipped blocks not yet read: dropped when they come.
+    private var skipped = Set<[UInt8]>()
+    private var pool = [[UInt8]]()
+    /// The next block record's height, once one was read.
+    private var nextHeight: Int?
+    private var firstHeight: Int?
+    private var held: (number: Int, record: JSONObject)?
+    private var blocksEnded = false
+    private var drained = false
 
     public init(blocksPath: String, transactionsPath: String?) throws {
-        var blocks = [BlockData]()
-        var pool = [[UInt8]]()
-        var txByID = [String: [UInt8]]()
-        var blockRecords = [(what: String, object: [String: Any])]()
-        for path in [transactionsPath, blocksPath].compactMap({ $0 }) {
-            for (n, line) in try Self.lines(path).enumerated() {
-                let what = "\(path == "-" ? "<stdin>" : path) line \(n + 1)"
-                guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
-                    throw ScanError.malformed(what: what, reason: "not a JSON object")
-                }
-                if object["blob"] != nil {
-                    blockRecords.append((what, object))
-                    continue
-                }
-                guard let id = object["tx_hash"] as? String, let hex = object["hex"] as? String else {
-                    throw ScanError.malformed(what: what, reason: "neither a block record (height, blob) nor a transaction record (tx_hash, hex)")
-                }
-                let blob: [UInt8]
-                do { blob = try Hex.decode(hex) } catch { throw ScanError.malformed(what: what, reason: error.message) }
-                if object["in_pool"] as? Bool == true { pool.append(blob) } else { txByID[id] = blob }
-            }
-        }
-        var expectedHeight: Int?
-        for (what, object) in blockRecords {
-            guard let height = object["height"] as? Int, let hex = object["blob"] as? String else {
-                throw ScanError.malformed(what: what, reason: "not a block record")
-            }
-            if let expectedHeight, height != expectedHeight {
-                throw ScanError.malformed(what: what, reason: "block \(height) out of order (expected \(expectedHeight))")
-            }
-            expectedHeight = height + 1
-            let blob: [UInt8]
-            do { blob = try Hex.decode(hex) } catch { throw ScanError.malformed(what: "block \(height)", reason: error.message) }
-            var txs = [[UInt8]]()
-            for id in object["tx_hashes"] as? [String] ?? [] {
-                guard let tx = txByID[id] else { throw ScanError.malformed(what: "block \(height)", reason: "transaction \(id) is not among the transaction records") }
-                txs.append(tx)
-            }
-            let claimed = (object["hash"] as? String).flatMap { try? Hex.decode($0) }
-            blocks.append(BlockData(height: height, blob: blob, transactions: txs, claimedID: claimed))
-        }
-        self.blocks = blocks
-        self.pool = pool
-        firstHeight = blocks.first?.height ?? 0
+        self.blocksPath = blocksPath
+        self.transactionsPath = transactionsPath
+        blockLines = try LineStream(path: blocksPath)
+        txLines = try transactionsPath.map(LineStream.init)
     }
 
-    public func chainHeight() throws -> Int { (blocks.last?.height ?? -1) + 1 }
+    private func reopen() throws {
+        guard blocksPath != "-" else {
+            throw ScanError.unsupported("cannot go back in the chain read from stdin (a reorg against the stored chain): give --blocks a file")
+        }
+        blockLines = try LineStream(path: blocksPath)
+        txLines = try transactionsPath.map(LineStream.init)
+        waiting = [:]
+        skipped = []
+        pool = []
+        nextHeight = nil
+        held = nil
+        blocksEnded = false
+        drained = false
+    }
+
+    public func chainHeight() throws -> Int? { nil }
 
     public func blocks(from height: Int, count: Int) throws -> [BlockData] {
-        let start = height - firstHeight
-        guard start >= 0 else { throw ScanError.unsupported("the block file starts at \(firstHeight), after the birthday \(height)") }
-        guard start < blocks.count else { return [] }
-        return Array(blocks[start..<min(blocks.count, start + count)])
+        lock.lock()
+        defer { lock.unlock() }
+        if drained || (nextHeight.map { height < $0 } ?? false) { try reopen() }
+        var out = [BlockData]()
+        while out.count < count, let (number, record) = try nextBlockRecord() {
+            let what = "\(blockLines.name) line \(number)"
+            guard case .number(let text)? = record["height"], let h = Int(text), h >= 0 else { throw ScanError.malformed(what: what, reason: "a block record needs a height") }
+            if let expected = nextHeight, h != expected {
+                throw ScanError.malformed(what: what, reason: "block \(h) out of order (expected \(expected))")
+            }
+            if firstHeight == nil {
+                firstHeight = h
+                guard h <= height else { throw ScanError.unsupported("the block file starts at \(h), after the birthday \(height)") }
+            }
+            nextHeight = h + 1
+            let ids = try Self.hexList(record["tx_hashes"], what: what)
+            if h < height {
+                for id in ids where waiting.removeValue(forKey: id) == nil { skipped.insert(id) }
+                continue
+            }
+            guard case .string(let hex)? = record["blob"] else { throw ScanError.malformed(what: what, reason: "a block record needs a blob") }
+            let blob: [UInt8]
+            do { blob = try Hex.decode(hex) } catch { throw ScanError.malformed(what: "block \(h)", reason: error.message) }
+            var txs = [[UInt8]]()
+            txs.reserveCapacity(ids.count)
+            for id in ids {
+                guard let tx = try transaction(id) else {
+                    throw ScanError.malformed(what: "block \(h)", reason: "transaction \(Hex.encode(id)) is not among the transaction records")
+                }
+                txs.append(tx)
+            }
+            let claimed: [UInt8]? = if case .string(let text)? = record["hash"] { try? Hex.decode(text) } else { nil }
+            out.append(BlockData(height: h, blob: blob, transactions: txs, claimedID: claimed))
+        }
+        return out
     }
 
-    public func mempool() throws -> [[UInt8]] { pool }
-
-    static func lines(_ path: String) throws -> [String] {
-        let data: Data?
-        if path == "-" {
-            data = try? FileHandle.standardInput.readToEnd() ?? Data()
-        } else {
-            data = FileManager.default.contents(atPath: path)
+    /// The transaction records marked in_pool, read to the end of the files.
+    public func mempool() throws -> [[UInt8]] {
+        lock.lock()
+        defer { lock.unlock() }
+        if !drained {
+            // Block records left unread are not needed now; their transactions are dropped.
+            while try nextBlockRecord() != nil {}
+            if let txLines { while let (number, line) = try txLines.next() { try take(line, number: number, from: txLines, keep: false) } }
+            waiting = [:]
+            drained = true
         }
-        guard let data else { throw ScanError.unsupported("cannot read \(path == "-" ? "stdin" : path)") }
-        let bytes = data.starts(with: Zstd.magic) || path.hasSuffix(".zst") ? try Zstd.decompress(Array(data)) : Array(data)
-        return String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init).filter { !$0.isEmpty }
+        return pool
+    }
+
+    // MARK: - Reading
+
+    /// The next block record of the block stream; transaction records on the way are taken.
+    private func nextBlockRecord() throws -> (Int, JSONObject)? {
+        if let held { self.held = nil; return held }
+        guard !blocksEnded else { return nil }
+        while let (number, line) = try blockLines.next() {
+            let record = try Self.object(line, what: "\(blockLines.name) line \(number)")
+            if record["blob"] != nil { return (number, record) }
+            try takeTransaction(record, what: "\(blockLines.name) line \(number)", keep: true)
+        }
+        blocksEnded = true
+        return nil
+    }
+
+    /// The transaction `id`: waiting, or read from the transaction stream (then the block
+    /// stream, when the two are one) until it comes.
+    private func transaction(_ id: [UInt8]) throws -> [UInt8]? {
+        if let tx = waiting.removeValue(forKey: id) { return tx }
+        if let txLines {
+            while let (number, line) = try txLines.next() {
+                if let tx = try take(line, number: number, from: txLines, keep: true, wanted: id) { return tx }
+            }
+        }
+        // Mixed into the block stream (cat txs blocks): read on; a block record on the way is held.
+        while held == nil, !blocksEnded, let (number, line) = try blockLines.next() {
+            let what = "\(blockLines.name) line \(number)"
+            let record = try Self.object(line, what: what)
+            if record["blob"] != nil { held = (number, record); break }
+            if let tx = try takeTransaction(record, what: what, keep: true, wanted: id) { return tx }
+        }
+        return nil
+    }
+
+    @discardableResult
+    private func take(_ line: [UInt8], number: Int, from stream: LineStream, keep: Bool, wanted: [UInt8]? = nil) throws -> [UInt8]? {
+        let what = "\(stream.name) line \(number)"
+        return try takeTransaction(try Self.object(line, what: what), what: what, keep: keep, wanted: wanted)
+    }
+
+    /// Files a transaction record: the pool, the one wanted (returned), dropped (a skipped
+    /// block's), or waiting for its block.
+    @discardableResult
+    private func takeTransaction(_ record: JSONObject, what: String, keep: Bool, wanted: [UInt8]? = nil) throws -> [UInt8]? {
+        guard case .string(let idText)? = record["tx_hash"], case .string(let hex)? = record["hex"] else {
+            throw ScanError.malformed(what: what, reason: "neither a block record (height, blob) nor a transaction record (tx_hash, hex)")
+        }
+        let id: [UInt8]
+        do { id = try Hex.decode(idText) } catch { throw ScanError.malformed(what: what, reason: "tx_hash: " + error.message) }
+        let inPool = record["in_pool"] == .bool(true)
+        if !inPool, skipped.remove(id) != nil { return nil }
+        if !inPool, !keep, id != wanted { return nil }
+        let blob: [UInt8]
+        do { blob = try Hex.decode(hex) } catch { throw ScanError.malformed(what: what, reason: error.message) }
+        if inPool {
+            pool.append(blob)
+            return nil
+        }
+        if id == wanted { return blob }
+        waiting[id] = blob
+        return nil
+    }
+
+    private static func object(_ line: [UInt8], what: String) throws -> JSONObject {
+        do { return try JSONParser.parseObject(line) } catch {
+            throw ScanError.malformed(what: what, reason: "not a JSON object (\(error.reason) at byte \(error.offset))")
+        }
+    }
+
+    private static func hexList(_ value: JSONValue?, what: String) throws -> [[UInt8]] {
+        guard let value else { return [] }
+        guard case .array(let items) = value else { throw ScanError.malformed(what: what, reason: "tx_hashes must be a list") }
+        return try items.map { item in
+            guard case .string(let text) = item, let id = try? Hex.decode(text), id.count == 32 else {
+                throw ScanError.malformed(what: what, reason: "tx_hashes must hold 32-byte hex ids")
+            }
+            return id
+        }
     }
 }

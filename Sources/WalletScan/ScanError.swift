@@ -7,6 +7,8 @@ public enum ScanError: WalletError, Equatable {
     case malformed(what: String, reason: String)
     case hashMismatch(what: String, expected: String, computed: String)
     case unsupported(String)
+    /// A chain file that cannot be opened or read: its path and the system's reason.
+    case unreadable(String, String)
 
     public var code: String {
         switch self {
@@ -14,6 +16,7 @@ public enum ScanError: WalletError, Equatable {
         case .malformed: "scan.malformed"
         case .hashMismatch: "scan.hash_mismatch"
         case .unsupported: "scan.unsupported"
+        case .unreadable: "scan.unreadable"
         }
     }
 
@@ -23,37 +26,45 @@ public enum ScanError: WalletError, Equatable {
         case .malformed(let what, let reason): "\(what) is malformed: \(reason)"
         case .hashMismatch(let what, let expected, let computed): "\(what) hashes to \(computed), not \(expected)"
         case .unsupported(let what): what
+        case .unreadable(let path, let why): "cannot read \(path): \(why)"
+        }
+    }
+
+    public var exitStatus: ExitStatus {
+        switch self {
+        case .unreadable: .ioError
+        default: .dataError
         }
     }
 }
 
 /// A cursor over consensus-serialized bytes with bounds checks on every read.
-struct ByteReader {
-    let bytes: [UInt8]
-    var offset = 0
-    let what: String
+package struct ByteReader {
+    package let bytes: [UInt8]
+    package var offset = 0
+    package let what: String
 
-    init(_ bytes: [UInt8], what: String) {
+    package init(_ bytes: [UInt8], what: String) {
         self.bytes = bytes
         self.what = what
     }
 
-    var isAtEnd: Bool { offset == bytes.count }
+    package var isAtEnd: Bool { offset == bytes.count }
 
-    mutating func byte() throws(ScanError) -> UInt8 {
+    package mutating func byte() throws(ScanError) -> UInt8 {
         guard offset < bytes.count else { throw .truncated(what: what, offset: offset) }
         defer { offset += 1 }
         return bytes[offset]
     }
 
-    mutating func take(_ n: Int) throws(ScanError) -> [UInt8] {
+    package mutating func take(_ n: Int) throws(ScanError) -> [UInt8] {
         guard n >= 0, n <= bytes.count - offset else { throw .truncated(what: what, offset: offset) }
         defer { offset += n }
         return Array(bytes[offset..<(offset + n)])
     }
 
     /// Monero/Bitcoin-style LEB128 varint, at most 64 bits, minimal encoding not enforced.
-    mutating func varint() throws(ScanError) -> UInt64 {
+    package mutating func varint() throws(ScanError) -> UInt64 {
         var value: UInt64 = 0
         var shift: UInt64 = 0
         while true {
@@ -66,7 +77,7 @@ struct ByteReader {
     }
 
     /// A count that will size a loop or an allocation: bounded by the bytes that remain.
-    mutating func count(minimumItemSize: Int) throws(ScanError) -> Int {
+    package mutating func count(minimumItemSize: Int) throws(ScanError) -> Int {
         let n = try varint()
         guard n <= UInt64(bytes.count - offset) / UInt64(max(minimumItemSize, 1)) else {
             throw .malformed(what: what, reason: "a count of \(n) at byte \(offset) exceeds the data")
@@ -75,7 +86,7 @@ struct ByteReader {
     }
 }
 
-func varintBytes(_ value: UInt64) -> [UInt8] {
+package func varintBytes(_ value: UInt64) -> [UInt8] {
     var v = value
     var out = [UInt8]()
     while v >= 0x80 { out.append(UInt8(v & 0x7F) | 0x80); v >>= 7 }

@@ -1,8 +1,13 @@
 import WalletCore
 
-/// The synchronizer's state in SQLite: the scanned chain (hashes, for reorgs), owned outputs,
-/// spends, and the outbox of events committed but not yet delivered. Every change of a batch
-/// is one transaction.
+/// One wallet's state in SQLite: the scanned chain (hashes, for reorgs), owned outputs,
+/// spends, the address table, and the outbox of events committed but not yet delivered.
+/// Every change of a batch is one transaction.
+///
+/// The schema is the first (Monero) one, kept so existing states stay valid; its columns hold
+/// every chain's outputs: major = account, minor = address index, key_image = spend tag,
+/// payment_id = memo, output_key = one-time key or note commitment; the subaddresses table is
+/// the address table.
 final class ScanStateStore {
     let db: SQLiteDatabase
 
@@ -48,16 +53,16 @@ final class ScanStateStore {
         try db.query("INSERT OR REPLACE INTO blocks VALUES (?, ?)", [.int(Int64(height)), .blob(hash)])
     }
 
-    func addOutput(_ o: ReceivedOutput, outputKey: [UInt8]) throws {
+    func addOutput(_ o: ReceivedOutput) throws {
         try db.query("INSERT OR IGNORE INTO outputs VALUES (?,?,?,?,?,?,?,?,?,?,?,NULL,NULL)", [
             .blob(o.txID), .int(Int64(o.index)), .int(Int64(o.height ?? -1)), .text(String(o.amount)),
-            .int(Int64(o.major)), .int(Int64(o.minor)), .blob(outputKey), o.keyImage.map { .blob($0) } ?? .null,
-            .text(String(o.unlockTime)), .int(o.isCoinbase ? 1 : 0), o.paymentID.map { .blob($0) } ?? .null])
+            .int(Int64(o.account)), .int(Int64(o.addressIndex)), .blob(o.outputKey), o.spendTag.map { .blob($0) } ?? .null,
+            .text(String(o.unlockTime)), .int(o.isCoinbase ? 1 : 0), o.memo.map { .blob($0) } ?? .null])
     }
 
-    /// Marks the owned output with this key image spent; the output it was, if it was one.
-    func markSpent(keyImage: [UInt8], height: Int, txID: [UInt8]) throws -> ReceivedOutput? {
-        let rows = try db.query("SELECT * FROM outputs WHERE key_image = ? AND spent_height IS NULL", [.blob(keyImage)])
+    /// Marks the owned output with this spend tag spent; the output it was, if it was one.
+    func markSpent(spendTag: [UInt8], height: Int, txID: [UInt8]) throws -> ReceivedOutput? {
+        let rows = try db.query("SELECT * FROM outputs WHERE key_image = ? AND spent_height IS NULL", [.blob(spendTag)])
         guard let output = rows.first.map(Self.row)?.output else { return nil }
         try db.query("UPDATE outputs SET spent_height = ?, spent_txid = ? WHERE txid = ? AND idx = ?",
                      [.int(Int64(height)), .blob(txID), .blob(output.txID), .int(Int64(output.index))])
@@ -86,9 +91,9 @@ final class ScanStateStore {
 
     private static func row(_ r: [SQLiteDatabase.Value]) -> Row {
         Row(output: ReceivedOutput(height: Int(r[2].int ?? -1), txID: r[0].blob ?? [], index: Int(r[1].int ?? 0),
-                                   amount: UInt64(r[3].text ?? "0") ?? 0, major: UInt32(r[4].int ?? 0), minor: UInt32(r[5].int ?? 0),
-                                   paymentID: r[10].blob, keyImage: r[7].blob, unlockTime: UInt64(r[8].text ?? "0") ?? 0,
-                                   isCoinbase: r[9].int == 1),
+                                   amount: UInt64(r[3].text ?? "0") ?? 0, account: UInt32(r[4].int ?? 0), addressIndex: UInt32(r[5].int ?? 0),
+                                   spendTag: r[7].blob, memo: r[10].blob, unlockTime: UInt64(r[8].text ?? "0") ?? 0,
+                                   isCoinbase: r[9].int == 1, outputKey: r[6].blob ?? []),
             spentHeight: r[11].int.map(Int.init), spentTxID: r[12].blob)
     }
 
@@ -132,14 +137,16 @@ final class ScanStateStore {
         try setDeliveryMark(nil)
     }
 
-    /// The subaddress table of earlier runs: deriving 10,000 keys on every cron run is waste.
-    func subaddresses() throws -> [(major: UInt32, minor: UInt32, spendKey: [UInt8])] {
-        try db.query("SELECT major, minor, spend_key FROM subaddresses").map { (UInt32($0[0].int ?? 0), UInt32($0[1].int ?? 0), $0[2].blob ?? []) }
+    /// The address table of earlier runs: deriving 10,000 keys on every cron run is waste.
+    func addresses() throws -> [AddressEntry] {
+        try db.query("SELECT major, minor, spend_key FROM subaddresses").map {
+            AddressEntry(account: UInt32($0[0].int ?? 0), index: UInt32($0[1].int ?? 0), key: $0[2].blob ?? [])
+        }
     }
 
-    func addSubaddresses(_ entries: [(major: UInt32, minor: UInt32, spendKey: [UInt8])]) throws {
+    func addAddresses(_ entries: [AddressEntry]) throws {
         for e in entries {
-            try db.query("INSERT OR IGNORE INTO subaddresses VALUES (?, ?, ?)", [.int(Int64(e.major)), .int(Int64(e.minor)), .blob(e.spendKey)])
+            try db.query("INSERT OR IGNORE INTO subaddresses VALUES (?, ?, ?)", [.int(Int64(e.account)), .int(Int64(e.index)), .blob(e.key)])
         }
     }
 

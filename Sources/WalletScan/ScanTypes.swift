@@ -19,26 +19,28 @@ public struct BlockData: Sendable {
 /// The one seam to chain data (design notes): files, a node, a fake in tests. Sendable: the
 /// synchronizer fetches the next batch while it scans the current one.
 public protocol BlockSource: Sendable {
-    /// The number of blocks available (the tip is height − 1).
-    func chainHeight() throws -> Int
-    /// Blocks from `height`, at most `count`, in order.
+    /// The number of blocks available (the tip is height − 1); nil when the source cannot
+    /// tell without reading to its end (a stream of records).
+    func chainHeight() throws -> Int?
+    /// Blocks from `height`, at most `count`, in order; empty past the end.
     func blocks(from height: Int, count: Int) throws -> [BlockData]
     /// Transactions in the mempool.
     func mempool() throws -> [[UInt8]]
 }
 
-/// Where the synchronizer's events go. The events that change what the wallet owns (received,
-/// spent, pending, reorg) are encoded when their batch commits and kept in the state until the
-/// sink has them: a killed run never loses one, and repeats none when the sink is a regular
-/// file whose contents can be read back. Balance and progress are shown, not kept.
+/// Where the synchronizer's events go. The events that change what a wallet owns (received,
+/// spent, pending, reorg) are encoded when their batch commits and kept in the wallet's state
+/// until the sink has them: a killed run never loses one, and repeats none when the sink is a
+/// regular file whose contents can be read back. Balance and progress are shown, not kept.
 public protocol EventSink: AnyObject {
-    /// One kept event as the bytes of its record (one line); `id` grows with every event of
-    /// the wallet's state, so a reader of a pipe can drop a repeat.
-    func encode(_ event: ScanEvent, id: Int64) -> [UInt8]
+    /// One kept event of the wallet named `wallet` (nil: the only, unnamed one) as the bytes of
+    /// its record (one line); `id` grows with every event of the wallet's state, so a reader
+    /// of a pipe can drop a repeat.
+    func encode(_ event: ScanEvent, wallet: String?, id: Int64) -> [UInt8]
     /// Writes the bytes whole, and durably where the sink is a file.
     func write(_ bytes: [UInt8]) throws
-    /// An event that is not kept: progress, balance.
-    func show(_ event: ScanEvent) throws
+    /// An event that is not kept: progress (wallet nil), balance.
+    func show(_ event: ScanEvent, wallet: String?) throws
     /// Where the next write will land, if the sink can be read back later (a regular file).
     func position() throws -> SinkPosition?
     /// Up to `count` bytes now at `position`, and the offset the next write would land at;
@@ -66,7 +68,8 @@ public enum ScanEvent: Sendable, Equatable {
     case pending(ReceivedOutput)
     case reorg(forkHeight: Int, undoneOutputs: Int, undoneSpends: Int)
     case balance(Balance)
-    case progress(height: Int, chainHeight: Int)
+    /// `chainHeight` is nil when the source cannot tell it (a stream).
+    case progress(height: Int, chainHeight: Int?)
 }
 
 extension ScanEvent {
@@ -80,31 +83,58 @@ extension ScanEvent {
     }
 }
 
+/// An output a wallet owns, in terms every chain shares. A chain's own words for the fields
+/// (Monero: major, minor, key image, payment id) are in its `OutputFieldNames`.
 public struct ReceivedOutput: Sendable, Equatable {
-    public let height: Int?
+    /// The block holding it; nil in the mempool.
+    public var height: Int?
     public let txID: [UInt8]
     public let index: Int
     public let amount: UInt64
-    public let major: UInt32
-    public let minor: UInt32
-    public let paymentID: [UInt8]?
-    public let keyImage: [UInt8]?
+    /// The account it was paid to; balances are kept per account (Monero: major index).
+    public let account: UInt32
+    /// The address within the account (Monero: minor index).
+    public let addressIndex: UInt32
+    /// What a transaction that spends it reveals (Monero: key image; Zcash: nullifier); nil
+    /// when the wallet cannot know (view-only).
+    public let spendTag: [UInt8]?
+    /// What the sender attached for the payee, decrypted (Monero: payment id; Zcash: memo).
+    public var memo: [UInt8]?
+    /// A height below 500,000,000, else a Unix time, before which it cannot be spent; 0: none.
     public let unlockTime: UInt64
     public let isCoinbase: Bool
+    /// The output's one-time public key or note commitment (kept in the state, not reported).
+    public let outputKey: [UInt8]
     /// Paid back to the wallet by a transaction that spends its outputs (known only with the
     /// spend key): change, not a payment. Not kept in the state; only its event says so.
     public var isChange = false
+
+    public init(height: Int?, txID: [UInt8], index: Int, amount: UInt64, account: UInt32, addressIndex: UInt32,
+                spendTag: [UInt8]?, memo: [UInt8]?, unlockTime: UInt64, isCoinbase: Bool, outputKey: [UInt8], isChange: Bool = false) {
+        self.height = height
+        self.txID = txID
+        self.index = index
+        self.amount = amount
+        self.account = account
+        self.addressIndex = addressIndex
+        self.spendTag = spendTag
+        self.memo = memo
+        self.unlockTime = unlockTime
+        self.isCoinbase = isCoinbase
+        self.outputKey = outputKey
+        self.isChange = isChange
+    }
 }
 
 public struct SpentOutput: Sendable, Equatable {
     public let height: Int
     public let spendingTxID: [UInt8]
-    public let keyImage: [UInt8]
+    public let spendTag: [UInt8]
     public let outputTxID: [UInt8]
     public let outputIndex: Int
     public let amount: UInt64
-    public let major: UInt32
-    public let minor: UInt32
+    public let account: UInt32
+    public let addressIndex: UInt32
 }
 
 public struct Balance: Sendable, Equatable {

@@ -3,28 +3,49 @@ import Foundation
 import Glibc
 #endif
 import WalletCore
-import WalletKeys
 
-/// The Wallet Initializer: gathers what a sync needs and names each missing piece. It is a
-/// value that resolves once; it answers no queries and holds no connection.
+/// The Wallet Initializer: gathers what a sync needs — the wallets with their birthdays, the
+/// state directory, the block source — and names each missing piece. It is a value that
+/// resolves once; it answers no queries and holds no connection, and it knows no chain: a
+/// wallet comes as the name of its state (which the chain derives from its public keys).
 public struct WalletInitializer {
-    public var keys: MoneroKeys?
+    public struct Wallet {
+        /// The wallet's name in events (a key-store entry's name); nil for one unnamed wallet.
+        public let name: String?
+        /// The state file's base name, from the chain and the wallet's public keys.
+        public let stateName: String
+        /// The wallet's own birthday (key-store entry, key record); `birthday` overrides it.
+        public let birthday: Int?
+
+        public init(name: String?, stateName: String, birthday: Int?) {
+            self.name = name
+            self.stateName = stateName
+            self.birthday = birthday
+        }
+    }
+
+    public var wallets: [Wallet]
+    /// --birthday: the first height to scan for every wallet.
     public var birthday: Int?
     public var stateDirectory: String?
     public var source: BlockSource?
 
-    public init(keys: MoneroKeys? = nil, birthday: Int? = nil, stateDirectory: String? = nil, source: BlockSource? = nil) {
-        self.keys = keys
+    public init(wallets: [Wallet] = [], birthday: Int? = nil, stateDirectory: String? = nil, source: BlockSource? = nil) {
+        self.wallets = wallets
         self.birthday = birthday
         self.stateDirectory = stateDirectory
         self.source = source
     }
 
-    public struct Resolved {
-        public let keys: MoneroKeys
+    public struct ResolvedWallet {
+        public let name: String?
         public let birthday: Int
         public let statePath: String
         public let lockPath: String
+    }
+
+    public struct Resolved {
+        public let wallets: [ResolvedWallet]
         public let source: BlockSource
     }
 
@@ -35,10 +56,15 @@ public struct WalletInitializer {
         return base + "/satchel/scan"
     }
 
-    public func resolve(network: String) throws(InitializerError) -> Resolved {
-        guard let keys else { throw .noWallet }
-        guard let birthday else { throw .noBirthday }
-        guard birthday >= 0 else { throw .badBirthday(birthday) }
+    public func resolve() throws(InitializerError) -> Resolved {
+        guard !wallets.isEmpty else { throw .noWallet }
+        var seen = Set<String>()
+        for wallet in wallets where !seen.insert(wallet.stateName).inserted { throw .sameWalletTwice(wallet.name ?? wallet.stateName) }
+        let birthdays = try wallets.map { wallet throws(InitializerError) -> Int in
+            guard let birthday = birthday ?? wallet.birthday else { throw .noBirthday(wallets.count > 1 ? wallet.name : nil) }
+            guard birthday >= 0 else { throw .badBirthday(birthday) }
+            return birthday
+        }
         guard let source else { throw .noSource }
         let directory = stateDirectory ?? Self.defaultStateDirectory
         do { try PrivateDirectory.prepare(directory) } catch {
@@ -48,17 +74,20 @@ public struct WalletInitializer {
             case .cannotCreate(let path, _), .notADirectory(let path): throw .stateDirectory(path)
             }
         }
-        // One state file per wallet and network, named by a hash of its public keys.
-        let id = Hex.encode(Keccak256.hash(keys.spendPublic + keys.viewPublic + Array(network.utf8)).prefix(12))
-        let base = directory + "/monero-\(network)-\(id)"
-        return Resolved(keys: keys, birthday: birthday, statePath: base + ".sqlite", lockPath: base + ".lock", source: source)
+        let resolved = zip(wallets, birthdays).map { wallet, birthday in
+            let base = directory + "/" + wallet.stateName
+            return ResolvedWallet(name: wallet.name, birthday: birthday, statePath: base + ".sqlite", lockPath: base + ".lock")
+        }
+        return Resolved(wallets: resolved, source: source)
     }
 }
 
 public enum InitializerError: WalletError, Equatable {
     case noWallet
-    case noBirthday
+    /// The wallet's name when several are scanned.
+    case noBirthday(String?)
     case badBirthday(Int)
+    case sameWalletTwice(String)
     case noSource
     case stateDirectory(String)
     case looseStateDirectory(path: String, mode: String)
@@ -68,6 +97,7 @@ public enum InitializerError: WalletError, Equatable {
         case .noWallet: "scan.no_wallet"
         case .noBirthday: "scan.no_birthday"
         case .badBirthday: "scan.bad_birthday"
+        case .sameWalletTwice: "scan.same_wallet_twice"
         case .noSource: "scan.no_source"
         case .stateDirectory: "scan.state_directory"
         case .looseStateDirectory: "scan.insecure_state_directory"
@@ -82,8 +112,10 @@ public enum InitializerError: WalletError, Equatable {
     public var message: String {
         switch self {
         case .noWallet: "no wallet: give --wallet NAME, or a key record on stdin (view_key with public_spend_key, spend_key, or a Monero mnemonic)"
-        case .noBirthday: "no birthday: give --birthday HEIGHT (the first block that can hold the wallet's outputs; 0 scans everything), or store one in the key-store entry"
+        case .noBirthday(let name?): "no birthday for wallet '\(name)': store one in its entry or record, or give --birthday HEIGHT (for every wallet)"
+        case .noBirthday(nil): "no birthday: give --birthday HEIGHT (the first block that can hold the wallet's outputs; 0 scans everything), or store one in the key-store entry"
         case .badBirthday(let h): "birthday \(h) is not a block height"
+        case .sameWalletTwice(let w): "wallet '\(w)' is given twice (the same keys): scan it once"
         case .noSource: "no block source: give --node HOST:PORT, or --blocks FILE (and --txs FILE)"
         case .stateDirectory(let d): "cannot create the state directory \(d)"
         case .looseStateDirectory(let d, let mode): "the state directory \(d) is open to other users (\(mode)); it holds which outputs are yours: chmod 700 it"

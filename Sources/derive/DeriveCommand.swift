@@ -1,6 +1,7 @@
 import ArgumentParser
 import WalletCLI
 import WalletCardCLI
+import Monero
 import WalletCore
 import WalletKeys
 import WalletQR

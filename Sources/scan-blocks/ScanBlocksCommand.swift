@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import WalletCLI
+import Monero
 import WalletCore
 import WalletKeys
 import WalletScan
@@ -73,7 +74,13 @@ struct ScanBlocksCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Subaddress lookahead, majors,minors (Monero's default 50,200).", valueName: "m,n"))
     var lookahead: String = "50,200"
 
-    @OptionGroup var walletOptions: WalletOptions
+    @Option(name: .customLong("wallet"), help: ArgumentHelp("A key-store entry to scan; repeat it to scan several wallets in one pass.", valueName: "name"))
+    var walletNames: [String] = []
+
+    @Option(help: ArgumentHelp("A file (mode 0600) of wallets to scan in one pass, one per line: a key-store entry's name, or a key record (view_key and address, …; optional name and birthday).", valueName: "file"))
+    var wallets: String?
+
+    @OptionGroup var keyStore: KeyStoreOptions
 
     @OptionGroup var keyOptions: KeyOptions
 
@@ -89,10 +96,10 @@ struct ScanBlocksCommand: ParsableCommand {
         guard interval.isFinite, (0.1...86_400).contains(interval) else { throw ValidationError("--interval must be 0.1 to 86400 seconds") }
         if node != nil && blocks != nil { throw ValidationError("give --blocks or --node, not both") }
         if follow && node == nil { throw ValidationError("--follow goes with --node") }
-        if walletOptions.wallet != nil && keyOptions.isGiven { throw ValidationError("give --wallet or --key-file/--key-fd, not both") }
+        if !walletNames.isEmpty && keyOptions.isGiven { throw ValidationError("give --wallet or --key-file/--key-fd, not both") }
         if txs == "-" { throw ValidationError("--txs cannot be stdin: give --blocks - with the transaction records mixed in") }
-        if blocks == "-" && walletOptions.wallet == nil && !keyOptions.isGiven {
-            throw ValidationError("--blocks - reads the chain from stdin: give the wallet with --wallet, --key-file or --key-fd")
+        if blocks == "-" && walletNames.isEmpty && wallets == nil && !keyOptions.isGiven {
+            throw ValidationError("--blocks - reads the chain from stdin: give the wallet with --wallet, --wallets, --key-file or --key-fd")
         }
     }
 
@@ -103,44 +110,43 @@ struct ScanBlocksCommand: ParsableCommand {
         return parts.count == 2 && parts.allSatisfy({ $0 >= 1 && $0 <= 100_000 }) ? (parts[0], parts[1]) : nil
     }
 
+    /// A wallet to scan, as given: its name in events (nil for one unnamed wallet), keys and birthday.
+    struct GivenWallet {
+        let name: String?
+        let keys: MoneroKeys
+        let birthday: Int?
+    }
+
     func run() throws {
         let pipeline = RecordPipeline(tool: "scan-blocks")
         do {
+            let net = MoneroNetwork.all.first { $0.name == network }!
+            let given = try gatherWallets(network: net)
+            let scanners = given.map { MoneroScanner(keys: $0.keys, network: net, lookahead: parsedLookahead!) }
             var initializer = WalletInitializer(birthday: birthday, stateDirectory: stateDir)
-            // The wallet: a key-store entry, a key record from --key-file/--key-fd, or the one line on stdin.
-            if let name = walletOptions.wallet {
-                let entry = try walletOptions.keyStore.store.load(name, passphrase: try walletOptions.keyStore.passphrase(confirm: false))
-                guard case .monero(let keys) = try KeyStoreRecords.keySource(entry, bip39Passphrase: nil) else {
-                    throw DerivationError.unsupported("entry '\(name)' is not a Monero wallet")
-                }
-                initializer.keys = keys
-                if initializer.birthday == nil { initializer.birthday = entry.metadata.birthdays["xmr"] }
-            } else if let record = try keyOptions.read() ?? (isatty(0) == 0 ? try SingleRecord.read() : nil) {
-                // A view-only or full key record: --key-file/--key-fd, or the one line on stdin.
-                var scratch = record
-                guard case .monero(let keys) = try RecordKeys(coin: "xmr", accountPath: nil, sharedPassphrase: nil,
-                                                                   moneroNetwork: MoneroNetwork.all.first { $0.name == network }).source(record, out: &scratch) else {
-                    throw DerivationError.unsupported("the key record is not a Monero wallet")
-                }
-                initializer.keys = keys
-                if initializer.birthday == nil, let h = try record.optionalInt("birthday") { initializer.birthday = h }
-            }
+            initializer.wallets = zip(given, scanners).map { WalletInitializer.Wallet(name: $0.name, stateName: $1.stateName, birthday: $0.birthday) }
             if let blocks { initializer.source = try FileBlockSource(blocksPath: blocks, transactionsPath: txs) }
             if let node { initializer.source = try MoneroRPCSource(address: node) }
-            let resolved = try initializer.resolve(network: network)
+            let resolved = try initializer.resolve()
 
             // One scan per wallet at a time: a second one exits 75 at once (cron overlap).
-            let lock = open(resolved.lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-            guard lock >= 0 else { throw InitializerError.stateDirectory(resolved.lockPath) }
-            defer { close(lock) }
-            guard flock(lock, LOCK_EX | LOCK_NB) == 0 else { throw ScanStateError.locked(resolved.lockPath) }
+            var locks = [Int32]()
+            defer { locks.forEach { close($0) } }
+            for wallet in resolved.wallets {
+                let lock = open(wallet.lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+                guard lock >= 0 else { throw InitializerError.stateDirectory(wallet.lockPath) }
+                locks.append(lock)
+                guard flock(lock, LOCK_EX | LOCK_NB) == 0 else { throw ScanStateError.locked(wallet.lockPath) }
+            }
 
-            let sync = try MoneroSynchronizer(keys: resolved.keys, source: resolved.source, statePath: resolved.statePath,
-                                              birthday: resolved.birthday, lookahead: parsedLookahead!)
+            let sync = try Synchronizer<MoneroScanner>(
+                wallets: zip(resolved.wallets, scanners).map { .init(name: $0.name, scanner: $1, statePath: $0.statePath, birthday: $0.birthday) },
+                source: resolved.source)
             if rescan { try sync.resetToBirthday() }
-            let net = MoneroNetwork.all.first { $0.name == network }!
-            let addresses = AddressBook(keys: resolved.keys, network: net)
-            let sink = StandardOutputSink(pipeline: pipeline, progress: progress, balanceOnChange: follow) { Self.record($0, addresses: addresses) }
+            let books = Dictionary(uniqueKeysWithValues: zip(given.map { $0.name ?? "" }, scanners).map { ($0, AddressBook(scanner: $1)) })
+            let sink = StandardOutputSink(pipeline: pipeline, progress: progress, balanceOnChange: follow) { event, wallet in
+                EventRecords.record(event, chain: MoneroScanner.self, wallet: wallet, addresses: books[wallet ?? ""]!)
+            }
             repeat {
                 try sync.run(untilHeight: untilHeight, maxBlocks: maxBlocks, sink: sink)
                 try pipeline.flush()
@@ -153,56 +159,129 @@ struct ScanBlocksCommand: ParsableCommand {
         }
     }
 
-    static func record(_ event: ScanEvent, addresses: AddressBook) -> JSONObject {
+    /// The wallets of this run: key-store entries (--wallet, names in --wallets), key records
+    /// (--wallets, --key-file/--key-fd), or the one key record on stdin.
+    func gatherWallets(network: MoneroNetwork) throws -> [GivenWallet] {
+        var names = walletNames
+        var records = [(name: String?, record: JSONObject, what: String)]()
+        if let wallets {
+            let text = try SecretInput.read(.file(wallets))
+            var lineNumber = 0
+            for line in text.bytes.split(separator: 0x0A, omittingEmptySubsequences: false) {
+                lineNumber += 1
+                let what = "\(wallets) line \(lineNumber)"
+                let trimmed = Array(line.drop { $0 == 0x20 || $0 == 0x09 }.reversed().drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }.reversed())
+                if trimmed.isEmpty || trimmed.first == UInt8(ascii: "#") { continue }
+                if trimmed.first == UInt8(ascii: "{") {
+                    let record: JSONObject
+                    do { record = try JSONParser.parseObject(trimmed) } catch {
+                        throw ScanError.malformed(what: what, reason: "not a JSON object (\(error.reason) at byte \(error.offset))")
+                    }
+                    records.append((try record.optionalString("name"), record, what))
+                } else {
+                    let name = String(decoding: trimmed, as: UTF8.self)
+                    guard !name.contains(where: { $0 == " " || $0 == "\t" }) else {
+                        throw ScanError.malformed(what: what, reason: "a line holds a key-store entry's name or a JSON key record")
+                    }
+                    names.append(name)
+                }
+            }
+        }
+        var given = [GivenWallet]()
+        if !names.isEmpty {
+            for name in names { try keyStore.requireEntry(name) }
+            let passphrase = try keyStore.passphrase(confirm: false)
+            for name in names {
+                let entry = try keyStore.store.load(name, passphrase: passphrase)
+                guard case .monero(let keys) = try KeyStoreRecords.keySource(entry, bip39Passphrase: nil) else {
+                    throw DerivationError.unsupported("entry '\(name)' is not a Monero wallet")
+                }
+                given.append(GivenWallet(name: name, keys: keys, birthday: entry.metadata.birthdays["xmr"]))
+            }
+        }
+        if let record = try keyOptions.read() {
+            records.append((nil, record, "the key record"))
+        } else if names.isEmpty && records.isEmpty && isatty(0) == 0 && blocks != "-", let record = try SingleRecord.read() {
+            records.append((nil, record, "the key record on stdin"))
+        }
+        let several = names.count + records.count > 1
+        for (name, record, what) in records {
+            var scratch = record
+            let source: KeySource
+            do {
+                source = try RecordKeys(coin: "xmr", accountPath: nil, sharedPassphrase: nil, moneroNetwork: network).source(record, out: &scratch)
+            } catch let error as any WalletError where several {
+                throw ScanError.malformed(what: what, reason: error.message)
+            }
+            guard case .monero(let keys) = source else {
+                throw DerivationError.unsupported("\(what) is not a Monero wallet")
+            }
+            // Several wallets' events are told apart by name; a record without one is named by its address.
+            let label = name ?? (several ? keys.primaryAddress(network) : nil)
+            given.append(GivenWallet(name: label, keys: keys, birthday: try record.optionalInt("birthday")))
+        }
+        return given
+    }
+}
+
+/// Event records: the engine's events in the chain's words, with the wallet's name.
+enum EventRecords {
+    static func record<C: ChainScanner>(_ event: ScanEvent, chain: C.Type, wallet: String?, addresses: AddressBook<C>) -> JSONObject {
+        let names = C.fieldNames
         var r = JSONObject()
+        func head(_ type: String) {
+            r["type"] = .string(type)
+            r["chain"] = .string(C.chainName)
+            if let wallet { r["wallet"] = .string(wallet) }
+        }
         func put(_ o: ReceivedOutput) {
             r["txid"] = .string(Hex.encode(o.txID))
             r["index"] = .number(String(o.index))
             r["amount"] = .string(String(o.amount))
-            r["major"] = .number(String(o.major))
-            r["minor"] = .number(String(o.minor))
-            if let address = addresses.address(major: o.major, minor: o.minor) { r["address"] = .string(address) }
-            if let pid = o.paymentID { r["payment_id"] = .string(Hex.encode(pid)) }
-            if let image = o.keyImage { r["key_image"] = .string(Hex.encode(image)) }
+            r[names.account] = .number(String(o.account))
+            r[names.addressIndex] = .number(String(o.addressIndex))
+            if let address = addresses.address(account: o.account, index: o.addressIndex) { r["address"] = .string(address) }
+            if let memo = o.memo { r[names.memo] = .string(Hex.encode(memo)) }
+            if let tag = o.spendTag { r[names.spendTag] = .string(Hex.encode(tag)) }
             if o.unlockTime != 0 { r["unlock_time"] = .string(String(o.unlockTime)) }
             if o.isCoinbase { r["coinbase"] = .bool(true) }
             if o.isChange { r["change"] = .bool(true) }
         }
         switch event {
         case .received(let o, let confirmations):
-            r["type"] = .string("received"); r["chain"] = .string("monero")
+            head("received")
             r["height"] = .number(String(o.height ?? 0))
             put(o)
             r["confirmations"] = .number(String(confirmations))
         case .pending(let o):
-            r["type"] = .string("pending"); r["chain"] = .string("monero")
+            head("pending")
             put(o)
             r["confirmations"] = .number("0")
         case .spent(let s, let confirmations):
-            r["type"] = .string("spent"); r["chain"] = .string("monero")
+            head("spent")
             r["height"] = .number(String(s.height))
             r["txid"] = .string(Hex.encode(s.spendingTxID))
-            r["key_image"] = .string(Hex.encode(s.keyImage))
+            r[names.spendTag] = .string(Hex.encode(s.spendTag))
             r["output_txid"] = .string(Hex.encode(s.outputTxID))
             r["output_index"] = .number(String(s.outputIndex))
             r["amount"] = .string(String(s.amount))
-            r["major"] = .number(String(s.major))
-            r["minor"] = .number(String(s.minor))
+            r[names.account] = .number(String(s.account))
+            r[names.addressIndex] = .number(String(s.addressIndex))
             r["confirmations"] = .number(String(confirmations))
         case .reorg(let fork, let outputs, let spends):
-            r["type"] = .string("reorg"); r["chain"] = .string("monero")
+            head("reorg")
             r["fork_height"] = .number(String(fork))
             r["undone_outputs"] = .number(String(outputs))
             r["undone_spends"] = .number(String(spends))
         case .balance(let b):
-            r["type"] = .string("balance"); r["chain"] = .string("monero")
+            head("balance")
             r["height"] = .number(String(b.height))
             r["total"] = .string(String(b.total))
             r["unlocked"] = .string(String(b.unlocked))
             r["spends_known"] = .bool(b.spendsKnown)
-            r["accounts"] = .array(b.perAccount.keys.sorted().map { major in
-                .object(JSONObject(["major": .number(String(major)), "total": .string(String(b.perAccount[major]!.total)),
-                                    "unlocked": .string(String(b.perAccount[major]!.unlocked))]))
+            r["accounts"] = .array(b.perAccount.keys.sorted().map { account in
+                .object(JSONObject([names.account: .number(String(account)), "total": .string(String(b.perAccount[account]!.total)),
+                                    "unlocked": .string(String(b.perAccount[account]!.unlocked))]))
             })
         case .progress:
             break
@@ -211,23 +290,19 @@ struct ScanBlocksCommand: ParsableCommand {
     }
 }
 
-/// Each subaddress's text, derived once: a wallet's payments land on few addresses, and deriving
+/// Each address's text, derived once: a wallet's payments land on few addresses, and deriving
 /// one costs two scalar multiplications.
-final class AddressBook {
-    let keys: MoneroKeys
-    let network: MoneroNetwork
-    private var known = [UInt64: String]()
+final class AddressBook<C: ChainScanner> {
+    let scanner: C
+    private var known = [UInt64: String?]()
 
-    init(keys: MoneroKeys, network: MoneroNetwork) {
-        self.keys = keys
-        self.network = network
-    }
+    init(scanner: C) { self.scanner = scanner }
 
-    func address(major: UInt32, minor: UInt32) -> String? {
-        let index = UInt64(major) << 32 | UInt64(minor)
-        if let text = known[index] { return text }
-        let text = try? keys.subaddress(major: major, minor: minor, network).address
-        known[index] = text
+    func address(account: UInt32, index: UInt32) -> String? {
+        let key = UInt64(account) << 32 | UInt64(index)
+        if let text = known[key] { return text }
+        let text = scanner.address(account: account, index: index)
+        known[key] = text
         return text
     }
 }
@@ -239,23 +314,23 @@ final class AddressBook {
 final class StandardOutputSink: EventSink {
     let pipeline: RecordPipeline
     let progress: String
-    let record: (ScanEvent) -> JSONObject
+    let record: (ScanEvent, String?) -> JSONObject
     private let onTerminal = isatty(2) != 0
     private let output = OutputStream.standardOutput
     /// With --follow: a balance record only when the balance differs from the last one written
     /// (a poll that finds new blocks but no payment writes nothing).
     let balanceOnChange: Bool
-    private var lastBalance: [UInt8]?
+    private var lastBalance = [String: [UInt8]]()
 
-    init(pipeline: RecordPipeline, progress: String, balanceOnChange: Bool = false, record: @escaping (ScanEvent) -> JSONObject) {
+    init(pipeline: RecordPipeline, progress: String, balanceOnChange: Bool = false, record: @escaping (ScanEvent, String?) -> JSONObject) {
         self.pipeline = pipeline
         self.progress = progress
         self.balanceOnChange = balanceOnChange
         self.record = record
     }
 
-    func encode(_ event: ScanEvent, id: Int64) -> [UInt8] {
-        var r = record(event)
+    func encode(_ event: ScanEvent, wallet: String?, id: Int64) -> [UInt8] {
+        var r = record(event, wallet)
         r["event_id"] = .number(String(id))
         var line = [UInt8]()
         JSONWriter.serialize(RecordSchema.stamped(r), into: &line)
@@ -269,25 +344,29 @@ final class StandardOutputSink: EventSink {
         try output.sync()
     }
 
-    func show(_ event: ScanEvent) throws {
+    func show(_ event: ScanEvent, wallet: String?) throws {
         if case .balance = event, balanceOnChange {
-            var r = record(event)
+            var r = record(event, wallet)
             r["height"] = nil  // the height moves with every block; the balance may not
             var key = [UInt8]()
             JSONWriter.serialize(r, into: &key)
-            if key == lastBalance { return }
-            lastBalance = key
+            if key == lastBalance[wallet ?? ""] { return }
+            lastBalance[wallet ?? ""] = key
         }
-        guard case .progress(let height, let chainHeight) = event else { return try pipeline.emit(record(event)) }
+        guard case .progress(let height, let chainHeight) = event else { return try pipeline.emit(record(event, wallet)) }
         switch progress {
-        case "jsonl": try? OutputStream.standardError.write(#"{"type":"progress","height":\#(height),"chain_height":\#(chainHeight)}"# + "\n")
+        case "jsonl":
+            let tip = chainHeight.map { #","chain_height":\#($0)"# } ?? ""
+            try? OutputStream.standardError.write(#"{"type":"progress","height":\#(height)"# + tip + "}\n")
         case "auto" where onTerminal: try? OutputStream.standardError.write("\r" + Self.bar(height: height, chainHeight: chainHeight))
         default: break
         }
     }
 
-    /// "[#########-----------]  45%  5200/11500", one line, redrawn in place.
-    static func bar(height: Int, chainHeight: Int, width: Int = 30) -> String {
+    /// "[#########-----------]  45%  5200/11500", one line, redrawn in place; "block 5200" when
+    /// the source cannot tell the tip (a file is read as a stream).
+    static func bar(height: Int, chainHeight: Int?, width: Int = 30) -> String {
+        guard let chainHeight else { return "block \(height)" }
         let fraction = chainHeight > 0 ? min(1, Double(height) / Double(chainHeight)) : 1
         let filled = Int(fraction * Double(width))
         let percent = String(Int(fraction * 100))

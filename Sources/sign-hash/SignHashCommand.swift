@@ -2,6 +2,7 @@ import ArgumentParser
 import WalletCLI
 import WalletCard
 import WalletCardCLI
+import Monero
 import WalletCore
 import WalletKeys
 #if canImport(Glibc)

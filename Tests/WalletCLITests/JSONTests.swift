@@ -1,5 +1,6 @@
 import XCTest
 @testable import WalletCLI
+import WalletCore
 
 final class JSONTests: XCTestCase {
     private func parse(_ text: String) throws -> JSONObject { try JSONParser.parseObject(Array(text.utf8)) }

@@ -1,6 +1,7 @@
 import Foundation
 import SatchelTestSupport
 import WalletCore
+import Monero
 import WalletKeys
 import XCTest
 @testable import WalletScan
@@ -30,8 +31,8 @@ final class SynchronizerTests: XCTestCase {
 
     private func scan(_ keys: MoneroKeys, state: String = "state.db", batch: Int = 50, maxBlocks: Int? = nil,
                       sink: RecordingSink = RecordingSink()) throws -> [ScanEvent] {
-        let sync = try MoneroSynchronizer(keys: keys, source: try source(), statePath: dir + "/" + state, birthday: 0,
-                                          lookahead: (3, 20))
+        let sync = try Synchronizer(wallets: [.init(name: nil, scanner: MoneroScanner(keys: keys, network: .mainnet, lookahead: (3, 20)),
+                                                    statePath: dir + "/" + state, birthday: 0)], source: try source())
         sync.batchSize = batch
         let before = sink.delivered.count, shownBefore = sink.shown.count
         try sync.run(maxBlocks: maxBlocks, sink: sink)
@@ -48,9 +49,9 @@ final class SynchronizerTests: XCTestCase {
         XCTAssertEqual(pending.count, 1)
         for e in incoming {
             let o = try XCTUnwrap(received.first { Hex.encode($0.txID) == e["tx_hash"] as? String && $0.amount == (e["amount"] as? NSNumber)?.uint64Value })
-            XCTAssertEqual(o.keyImage.map { Hex.encode($0) }, e["key_image"] as? String)
+            XCTAssertEqual(o.spendTag.map { Hex.encode($0) }, e["key_image"] as? String)
             XCTAssertEqual(o.height, e["block_height"] as? Int)
-            let isSpent = spent.contains { $0.keyImage == o.keyImage }
+            let isSpent = spent.contains { $0.spendTag == o.spendTag }
             XCTAssertEqual(isSpent, e["spent"] as? Bool, "\(e["tx_hash"]!)")
         }
         XCTAssertEqual(spent.count, 3)
@@ -89,7 +90,7 @@ final class SynchronizerTests: XCTestCase {
         let key: (ScanEvent) -> String? = {
             switch $0 {
             case .received(let o, _): "r" + Hex.encode(o.txID) + "\(o.index)"
-            case .spent(let s, _): "s" + Hex.encode(s.keyImage)
+            case .spent(let s, _): "s" + Hex.encode(s.spendTag)
             default: nil
             }
         }
@@ -101,13 +102,13 @@ final class SynchronizerTests: XCTestCase {
     func testSubaddressTableIsCached() throws {
         _ = try scan(try keys(), state: "t.db")
         let store = try ScanStateStore(path: dir + "/t.db", walletID: Hex.encode(Keccak256.hash(try keys().spendPublic + (try keys()).viewPublic).prefix(16)), birthday: 0)
-        let cached = try store.subaddresses()
+        let cached = try store.addresses()
         XCTAssertGreaterThanOrEqual(cached.count, 60)
         let detector = try MoneroDetector(keys: try keys(), majors: 3, minors: 20, cached: cached)
         var again = detector
         XCTAssertEqual(again.takeNewEntries().count, 0, "a cached table derives nothing")
         XCTAssertEqual(detector.tableSize, cached.count)
-        XCTAssertEqual(Set(cached.map { "\($0.major),\($0.minor)" }).count, cached.count, "each index is cached once")
+        XCTAssertEqual(Set(cached.map { "\($0.account),\($0.index)" }).count, cached.count, "each index is cached once")
     }
 
     /// A block that is not what the source claims: an error naming it, and nothing of its batch kept.
@@ -118,7 +119,8 @@ final class SynchronizerTests: XCTestCase {
         let bad = dir + "/bad.jsonl"
         try (lines.joined(separator: "\n") + "\n").write(toFile: bad, atomically: true, encoding: .utf8)
         let source = try FileBlockSource(blocksPath: bad, transactionsPath: fixture + "/txs.jsonl")
-        let sync = try MoneroSynchronizer(keys: try keys(), source: source, statePath: dir + "/bad.db", birthday: 0, lookahead: (3, 20))
+        let sync = try Synchronizer(wallets: [.init(name: nil, scanner: MoneroScanner(keys: try keys(), network: .mainnet, lookahead: (3, 20)),
+                                                    statePath: dir + "/bad.db", birthday: 0)], source: source)
         let sink = RecordingSink()
         XCTAssertThrowsError(try sync.run(sink: sink)) { error in
             XCTAssertTrue("\(error)".contains("block 71"), "\(error)")
@@ -132,9 +134,55 @@ final class SynchronizerTests: XCTestCase {
         let received = try scan(try keys()).compactMap { if case .received(let o, _) = $0 { o } else { nil } }
         let change = received.filter(\.isChange).map { Hex.encode($0.txID).prefix(8) }.sorted()
         XCTAssertEqual(change, ["77ef3ae7", "f08c6f46"])
-        XCTAssertTrue(received.filter(\.isChange).allSatisfy { $0.paymentID == nil })
+        XCTAssertTrue(received.filter(\.isChange).allSatisfy { $0.memo == nil })
         let viewOnly = try scan(try keys(viewOnly: true), state: "v.db").compactMap { if case .received(let o, _) = $0 { o } else { nil } }
         XCTAssertTrue(viewOnly.allSatisfy { !$0.isChange }, "a view-only wallet cannot tell change")
+    }
+
+    /// Wallets at different heights in one pass: the chain is fetched once, and each wallet
+    /// gets exactly the events a scan of it alone gives, under its name.
+    func testManyWalletsReadTheChainOnce() throws {
+        let full = try scan(try keys(), state: "alone.db")
+        let first = try scan(try keys(), state: "r.db", maxBlocks: 100)
+        let stranger = try MoneroKeys(spendSecret: Ed25519Scalar.reduce32(Sodium.randomBytes(32)))
+        let counting = CountingSource(try source())
+        let sync = try Synchronizer(wallets: [
+            .init(name: "r", scanner: MoneroScanner(keys: try keys(), network: .mainnet, lookahead: (3, 20)), statePath: dir + "/r.db", birthday: 0),
+            .init(name: "x", scanner: MoneroScanner(keys: stranger, network: .mainnet, lookahead: (3, 20)), statePath: dir + "/x.db", birthday: 0),
+        ], source: counting)
+        let sink = RecordingSink()
+        try sync.run(sink: sink)
+        XCTAssertEqual(counting.fetched, Array(0..<163), "each block fetched once for both wallets")
+        XCTAssertEqual(sync.status, .synced)
+        let byWallet = Dictionary(grouping: sink.deliveredNamed, by: \.wallet)
+        XCTAssertNil(byWallet["x"], "the stranger owns nothing")
+        let rest = (byWallet["r"] ?? []).map(\.event)
+        XCTAssertFalse(rest.isEmpty)
+        // The mempool is reported at the end of every run, so the first run already had it.
+        let confirmed: (ScanEvent) -> Bool = { switch $0 { case .balance, .pending: false; default: true } }
+        let pending: (ScanEvent) -> Bool = { if case .pending = $0 { true } else { false } }
+        XCTAssertEqual(first.filter(confirmed) + rest.filter(confirmed), full.filter(confirmed))
+        XCTAssertEqual((first + rest).filter(pending), full.filter(pending))
+        XCTAssertEqual(full.filter(pending).count, 1)
+        XCTAssertEqual(sink.shownNamed.filter { $0.wallet == "r" }.map(\.event), [full.last!])
+        guard case .balance(let empty)? = sink.shownNamed.first(where: { $0.wallet == "x" })?.event else { return XCTFail("no balance for x") }
+        XCTAssertEqual(empty.total, 0)
+        XCTAssertEqual(empty.height, 163)
+    }
+
+    /// A stream of chain files is read once, front to back; a block asked for again (a reorg
+    /// check) reopens the files and finds the same block.
+    func testFileSourceStreamsAndGoesBack() throws {
+        let files = try source()
+        let first = try files.blocks(from: 0, count: 100)
+        XCTAssertEqual(first.map(\.height), Array(0..<100))
+        let tail = try files.blocks(from: 150, count: 100)
+        XCTAssertEqual(tail.map(\.height), Array(150..<163))
+        XCTAssertEqual(try files.blocks(from: 163, count: 10).count, 0)
+        let back = try files.blocks(from: 132, count: 1)
+        XCTAssertEqual(back.first?.transactions.count, 2)
+        XCTAssertEqual(back.first?.blob, first.count > 132 ? first[132].blob : try FileBlockSource(blocksPath: fixture + "/blocks.jsonl", transactionsPath: fixture + "/txs.jsonl").blocks(from: 132, count: 1).first?.blob)
+        XCTAssertEqual(try files.mempool().count, 1)
     }
 
     // MARK: - Delivery
@@ -187,11 +235,28 @@ final class SynchronizerTests: XCTestCase {
 
 /// An event sink in memory: a "file" that can be read back (or a pipe that cannot), and a way
 /// to make a run die during or after a write, as a kill would.
+final class CountingSource: BlockSource, @unchecked Sendable {
+    let inner: BlockSource
+    private let lock = NSLock()
+    private var heights = [Int]()
+    init(_ inner: BlockSource) { self.inner = inner }
+    var fetched: [Int] { lock.withLock { heights } }
+    func chainHeight() throws -> Int? { try inner.chainHeight() }
+    func blocks(from height: Int, count: Int) throws -> [BlockData] {
+        let blocks = try inner.blocks(from: height, count: count)
+        lock.withLock { heights += blocks.map(\.height) }
+        return blocks
+    }
+    func mempool() throws -> [[UInt8]] { try inner.mempool() }
+}
+
 final class RecordingSink: EventSink {
     let isFile: Bool
     var file = [UInt8]()
     var shown = [ScanEvent]()
     var byID = [Int64: ScanEvent]()
+    var walletOf = [Int64: String]()
+    var shownNamed = [(wallet: String?, event: ScanEvent)]()
     var writes = 0
     var dieAfterWriting: Int?
     var cutWriteAt: Int?
@@ -200,9 +265,12 @@ final class RecordingSink: EventSink {
 
     struct Killed: Error {}
 
-    func encode(_ event: ScanEvent, id: Int64) -> [UInt8] {
-        byID[id] = event
-        return Array("{\"event_id\":\(id)}\n".utf8)
+    func encode(_ event: ScanEvent, wallet: String?, id: Int64) -> [UInt8] {
+        // Ids are per wallet state: a wallet's name in the line keeps them apart.
+        let key = Int64(walletIndex(wallet)) << 40 | id
+        byID[key] = event
+        walletOf[key] = wallet
+        return Array("{\"event_id\":\(key)}\n".utf8)
     }
 
     func write(_ bytes: [UInt8]) throws {
@@ -215,9 +283,10 @@ final class RecordingSink: EventSink {
         if writes == dieAfterWriting { throw Killed() }
     }
 
-    func show(_ event: ScanEvent) throws {
+    func show(_ event: ScanEvent, wallet: String?) throws {
         if case .progress = event { return }
         shown.append(event)
+        shownNamed.append((wallet, event))
     }
 
     func position() throws -> SinkPosition? { isFile ? SinkPosition(device: 1, inode: 1, offset: Int64(file.count)) : nil }
@@ -236,4 +305,12 @@ final class RecordingSink: EventSink {
     }
 
     var delivered: [ScanEvent] { deliveredIDs.compactMap { byID[$0] } }
+    var deliveredNamed: [(wallet: String?, event: ScanEvent)] { deliveredIDs.compactMap { id in byID[id].map { (walletOf[id], $0) } } }
+
+    private var walletNames = [String?]()
+    private func walletIndex(_ name: String?) -> Int {
+        if let i = walletNames.firstIndex(of: name) { return i }
+        walletNames.append(name)
+        return walletNames.count - 1
+    }
 }

@@ -1,4 +1,5 @@
 import WalletCore
+import WalletScan
 import WalletKeys
 
 /// 32 bytes as a hashable value, for the subaddress table.
@@ -37,7 +38,7 @@ public struct MoneroDetector: Sendable {
     /// (major << 32 | minor) of every entry, so growing skips what is known.
     private var indexes = Set<UInt64>()
     /// Entries derived since the last `takeNewEntries`, for a caller that caches the table.
-    private var fresh: [(major: UInt32, minor: UInt32, spendKey: [UInt8])] = []
+    private var fresh: [AddressEntry] = []
     public private(set) var majors: UInt32 = 0
     public private(set) var minors: UInt32 = 0
     /// Monero's wallet defaults: 50 accounts × 200 addresses looked ahead.
@@ -46,17 +47,17 @@ public struct MoneroDetector: Sendable {
     /// `cached` entries (from an earlier run's state) are taken as they are; only the rest of
     /// the majors × minors table is derived.
     public init(keys: MoneroKeys, majors: UInt32 = defaultLookahead.majors, minors: UInt32 = defaultLookahead.minors,
-                cached: [(major: UInt32, minor: UInt32, spendKey: [UInt8])] = []) throws(DerivationError) {
+                cached: [AddressEntry] = []) throws(DerivationError) {
         self.keys = keys
-        for entry in cached where entry.spendKey.count == 32 {
-            table[Key32(entry.spendKey)] = (entry.major, entry.minor)
-            indexes.insert(UInt64(entry.major) << 32 | UInt64(entry.minor))
+        for entry in cached where entry.key.count == 32 {
+            table[Key32(entry.key)] = (entry.account, entry.index)
+            indexes.insert(UInt64(entry.account) << 32 | UInt64(entry.index))
         }
         try grow(majors: majors, minors: minors)
     }
 
     /// The entries derived since the last call (to be cached by the caller).
-    public mutating func takeNewEntries() -> [(major: UInt32, minor: UInt32, spendKey: [UInt8])] {
+    public mutating func takeNewEntries() -> [AddressEntry] {
         defer { fresh = [] }
         return fresh
     }
@@ -73,14 +74,14 @@ public struct MoneroDetector: Sendable {
         }
         // Two scalar operations per entry and 10,000 entries on a first run: on every core.
         let keys = self.keys
-        let derived = MoneroSynchronizer.parallelMap(missing) { index in
+        let derived = ParallelMap.map(missing) { index in
             Result { () throws(DerivationError) -> [UInt8] in try keys.subaddressSpendKey(major: index.major, minor: index.minor) }
         }
         for (index, result) in zip(missing, derived) {
             let spend = try result.get()
             table[Key32(spend)] = (index.major, index.minor)
             indexes.insert(UInt64(index.major) << 32 | UInt64(index.minor))
-            fresh.append((index.major, index.minor, spend))
+            fresh.append(AddressEntry(account: index.major, index: index.minor, key: spend))
         }
         majors = m
         minors = n

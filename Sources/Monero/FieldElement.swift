@@ -48,55 +48,82 @@ struct FieldElement: Equatable {
     var isOdd: Bool { bytes[0] & 1 == 1 }
 
     /// Limbs brought below 2^51 (the value may still be ≥ p).
+    @inline(__always)
     func carried() -> FieldElement {
         var (a, b, c, d, e) = (l0, l1, l2, l3, l4)
-        b += a >> 51; a &= Self.mask
-        c += b >> 51; b &= Self.mask
-        d += c >> 51; c &= Self.mask
-        e += d >> 51; d &= Self.mask
-        a += 19 * (e >> 51); e &= Self.mask
-        b += a >> 51; a &= Self.mask
+        b &+= a >> 51; a &= Self.mask
+        c &+= b >> 51; b &= Self.mask
+        d &+= c >> 51; c &= Self.mask
+        e &+= d >> 51; d &= Self.mask
+        a &+= 19 &* (e >> 51); e &= Self.mask
+        b &+= a >> 51; a &= Self.mask
         return FieldElement(l0: a, l1: b, l2: c, l3: d, l4: e)
     }
 
+    @inline(__always)
     static func + (x: FieldElement, y: FieldElement) -> FieldElement {
-        FieldElement(l0: x.l0 + y.l0, l1: x.l1 + y.l1, l2: x.l2 + y.l2, l3: x.l3 + y.l3, l4: x.l4 + y.l4).carried()
+        FieldElement(l0: x.l0 &+ y.l0, l1: x.l1 &+ y.l1, l2: x.l2 &+ y.l2, l3: x.l3 &+ y.l3, l4: x.l4 &+ y.l4).carried()
     }
 
-    /// x − y as x + 4p − y, so limbs never go below zero.
+    /// x − y as x + 4p − y, so limbs never go below zero: y's limbs must be below 4·(2^51 − 1),
+    /// which every carried value and every product is.
+    @inline(__always)
     static func - (x: FieldElement, y: FieldElement) -> FieldElement {
-        let x = x.carried(), y = y.carried()
-        return FieldElement(l0: x.l0 + 4 * (mask - 18) - y.l0, l1: x.l1 + 4 * mask - y.l1, l2: x.l2 + 4 * mask - y.l2,
-                            l3: x.l3 + 4 * mask - y.l3, l4: x.l4 + 4 * mask - y.l4).carried()
+        FieldElement(l0: x.l0 &+ 4 &* (mask - 18) &- y.l0, l1: x.l1 &+ 4 &* mask &- y.l1, l2: x.l2 &+ 4 &* mask &- y.l2,
+                     l3: x.l3 &+ 4 &* mask &- y.l3, l4: x.l4 &+ 4 &* mask &- y.l4).carried()
     }
 
     static prefix func - (x: FieldElement) -> FieldElement { zero - x }
 
-    static func * (x: FieldElement, y: FieldElement) -> FieldElement {
-        let a = x.carried(), b = y.carried()
-        func m(_ u: UInt64, _ v: UInt64) -> UInt128 { UInt128(u) * UInt128(v) }
-        let (b1, b2, b3, b4) = (19 * b.l1, 19 * b.l2, 19 * b.l3, 19 * b.l4)
-        let r0 = m(a.l0, b.l0) + m(a.l1, b4) + m(a.l2, b3) + m(a.l3, b2) + m(a.l4, b1)
-        var r1 = m(a.l0, b.l1) + m(a.l1, b.l0) + m(a.l2, b4) + m(a.l3, b3) + m(a.l4, b2)
-        var r2 = m(a.l0, b.l2) + m(a.l1, b.l1) + m(a.l2, b.l0) + m(a.l3, b4) + m(a.l4, b3)
-        var r3 = m(a.l0, b.l3) + m(a.l1, b.l2) + m(a.l2, b.l1) + m(a.l3, b.l0) + m(a.l4, b4)
-        var r4 = m(a.l0, b.l4) + m(a.l1, b.l3) + m(a.l2, b.l2) + m(a.l3, b.l1) + m(a.l4, b.l0)
-        let maskW = UInt128(mask)
-        r1 += r0 >> 51
-        r2 += r1 >> 51
-        r3 += r2 >> 51
-        r4 += r3 >> 51
-        let c0 = (r0 & maskW) + 19 * (r4 >> 51)
-        return FieldElement(l0: UInt64(c0 & maskW), l1: UInt64(r1 & maskW) + UInt64(c0 >> 51), l2: UInt64(r2 & maskW),
-                            l3: UInt64(r3 & maskW), l4: UInt64(r4 & maskW))
+    /// x·y. Every value made here has limbs below 2^52 (the results of +, −, · and the
+    /// decoders are carried), which keeps the 128-bit sums below 2^115 without carrying the
+    /// inputs first.
+    @inline(__always)
+    static func * (a: FieldElement, b: FieldElement) -> FieldElement {
+        func m(_ u: UInt64, _ v: UInt64) -> UInt128 { UInt128(u) &* UInt128(v) }
+        let (b1, b2, b3, b4) = (19 &* b.l1, 19 &* b.l2, 19 &* b.l3, 19 &* b.l4)
+        let r0 = m(a.l0, b.l0) &+ m(a.l1, b4) &+ m(a.l2, b3) &+ m(a.l3, b2) &+ m(a.l4, b1)
+        let r1 = m(a.l0, b.l1) &+ m(a.l1, b.l0) &+ m(a.l2, b4) &+ m(a.l3, b3) &+ m(a.l4, b2)
+        let r2 = m(a.l0, b.l2) &+ m(a.l1, b.l1) &+ m(a.l2, b.l0) &+ m(a.l3, b4) &+ m(a.l4, b3)
+        let r3 = m(a.l0, b.l3) &+ m(a.l1, b.l2) &+ m(a.l2, b.l1) &+ m(a.l3, b.l0) &+ m(a.l4, b4)
+        let r4 = m(a.l0, b.l4) &+ m(a.l1, b.l3) &+ m(a.l2, b.l2) &+ m(a.l3, b.l1) &+ m(a.l4, b.l0)
+        return reduce(r0, r1, r2, r3, r4)
     }
 
-    func squared() -> FieldElement { self * self }
+    /// The five 128-bit column sums of a product brought back to limbs below 2^52.
+    @inline(__always)
+    private static func reduce(_ r0: UInt128, _ r1: UInt128, _ r2: UInt128, _ r3: UInt128, _ r4: UInt128) -> FieldElement {
+        let maskW = UInt128(mask)
+        var r1 = r1, r2 = r2, r3 = r3, r4 = r4
+        r1 &+= r0 &>> 51
+        r2 &+= r1 &>> 51
+        r3 &+= r2 &>> 51
+        r4 &+= r3 &>> 51
+        let c0 = (r0 & maskW) &+ 19 &* (r4 &>> 51)
+        return FieldElement(l0: UInt64(truncatingIfNeeded: c0 & maskW), l1: UInt64(truncatingIfNeeded: r1 & maskW) &+ UInt64(truncatingIfNeeded: c0 &>> 51),
+                            l2: UInt64(truncatingIfNeeded: r2 & maskW), l3: UInt64(truncatingIfNeeded: r3 & maskW),
+                            l4: UInt64(truncatingIfNeeded: r4 & maskW))
+    }
+
+    /// self², with the 15 distinct products of a square instead of 25.
+    @inline(__always)
+    func squared() -> FieldElement {
+        func m(_ u: UInt64, _ v: UInt64) -> UInt128 { UInt128(u) &* UInt128(v) }
+        let (a0, a1, a2, a3, a4) = (l0, l1, l2, l3, l4)
+        let (d0, d1, d2) = (2 &* a0, 2 &* a1, 2 &* a2)
+        let (t3, t4) = (19 &* a3, 19 &* a4)
+        let r0 = m(a0, a0) &+ m(d1, t4) &+ m(d2, t3)
+        let r1 = m(d0, a1) &+ m(d2, t4) &+ m(a3, t3)
+        let r2 = m(d0, a2) &+ m(a1, a1) &+ m(2 &* a3, t4)
+        let r3 = m(d0, a3) &+ m(d1, a2) &+ m(a4, t4)
+        let r4 = m(d0, a4) &+ m(d1, a3) &+ m(a2, a2)
+        return Self.reduce(r0, r1, r2, r3, r4)
+    }
 
     /// self^(2^k): k squarings.
     func squared(times k: Int) -> FieldElement {
         var r = self
-        for _ in 0..<k { r = r * r }
+        for _ in 0..<k { r = r.squared() }
         return r
     }
 

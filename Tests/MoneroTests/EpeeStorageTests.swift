@@ -1,5 +1,6 @@
 import XCTest
-@testable import WalletScan
+@testable import Monero
+import WalletScan
 
 final class EpeeStorageTests: XCTestCase {
     func testPackedSizes() {

@@ -3,7 +3,8 @@ import SatchelTestSupport
 import WalletCore
 import WalletKeys
 import XCTest
-@testable import WalletScan
+@testable import Monero
+import WalletScan
 
 /// The Monero regtest chain made by monerod 0.18, against the wallet's own answers.
 final class MoneroFixtureTests: XCTestCase {

@@ -1,4 +1,5 @@
 import WalletCore
+import WalletScan
 
 /// A Monero block: header, miner transaction and the ids of its other transactions.
 public struct MoneroBlock: Sendable {

@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import WalletCore
+import WalletScan
 
 /// Chain data from a monerod over its RPC: blocks and their transactions in batches with the
 /// binary get_blocks_by_height.bin, get_height and get_transaction_pool (JSON) for the rest.
@@ -20,13 +21,13 @@ public final class MoneroRPCSource: BlockSource, Sendable {
         self.retries = retries
     }
 
-    public func chainHeight() throws -> Int {
+    public func chainHeight() throws -> Int? {
         guard let height = try call(path: "get_height", body: [:])["height"] as? Int else { throw SourceError.badReply("get_height") }
         return height
     }
 
     public func blocks(from height: Int, count: Int) throws -> [BlockData] {
-        let heights = Array(height..<min(height + count, try chainHeight()))
+        let heights = Array(height..<min(height + count, try chainHeight() ?? 0))
         guard !heights.isEmpty else { return [] }
         // One binary get_blocks_by_height.bin call for the batch (as Monero's own wallet does);
         // the block ids are computed from the blobs and checked by the synchronizer's parent

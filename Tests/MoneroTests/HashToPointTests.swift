@@ -3,7 +3,8 @@ import SatchelTestSupport
 import WalletCore
 import WalletKeys
 import XCTest
-@testable import WalletScan
+@testable import Monero
+import WalletScan
 
 final class HashToPointTests: XCTestCase {
     /// Monero's own generate_key_image cases: x·hash_to_ec(P).

@@ -1,4 +1,5 @@
 import WalletCore
+import WalletScan
 
 /// A Monero transaction as far as a view-key scanner needs it: inputs' key images, outputs'
 /// keys, view tags and amounts, the extra field, and the RingCT base (fee, encrypted amounts,

@@ -89,11 +89,6 @@ public struct JSONParser {
         return object
     }
 
-    /// As `parseObject`, with the error as a record error (for one-record inputs: key files).
-    public static func parseRecord(_ bytes: [UInt8]) throws(RecordError) -> JSONObject {
-        do { return try parseObject(bytes) } catch { throw .invalidJSON(offset: error.offset, reason: error.reason) }
-    }
-
     public static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
         var parser = JSONParser(bytes: bytes)
         parser.skipWhitespace()

@@ -1,4 +1,6 @@
 import WalletCore
+import WalletKeys
+import WalletScan
 
 /// Monero address prefixes per network.
 public struct MoneroNetwork: Sendable, Equatable {

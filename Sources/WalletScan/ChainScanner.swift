@@ -1,0 +1,77 @@
+/// A chain's block, parsed and checked: what the engine needs to follow the chain.
+public protocol ChainBlock: Sendable {
+    associatedtype Transaction: ChainTransaction
+    var id: [UInt8] { get }
+    var previousID: [UInt8] { get }
+    /// Every transaction, the coinbase first.
+    var transactions: [Transaction] { get }
+}
+
+public protocol ChainTransaction: Sendable {
+    var id: [UInt8] { get }
+    /// What its inputs reveal of the outputs they spend (Monero: key images; Zcash:
+    /// nullifiers); matched against owned outputs' `spendTag`.
+    var spendTags: [[UInt8]] { get }
+}
+
+/// One entry of a wallet's address table (Monero: a subaddress's spend key), cached in the
+/// wallet's state so a cron run does not derive the table again.
+public struct AddressEntry: Sendable, Equatable {
+    public let account: UInt32
+    public let index: UInt32
+    public let key: [UInt8]
+
+    public init(account: UInt32, index: UInt32, key: [UInt8]) {
+        self.account = account
+        self.index = index
+        self.key = key
+    }
+}
+
+/// A chain's words for the fields of `ReceivedOutput`, used in records.
+public struct OutputFieldNames: Sendable {
+    public let account: String
+    public let addressIndex: String
+    public let spendTag: String
+    public let memo: String
+
+    public init(account: String, addressIndex: String, spendTag: String, memo: String) {
+        self.account = account
+        self.addressIndex = addressIndex
+        self.spendTag = spendTag
+        self.memo = memo
+    }
+}
+
+/// All the engine knows of a chain: how its block data is parsed (static, once per block for
+/// every wallet) and one wallet's detector (a value per wallet, copied to worker threads).
+/// A chain module conforms one type; `Synchronizer` does the rest.
+public protocol ChainScanner: Sendable {
+    associatedtype Block: ChainBlock
+
+    static var chainName: String { get }
+    static var fieldNames: OutputFieldNames { get }
+    /// Parses a block and its transactions and checks their ids; runs on every core.
+    static func parse(_ data: BlockData) -> Result<Block, ScanError>
+    /// A mempool transaction; nil when it does not parse (the mempool is not checked).
+    static func parseTransaction(_ blob: [UInt8]) -> Block.Transaction?
+    /// Whether an unspent output can be spent once `walletHeight` blocks are known.
+    static func isUnlocked(_ output: ReceivedOutput, walletHeight: Int, now: UInt64) -> Bool
+
+    /// Ties a state to the wallet's keys: a state made for other keys is refused.
+    var stateID: String { get }
+    var spendsKnown: Bool { get }
+    /// Makes the address table from `cached` entries and derives what they lack.
+    mutating func prepare(cached: [AddressEntry]) throws
+    /// Entries derived since the last call, to be cached in the state.
+    mutating func takeNewAddresses() -> [AddressEntry]
+    /// The wallet's outputs in a transaction (height nil); pure, runs on every core.
+    func scan(_ transaction: Block.Transaction) -> [ReceivedOutput]
+    /// Called for each output stored, in chain order; true when the address table grew, so
+    /// the rest of the batch is scanned again.
+    mutating func noteStored(_ output: ReceivedOutput) throws -> Bool
+    /// The output as the change of one of the wallet's own spends.
+    func asChange(_ output: ReceivedOutput) -> ReceivedOutput
+    /// The address text of (account, index), for records.
+    func address(account: UInt32, index: UInt32) -> String?
+}

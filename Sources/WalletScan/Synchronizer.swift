@@ -1,0 +1,295 @@
+import Foundation
+import WalletCore
+
+/// The Wallet Synchronizer: source → chain parser → each wallet's detector → each wallet's
+/// state, in batches. The chain is read and parsed once for every wallet; each wallet's batch
+/// is one SQLite transaction of its own state, and its events are written after the commit.
+/// It knows no chain: `Chain` supplies parsing, detection and lock rules.
+public final class Synchronizer<Chain: ChainScanner> {
+    /// A wallet to keep current: its detector, its state file and its birthday (the first
+    /// height that can hold its outputs, never guessed). `name` goes into its events.
+    public struct Wallet {
+        public let name: String?
+        public let scanner: Chain
+        public let statePath: String
+        public let birthday: Int
+
+        public init(name: String?, scanner: Chain, statePath: String, birthday: Int) {
+            self.name = name
+            self.scanner = scanner
+            self.statePath = statePath
+            self.birthday = birthday
+        }
+    }
+
+    final class Slot {
+        let name: String?
+        var scanner: Chain
+        let state: ScanStateStore
+        let birthday: Int
+        /// Mempool receipts per account, counted in the balance as monero-wallet-rpc does.
+        var pendingIncoming = [UInt32: UInt64]()
+
+        init(_ wallet: Wallet) throws {
+            name = wallet.name
+            scanner = wallet.scanner
+            birthday = wallet.birthday
+            state = try ScanStateStore(path: wallet.statePath, walletID: wallet.scanner.stateID, birthday: wallet.birthday)
+            try scanner.prepare(cached: try state.addresses())
+            for row in try state.allOutputs() { _ = try scanner.noteStored(row.output) }
+            let derived = scanner.takeNewAddresses()
+            if !derived.isEmpty { try state.db.transaction { try state.addAddresses(derived) } }
+        }
+    }
+
+    public private(set) var status = SyncStatus.unprepared
+    private let source: BlockSource
+    private let slots: [Slot]
+    public var batchSize = 50
+
+    public init(wallets: [Wallet], source: BlockSource) throws {
+        precondition(!wallets.isEmpty, "a synchronizer needs a wallet")
+        self.source = source
+        slots = try wallets.map(Slot.init)
+    }
+
+    /// Forgets every scanned block, output and spend of every wallet (not the address
+    /// table), so the next run scans again from each birthday and reports everything again:
+    /// like Monero's rescan_blockchain. Undelivered events go too; the rescan reports them.
+    public func resetToBirthday() throws {
+        for slot in slots {
+            try slot.state.db.transaction {
+                _ = try slot.state.rollBack(above: slot.birthday - 1)
+                try slot.state.delivered(through: Int64.max)
+                try slot.state.db.query("DELETE FROM pending_reported")
+            }
+        }
+    }
+
+    /// Scans every wallet from its last committed height to the tip (or `untilHeight`, or
+    /// `maxBlocks` blocks), then reports the mempool and each balance. Each batch's events
+    /// are committed with its state and delivered to `sink` after the commit.
+    public func run(untilHeight: Int? = nil, maxBlocks: Int? = nil, sink: EventSink) throws {
+        status = .syncing
+        defer { if status == .syncing { status = .stopped } }
+        for slot in slots { try slot.state.deliver(to: sink) }  // what a killed run committed but did not deliver
+        let chainHeight = try source.chainHeight()
+        let end = min(chainHeight ?? Int.max, untilHeight.map { $0 + 1 } ?? Int.max)
+        var budget = maxBlocks ?? Int.max
+        var exhausted = false
+        var prefetch: Prefetch?
+        defer { prefetch?.wait() }  // no fetch outlives the run
+        while budget > 0 {
+            let nexts = try slots.map { try $0.state.nextHeight }
+            let next = nexts.min()!
+            guard next < end else { break }
+            let count = min(batchSize, end - next, budget)
+            let blocks = try prefetch?.take(from: next, count: count) ?? source.blocks(from: next, count: count)
+            guard let first = blocks.first else {
+                exhausted = true
+                break
+            }
+            guard first.height == next, zip(blocks, blocks.dropFirst()).allSatisfy({ $0.height + 1 == $1.height }) else {
+                throw ScanError.malformed(what: "the block source", reason: "asked for blocks from \(next), it gave \(blocks.map(\.height).prefix(3))…")
+            }
+            // The source reads the next batch while this one is scanned.
+            let following = blocks.last!.height + 1
+            let followingCount = min(batchSize, end - following, budget - blocks.count)
+            prefetch = followingCount > 0 ? Prefetch(source, from: following, count: followingCount) : nil
+
+            // Parsing and id checks once for all wallets, then each wallet's trial decryption,
+            // on every core; then each wallet's state in block order, in its own transaction.
+            let parsed = Self.parallelMap(blocks) { Chain.parse($0) }
+            var work = [(slot: Int, block: Int)]()
+            for (s, slotNext) in nexts.enumerated() {
+                for (b, data) in blocks.enumerated() where data.height >= slotNext { work.append((s, b)) }
+            }
+            let scanners = slots.map(\.scanner)
+            let found = Self.parallelMap(work) { item -> [[ReceivedOutput]]? in
+                guard case .success(let block) = parsed[item.block] else { return nil }
+                return block.transactions.map(scanners[item.slot].scan)
+            }
+            var findings = [[[[ReceivedOutput]]?]](repeating: [[[ReceivedOutput]]?](repeating: nil, count: blocks.count), count: slots.count)
+            for (item, result) in zip(work, found) { findings[item.slot][item.block] = result }
+            var forked = false
+            for (s, slot) in slots.enumerated() where nexts[s] <= blocks.last!.height {
+                if try apply(blocks: blocks, parsed: parsed, found: findings[s], from: nexts[s], to: slot, sink: sink) { forked = true }
+            }
+            if forked { continue }  // a wallet rolled back: its next batch starts at the fork
+            budget -= blocks.count
+            try sink.show(.progress(height: following, chainHeight: chainHeight), wallet: nil)
+        }
+        var synced = true
+        let pool = try source.mempool().compactMap(Chain.parseTransaction)
+        for slot in slots {
+            let walletHeight = try slot.state.nextHeight
+            try reportPending(pool, slot: slot, sink: sink)
+            try sink.show(.balance(try balance(of: slot, walletHeight: walletHeight)), wallet: slot.name)
+            if let chainHeight { synced = synced && walletHeight >= chainHeight } else { synced = synced && exhausted }
+        }
+        status = synced ? .synced : .stopped
+    }
+
+    /// One wallet's part of a batch, in one transaction: blocks from `from` on, stored in
+    /// order. Returns whether the wallet forked (its state then ends at the fork point).
+    private func apply(blocks: [BlockData], parsed: [Result<Chain.Block, ScanError>], found: [[[ReceivedOutput]]?],
+                       from: Int, to slot: Slot, sink: EventSink) throws -> Bool {
+        var found = found
+        var fork: Int?
+        try slot.state.db.transaction {
+            var events = [(height: Int, event: ScanEvent)]()
+            for i in blocks.indices where blocks[i].height >= from {
+                let block = try parsed[i].get()
+                let height = blocks[i].height
+                if let point = try forkPoint(slot, at: height, previousID: block.previousID) {
+                    // The source's own block below agrees with the state, yet this one does not
+                    // follow it: the source is inconsistent, and going back would loop.
+                    guard point < height - 1 else {
+                        throw ScanError.malformed(what: "block \(height)", reason: "its parent is not block \(height - 1) of the same source")
+                    }
+                    let undone = try slot.state.rollBack(above: point)
+                    fork = point
+                    events = [(point, .reorg(forkHeight: point, undoneOutputs: undone.outputs, undoneSpends: undone.spends))]
+                    break
+                }
+                if try store(block, height: height, found: found[i]!, slot: slot, into: &events) {
+                    // The address table grew: scan the rest of the batch again with it.
+                    let scanner = slot.scanner
+                    for j in (i + 1)..<blocks.count {
+                        if case .success(let later) = parsed[j] { found[j] = later.transactions.map(scanner.scan) }
+                    }
+                }
+            }
+            if fork == nil {
+                try slot.state.addAddresses(slot.scanner.takeNewAddresses())
+                try slot.state.setNextHeight(blocks.last!.height + 1)
+            }
+            let walletHeight = try slot.state.nextHeight
+            try slot.state.enqueue(events) { event, id in sink.encode(event.confirmed(atWalletHeight: walletHeight), wallet: slot.name, id: id) }
+        }
+        try slot.state.deliver(to: sink)
+        return fork != nil
+    }
+
+    /// nil when a block at `height` whose parent is `previousID` extends the wallet's stored
+    /// chain; else the highest height both agree on.
+    private func forkPoint(_ slot: Slot, at height: Int, previousID: [UInt8]) throws -> Int? {
+        guard height > slot.birthday, let stored = try slot.state.blockHash(height - 1), previousID != stored else { return nil }
+        var k = height - 1
+        while k >= slot.birthday {
+            guard let mine = try slot.state.blockHash(k) else { break }
+            let theirs = try source.blocks(from: k, count: 1).first.map { try Chain.parse($0).get().id }
+            if theirs == mine { return k }
+            k -= 1
+        }
+        return slot.birthday - 1
+    }
+
+    /// Stores a block: its hash, the spends of owned outputs, the outputs found; their events
+    /// go to `events`. Returns whether the address table grew.
+    private func store(_ block: Chain.Block, height: Int, found: [[ReceivedOutput]], slot: Slot,
+                       into events: inout [(height: Int, event: ScanEvent)]) throws -> Bool {
+        try slot.state.addBlock(height, hash: block.id)
+        var grew = false
+        for (tx, outputs) in zip(block.transactions, found) {
+            var spendsOurs = false
+            if slot.scanner.spendsKnown {
+                for tag in tx.spendTags {
+                    guard let o = try slot.state.markSpent(spendTag: tag, height: height, txID: tx.id) else { continue }
+                    let spent = SpentOutput(height: height, spendingTxID: tx.id, spendTag: tag, outputTxID: o.txID, outputIndex: o.index,
+                                            amount: o.amount, account: o.account, addressIndex: o.addressIndex)
+                    events.append((height, .spent(spent, confirmations: 0)))
+                    spendsOurs = true
+                }
+            }
+            for output in outputs {
+                var o = spendsOurs ? slot.scanner.asChange(output) : output
+                o.height = height
+                try slot.state.addOutput(o)
+                events.append((height, .received(o, confirmations: 0)))
+                if try slot.scanner.noteStored(o) { grew = true }
+            }
+        }
+        return grew
+    }
+
+    /// Mempool receipts: all count in the balance; each is reported once, through the outbox.
+    private func reportPending(_ pool: [Chain.Block.Transaction], slot: Slot, sink: EventSink) throws {
+        slot.pendingIncoming = [:]
+        var fresh = [(height: Int, event: ScanEvent)]()
+        for tx in pool {
+            for o in slot.scanner.scan(tx) {
+                slot.pendingIncoming[o.account, default: 0] += o.amount
+                // Height -1: no block holds it, so no reorg undoes it.
+                if try !slot.state.pendingAlreadyReported(o.txID, o.index) { fresh.append((-1, .pending(o))) }
+            }
+        }
+        guard !fresh.isEmpty else { return }
+        try slot.state.db.transaction {
+            for case (_, .pending(let o)) in fresh { try slot.state.notePendingReported(o.txID, o.index) }
+            try slot.state.enqueue(fresh) { event, id in sink.encode(event, wallet: slot.name, id: id) }
+        }
+        try slot.state.deliver(to: sink)
+    }
+
+    /// Unspent outputs and mempool receipts, per account; unlocked by the chain's rules.
+    private func balance(of slot: Slot, walletHeight: Int) throws -> Balance {
+        var total = slot.pendingIncoming.values.reduce(0, +), unlocked: UInt64 = 0
+        var accounts = slot.pendingIncoming.mapValues { (total: $0, unlocked: UInt64(0)) }
+        let now = UInt64(Date().timeIntervalSince1970)
+        for row in try slot.state.allOutputs() where row.spentHeight == nil {
+            let o = row.output
+            let free = Chain.isUnlocked(o, walletHeight: walletHeight, now: now)
+            total += o.amount
+            if free { unlocked += o.amount }
+            let previous = accounts[o.account] ?? (0, 0)
+            accounts[o.account] = (previous.total + o.amount, previous.unlocked + (free ? o.amount : 0))
+        }
+        return Balance(height: walletHeight, total: total, unlocked: unlocked, perAccount: accounts, spendsKnown: slot.scanner.spendsKnown)
+    }
+
+    /// One batch being fetched on another thread.
+    final class Prefetch: @unchecked Sendable {  // `result` is written once, before `done` is signalled
+        let from: Int, count: Int
+        private var result: Result<[BlockData], any Error>?
+        private let done = DispatchSemaphore(value: 0)
+
+        init(_ source: BlockSource, from: Int, count: Int) {
+            self.from = from
+            self.count = count
+            DispatchQueue.global().async { [self] in
+                result = Result { try source.blocks(from: from, count: count) }
+                done.signal()
+            }
+        }
+
+        /// The fetched blocks if they are the ones asked for (nil otherwise: after a reorg).
+        func take(from: Int, count: Int) throws -> [BlockData]? {
+            wait()
+            guard from == self.from, count == self.count else { return nil }
+            return try result!.get()
+        }
+
+        func wait() {
+            done.wait()
+            done.signal()
+        }
+    }
+
+    /// `transform` over `items` on all cores, results in order.
+    public static func parallelMap<T: Sendable, R>(_ items: [T], _ transform: @Sendable (T) -> R) -> [R] {
+        ParallelMap.map(items, transform)
+    }
+}
+
+public enum ParallelMap {
+    /// `transform` over `items` on all cores, results in order.
+    public static func map<T: Sendable, R>(_ items: [T], _ transform: @Sendable (T) -> R) -> [R] {
+        var results = [R?](repeating: nil, count: items.count)
+        results.withUnsafeMutableBufferPointer { buffer in
+            nonisolated(unsafe) let out = buffer
+            DispatchQueue.concurrentPerform(iterations: items.count) { i in out[i] = transform(items[i]) }
+        }
+        return results.map { $0! }
+    }
+}

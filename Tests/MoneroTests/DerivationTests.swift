@@ -1,0 +1,72 @@
+import CSodium
+@testable import Monero
+import WalletCore
+import XCTest
+
+/// The scan's own variable-base multiplication against libsodium's, which refuses points
+/// outside the prime-order subgroup (Monero's vectors for those are in MoneroFixtureTests).
+final class DerivationTests: XCTestCase {
+    /// libsodium: (8a mod ℓ)·R for R in the subgroup; for others, a·(8R) (three additions first).
+    private func reference(_ a: [UInt8], _ r: [UInt8]) -> [UInt8]? {
+        var eightA = [UInt8](repeating: 0, count: 32), out = [UInt8](repeating: 0, count: 32)
+        crypto_core_ed25519_scalar_mul(&eightA, a, [8] + [UInt8](repeating: 0, count: 31))
+        if crypto_scalarmult_ed25519_noclamp(&out, eightA, r) == 0 { return out }
+        var p = r
+        for _ in 0..<3 {
+            var doubled = [UInt8](repeating: 0, count: 32)
+            guard crypto_core_ed25519_add(&doubled, p, p) == 0 else { return nil }
+            p = doubled
+        }
+        return crypto_scalarmult_ed25519_noclamp(&out, a, p) == 0 ? out : nil
+    }
+
+    private func randomScalar() -> [UInt8] {
+        var s = [UInt8](repeating: 0, count: 32)
+        crypto_core_ed25519_scalar_random(&s)
+        return s
+    }
+
+    func testAgreesWithLibsodiumOnRandomKeys() throws {
+        // A point of order 8 (libsodium's blocklist holds such points): adding it gives keys
+        // with a small-order part, which Monero accepts and libsodium's multiplication refuses.
+        let order8 = try Hex.decode("c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a")
+        XCTAssertNotNil(EdwardsPoint(bytes: order8))
+        var checked = 0
+        for round in 0..<300 {
+            let a = round == 0 ? [UInt8](repeating: 0, count: 32) : randomScalar()
+            var r = [UInt8](repeating: 0, count: 32)
+            crypto_scalarmult_ed25519_base_noclamp(&r, randomScalar())
+            if round % 3 == 1 {
+                var mixed = [UInt8](repeating: 0, count: 32)
+                XCTAssertEqual(crypto_core_ed25519_add(&mixed, r, order8), 0)
+                r = mixed
+                XCTAssertNotEqual(crypto_core_ed25519_is_valid_point(r), 1, "libsodium refuses it")
+            }
+            let mine = Ed25519.moneroDerivation(secret: SecureBytes(a), publicKey: r)
+            if round == 0 {
+                XCTAssertEqual(mine, [1] + [UInt8](repeating: 0, count: 31), "0·R is the identity")
+                continue
+            }
+            XCTAssertEqual(mine, reference(a, r), "round \(round)")
+            checked += 1
+        }
+        XCTAssertEqual(checked, 299)
+        // The largest scalars (top digit carries) and small ones.
+        for a in [[UInt8](repeating: 0xFF, count: 31) + [0x0F], [1] + [UInt8](repeating: 0, count: 31), [8] + [UInt8](repeating: 0, count: 31)] {
+            var reduced = [UInt8](repeating: 0, count: 32)
+            crypto_core_ed25519_scalar_reduce(&reduced, a + [UInt8](repeating: 0, count: 32))
+            var r = [UInt8](repeating: 0, count: 32)
+            crypto_scalarmult_ed25519_base_noclamp(&r, randomScalar())
+            XCTAssertEqual(Ed25519.moneroDerivation(secret: SecureBytes(reduced), publicKey: r), reference(reduced, r))
+        }
+    }
+
+    func testRefusesWhatIsNotAPoint() throws {
+        // y = p (non-canonical 0... encoded as p) and a y with no x.
+        let p = try Hex.decode("edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f")
+        XCTAssertNil(Ed25519.moneroDerivation(secret: SecureBytes(randomScalar()), publicKey: p))
+        let noX = try Hex.decode("0200000000000000000000000000000000000000000000000000000000000000")
+        XCTAssertEqual(crypto_core_ed25519_is_valid_point(noX), 0)
+        XCTAssertNil(Ed25519.moneroDerivation(secret: SecureBytes(randomScalar()), publicKey: noX))
+    }
+}
