@@ -44,8 +44,9 @@ bench:
 	swift build -c release --product derive
 	swift build -c release --product sign-hash
 	swift build -c release --product scan-blocks
+	swift build -c release --product monero-bench
 	python3 bench/run.py --bin "$$(swift build -c release --show-bin-path)"
-	python3 bench/monero_scan.py --bin "$$(swift build -c release --show-bin-path)"
+	python3 bench/monero_bulk.py --bin "$$(swift build -c release --show-bin-path)"
 
 install: deps
 	@set -e; \

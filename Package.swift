@@ -74,6 +74,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "keycard-sim", dependencies: ["KeycardSimulator"]),
+        .executableTarget(name: "monero-bench", dependencies: ["Monero", "WalletScan", "WalletCore", "CSodium"], path: "Benchmarks/monero-bench"),
         .executableTarget(name: "satchel-bench", dependencies: ["WalletKeys", "WalletCore"], path: "Benchmarks/satchel-bench"),
 
         .target(name: "SatchelTestSupport", path: "Tests/SatchelTestSupport"),

@@ -27,6 +27,20 @@ enum EpeeStorage {
         return out
     }
 
+    /// get_blocks.bin's request from `startHeight` (> 0, so the daemon needs no block ids;
+    /// it still wants the field): blocks with their transactions, not pruned.
+    static func blocksRequest(startHeight: UInt64) -> [UInt8] {
+        var out = header + packed(3)
+        func name(_ text: String, type: UInt8) { out.append(UInt8(text.utf8.count)); out += Array(text.utf8); out.append(type) }
+        name("start_height", type: 0x05)
+        out += (0..<8).map { UInt8(truncatingIfNeeded: startHeight >> (8 * UInt64($0))) }
+        name("prune", type: 0x0B)
+        out.append(0)
+        name("block_ids", type: 0x0A)  // the ids as one blob: none
+        out += packed(0)
+        return out
+    }
+
     static func packed(_ v: UInt64) -> [UInt8] {
         switch v {
         case 0..<64: return [UInt8(v << 2)]

@@ -34,6 +34,7 @@ public struct MoneroOwnedOutput: Sendable, Equatable {
 /// Finds a view-key wallet's outputs in transactions (the Monero detector of the synchronizer).
 public struct MoneroDetector: Sendable {
     public let keys: MoneroKeys
+    private let filter: ViewTagFilter
     private var table: [Key32: (major: UInt32, minor: UInt32)] = [:]
     /// (major << 32 | minor) of every entry, so growing skips what is known.
     private var indexes = Set<UInt64>()
@@ -49,6 +50,7 @@ public struct MoneroDetector: Sendable {
     public init(keys: MoneroKeys, majors: UInt32 = defaultLookahead.majors, minors: UInt32 = defaultLookahead.minors,
                 cached: [AddressEntry] = []) throws(DerivationError) {
         self.keys = keys
+        filter = ViewTagFilter(viewSecret: keys.viewSecret)
         for entry in cached where entry.key.count == 32 {
             table[Key32(entry.key)] = (entry.account, entry.index)
             indexes.insert(UInt64(entry.account) << 32 | UInt64(entry.index))
@@ -94,21 +96,62 @@ public struct MoneroDetector: Sendable {
         if needMinors > minors || needMajors > majors { try grow(majors: needMajors, minors: needMinors) }
     }
 
-    /// The wallet's outputs in a transaction; an output whose amount does not open its
-    /// commitment is not counted.
-    public func scan(_ tx: MoneroTransaction) -> [MoneroOwnedOutput] {
-        let extra = tx.extraFields
+    /// The wallet's outputs in each transaction. Each transaction key first goes through the
+    /// X25519 view-tag filter; only an output whose view tag matches a candidate (about 1 in
+    /// 128 of other people's) or that has no view tag costs an exact derivation.
+    public func scan(_ transactions: [MoneroTransaction]) -> [[MoneroOwnedOutput]] {
+        var keys = [[UInt8]]()
+        var extras = [(main: [UInt8]?, additional: [[UInt8]], nonce: [UInt8]?)]()
+        var firstKey = [Int]()
+        for tx in transactions {
+            let extra = tx.extraFields
+            extras.append(extra)
+            firstKey.append(keys.count)
+            // Only transactions whose outputs all carry view tags can be filtered.
+            guard tx.outputs.allSatisfy({ $0.viewTag != nil }) else { continue }
+            if let main = extra.main { keys.append(main) }
+            keys += extra.additional.prefix(tx.outputs.count)
+        }
+        let candidates = filter.candidates(keys)
+        return transactions.indices.map { t in
+            let tx = transactions[t]
+            guard tx.outputs.allSatisfy({ $0.viewTag != nil }) else { return scan(tx, extra: extras[t], hints: nil) }
+            let mainCount = extras[t].main == nil ? 0 : 1
+            let end = firstKey[t] + mainCount + min(extras[t].additional.count, tx.outputs.count)
+            return scan(tx, extra: extras[t], hints: Array(candidates[firstKey[t]..<end]))
+        }
+    }
+
+    /// The wallet's outputs in a transaction, every key derived exactly (the reference path).
+    public func scan(_ tx: MoneroTransaction) -> [MoneroOwnedOutput] { scan(tx, extra: tx.extraFields, hints: nil) }
+
+    /// `hints`: the filter's candidates for the main key (if any), then each additional key.
+    /// An output is only looked at closely with a key whose candidates match its view tag or
+    /// that has none. An output whose amount does not open its commitment is not counted.
+    private func scan(_ tx: MoneroTransaction, extra: (main: [UInt8]?, additional: [[UInt8]], nonce: [UInt8]?),
+                      hints: [(even: [UInt8], odd: [UInt8])?]?) -> [MoneroOwnedOutput] {
         guard extra.main != nil || !extra.additional.isEmpty else { return [] }
-        let mainDerivation = extra.main.flatMap { Ed25519.moneroDerivation(secret: keys.viewSecret, publicKey: $0) }
+        var exact = [Int: [UInt8]?]()  // key slot → derivation, computed once
+        func derive(_ slot: Int, _ key: [UInt8]) -> [UInt8]? {
+            if let known = exact[slot] { return known }
+            let d = Ed25519.moneroDerivation(secret: keys.viewSecret, publicKey: key)
+            exact[slot] = d
+            return d
+        }
+        let mainSlot = extra.main == nil ? nil : 0
+        let additionalBase = extra.main == nil ? 0 : 1
         var found = [MoneroOwnedOutput]()
         for (i, output) in tx.outputs.enumerated() {
-            var candidates: [[UInt8]] = []
-            if let mainDerivation { candidates.append(mainDerivation) }
-            if i < extra.additional.count, let d = Ed25519.moneroDerivation(secret: keys.viewSecret, publicKey: extra.additional[i]) {
-                candidates.append(d)
-            }
+            var slots: [(slot: Int, key: [UInt8])] = []
+            if let mainSlot, let main = extra.main { slots.append((mainSlot, main)) }
+            if i < extra.additional.count { slots.append((additionalBase + i, extra.additional[i])) }
             let index = varintBytes(UInt64(i))
-            for derivation in candidates {
+            for (slot, key) in slots {
+                if let hints, let tag = output.viewTag, slot < hints.count, let pair = hints[slot] {
+                    let prefix = Array("view_tag".utf8)
+                    guard Keccak256.hash(prefix + pair.even + index)[0] == tag || Keccak256.hash(prefix + pair.odd + index)[0] == tag else { continue }
+                }
+                guard let derivation = derive(slot, key) else { continue }
                 if let tag = output.viewTag, Keccak256.hash(Array("view_tag".utf8) + derivation + index)[0] != tag { continue }
                 let hs = Ed25519.hashToScalar(derivation + index).bytes
                 guard let hsG = Ed25519.basePointMultiple(bytes: hs),
@@ -118,6 +161,7 @@ public struct MoneroDetector: Sendable {
                 // The key image here, not when the output is stored: this runs on every core.
                 let image = MoneroOutputSecret.secret(sharedScalar: hs, keys: keys, major: owner.major, minor: owner.minor)
                     .flatMap { MoneroHashToPoint.keyImage(outputKey: output.key, secret: $0) }
+                let mainDerivation = mainSlot.flatMap { slot in extra.main.flatMap { derive(slot, $0) } }
                 found.append(MoneroOwnedOutput(
                     txID: tx.id, outputIndex: i, amount: amount, major: owner.major, minor: owner.minor,
                     outputKey: output.key, paymentID: paymentID(extra.nonce, mainDerivation: mainDerivation),

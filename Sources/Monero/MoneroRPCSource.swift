@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -26,26 +27,74 @@ public final class MoneroRPCSource: BlockSource, Sendable {
         return height
     }
 
+    /// Blocks fetched ahead (get_blocks.bin answers up to 1,000 at once), served in order.
+    private let ahead = Mutex(Ahead())
+
+    struct Ahead {
+        var blocks = [BlockData]()
+        /// The height the next request is expected at; a request below it (going back to
+        /// find a fork) drops what was fetched ahead, which may be of another branch.
+        var next = 0
+    }
+
     public func blocks(from height: Int, count: Int) throws -> [BlockData] {
-        let heights = Array(height..<min(height + count, try chainHeight() ?? 0))
-        guard !heights.isEmpty else { return [] }
-        // One binary get_blocks_by_height.bin call for the batch (as Monero's own wallet does);
-        // the block ids are computed from the blobs and checked by the synchronizer's parent
-        // links and the transactions' ids.
-        let body = EpeeStorage.request("heights", uint64s: heights.map(UInt64.init))
-        let reply = try EpeeStorage.parse(try post(path: "get_blocks_by_height.bin", body: body))
-        guard let entries = reply["blocks"]?.array, entries.count == heights.count else {
-            throw SourceError.badReply("get_blocks_by_height.bin")
-        }
-        return try zip(heights, entries).map { (h, entry) throws -> BlockData in
-            guard let blob = entry["block"]?.string else { throw SourceError.badReply("get_blocks_by_height.bin (block \(h))") }
-            let txs = try (entry["txs"]?.array ?? []).map { tx throws -> [UInt8] in
-                if let b = tx.string { return b }
-                if let b = tx["blob"]?.string { return b }
-                throw SourceError.badReply("get_blocks_by_height.bin (a transaction of block \(h))")
+        if let served = ahead.withLock({ state -> [BlockData]? in
+            guard height >= state.next, let first = state.blocks.first?.height,
+                  height >= first, height < first + state.blocks.count else {
+                state.blocks = []
+                return nil
             }
-            return BlockData(height: h, blob: blob, transactions: txs)
+            let slice = Array(state.blocks[(height - first)..<min(state.blocks.count, height - first + count)])
+            state.next = height + slice.count
+            return slice
+        }) { return served }
+        let fetched = try fetch(from: height, count: count)
+        return ahead.withLock { state in
+            state.blocks = fetched
+            let slice = Array(fetched.prefix(count))
+            state.next = height + slice.count
+            return slice
         }
+    }
+
+    /// From `height` on: get_blocks.bin, which answers up to 1,000 blocks with their
+    /// transactions in one call, as Monero's wallet fetches them (get_blocks_by_height.bin
+    /// costs the daemon about 15 times as much per block). Not pruned: a pruned transaction's
+    /// id needs the node's hash of the part left out, which monerod may answer as zeros, and
+    /// then the transaction could not be checked against its block. From genesis, whose id
+    /// the call would need, get_blocks_by_height.bin. The block ids are computed from the
+    /// blobs and checked by the synchronizer's parent links and the transactions' ids.
+    private func fetch(from height: Int, count: Int) throws -> [BlockData] {
+        guard height > 0 else {
+            let heights = Array(height..<min(height + count, try chainHeight() ?? 0))
+            guard !heights.isEmpty else { return [] }
+            let body = EpeeStorage.request("heights", uint64s: heights.map(UInt64.init))
+            let reply = try EpeeStorage.parse(try post(path: "get_blocks_by_height.bin", body: body))
+            guard let entries = reply["blocks"]?.array, entries.count == heights.count else {
+                throw SourceError.badReply("get_blocks_by_height.bin")
+            }
+            return try zip(heights, entries).map { try Self.block($0.1, height: $0.0, call: "get_blocks_by_height.bin") }
+        }
+        let reply = try EpeeStorage.parse(try post(path: "get_blocks.bin", body: EpeeStorage.blocksRequest(startHeight: UInt64(height))))
+        guard reply["status"]?.string == Array("OK".utf8) else {
+            // The daemon answers "Failed" past its tip.
+            if height >= (try chainHeight() ?? 0) { return [] }
+            throw SourceError.badReply("get_blocks.bin (status \(String(decoding: reply["status"]?.string ?? [], as: UTF8.self)))")
+        }
+        guard case .uint(let start)? = reply["start_height"], start == UInt64(height), let entries = reply["blocks"]?.array else {
+            throw SourceError.badReply("get_blocks.bin (not the blocks from \(height))")
+        }
+        return try entries.enumerated().map { try Self.block($0.element, height: height + $0.offset, call: "get_blocks.bin") }
+    }
+
+    private static func block(_ entry: EpeeStorage.Value, height h: Int, call: String) throws -> BlockData {
+        guard let blob = entry["block"]?.string else { throw SourceError.badReply("\(call) (block \(h))") }
+        let txs = try (entry["txs"]?.array ?? []).map { tx throws -> [UInt8] in
+            if let b = tx.string { return b }
+            if let b = tx["blob"]?.string { return b }
+            throw SourceError.badReply("\(call) (a transaction of block \(h))")
+        }
+        return BlockData(height: h, blob: blob, transactions: txs)
     }
 
     public func mempool() throws -> [[UInt8]] {

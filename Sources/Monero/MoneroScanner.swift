@@ -87,11 +87,13 @@ public struct MoneroScanner: ChainScanner {
 
     public mutating func takeNewAddresses() -> [AddressEntry] { detector?.takeNewEntries() ?? [] }
 
-    public func scan(_ tx: MoneroTransaction) -> [ReceivedOutput] {
+    public func scan(_ transactions: [MoneroTransaction]) -> [[ReceivedOutput]] {
         guard let detector else { preconditionFailure("MoneroScanner.prepare was not called") }
-        return detector.scan(tx).map { o in
-            ReceivedOutput(height: nil, txID: o.txID, index: o.outputIndex, amount: o.amount, account: o.major, addressIndex: o.minor,
-                           spendTag: o.keyImage, memo: o.paymentID, unlockTime: o.unlockTime, isCoinbase: o.isCoinbase, outputKey: o.outputKey)
+        return detector.scan(transactions).map { outputs in
+            outputs.map { o in
+                ReceivedOutput(height: nil, txID: o.txID, index: o.outputIndex, amount: o.amount, account: o.major, addressIndex: o.minor,
+                               spendTag: o.keyImage, memo: o.paymentID, unlockTime: o.unlockTime, isCoinbase: o.isCoinbase, outputKey: o.outputKey)
+            }
         }
     }
 

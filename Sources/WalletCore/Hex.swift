@@ -60,19 +60,31 @@ public enum Hex {
     /// Decodes upper- or lowercase hex. The error names the offset, never the text itself,
     /// because the text may be a secret.
     public static func decode(_ text: String) throws(EncodingError) -> [UInt8] {
-        let utf8 = Array(text.utf8)
-        guard utf8.count % 2 == 0 else { throw .oddHexLength(utf8.count) }
-        var out = [UInt8]()
-        out.reserveCapacity(utf8.count / 2)
-        var i = 0
-        while i < utf8.count {
-            guard let hi = nibble(utf8[i]) else { throw .invalidHexCharacter(offset: i) }
-            guard let lo = nibble(utf8[i + 1]) else { throw .invalidHexCharacter(offset: i + 1) }
-            out.append(hi << 4 | lo)
-            i += 2
-        }
-        return out
+        var text = text
+        return try text.withUTF8 { utf8 -> Result<[UInt8], EncodingError> in
+            guard utf8.count % 2 == 0 else { return .failure(.oddHexLength(utf8.count)) }
+            var bad: Int?
+            // Chain data is megabytes of hex: a table lookup per digit, written in place.
+            let out = [UInt8](unsafeUninitializedCapacity: utf8.count / 2) { buffer, count in
+                var i = 0
+                while i < utf8.count {
+                    let hi = nibbles[Int(utf8[i])], lo = nibbles[Int(utf8[i + 1])]
+                    guard hi | lo < 0x10 else {
+                        bad = hi >= 0x10 ? i : i + 1
+                        break
+                    }
+                    buffer[i / 2] = hi << 4 | lo
+                    i += 2
+                }
+                count = i / 2
+            }
+            if let bad { return .failure(.invalidHexCharacter(offset: bad)) }
+            return .success(out)
+        }.get()
     }
+
+    /// Each byte's value as a hex digit, 0xFF when it is none.
+    private static let nibbles: [UInt8] = (0..<256).map { nibble(UInt8($0)) ?? 0xFF }
 
     /// Decodes into wiped-on-release storage, for secret values.
     public static func decodeSecret(_ text: String) throws(EncodingError) -> SecureBytes {

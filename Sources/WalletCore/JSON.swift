@@ -205,6 +205,23 @@ public struct JSONParser {
 
     private mutating func parseString() throws(JSONSyntaxError) -> String {
         position += 1
+        // Most strings (hex blobs, names) have no escape: find the closing quote and make the
+        // String from the bytes in one go, with no copy to wipe.
+        let start = position
+        let plainEnd = bytes.withUnsafeBufferPointer { b -> Int? in
+            var i = start
+            while i < b.count {
+                let c = b[i]
+                if c == UInt8(ascii: "\"") { return i }
+                if c == UInt8(ascii: "\\") || c < 0x20 { return nil }
+                i += 1
+            }
+            return nil
+        }
+        if let plainEnd {
+            position = plainEnd + 1
+            return String(decoding: bytes[start..<plainEnd], as: UTF8.self)
+        }
         var out = [UInt8]()
         defer { SecureBytes.wipe(&out) }  // string values may be phrases
         while true {

@@ -65,8 +65,9 @@ public protocol ChainScanner: Sendable {
     mutating func prepare(cached: [AddressEntry]) throws
     /// Entries derived since the last call, to be cached in the state.
     mutating func takeNewAddresses() -> [AddressEntry]
-    /// The wallet's outputs in a transaction (height nil); pure, runs on every core.
-    func scan(_ transaction: Block.Transaction) -> [ReceivedOutput]
+    /// The wallet's outputs in each of a block's (or the mempool's) transactions, height nil;
+    /// pure, runs on every core. A block at a time, so a chain can batch its work.
+    func scan(_ transactions: [Block.Transaction]) -> [[ReceivedOutput]]
     /// Called for each output stored, in chain order; true when the address table grew, so
     /// the rest of the batch is scanned again.
     mutating func noteStored(_ output: ReceivedOutput) throws -> Bool

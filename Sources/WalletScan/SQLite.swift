@@ -25,7 +25,14 @@ final class SQLiteDatabase {
         try execute("PRAGMA foreign_keys=ON")
     }
 
-    deinit { sqlite3_close(db) }
+    /// Prepared once per SQL text: a scan runs the same few statements for every block and
+    /// spend, and preparing was most of their cost.
+    private var statements = [String: OpaquePointer]()
+
+    deinit {
+        for statement in statements.values { sqlite3_finalize(statement) }
+        sqlite3_close(db)
+    }
 
     func execute(_ sql: String) throws(ScanStateError) {
         var error: UnsafeMutablePointer<CChar>?
@@ -46,11 +53,21 @@ final class SQLiteDatabase {
     /// Runs a statement with bound values; returns the rows (each a list of column values).
     @discardableResult
     func query(_ sql: String, _ values: [Value] = []) throws(ScanStateError) -> [[Value]] {
-        var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK else {
-            throw .database("\(String(cString: sqlite3_errmsg(db))) in \(sql.prefix(60))")
+        let statement: OpaquePointer
+        if let cached = statements[sql] {
+            statement = cached
+        } else {
+            var prepared: OpaquePointer?
+            guard sqlite3_prepare_v2(db, sql, -1, &prepared, nil) == SQLITE_OK, let prepared else {
+                throw .database("\(String(cString: sqlite3_errmsg(db))) in \(sql.prefix(60))")
+            }
+            statements[sql] = prepared
+            statement = prepared
         }
-        defer { sqlite3_finalize(statement) }
+        defer {
+            sqlite3_reset(statement)
+            sqlite3_clear_bindings(statement)
+        }
         let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
         for (i, value) in values.enumerated() {
             let index = Int32(i + 1)

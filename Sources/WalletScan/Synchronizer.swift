@@ -29,6 +29,13 @@ public final class Synchronizer<Chain: ChainScanner> {
         let birthday: Int
         /// Mempool receipts per account, counted in the balance as monero-wallet-rpc does.
         var pendingIncoming = [UInt32: UInt64]()
+        /// The spend tags of the wallet's unspent outputs, so that the inputs of other people's
+        /// transactions (nearly all) cost no query.
+        var unspentTags = Set<[UInt8]>()
+
+        func loadUnspentTags() throws {
+            unspentTags = Set(try state.allOutputs().filter { $0.spentHeight == nil }.compactMap(\.output.spendTag))
+        }
 
         init(_ wallet: Wallet) throws {
             name = wallet.name
@@ -39,6 +46,7 @@ public final class Synchronizer<Chain: ChainScanner> {
             for row in try state.allOutputs() { _ = try scanner.noteStored(row.output) }
             let derived = scanner.takeNewAddresses()
             if !derived.isEmpty { try state.db.transaction { try state.addAddresses(derived) } }
+            try loadUnspentTags()
         }
     }
 
@@ -63,6 +71,7 @@ public final class Synchronizer<Chain: ChainScanner> {
                 try slot.state.delivered(through: Int64.max)
                 try slot.state.db.query("DELETE FROM pending_reported")
             }
+            try slot.loadUnspentTags()
         }
     }
 
@@ -99,18 +108,15 @@ public final class Synchronizer<Chain: ChainScanner> {
 
             // Parsing and id checks once for all wallets, then each wallet's trial decryption,
             // on every core; then each wallet's state in block order, in its own transaction.
-            let parsed = Self.parallelMap(blocks) { Chain.parse($0) }
-            var work = [(slot: Int, block: Int)]()
-            for (s, slotNext) in nexts.enumerated() {
-                for (b, data) in blocks.enumerated() where data.height >= slotNext { work.append((s, b)) }
-            }
+            // Per block on every core: parsed once, then scanned by each wallet that needs it.
             let scanners = slots.map(\.scanner)
-            let found = Self.parallelMap(work) { item -> [[ReceivedOutput]]? in
-                guard case .success(let block) = parsed[item.block] else { return nil }
-                return block.transactions.map(scanners[item.slot].scan)
+            let prepared = Self.parallelMap(blocks) { data -> (Result<Chain.Block, ScanError>, [[[ReceivedOutput]]?]) in
+                let parsed = Chain.parse(data)
+                guard case .success(let block) = parsed else { return (parsed, []) }
+                return (parsed, nexts.indices.map { s in data.height >= nexts[s] ? scanners[s].scan(block.transactions) : nil })
             }
-            var findings = [[[[ReceivedOutput]]?]](repeating: [[[ReceivedOutput]]?](repeating: nil, count: blocks.count), count: slots.count)
-            for (item, result) in zip(work, found) { findings[item.slot][item.block] = result }
+            let parsed = prepared.map(\.0)
+            let findings = slots.indices.map { s in prepared.map { $0.1.isEmpty ? nil : $0.1[s] } }
             var forked = false
             for (s, slot) in slots.enumerated() where nexts[s] <= blocks.last!.height {
                 if try apply(blocks: blocks, parsed: parsed, found: findings[s], from: nexts[s], to: slot, sink: sink) { forked = true }
@@ -136,6 +142,8 @@ public final class Synchronizer<Chain: ChainScanner> {
                        from: Int, to slot: Slot, sink: EventSink) throws -> Bool {
         var found = found
         var fork: Int?
+        // A failed batch is rolled back; so is what it did to the set.
+        defer { if fork != nil || (try? slot.state.nextHeight) != blocks.last!.height + 1 { try? slot.loadUnspentTags() } }
         try slot.state.db.transaction {
             var events = [(height: Int, event: ScanEvent)]()
             for i in blocks.indices where blocks[i].height >= from {
@@ -156,7 +164,7 @@ public final class Synchronizer<Chain: ChainScanner> {
                     // The address table grew: scan the rest of the batch again with it.
                     let scanner = slot.scanner
                     for j in (i + 1)..<blocks.count {
-                        if case .success(let later) = parsed[j] { found[j] = later.transactions.map(scanner.scan) }
+                        if case .success(let later) = parsed[j] { found[j] = scanner.scan(later.transactions) }
                     }
                 }
             }
@@ -194,8 +202,9 @@ public final class Synchronizer<Chain: ChainScanner> {
         for (tx, outputs) in zip(block.transactions, found) {
             var spendsOurs = false
             if slot.scanner.spendsKnown {
-                for tag in tx.spendTags {
+                for tag in tx.spendTags where slot.unspentTags.contains(tag) {
                     guard let o = try slot.state.markSpent(spendTag: tag, height: height, txID: tx.id) else { continue }
+                    slot.unspentTags.remove(tag)
                     let spent = SpentOutput(height: height, spendingTxID: tx.id, spendTag: tag, outputTxID: o.txID, outputIndex: o.index,
                                             amount: o.amount, account: o.account, addressIndex: o.addressIndex)
                     events.append((height, .spent(spent, confirmations: 0)))
@@ -206,6 +215,7 @@ public final class Synchronizer<Chain: ChainScanner> {
                 var o = spendsOurs ? slot.scanner.asChange(output) : output
                 o.height = height
                 try slot.state.addOutput(o)
+                if let tag = o.spendTag { slot.unspentTags.insert(tag) }
                 events.append((height, .received(o, confirmations: 0)))
                 if try slot.scanner.noteStored(o) { grew = true }
             }
@@ -217,8 +227,8 @@ public final class Synchronizer<Chain: ChainScanner> {
     private func reportPending(_ pool: [Chain.Block.Transaction], slot: Slot, sink: EventSink) throws {
         slot.pendingIncoming = [:]
         var fresh = [(height: Int, event: ScanEvent)]()
-        for tx in pool {
-            for o in slot.scanner.scan(tx) {
+        for outputs in slot.scanner.scan(pool) {
+            for o in outputs {
                 slot.pendingIncoming[o.account, default: 0] += o.amount
                 // Height -1: no block holds it, so no reorg undoes it.
                 if try !slot.state.pendingAlreadyReported(o.txID, o.index) { fresh.append((-1, .pending(o))) }

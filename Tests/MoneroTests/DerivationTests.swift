@@ -61,6 +61,41 @@ final class DerivationTests: XCTestCase {
         }
     }
 
+    /// The X25519 filter's candidates hold the exact derivation for every view key (both
+    /// signs of a′), every key with or without a small-order part; keys that are no point or
+    /// of small order get none (the exact path decides).
+    func testFilterCandidatesHoldTheExactDerivation() throws {
+        let order8 = try Hex.decode("c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a")
+        var viaNegation = 0
+        for round in 0..<40 {
+            let a = randomScalar()
+            if a[31] < 0x08 { viaNegation += 1 }
+            let filter = ViewTagFilter(viewSecret: SecureBytes(a))
+            var keys = [[UInt8]]()
+            for k in 0..<8 {
+                var r = [UInt8](repeating: 0, count: 32)
+                crypto_scalarmult_ed25519_base_noclamp(&r, randomScalar())
+                if k % 2 == 1 {
+                    var mixed = [UInt8](repeating: 0, count: 32)
+                    XCTAssertEqual(crypto_core_ed25519_add(&mixed, r, order8), 0)
+                    r = mixed
+                }
+                keys.append(r)
+            }
+            keys.append(order8)  // small order: 8·a·R is the identity
+            keys.append(try Hex.decode("0200000000000000000000000000000000000000000000000000000000000000"))  // not a point
+            let candidates = filter.candidates(keys)
+            for (key, pair) in zip(keys.prefix(8), candidates) {
+                let exact = try XCTUnwrap(Ed25519.moneroDerivation(secret: SecureBytes(a), publicKey: key))
+                let pair = try XCTUnwrap(pair, "round \(round)")
+                XCTAssertTrue(pair.even == exact || pair.odd == exact, "round \(round)")
+                XCTAssertEqual(pair.even[31] & 0x80, 0)
+            }
+            XCTAssertNil(candidates[8], "small order: the ladder's result is zero")
+        }
+        XCTAssertGreaterThan(viaNegation, 5, "both forms of the scalar were exercised")
+    }
+
     func testRefusesWhatIsNotAPoint() throws {
         // y = p (non-canonical 0... encoded as p) and a y with no x.
         let p = try Hex.decode("edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f")

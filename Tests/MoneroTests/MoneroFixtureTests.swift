@@ -83,6 +83,28 @@ final class MoneroFixtureTests: XCTestCase {
         return out
     }
 
+    /// The filtered scan (X25519 view-tag candidates, exact derivation only on a match) finds
+    /// exactly what the exact scan finds, transaction by transaction, and it does skip work:
+    /// the candidates of a key the wallet does not own match few view tags.
+    func testFilteredScanEqualsTheExactScan() throws {
+        let full = try wallet()
+        for keys in [full, try MoneroKeys(viewSecret: full.viewSecret, spendPublic: full.spendPublic)] {
+            let detector = try MoneroDetector(keys: keys, majors: 3, minors: 10)
+            let txs = try chainTransactions().map(\.tx)
+            let filtered = detector.scan(txs)
+            XCTAssertEqual(filtered, txs.map { detector.scan($0) })
+            XCTAssertEqual(filtered.joined().count, 13)
+        }
+        // For the wallet's own keys, one of the two candidates is the exact derivation.
+        let filter = ViewTagFilter(viewSecret: full.viewSecret)
+        let keys = try chainTransactions().compactMap { $0.tx.extraFields.main }
+        for (key, pair) in zip(keys, filter.candidates(keys)) {
+            let exact = try XCTUnwrap(Ed25519.moneroDerivation(secret: full.viewSecret, publicKey: key))
+            let pair = try XCTUnwrap(pair)
+            XCTAssertTrue(pair.even == exact || pair.odd == exact)
+        }
+    }
+
     /// Every owned output Monero's wallet reports, and no other: keys, amounts, subaddresses.
     func testDetectsExactlyTheWalletsOutputs() throws {
         for viewOnly in [false, true] {

@@ -20,6 +20,27 @@ final class HandWrittenHashTests: XCTestCase {
         XCTAssertEqual(Hex.encode(RIPEMD160.hash([UInt8](repeating: 0x61, count: 1_000_000))), "52783243c1697bdbe16d37f97f68f08325dc1528")
     }
 
+    /// Lengths around the 136-byte rate (padding in its own block, or sharing the last one),
+    /// bytes i mod 251; values from an independent straight-from-the-spec Python Keccak whose
+    /// output for "" and "abc" matches the published ones.
+    func testKeccak256AroundTheBlockSize() throws {
+        let expected = [
+            135: "cbdfd9dee5faad3818d6b06f95a219fd290b0e1706f6a82e5a595b9ce9faca62",
+            136: "7ce759f1ab7f9ce437719970c26b0a66ff11fe3e38e17df89cf5d29c7d7f807e",
+            137: "ac73d4fae68b8453f764007c1a20ce95994187861f0c3227a3a8e99a73a3b1db",
+            271: "27eceb59ebc3dc8a04a5b135be641591a7278540e4556a2ba9f408194e666ec3",
+            272: "8e2476e65823b24d96ebe239f2c1534cdf763e689e2410c3b1cb0c74e6177bfc",
+            273: "3f02f134370e4debb95140ef49ddd3aed8c65ff1ed83a43f1b269421f179c5f9",
+            2000: "eac17d1278bbca702a882c4f66898f5b7b9973d12a68dd67fe5ebe07810c1338",
+        ]
+        for (n, digest) in expected {
+            let message = (0..<n).map { UInt8($0 % 251) }
+            XCTAssertEqual(Hex.encode(Keccak256.hash(message)), digest, "\(n) bytes")
+            XCTAssertEqual(Hex.encode(Keccak256.hash(message[...])), digest, "\(n) bytes, a slice")
+            XCTAssertEqual(Hex.encode(Keccak256.hash(message.lazy.map { $0 })), digest, "\(n) bytes, not contiguous")
+        }
+    }
+
     func testKeccak256() throws {
         XCTAssertEqual(Hex.encode(Keccak256.hash([UInt8]())), "c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470")
         XCTAssertEqual(Hex.encode(Keccak256.hash(Array("abc".utf8))), "4e03657aea45a94fc7d47ba826c8d667c0d1e6e33a64a036ec44f58fa12d6c45")

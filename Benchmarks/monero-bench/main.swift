@@ -1,0 +1,136 @@
+// monero-bench: what a scan of a chain must spend on curve arithmetic, the limit scan-blocks
+// is compared with. It reads chain files (as scan-blocks does), collects every transaction key
+// a view-key scan multiplies (the main one, and the per-output ones), and times those key
+// derivations: with Satchel's multiplication on every core (as the scan runs them), and one
+// core each for Satchel's and libsodium's (crypto_scalarmult_ed25519_noclamp, whose subgroup
+// check Satchel's skips). One JSON line. bench/monero_bulk.py runs it.
+import CSodium
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
+import Monero
+import WalletCore
+import WalletScan
+
+func now() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
+let args = CommandLine.arguments
+
+/// --relink N BLOCKS TXS OUT-BLOCKS OUT-TXS: the chain N times over as one chain, for the
+/// reader's memory at N× the data: heights renumbered, each block's previous id set to the
+/// block written before it and its hash recomputed; the transaction records repeated N times.
+func relink(times: Int, blocks: String, txs: String, outBlocks: String, outTxs: String) throws {
+    func lines(_ path: String) throws -> [String] {
+        let p = popen("zstd -dcf '\(path)'", "r")!
+        defer { pclose(p) }
+        var out = [String]()
+        while let line = readLine(from: p) { out.append(line) }
+        return out
+    }
+    func readLine(from file: UnsafeMutablePointer<FILE>) -> String? {
+        var buffer: UnsafeMutablePointer<CChar>?
+        var size = 0
+        defer { free(buffer) }
+        let n = getline(&buffer, &size, file)
+        guard n > 0, let buffer else { return nil }
+        return String(cString: buffer).trimmingSuffix()
+    }
+    let blockLines = try lines(blocks), txLines = try lines(txs)
+    guard let bo = fopen(outBlocks, "w"), let to = fopen(outTxs, "w") else { throw ScanError.unreadable(outBlocks, "cannot write") }
+    defer { fclose(bo); fclose(to) }
+    var previous = [UInt8](repeating: 0, count: 32)
+    var height = 0
+    for _ in 0..<times {
+        for line in txLines { fputs(line + "\n", to) }
+        for line in blockLines {
+            var record = try JSONParser.parseObject(Array(line.utf8))
+            guard case .string(let hex)? = record["blob"] else { continue }
+            var blob = try Hex.decode(hex)
+            var offset = 0
+            for _ in 0..<3 { while blob[offset] & 0x80 != 0 { offset += 1 }; offset += 1 }
+            if height > 0 { blob.replaceSubrange(offset..<offset + 32, with: previous) }
+            let id = try MoneroBlock(blob: blob).id
+            record["height"] = .number(String(height))
+            record["blob"] = .string(Hex.encode(blob))
+            record["hash"] = .string(Hex.encode(id))
+            record["prev_hash"] = .string(Hex.encode(previous))
+            fputs(String(decoding: JSONWriter.line(record), as: UTF8.self), bo)
+            previous = id
+            height += 1
+        }
+    }
+}
+
+extension String {
+    func trimmingSuffix() -> String {
+        var s = self
+        while s.last == "\n" || s.last == "\r" { s.removeLast() }
+        return s
+    }
+}
+
+if args.count == 7, args[1] == "--relink", let times = Int(args[2]) {
+    try relink(times: times, blocks: args[3], txs: args[4], outBlocks: args[5], outTxs: args[6])
+    exit(0)
+}
+guard args.count == 3 else {
+    let usage = "usage: monero-bench BLOCKS TXS | monero-bench --relink N BLOCKS TXS OUT-BLOCKS OUT-TXS\n"
+    _ = usage.withCString { write(2, $0, strlen($0)) }
+    exit(64)
+}
+func measure(blocksPath: String, txsPath: String) throws {
+    let source = try FileBlockSource(blocksPath: blocksPath, transactionsPath: txsPath)
+    var keys = [[UInt8]]()
+    var transactions = 0
+    var height = 0
+    while true {
+        let blocks = try source.blocks(from: height, count: 200)
+        guard let last = blocks.last else { break }
+        for data in blocks {
+            let block = try MoneroScanner.parse(data).get()
+            for tx in block.transactions {
+                transactions += 1
+                let extra = tx.extraFields
+                if let main = extra.main { keys.append(main) }
+                keys += extra.additional.prefix(tx.outputs.count)
+            }
+        }
+        height = last.height + 1
+    }
+    var secret = [UInt8](repeating: 0, count: 32)
+    crypto_core_ed25519_scalar_random(&secret)
+    let viewKey = SecureBytes(secret)
+
+    func best(_ rounds: Int, _ body: () -> Void) -> Double {
+        (0..<rounds).map { _ in let t = now(); body(); return now() - t }.min()!
+    }
+
+    let all = keys
+    let parallel = best(3) {
+        _ = ParallelMap.map(Array(stride(from: 0, to: keys.count, by: 64))) { start in
+            all[start..<min(start + 64, all.count)].map { Ed25519.moneroDerivation(secret: viewKey, publicKey: $0) }
+        }
+    }
+    // What the scan runs: the X25519 view-tag filter, a block's keys at a time, on every core.
+    let filter = ViewTagFilter(viewSecret: viewKey)
+    let filtered = best(3) {
+        _ = ParallelMap.map(Array(stride(from: 0, to: all.count, by: 20))) { start in filter.candidates(Array(all[start..<min(start + 20, all.count)])) }
+    }
+    let oneCore = best(2) { for k in keys { _ = Ed25519.moneroDerivation(secret: viewKey, publicKey: k) } }
+    var eightA = [UInt8](repeating: 0, count: 32)
+    crypto_core_ed25519_scalar_mul(&eightA, secret, [8] + [UInt8](repeating: 0, count: 31))
+    let sodium = best(2) {
+        var out = [UInt8](repeating: 0, count: 32)
+        for k in keys { _ = crypto_scalarmult_ed25519_noclamp(&out, eightA, k) }
+    }
+    print(#"{"blocks":\#(height),"transactions":\#(transactions),"derivations":\#(keys.count),"#
+          + #""filter_all_cores_seconds":\#(filtered),"exact_all_cores_seconds":\#(parallel),"exact_one_core_seconds":\#(oneCore),"#
+      + #""libsodium_one_core_seconds":\#(sodium)}"#)
+}
+
+try measure(blocksPath: args[1], txsPath: args[2])
