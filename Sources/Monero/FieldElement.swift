@@ -15,8 +15,13 @@ struct FieldElement: Equatable {
 
     /// 32 bytes little-endian, all 256 bits (bit 255 counts as 2^255 ≡ 19), reduced mod p.
     init(bytes s: [UInt8]) {
-        func word(_ i: Int) -> UInt64 { (0..<8).reduce(UInt64(0)) { $0 | UInt64(s[8 * i + $1]) << (8 * UInt64($1)) } }
-        let (w0, w1, w2, w3) = (word(0), word(1), word(2), word(3))
+        precondition(s.count == 32)
+        let (w0, w1, w2, w3) = s.withUnsafeBytes { b in
+            (UInt64(littleEndian: b.loadUnaligned(fromByteOffset: 0, as: UInt64.self)),
+             UInt64(littleEndian: b.loadUnaligned(fromByteOffset: 8, as: UInt64.self)),
+             UInt64(littleEndian: b.loadUnaligned(fromByteOffset: 16, as: UInt64.self)),
+             UInt64(littleEndian: b.loadUnaligned(fromByteOffset: 24, as: UInt64.self)))
+        }
         self.init(l0: w0 & Self.mask,
                   l1: (w0 >> 51 | w1 << 13) & Self.mask,
                   l2: (w1 >> 38 | w2 << 26) & Self.mask,
@@ -26,26 +31,39 @@ struct FieldElement: Equatable {
         self = carried()
     }
 
-    /// Canonical 32 bytes little-endian.
-    var bytes: [UInt8] {
+    /// The canonical value's four 64-bit words, little-endian.
+    private var canonicalWords: (UInt64, UInt64, UInt64, UInt64) {
         var t = carried().carried()
         // Now every limb < 2^51 and the value < 2^255 + small; subtract p if it is ≥ p.
-        let pLimbs: [UInt64] = [Self.mask - 18, Self.mask, Self.mask, Self.mask, Self.mask]
-        let geP = t.l4 == pLimbs[4] && t.l3 == pLimbs[3] && t.l2 == pLimbs[2] && t.l1 == pLimbs[1] && t.l0 >= pLimbs[0]
-        if geP { t = FieldElement(l0: t.l0 - pLimbs[0], l1: 0, l2: 0, l3: 0, l4: 0) }
-        let w0 = t.l0 | t.l1 << 51
-        let w1 = t.l1 >> 13 | t.l2 << 38
-        let w2 = t.l2 >> 26 | t.l3 << 25
-        let w3 = t.l3 >> 39 | t.l4 << 12
-        return [w0, w1, w2, w3].flatMap { w in (0..<8).map { UInt8(truncatingIfNeeded: w >> (8 * UInt64($0))) } }
+        let m = Self.mask
+        if t.l4 == m && t.l3 == m && t.l2 == m && t.l1 == m && t.l0 >= m - 18 {
+            t = FieldElement(l0: t.l0 - (m - 18), l1: 0, l2: 0, l3: 0, l4: 0)
+        }
+        return (t.l0 | t.l1 << 51, t.l1 >> 13 | t.l2 << 38, t.l2 >> 26 | t.l3 << 25, t.l3 >> 39 | t.l4 << 12)
     }
 
-    var isZero: Bool { bytes.allSatisfy { $0 == 0 } }
+    /// Canonical 32 bytes little-endian.
+    var bytes: [UInt8] {
+        let (w0, w1, w2, w3) = canonicalWords
+        return [UInt8](unsafeUninitializedCapacity: 32) { buffer, count in
+            let raw = UnsafeMutableRawBufferPointer(buffer)
+            raw.storeBytes(of: w0.littleEndian, toByteOffset: 0, as: UInt64.self)
+            raw.storeBytes(of: w1.littleEndian, toByteOffset: 8, as: UInt64.self)
+            raw.storeBytes(of: w2.littleEndian, toByteOffset: 16, as: UInt64.self)
+            raw.storeBytes(of: w3.littleEndian, toByteOffset: 24, as: UInt64.self)
+            count = 32
+        }
+    }
+
+    var isZero: Bool {
+        let (w0, w1, w2, w3) = canonicalWords
+        return w0 | w1 | w2 | w3 == 0
+    }
 
     /// Equal as numbers mod p (limbs may differ: they are not kept canonical).
-    static func == (x: FieldElement, y: FieldElement) -> Bool { x.bytes == y.bytes }
+    static func == (x: FieldElement, y: FieldElement) -> Bool { x.canonicalWords == y.canonicalWords }
     /// The low bit of the canonical value ("negative" in ref10's terms).
-    var isOdd: Bool { bytes[0] & 1 == 1 }
+    var isOdd: Bool { canonicalWords.0 & 1 == 1 }
 
     /// Limbs brought below 2^51 (the value may still be ≥ p).
     @inline(__always)

@@ -35,20 +35,61 @@ public final class MoneroRPCSource: BlockSource, Sendable {
         /// The height the next request is expected at; a request below it (going back to
         /// find a fork) drops what was fetched ahead, which may be of another branch.
         var next = 0
+        /// The following answer, asked for while the last of these blocks are scanned.
+        var refill: Refill?
     }
 
-    public func blocks(from height: Int, count: Int) throws -> [BlockData] {
-        if let served = ahead.withLock({ state -> [BlockData]? in
-            guard height >= state.next, let first = state.blocks.first?.height,
-                  height >= first, height < first + state.blocks.count else {
-                state.blocks = []
-                return nil
+    /// One get_blocks.bin call on another thread; `result` is written once, before `done`.
+    final class Refill: @unchecked Sendable {
+        let from: Int
+        private var result: Result<[BlockData], any Error>?
+        private let done = DispatchSemaphore(value: 0)
+
+        init(from: Int, _ fetch: @escaping @Sendable () throws -> [BlockData]) {
+            self.from = from
+            // A thread of its own: the global queue's threads are all scanning.
+            Thread.detachNewThread { [self] in
+                result = Result { try fetch() }
+                done.signal()
             }
-            let slice = Array(state.blocks[(height - first)..<min(state.blocks.count, height - first + count)])
-            state.next = height + slice.count
-            return slice
-        }) { return served }
-        let fetched = try fetch(from: height, count: count)
+        }
+
+        func get() throws -> [BlockData] {
+            done.wait()
+            done.signal()
+            return try result!.get()
+        }
+    }
+
+    /// When this few blocks are left ahead, the next answer is asked for.
+    static let refillBelow = 300
+
+    public func blocks(from height: Int, count: Int) throws -> [BlockData] {
+        enum Plan { case served([BlockData]), wait(Refill), fetch }
+        let plan = ahead.withLock { state -> Plan in
+            if height >= state.next, let first = state.blocks.first?.height, height >= first, height < first + state.blocks.count {
+                let slice = Array(state.blocks[(height - first)..<min(state.blocks.count, height - first + count)])
+                state.next = height + slice.count
+                let end = first + state.blocks.count
+                if state.refill == nil, end - state.next < Self.refillBelow, state.blocks.count > Self.refillBelow {
+                    state.refill = Refill(from: end) { [self] in try fetch(from: end, count: count) }
+                }
+                return .served(slice)
+            }
+            state.blocks = []
+            if let refill = state.refill, refill.from == height, height >= state.next {
+                state.refill = nil
+                return .wait(refill)
+            }
+            state.refill = nil  // going back, or elsewhere: its answer may be of another branch
+            return .fetch
+        }
+        let fetched: [BlockData]
+        switch plan {
+        case .served(let blocks): return blocks
+        case .wait(let refill): if let early = try? refill.get() { fetched = early } else { fetched = try fetch(from: height, count: count) }
+        case .fetch: fetched = try fetch(from: height, count: count)
+        }
         return ahead.withLock { state in
             state.blocks = fetched
             let slice = Array(fetched.prefix(count))

@@ -65,10 +65,11 @@ public enum Hex {
             guard utf8.count % 2 == 0 else { return .failure(.oddHexLength(utf8.count)) }
             var bad: Int?
             // Chain data is megabytes of hex: a table lookup per digit, written in place.
+            let table = nibbles
             let out = [UInt8](unsafeUninitializedCapacity: utf8.count / 2) { buffer, count in
                 var i = 0
                 while i < utf8.count {
-                    let hi = nibbles[Int(utf8[i])], lo = nibbles[Int(utf8[i + 1])]
+                    let hi = table[Int(utf8[i])], lo = table[Int(utf8[i + 1])]
                     guard hi | lo < 0x10 else {
                         bad = hi >= 0x10 ? i : i + 1
                         break

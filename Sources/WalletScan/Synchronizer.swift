@@ -267,7 +267,9 @@ public final class Synchronizer<Chain: ChainScanner> {
         init(_ source: BlockSource, from: Int, count: Int) {
             self.from = from
             self.count = count
-            DispatchQueue.global().async { [self] in
+            // A thread of its own: the global queue's threads are all busy scanning (as many as
+            // there are cores), and a fetch queued behind them would start only when they end.
+            Thread.detachNewThread { [self] in
                 result = Result { try source.blocks(from: from, count: count) }
                 done.signal()
             }
