@@ -58,8 +58,12 @@ public struct WalletInitializer {
 
     public func resolve() throws(InitializerError) -> Resolved {
         guard !wallets.isEmpty else { throw .noWallet }
-        var seen = Set<String>()
-        for wallet in wallets where !seen.insert(wallet.stateName).inserted { throw .sameWalletTwice(wallet.name ?? wallet.stateName) }
+        var seen = Set<String>(), names = Set<String>()
+        for wallet in wallets {
+            guard seen.insert(wallet.stateName).inserted else { throw .sameWalletTwice(wallet.name ?? wallet.stateName) }
+            // Events are told apart by the wallet's name: two wallets may not share one.
+            if let name = wallet.name, !names.insert(name).inserted { throw .sameName(name) }
+        }
         let birthdays = try wallets.map { wallet throws(InitializerError) -> Int in
             guard let birthday = birthday ?? wallet.birthday else { throw .noBirthday(wallets.count > 1 ? wallet.name : nil) }
             guard birthday >= 0 else { throw .badBirthday(birthday) }
@@ -88,6 +92,7 @@ public enum InitializerError: WalletError, Equatable {
     case noBirthday(String?)
     case badBirthday(Int)
     case sameWalletTwice(String)
+    case sameName(String)
     case noSource
     case stateDirectory(String)
     case looseStateDirectory(path: String, mode: String)
@@ -98,6 +103,7 @@ public enum InitializerError: WalletError, Equatable {
         case .noBirthday: "scan.no_birthday"
         case .badBirthday: "scan.bad_birthday"
         case .sameWalletTwice: "scan.same_wallet_twice"
+        case .sameName: "scan.same_wallet_name"
         case .noSource: "scan.no_source"
         case .stateDirectory: "scan.state_directory"
         case .looseStateDirectory: "scan.insecure_state_directory"
@@ -116,6 +122,7 @@ public enum InitializerError: WalletError, Equatable {
         case .noBirthday(nil): "no birthday: give --birthday HEIGHT (the first block that can hold the wallet's outputs; 0 scans everything), or store one in the key-store entry"
         case .badBirthday(let h): "birthday \(h) is not a block height"
         case .sameWalletTwice(let w): "wallet '\(w)' is given twice (the same keys): scan it once"
+        case .sameName(let name): "two wallets are named '\(name)': their records could not be told apart; give each its own name"
         case .noSource: "no block source: give --node HOST:PORT, or --blocks FILE (and --txs FILE)"
         case .stateDirectory(let d): "cannot create the state directory \(d)"
         case .looseStateDirectory(let d, let mode): "the state directory \(d) is open to other users (\(mode)); it holds which outputs are yours: chmod 700 it"

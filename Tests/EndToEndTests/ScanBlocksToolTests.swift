@@ -128,6 +128,21 @@ final class ScanBlocksToolTests: XCTestCase {
         XCTAssertEqual(twice.status, 64, twice.stderr)
         XCTAssertTrue(twice.stderr.contains("scan.same_wallet_twice"), twice.stderr)
         XCTAssertEqual(twice.out, "")
+        // Two wallets under one name: their records could not be told apart.
+        try (list + String(decoding: Shell.lines([["view_key": keys["private_view_key"]!, "public_spend_key": keys["public_spend_key"]!,
+                                                   "name": "third", "birthday": 0]]), as: UTF8.self)).write(toFile: "\(dir)/same", atomically: true, encoding: .utf8)
+        chmod("\(dir)/same", 0o600)
+        let sameName = try Shell.run("scan-blocks \(source) --wallets \(dir)/same")
+        XCTAssertEqual(sameName.status, 64, sameName.stderr)
+        XCTAssertTrue(sameName.stderr.contains("scan.same_wallet_name"), sameName.stderr)
+        XCTAssertEqual(sameName.out, "")
+        // A bad line names its line.
+        try "shop\n{\"view_key\": 12}\n".write(toFile: "\(dir)/bad", atomically: true, encoding: .utf8)
+        chmod("\(dir)/bad", 0o600)
+        let bad = try Shell.run("scan-blocks \(source) --wallets \(dir)/bad \(ks)")
+        XCTAssertEqual(bad.status, 65, bad.stderr)
+        XCTAssertTrue(bad.stderr.contains("\(dir)/bad line 2"), bad.stderr)
+        XCTAssertEqual(bad.out, "")
     }
 
     func testChainOnStdinWithKeyFile() throws {
@@ -241,6 +256,37 @@ final class ScanBlocksToolTests: XCTestCase {
             .filter { !$0.contains("\"balance\"") }
         // Confirmations depend on where a run's batches ended, and a bounded run reports the
         // mempool payment at its end (so earlier than a whole scan): compare without them, as sets.
+        func stable(_ line: String) -> String {
+            line.replacingOccurrences(of: #","(confirmations|event_id)":[0-9]+"#, with: "", options: .regularExpression)
+        }
+        XCTAssertEqual(got.map(stable).sorted(), wanted.map(stable).sorted(), "an event was lost, repeated or changed")
+        let ids = got.compactMap { line in line.range(of: #"(?<="event_id":)[0-9]+"#, options: .regularExpression).flatMap { Int(line[$0]) } }
+        XCTAssertEqual(ids, Array(1...wanted.count), "event ids in order, none twice")
+        XCTAssertGreaterThan(kills, 0, "no run was killed")
+    }
+
+    /// The same with two wallets in one pass: each wallet's events exactly once, in order.
+    func testKilledManyWalletRunsLoseAndRepeatNothing() throws {
+        let other = try Shell.run("mnemonic generate --scheme monero")
+        XCTAssertEqual(other.status, 0, other.stderr)
+        let stranger = try XCTUnwrap(other.records.first?["mnemonic"] as? String)
+        try Shell.lines([["mnemonic": keys["mnemonic"]!, "name": "r", "birthday": 0], ["mnemonic": stranger, "name": "x", "birthday": 0]])
+            .write(to: URL(fileURLWithPath: "\(dir)/wallets"))
+        chmod("\(dir)/wallets", 0o600)
+        let clean = try Shell.run("scan-blocks \(source) --wallets \(dir)/wallets --state-dir \(dir)/clean")
+        XCTAssertEqual(clean.status, 0, clean.stderr)
+        let wanted = clean.lines.filter { !$0.contains("\"balance\"") }
+        XCTAssertEqual(wanted.count, 16)
+        XCTAssertTrue(wanted.allSatisfy { $0.contains("\"wallet\":\"r\"") })
+        var kills = 0
+        for i in 0..<10 {
+            let delay = String(format: "0.%03d", 30 + i * 41)
+            let r = try Shell.run("scan-blocks \(source) --wallets \(dir)/wallets --state-dir \(dir)/killed --max-blocks 60 >> \(dir)/out.jsonl 2>/dev/null & p=$!; sleep \(delay); kill -9 $p 2>/dev/null && echo killed; wait $p; true")
+            if r.out.contains("killed") { kills += 1 }
+        }
+        XCTAssertEqual(try Shell.run("scan-blocks \(source) --wallets \(dir)/wallets --state-dir \(dir)/killed >> \(dir)/out.jsonl").status, 0)
+        let got = try String(contentsOfFile: "\(dir)/out.jsonl", encoding: .utf8).split(separator: "\n").map(String.init)
+            .filter { !$0.contains("\"balance\"") }
         func stable(_ line: String) -> String {
             line.replacingOccurrences(of: #","(confirmations|event_id)":[0-9]+"#, with: "", options: .regularExpression)
         }
