@@ -148,8 +148,7 @@ public struct MoneroDetector: Sendable {
             let index = varintBytes(UInt64(i))
             for (slot, key) in slots {
                 if let hints, let tag = output.viewTag, slot < hints.count, let pair = hints[slot] {
-                    let prefix = Array("view_tag".utf8)
-                    guard Keccak256.hash(prefix + pair.even + index)[0] == tag || Keccak256.hash(prefix + pair.odd + index)[0] == tag else { continue }
+                    guard Self.viewTag(pair.even, index) == tag || Self.viewTag(pair.odd, index) == tag else { continue }
                 }
                 guard let derivation = derive(slot, key) else { continue }
                 if let tag = output.viewTag, Keccak256.hash(Array("view_tag".utf8) + derivation + index)[0] != tag { continue }
@@ -172,6 +171,19 @@ public struct MoneroDetector: Sendable {
         }
         return found
     }
+
+    /// Keccak("view_tag" ‖ D ‖ varint(i))[0], hashed from one buffer: this runs twice per key
+    /// for every output of every transaction.
+    static func viewTag(_ derivation: [UInt8], _ index: [UInt8]) -> UInt8 {
+        var input = [UInt8]()
+        input.reserveCapacity(8 + 32 + index.count)
+        input.append(contentsOf: viewTagPrefix)
+        input.append(contentsOf: derivation)
+        input.append(contentsOf: index)
+        return Keccak256.hash(input)[0]
+    }
+
+    private static let viewTagPrefix = Array("view_tag".utf8)
 
     /// The clear amount (coinbase, v1) or the decrypted one, checked against the commitment.
     func amount(of tx: MoneroTransaction, output i: Int, sharedScalar hs: [UInt8]) -> UInt64? {
