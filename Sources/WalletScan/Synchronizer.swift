@@ -106,9 +106,8 @@ public final class Synchronizer<Chain: ChainScanner> {
             let followingCount = min(batchSize, end - following, budget - blocks.count)
             prefetch = followingCount > 0 ? Prefetch(source, from: following, count: followingCount) : nil
 
-            // Parsing and id checks once for all wallets, then each wallet's trial decryption,
-            // on every core; then each wallet's state in block order, in its own transaction.
-            // Per block on every core: parsed once, then scanned by each wallet that needs it.
+            // Per block, on every core: parsed and checked once, then trial-decrypted by each
+            // wallet that needs it. Then each wallet's state, in block order, in its own transaction.
             let scanners = slots.map(\.scanner)
             let prepared = Self.parallelMap(blocks) { data -> (Result<Chain.Block, ScanError>, [[[ReceivedOutput]]?]) in
                 let parsed = Chain.parse(data)

@@ -19,13 +19,14 @@ struct ScanBlocksCommand: ParsableCommand {
 
     static let configuration = CommandConfiguration(
         commandName: "scan-blocks",
-        abstract: "The wallet synchronizer: finds a Monero wallet's payments and spends in blocks, resumably.",
+        abstract: "The wallet synchronizer: finds Monero wallets' payments and spends in blocks, resumably.",
         discussion: """
         Writes events as JSON Lines: received, spent, pending (mempool), reorg, and a final
         balance. State (scanned height, outputs, key images, events not yet written) is kept
         in SQLite per wallet; a killed or repeated run goes on where it stopped. Appending to a
         file, every event is written exactly once; on a pipe a repeat keeps its event_id.
-        See scan-blocks(1).
+        Several wallets (--wallet repeated, or --wallets FILE) share one pass over the chain;
+        their records carry "wallet". See scan-blocks(1).
 
         Example (cron, every 5 minutes):
           */5 * * * * scan-blocks --wallet shop --keystore-pass-file ~/.pass --blocks /srv/xmr/blocks.jsonl --txs /srv/xmr/txs.jsonl >> payments.jsonl
