@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -28,7 +27,7 @@ public final class MoneroRPCSource: BlockSource, Sendable {
     }
 
     /// Blocks fetched ahead (get_blocks.bin answers up to 1,000 at once), served in order.
-    private let ahead = Mutex(Ahead())
+    private let ahead = Locked(Ahead())
 
     struct Ahead {
         var blocks = [BlockData]()
@@ -206,5 +205,19 @@ public enum SourceError: WalletError, Equatable {
         case .unavailable(let url, let why): "the node at \(url) does not answer (\(why))"
         case .badReply(let what): "the node's reply to \(what) is not what Monero's RPC returns"
         }
+    }
+}
+
+/// A value behind a lock (Synchronization's Mutex needs macOS 15; the package says 13).
+final class Locked<Value>: @unchecked Sendable {  // every access holds `lock`
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) { self.value = value }
+
+    func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value)
     }
 }
