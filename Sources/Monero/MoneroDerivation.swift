@@ -12,11 +12,6 @@ extension Ed25519 {
         guard let point = EdwardsPoint(bytes: r) else { return nil }
         return a.withUnsafeBytes { point.times(scalar: $0.uint8Pointer) }.doubled().doubled().doubled().bytes
     }
-
-    /// 8·P by three doublings; works for points with a small-order part (it clears it).
-    public static func timesEight(_ point: [UInt8]) -> [UInt8]? {
-        EdwardsPoint(bytes: point).map { $0.doubled().doubled().doubled().bytes }
-    }
 }
 
 extension EdwardsPoint {

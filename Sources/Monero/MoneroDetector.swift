@@ -103,19 +103,20 @@ public struct MoneroDetector: Sendable {
         var keys = [[UInt8]]()
         var extras = [(main: [UInt8]?, additional: [[UInt8]], nonce: [UInt8]?)]()
         var firstKey = [Int]()
-        for tx in transactions {
+        // Only transactions whose outputs all carry view tags can be filtered.
+        let filterable = transactions.map { $0.outputs.allSatisfy { $0.viewTag != nil } }
+        for (tx, canFilter) in zip(transactions, filterable) {
             let extra = tx.extraFields
             extras.append(extra)
             firstKey.append(keys.count)
-            // Only transactions whose outputs all carry view tags can be filtered.
-            guard tx.outputs.allSatisfy({ $0.viewTag != nil }) else { continue }
+            guard canFilter else { continue }
             if let main = extra.main { keys.append(main) }
             keys += extra.additional.prefix(tx.outputs.count)
         }
         let candidates = filter.candidates(keys)
         return transactions.indices.map { t in
             let tx = transactions[t]
-            guard tx.outputs.allSatisfy({ $0.viewTag != nil }) else { return scan(tx, extra: extras[t], hints: nil) }
+            guard filterable[t] else { return scan(tx, extra: extras[t], hints: nil) }
             let mainCount = extras[t].main == nil ? 0 : 1
             let end = firstKey[t] + mainCount + min(extras[t].additional.count, tx.outputs.count)
             return scan(tx, extra: extras[t], hints: Array(candidates[firstKey[t]..<end]))

@@ -159,16 +159,8 @@ public struct MoneroKeys: Sendable {
     }
 
     static func address(prefix: UInt64, spend: [UInt8], view: [UInt8], extra: [UInt8] = []) -> String {
-        var data = varint(prefix) + spend + view + extra
+        var data = varintBytes(prefix) + spend + view + extra
         data += Keccak256.hash(data).prefix(4)
         return MoneroBase58.encode(data)
-    }
-
-    static func varint(_ value: UInt64) -> [UInt8] {
-        var v = value
-        var out = [UInt8]()
-        while v >= 0x80 { out.append(UInt8(v & 0x7F) | 0x80); v >>= 7 }
-        out.append(UInt8(v))
-        return out
     }
 }

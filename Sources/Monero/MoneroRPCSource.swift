@@ -38,26 +38,10 @@ public final class MoneroRPCSource: BlockSource, Sendable {
         var refill: Refill?
     }
 
-    /// One get_blocks.bin call on another thread; `result` is written once, before `done`.
-    final class Refill: @unchecked Sendable {
+    /// One get_blocks.bin call on another thread, and where it starts.
+    struct Refill {
         let from: Int
-        private var result: Result<[BlockData], any Error>?
-        private let done = DispatchSemaphore(value: 0)
-
-        init(from: Int, _ fetch: @escaping @Sendable () throws -> [BlockData]) {
-            self.from = from
-            // A thread of its own: the global queue's threads are all scanning.
-            Thread.detachNewThread { [self] in
-                result = Result { try fetch() }
-                done.signal()
-            }
-        }
-
-        func get() throws -> [BlockData] {
-            done.wait()
-            done.signal()
-            return try result!.get()
-        }
+        let fetch: BackgroundTask<[BlockData]>
     }
 
     /// When this few blocks are left ahead, the next answer is asked for.
@@ -71,7 +55,7 @@ public final class MoneroRPCSource: BlockSource, Sendable {
                 state.next = height + slice.count
                 let end = first + state.blocks.count
                 if state.refill == nil, end - state.next < Self.refillBelow, state.blocks.count > Self.refillBelow {
-                    state.refill = Refill(from: end) { [self] in try fetch(from: end, count: count) }
+                    state.refill = Refill(from: end, fetch: BackgroundTask { [self] in try fetch(from: end, count: count) })
                 }
                 return .served(slice)
             }
@@ -86,7 +70,7 @@ public final class MoneroRPCSource: BlockSource, Sendable {
         let fetched: [BlockData]
         switch plan {
         case .served(let blocks): return blocks
-        case .wait(let refill): if let early = try? refill.get() { fetched = early } else { fetched = try fetch(from: height, count: count) }
+        case .wait(let refill): if let early = try? refill.fetch.get() { fetched = early } else { fetched = try fetch(from: height, count: count) }
         case .fetch: fetched = try fetch(from: height, count: count)
         }
         return ahead.withLock { state in

@@ -33,8 +33,8 @@ public final class Synchronizer<Chain: ChainScanner> {
         /// transactions (nearly all) cost no query.
         var unspentTags = Set<[UInt8]>()
 
-        func loadUnspentTags() throws {
-            unspentTags = Set(try state.allOutputs().filter { $0.spentHeight == nil }.compactMap(\.output.spendTag))
+        func loadUnspentTags(_ rows: [ScanStateStore.Row]? = nil) throws {
+            unspentTags = Set(try (rows ?? state.allOutputs()).filter { $0.spentHeight == nil }.compactMap(\.output.spendTag))
         }
 
         init(_ wallet: Wallet) throws {
@@ -43,10 +43,11 @@ public final class Synchronizer<Chain: ChainScanner> {
             birthday = wallet.birthday
             state = try ScanStateStore(path: wallet.statePath, walletID: wallet.scanner.stateID, birthday: wallet.birthday)
             try scanner.prepare(cached: try state.addresses())
-            for row in try state.allOutputs() { _ = try scanner.noteStored(row.output) }
+            let rows = try state.allOutputs()
+            for row in rows { _ = try scanner.noteStored(row.output) }
             let derived = scanner.takeNewAddresses()
             if !derived.isEmpty { try state.db.transaction { try state.addAddresses(derived) } }
-            try loadUnspentTags()
+            try loadUnspentTags(rows)
         }
     }
 
@@ -109,7 +110,7 @@ public final class Synchronizer<Chain: ChainScanner> {
             // Per block, on every core: parsed and checked once, then trial-decrypted by each
             // wallet that needs it. Then each wallet's state, in block order, in its own transaction.
             let scanners = slots.map(\.scanner)
-            let prepared = Self.parallelMap(blocks) { data -> (Result<Chain.Block, ScanError>, [[[ReceivedOutput]]?]) in
+            let prepared = ParallelMap.map(blocks) { data -> (Result<Chain.Block, ScanError>, [[[ReceivedOutput]]?]) in
                 let parsed = Chain.parse(data)
                 guard case .success(let block) = parsed else { return (parsed, []) }
                 return (parsed, nexts.indices.map { s in data.height >= nexts[s] ? scanners[s].scan(block.transactions) : nil })
@@ -258,38 +259,51 @@ public final class Synchronizer<Chain: ChainScanner> {
     }
 
     /// One batch being fetched on another thread.
-    final class Prefetch: @unchecked Sendable {  // `result` is written once, before `done` is signalled
+    final class Prefetch: Sendable {
         let from: Int, count: Int
-        private var result: Result<[BlockData], any Error>?
-        private let done = DispatchSemaphore(value: 0)
+        private let fetch: BackgroundTask<[BlockData]>
 
         init(_ source: BlockSource, from: Int, count: Int) {
             self.from = from
             self.count = count
-            // A thread of its own: the global queue's threads are all busy scanning (as many as
-            // there are cores), and a fetch queued behind them would start only when they end.
-            Thread.detachNewThread { [self] in
-                result = Result { try source.blocks(from: from, count: count) }
-                done.signal()
-            }
+            fetch = BackgroundTask { try source.blocks(from: from, count: count) }
         }
 
         /// The fetched blocks if they are the ones asked for (nil otherwise: after a reorg).
         func take(from: Int, count: Int) throws -> [BlockData]? {
             wait()
             guard from == self.from, count == self.count else { return nil }
-            return try result!.get()
+            return try fetch.get()
         }
 
-        func wait() {
-            done.wait()
+        func wait() { fetch.wait() }
+    }
+}
+
+/// Work started on a thread of its own, its result taken later (once or many times). Not the
+/// global dispatch queue: its threads are all busy scanning (as many as there are cores), and
+/// work queued behind them would start only when they end.
+public final class BackgroundTask<Value: Sendable>: @unchecked Sendable {  // `result` is written once, before `done` is signalled
+    private var result: Result<Value, any Error>?
+    private let done = DispatchSemaphore(value: 0)
+
+    public init(_ work: @escaping @Sendable () throws -> Value) {
+        Thread.detachNewThread { [self] in
+            result = Result { try work() }
             done.signal()
         }
     }
 
-    /// `transform` over `items` on all cores, results in order.
-    public static func parallelMap<T: Sendable, R>(_ items: [T], _ transform: @Sendable (T) -> R) -> [R] {
-        ParallelMap.map(items, transform)
+    /// Waits for the work to end.
+    public func wait() {
+        done.wait()
+        done.signal()
+    }
+
+    /// The work's result, once it has ended.
+    public func get() throws -> Value {
+        wait()
+        return try result!.get()
     }
 }
 

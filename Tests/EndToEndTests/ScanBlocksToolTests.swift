@@ -245,24 +245,7 @@ final class ScanBlocksToolTests: XCTestCase {
         let clean = try Shell.run("scan-blocks \(source) --birthday 0 --state-dir \(dir)/clean < \(dir)/seed.json")
         XCTAssertEqual(clean.status, 0, clean.stderr)
         let wanted = clean.lines.filter { !$0.contains("\"balance\"") }
-        var kills = 0
-        for i in 0..<10 {
-            let delay = String(format: "0.%03d", 30 + i * 37)
-            let r = try Shell.run("scan-blocks \(source) --birthday 0 --state-dir \(dir)/killed --max-blocks 60 < \(dir)/seed.json >> \(dir)/out.jsonl 2>/dev/null & p=$!; sleep \(delay); kill -9 $p 2>/dev/null && echo killed; wait $p; true")
-            if r.out.contains("killed") { kills += 1 }
-        }
-        XCTAssertEqual(try Shell.run("scan-blocks \(source) --birthday 0 --state-dir \(dir)/killed < \(dir)/seed.json >> \(dir)/out.jsonl").status, 0)
-        let got = try String(contentsOfFile: "\(dir)/out.jsonl", encoding: .utf8).split(separator: "\n").map(String.init)
-            .filter { !$0.contains("\"balance\"") }
-        // Confirmations depend on where a run's batches ended, and a bounded run reports the
-        // mempool payment at its end (so earlier than a whole scan): compare without them, as sets.
-        func stable(_ line: String) -> String {
-            line.replacingOccurrences(of: #","(confirmations|event_id)":[0-9]+"#, with: "", options: .regularExpression)
-        }
-        XCTAssertEqual(got.map(stable).sorted(), wanted.map(stable).sorted(), "an event was lost, repeated or changed")
-        let ids = got.compactMap { line in line.range(of: #"(?<="event_id":)[0-9]+"#, options: .regularExpression).flatMap { Int(line[$0]) } }
-        XCTAssertEqual(ids, Array(1...wanted.count), "event ids in order, none twice")
-        XCTAssertGreaterThan(kills, 0, "no run was killed")
+        try assertKilledRunsResume(scanning: "--birthday 0", input: "< \(dir)/seed.json", wanted: wanted, delayStep: 37)
     }
 
     /// The same with two wallets in one pass: each wallet's events exactly once, in order.
@@ -278,21 +261,31 @@ final class ScanBlocksToolTests: XCTestCase {
         let wanted = clean.lines.filter { !$0.contains("\"balance\"") }
         XCTAssertEqual(wanted.count, 16)
         XCTAssertTrue(wanted.allSatisfy { $0.contains("\"wallet\":\"r\"") })
+        try assertKilledRunsResume(scanning: "--wallets \(dir)/wallets", input: "", wanted: wanted, delayStep: 41)
+    }
+
+    /// Runs `scan-blocks … --max-blocks 60` ten times, each killed with -9 after a growing
+    /// delay, appending to one file, then once to the end: the file must hold `wanted` (the
+    /// clean run's events), each exactly once, with event ids in order.
+    private func assertKilledRunsResume(scanning args: String, input: String, wanted: [String], delayStep: Int,
+                                        file: StaticString = #filePath, line: UInt = #line) throws {
         var kills = 0
         for i in 0..<10 {
-            let delay = String(format: "0.%03d", 30 + i * 41)
-            let r = try Shell.run("scan-blocks \(source) --wallets \(dir)/wallets --state-dir \(dir)/killed --max-blocks 60 >> \(dir)/out.jsonl 2>/dev/null & p=$!; sleep \(delay); kill -9 $p 2>/dev/null && echo killed; wait $p; true")
+            let delay = String(format: "0.%03d", 30 + i * delayStep)
+            let r = try Shell.run("scan-blocks \(source) \(args) --state-dir \(dir)/killed --max-blocks 60 \(input) >> \(dir)/out.jsonl 2>/dev/null & p=$!; sleep \(delay); kill -9 $p 2>/dev/null && echo killed; wait $p; true")
             if r.out.contains("killed") { kills += 1 }
         }
-        XCTAssertEqual(try Shell.run("scan-blocks \(source) --wallets \(dir)/wallets --state-dir \(dir)/killed >> \(dir)/out.jsonl").status, 0)
+        XCTAssertEqual(try Shell.run("scan-blocks \(source) \(args) --state-dir \(dir)/killed \(input) >> \(dir)/out.jsonl").status, 0, file: file, line: line)
         let got = try String(contentsOfFile: "\(dir)/out.jsonl", encoding: .utf8).split(separator: "\n").map(String.init)
             .filter { !$0.contains("\"balance\"") }
+        // Confirmations depend on where a run's batches ended, and a bounded run reports the
+        // mempool payment at its end (so earlier than a whole scan): compare without them, as sets.
         func stable(_ line: String) -> String {
             line.replacingOccurrences(of: #","(confirmations|event_id)":[0-9]+"#, with: "", options: .regularExpression)
         }
-        XCTAssertEqual(got.map(stable).sorted(), wanted.map(stable).sorted(), "an event was lost, repeated or changed")
+        XCTAssertEqual(got.map(stable).sorted(), wanted.map(stable).sorted(), "an event was lost, repeated or changed", file: file, line: line)
         let ids = got.compactMap { line in line.range(of: #"(?<="event_id":)[0-9]+"#, options: .regularExpression).flatMap { Int(line[$0]) } }
-        XCTAssertEqual(ids, Array(1...wanted.count), "event ids in order, none twice")
-        XCTAssertGreaterThan(kills, 0, "no run was killed")
+        XCTAssertEqual(ids, Array(1...wanted.count), "event ids in order, none twice", file: file, line: line)
+        XCTAssertGreaterThan(kills, 0, "no run was killed", file: file, line: line)
     }
 }

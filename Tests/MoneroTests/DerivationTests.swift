@@ -26,22 +26,27 @@ final class DerivationTests: XCTestCase {
         return s
     }
 
+    /// A point of order 8 (libsodium's blocklist holds such points): adding it gives keys
+    /// with a small-order part, which Monero accepts and libsodium's multiplication refuses.
+    private let order8 = try! Hex.decode("c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a")
+
+    /// r·G for a random r, plus the order-8 point when `mixed`.
+    private func randomKey(mixed: Bool) -> [UInt8] {
+        var r = [UInt8](repeating: 0, count: 32)
+        crypto_scalarmult_ed25519_base_noclamp(&r, randomScalar())
+        guard mixed else { return r }
+        var sum = [UInt8](repeating: 0, count: 32)
+        XCTAssertEqual(crypto_core_ed25519_add(&sum, r, order8), 0)
+        return sum
+    }
+
     func testAgreesWithLibsodiumOnRandomKeys() throws {
-        // A point of order 8 (libsodium's blocklist holds such points): adding it gives keys
-        // with a small-order part, which Monero accepts and libsodium's multiplication refuses.
-        let order8 = try Hex.decode("c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a")
         XCTAssertNotNil(EdwardsPoint(bytes: order8))
         var checked = 0
         for round in 0..<300 {
             let a = round == 0 ? [UInt8](repeating: 0, count: 32) : randomScalar()
-            var r = [UInt8](repeating: 0, count: 32)
-            crypto_scalarmult_ed25519_base_noclamp(&r, randomScalar())
-            if round % 3 == 1 {
-                var mixed = [UInt8](repeating: 0, count: 32)
-                XCTAssertEqual(crypto_core_ed25519_add(&mixed, r, order8), 0)
-                r = mixed
-                XCTAssertNotEqual(crypto_core_ed25519_is_valid_point(r), 1, "libsodium refuses it")
-            }
+            let r = randomKey(mixed: round % 3 == 1)
+            if round % 3 == 1 { XCTAssertNotEqual(crypto_core_ed25519_is_valid_point(r), 1, "libsodium refuses it") }
             let mine = Ed25519.moneroDerivation(secret: SecureBytes(a), publicKey: r)
             if round == 0 {
                 XCTAssertEqual(mine, [1] + [UInt8](repeating: 0, count: 31), "0·R is the identity")
@@ -55,8 +60,7 @@ final class DerivationTests: XCTestCase {
         for a in [[UInt8](repeating: 0xFF, count: 31) + [0x0F], [1] + [UInt8](repeating: 0, count: 31), [8] + [UInt8](repeating: 0, count: 31)] {
             var reduced = [UInt8](repeating: 0, count: 32)
             crypto_core_ed25519_scalar_reduce(&reduced, a + [UInt8](repeating: 0, count: 32))
-            var r = [UInt8](repeating: 0, count: 32)
-            crypto_scalarmult_ed25519_base_noclamp(&r, randomScalar())
+            let r = randomKey(mixed: false)
             XCTAssertEqual(Ed25519.moneroDerivation(secret: SecureBytes(reduced), publicKey: r), reference(reduced, r))
         }
     }
@@ -65,23 +69,12 @@ final class DerivationTests: XCTestCase {
     /// signs of a′), every key with or without a small-order part; keys that are no point or
     /// of small order get none (the exact path decides).
     func testFilterCandidatesHoldTheExactDerivation() throws {
-        let order8 = try Hex.decode("c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a")
         var viaNegation = 0
         for round in 0..<40 {
             let a = randomScalar()
             if a[31] < 0x08 { viaNegation += 1 }
             let filter = ViewTagFilter(viewSecret: SecureBytes(a))
-            var keys = [[UInt8]]()
-            for k in 0..<8 {
-                var r = [UInt8](repeating: 0, count: 32)
-                crypto_scalarmult_ed25519_base_noclamp(&r, randomScalar())
-                if k % 2 == 1 {
-                    var mixed = [UInt8](repeating: 0, count: 32)
-                    XCTAssertEqual(crypto_core_ed25519_add(&mixed, r, order8), 0)
-                    r = mixed
-                }
-                keys.append(r)
-            }
+            var keys = (0..<8).map { randomKey(mixed: $0 % 2 == 1) }
             keys.append(order8)  // small order: 8·a·R is the identity
             keys.append(try Hex.decode("0200000000000000000000000000000000000000000000000000000000000000"))  // not a point
             let candidates = filter.candidates(keys)

@@ -7,22 +7,17 @@ import WalletScan
 /// fixture is all type 6, so these transactions and amounts are built here by the definitions
 /// in Monero's rctTypes.h (serialize_rctsig_base) and rctOps.cpp (ecdhEncode, v1).
 final class RingCTOldTypesTests: XCTestCase {
-    private func varint(_ v: UInt64) -> [UInt8] {
-        var v = v, out = [UInt8]()
-        while v >= 0x80 { out.append(UInt8(v & 0x7F) | 0x80); v >>= 7 }
-        return out + [UInt8(v)]
-    }
 
     private func filled(_ byte: UInt8, _ i: Int) -> [UInt8] { [UInt8](repeating: byte &+ UInt8(i), count: 32) }
 
     /// A v2 transaction with 2 inputs and 3 outputs; base and prunable as for `type`.
     private func transaction(type: UInt8) -> (blob: [UInt8], prefix: [UInt8], base: [UInt8], prunable: [UInt8]) {
-        var prefix = varint(2) + varint(0) + varint(2)
-        for i in 0..<2 { prefix += [0x02] + varint(0) + varint(1) + varint(UInt64(7 + i)) + filled(0x10, i) }
-        prefix += varint(3)
-        for i in 0..<3 { prefix += varint(0) + [0x02] + filled(0x20, i) }
-        prefix += varint(0)  // no extra
-        var base = [type] + varint(30_000_000)
+        var prefix = varintBytes(2) + varintBytes(0) + varintBytes(2)
+        for i in 0..<2 { prefix += [0x02] + varintBytes(0) + varintBytes(1) + varintBytes(UInt64(7 + i)) + filled(0x10, i) }
+        prefix += varintBytes(3)
+        for i in 0..<3 { prefix += varintBytes(0) + [0x02] + filled(0x20, i) }
+        prefix += varintBytes(0)  // no extra
+        var base = [type] + varintBytes(30_000_000)
         if type == 2 { for i in 0..<2 { base += filled(0xA0, i) } }  // pseudoOuts
         for i in 0..<3 { base += filled(0xB0, i) + filled(0xC0, i) }  // ecdhInfo: mask, amount
         for i in 0..<3 { base += filled(0xD0, i) }  // outPk
