@@ -1,0 +1,1 @@
+#include <blake2.h>
