@@ -48,7 +48,7 @@ let package = Package(
         .target(name: "KeycardSimulator", dependencies: ["WalletCard", "WalletKeys", "WalletCore"]),
         .target(name: "WalletQR", dependencies: ["CQREncode", "WalletCore"]),
         .target(name: "WalletCLI", dependencies: [
-            "CProcess", "WalletCore", "WalletKeys", "Monero", "WalletKeyStore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "CProcess", "WalletCore", "WalletKeys", "Monero", "Zcash", "WalletKeyStore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
         .executableTarget(name: "mnemonic", dependencies: [
@@ -56,7 +56,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "derive", dependencies: [
-            "WalletCLI", "WalletCardCLI", "WalletKeys", "WalletCore", "WalletQR",
+            "WalletCLI", "WalletCardCLI", "WalletKeys", "WalletCore", "WalletQR", "Zcash",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "sign-hash", dependencies: [

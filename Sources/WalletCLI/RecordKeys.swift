@@ -31,7 +31,27 @@ public struct RecordKeys: Sendable {
     }
 
     private static let keyFields = Set(["mnemonic", "seed", "spend_key", "private_spend_key", "view_key", "private_view_key",
-                                        "private_key", "wif"] + extendedKeyFields)
+                                        "private_key", "wif"] + extendedKeyFields + ZcashAccountKeys.keyFields)
+
+    /// The seed of a record's BIP39 phrase (with its passphrase) or its "seed" field, for keys
+    /// that are not BIP32 (Zcash ZIP-32). `out` loses a consumed "passphrase" field.
+    public func seed(_ record: JSONObject, out: inout JSONObject) throws -> SecureBytes {
+        if record["seed"] != nil {
+            guard sharedPassphrase == nil, record["passphrase"] == nil else {
+                throw DerivationError.unsupported("the record has a seed, which already includes any passphrase; drop the passphrase or give the mnemonic instead of the seed")
+            }
+            return try Hex.decodeSecret(record.string("seed", expected: "hex"))
+        }
+        guard record["mnemonic"] != nil else {
+            throw RecordError.missingField("mnemonic", expected: "a BIP39 phrase, a seed, or a Zcash viewing key (ufvk, uivk, extended_full_viewing_key)")
+        }
+        let phrase = try record.string("mnemonic", expected: "a seed phrase")
+        let scheme = try record.optionalString("scheme").flatMap(MnemonicScheme.init(rawValue:))
+        let mnemonic = try MnemonicSchemes.parse(phrase, scheme: scheme, language: record.optionalString("language"))
+        guard mnemonic.scheme != .monero else { throw DerivationError.unsupported("a Monero phrase gives no Zcash keys; give a BIP39 phrase") }
+        let passphrase = try PassphraseOptions.forRecord(record, shared: sharedPassphrase, out: &out)
+        return try MnemonicSchemes.handler(for: mnemonic.scheme).seed(of: mnemonic, passphrase: passphrase)
+    }
 
     /// The key material of a record. `out` loses a consumed "passphrase" field.
     public func source(_ record: JSONObject, out: inout JSONObject) throws -> KeySource {

@@ -58,7 +58,7 @@ public struct ExtendedKey: Sendable {
     /// The first 4 bytes of HASH160 of the public key: this key's fingerprint.
     public var fingerprint: [UInt8] { Array(Hash.hash160(publicKey.compressed).prefix(4)) }
 
-    init(depth: UInt8, parentFingerprint: [UInt8], childNumber: UInt32, chainCode: [UInt8],
+    public init(depth: UInt8, parentFingerprint: [UInt8], childNumber: UInt32, chainCode: [UInt8],
          privateKey: SecureBytes?, publicKey: Secp256k1.PublicKey, version: ExtendedKeyVersion) {
         self.depth = depth
         self.parentFingerprint = parentFingerprint

@@ -19,10 +19,11 @@ struct DeriveCommand: ParsableCommand {
 
     static let configuration = CommandConfiguration(
         commandName: "derive",
-        abstract: "Keys and receive addresses from a seed, a phrase, an extended key or Monero keys.",
+        abstract: "Keys and receive addresses from a seed, a phrase, an extended key, Monero keys or Zcash viewing keys.",
         discussion: """
         Reads JSON Lines: {"mnemonic":"..."}, {"seed":"<hex>"}, {"xpub":"..."} or {"xprv":"..."}
-        (any SLIP-132 kind), or Monero {"spend_key":"..."} / {"view_key":"...","public_spend_key":"..."}.
+        (any SLIP-132 kind), Monero {"spend_key":"..."} / {"view_key":"...","public_spend_key":"..."},
+        or Zcash {"ufvk":"uview1..."} / {"uivk":"uivk1..."} / {"extended_full_viewing_key":"zxviews1..."}.
         Writes one record per address (or per account with `derive account`). Secret input
         fields are never passed through; private keys are written only with --private.
         See derive(1).
@@ -36,6 +37,10 @@ struct DeriveCommand: ParsableCommand {
           mnemonic generate --scheme monero | derive --account 1 --count 3
                                                                      (a Monero seed)
           derive account --view-only < xmr.jsonl | derive --count 5  (Monero view-only keys)
+          mnemonic generate | derive --coin zec --pool sapling --count 3
+                                                                     (Zcash zs1 and u1 addresses)
+          derive account --coin zec --pool sapling < w.jsonl | derive --count 5
+                                                                     (from a Zcash UFVK)
         """,
         version: SatchelVersion.string,
         subcommands: [Addresses.self, Account.self, Discover.self],
@@ -66,10 +71,24 @@ struct ChainOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Which extended key's place in the tree an imported xpub/xprv has, e.g. m/84h/0h/0h (default: the record's account_path, else unknown).", valueName: "path"))
     var accountPath: String?
 
-    @Flag(help: "Also write private keys (hex, and WIF for Bitcoin-like coins; Monero: spend and view keys).")
+    @Flag(help: "Also write private keys (hex, and WIF for Bitcoin-like coins; Monero: spend and view keys; Zcash Sapling: the extended spending key).")
     var `private` = false
 
+    @Option(help: ArgumentHelp("Zcash value pool: transparent (t1 addresses, the default) or sapling (ZIP-32 keys, zs1 and unified addresses).", valueName: "pool"))
+    var pool: String?
+
     func validate() throws {
+        if let pool {
+            guard ["transparent", "sapling"].contains(pool) else { throw ValidationError("--pool must be transparent or sapling") }
+            guard coin == "zec" else { throw ValidationError("--pool is for --coin zec") }
+            if pool == "sapling" {
+                guard purpose == nil, script == nil, coinType == nil, accountPath == nil else {
+                    throw ValidationError("--pool sapling takes no --purpose, --script, --coin-type or --account-path (ZIP-32 uses m/32'/133'/account')")
+                }
+                guard ["main", "test", "mainnet", "testnet"].contains(network ?? "main") else { throw ValidationError("Zcash networks are main and test") }
+                return
+            }
+        }
         if let coin, coin != "xmr", !CoinNetwork.coins.contains(coin) {
             throw ValidationError("unknown coin '\(coin)'; known: \(CoinNetwork.coins.joined(separator: ", ")), xmr")
         }
@@ -261,6 +280,8 @@ extension DeriveCommand {
             let show = QRSink(terminal: terminal, directory: qrDir, format: qrFormat)
             let body = { (record: JSONObject, emit: (JSONObject) throws(CLIError) -> Void) throws in
                 let emit = { (out: JSONObject) throws(CLIError) -> Void in try emit(try show.attach(out)) }
+                if walletSource == nil, card == nil, chainOptions.isSapling(record) { return try saplingAddresses(record, keys, emit: emit) }
+                if chainOptions.pool == "sapling" { throw DerivationError.unsupported("--pool sapling needs a BIP39 phrase, a seed or a Zcash viewing key in the record (not --wallet or --card yet)") }
                 var base = record
                 let source = try walletSource ?? keys.source(record, out: &base)
                 // An address record carries its own path and keys, not the account record it
@@ -402,6 +423,8 @@ extension DeriveCommand {
                 return try pipeline.fail(error).exitIfFailed()
             }
             let body = { (record: JSONObject, emit: (JSONObject) throws(CLIError) -> Void) throws in
+                if walletSource == nil, chainOptions.isSapling(record) { return try emit(try saplingAccount(record, keys)) }
+                if chainOptions.pool == "sapling" { throw DerivationError.unsupported("--pool sapling needs a BIP39 phrase, a seed or a Zcash viewing key in the record (not --wallet yet)") }
                 var out = record
                 let source = try walletSource ?? keys.source(record, out: &out)
                 out = SecretFields.removed(from: out)
@@ -585,6 +608,7 @@ enum AccountFields {
         "extended_key", "descriptor", "change_descriptor", "master_fingerprint", "fingerprint", "parent_fingerprint",
         "depth", "child_number", "account_path", "primary_address", "public_spend_key", "public_view_key", "birthdays",
         "used_receive", "next_receive_index", "used_change", "next_change_index", "account",
+        "ufvk", "uivk", "extended_full_viewing_key", "incoming_viewing_key", "default_diversifier_index", "default_address", "unified_address", "transparent_address",
     ])
 
     static func removed(from record: JSONObject) -> JSONObject {

@@ -1,0 +1,133 @@
+import WalletCore
+import WalletKeys
+import Zcash
+
+/// A Zcash account's keys, as far as a record gives them. From a phrase or seed: everything,
+/// spending keys included. From a unified full viewing key (or a zxviews key): the Sapling
+/// viewing keys, change included, and the transparent account's public key. From a unified
+/// incoming viewing key: receive addresses only, no change.
+public struct ZcashAccountKeys: Sendable {
+    public let network: ZcashNetwork
+    /// The account number, when the keys came from a seed (a viewing key does not say).
+    public let account: UInt32?
+    public let spending: SaplingExtendedSpendingKey?
+    public let extendedViewing: SaplingExtendedFullViewingKey?
+    public let fullViewing: SaplingFullViewingKey?
+    public let incoming: SaplingIncomingViewingKey
+    /// m/44'/coin'/account' (private from a seed, public from a UFVK).
+    public let transparentAccount: ExtendedKey?
+    /// m/44'/coin'/account'/0, the receive chain (all a UIVK carries).
+    public let transparentReceive: ExtendedKey?
+
+    /// Record fields that carry Zcash keys.
+    public static let keyFields = ["ufvk", "uivk", "extended_full_viewing_key"]
+
+    /// Whether the record holds a Zcash viewing key (so the run is a Zcash one).
+    public static func hasViewingKey(_ record: JSONObject) -> Bool { keyFields.contains { record[$0] != nil } }
+
+    /// The ZIP-32 path of the account, m/32'/coin'/account'.
+    public static func path(_ network: ZcashNetwork, account: UInt32) -> String { "m/32'/\(network.coinType)'/\(account)'" }
+
+    /// The transparent P2PKH address of a public key on `network`.
+    public static func transparentAddress(_ key: Secp256k1.PublicKey, _ network: ZcashNetwork) -> String {
+        Base58.encodeCheck((network == .main ? [0x1C, 0xB8] : [0x1D, 0x25]) + Hash.hash160(key.compressed))
+    }
+
+    public init(seed: SecureBytes, network: ZcashNetwork, account: UInt32) throws {
+        let bytes = seed.bytes
+        spending = SaplingExtendedSpendingKey.account(seed: bytes, network: network, account: account)
+        extendedViewing = spending!.extendedFullViewingKey
+        fullViewing = extendedViewing!.key
+        incoming = fullViewing!.incomingViewingKey
+        let t = try ExtendedKey.master(seed: seed).derive([0x8000_002C, 0x8000_0000 | network.coinType, 0x8000_0000 | account])
+        transparentAccount = t
+        transparentReceive = try t.derive([0])
+        self.network = network
+        self.account = account
+    }
+
+    /// From a record's "ufvk", "uivk" or "extended_full_viewing_key".
+    public init(viewingKeyOf record: JSONObject, network: ZcashNetwork) throws {
+        self.network = network
+        account = nil
+        spending = nil
+        if let text = try record.optionalString("ufvk") {
+            let items = try UnifiedEncoding.decode(text, kind: .fullViewingKey, network: network)
+            guard let item = items.first(where: { $0.typecode == UnifiedEncoding.Typecode.sapling })?.value else {
+                throw ZcashKeyError.missingSaplingItem("the unified full viewing key")
+            }
+            guard let fvk = SaplingFullViewingKey(bytes: item) else { throw ZcashKeyError.invalidEncoding("the UFVK's Sapling item is not a valid full viewing key") }
+            extendedViewing = nil
+            fullViewing = fvk
+            incoming = fvk.incomingViewingKey
+            transparentAccount = try items.first { $0.typecode == UnifiedEncoding.Typecode.p2pkh }.map { try Self.publicNode($0.value, depth: 3) }
+            transparentReceive = try transparentAccount?.derive([0])
+        } else if let text = try record.optionalString("uivk") {
+            let items = try UnifiedEncoding.decode(text, kind: .incomingViewingKey, network: network)
+            guard let item = items.first(where: { $0.typecode == UnifiedEncoding.Typecode.sapling })?.value else {
+                throw ZcashKeyError.missingSaplingItem("the unified incoming viewing key")
+            }
+            guard let ivk = SaplingIncomingViewingKey(bytes: item) else { throw ZcashKeyError.invalidEncoding("the UIVK's Sapling item is not a valid incoming viewing key") }
+            extendedViewing = nil
+            fullViewing = nil
+            incoming = ivk
+            transparentAccount = nil
+            transparentReceive = try items.first { $0.typecode == UnifiedEncoding.Typecode.p2pkh }.map { try Self.publicNode($0.value, depth: 4) }
+        } else {
+            let xfvk = try SaplingExtendedFullViewingKey(encoded: record.string("extended_full_viewing_key", expected: "a zxviews key"), network: network)
+            extendedViewing = xfvk
+            fullViewing = xfvk.key
+            incoming = xfvk.key.incomingViewingKey
+            transparentAccount = nil
+            transparentReceive = nil
+        }
+    }
+
+    /// A transparent item of a unified viewing key: chain code ‖ compressed public key.
+    private static func publicNode(_ item: [UInt8], depth: UInt8) throws -> ExtendedKey {
+        guard item.count == 65, let key = try? Secp256k1.PublicKey(parsing: Array(item[32..<65])) else {
+            throw ZcashKeyError.invalidEncoding("the transparent item is not a chain code and public key")
+        }
+        return ExtendedKey(depth: depth, parentFingerprint: [0, 0, 0, 0], childNumber: 0, chainCode: Array(item[0..<32]),
+                           privateKey: nil, publicKey: key, version: .xpub)
+    }
+
+    /// The unified full viewing key (Sapling, and P2PKH when the transparent account is known).
+    public var unifiedFullViewingKey: String? {
+        guard let fullViewing else { return nil }
+        var items: [(typecode: UInt64, value: [UInt8])] = [(UnifiedEncoding.Typecode.sapling, fullViewing.bytes)]
+        if let t = transparentAccount { items.append((UnifiedEncoding.Typecode.p2pkh, t.chainCode + t.publicKey.compressed)) }
+        return UnifiedEncoding.encode(items, kind: .fullViewingKey, network: network)
+    }
+
+    public var unifiedIncomingViewingKey: String {
+        var items: [(typecode: UInt64, value: [UInt8])] = [(UnifiedEncoding.Typecode.sapling, incoming.bytes)]
+        if let t = transparentReceive { items.append((UnifiedEncoding.Typecode.p2pkh, t.chainCode + t.publicKey.compressed)) }
+        return UnifiedEncoding.encode(items, kind: .incomingViewingKey, network: network)
+    }
+
+    /// The receive address at the first valid diversifier index at or after `start`: its zs1
+    /// form, and the unified address with a transparent receiver at the same index when the
+    /// receive chain is known and the index is below 2^31 (ZIP-316), else Sapling alone.
+    public func address(from start: DiversifierIndex) throws -> (index: DiversifierIndex, sapling: String, unified: String, transparent: String?) {
+        let (j, address) = try incoming.address(from: start)
+        var items: [(typecode: UInt64, value: [UInt8])] = [(UnifiedEncoding.Typecode.sapling, address.bytes)]
+        var transparent: String?
+        if let t = transparentReceive, j.high == 0, j.low < 0x8000_0000 {
+            let key = try t.derive([UInt32(j.low)])
+            items.append((UnifiedEncoding.Typecode.p2pkh, Hash.hash160(key.publicKey.compressed)))
+            transparent = Self.transparentAddress(key.publicKey, network)
+        }
+        return (j, address.encoded(network), UnifiedEncoding.encode(items, kind: .address, network: network), transparent)
+    }
+
+    /// The internal (change) address: the first valid index of the internal key. Needs a full
+    /// viewing key.
+    public func changeAddress() throws -> (index: DiversifierIndex, sapling: String) {
+        guard let fullViewing else {
+            throw DerivationError.unsupported("an incoming viewing key has no change addresses; give a full viewing key or the seed")
+        }
+        let (j, address) = fullViewing.internal.incomingViewingKey.defaultAddress()
+        return (j, address.encoded(network))
+    }
+}

@@ -1,0 +1,116 @@
+import WalletCLI
+import WalletCore
+import WalletKeys
+import Zcash
+
+/// `derive --coin zec --pool sapling`: ZIP-32 Sapling keys, zs1 and unified addresses.
+///
+/// "pool" is Zcash's own word for where value lives (transparent, Sapling, Orchard), so the
+/// flag names what the user picks without overloading --script, whose values are Bitcoin
+/// script kinds; an Orchard pool can join it later.
+extension ChainOptions {
+    /// Whether this record is handled by the Sapling code: --pool sapling, or a Zcash viewing key in the record.
+    func isSapling(_ record: JSONObject) -> Bool {
+        pool == "sapling" || ZcashAccountKeys.hasViewingKey(record)
+    }
+
+    func zcashNetwork() throws -> ZcashNetwork {
+        switch network ?? "main" {
+        case "main", "mainnet": return .main
+        case "test", "testnet": return .test
+        case let other: throw DerivationError.unsupported("Zcash has no network '\(other)'; use main or test")
+        }
+    }
+
+    /// The account's keys from a record: a BIP39 phrase or seed, or a viewing key.
+    func zcashKeys(_ record: JSONObject, _ keys: RecordKeys, out: inout JSONObject) throws -> ZcashAccountKeys {
+        if let coin, coin != "zec" { throw DerivationError.unsupported("Zcash Sapling keys are for --coin zec, not \(coin)") }
+        let network = try zcashNetwork()
+        if ZcashAccountKeys.hasViewingKey(record) { return try ZcashAccountKeys(viewingKeyOf: record, network: network) }
+        let seed = try keys.seed(record, out: &out)
+        return try ZcashAccountKeys(seed: seed, network: network, account: account)
+    }
+
+    /// The fields every Sapling record starts with.
+    func saplingFields(_ keys: ZcashAccountKeys, record: JSONObject, into out: inout JSONObject) {
+        out["coin"] = .string("zec")
+        out["network"] = .string(keys.network.rawValue)
+        out["pool"] = .string("sapling")
+        if let account = keys.account {
+            out["account"] = .number(String(account))
+            out["path"] = .string(ZcashAccountKeys.path(keys.network, account: account))
+        } else if let account = record["account"] {
+            out["account"] = account  // as the viewing key's account record said
+        }
+    }
+}
+
+extension DeriveCommand.Addresses {
+    /// Receive addresses at the first `count` valid diversifier indexes from --index (or the
+    /// record's "diversifier_index", up to 2^88 − 1); with --change 1 or both, the change address.
+    func saplingAddresses(_ record: JSONObject, _ keys: RecordKeys, emit: (JSONObject) throws(CLIError) -> Void) throws {
+        guard path == nil else { throw DerivationError.unsupported("Sapling addresses have no BIP32 path; use --account and --index/--count") }
+        var base = record
+        let zcash = try chainOptions.zcashKeys(record, keys, out: &base)
+        base = AccountFields.removed(from: SecretFields.removed(from: base))
+        var start = DiversifierIndex(UInt64(index))
+        if let text = try record.optionalString("diversifier_index") {
+            guard let given = DiversifierIndex(decimal: text) else { throw ZcashKeyError.diversifierIndexOutOfRange(text) }
+            start = given
+        }
+        for chain in chains {
+            if chain == 1 {
+                let (j, address) = try zcash.changeAddress()
+                var out = base
+                chainOptions.saplingFields(zcash, record: record, into: &out)
+                out["type"] = .string("address")
+                out["change"] = .number("1")
+                out["diversifier_index"] = .string(j.description)
+                out["address"] = .string(address)
+                try emit(out)
+                continue
+            }
+            var next: DiversifierIndex? = start
+            for _ in 0..<count {
+                guard let from = next else { throw ZcashKeyError.noValidDiversifier }
+                let found = try zcash.address(from: from)
+                var out = base
+                chainOptions.saplingFields(zcash, record: record, into: &out)
+                out["type"] = .string("address")
+                out["change"] = .number("0")
+                out["diversifier_index"] = .string(found.index.description)
+                out["address"] = .string(found.sapling)
+                out["unified_address"] = .string(found.unified)
+                if let t = found.transparent { out["transparent_address"] = .string(t) }
+                try emit(out)
+                next = found.index.next()
+            }
+        }
+    }
+}
+
+extension DeriveCommand.Account {
+    /// The account record: viewing keys (ZIP-32, zcashd and ZIP-316 forms), the default and
+    /// unified addresses; with --private the extended spending key.
+    func saplingAccount(_ record: JSONObject, _ keys: RecordKeys) throws -> JSONObject {
+        var out = record
+        let zcash = try chainOptions.zcashKeys(record, keys, out: &out)
+        out = SecretFields.removed(from: out)
+        out["type"] = .string("account")
+        chainOptions.saplingFields(zcash, record: record, into: &out)
+        if let xfvk = zcash.extendedViewing { out["extended_full_viewing_key"] = .string(xfvk.encoded(zcash.network)) }
+        out["incoming_viewing_key"] = .string(zcash.incoming.encodedIVK(zcash.network))
+        if let ufvk = zcash.unifiedFullViewingKey { out["ufvk"] = .string(ufvk) }
+        out["uivk"] = .string(zcash.unifiedIncomingViewingKey)
+        let first = try zcash.address(from: DiversifierIndex(0))
+        out["default_diversifier_index"] = .string(first.index.description)
+        out["default_address"] = .string(first.sapling)
+        out["unified_address"] = .string(first.unified)
+        if let t = first.transparent { out["transparent_address"] = .string(t) }
+        if chainOptions.private {
+            guard let xsk = zcash.spending else { throw DerivationError.unsupported("--private needs the seed, and the input is a viewing key") }
+            out["extended_spending_key"] = .string(String(decoding: xsk.encoded(zcash.network).bytes, as: UTF8.self))
+        }
+        return out
+    }
+}

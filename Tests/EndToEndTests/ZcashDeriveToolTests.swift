@@ -1,0 +1,120 @@
+import Foundation
+import SatchelTestSupport
+import XCTest
+
+/// `derive --coin zec --pool sapling` and `derive account` on the "abandon … art" wallet of
+/// vectors/zcash/generated (its zs1, t1 and keys agree with Zingo's and librustzcash's tests).
+final class ZcashDeriveToolTests: XCTestCase {
+    /// Sapling + P2PKH encodings of the file's own items (ZcashTests.AbandonArtWalletTests builds them).
+    static let unifiedAddress = "u1hn79mq050nfzhqmc9u4ra7vxvyfhaxfgr0wmeg8qvt5mknzxahyxrutectkr0sm5utxhldc53gg6qk5kpdtewuynq888xrp5vqd4y6lhk7lqtxfg6aprm7xpzlfxxgl0fhn5j0h3jlt"
+    static let ufvk = "uview10aqqunlxg4sz6l6x6uc3a66lv7gn53hz6wxd6ygd9mfax8d85k5xstg7s0cp0w2udhus2qgq6pep8fmh33mt0yf5q53tlvc9natrj6mkrxepp626azuzjzzfvc7ta8w7v2r5p5yc36sfphjkypkg3hk237laxqa7efkeegnsljahuecvfms2qvzvh9gtuvrq7u3v7qpvcmqrxw562w2d3zlcwme2kwfujvxvnqwnnkhgxs5xdmfde0fa4y7vc9sa9dhn45y2wddfx6wd660ugajuzqs92cp48h4ashvj44kdfqkdwts6ce7gtw39g7cx0s54y9ej9a49awkfzada25ljtrh"
+    static let uivk = "uivk1qqg856d8u84nhv6yy6k64g4y3s855g43syvwmh6e6vjqml2n9l6egwgntprs6la637lk0r5zgn7hx265ym58qthk80gvyqaqaj7vh75xmgrg02qyeju20jmq57hf0jh7l584hy32f8cdaeqxj7nvn8pc0nr8vpv9z9x6msnuxlwyxtnww0wp58ug0v5fv70s394dssvgstlusqz7kmg5u8wgza0ztpddx47nwvq8r9ssyygsnq9ph"
+
+    private func wallet() throws -> (w: [String: Any], sapling: [String: Any], unified: [String: Any]) {
+        let w = try XCTUnwrap(TestPaths.json(TestPaths.vector("zcash/generated/wallet_abandon_art_account0.json")) as? [String: Any])
+        return (w, try XCTUnwrap(w["sapling"] as? [String: Any]), try XCTUnwrap(w["unified"] as? [String: Any]))
+    }
+
+    func testAddressesFromThePhrase() throws {
+        let (w, s, u) = try wallet()
+        let phrase = Shell.lines([["mnemonic": w["mnemonic"]!, "label": "shop"]])
+        let r = try Shell.run("derive --coin zec --pool sapling --count 2 --change both", stdin: phrase)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.records.map { $0["address"] as? String },
+                       [s["default_address"] as? String, s["diversified_address"] as? String, (s["internal"] as? [String: Any])?["default_address"] as? String])
+        XCTAssertEqual(r.records.map { $0["diversifier_index"] as? String }, ["0", "1", "1"])
+        XCTAssertEqual(r.records.map { $0["change"] as? Int }, [0, 0, 1])
+        XCTAssertEqual(r.records[0]["transparent_address"] as? String, u["transparent_address"] as? String)
+        XCTAssertEqual(r.records[0]["unified_address"] as? String, Self.unifiedAddress)
+        XCTAssertEqual(r.records[0]["path"] as? String, "m/32'/133'/0'")
+        XCTAssertNil(r.records[2]["unified_address"])
+        XCTAssertEqual(r.records.map { $0["label"] as? String }, ["shop", "shop", "shop"])
+        XCTAssertFalse(r.out.contains("mnemonic"))
+    }
+
+    func testAccountRecordAndWatchOnlyAddresses() throws {
+        let (w, s, u) = try wallet()
+        let phrase = Shell.lines([["mnemonic": w["mnemonic"]!]])
+        let account = try Shell.run("derive account --coin zec --pool sapling", stdin: phrase)
+        XCTAssertEqual(account.status, 0, account.stderr)
+        let a = try XCTUnwrap(account.records.first)
+        XCTAssertEqual(account.records.count, 1)
+        XCTAssertEqual(a["extended_full_viewing_key"] as? String, s["extfvk_bech32"] as? String)
+        XCTAssertEqual(a["incoming_viewing_key"] as? String, s["ivk_bech32_zcashd"] as? String)
+        XCTAssertEqual(a["default_address"] as? String, s["default_address"] as? String)
+        XCTAssertEqual(a["transparent_address"] as? String, u["transparent_address"] as? String)
+        XCTAssertEqual(a["unified_address"] as? String, Self.unifiedAddress)
+        XCTAssertEqual(a["ufvk"] as? String, Self.ufvk)
+        XCTAssertEqual(a["uivk"] as? String, Self.uivk)
+        XCTAssertNil(a["extended_spending_key"])
+        XCTAssertFalse(account.out.contains("secret-extended-key"))
+        let secret = try Shell.run("derive account --coin zec --pool sapling --private", stdin: phrase)
+        XCTAssertEqual(secret.status, 0, secret.stderr)
+        XCTAssertEqual(secret.records.first?["extended_spending_key"] as? String, s["extsk_bech32"] as? String)
+
+        // The account record, the file's own uview1 (with an Orchard item we do not use), the
+        // UIVK and the zxviews key each give the same receive addresses.
+        let fromSeed = try Shell.run("derive --coin zec --pool sapling --count 3", stdin: phrase)
+        XCTAssertEqual(fromSeed.status, 0, fromSeed.stderr)
+        for input: [String: Any] in [a, ["ufvk": u["ufvk"]!], ["uivk": u["uivk"]!], ["extended_full_viewing_key": s["extfvk_bech32"]!]] {
+            let r = try Shell.run("derive --count 3", stdin: Shell.lines([input]))
+            XCTAssertEqual(r.status, 0, r.stderr)
+            XCTAssertEqual(r.records.map { $0["address"] as? String }, fromSeed.records.map { $0["address"] as? String }, "\(input.keys)")
+            XCTAssertEqual(r.records.map { $0["diversifier_index"] as? String }, fromSeed.records.map { $0["diversifier_index"] as? String })
+            if input["extended_full_viewing_key"] == nil {
+                XCTAssertEqual(r.records.map { $0["unified_address"] as? String }, fromSeed.records.map { $0["unified_address"] as? String })
+            }
+            XCTAssertNil(r.records.first?["ufvk"])
+        }
+        // The change address needs the full viewing key.
+        let change = try Shell.run("derive --change 1", stdin: Shell.lines([["ufvk": u["ufvk"]!]]))
+        XCTAssertEqual(change.status, 0, change.stderr)
+        XCTAssertEqual(change.records.first?["address"] as? String, (s["internal"] as? [String: Any])?["default_address"] as? String)
+        let noChange = try Shell.run("derive --change 1", stdin: Shell.lines([["uivk": u["uivk"]!]]))
+        XCTAssertEqual(noChange.status, 65)
+        XCTAssertEqual(noChange.records.first?["type"] as? String, "error")
+    }
+
+    func testGeneratedPhraseInAPipe() throws {
+        let r = try Shell.run("set -o pipefail; mnemonic generate | derive --coin zec --pool sapling --count 2 --index 5")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.records.count, 2)
+        for record in r.records {
+            XCTAssertTrue((record["address"] as? String ?? "").hasPrefix("zs1"), "\(record)")
+            XCTAssertTrue((record["unified_address"] as? String ?? "").hasPrefix("u1"), "\(record)")
+            XCTAssertTrue((record["transparent_address"] as? String ?? "").hasPrefix("t1"), "\(record)")
+            XCTAssertGreaterThanOrEqual(Int(record["diversifier_index"] as? String ?? "") ?? -1, 5)
+        }
+        XCTAssertFalse(r.out.contains("mnemonic"))
+        let test = try Shell.run("set -o pipefail; mnemonic generate | derive --coin zec --pool sapling --network test")
+        XCTAssertEqual(test.status, 0, test.stderr)
+        XCTAssertTrue((test.records.first?["address"] as? String ?? "").hasPrefix("ztestsapling1"), test.out)
+        XCTAssertTrue((test.records.first?["unified_address"] as? String ?? "").hasPrefix("utest1"), test.out)
+        XCTAssertTrue((test.records.first?["transparent_address"] as? String ?? "").hasPrefix("tm"), test.out)
+    }
+
+    /// Bad inputs are error records with their own codes; the good records around them still come.
+    func testErrorRecords() throws {
+        let (w, _, _) = try wallet()
+        let noSapling = try XCTUnwrap((TestPaths.json(TestPaths.vector("zcash/unified_full_viewing_keys.json")) as? [[Any]])?[2][5] as? String)
+        XCTAssertTrue(noSapling.hasPrefix("uview1"))
+        let input = Shell.lines([
+            ["ufvk": noSapling],
+            ["mnemonic": w["mnemonic"]!, "diversifier_index": "309485009821345068724781056"],
+            ["mnemonic": w["mnemonic"]!, "diversifier_index": "2"],
+            ["ufvk": "uview1qqqq"],
+        ])
+        let r = try Shell.run("derive --coin zec --pool sapling", stdin: input)
+        XCTAssertEqual(r.status, 65)
+        XCTAssertEqual(r.records.map { $0["code"] as? String ?? $0["type"] as? String },
+                       ["zcash.no_sapling_item", "zcash.diversifier_index_out_of_range", "address", "zcash.invalid_encoding"])
+        XCTAssertEqual(r.records.map { $0["line"] as? Int }, [1, 2, nil, 4])
+        // Index 2 of this key is no valid diversifier (sapling_zip32-style d2 is null for about
+        // half the keys): the address comes from the next valid index, and says which.
+        XCTAssertEqual(r.records[2]["diversifier_index"] as? String, "3")
+        XCTAssertFalse(r.out.contains("abandon"))
+        XCTAssertFalse(r.stderr.contains("abandon"))
+        let usage = try Shell.run("derive --coin btc --pool sapling", stdin: Shell.lines([["mnemonic": w["mnemonic"]!]]))
+        XCTAssertEqual(usage.status, 64)
+    }
+}
