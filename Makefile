@@ -45,8 +45,10 @@ bench:
 	swift build -c release --product sign-hash
 	swift build -c release --product scan-blocks
 	swift build -c release --product monero-bench
+	swift build -c release --product zcash-bench
 	python3 bench/run.py --bin "$$(swift build -c release --show-bin-path)"
 	python3 bench/monero_bulk.py --bin "$$(swift build -c release --show-bin-path)"
+	python3 bench/zcash_keys.py --bin "$$(swift build -c release --show-bin-path)"
 
 install: deps
 	@set -e; \

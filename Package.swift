@@ -77,6 +77,7 @@ let package = Package(
         ]),
         .executableTarget(name: "keycard-sim", dependencies: ["KeycardSimulator"]),
         .executableTarget(name: "monero-bench", dependencies: ["Monero", "WalletScan", "WalletCore", "CSodium"], path: "Benchmarks/monero-bench"),
+        .executableTarget(name: "zcash-bench", dependencies: ["Zcash", "WalletCore"], path: "Benchmarks/zcash-bench"),
         .executableTarget(name: "satchel-bench", dependencies: ["WalletKeys", "WalletCore"], path: "Benchmarks/satchel-bench"),
 
         .target(name: "SatchelTestSupport", path: "Tests/SatchelTestSupport"),

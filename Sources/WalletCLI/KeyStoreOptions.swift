@@ -99,6 +99,9 @@ public enum KeyStoreRecords {
             return .monero(try MoneroKeys(viewSecret: SecureBytes(raw[0..<32]), spendPublic: Array(raw[32..<64])))
         case .keycardPairing:
             throw KeyStoreError.unsupportedEntry("entry '\(m.name)' is a Keycard pairing, not a wallet")
+        case .zec:
+            guard let material = ZcashKeyMaterial(payload: entry.secret) else { throw KeyStoreError.damaged(name: m.name, reason: "not a Zcash seed or viewing key") }
+            return .zcash(material)
         }
     }
 
@@ -112,6 +115,23 @@ public enum KeyStoreRecords {
         }
         if passphraseProtected, record["mnemonic"] == nil {
             throw KeyStoreError.unsupportedEntry("--bip39-passphrase applies to a BIP39 phrase only")
+        }
+        // Zcash: a viewing key, or a phrase or seed of a record that says "coin":"zec".
+        if let field = ZcashAccountKeys.keyFields.first(where: { record[$0] != nil }) {
+            let text = try record.string(field, expected: "a Zcash viewing key")
+            guard ZcashKeyMaterial.field(of: text) == field else {
+                throw RecordError.invalidField(field: field, reason: "not a \(field == "ufvk" ? "uview" : field == "uivk" ? "uivk" : "zxviews") key")
+            }
+            _ = try ZcashAccountKeys(material: .viewingKey(field: field, text: text), network: .main, account: 0)  // checks it
+            return KeyStoreEntry(metadata: meta(.zec), secret: ZcashKeyMaterial.viewingKey(field: field, text: text).payload)
+        }
+        if (try record.optionalString("coin")) == "zec" {
+            guard !passphraseProtected else {
+                throw KeyStoreError.unsupportedEntry("a zec entry keeps the seed; give the BIP39 passphrase in the record (\"passphrase\"), not --bip39-passphrase")
+            }
+            var scratch = record
+            let seed = try RecordKeys(coin: "zec", accountPath: nil, sharedPassphrase: nil).seed(record, out: &scratch)
+            return KeyStoreEntry(metadata: meta(.zec), secret: ZcashKeyMaterial.seed(seed).payload)
         }
         if let phrase = try record.optionalString("mnemonic") {
             let scheme = try record.optionalString("scheme").flatMap(MnemonicScheme.init(rawValue:))
@@ -179,6 +199,13 @@ public enum KeyStoreRecords {
         case .keycardPairing:
             // The pairing key opens the card's secure channel: it stays in the store.
             throw KeyStoreError.unsupportedEntry("entry '\(m.name)' is a Keycard pairing; pairings are not exported")
+        case .zec:
+            out["coin"] = .string("zec")
+            switch ZcashKeyMaterial(payload: entry.secret) {
+            case .seed(let seed): out["seed"] = .string(seed.hex)
+            case .viewingKey(let field, let text): out[field] = .string(text)
+            case nil: throw KeyStoreError.damaged(name: m.name, reason: "not a Zcash seed or viewing key")
+            }
         }
         out["birthdays"] = .object(birthdayObject(m.birthdays))
         return out

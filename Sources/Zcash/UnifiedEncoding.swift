@@ -46,7 +46,12 @@ public enum F4Jumble {
         return Array(out[0..<length])
     }
 
-    private static func xor(_ a: [UInt8], _ b: [UInt8]) -> [UInt8] { zip(a, b).map { $0 ^ $1 } }
+    private static func xor(_ a: [UInt8], _ b: [UInt8]) -> [UInt8] {
+        precondition(a.count == b.count)
+        var out = a
+        out.withUnsafeMutableBufferPointer { o in b.withUnsafeBufferPointer { b in for i in 0..<o.count { o[i] ^= b[i] } } }
+        return out
+    }
 }
 
 /// ZIP-316 unified addresses and viewing keys: typed items, F4Jumble, Bech32m.

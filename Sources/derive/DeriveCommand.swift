@@ -280,8 +280,9 @@ extension DeriveCommand {
             let show = QRSink(terminal: terminal, directory: qrDir, format: qrFormat)
             let body = { (record: JSONObject, emit: (JSONObject) throws(CLIError) -> Void) throws in
                 let emit = { (out: JSONObject) throws(CLIError) -> Void in try emit(try show.attach(out)) }
+                if card == nil, case .zcash(let material)? = walletSource { return try saplingAddresses(record, keys, material: material, emit: emit) }
                 if walletSource == nil, card == nil, chainOptions.isSapling(record) { return try saplingAddresses(record, keys, emit: emit) }
-                if chainOptions.pool == "sapling" { throw DerivationError.unsupported("--pool sapling needs a BIP39 phrase, a seed or a Zcash viewing key in the record (not --wallet or --card yet)") }
+                if chainOptions.pool == "sapling" { throw DerivationError.unsupported("--pool sapling needs a BIP39 phrase, a seed or a Zcash viewing key in the record, or a zec key-store entry (not a card)") }
                 var base = record
                 let source = try walletSource ?? keys.source(record, out: &base)
                 // An address record carries its own path and keys, not the account record it
@@ -294,6 +295,8 @@ extension DeriveCommand {
                     try bip32Addresses(key, origin: origin, fromSeed: fromSeed, card: card, base: base, emit: emit)
                 case .single:
                     throw DerivationError.unsupported("a lone private key has no addresses to derive; give a seed or an extended key")
+                case .zcash:
+                    throw DerivationError.unsupported("Zcash keys from a card are not supported")
                 }
             }
             // With --wallet or --card the key is there: no input records are read.
@@ -423,8 +426,9 @@ extension DeriveCommand {
                 return try pipeline.fail(error).exitIfFailed()
             }
             let body = { (record: JSONObject, emit: (JSONObject) throws(CLIError) -> Void) throws in
+                if case .zcash(let material)? = walletSource { return try emit(try saplingAccount(record, keys, material: material)) }
                 if walletSource == nil, chainOptions.isSapling(record) { return try emit(try saplingAccount(record, keys)) }
-                if chainOptions.pool == "sapling" { throw DerivationError.unsupported("--pool sapling needs a BIP39 phrase, a seed or a Zcash viewing key in the record (not --wallet yet)") }
+                if chainOptions.pool == "sapling" { throw DerivationError.unsupported("--pool sapling needs a BIP39 phrase, a seed or a Zcash viewing key in the record, or a zec key-store entry") }
                 var out = record
                 let source = try walletSource ?? keys.source(record, out: &out)
                 out = SecretFields.removed(from: out)
@@ -469,6 +473,8 @@ extension DeriveCommand {
                     }
                 case .single:
                     throw DerivationError.unsupported("a lone private key has no account; give a seed or an extended key")
+                case .zcash:
+                    throw DerivationError.unsupported("unreachable: Zcash entries take the Sapling branch")
                 }
                 try emit(out)
             }

@@ -23,9 +23,10 @@ extension ChainOptions {
     }
 
     /// The account's keys from a record: a BIP39 phrase or seed, or a viewing key.
-    func zcashKeys(_ record: JSONObject, _ keys: RecordKeys, out: inout JSONObject) throws -> ZcashAccountKeys {
+    func zcashKeys(_ record: JSONObject, _ keys: RecordKeys, material: ZcashKeyMaterial?, out: inout JSONObject) throws -> ZcashAccountKeys {
         if let coin, coin != "zec" { throw DerivationError.unsupported("Zcash Sapling keys are for --coin zec, not \(coin)") }
         let network = try zcashNetwork()
+        if let material { return try ZcashAccountKeys(material: material, network: network, account: account) }
         if ZcashAccountKeys.hasViewingKey(record) { return try ZcashAccountKeys(viewingKeyOf: record, network: network) }
         let seed = try keys.seed(record, out: &out)
         return try ZcashAccountKeys(seed: seed, network: network, account: account)
@@ -48,10 +49,10 @@ extension ChainOptions {
 extension DeriveCommand.Addresses {
     /// Receive addresses at the first `count` valid diversifier indexes from --index (or the
     /// record's "diversifier_index", up to 2^88 − 1); with --change 1 or both, the change address.
-    func saplingAddresses(_ record: JSONObject, _ keys: RecordKeys, emit: (JSONObject) throws(CLIError) -> Void) throws {
+    func saplingAddresses(_ record: JSONObject, _ keys: RecordKeys, material: ZcashKeyMaterial? = nil, emit: (JSONObject) throws(CLIError) -> Void) throws {
         guard path == nil else { throw DerivationError.unsupported("Sapling addresses have no BIP32 path; use --account and --index/--count") }
         var base = record
-        let zcash = try chainOptions.zcashKeys(record, keys, out: &base)
+        let zcash = try chainOptions.zcashKeys(record, keys, material: material, out: &base)
         base = AccountFields.removed(from: SecretFields.removed(from: base))
         var start = DiversifierIndex(UInt64(index))
         if let text = try record.optionalString("diversifier_index") {
@@ -92,9 +93,9 @@ extension DeriveCommand.Addresses {
 extension DeriveCommand.Account {
     /// The account record: viewing keys (ZIP-32, zcashd and ZIP-316 forms), the default and
     /// unified addresses; with --private the extended spending key.
-    func saplingAccount(_ record: JSONObject, _ keys: RecordKeys) throws -> JSONObject {
+    func saplingAccount(_ record: JSONObject, _ keys: RecordKeys, material: ZcashKeyMaterial? = nil) throws -> JSONObject {
         var out = record
-        let zcash = try chainOptions.zcashKeys(record, keys, out: &out)
+        let zcash = try chainOptions.zcashKeys(record, keys, material: material, out: &out)
         out = SecretFields.removed(from: out)
         out["type"] = .string("account")
         chainOptions.saplingFields(zcash, record: record, into: &out)

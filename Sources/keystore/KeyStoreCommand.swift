@@ -45,7 +45,7 @@ extension KeyStoreCommand {
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Store the key of one record read from stdin under NAME.",
-            discussion: "The record holds a mnemonic (BIP39 or Monero), a seed, an extended public key, or Monero view_key and public_spend_key; the same record `mnemonic` or `derive account` writes.")
+            discussion: "The record holds a mnemonic (BIP39 or Monero), a seed, an extended public key, Monero view_key and public_spend_key, or a Zcash key (a phrase or seed with \"coin\":\"zec\", or ufvk, uivk, extended_full_viewing_key); the same record `mnemonic` or `derive account` writes.")
 
         @Argument(help: "The entry's name: 1–64 of A–Z a–z 0–9 . _ -")
         var name: String

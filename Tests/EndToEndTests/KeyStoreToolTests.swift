@@ -23,6 +23,48 @@ final class KeyStoreToolTests: XCTestCase {
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
     }
 
+    /// A zec entry keeps a seed (from a phrase of a "coin":"zec" record) or a viewing key, with
+    /// its birthday; --wallet gives derive the same keys as the record did; export gives back
+    /// a record that re-adds to the same entry; sign-hash refuses it.
+    func testZcashEntries() throws {
+        let w = try XCTUnwrap(TestPaths.json(TestPaths.vector("zcash/generated/wallet_abandon_art_account0.json")) as? [String: Any])
+        let s = try XCTUnwrap(w["sapling"] as? [String: Any])
+        let phrase = Shell.lines([["mnemonic": w["mnemonic"]!, "coin": "zec"]])
+        let add = try Shell.run("keystore add zseed --birthday zec=419200 \(ks)", stdin: phrase)
+        XCTAssertEqual(add.status, 0, add.stderr)
+        XCTAssertEqual(add.records.first?["kind"] as? String, "zec")
+        XCTAssertEqual(add.records.first?["birthdays"] as? [String: Int], ["zec": 419200])
+        let fromEntry = try Shell.run("derive --wallet zseed --count 2 --change both \(ks)")
+        XCTAssertEqual(fromEntry.status, 0, fromEntry.stderr)
+        let fromRecord = try Shell.run("derive --coin zec --pool sapling --count 2 --change both", stdin: phrase)
+        XCTAssertEqual(fromRecord.status, 0, fromRecord.stderr)
+        XCTAssertEqual(fromEntry.records.map { $0["address"] as? String }, fromRecord.records.map { $0["address"] as? String })
+        XCTAssertEqual(fromEntry.records.first?["address"] as? String, s["default_address"] as? String)
+
+        // derive account → a watch-only entry holding the UFVK, which keeps its birthday.
+        let view = try Shell.run("set -o pipefail; derive account --wallet zseed \(ks) | keystore add zview \(ks)")
+        XCTAssertEqual(view.status, 0, view.stderr)
+        XCTAssertEqual(view.records.first?["birthdays"] as? [String: Int], ["zec": 419200])
+        let watch = try Shell.run("derive --wallet zview --count 2 \(ks)")
+        XCTAssertEqual(watch.status, 0, watch.stderr)
+        XCTAssertEqual(watch.records.map { $0["address"] as? String }, Array(fromRecord.records.prefix(2)).map { $0["address"] as? String })
+        let exported = try Shell.run("keystore export zview \(ks)")
+        XCTAssertEqual(exported.status, 0, exported.stderr)
+        XCTAssertTrue((exported.records.first?["ufvk"] as? String ?? "").hasPrefix("uview1"), exported.out)
+        XCTAssertNil(exported.records.first?["seed"])
+        let seedBack = try Shell.run("set -o pipefail; keystore export zseed \(ks) | keystore add zseed2 \(ks)")
+        XCTAssertEqual(seedBack.status, 0, seedBack.stderr)
+        let again = try Shell.run("derive --wallet zseed2 --count 2 --change both \(ks)")
+        XCTAssertEqual(again.records.map { $0["address"] as? String }, fromRecord.records.map { $0["address"] as? String })
+        let sign = try Shell.run("sign-hash --wallet zseed --path m/0 \(ks)", stdin: Shell.lines([["hash": String(repeating: "ab", count: 32)]]))
+        XCTAssertEqual(sign.status, 65)
+        XCTAssertEqual(sign.records.first?["code"] as? String, "derive.unsupported")
+        // A viewing key under the wrong field is refused before anything is stored.
+        let wrong = try Shell.run("keystore add bad \(ks)", stdin: Shell.lines([["uivk": s["extfvk_bech32"]!]]))
+        XCTAssertNotEqual(wrong.status, 0)
+        XCTAssertEqual(try Shell.run("keystore list --keystore \(dir)/ks").records.map { $0["name"] as? String }, ["zseed", "zseed2", "zview"])
+    }
+
     /// Under umask 000 the store and its missing parents are made 0700; an entry others can
     /// read, or a symbolic link, is refused; a listing shows the good entries beside an error
     /// record for the bad one.

@@ -51,6 +51,12 @@ final class ZcashDeriveToolTests: XCTestCase {
         let secret = try Shell.run("derive account --coin zec --pool sapling --private", stdin: phrase)
         XCTAssertEqual(secret.status, 0, secret.stderr)
         XCTAssertEqual(secret.records.first?["extended_spending_key"] as? String, s["extsk_bech32"] as? String)
+        // The spending key never passes on down a pipe.
+        let piped = try Shell.run("set -o pipefail; derive account --coin zec --pool sapling --private | derive --count 2 --change both", stdin: phrase)
+        XCTAssertEqual(piped.status, 0, piped.stderr)
+        XCTAssertEqual(piped.records.count, 3)
+        XCTAssertFalse(piped.out.contains("secret-extended-key"))
+        XCTAssertFalse(piped.out.contains("extended_spending_key"))
 
         // The account record, the file's own uview1 (with an Orchard item we do not use), the
         // UIVK and the zxviews key each give the same receive addresses.
