@@ -36,6 +36,13 @@ guard !seeds.isEmpty else {
     exit(64)
 }
 
+// The primitives under both: a field multiplication and a scalar multiplication.
+var element = Fq(wide: Array(seeds[0].prefix(64)) + [UInt8](repeating: 0, count: max(0, 64 - seeds[0].count)))
+report("fq_mul", measure(repeats: 3, count: 1_000_000) { _ in element = element * element })
+let base = SaplingGenerators.spendAuth
+let scalar = Fr(wide: Array(seeds[0].prefix(64)) + [UInt8](repeating: 0, count: max(0, 64 - seeds[0].count)))
+report("jubjub_scalar_mul", measure(repeats: 3, count: 200) { _ in _ = base.times(scalar) })
+
 // The account key m/32'/133'/0' with its full and incoming viewing keys.
 report("account_keys", measure(repeats: 3, count: seeds.count) { i in
     _ = SaplingExtendedSpendingKey.account(seed: seeds[i], network: .main, account: 0).fullViewingKey.incomingViewingKey

@@ -86,18 +86,17 @@ public struct JubjubPoint: Sendable {
         precondition(k.count == 32)
         var table = [JubjubPoint](repeating: .identity, count: 16)
         for i in 1..<16 { table[i] = table[i - 1] + self }
-        var acc = JubjubPoint.identity
-        for byteIndex in stride(from: 31, through: 0, by: -1) {
-            for nibble in [k[byteIndex] >> 4, k[byteIndex] & 0xF] {
+        return table.withUnsafeBufferPointer { table in
+            var acc = JubjubPoint.identity
+            for nibbleIndex in stride(from: 63, through: 0, by: -1) {
+                let nibble = Int(k[nibbleIndex / 2] >> (nibbleIndex % 2 == 1 ? 4 : 0) & 0xF)
                 acc = acc.doubled().doubled().doubled().doubled()
                 var entry = JubjubPoint.identity
-                for (i, candidate) in table.enumerated() {
-                    entry = .select(Int(nibble) == i, candidate, entry)
-                }
+                for i in 0..<16 { entry = .select(nibble == i, table[i], entry) }
                 acc = acc + entry
             }
+            return acc
         }
-        return acc
     }
 
     /// Equality of the points (cross-multiplied, so any Z).

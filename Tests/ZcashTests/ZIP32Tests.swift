@@ -70,11 +70,13 @@ final class ZIP32Tests: XCTestCase {
         XCTAssertNil(m12.extendedFullViewingKey.child(0x8000_0003))
     }
 
-    /// Sapling keys from a 32-byte spending key (not ZIP-32): ask, nsk, ovk, ak, nk, ivk, and the
-    /// default diversifier (the first valid PRF^expand(sk, [3, i])[0..<11]) with its pk_d.
+    /// Sapling keys from a 32-byte spending key (not ZIP-32): ask, nsk, ovk, ak, nk, ivk, the
+    /// default diversifier (the first valid PRF^expand(sk, [3, i])[0..<11]) with its pk_d, and
+    /// a note to it: commitment u-coordinate and nullifier.
     func testKeyComponents() throws {
         let rows = try ZcashVectors.rows("sapling_key_components.json")
         XCTAssertEqual(rows.count, 10)
+        let values = try ZcashVectors.exactIntegers("sapling_key_components.json", field: "note_v")
         for (n, v) in rows.enumerated() {
             let sk = try XCTUnwrap(v.bytes("sk"))
             let ask = Fr(wide: Blake2.prfExpand(sk, [0])), nsk = Fr(wide: Blake2.prfExpand(sk, [1]))
@@ -92,6 +94,11 @@ final class ZIP32Tests: XCTestCase {
             while SaplingDiversifier.base(d) == nil { i += 1; d = Array(Blake2.prfExpand(sk, [3, i])[0..<11]) }
             XCTAssertEqual(Hex.encode(d), v.hex("default_d"), "row \(n)")
             XCTAssertEqual(Hex.encode(try XCTUnwrap(SaplingDiversifier.base(d)).times(ivk).bytes), v.hex("default_pk_d"), "row \(n)")
+            // The note to that address: its commitment (Pedersen hash) and nullifier.
+            let note = SaplingNote(diversifier: d, transmissionKey: try XCTUnwrap(v.bytes("default_pk_d")),
+                                   value: values[n], rcm: try XCTUnwrap(Fr(bytes: try XCTUnwrap(v.bytes("note_r")))))
+            XCTAssertEqual(note.commitmentU.map(Hex.encode), v.hex("note_cmu"), "row \(n)")
+            XCTAssertEqual(note.nullifier(nk: fvk.nk, position: UInt64(try XCTUnwrap(v["note_pos"] as? Int))).map(Hex.encode), v.hex("note_nf"), "row \(n)")
         }
     }
 
