@@ -23,6 +23,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
     ],
     targets: [
         systemLibrary("CSodium", pkgConfig: "libsodium", apt: "libsodium-dev"),
@@ -40,7 +41,8 @@ let package = Package(
         .target(name: "WalletScan", dependencies: ["CSQLite", "CZstd", "WalletCore"]),
         .target(name: "Monero", dependencies: ["CSodium", "WalletScan", "WalletKeys", "WalletCore"]),
         // Field arithmetic unoptimized is 30× slower: the tests' trial decryptions need -O in debug too.
-        .target(name: "Zcash", dependencies: ["CBlake2", "COpenSSL", "CSodium", "WalletKeys", "WalletCore"],
+        .target(name: "Zcash", dependencies: ["CBlake2", "COpenSSL", "CSodium", "WalletKeys", "WalletScan", "WalletCore",
+                                              .product(name: "SwiftProtobuf", package: "swift-protobuf")],
                 swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         .target(name: "WalletKeyStore", dependencies: ["CSodium", "WalletCore"]),
         .target(name: "WalletCard", dependencies: ["COpenSSL", "CSodium", "CPCSCLite", "WalletCore"]),
@@ -70,7 +72,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "scan-blocks", dependencies: [
-            "WalletCLI", "WalletScan", "Monero", "WalletKeys", "WalletCore",
+            "WalletCLI", "WalletScan", "Monero", "Zcash", "WalletKeys", "WalletCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "card-info", dependencies: [

@@ -75,4 +75,12 @@ public protocol ChainScanner: Sendable {
     func asChange(_ output: ReceivedOutput) -> ReceivedOutput
     /// The address text of (account, index), for records.
     func address(account: UInt32, index: UInt32) -> String?
+    /// The address an output was paid to when the output itself tells (Zcash: its
+    /// diversifier and transmission key, whichever key scope found it); nil to look it up by
+    /// (account, index).
+    func addressPaid(_ output: ReceivedOutput) -> String?
+}
+
+extension ChainScanner {
+    public func addressPaid(_ output: ReceivedOutput) -> String? { nil }
 }

@@ -10,10 +10,10 @@ enum Zstd {
 
 /// Bytes of a file or stdin, decompressed on the fly when they are zstd (found by the magic
 /// number), read in chunks: memory does not grow with the file.
-final class ByteStream {
+public final class ByteStream {
     private let fd: Int32
     private let closeWhenDone: Bool
-    let name: String
+    public let name: String
     private var raw = [UInt8](repeating: 0, count: 1 << 17)
     private var rawStart = 0, rawEnd = 0, rawEOF = false
     private var zstd: OpaquePointer?
@@ -23,7 +23,7 @@ final class ByteStream {
     private var decoded = [UInt8](repeating: 0, count: ZSTD_DStreamOutSize())
 
     /// `path` "-" is stdin.
-    init(path: String) throws {
+    public init(path: String) throws {
         name = path == "-" ? "<stdin>" : path
         if path == "-" {
             fd = 0
@@ -60,7 +60,7 @@ final class ByteStream {
     }
 
     /// Calls `body` with the next chunk of (decompressed) bytes; false at the end.
-    func next(_ body: (UnsafeBufferPointer<UInt8>) throws -> Void) throws -> Bool {
+    public func next(_ body: (UnsafeBufferPointer<UInt8>) throws -> Void) throws -> Bool {
         while true {
             if rawStart == rawEnd { try fillRaw() }
             guard let zstd else {
@@ -105,7 +105,7 @@ final class ByteStream {
 }
 
 /// Lines of a `ByteStream`, each handed out as bytes without its "\n" (or "\r\n").
-final class LineStream {
+public final class LineStream {
     let stream: ByteStream
     private var pending = [UInt8]()
     private var lines = [[UInt8]]()
@@ -114,12 +114,12 @@ final class LineStream {
     private var ended = false
     static let maxLine = 1 << 26
 
-    init(path: String) throws { stream = try ByteStream(path: path) }
+    public init(path: String) throws { stream = try ByteStream(path: path) }
 
-    var name: String { stream.name }
+    public var name: String { stream.name }
 
     /// The next non-empty line and its number, or nil at the end.
-    func next() throws -> (number: Int, bytes: [UInt8])? {
+    public func next() throws -> (number: Int, bytes: [UInt8])? {
         while true {
             if cursor < lines.count {
                 let line = lines[cursor]

@@ -39,6 +39,26 @@ public struct FF1AES256 {
         return (0..<44).map { UInt8(a >> UInt64(43 - $0) & 1) } + (0..<44).map { UInt8(b >> UInt64(43 - $0) & 1) }
     }
 
+    /// Decrypts: the rounds backwards (used to find a received note's diversifier index).
+    public func decrypt(bits: [UInt8]) -> [UInt8] {
+        precondition(bits.count == 88)
+        let mask: UInt64 = (1 << 44) - 1
+        var a = bits[0..<44].reduce(UInt64(0)) { $0 << 1 | UInt64($1) }
+        var b = bits[44..<88].reduce(UInt64(0)) { $0 << 1 | UInt64($1) }
+        for round in stride(from: 9, through: 0, by: -1) {
+            var q = [UInt8](repeating: 0, count: 16)
+            q[9] = UInt8(round)
+            for k in 0..<6 { q[10 + k] = UInt8(truncatingIfNeeded: a >> (8 * UInt64(5 - k))) }
+            for k in 0..<16 { q[k] ^= encryptedP[k] }
+            let r = FF1AES256.aes(key, q)
+            let y = r[6..<12].reduce(UInt64(0)) { $0 << 8 | UInt64($1) } & mask
+            let c = (b &- y) & mask
+            b = a
+            a = c
+        }
+        return (0..<44).map { UInt8(a >> UInt64(43 - $0) & 1) } + (0..<44).map { UInt8(b >> UInt64(43 - $0) & 1) }
+    }
+
     /// One AES-256 block encryption (ECB of one block, no padding).
     static func aes(_ key: [UInt8], _ block: [UInt8]) -> [UInt8] {
         let ctx = EVP_CIPHER_CTX_new()!

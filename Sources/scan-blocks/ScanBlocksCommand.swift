@@ -19,7 +19,7 @@ struct ScanBlocksCommand: ParsableCommand {
 
     static let configuration = CommandConfiguration(
         commandName: "scan-blocks",
-        abstract: "The wallet synchronizer: finds Monero wallets' payments and spends in blocks, resumably.",
+        abstract: "The wallet synchronizer: finds Monero and Zcash (Sapling) wallets' payments and spends in blocks, resumably.",
         discussion: """
         Writes events as JSON Lines: received, spent, pending (mempool), reorg, and a final
         balance. State (scanned height, outputs, key images, events not yet written) is kept
@@ -28,18 +28,22 @@ struct ScanBlocksCommand: ParsableCommand {
         Several wallets (--wallet repeated, or --wallets FILE) share one pass over the chain;
         their records carry "wallet". See scan-blocks(1).
 
+        --chain zcash reads lightwalletd's compact blocks (.pb stream or JSON Lines) and
+        trial-decrypts every Sapling output with the wallet's viewing keys.
+
         Example (cron, every 5 minutes):
           */5 * * * * scan-blocks --wallet shop --keystore-pass-file ~/.pass --blocks /srv/xmr/blocks.jsonl --txs /srv/xmr/txs.jsonl >> payments.jsonl
+          scan-blocks --chain zcash --wallet zshop --keystore-pass-file ~/.pass --blocks /srv/zec/compact.pb >> zec-payments.jsonl
         """,
         version: SatchelVersion.string)
 
-    @Option(help: "Chain: monero.")
+    @Option(help: "Chain: monero or zcash (Sapling, from compact blocks).")
     var chain: String = "monero"
 
     @Option(help: "mainnet, testnet or stagenet (regtest chains use mainnet addresses).")
     var network: String = "mainnet"
 
-    @Option(help: ArgumentHelp("First block height to scan (the wallet's birthday); default: the key-store entry's xmr birthday.", valueName: "height"))
+    @Option(help: ArgumentHelp("First block height to scan (the wallet's birthday); default: the key-store entry's xmr (zec) birthday.", valueName: "height"))
     var birthday: Int?
 
     @Option(help: ArgumentHelp("Where the scan state lives (default $XDG_DATA_HOME/satchel/scan).", valueName: "dir"))
@@ -86,8 +90,14 @@ struct ScanBlocksCommand: ParsableCommand {
     @OptionGroup var keyOptions: KeyOptions
 
     func validate() throws {
-        guard chain == "monero" else { throw ValidationError("--chain: only monero is supported so far") }
-        guard MoneroNetwork.all.contains(where: { $0.name == network }) else { throw ValidationError("--network must be mainnet, testnet or stagenet") }
+        guard ["monero", "zcash"].contains(chain) else { throw ValidationError("--chain must be monero or zcash") }
+        if chain == "zcash" {
+            guard ["mainnet", "main", "testnet", "test"].contains(network) else { throw ValidationError("--network must be mainnet or testnet for zcash") }
+            if node != nil { throw ValidationError("--node is monerod's; Zcash compact blocks come from --blocks") }
+            if txs != nil { throw ValidationError("--txs: Zcash full transactions (memos) are not read yet") }
+        } else {
+            guard MoneroNetwork.all.contains(where: { $0.name == network }) else { throw ValidationError("--network must be mainnet, testnet or stagenet") }
+        }
         guard ["auto", "jsonl", "none"].contains(progress) else { throw ValidationError("--progress must be auto, jsonl or none") }
         guard parsedLookahead != nil else { throw ValidationError("--lookahead takes two numbers, e.g. 50,200") }
         if let maxBlocks, !(1...Self.maxHeight).contains(maxBlocks) { throw ValidationError("--max-blocks must be 1 to \(Self.maxHeight)") }
@@ -121,13 +131,27 @@ struct ScanBlocksCommand: ParsableCommand {
     func run() throws {
         let pipeline = RecordPipeline(tool: "scan-blocks")
         do {
+            if chain == "zcash" { return try runZcash(pipeline) }
             let net = MoneroNetwork.all.first { $0.name == network }!
             let given = try gatherWallets(network: net)
             let scanners = given.map { MoneroScanner(keys: $0.keys, network: net, lookahead: parsedLookahead!) }
+            var source: (any BlockSource)?
+            if let blocks { source = try FileBlockSource(blocksPath: blocks, transactionsPath: txs) }
+            if let node { source = try MoneroRPCSource(address: node) }
+            try synchronize(pipeline, wallets: given.map { ($0.name, $0.birthday) }, scanners: scanners,
+                            stateNames: scanners.map(\.stateName), source: source)
+        } catch let error as any WalletError {
+            try pipeline.fail(error).exitIfFailed()
+        }
+    }
+
+    /// The run for any chain: state, locks, the synchronizer, events to stdout.
+    func synchronize<C: ChainScanner>(_ pipeline: RecordPipeline, wallets given: [(name: String?, birthday: Int?)], scanners: [C],
+                                      stateNames: [String], source: (any BlockSource)?) throws {
+        do {
             var initializer = WalletInitializer(birthday: birthday, stateDirectory: stateDir)
-            initializer.wallets = zip(given, scanners).map { WalletInitializer.Wallet(name: $0.name, stateName: $1.stateName, birthday: $0.birthday) }
-            if let blocks { initializer.source = try FileBlockSource(blocksPath: blocks, transactionsPath: txs) }
-            if let node { initializer.source = try MoneroRPCSource(address: node) }
+            initializer.wallets = zip(given, stateNames).map { WalletInitializer.Wallet(name: $0.name, stateName: $1, birthday: $0.birthday) }
+            initializer.source = source
             let resolved = try initializer.resolve()
 
             // One scan per wallet at a time: a second one exits 75 at once (cron overlap).
@@ -140,13 +164,13 @@ struct ScanBlocksCommand: ParsableCommand {
                 guard flock(lock, LOCK_EX | LOCK_NB) == 0 else { throw ScanStateError.locked(wallet.lockPath) }
             }
 
-            let sync = try Synchronizer<MoneroScanner>(
+            let sync = try Synchronizer<C>(
                 wallets: zip(resolved.wallets, scanners).map { .init(name: $0.name, scanner: $1, statePath: $0.statePath, birthday: $0.birthday) },
                 source: resolved.source)
             if rescan { try sync.resetToBirthday() }
             let books = Dictionary(uniqueKeysWithValues: zip(given.map { $0.name ?? "" }, scanners).map { ($0, AddressBook(scanner: $1)) })
             let sink = StandardOutputSink(pipeline: pipeline, progress: progress, balanceOnChange: follow) { event, wallet in
-                EventRecords.record(event, chain: MoneroScanner.self, wallet: wallet, addresses: books[wallet ?? ""]!)
+                EventRecords.record(event, chain: C.self, wallet: wallet, addresses: books[wallet ?? ""]!)
             }
             repeat {
                 try sync.run(untilHeight: untilHeight, maxBlocks: maxBlocks, sink: sink)
@@ -241,7 +265,9 @@ enum EventRecords {
             r["amount"] = .string(String(o.amount))
             r[names.account] = .number(String(o.account))
             r[names.addressIndex] = .number(String(o.addressIndex))
-            if let address = addresses.address(account: o.account, index: o.addressIndex) { r["address"] = .string(address) }
+            if let address = addresses.scanner.addressPaid(o) ?? addresses.address(account: o.account, index: o.addressIndex) {
+                r["address"] = .string(address)
+            }
             if let memo = o.memo { r[names.memo] = .string(Hex.encode(memo)) }
             if let tag = o.spendTag { r[names.spendTag] = .string(Hex.encode(tag)) }
             if o.unlockTime != 0 { r["unlock_time"] = .string(String(o.unlockTime)) }

@@ -1,0 +1,146 @@
+import Foundation
+import SwiftProtobuf
+import WalletCore
+import WalletScan
+
+/// A compact block as the engine sees it: its id and parent, and its transactions, each with
+/// the height and tree positions its outputs need.
+public struct ZcashCompactBlock: ChainBlock {
+    public let height: UInt64
+    /// The block hash, little-endian as lightwalletd sends it.
+    public let id: [UInt8]
+    public let previousID: [UInt8]
+    public let time: UInt32
+    public let transactions: [ZcashCompactTransaction]
+    /// The Sapling note-commitment tree size at the end of the block, when the server said.
+    public let saplingTreeSize: UInt32?
+}
+
+/// A compact transaction: its Sapling nullifiers (the spends) and outputs.
+public struct ZcashCompactTransaction: ChainTransaction {
+    public let id: [UInt8]
+    /// The transaction's index in the full block (0 is the coinbase).
+    public let index: UInt64
+    /// The nullifiers its Sapling spends reveal.
+    public let spendTags: [[UInt8]]
+    public let outputs: [CompactSaplingOutput]
+    /// nil in the mempool.
+    public let height: UInt64?
+    /// The tree position of its first Sapling output; nil when the block did not give the
+    /// tree size (old servers), so nullifiers cannot be known.
+    public let firstPosition: UInt64?
+}
+
+/// Errors of Zcash block data. None carries key material.
+public enum ZcashDataError: WalletError, Equatable {
+    case badBlock(height: Int?, reason: String)
+
+    public var code: String { "scan.bad_block" }
+    public var message: String {
+        switch self {
+        case .badBlock(let height, let reason): "compact block\(height.map { " at height \($0)" } ?? ""): \(reason)"
+        }
+    }
+}
+
+extension ZcashCompactBlock {
+    /// Reads a serialized CompactBlock; checks what a light client can: field sizes, the
+    /// height the source named, and tree sizes that cover the block's outputs.
+    public static func parse(_ bytes: [UInt8], expectedHeight: Int?) throws(ZcashDataError) -> ZcashCompactBlock {
+        let wire: WireCompactBlock
+        do { wire = try WireCompactBlock(serializedBytes: bytes) } catch {
+            throw .badBlock(height: expectedHeight, reason: "not a CompactBlock message")
+        }
+        return try from(wire, expectedHeight: expectedHeight)
+    }
+
+    static func from(_ wire: WireCompactBlock, expectedHeight: Int?) throws(ZcashDataError) -> ZcashCompactBlock {
+        let height = Int(wire.height)
+        if let expectedHeight, expectedHeight != height {
+            throw .badBlock(height: expectedHeight, reason: "the block says height \(wire.height)")
+        }
+        guard wire.hash.count == 32, wire.prevHash.count == 32 || (wire.prevHash.isEmpty && wire.height == 0) else {
+            throw .badBlock(height: height, reason: "hash or prevHash is not 32 bytes")
+        }
+        let outputCount = wire.vtx.reduce(0) { $0 + $1.outputs.count }
+        let treeSize: UInt32? = wire.hasChainMetadata ? wire.chainMetadata.saplingCommitmentTreeSize : nil
+        // A size below the block's own outputs (old caches write 0) says nothing.
+        var position: UInt64? = treeSize.flatMap { UInt64($0) >= UInt64(outputCount) && $0 > 0 ? UInt64($0) - UInt64(outputCount) : nil }
+        var transactions = [ZcashCompactTransaction]()
+        transactions.reserveCapacity(wire.vtx.count)
+        for tx in wire.vtx {
+            guard tx.txid.count == 32 else { throw .badBlock(height: height, reason: "transaction \(tx.index) has no 32-byte txid") }
+            var outputs = [CompactSaplingOutput]()
+            outputs.reserveCapacity(tx.outputs.count)
+            for o in tx.outputs {
+                guard o.cmu.count == 32, o.ephemeralKey.count == 32, o.ciphertext.count >= 52 else {
+                    throw .badBlock(height: height, reason: "transaction \(tx.index) has a Sapling output of the wrong size")
+                }
+                outputs.append(CompactSaplingOutput(cmu: Array(o.cmu), ephemeralKey: Array(o.ephemeralKey), ciphertext: Array(o.ciphertext.prefix(52))))
+            }
+            let nullifiers = try tx.spends.map { spend throws(ZcashDataError) -> [UInt8] in
+                guard spend.nf.count == 32 else { throw .badBlock(height: height, reason: "transaction \(tx.index) has a nullifier of the wrong size") }
+                return Array(spend.nf)
+            }
+            transactions.append(ZcashCompactTransaction(id: Array(tx.txid), index: tx.index, spendTags: nullifiers, outputs: outputs,
+                                                        height: wire.height, firstPosition: position))
+            position = position.map { $0 + UInt64(outputs.count) }
+        }
+        return ZcashCompactBlock(height: wire.height, id: Array(wire.hash), previousID: Array(wire.prevHash), time: wire.time,
+                                 transactions: transactions, saplingTreeSize: treeSize)
+    }
+}
+
+extension WireCompactBlock {
+    /// From one line of the JSON Lines form (the proto's field names, bytes in hex, as the
+    /// fixtures write them); a missing field is the proto3 default.
+    public init(record: JSONObject) throws {
+        self.init()
+        func hex(_ o: JSONObject, _ key: String) throws -> Data {
+            guard let value = o[key] else { return Data() }
+            guard case .string(let text) = value else { throw ZcashDataError.badBlock(height: nil, reason: "\(key) is not a hex string") }
+            return Data(try Hex.decode(text))
+        }
+        func objects(_ o: JSONObject, _ key: String) throws -> [JSONObject] {
+            guard let value = o[key] else { return [] }
+            guard case .array(let items) = value else { throw ZcashDataError.badBlock(height: nil, reason: "\(key) is not a list") }
+            return try items.map { item throws -> JSONObject in
+                guard case .object(let object) = item else { throw ZcashDataError.badBlock(height: nil, reason: "\(key) holds a non-object") }
+                return object
+            }
+        }
+        func uint(_ o: JSONObject, _ key: String) throws -> UInt64 {
+            guard let value = o[key] else { return 0 }
+            switch value {
+            case .number(let text): if let n = UInt64(text) { return n }
+            case .string(let text): if let n = UInt64(text) { return n }
+            default: break
+            }
+            throw ZcashDataError.badBlock(height: nil, reason: "\(key) is not a whole number")
+        }
+        height = try uint(record, "height")
+        hash = try hex(record, "hash")
+        prevHash = try hex(record, "prevHash")
+        time = UInt32(truncatingIfNeeded: try uint(record, "time"))
+        header = try hex(record, "header")
+        if case .object(let meta)? = record["chainMetadata"] {
+            chainMetadata.saplingCommitmentTreeSize = UInt32(truncatingIfNeeded: try uint(meta, "saplingCommitmentTreeSize"))
+            chainMetadata.orchardCommitmentTreeSize = UInt32(truncatingIfNeeded: try uint(meta, "orchardCommitmentTreeSize"))
+        }
+        vtx = try objects(record, "vtx").map { t in
+            var tx = WireCompactTx()
+            tx.index = try uint(t, "index")
+            tx.txid = try hex(t, t["txid"] != nil ? "txid" : "hash")  // "hash" in old servers' field name
+            tx.fee = UInt32(truncatingIfNeeded: try uint(t, "fee"))
+            tx.spends = try objects(t, "spends").map { var s = WireCompactSaplingSpend(); s.nf = try hex($0, "nf"); return s }
+            tx.outputs = try objects(t, "outputs").map { o in
+                var out = WireCompactSaplingOutput()
+                out.cmu = try hex(o, "cmu")
+                out.ephemeralKey = try hex(o, o["ephemeralKey"] != nil ? "ephemeralKey" : "epk")
+                out.ciphertext = try hex(o, "ciphertext")
+                return out
+            }
+            return tx
+        }
+    }
+}

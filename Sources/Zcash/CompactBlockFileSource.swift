@@ -1,0 +1,137 @@
+import Foundation
+import SwiftProtobuf
+import WalletCore
+import WalletScan
+
+/// Compact blocks from a file, plain or zstd, streamed: lightwalletd's length-delimited
+/// protobuf (varint length ‖ CompactBlock, as `.pb` files and SDK caches keep them) or JSON
+/// Lines with the proto's field names and hex bytes. The form is told by the first byte
+/// ("{" for JSON). Blocks must come in height order; going back (a reorg against the stored
+/// chain) reopens the file, which stdin cannot.
+public final class CompactBlockFileSource: BlockSource, @unchecked Sendable {  // every use holds `lock`
+    private let lock = NSLock()
+    private let path: String
+    private var reader: Reader
+    private var nextHeight: Int?
+    private var held: WireCompactBlock?
+
+    public init(path: String) throws {
+        self.path = path
+        reader = try Reader(path: path)
+    }
+
+    public func chainHeight() throws -> Int? { nil }
+    public func mempool() throws -> [[UInt8]] { [] }
+
+    public func blocks(from height: Int, count: Int) throws -> [BlockData] {
+        lock.lock()
+        defer { lock.unlock() }
+        if let next = nextHeight, height < next - (held == nil ? 0 : 1) {
+            guard path != "-" else { throw ScanError.unsupported("cannot go back in compact blocks read from stdin (a reorg against the stored chain): give --blocks a file") }
+            reader = try Reader(path: path)
+            nextHeight = nil
+            held = nil
+        }
+        var out = [BlockData]()
+        while out.count < count {
+            let block: WireCompactBlock
+            if let h = held { block = h; held = nil } else {
+                guard let b = try reader.next() else { break }
+                let h = Int(b.height)
+                if let expected = nextHeight, h != expected {
+                    throw ScanError.malformed(what: "\(reader.name) block \(reader.count)", reason: "block \(h) out of order (expected \(expected))")
+                }
+                if nextHeight == nil, h > height {
+                    throw ScanError.unsupported("the compact blocks start at \(h), after the birthday \(height)")
+                }
+                nextHeight = h + 1
+                block = b
+            }
+            if Int(block.height) < height { continue }
+            let bytes: [UInt8]
+            do { bytes = try block.serializedBytes() } catch {
+                throw ScanError.malformed(what: "block \(block.height)", reason: "cannot be serialized again")
+            }
+            out.append(BlockData(height: Int(block.height), blob: bytes, transactions: [], claimedID: nil))
+        }
+        return out
+    }
+
+    /// One pass over the file: delimited protobuf or JSON Lines.
+    final class Reader {
+        private let stream: ByteStream
+        private var buffer = [UInt8]()
+        private var start = 0
+        private var ended = false
+        private var json: Bool?
+        private(set) var count = 0
+        var name: String { stream.name }
+
+        init(path: String) throws { stream = try ByteStream(path: path) }
+
+        /// Ensures `n` bytes are buffered past `start`; false at the end of the data.
+        private func fill(_ n: Int) throws -> Bool {
+            while buffer.count - start < n && !ended {
+                if start > 0 { buffer.removeFirst(start); start = 0 }
+                if !(try stream.next { buffer.append(contentsOf: $0) }) { ended = true }
+            }
+            return buffer.count - start >= n
+        }
+
+        func next() throws -> WireCompactBlock? {
+            guard try fill(1) else { return nil }
+            if json == nil { json = buffer[start] == UInt8(ascii: "{") }
+            count += 1
+            return json! ? try nextJSON() : try nextDelimited()
+        }
+
+        private func nextDelimited() throws -> WireCompactBlock {
+            var length = 0, shift = 0
+            while true {
+                guard try fill(1) else { throw ScanError.malformed(what: "\(name) block \(count)", reason: "the file ends inside a length") }
+                let byte = buffer[start]
+                start += 1
+                length |= Int(byte & 0x7F) << shift
+                if byte & 0x80 == 0 { break }
+                shift += 7
+                guard shift < 35 else { throw ScanError.malformed(what: "\(name) block \(count)", reason: "a length longer than 5 bytes") }
+            }
+            guard length <= 1 << 26 else { throw ScanError.malformed(what: "\(name) block \(count)", reason: "a block of \(length) bytes") }
+            guard try fill(length) else { throw ScanError.malformed(what: "\(name) block \(count)", reason: "the file ends inside a block (a cut file?)") }
+            defer { start += length }
+            do {
+                return try WireCompactBlock(serializedBytes: buffer[start..<(start + length)])
+            } catch {
+                throw ScanError.malformed(what: "\(name) block \(count)", reason: "not a CompactBlock message")
+            }
+        }
+
+        private func nextJSON() throws -> WireCompactBlock {
+            while true {
+                if let newline = buffer[start...].firstIndex(of: 0x0A) {
+                    let line = Array(buffer[start..<newline])
+                    start = newline + 1
+                    if line.allSatisfy({ $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }) { continue }
+                    return try decode(line)
+                }
+                if ended {
+                    let line = Array(buffer[start...])
+                    start = buffer.count
+                    return try decode(line)
+                }
+                guard buffer.count - start < 1 << 26 else { throw ScanError.malformed(what: "\(name) line \(count)", reason: "a line over 64 MiB") }
+                _ = try fill(buffer.count - start + 1)
+            }
+        }
+
+        private func decode(_ line: [UInt8]) throws -> WireCompactBlock {
+            do {
+                return try WireCompactBlock(record: try JSONParser.parseObject(line))
+            } catch let error as JSONSyntaxError {
+                throw ScanError.malformed(what: "\(name) line \(count)", reason: "not a JSON object (\(error.reason) at byte \(error.offset))")
+            } catch let error as any WalletError {
+                throw ScanError.malformed(what: "\(name) line \(count)", reason: error.message)
+            }
+        }
+    }
+}

@@ -1,0 +1,141 @@
+import WalletCore
+import WalletScan
+
+/// The Zcash Sapling chain for the engine: compact blocks parsed once, then each wallet's
+/// incoming viewing keys (external, and internal for change when the full viewing key is
+/// known) trial-decrypt every output. A note's nullifier, its spend tag, needs nk: with an
+/// incoming viewing key alone spends stay unknown, as for a view-only Monero wallet.
+public struct ZcashScanner: ChainScanner {
+    public typealias Block = ZcashCompactBlock
+
+    public let network: ZcashNetwork
+    /// The ZIP-32 account the keys belong to, for records (0 when a viewing key does not say).
+    public let account: UInt32
+    let external: SaplingIncomingViewingKey
+    let internalKey: SaplingIncomingViewingKey?
+    let nk: JubjubPoint?
+    let internalNK: JubjubPoint?
+    let externalDecryptor: SaplingDecryptor
+    let internalDecryptor: SaplingDecryptor?
+
+    /// From a full viewing key: receive and change notes, and spends.
+    public init(fullViewingKey fvk: SaplingFullViewingKey, network: ZcashNetwork, account: UInt32) {
+        let internalFVK = fvk.internal
+        self.init(network: network, account: account, external: fvk.incomingViewingKey, internalKey: internalFVK.incomingViewingKey,
+                  nk: fvk.nk, internalNK: internalFVK.nk)
+    }
+
+    /// From an incoming viewing key: received notes only.
+    public init(incomingViewingKey ivk: SaplingIncomingViewingKey, network: ZcashNetwork, account: UInt32) {
+        self.init(network: network, account: account, external: ivk, internalKey: nil, nk: nil, internalNK: nil)
+    }
+
+    init(network: ZcashNetwork, account: UInt32, external: SaplingIncomingViewingKey, internalKey: SaplingIncomingViewingKey?,
+         nk: JubjubPoint?, internalNK: JubjubPoint?) {
+        self.network = network
+        self.account = account
+        self.external = external
+        self.internalKey = internalKey
+        self.nk = nk
+        self.internalNK = internalNK
+        let consensus = SaplingConsensus.of(network)
+        externalDecryptor = SaplingDecryptor(ivk: external.ivk, consensus: consensus)
+        internalDecryptor = internalKey.map { SaplingDecryptor(ivk: $0.ivk, consensus: consensus) }
+    }
+
+    public static let chainName = "zcash"
+    /// Records say "account", "diversifier_index" (of the note's address), "nullifier", "memo".
+    public static let fieldNames = OutputFieldNames(account: "account", addressIndex: "diversifier_index", spendTag: "nullifier", memo: "memo")
+
+    /// The state file's name: network and a hash of the incoming viewing key (one file per wallet).
+    public var stateName: String {
+        "zcash-\(network.rawValue)-" + Hex.encode(Blake2.b(12, personal: Array("Satchel_ZState__".utf8), external.bytes, Array(network.rawValue.utf8)))
+    }
+
+    public var stateID: String {
+        Hex.encode(Blake2.b(16, personal: Array("Satchel_ZStateID".utf8), external.bytes, nk?.bytes ?? []))
+    }
+
+    public var spendsKnown: Bool { nk != nil }
+
+    public static func parse(_ data: BlockData) -> Result<ZcashCompactBlock, ScanError> {
+        do {
+            let block = try ZcashCompactBlock.parse(data.blob, expectedHeight: data.height)
+            if let claimed = data.claimedID, claimed != block.id {
+                return .failure(.hashMismatch(what: "block \(data.height)", expected: Hex.encode(claimed), computed: Hex.encode(block.id)))
+            }
+            return .success(block)
+        } catch {
+            return .failure(.malformed(what: "block \(data.height)", reason: error.message))
+        }
+    }
+
+    /// Compact mempool transactions are not read (a compact block source has no mempool).
+    public static func parseTransaction(_ blob: [UInt8]) -> ZcashCompactTransaction? { nil }
+
+    /// Spendable once 10 blocks deep, the light-wallet SDKs' default.
+    public static func isUnlocked(_ o: ReceivedOutput, walletHeight: Int, now: UInt64) -> Bool {
+        (o.height ?? walletHeight) + 10 <= walletHeight
+    }
+
+    public mutating func prepare(cached: [AddressEntry]) throws {}
+    public mutating func takeNewAddresses() -> [AddressEntry] { [] }
+
+    public func scan(_ transactions: [ZcashCompactTransaction]) -> [[ReceivedOutput]] {
+        transactions.map { tx in
+            guard let height = tx.height else { return [] }
+            var found = [ReceivedOutput]()
+            for (i, output) in tx.outputs.enumerated() {
+                let position = tx.firstPosition.map { $0 + UInt64(i) }
+                if let note = externalDecryptor.tryDecrypt(output, height: height) {
+                    found.append(received(note, tx: tx, index: i, position: position, ivk: external, nk: nk, change: false))
+                } else if let internalDecryptor, let note = internalDecryptor.tryDecrypt(output, height: height) {
+                    found.append(received(note, tx: tx, index: i, position: position, ivk: internalKey!, nk: internalNK, change: true))
+                }
+            }
+            return found
+        }
+    }
+
+    private func received(_ d: DecryptedNote, tx: ZcashCompactTransaction, index: Int, position: UInt64?,
+                          ivk: SaplingIncomingViewingKey, nk: JubjubPoint?, change: Bool) -> ReceivedOutput {
+        let j = SaplingDiversifier.index(of: d.note.diversifier, dk: ivk.dk)
+        let nullifier = nk.flatMap { nk in position.flatMap { d.note.nullifier(nk: nk, position: $0) } }
+        return ReceivedOutput(height: nil, txID: tx.id, index: index, amount: d.note.value, account: account,
+                              addressIndex: j.high == 0 && j.low <= UInt64(UInt32.max) ? UInt32(j.low) : UInt32.max,
+                              spendTag: nullifier, memo: nil, unlockTime: 0, isCoinbase: tx.index == 0,
+                              outputKey: d.note.diversifier + d.note.transmissionKey, isChange: change)
+    }
+
+    public mutating func noteStored(_ output: ReceivedOutput) throws -> Bool { false }
+
+    public func asChange(_ output: ReceivedOutput) -> ReceivedOutput {
+        var o = output
+        o.isChange = true
+        return o
+    }
+
+    /// The zs1 address at a diversifier index of the external key.
+    public func address(account: UInt32, index: UInt32) -> String? {
+        guard index != UInt32.max else { return nil }
+        return external.address(exactly: DiversifierIndex(UInt64(index)))?.encoded(network)
+    }
+
+    /// The note's own address (d ‖ pk_d is its output key here), external or internal.
+    public func addressPaid(_ output: ReceivedOutput) -> String? {
+        guard output.outputKey.count == 43 else { return nil }
+        return SaplingPaymentAddress(diversifier: Array(output.outputKey[0..<11]), transmissionKey: Array(output.outputKey[11...])).encoded(network)
+    }
+}
+
+extension SaplingDiversifier {
+    /// The diversifier index j with d = FF1-AES256(dk, j): FF1 decryption.
+    public static func index(of d: [UInt8], dk: [UInt8]) -> DiversifierIndex {
+        let bits = d.flatMap { byte in (0..<8).map { UInt8(byte >> UInt8($0) & 1) } }
+        let j = FF1AES256(key: dk).decrypt(bits: bits)
+        var low: UInt64 = 0, high: UInt32 = 0
+        for k in 0..<64 where j[k] == 1 { low |= 1 << UInt64(k) }
+        for k in 0..<24 where j[64 + k] == 1 { high |= 1 << UInt32(k) }
+        return DiversifierIndex(low: low, high: high)
+    }
+}

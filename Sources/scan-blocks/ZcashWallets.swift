@@ -1,0 +1,88 @@
+import Foundation
+import WalletCLI
+import WalletCore
+import WalletKeys
+import WalletScan
+import Zcash
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension ScanBlocksCommand {
+    /// --chain zcash: Sapling notes in compact blocks, for wallets given as zec key-store
+    /// entries or key records (ufvk, uivk, extended_full_viewing_key, or a BIP39 phrase or seed).
+    func runZcash(_ pipeline: RecordPipeline) throws {
+        let net: ZcashNetwork = ["mainnet", "main"].contains(network) ? .main : .test
+        let given = try gatherZcashWallets(network: net)
+        let source = try blocks.map { try CompactBlockFileSource(path: $0) }
+        try synchronize(pipeline, wallets: given.map { ($0.name, $0.birthday) }, scanners: given.map(\.scanner),
+                        stateNames: given.map(\.scanner.stateName), source: source)
+    }
+
+    struct GivenZcashWallet {
+        let name: String?
+        let scanner: ZcashScanner
+        let birthday: Int?
+    }
+
+    static func zcashScanner(_ keys: ZcashAccountKeys) -> ZcashScanner {
+        if let fvk = keys.fullViewing { return ZcashScanner(fullViewingKey: fvk, network: keys.network, account: keys.account ?? 0) }
+        return ZcashScanner(incomingViewingKey: keys.incoming, network: keys.network, account: keys.account ?? 0)
+    }
+
+    func gatherZcashWallets(network: ZcashNetwork) throws -> [GivenZcashWallet] {
+        var given = [GivenZcashWallet]()
+        if !walletNames.isEmpty {
+            for name in walletNames { try keyStore.requireEntry(name) }
+            let passphrase = try keyStore.passphrase(confirm: false)
+            for name in walletNames {
+                let entry = try keyStore.store.load(name, passphrase: passphrase)
+                guard case .zcash(let material) = try KeyStoreRecords.keySource(entry, bip39Passphrase: nil) else {
+                    throw DerivationError.unsupported("entry '\(name)' is not a Zcash wallet")
+                }
+                let keys = try ZcashAccountKeys(material: material, network: network, account: 0)
+                guard keys.network == network else { throw DerivationError.unsupported("entry '\(name)' is for the \(keys.network.rawValue) network") }
+                given.append(GivenZcashWallet(name: name, scanner: Self.zcashScanner(keys), birthday: entry.metadata.birthdays["zec"]))
+            }
+        }
+        var records = [(name: String?, record: JSONObject, what: String)]()
+        if let wallets {
+            guard walletNames.isEmpty else { throw CLIError.usage("give --wallet or --wallets, not both, for zcash") }
+            let text = try SecretInput.read(.file(wallets))
+            var lineNumber = 0
+            for line in text.bytes.split(separator: 0x0A, omittingEmptySubsequences: false) {
+                lineNumber += 1
+                let trimmed = Array(line.drop { $0 == 0x20 || $0 == 0x09 })
+                if trimmed.isEmpty || trimmed.first == UInt8(ascii: "#") { continue }
+                let what = "\(wallets) line \(lineNumber)"
+                do { records.append((nil, try JSONParser.parseObject(trimmed), what)) } catch {
+                    throw ScanError.malformed(what: what, reason: "a zcash wallets line is a JSON key record")
+                }
+            }
+        }
+        if let record = try keyOptions.read() {
+            records.append((nil, record, "the key record"))
+        } else if walletNames.isEmpty && records.isEmpty && isatty(0) == 0 && blocks != "-", let record = try SingleRecord.read() {
+            records.append((nil, record, "the key record on stdin"))
+        }
+        let several = walletNames.count + records.count > 1
+        for (_, record, what) in records {
+            let keys: ZcashAccountKeys
+            do {
+                if ZcashAccountKeys.hasViewingKey(record) {
+                    keys = try ZcashAccountKeys(viewingKeyOf: record, network: network)
+                } else {
+                    var scratch = record
+                    let seed = try RecordKeys(coin: "zec", accountPath: nil, sharedPassphrase: nil).seed(record, out: &scratch)
+                    keys = try ZcashAccountKeys(seed: seed, network: network, account: UInt32(try record.optionalInt("account") ?? 0))
+                }
+            } catch let error as any WalletError where several {
+                throw ScanError.malformed(what: what, reason: error.message)
+            }
+            let scanner = Self.zcashScanner(keys)
+            let label = try record.optionalString("name") ?? (several ? scanner.address(account: 0, index: 0) ?? scanner.stateName : nil)
+            given.append(GivenZcashWallet(name: label, scanner: scanner, birthday: try record.optionalInt("birthday")))
+        }
+        return given
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import SatchelTestSupport
+import XCTest
+
+/// `scan-blocks --chain zcash` on fixtures/zcash-sapling: 50 compact blocks, the "abandon … art"
+/// wallet's 14 notes (11 external, 3 change), 2 spends, 4 look-alikes that must not count.
+final class ZcashScanToolTests: XCTestCase {
+    var dir = ""
+    let fixture = TestPaths.fixture("zcash-sapling").path
+
+    override func setUpWithError() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-zscan-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
+
+    private func wallet() throws -> [String: Any] {
+        try XCTUnwrap(TestPaths.json(TestPaths.fixture("zcash-sapling/wallet.json")) as? [String: Any])
+    }
+
+    private func scan(_ key: [String: Any], _ extra: String = "", blocks: String = "compact_blocks.jsonl", state: String = "s") throws -> Shell.Result {
+        try Shell.run("scan-blocks --chain zcash --blocks \(fixture)/\(blocks) --birthday 2900000 --state-dir \(dir)/\(state) --progress none \(extra)",
+                      stdin: Shell.lines([key]))
+    }
+
+    func testTheWalletsNotesSpendsAndBalance() throws {
+        let w = try wallet()
+        let expected = try TestPaths.jsonLines(TestPaths.fixture("zcash-sapling/expected_notes.jsonl"))
+        let summary = try XCTUnwrap(TestPaths.json(TestPaths.fixture("zcash-sapling/expected_summary.json")) as? [String: Any])
+        let r = try scan(["mnemonic": w["mnemonic"]!])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let received = r.records.filter { $0["type"] as? String == "received" }
+        func key(_ txid: Any?, _ index: Any?) -> String { "\(txid as? String ?? "?"):\(index as? Int ?? -1)" }
+        XCTAssertEqual(received.map { key($0["txid"], $0["index"]) }, expected.map { key($0["txid"], $0["outputIndex"]) })
+        XCTAssertEqual(received.map { $0["amount"] as? String }, expected.map { ($0["value"] as? NSNumber)?.stringValue })
+        XCTAssertEqual(received.map { $0["nullifier"] as? String }, expected.map { $0["nullifier"] as? String })
+        XCTAssertEqual(received.map { $0["address"] as? String }, expected.map { $0["address"] as? String })
+        XCTAssertEqual(received.map { $0["height"] as? Int }, expected.map { $0["height"] as? Int })
+        XCTAssertEqual(received.map { $0["change"] as? Bool ?? false }, expected.map { $0["scope"] as? String == "internal" })
+        let spent = r.records.filter { $0["type"] as? String == "spent" }
+        let spentNotes = expected.filter { $0["spent"] is [String: Any] }
+        XCTAssertEqual(spent.count, summary["spentNotes"] as? Int)
+        XCTAssertEqual(spent.map { $0["nullifier"] as? String }, spentNotes.map { $0["nullifier"] as? String })
+        XCTAssertEqual(spent.map { $0["txid"] as? String }, spentNotes.map { ($0["spent"] as? [String: Any])?["txid"] as? String })
+        XCTAssertEqual(spent.map { $0["height"] as? Int }, spentNotes.map { ($0["spent"] as? [String: Any])?["height"] as? Int })
+        let balance = try XCTUnwrap(r.records.last)
+        XCTAssertEqual(balance["type"] as? String, "balance")
+        XCTAssertEqual(balance["total"] as? String, (summary["unspentBalanceAllScopes"] as? NSNumber)?.stringValue)
+        XCTAssertEqual(balance["spends_known"] as? Bool, true)
+        XCTAssertEqual(balance["height"] as? Int, 2_900_050)
+        // 10 blocks deep to spend: notes from 2,900,041 on are not yet unlocked.
+        let spentNullifiers = Set(spent.compactMap { $0["nullifier"] as? String })
+        let locked = received.filter { ($0["height"] as? Int ?? 0) > 2_900_040 && !spentNullifiers.contains($0["nullifier"] as? String ?? "") }
+            .compactMap { UInt64($0["amount"] as? String ?? "") }.reduce(0, +)
+        XCTAssertGreaterThan(locked, 0)
+        let total = try XCTUnwrap(UInt64(balance["total"] as? String ?? ""))
+        XCTAssertEqual(UInt64(balance["unlocked"] as? String ?? ""), total - locked)
+
+        // The protobuf stream gives the same records; a second run finds nothing new.
+        let pb = try scan(["mnemonic": w["mnemonic"]!], blocks: "compact_blocks.pb", state: "pb")
+        XCTAssertEqual(pb.status, 0, pb.stderr)
+        XCTAssertEqual(pb.out, r.out)
+        let again = try scan(["mnemonic": w["mnemonic"]!])
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertEqual(again.records.map { $0["type"] as? String }, ["balance"])
+        XCTAssertEqual(again.records.first?["total"] as? String, balance["total"] as? String)
+    }
+
+    /// An incoming viewing key sees the external notes only, and no spends.
+    func testIncomingViewingKeySeesPaymentsOnly() throws {
+        let w = try wallet()
+        let uivk = try XCTUnwrap((w["unified"] as? [String: Any])?["uivk"] as? String)
+        let expected = try TestPaths.jsonLines(TestPaths.fixture("zcash-sapling/expected_notes.jsonl")).filter { $0["scope"] as? String == "external" }
+        let r = try scan(["uivk": uivk])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let received = r.records.filter { $0["type"] as? String == "received" }
+        XCTAssertEqual(received.map { "\($0["txid"] as? String ?? ""):\($0["index"] as? Int ?? -1)" },
+                       expected.map { "\($0["txid"] as? String ?? ""):\($0["outputIndex"] as? Int ?? -1)" })
+        XCTAssertTrue(received.allSatisfy { $0["nullifier"] == nil })
+        XCTAssertEqual(r.records.filter { $0["type"] as? String == "spent" }.count, 0)
+        XCTAssertEqual(r.records.last?["spends_known"] as? Bool, false)
+        let total = expected.compactMap { ($0["value"] as? NSNumber)?.uint64Value }.reduce(0, +)
+        XCTAssertEqual(r.records.last?["total"] as? String, String(total))
+        // The UFVK (the file's own, with an Orchard item) finds change and spends as the seed does.
+        let ufvk = try XCTUnwrap((w["unified"] as? [String: Any])?["ufvk"] as? String)
+        let full = try scan(["ufvk": ufvk], state: "ufvk")
+        XCTAssertEqual(full.status, 0, full.stderr)
+        XCTAssertEqual(full.records.filter { $0["type"] as? String == "received" }.count, 14)
+        XCTAssertEqual(full.records.filter { $0["type"] as? String == "spent" }.count, 2)
+    }
+
+    /// Another key (account 1 of the same seed) finds nothing: the look-alike note to it is
+    /// in the chain, and the account-0 keys must not claim it, nor it theirs.
+    func testAnotherAccountAndBadInput() throws {
+        let w = try wallet()
+        let r = try scan(["mnemonic": w["mnemonic"]!, "account": 1], state: "a1")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let received = r.records.filter { $0["type"] as? String == "received" }
+        let negatives = try TestPaths.jsonLines(TestPaths.fixture("zcash-sapling/negative_cases.jsonl"))
+        let toAccount1 = negatives.filter { ($0["reason"] as? String ?? "").contains("account 1") }
+        XCTAssertEqual(received.map { $0["txid"] as? String }, toAccount1.map { $0["txid"] as? String })
+        let cut = "\(dir)/cut.pb"
+        let data = try Data(contentsOf: URL(fileURLWithPath: "\(fixture)/compact_blocks.pb"))
+        try data.prefix(data.count / 2).write(to: URL(fileURLWithPath: cut))
+        let bad = try Shell.run("scan-blocks --chain zcash --blocks \(cut) --birthday 2900000 --state-dir \(dir)/cut --progress none",
+                                stdin: Shell.lines([["mnemonic": w["mnemonic"]!]]))
+        XCTAssertEqual(bad.status, 65, bad.stderr)
+        XCTAssertTrue(bad.stderr.contains("scan."), bad.stderr)
+        XCTAssertFalse(bad.stderr.contains("abandon"))
+    }
+}
