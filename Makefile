@@ -49,6 +49,7 @@ bench:
 	python3 bench/run.py --bin "$$(swift build -c release --show-bin-path)"
 	python3 bench/monero_bulk.py --bin "$$(swift build -c release --show-bin-path)"
 	python3 bench/zcash_keys.py --bin "$$(swift build -c release --show-bin-path)"
+	python3 bench/zcash_scan.py --bin "$$(swift build -c release --show-bin-path)"
 
 install: deps
 	@set -e; \

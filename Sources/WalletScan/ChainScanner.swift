@@ -1,3 +1,5 @@
+import WalletCore
+
 /// A chain's block, parsed and checked: what the engine needs to follow the chain.
 public protocol ChainBlock: Sendable {
     associatedtype Transaction: ChainTransaction
@@ -79,8 +81,11 @@ public protocol ChainScanner: Sendable {
     /// diversifier and transmission key, whichever key scope found it); nil to look it up by
     /// (account, index).
     func addressPaid(_ output: ReceivedOutput) -> String?
+    /// A memo's record fields; by default its hex under `fieldNames.memo`.
+    static func memoFields(_ memo: [UInt8]) -> [(key: String, value: String)]
 }
 
 extension ChainScanner {
     public func addressPaid(_ output: ReceivedOutput) -> String? { nil }
+    public static func memoFields(_ memo: [UInt8]) -> [(key: String, value: String)] { [(fieldNames.memo, Hex.encode(memo))] }
 }

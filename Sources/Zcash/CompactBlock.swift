@@ -29,6 +29,8 @@ public struct ZcashCompactTransaction: ChainTransaction {
     /// The tree position of its first Sapling output; nil when the block did not give the
     /// tree size (old servers), so nullifiers cannot be known.
     public let firstPosition: UInt64?
+    /// Each output's full 580-byte note ciphertext, when the full transaction was given.
+    public let fullCiphertexts: [[UInt8]]?
 }
 
 /// Errors of Zcash block data. None carries key material.
@@ -46,15 +48,17 @@ public enum ZcashDataError: WalletError, Equatable {
 extension ZcashCompactBlock {
     /// Reads a serialized CompactBlock; checks what a light client can: field sizes, the
     /// height the source named, and tree sizes that cover the block's outputs.
-    public static func parse(_ bytes: [UInt8], expectedHeight: Int?) throws(ZcashDataError) -> ZcashCompactBlock {
+    /// `fullTransactions`, when given, holds each compact transaction's full form (empty where
+    /// there is none), in the same order; their Sapling outputs must be the compact ones.
+    public static func parse(_ bytes: [UInt8], expectedHeight: Int?, fullTransactions: [[UInt8]] = []) throws(ZcashDataError) -> ZcashCompactBlock {
         let wire: WireCompactBlock
         do { wire = try WireCompactBlock(serializedBytes: bytes) } catch {
             throw .badBlock(height: expectedHeight, reason: "not a CompactBlock message")
         }
-        return try from(wire, expectedHeight: expectedHeight)
+        return try from(wire, expectedHeight: expectedHeight, fullTransactions: fullTransactions)
     }
 
-    static func from(_ wire: WireCompactBlock, expectedHeight: Int?) throws(ZcashDataError) -> ZcashCompactBlock {
+    static func from(_ wire: WireCompactBlock, expectedHeight: Int?, fullTransactions: [[UInt8]] = []) throws(ZcashDataError) -> ZcashCompactBlock {
         let height = Int(wire.height)
         if let expectedHeight, expectedHeight != height {
             throw .badBlock(height: expectedHeight, reason: "the block says height \(wire.height)")
@@ -82,8 +86,19 @@ extension ZcashCompactBlock {
                 guard spend.nf.count == 32 else { throw .badBlock(height: height, reason: "transaction \(tx.index) has a nullifier of the wrong size") }
                 return Array(spend.nf)
             }
+            var full: [[UInt8]]?
+            let i = transactions.count
+            if i < fullTransactions.count, !fullTransactions[i].isEmpty {
+                let given = try ZcashTransactionParser.saplingOutputs(fullTransactions[i])
+                guard given.count == outputs.count, zip(given, outputs).allSatisfy({
+                    $0.cmu == $1.cmu && $0.ephemeralKey == $1.ephemeralKey && Array($0.encCiphertext.prefix(52)) == $1.ciphertext
+                }) else {
+                    throw .badBlock(height: height, reason: "the full transaction \(Hex.encode(Array(tx.txid))) does not match its compact form")
+                }
+                full = given.map(\.encCiphertext)
+            }
             transactions.append(ZcashCompactTransaction(id: Array(tx.txid), index: tx.index, spendTags: nullifiers, outputs: outputs,
-                                                        height: wire.height, firstPosition: position))
+                                                        height: wire.height, firstPosition: position, fullCiphertexts: full))
             position = position.map { $0 + UInt64(outputs.count) }
         }
         return ZcashCompactBlock(height: wire.height, id: Array(wire.hash), previousID: Array(wire.prevHash), time: wire.time,

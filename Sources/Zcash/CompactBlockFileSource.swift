@@ -8,16 +8,24 @@ import WalletScan
 /// Lines with the proto's field names and hex bytes. The form is told by the first byte
 /// ("{" for JSON). Blocks must come in height order; going back (a reorg against the stored
 /// chain) reopens the file, which stdin cannot.
+///
+/// Full transactions (for memos) may come from a second file of JSON Lines records
+/// {"height", "txid" (hex, wire order), "raw_tx" (hex)} in height order, read alongside.
 public final class CompactBlockFileSource: BlockSource, @unchecked Sendable {  // every use holds `lock`
     private let lock = NSLock()
     private let path: String
+    private let transactionsPath: String?
     private var reader: Reader
+    private var txLines: LineStream?
+    private var heldTransaction: (height: Int, txid: [UInt8], raw: [UInt8])?
     private var nextHeight: Int?
     private var held: WireCompactBlock?
 
-    public init(path: String) throws {
+    public init(path: String, transactionsPath: String? = nil) throws {
         self.path = path
+        self.transactionsPath = transactionsPath
         reader = try Reader(path: path)
+        txLines = try transactionsPath.map(LineStream.init)
     }
 
     public func chainHeight() throws -> Int? { nil }
@@ -29,6 +37,8 @@ public final class CompactBlockFileSource: BlockSource, @unchecked Sendable {  /
         if let next = nextHeight, height < next - (held == nil ? 0 : 1) {
             guard path != "-" else { throw ScanError.unsupported("cannot go back in compact blocks read from stdin (a reorg against the stored chain): give --blocks a file") }
             reader = try Reader(path: path)
+            txLines = try transactionsPath.map(LineStream.init)
+            heldTransaction = nil
             nextHeight = nil
             held = nil
         }
@@ -52,9 +62,40 @@ public final class CompactBlockFileSource: BlockSource, @unchecked Sendable {  /
             do { bytes = try block.serializedBytes() } catch {
                 throw ScanError.malformed(what: "block \(block.height)", reason: "cannot be serialized again")
             }
-            out.append(BlockData(height: Int(block.height), blob: bytes, transactions: [], claimedID: nil))
+            out.append(BlockData(height: Int(block.height), blob: bytes, transactions: try fullTransactions(of: block), claimedID: nil))
         }
         return out
+    }
+
+    /// The block's full transactions in the order of its compact ones, empty where the file
+    /// has none; records of lower heights are passed over.
+    private func fullTransactions(of block: WireCompactBlock) throws -> [[UInt8]] {
+        guard let txLines else { return [] }
+        let height = Int(block.height)
+        var byID = [[UInt8]: [UInt8]]()
+        while true {
+            let record: (height: Int, txid: [UInt8], raw: [UInt8])
+            if let h = heldTransaction {
+                record = h
+                heldTransaction = nil
+            } else {
+                guard let (number, line) = try txLines.next() else { break }
+                let what = "\(txLines.name) line \(number)"
+                let object: JSONObject
+                do { object = try JSONParser.parseObject(line) } catch { throw ScanError.malformed(what: what, reason: "not a JSON object") }
+                guard case .number(let h)? = object["height"], let h = Int(h),
+                      case .string(let txid)? = object["txid"], case .string(let raw)? = object["raw_tx"] else {
+                    throw ScanError.malformed(what: what, reason: "a transaction record needs height, txid and raw_tx")
+                }
+                do { record = (h, try Hex.decode(txid), try Hex.decode(raw)) } catch {
+                    throw ScanError.malformed(what: what, reason: "txid or raw_tx is not hex")
+                }
+            }
+            if record.height < height { continue }
+            if record.height > height { heldTransaction = record; break }
+            byID[record.txid] = record.raw
+        }
+        return block.vtx.map { byID[Array($0.txid)] ?? [] }
     }
 
     /// One pass over the file: delimited protobuf or JSON Lines.

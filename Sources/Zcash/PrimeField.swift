@@ -198,7 +198,70 @@ public struct PrimeField<M: FieldModulus>: Equatable, Sendable {
 
     @inline(__always) public func multiplied(by o: Self) -> Self { Self(mont: Self.mul(mont, o.mont)) }
 
-    @inline(__always) public func squared() -> Self { Self(mont: Self.mul(mont, mont)) }
+    @inline(__always) public func squared() -> Self { Self(mont: Self.square(mont)) }
+
+    /// a²·R⁻¹ mod m for a < m: the 512-bit square with its cross products computed once and
+    /// doubled (10 word products instead of 16), then a Montgomery reduction.
+    @inline(__always) static func square(_ a: Limbs) -> Limbs {
+        let m = M.modulus, inv = M.inv
+        var c: UInt64 = 0
+        var r1 = mac(0, a.l0, a.l1, &c)
+        var r2 = mac(0, a.l0, a.l2, &c)
+        var r3 = mac(0, a.l0, a.l3, &c)
+        var r4 = c
+        c = 0
+        r3 = mac(r3, a.l1, a.l2, &c)
+        r4 = mac(r4, a.l1, a.l3, &c)
+        var r5 = c
+        c = 0
+        r5 = mac(r5, a.l2, a.l3, &c)
+        var r6 = c
+        var r7 = r6 >> 63
+        r6 = r6 << 1 | r5 >> 63
+        r5 = r5 << 1 | r4 >> 63
+        r4 = r4 << 1 | r3 >> 63
+        r3 = r3 << 1 | r2 >> 63
+        r2 = r2 << 1 | r1 >> 63
+        r1 = r1 << 1
+        c = 0
+        let r0 = mac(0, a.l0, a.l0, &c)
+        r1 = adc(r1, 0, &c)
+        r2 = mac(r2, a.l1, a.l1, &c)
+        r3 = adc(r3, 0, &c)
+        r4 = mac(r4, a.l2, a.l2, &c)
+        r5 = adc(r5, 0, &c)
+        r6 = mac(r6, a.l3, a.l3, &c)
+        r7 = adc(r7, 0, &c)
+        // Montgomery reduction of r0…r7, one word at a time.
+        var c2: UInt64 = 0
+        var k = r0 &* inv
+        c = 0
+        _ = mac(r0, k, m.l0, &c)
+        r1 = mac(r1, k, m.l1, &c); r2 = mac(r2, k, m.l2, &c); r3 = mac(r3, k, m.l3, &c)
+        r4 = adc(r4, 0, &c); c2 = c
+        k = r1 &* inv
+        c = 0
+        _ = mac(r1, k, m.l0, &c)
+        r2 = mac(r2, k, m.l1, &c); r3 = mac(r3, k, m.l2, &c); r4 = mac(r4, k, m.l3, &c)
+        var t = c2
+        r5 = adc(r5, c, &t); c2 = t
+        k = r2 &* inv
+        c = 0
+        _ = mac(r2, k, m.l0, &c)
+        r3 = mac(r3, k, m.l1, &c); r4 = mac(r4, k, m.l2, &c); r5 = mac(r5, k, m.l3, &c)
+        t = c2
+        r6 = adc(r6, c, &t); c2 = t
+        k = r3 &* inv
+        c = 0
+        _ = mac(r3, k, m.l0, &c)
+        r4 = mac(r4, k, m.l1, &c); r5 = mac(r5, k, m.l2, &c); r6 = mac(r6, k, m.l3, &c)
+        t = c2
+        r7 = adc(r7, c, &t)
+        // Below 2m (m < 2^255): one conditional subtraction.
+        let r = Limbs(r4, r5, r6, r7)
+        let (d, borrow) = r.subtracting(m)
+        return Limbs.select(0 &- (borrow ^ 1), d, r)
+    }
 
     @inline(__always) public var negated: Self { Self.zero.subtracting(self) }
 

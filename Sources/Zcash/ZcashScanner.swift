@@ -60,7 +60,7 @@ public struct ZcashScanner: ChainScanner {
 
     public static func parse(_ data: BlockData) -> Result<ZcashCompactBlock, ScanError> {
         do {
-            let block = try ZcashCompactBlock.parse(data.blob, expectedHeight: data.height)
+            let block = try ZcashCompactBlock.parse(data.blob, expectedHeight: data.height, fullTransactions: data.transactions)
             if let claimed = data.claimedID, claimed != block.id {
                 return .failure(.hashMismatch(what: "block \(data.height)", expected: Hex.encode(claimed), computed: Hex.encode(block.id)))
             }
@@ -82,19 +82,40 @@ public struct ZcashScanner: ChainScanner {
     public mutating func takeNewAddresses() -> [AddressEntry] { [] }
 
     public func scan(_ transactions: [ZcashCompactTransaction]) -> [[ReceivedOutput]] {
-        transactions.map { tx in
-            guard let height = tx.height else { return [] }
-            var found = [ReceivedOutput]()
-            for (i, output) in tx.outputs.enumerated() {
-                let position = tx.firstPosition.map { $0 + UInt64(i) }
-                if let note = externalDecryptor.tryDecrypt(output, height: height) {
-                    found.append(received(note, tx: tx, index: i, position: position, ivk: external, nk: nk, change: false))
-                } else if let internalDecryptor, let note = internalDecryptor.tryDecrypt(output, height: height) {
-                    found.append(received(note, tx: tx, index: i, position: position, ivk: internalKey!, nk: internalNK, change: true))
-                }
-            }
-            return found
+        let places = transactions.indices.flatMap { t in transactions[t].outputs.indices.map { (t, $0) } }
+        // A sandblasted block holds thousands of outputs: past a few hundred its outputs are
+        // spread over the cores (the engine gives one block one task).
+        let found: [ReceivedOutput?] = places.count >= 256
+            ? ParallelMap.map(places) { self.scan(transactions[$0.0], output: $0.1) }
+            : places.map { scan(transactions[$0.0], output: $0.1) }
+        var out = [[ReceivedOutput]](repeating: [], count: transactions.count)
+        for (place, o) in zip(places, found) { if let o { out[place.0].append(o) } }
+        return out
+    }
+
+    /// Output `i` of `tx` if it is the wallet's: the external key first, then the internal one.
+    private func scan(_ tx: ZcashCompactTransaction, output i: Int) -> ReceivedOutput? {
+        guard let height = tx.height else { return nil }
+        let output = tx.outputs[i]
+        let position = tx.firstPosition.map { $0 + UInt64(i) }
+        var o: ReceivedOutput
+        let key: [UInt8]
+        if let note = externalDecryptor.tryDecrypt(output, height: height) {
+            o = received(note, tx: tx, index: i, position: position, ivk: external, nk: nk, change: false)
+            key = note.key
+        } else if let internalDecryptor, let note = internalDecryptor.tryDecrypt(output, height: height) {
+            o = received(note, tx: tx, index: i, position: position, ivk: internalKey!, nk: internalNK, change: true)
+            key = note.key
+        } else {
+            return nil
         }
+        // The memo, when the full transaction came with the block: the AEAD tag checks the
+        // whole ciphertext under the note's key.
+        if let full = tx.fullCiphertexts?[i], let p = SaplingMemo.plaintext(encCiphertext: full, key: key) {
+            let memo = Array(p[52..<564])
+            o.memo = SaplingMemo.isEmpty(memo) ? nil : memo
+        }
+        return o
     }
 
     private func received(_ d: DecryptedNote, tx: ZcashCompactTransaction, index: Int, position: UInt64?,
@@ -105,6 +126,11 @@ public struct ZcashScanner: ChainScanner {
                               addressIndex: j.high == 0 && j.low <= UInt64(UInt32.max) ? UInt32(j.low) : UInt32.max,
                               spendTag: nullifier, memo: nil, unlockTime: 0, isCoinbase: tx.index == 0,
                               outputKey: d.note.diversifier + d.note.transmissionKey, isChange: change)
+    }
+
+    /// "memo": the 512 bytes in hex; "memo_text" too when the memo is text (ZIP-302).
+    public static func memoFields(_ memo: [UInt8]) -> [(key: String, value: String)] {
+        [("memo", Hex.encode(memo))] + (SaplingMemo.text(memo).map { [("memo_text", $0)] } ?? [])
     }
 
     public mutating func noteStored(_ output: ReceivedOutput) throws -> Bool { false }

@@ -52,7 +52,7 @@ struct ScanBlocksCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Block records, JSON Lines, plain or zstd: height, hash, blob, tx_hashes; transaction records may be mixed in. - is stdin (the key then comes from --wallet, --key-file or --key-fd).", valueName: "file"))
     var blocks: String?
 
-    @Option(help: ArgumentHelp("Transaction records, JSON Lines, plain or zstd: tx_hash, hex, in_pool.", valueName: "file"))
+    @Option(help: ArgumentHelp("Transaction records, JSON Lines, plain or zstd: tx_hash, hex, in_pool (zcash: height, txid, raw_tx, for memos).", valueName: "file"))
     var txs: String?
 
     @Option(help: ArgumentHelp("A monerod RPC address, e.g. 127.0.0.1:18081, instead of --blocks.", valueName: "host:port"))
@@ -94,7 +94,6 @@ struct ScanBlocksCommand: ParsableCommand {
         if chain == "zcash" {
             guard ["mainnet", "main", "testnet", "test"].contains(network) else { throw ValidationError("--network must be mainnet or testnet for zcash") }
             if node != nil { throw ValidationError("--node is monerod's; Zcash compact blocks come from --blocks") }
-            if txs != nil { throw ValidationError("--txs: Zcash full transactions (memos) are not read yet") }
         } else {
             guard MoneroNetwork.all.contains(where: { $0.name == network }) else { throw ValidationError("--network must be mainnet, testnet or stagenet") }
         }
@@ -268,7 +267,7 @@ enum EventRecords {
             if let address = addresses.scanner.addressPaid(o) ?? addresses.address(account: o.account, index: o.addressIndex) {
                 r["address"] = .string(address)
             }
-            if let memo = o.memo { r[names.memo] = .string(Hex.encode(memo)) }
+            if let memo = o.memo { for (key, value) in C.memoFields(memo) { r[key] = .string(value) } }
             if let tag = o.spendTag { r[names.spendTag] = .string(Hex.encode(tag)) }
             if o.unlockTime != 0 { r["unlock_time"] = .string(String(o.unlockTime)) }
             if o.isCoinbase { r["coinbase"] = .bool(true) }

@@ -14,7 +14,7 @@ extension ScanBlocksCommand {
     func runZcash(_ pipeline: RecordPipeline) throws {
         let net: ZcashNetwork = ["mainnet", "main"].contains(network) ? .main : .test
         let given = try gatherZcashWallets(network: net)
-        let source = try blocks.map { try CompactBlockFileSource(path: $0) }
+        let source = try blocks.map { try CompactBlockFileSource(path: $0, transactionsPath: txs) }
         try synchronize(pipeline, wallets: given.map { ($0.name, $0.birthday) }, scanners: given.map(\.scanner),
                         stateNames: given.map(\.scanner.stateName), source: source)
     }

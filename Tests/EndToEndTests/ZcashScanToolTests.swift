@@ -67,6 +67,35 @@ final class ZcashScanToolTests: XCTestCase {
         XCTAssertEqual(again.records.first?["total"] as? String, balance["total"] as? String)
     }
 
+    /// With the full transactions (--txs) each note's memo: its 512 bytes in hex, and its text
+    /// when it is text (ZIP-302); "no memo" gives neither. A full transaction that does not
+    /// match its compact form is refused.
+    func testMemosFromFullTransactions() throws {
+        let w = try wallet()
+        let expected = try TestPaths.jsonLines(TestPaths.fixture("zcash-sapling/expected_notes.jsonl"))
+        let r = try scan(["mnemonic": w["mnemonic"]!], "--txs \(fixture)/transactions.jsonl", blocks: "compact_blocks.pb", state: "memo")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let received = r.records.filter { $0["type"] as? String == "received" }
+        XCTAssertEqual(received.count, 14)
+        XCTAssertEqual(received.map { $0["memo_text"] as? String }, expected.map { $0["memo_type"] as? String == "text" ? $0["memo_text"] as? String : nil })
+        XCTAssertEqual(received.map { $0["memo"] as? String }, expected.map { $0["memo_type"] as? String == "empty" ? nil : $0["memo_hex"] as? String })
+        // A transaction record whose outputs are another transaction's: refused, nothing reported.
+        let lines = try String(contentsOfFile: "\(fixture)/transactions.jsonl", encoding: .utf8).split(separator: "\n").map(String.init)
+        let first = try XCTUnwrap(TestPaths.jsonLines(TestPaths.fixture("zcash-sapling/expected_notes.jsonl")).first)
+        let victim = try XCTUnwrap(lines.firstIndex { $0.contains(first["txid"] as! String) })
+        let donor = try XCTUnwrap(lines.firstIndex { $0.contains("\"height\": 2900001") && $0.contains("raw_tx") && !$0.contains("\"txIndex\": 0") })
+        let donorRaw = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(lines[donor].utf8)) as? [String: Any])?["raw_tx"] as? String)
+        var victimRecord = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(lines[victim].utf8)) as? [String: Any])
+        victimRecord["raw_tx"] = donorRaw
+        var forged = lines
+        forged[victim] = String(decoding: try JSONSerialization.data(withJSONObject: victimRecord), as: UTF8.self)
+        try (forged.joined(separator: "\n") + "\n").write(toFile: "\(dir)/forged.jsonl", atomically: true, encoding: .utf8)
+        let bad = try scan(["mnemonic": w["mnemonic"]!], "--txs \(dir)/forged.jsonl", state: "forged")
+        XCTAssertEqual(bad.status, 65, bad.stderr)
+        XCTAssertTrue(bad.stderr.contains("does not match its compact form"), bad.stderr)
+        XCTAssertEqual(bad.records.filter { $0["type"] as? String == "received" }.count, 0)
+    }
+
     /// An incoming viewing key sees the external notes only, and no spends.
     func testIncomingViewingKeySeesPaymentsOnly() throws {
         let w = try wallet()
@@ -108,5 +137,27 @@ final class ZcashScanToolTests: XCTestCase {
         XCTAssertEqual(bad.status, 65, bad.stderr)
         XCTAssertTrue(bad.stderr.contains("scan."), bad.stderr)
         XCTAssertFalse(bad.stderr.contains("abandon"))
+    }
+}
+
+/// Real mainnet compact blocks (fixtures/zcash-mainnet-sample): 1,851 Sapling-era blocks from an
+/// old server (no tree sizes, shielded transactions only) and the sandblasted block 1,735,000
+/// with 2,005 outputs. Any wallet must scan them without error and find nothing.
+final class ZcashMainnetSampleTests: XCTestCase {
+    func testRealBlocksScanCleanWithNoFalsePositive() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-zmain-\(UUID().uuidString)").path
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: dir) }
+        let w = try XCTUnwrap(TestPaths.json(TestPaths.fixture("zcash-sapling/wallet.json")) as? [String: Any])
+        let sample = TestPaths.fixture("zcash-mainnet-sample").path
+        for (file, birthday, tip) in [("mainnet_663150-665000.compact.pb", 663_150, 665_001), ("mainnet_1735000_sandblasted.compact.pb", 1_735_000, 1_735_001)] {
+            for (n, key) in [["mnemonic": w["mnemonic"]!], ["uivk": (w["unified"] as? [String: Any])?["uivk"] ?? ""]].enumerated() {
+                let r = try Shell.run("scan-blocks --chain zcash --blocks \(sample)/\(file) --birthday \(birthday) --state-dir \(dir)/\(birthday)-\(n) --progress none",
+                                      stdin: Shell.lines([key]))
+                XCTAssertEqual(r.status, 0, "\(file): \(r.stderr)")
+                XCTAssertEqual(r.records.map { $0["type"] as? String }, ["balance"], file)
+                XCTAssertEqual(r.records.first?["total"] as? String, "0", file)
+                XCTAssertEqual(r.records.first?["height"] as? Int, tip, file)
+            }
+        }
     }
 }

@@ -23,11 +23,14 @@ final class JubjubTests: XCTestCase {
         for _ in 0..<20 {
             let a = Fq(wide: Sodium.randomBytes(64).bytes), b = Fq(wide: Sodium.randomBytes(64).bytes)
             XCTAssertEqual(a * a.inverse, a.isZero ? .zero : .one)
+            XCTAssertEqual(a.squared(), a * a)
+            XCTAssertEqual(b.negated.squared(), b * b)
             XCTAssertEqual((a + b) - b, a)
             XCTAssertEqual((a * b) * b.inverse, a)
             XCTAssertEqual(a.squared().squareRoot.map { $0 == a || $0 == a.negated }, true)
             XCTAssertEqual(Fq(bytes: a.bytes), a)
             let s = Fr(wide: Sodium.randomBytes(64).bytes), t = Fr(wide: Sodium.randomBytes(64).bytes)
+            XCTAssertEqual(s.squared(), s * s)
             let g = SaplingGenerators.spendAuth
             XCTAssertTrue(g.times(s) + g.times(t) == g.times(s + t))
             XCTAssertTrue(g.times(s).times(t) == g.times(s * t))
@@ -37,6 +40,13 @@ final class JubjubTests: XCTestCase {
         XCTAssertTrue(SaplingGenerators.spendAuth.times(littleEndian: FrModulus.modulus.littleEndianBytes).isIdentity)
         XCTAssertEqual(Fr(bytes: FrModulus.modulus.littleEndianBytes), nil)
         XCTAssertEqual(Fq(bytes: FqModulus.modulus.littleEndianBytes), nil)
+        // Squares at the edges: q − 1, 1, 0 and the largest limbs.
+        let qMinus1 = Fq.zero - .one
+        XCTAssertEqual(qMinus1.squared(), .one)
+        XCTAssertEqual(Fq.one.squared(), .one)
+        XCTAssertEqual(Fq.zero.squared(), .zero)
+        let big = Fq(bytes: FqModulus.modulus.subtracting(Limbs(2, 0, 0, 0)).0.littleEndianBytes)!
+        XCTAssertEqual(big.squared(), big * big)
     }
 
     /// ToScalar of 64 bytes equals the integer reduced mod r_J (checked with a known value:

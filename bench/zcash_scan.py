@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""make bench, Zcash scanning: Sapling trial decryptions per second per core on real mainnet
+compact blocks (fixtures/zcash-mainnet-sample: the sandblasted block 1,735,000 with 2,005
+outputs, and 1,851 blocks of 663,150-665,000 with 666), measured as scan-blocks' CPU time per
+trial decryption (every output, once per incoming viewing key). Against librustzcash's
+published figure (about 100-120 µs per output per core, PRs #425 and #848) and, in the same
+run, the Python reference (bench/zcash_reference.py) on the block's first outputs.
+"""
+import argparse, json, os, resource, subprocess, sys, tempfile, time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SAMPLE = os.path.join(ROOT, "Tests", "Fixtures", "fixtures", "zcash-mainnet-sample")
+WALLET = os.path.join(ROOT, "Tests", "Fixtures", "fixtures", "zcash-sapling", "wallet.json")
+SHARED_JSONL = os.path.join(ROOT, "..", "shared", "fixtures", "zcash-mainnet-sample", "mainnet_1735000_sandblasted.compact.jsonl")
+
+
+def scan(binary, blocks, birthday, key, work):
+    """(wall seconds, CPU seconds, records) of one scan-blocks run."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.perf_counter()
+    p = subprocess.run([binary, "--chain", "zcash", "--blocks", blocks, "--birthday", str(birthday), "--state-dir",
+                        tempfile.mkdtemp(dir=work), "--progress", "none"], input=json.dumps(key) + "\n", capture_output=True, text=True)
+    wall = time.perf_counter() - t
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if p.returncode != 0:
+        sys.exit(f"bench: scan-blocks exited {p.returncode}: {p.stderr[-400:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, [json.loads(l) for l in p.stdout.splitlines()]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", required=True)
+    args = ap.parse_args()
+    binary = os.path.join(args.bin, "scan-blocks")
+    wallet = json.load(open(WALLET))
+    keys = {"uivk (1 IVK)": ({"uivk": wallet["unified"]["uivk"]}, 1), "ufvk (2 IVKs: receive and change)": ({"ufvk": wallet["unified"]["ufvk"]}, 2)}
+    work = tempfile.mkdtemp(prefix="satchel-zbench-")
+    results = {}
+    print("Zcash Sapling trial decryption (scan-blocks, release; CPU time per trial decryption, best of 3)")
+    for label, (file, birthday, outputs) in {"sandblasted block 1,735,000": ("mainnet_1735000_sandblasted.compact.pb", 1735000, 2005),
+                                             "blocks 663,150-665,000": ("mainnet_663150-665000.compact.pb", 663150, 666)}.items():
+        for name, (key, ivks) in keys.items():
+            runs = [scan(binary, os.path.join(SAMPLE, file), birthday, key, work) for _ in range(3)]
+            wall, cpu, records = min(runs, key=lambda r: r[1])
+            found = [r for r in records if r["type"] == "received"]
+            per = cpu / (outputs * ivks) * 1e6
+            results[f"{label} / {name}"] = {"cpu_us_per_trial": per, "wall_s": wall, "notes": len(found)}
+            print(f"  {label:28s} {name:36s} {per:6.0f} µs/trial/core  wall {wall:5.2f} s  "
+                  f"{per / 110:4.1f}× librustzcash's ~110 µs  notes found: {len(found)}")
+    try:
+        import cryptography  # noqa: F401  (the reference's ChaCha20 and AES)
+        have_reference = os.path.exists(SHARED_JSONL)
+    except ImportError:
+        have_reference = False
+    if have_reference:
+        sys.path.insert(0, os.path.join(ROOT, "bench"))
+        import zcash_reference as z
+        block = json.loads(open(SHARED_JSONL).readline())
+        outs = [o for tx in block["vtx"] for o in tx["outputs"]][:40]
+        h = bytearray(bytes.fromhex(wallet["sapling"]["ivk"]))
+        ivk = int.from_bytes(h, "little")
+        t = time.process_time()
+        hits = [z.trial_decrypt(ivk, bytes.fromhex(o["cmu"]), bytes.fromhex(o["ephemeralKey"]), bytes.fromhex(o["ciphertext"])) for o in outs]
+        py = (time.process_time() - t) / len(outs) * 1e6
+        ours = results["sandblasted block 1,735,000 / uivk (1 IVK)"]["cpu_us_per_trial"]
+        results["python_reference_us_per_trial"] = py
+        print(f"  Python reference, same run, 40 outputs of that block: {py:8.0f} µs/trial/core "
+              f"(Satchel {py / ours:4.0f}× faster); notes found: {sum(1 for x in hits if x is not None)}")
+    else:
+        print(f"  (Python reference skipped: no `cryptography` package, or {os.path.normpath(SHARED_JSONL)} is not there)")
+    os.makedirs(os.path.join(ROOT, "bench", "results"), exist_ok=True)
+    json.dump(results, open(os.path.join(ROOT, "bench", "results", "zcash-scan.json"), "w"), indent=1)
+    if any(v["notes"] for k, v in results.items() if isinstance(v, dict)):
+        sys.exit("bench: a note was found in blocks that hold none of this wallet's")
+
+
+if __name__ == "__main__":
+    main()
