@@ -26,14 +26,17 @@ public struct JubjubPoint: Sendable {
         return JubjubPoint(x: e * f, y: g * h, z: f * g, t: e * h)
     }
 
-    public func doubled() -> JubjubPoint {
+    public func doubled() -> JubjubPoint { doubled(withT: true) }
+
+    /// Doubling reads X, Y, Z only; T (one multiplication) is needed only before an addition.
+    @inline(__always) func doubled(withT: Bool) -> JubjubPoint {
         let a = x.squared(), b = y.squared()
         let zz = z.squared()
         let c = zz + zz
         let dA = a.negated
         let e = (x + y).squared() - a - b
         let g = dA + b, f = g - c, h = dA - b
-        return JubjubPoint(x: e * f, y: g * h, z: f * g, t: e * h)
+        return JubjubPoint(x: e * f, y: g * h, z: f * g, t: withT ? e * h : .zero)
     }
 
     public var negated: JubjubPoint { JubjubPoint(x: x.negated, y: y, z: z, t: t.negated) }
@@ -42,7 +45,7 @@ public struct JubjubPoint: Sendable {
     public var isIdentity: Bool { x.isZero && y == z }
 
     /// [8]P: clears the cofactor.
-    public func timesCofactor() -> JubjubPoint { doubled().doubled().doubled() }
+    public func timesCofactor() -> JubjubPoint { doubled(withT: false).doubled(withT: false).doubled(withT: true) }
 
     /// repr_J: v in 32 little-endian bytes with u's low bit in bit 255.
     public var bytes: [UInt8] {
@@ -90,7 +93,7 @@ public struct JubjubPoint: Sendable {
             var acc = JubjubPoint.identity
             for nibbleIndex in stride(from: 63, through: 0, by: -1) {
                 let nibble = Int(k[nibbleIndex / 2] >> (nibbleIndex % 2 == 1 ? 4 : 0) & 0xF)
-                acc = acc.doubled().doubled().doubled().doubled()
+                acc = acc.doubled(withT: false).doubled(withT: false).doubled(withT: false).doubled(withT: true)
                 var entry = JubjubPoint.identity
                 for i in 0..<16 { entry = .select(nibble == i, table[i], entry) }
                 acc = acc + entry

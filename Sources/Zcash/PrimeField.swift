@@ -271,8 +271,11 @@ public struct PrimeField<M: FieldModulus>: Equatable, Sendable {
 
     /// self^e for a public exponent (the sequence of operations depends only on e).
     func power(_ e: Limbs) -> Self {
-        var r = Self.one
-        for i in stride(from: 255, through: 0, by: -1) {
+        var top = 255
+        while top > 0 && !e.bit(top) { top -= 1 }  // the exponent is public: skip its leading zeros
+        var r = self
+        if !e.bit(top) { return .one }
+        for i in stride(from: top - 1, through: 0, by: -1) {
             r = r.squared()
             if e.bit(i) { r = r * self }
         }
@@ -314,6 +317,7 @@ extension PrimeField where M == FqModulus {
     /// q − 1 = 2^32 · t with t odd.
     private static let twoAdicity = 32
     private static let t = FqModulus.modulus.subtracting(Limbs(1, 0, 0, 0)).0.shiftedRight(32)
+    private static let tMinusOneHalf = t.shiftedRight(1)  // t is odd
     /// A 2^32-th root of unity: z^t for the smallest quadratic non-residue z.
     private static let rootOfUnity: Fq = {
         let half = FqModulus.modulus.subtracting(Limbs(1, 0, 0, 0)).0.shiftedRight(1)
@@ -326,8 +330,10 @@ extension PrimeField where M == FqModulus {
     /// the value, so only public values (point decompression) come here.
     public var squareRoot: Fq? {
         if isZero { return .zero }
-        var x = power(Self.t.adding(Limbs(1, 0, 0, 0)).0.shiftedRight(1))
-        var b = power(Self.t)
+        // One exponentiation: w = a^((t−1)/2), then x = a·w = a^((t+1)/2) and b = x·w = a^t.
+        let w = power(Self.tMinusOneHalf)
+        var x = self * w
+        var b = x * w
         var c = Self.rootOfUnity
         var m = Self.twoAdicity
         while b != .one {

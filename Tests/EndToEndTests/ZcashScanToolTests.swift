@@ -96,6 +96,66 @@ final class ZcashScanToolTests: XCTestCase {
         XCTAssertEqual(bad.records.filter { $0["type"] as? String == "received" }.count, 0)
     }
 
+    /// A branch that replaces blocks 2,900,030 on (same transactions, other hashes): the next
+    /// run finds the stored block 2,900,039 is not the new one's parent, rolls back to the fork,
+    /// says so, and finds the notes of the new branch again; the balance ends the same.
+    func testReorgByPrevHash() throws {
+        let w = try wallet()
+        let key = ["mnemonic": w["mnemonic"]!]
+        let first = try scan(key, "--until-height 2900039", state: "reorg")
+        XCTAssertEqual(first.status, 0, first.stderr)
+        let lines = try String(contentsOfFile: "\(fixture)/compact_blocks.jsonl", encoding: .utf8).split(separator: "\n").map(String.init)
+        func flipped(_ hex: String) -> String { (hex.first == "0" ? "1" : "0") + hex.dropFirst() }
+        var fork = [String]()
+        for line in lines {
+            var block = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            let height = try XCTUnwrap(block["height"] as? Int)
+            if height >= 2_900_030 { block["hash"] = flipped(block["hash"] as! String) }
+            if height >= 2_900_031 { block["prevHash"] = flipped(block["prevHash"] as! String) }
+            fork.append(String(decoding: try JSONSerialization.data(withJSONObject: block), as: UTF8.self))
+        }
+        try (fork.joined(separator: "\n") + "\n").write(toFile: "\(dir)/fork.jsonl", atomically: true, encoding: .utf8)
+        let second = try Shell.run("scan-blocks --chain zcash --blocks \(dir)/fork.jsonl --birthday 2900000 --state-dir \(dir)/reorg --progress none",
+                                   stdin: Shell.lines([key]))
+        XCTAssertEqual(second.status, 0, second.stderr)
+        let reorg = try XCTUnwrap(second.records.first { $0["type"] as? String == "reorg" }, second.out)
+        XCTAssertEqual(reorg["fork_height"] as? Int, 2_900_029)  // the last block both branches share
+        let undone = first.records.filter { $0["type"] as? String == "received" && ($0["height"] as? Int ?? 0) >= 2_900_030 }
+        XCTAssertGreaterThan(undone.count, 0)
+        XCTAssertEqual(reorg["undone_outputs"] as? Int, undone.count)
+        let again = second.records.filter { $0["type"] as? String == "received" && ($0["height"] as? Int ?? 0) < 2_900_040 }
+        XCTAssertEqual(again.map { $0["txid"] as? String }, undone.map { $0["txid"] as? String })
+        let whole = try scan(key, state: "whole")
+        XCTAssertEqual(second.records.last?["total"] as? String, whole.records.last?["total"] as? String)
+    }
+
+    /// Two wallets in one pass from a --wallets file (accounts 0 and 1 of the seed): each with
+    /// its own name, state and notes. The same keys twice (a UIVK and its seed) are refused.
+    func testTwoWalletsInOnePass() throws {
+        let w = try wallet()
+        let uivk = try XCTUnwrap((w["unified"] as? [String: Any])?["uivk"] as? String)
+        func walletsFile(_ records: [[String: Any]]) throws -> String {
+            let file = "\(dir)/wallets-\(UUID().uuidString).jsonl"
+            try String(decoding: Shell.lines(records), as: UTF8.self).write(toFile: file, atomically: true, encoding: .utf8)
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file)
+            return file
+        }
+        let two = try walletsFile([["mnemonic": w["mnemonic"]!, "account": 1, "name": "till", "birthday": 2_900_000],
+                                   ["mnemonic": w["mnemonic"]!, "name": "owner"]])
+        let r = try Shell.run("scan-blocks --chain zcash --blocks \(fixture)/compact_blocks.pb --wallets \(two) --birthday 2900000 --state-dir \(dir)/two --progress none")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        func count(_ wallet: String, _ type: String) -> Int { r.records.filter { $0["wallet"] as? String == wallet && $0["type"] as? String == type }.count }
+        XCTAssertEqual(count("till", "received"), 1)
+        XCTAssertEqual(count("owner", "received"), 14)
+        XCTAssertEqual(count("till", "spent"), 0)
+        XCTAssertEqual(count("owner", "spent"), 2)
+        XCTAssertEqual(r.records.filter { $0["wallet"] == nil }.count, 0)
+        let same = try walletsFile([["uivk": uivk, "name": "till"], ["mnemonic": w["mnemonic"]!, "name": "owner"]])
+        let twice = try Shell.run("scan-blocks --chain zcash --blocks \(fixture)/compact_blocks.pb --wallets \(same) --birthday 2900000 --state-dir \(dir)/twice --progress none")
+        XCTAssertEqual(twice.status, 64, twice.stderr)
+        XCTAssertTrue(twice.stderr.contains("scan.same_wallet_twice"), twice.stderr)
+    }
+
     /// An incoming viewing key sees the external notes only, and no spends.
     func testIncomingViewingKeySeesPaymentsOnly() throws {
         let w = try wallet()
