@@ -156,6 +156,31 @@ final class ZcashScanToolTests: XCTestCase {
         XCTAssertTrue(twice.stderr.contains("scan.same_wallet_twice"), twice.stderr)
     }
 
+    /// kill -9 at staggered moments, appending to one file: every event of a whole scan is
+    /// there exactly once, event ids 1… in order (the engine's guarantee, here for Zcash).
+    func testKilledRunsLoseAndRepeatNothing() throws {
+        let w = try wallet()
+        try Shell.lines([["mnemonic": w["mnemonic"]!]]).write(to: URL(fileURLWithPath: "\(dir)/seed.json"))
+        let chain = "--chain zcash --blocks \(fixture)/compact_blocks.pb --birthday 2900000 --progress none"
+        let clean = try Shell.run("scan-blocks \(chain) --state-dir \(dir)/clean < \(dir)/seed.json")
+        XCTAssertEqual(clean.status, 0, clean.stderr)
+        let wanted = clean.lines.filter { !$0.contains("\"balance\"") }
+        XCTAssertEqual(wanted.count, 16)
+        var kills = 0
+        for i in 0..<10 {
+            let delay = String(format: "0.%03d", 15 + i * 17)
+            let r = try Shell.run("scan-blocks \(chain) --state-dir \(dir)/killed --max-blocks 7 < \(dir)/seed.json >> \(dir)/out.jsonl 2>/dev/null & p=$!; sleep \(delay); kill -9 $p 2>/dev/null && echo killed; wait $p; true")
+            if r.out.contains("killed") { kills += 1 }
+        }
+        XCTAssertEqual(try Shell.run("scan-blocks \(chain) --state-dir \(dir)/killed < \(dir)/seed.json >> \(dir)/out.jsonl").status, 0)
+        let got = try String(contentsOfFile: "\(dir)/out.jsonl", encoding: .utf8).split(separator: "\n").map(String.init).filter { !$0.contains("\"balance\"") }
+        func stable(_ line: String) -> String { line.replacingOccurrences(of: #","(confirmations|event_id)":[0-9]+"#, with: "", options: .regularExpression) }
+        XCTAssertEqual(got.map(stable).sorted(), wanted.map(stable).sorted(), "an event was lost, repeated or changed")
+        let ids = got.compactMap { line in line.range(of: #"(?<="event_id":)[0-9]+"#, options: .regularExpression).flatMap { Int(line[$0]) } }
+        XCTAssertEqual(ids, Array(1...wanted.count))
+        XCTAssertGreaterThan(kills, 0, "no run was killed")
+    }
+
     /// An incoming viewing key sees the external notes only, and no spends.
     func testIncomingViewingKeySeesPaymentsOnly() throws {
         let w = try wallet()
