@@ -80,9 +80,10 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "keycard-sim", dependencies: ["KeycardSimulator"]),
-        .executableTarget(name: "monero-bench", dependencies: ["Monero", "WalletScan", "WalletCore", "CSodium"], path: "Benchmarks/monero-bench"),
-        .executableTarget(name: "zcash-bench", dependencies: ["Zcash", "WalletCore"], path: "Benchmarks/zcash-bench"),
-        .executableTarget(name: "satchel-bench", dependencies: ["WalletKeys", "WalletCore"], path: "Benchmarks/satchel-bench"),
+        .target(name: "BenchSupport", path: "Benchmarks/BenchSupport"),
+        .executableTarget(name: "monero-bench", dependencies: ["BenchSupport", "Monero", "WalletScan", "WalletCore", "CSodium"], path: "Benchmarks/monero-bench"),
+        .executableTarget(name: "zcash-bench", dependencies: ["BenchSupport", "Zcash", "WalletCore"], path: "Benchmarks/zcash-bench"),
+        .executableTarget(name: "satchel-bench", dependencies: ["BenchSupport", "WalletKeys", "WalletCore"], path: "Benchmarks/satchel-bench"),
 
         .target(name: "SatchelTestSupport", path: "Tests/SatchelTestSupport"),
         .testTarget(name: "WalletCoreTests", dependencies: ["WalletCore", "CSecp256k1", "CZstd", "CPCSCLite", "SatchelTestSupport"]),

@@ -4,6 +4,7 @@
 // derivations: with Satchel's multiplication on every core (as the scan runs them), and one
 // core each for Satchel's and libsodium's (crypto_scalarmult_ed25519_noclamp, whose subgroup
 // check Satchel's skips). One JSON line. bench/monero_bulk.py runs it.
+import BenchSupport
 import CSodium
 import Dispatch
 #if canImport(Glibc)
@@ -12,12 +13,6 @@ import Glibc
 import Monero
 import WalletCore
 import WalletScan
-
-func now() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-}
 
 let args = CommandLine.arguments
 

@@ -183,34 +183,40 @@ struct ScanBlocksCommand: ParsableCommand {
         }
     }
 
+    /// The --wallet names and the --wallets file's lines: key-store entries' names, and key
+    /// records (a line starting with "{"); blank lines and "#" comments are skipped.
+    func walletsFile() throws -> (names: [String], records: [(name: String?, record: JSONObject, what: String)]) {
+        var names = walletNames
+        var records = [(name: String?, record: JSONObject, what: String)]()
+        guard let wallets else { return (names, records) }
+        let text = try SecretInput.read(.file(wallets))
+        var lineNumber = 0
+        for line in text.bytes.split(separator: 0x0A, omittingEmptySubsequences: false) {
+            lineNumber += 1
+            let what = "\(wallets) line \(lineNumber)"
+            let trimmed = Array(line.drop { $0 == 0x20 || $0 == 0x09 }.reversed().drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }.reversed())
+            if trimmed.isEmpty || trimmed.first == UInt8(ascii: "#") { continue }
+            if trimmed.first == UInt8(ascii: "{") {
+                let record: JSONObject
+                do { record = try JSONParser.parseObject(trimmed) } catch {
+                    throw ScanError.malformed(what: what, reason: "not a JSON object (\(error.reason) at byte \(error.offset))")
+                }
+                records.append((try record.optionalString("name"), record, what))
+            } else {
+                let name = String(decoding: trimmed, as: UTF8.self)
+                guard !name.contains(where: { $0 == " " || $0 == "\t" }) else {
+                    throw ScanError.malformed(what: what, reason: "a line holds a key-store entry's name or a JSON key record")
+                }
+                names.append(name)
+            }
+        }
+        return (names, records)
+    }
+
     /// The wallets of this run: key-store entries (--wallet, names in --wallets), key records
     /// (--wallets, --key-file/--key-fd), or the one key record on stdin.
     func gatherWallets(network: MoneroNetwork) throws -> [GivenWallet] {
-        var names = walletNames
-        var records = [(name: String?, record: JSONObject, what: String)]()
-        if let wallets {
-            let text = try SecretInput.read(.file(wallets))
-            var lineNumber = 0
-            for line in text.bytes.split(separator: 0x0A, omittingEmptySubsequences: false) {
-                lineNumber += 1
-                let what = "\(wallets) line \(lineNumber)"
-                let trimmed = Array(line.drop { $0 == 0x20 || $0 == 0x09 }.reversed().drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }.reversed())
-                if trimmed.isEmpty || trimmed.first == UInt8(ascii: "#") { continue }
-                if trimmed.first == UInt8(ascii: "{") {
-                    let record: JSONObject
-                    do { record = try JSONParser.parseObject(trimmed) } catch {
-                        throw ScanError.malformed(what: what, reason: "not a JSON object (\(error.reason) at byte \(error.offset))")
-                    }
-                    records.append((try record.optionalString("name"), record, what))
-                } else {
-                    let name = String(decoding: trimmed, as: UTF8.self)
-                    guard !name.contains(where: { $0 == " " || $0 == "\t" }) else {
-                        throw ScanError.malformed(what: what, reason: "a line holds a key-store entry's name or a JSON key record")
-                    }
-                    names.append(name)
-                }
-            }
-        }
+        var (names, records) = try walletsFile()
         var given = [GivenWallet]()
         if !names.isEmpty {
             for name in names { try keyStore.requireEntry(name) }

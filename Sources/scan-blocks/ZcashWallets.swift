@@ -32,10 +32,11 @@ extension ScanBlocksCommand {
 
     func gatherZcashWallets(network: ZcashNetwork) throws -> [GivenZcashWallet] {
         var given = [GivenZcashWallet]()
-        if !walletNames.isEmpty {
-            for name in walletNames { try keyStore.requireEntry(name) }
+        var (names, records) = try walletsFile()
+        if !names.isEmpty {
+            for name in names { try keyStore.requireEntry(name) }
             let passphrase = try keyStore.passphrase(confirm: false)
-            for name in walletNames {
+            for name in names {
                 let entry = try keyStore.store.load(name, passphrase: passphrase)
                 guard case .zcash(let material) = try KeyStoreRecords.keySource(entry, bip39Passphrase: nil) else {
                     throw DerivationError.unsupported("entry '\(name)' is not a Zcash wallet")
@@ -45,27 +46,12 @@ extension ScanBlocksCommand {
                 given.append(GivenZcashWallet(name: name, scanner: Self.zcashScanner(keys), birthday: entry.metadata.birthdays["zec"]))
             }
         }
-        var records = [(name: String?, record: JSONObject, what: String)]()
-        if let wallets {
-            guard walletNames.isEmpty else { throw CLIError.usage("give --wallet or --wallets, not both, for zcash") }
-            let text = try SecretInput.read(.file(wallets))
-            var lineNumber = 0
-            for line in text.bytes.split(separator: 0x0A, omittingEmptySubsequences: false) {
-                lineNumber += 1
-                let trimmed = Array(line.drop { $0 == 0x20 || $0 == 0x09 })
-                if trimmed.isEmpty || trimmed.first == UInt8(ascii: "#") { continue }
-                let what = "\(wallets) line \(lineNumber)"
-                do { records.append((nil, try JSONParser.parseObject(trimmed), what)) } catch {
-                    throw ScanError.malformed(what: what, reason: "a zcash wallets line is a JSON key record")
-                }
-            }
-        }
         if let record = try keyOptions.read() {
             records.append((nil, record, "the key record"))
-        } else if walletNames.isEmpty && records.isEmpty && isatty(0) == 0 && blocks != "-", let record = try SingleRecord.read() {
+        } else if names.isEmpty && records.isEmpty && isatty(0) == 0 && blocks != "-", let record = try SingleRecord.read() {
             records.append((nil, record, "the key record on stdin"))
         }
-        let several = walletNames.count + records.count > 1
+        let several = names.count + records.count > 1
         for (_, record, what) in records {
             let keys: ZcashAccountKeys
             do {

@@ -56,6 +56,20 @@ final class KeyStoreToolTests: XCTestCase {
         XCTAssertEqual(seedBack.status, 0, seedBack.stderr)
         let again = try Shell.run("derive --wallet zseed2 --count 2 --change both \(ks)")
         XCTAssertEqual(again.records.map { $0["address"] as? String }, fromRecord.records.map { $0["address"] as? String })
+        // scan-blocks takes both entries, by --wallet and by name in a --wallets file, with
+        // the entry's zec birthday: the seed's finds receive and change notes, the UFVK's too.
+        let blocks = TestPaths.fixture("zcash-sapling/compact_blocks.pb").path
+        let birthday = try Shell.run("keystore birthday zseed zec=2900000 \(ks)")
+        XCTAssertEqual(birthday.status, 0, birthday.stderr)
+        let scanSeed = try Shell.run("scan-blocks --chain zcash --blocks \(blocks) --wallet zseed --state-dir \(dir)/zscan --progress none \(ks)")
+        XCTAssertEqual(scanSeed.status, 0, scanSeed.stderr)
+        XCTAssertEqual(scanSeed.records.filter { $0["type"] as? String == "received" }.count, 14)
+        try "zview\n".write(toFile: "\(dir)/wallets", atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: "\(dir)/wallets")
+        let scanView = try Shell.run("scan-blocks --chain zcash --blocks \(blocks) --wallets \(dir)/wallets --birthday 2900000 --state-dir \(dir)/zscan2 --progress none \(ks)")
+        XCTAssertEqual(scanView.status, 0, scanView.stderr)
+        XCTAssertEqual(scanView.records.filter { $0["type"] as? String == "received" }.count, 14)
+        XCTAssertEqual(scanView.records.last?["total"] as? String, scanSeed.records.last?["total"] as? String)
         let sign = try Shell.run("sign-hash --wallet zseed --path m/0 \(ks)", stdin: Shell.lines([["hash": String(repeating: "ab", count: 32)]]))
         XCTAssertEqual(sign.status, 65)
         XCTAssertEqual(sign.records.first?["code"] as? String, "derive.unsupported")
