@@ -19,7 +19,6 @@ public final class CompactBlockFileSource: BlockSource, @unchecked Sendable {  /
     private var txLines: LineStream?
     private var heldTransaction: (height: Int, txid: [UInt8], raw: [UInt8])?
     private var nextHeight: Int?
-    private var held: WireCompactBlock?
 
     public init(path: String, transactionsPath: String? = nil) throws {
         self.path = path
@@ -34,35 +33,26 @@ public final class CompactBlockFileSource: BlockSource, @unchecked Sendable {  /
     public func blocks(from height: Int, count: Int) throws -> [BlockData] {
         lock.lock()
         defer { lock.unlock() }
-        if let next = nextHeight, height < next - (held == nil ? 0 : 1) {
+        if let next = nextHeight, height < next {
             guard path != "-" else { throw ScanError.unsupported("cannot go back in compact blocks read from stdin (a reorg against the stored chain): give --blocks a file") }
             reader = try Reader(path: path)
             txLines = try transactionsPath.map(LineStream.init)
             heldTransaction = nil
             nextHeight = nil
-            held = nil
         }
         var out = [BlockData]()
         while out.count < count {
-            let block: WireCompactBlock
-            if let h = held { block = h; held = nil } else {
-                guard let b = try reader.next() else { break }
-                let h = Int(b.height)
-                if let expected = nextHeight, h != expected {
-                    throw ScanError.malformed(what: "\(reader.name) block \(reader.count)", reason: "block \(h) out of order (expected \(expected))")
-                }
-                if nextHeight == nil, h > height {
-                    throw ScanError.unsupported("the compact blocks start at \(h), after the birthday \(height)")
-                }
-                nextHeight = h + 1
-                block = b
+            guard let (block, bytes) = try reader.next() else { break }
+            let h = Int(block.height)
+            if let expected = nextHeight, h != expected {
+                throw ScanError.malformed(what: "\(reader.name) block \(reader.count)", reason: "block \(h) out of order (expected \(expected))")
             }
-            if Int(block.height) < height { continue }
-            let bytes: [UInt8]
-            do { bytes = try block.serializedBytes() } catch {
-                throw ScanError.malformed(what: "block \(block.height)", reason: "cannot be serialized again")
+            if nextHeight == nil, h > height {
+                throw ScanError.unsupported("the compact blocks start at \(h), after the birthday \(height)")
             }
-            out.append(BlockData(height: Int(block.height), blob: bytes, transactions: try fullTransactions(of: block), claimedID: nil))
+            nextHeight = h + 1
+            if h < height { continue }
+            out.append(BlockData(height: h, blob: bytes, transactions: try fullTransactions(of: block), claimedID: nil))
         }
         return out
     }
@@ -119,14 +109,20 @@ public final class CompactBlockFileSource: BlockSource, @unchecked Sendable {  /
             return buffer.count - start >= n
         }
 
-        func next() throws -> WireCompactBlock? {
+        /// The next block, and its serialized bytes (as read from a .pb stream; serialized
+        /// from JSON) for the engine to hand to the scanner's parser.
+        func next() throws -> (WireCompactBlock, [UInt8])? {
             guard try fill(1) else { return nil }
             if json == nil { json = buffer[start] == UInt8(ascii: "{") }
             count += 1
-            return json! ? try nextJSON() : try nextDelimited()
+            if !json! { return try nextDelimited() }
+            let block = try nextJSON()
+            do { return (block, try block.serializedBytes()) } catch {
+                throw ScanError.malformed(what: "\(name) line \(count)", reason: "cannot be serialized as a CompactBlock")
+            }
         }
 
-        private func nextDelimited() throws -> WireCompactBlock {
+        private func nextDelimited() throws -> (WireCompactBlock, [UInt8]) {
             var length = 0, shift = 0
             while true {
                 guard try fill(1) else { throw ScanError.malformed(what: "\(name) block \(count)", reason: "the file ends inside a length") }
@@ -139,9 +135,10 @@ public final class CompactBlockFileSource: BlockSource, @unchecked Sendable {  /
             }
             guard length <= 1 << 26 else { throw ScanError.malformed(what: "\(name) block \(count)", reason: "a block of \(length) bytes") }
             guard try fill(length) else { throw ScanError.malformed(what: "\(name) block \(count)", reason: "the file ends inside a block (a cut file?)") }
-            defer { start += length }
+            let bytes = Array(buffer[start..<(start + length)])
+            start += length
             do {
-                return try WireCompactBlock(serializedBytes: buffer[start..<(start + length)])
+                return (try WireCompactBlock(serializedBytes: bytes), bytes)
             } catch {
                 throw ScanError.malformed(what: "\(name) block \(count)", reason: "not a CompactBlock message")
             }

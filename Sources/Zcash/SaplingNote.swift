@@ -30,7 +30,8 @@ public enum PedersenHash {
         return result
     }
 
-    /// The bits of bytes, least significant bit of each byte first (LEOS2BSP).
+    /// The bits of bytes, least significant bit of each byte first (LEOS2BSP); diversifiers
+    /// become FF1 inputs the same way.
     static func bits(_ bytes: [UInt8]) -> [UInt8] {
         bytes.flatMap { byte in (0..<8).map { UInt8(byte >> UInt8($0) & 1) } }
     }

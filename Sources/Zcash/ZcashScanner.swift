@@ -157,8 +157,7 @@ public struct ZcashScanner: ChainScanner {
 extension SaplingDiversifier {
     /// The diversifier index j with d = FF1-AES256(dk, j): FF1 decryption.
     public static func index(of d: [UInt8], dk: [UInt8]) -> DiversifierIndex {
-        let bits = d.flatMap { byte in (0..<8).map { UInt8(byte >> UInt8($0) & 1) } }
-        let j = FF1AES256(key: dk).decrypt(bits: bits)
+        let j = FF1AES256(key: dk).decrypt(bits: PedersenHash.bits(d))
         var low: UInt64 = 0, high: UInt32 = 0
         for k in 0..<64 where j[k] == 1 { low |= 1 << UInt64(k) }
         for k in 0..<24 where j[64 + k] == 1 { high |= 1 << UInt32(k) }
