@@ -10,7 +10,7 @@ func systemLibrary(_ name: String, pkgConfig: String, apt: String) -> Target {
 
 let package = Package(
     name: "Satchel",
-    platforms: [.macOS(.v13)],
+    platforms: [.macOS(.v15)],  // grpc-swift-2 (the --lightwalletd source) needs macOS 15
     products: [
         .executable(name: "mnemonic", targets: ["mnemonic"]),
         .executable(name: "derive", targets: ["derive"]),
@@ -24,6 +24,9 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
+        .package(url: "https://github.com/grpc/grpc-swift-2", from: "2.4.3"),
+        .package(url: "https://github.com/grpc/grpc-swift-nio-transport", from: "2.9.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),  // in the graph already; named to tell TLS failures apart
     ],
     targets: [
         systemLibrary("CSodium", pkgConfig: "libsodium", apt: "libsodium-dev"),
@@ -44,6 +47,15 @@ let package = Package(
         .target(name: "Zcash", dependencies: ["CBlake2", "COpenSSL", "CSodium", "WalletKeys", "WalletScan", "WalletCore",
                                               .product(name: "SwiftProtobuf", package: "swift-protobuf")],
                 swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
+        // The only Zcash code that opens sockets: lightwalletd's gRPC service, apart so that the
+        // chain's arithmetic builds and tests without SwiftNIO.
+        .target(name: "ZcashLightwalletd", dependencies: [
+            "Zcash", "WalletScan", "WalletCore",
+            .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            .product(name: "GRPCCore", package: "grpc-swift-2"),
+            .product(name: "GRPCNIOTransportHTTP2Posix", package: "grpc-swift-nio-transport"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+        ]),
         .target(name: "WalletKeyStore", dependencies: ["CSodium", "WalletCore"]),
         .target(name: "WalletCard", dependencies: ["COpenSSL", "CSodium", "CPCSCLite", "WalletCore"]),
         .target(name: "WalletCardCLI", dependencies: [
@@ -72,7 +84,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "scan-blocks", dependencies: [
-            "WalletCLI", "WalletScan", "Monero", "Zcash", "WalletKeys", "WalletCore",
+            "WalletCLI", "WalletScan", "Monero", "Zcash", "ZcashLightwalletd", "WalletKeys", "WalletCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "card-info", dependencies: [

@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """A small lightwalletd for tests: serves compact blocks from a JSON Lines file (the fixtures'
-form: the proto's field names, bytes in hex) over gRPC on 127.0.0.1, with lightwalletd's own
+form: the proto's field names, bytes in hex) or a .pb stream over gRPC on 127.0.0.1, with lightwalletd's own
 service and method names (proto/service.proto), so `scan-blocks --lightwalletd` talks to it as
 to the real server. It answers GetLatestBlock and GetBlockRange, and can misbehave on purpose:
 --stall-after N stops sending a stream after N blocks, --drop-after N aborts it with
 UNAVAILABLE after N blocks (each only for the first stream, then it serves normally unless
---always). It prints its port on stdout when ready.
+--always). --tip H serves the chain up to H only, and --grow-every S adds a block every S
+seconds after that (a chain that grows, for --follow). With --cert and --key (PEM) it speaks TLS, as a real lightwalletd does. It prints
+its port on stdout when ready.
 
 Needs Debian's python3-grpcio and python3-protobuf, and protoc (protobuf-compiler) to build the
 message classes from proto/ at start.
@@ -18,13 +20,31 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 def messages():
     out = tempfile.mkdtemp(prefix="fake-lwd-")
-    subprocess.run(["protoc", f"-I{os.path.join(ROOT, 'proto')}", f"--python_out={out}", "compact_formats.proto", "service.proto"], check=True)
+    # Debian's protoc by its path: a build folder on PATH may hold swift-protobuf's, which has no Python generator.
+    protoc = "/usr/bin/protoc" if os.path.exists("/usr/bin/protoc") else "protoc"
+    subprocess.run([protoc, f"-I{os.path.join(ROOT, 'proto')}", f"--python_out={out}", "compact_formats.proto", "service.proto"], check=True)
     sys.path.insert(0, out)
     import compact_formats_pb2, service_pb2
     return compact_formats_pb2, service_pb2
 
 
+def load_delimited(path, cf):
+    """A .pb file: varint length ‖ CompactBlock, as lightwalletd's clients store them."""
+    data, blocks, i = open(path, "rb").read(), [], 0
+    while i < len(data):
+        n = shift = 0
+        while True:
+            b = data[i]; i += 1
+            n |= (b & 0x7F) << shift; shift += 7
+            if b < 0x80:
+                break
+        blocks.append(cf.CompactBlock.FromString(data[i:i + n])); i += n
+    return blocks
+
+
 def load(path, cf):
+    if path.endswith(".pb"):
+        return load_delimited(path, cf)
     blocks = []
     for line in open(path):
         if not line.strip():
@@ -58,6 +78,10 @@ def main():
     ap.add_argument("--stall-after", type=int)
     ap.add_argument("--drop-after", type=int)
     ap.add_argument("--always", action="store_true")
+    ap.add_argument("--tip", type=int)
+    ap.add_argument("--grow-every", type=float)
+    ap.add_argument("--cert")
+    ap.add_argument("--key")
     args = ap.parse_args()
     cf, sv = messages()
     blocks = load(args.blocks, cf)
@@ -65,8 +89,17 @@ def main():
     streams = {"count": 0}
     lock = threading.Lock()
 
+    started = time.monotonic()
+
+    def tip_height():
+        last = blocks[-1].height
+        if args.tip is None:
+            return last
+        grown = int((time.monotonic() - started) / args.grow_every) if args.grow_every else 0
+        return min(last, args.tip + grown)
+
     def latest(request, context):
-        tip = blocks[-1]
+        tip = by_height[tip_height()]
         return sv.BlockID(height=tip.height, hash=tip.hash)
 
     def block_range(request, context):
@@ -74,7 +107,7 @@ def main():
             streams["count"] += 1
             first = streams["count"] == 1 or args.always
         sent = 0
-        for h in range(request.start.height, request.end.height + 1):
+        for h in range(request.start.height, min(request.end.height, tip_height()) + 1):
             if first and args.stall_after is not None and sent == args.stall_after:
                 time.sleep(3600)
             if first and args.drop_after is not None and sent == args.drop_after:
@@ -91,7 +124,11 @@ def main():
     })
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
     server.add_generic_rpc_handlers((handler,))
-    port = server.add_insecure_port(f"127.0.0.1:{args.port}")
+    if args.cert:
+        credentials = grpc.ssl_server_credentials([(open(args.key, "rb").read(), open(args.cert, "rb").read())])
+        port = server.add_secure_port(f"127.0.0.1:{args.port}", credentials)
+    else:
+        port = server.add_insecure_port(f"127.0.0.1:{args.port}")
     server.start()
     print(port, flush=True)
     server.wait_for_termination()

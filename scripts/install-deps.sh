@@ -4,7 +4,7 @@
 # (a real monerod and monero-wallet-rpc on 127.0.0.1) are for the tests. Usage: scripts/install-deps.sh [extra packages…]
 set -euo pipefail
 
-packages=(pkg-config libsecp256k1-dev libsodium-dev libzstd-dev libpcsclite-dev libqrencode-dev libsqlite3-dev libssl-dev libb2-dev protobuf-compiler python3-grpcio python3-protobuf mandoc zbar-tools monero curl zstd pcscd vsmartcard-vpcd python3-pyscard python3-venv "$@")
+packages=(pkg-config libsecp256k1-dev libsodium-dev libzstd-dev libpcsclite-dev libqrencode-dev libsqlite3-dev libssl-dev libb2-dev protobuf-compiler openssl python3-grpcio python3-protobuf mandoc zbar-tools monero curl zstd pcscd vsmartcard-vpcd python3-pyscard python3-venv "$@")
 
 missing=()
 for p in "${packages[@]}"; do

@@ -28,12 +28,14 @@ struct ScanBlocksCommand: ParsableCommand {
         Several wallets (--wallet repeated, or --wallets FILE) share one pass over the chain;
         their records carry "wallet". See scan-blocks(1).
 
-        --chain zcash reads lightwalletd's compact blocks (.pb stream or JSON Lines) and
-        trial-decrypts every Sapling output with the wallet's viewing keys.
+        --chain zcash reads lightwalletd's compact blocks (.pb stream or JSON Lines, or live with
+        --lightwalletd over gRPC and TLS) and trial-decrypts every Sapling output with the
+        wallet's viewing keys.
 
         Example (cron, every 5 minutes):
           */5 * * * * scan-blocks --wallet shop --keystore-pass-file ~/.pass --blocks /srv/xmr/blocks.jsonl --txs /srv/xmr/txs.jsonl >> payments.jsonl
           scan-blocks --chain zcash --wallet zshop --keystore-pass-file ~/.pass --blocks /srv/zec/compact.pb >> zec-payments.jsonl
+          scan-blocks --chain zcash --wallet zshop --keystore-pass-file ~/.pass --lightwalletd lwd.example.org:9067 >> zec-payments.jsonl
         """,
         version: SatchelVersion.string)
 
@@ -58,10 +60,22 @@ struct ScanBlocksCommand: ParsableCommand {
     @Option(help: ArgumentHelp("A monerod RPC address, e.g. 127.0.0.1:18081, instead of --blocks.", valueName: "host:port"))
     var node: String?
 
+    @Option(help: ArgumentHelp("--chain zcash: a lightwalletd's gRPC address, e.g. lwd.example.org:9067, instead of --blocks; TLS unless --plaintext.", valueName: "host:port"))
+    var lightwalletd: String?
+
+    @Flag(help: "With --lightwalletd on this machine (127.0.0.1, ::1, localhost): no TLS.")
+    var plaintext = false
+
+    @Option(help: ArgumentHelp("With --lightwalletd: PEM certificates to trust instead of the system's.", valueName: "file"))
+    var caFile: String?
+
+    @Option(help: ArgumentHelp("With --node or --lightwalletd: seconds without an answer before a call is tried again (3 times, then exit 69).", valueName: "seconds"))
+    var timeout: Double = 30
+
     @Flag(help: "Forget what was scanned (keeping the subaddress table) and scan again from the birthday, reporting everything again.")
     var rescan = false
 
-    @Flag(help: "With --node: keep polling for new blocks (every --interval seconds) until stopped.")
+    @Flag(help: "With --node or --lightwalletd: keep polling for new blocks (every --interval seconds) until stopped.")
     var follow = false
 
     @Option(help: "Seconds between polls with --follow.")
@@ -93,8 +107,11 @@ struct ScanBlocksCommand: ParsableCommand {
         guard ["monero", "zcash"].contains(chain) else { throw ValidationError("--chain must be monero or zcash") }
         if chain == "zcash" {
             guard ["mainnet", "main", "testnet", "test"].contains(network) else { throw ValidationError("--network must be mainnet or testnet for zcash") }
-            if node != nil { throw ValidationError("--node is monerod's; Zcash compact blocks come from --blocks") }
+            if node != nil { throw ValidationError("--node is monerod's; Zcash compact blocks come from --blocks or --lightwalletd") }
+            if lightwalletd != nil && blocks != nil { throw ValidationError("give --blocks or --lightwalletd, not both") }
+            if lightwalletd != nil && txs != nil { throw ValidationError("--txs goes with --blocks (memos are not fetched from a lightwalletd)") }
         } else {
+            if lightwalletd != nil { throw ValidationError("--lightwalletd is Zcash's (--chain zcash); monerod's address goes to --node") }
             guard MoneroNetwork.all.contains(where: { $0.name == network }) else { throw ValidationError("--network must be mainnet, testnet or stagenet") }
         }
         guard ["auto", "jsonl", "none"].contains(progress) else { throw ValidationError("--progress must be auto, jsonl or none") }
@@ -105,7 +122,10 @@ struct ScanBlocksCommand: ParsableCommand {
         }
         guard interval.isFinite, (0.1...86_400).contains(interval) else { throw ValidationError("--interval must be 0.1 to 86400 seconds") }
         if node != nil && blocks != nil { throw ValidationError("give --blocks or --node, not both") }
-        if follow && node == nil { throw ValidationError("--follow goes with --node") }
+        if follow && node == nil && lightwalletd == nil { throw ValidationError("--follow goes with --node or --lightwalletd") }
+        if (plaintext || caFile != nil) && lightwalletd == nil { throw ValidationError("--plaintext and --ca-file go with --lightwalletd") }
+        if plaintext && caFile != nil { throw ValidationError("give --plaintext or --ca-file, not both") }
+        guard timeout.isFinite, (0.1...3_600).contains(timeout) else { throw ValidationError("--timeout must be 0.1 to 3600 seconds") }
         if !walletNames.isEmpty && keyOptions.isGiven { throw ValidationError("give --wallet or --key-file/--key-fd, not both") }
         if txs == "-" { throw ValidationError("--txs cannot be stdin: give --blocks - with the transaction records mixed in") }
         if blocks == "-" && walletNames.isEmpty && wallets == nil && !keyOptions.isGiven {
@@ -136,7 +156,7 @@ struct ScanBlocksCommand: ParsableCommand {
             let scanners = given.map { MoneroScanner(keys: $0.keys, network: net, lookahead: parsedLookahead!) }
             var source: (any BlockSource)?
             if let blocks { source = try FileBlockSource(blocksPath: blocks, transactionsPath: txs) }
-            if let node { source = try MoneroRPCSource(address: node) }
+            if let node { source = try MoneroRPCSource(address: node, timeout: timeout) }
             try synchronize(pipeline, wallets: given.map { ($0.name, $0.birthday) }, scanners: scanners,
                             stateNames: scanners.map(\.stateName), source: source)
         } catch let error as any WalletError {

@@ -4,6 +4,7 @@ import WalletCore
 import WalletKeys
 import WalletScan
 import Zcash
+import ZcashLightwalletd
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -14,7 +15,14 @@ extension ScanBlocksCommand {
     func runZcash(_ pipeline: RecordPipeline) throws {
         let net: ZcashNetwork = ["mainnet", "main"].contains(network) ? .main : .test
         let given = try gatherZcashWallets(network: net)
-        let source = try blocks.map { try CompactBlockFileSource(path: $0, transactionsPath: txs) }
+        var source: (any BlockSource)? = try blocks.map { try CompactBlockFileSource(path: $0, transactionsPath: txs) }
+        if let lightwalletd {
+            var options = LightwalletdSource.Options()
+            options.plaintext = plaintext
+            options.trustRoots = caFile
+            options.timeout = timeout
+            source = try LightwalletdSource(address: lightwalletd, options: options)
+        }
         try synchronize(pipeline, wallets: given.map { ($0.name, $0.birthday) }, scanners: given.map(\.scanner),
                         stateNames: given.map(\.scanner.stateName), source: source)
     }

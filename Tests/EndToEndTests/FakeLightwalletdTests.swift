@@ -10,7 +10,7 @@ final class FakeLightwalletdTests: XCTestCase {
     /// as a delimited stream into `out`, or the gRPC status code on failure.
     static let client = #"""
     import grpc, subprocess, sys, tempfile
-    out = tempfile.mkdtemp(); subprocess.run(["protoc", "-Iproto", f"--python_out={out}", "compact_formats.proto", "service.proto"], check=True)
+    out = tempfile.mkdtemp(); subprocess.run(["/usr/bin/protoc", "-Iproto", f"--python_out={out}", "compact_formats.proto", "service.proto"], check=True)
     sys.path.insert(0, out)
     import compact_formats_pb2 as cf, service_pb2 as sv
     port, start, end, path = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
@@ -37,26 +37,10 @@ final class FakeLightwalletdTests: XCTestCase {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-lwd-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let fixture = TestPaths.fixture("zcash-sapling/compact_blocks.jsonl").path
-        // Started directly (not through a shell in the background, whose inherited pipe would
-        // keep Shell.run waiting): its first line on stdout is the port.
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        server.arguments = ["scripts/fake-lightwalletd.py", fixture] + options.split(separator: " ").map(String.init)
-        server.currentDirectoryURL = TestPaths.packageRoot
-        let out = Pipe()
-        server.standardOutput = out
-        server.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        try server.run()
-        defer { server.terminate(); server.waitUntilExit() }
-        var line = Data()
-        while !line.contains(0x0A) {
-            let chunk = out.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line += chunk
-        }
-        let port = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        XCTAssertNotNil(Int(port), "the fake did not start")
+        let server = try FakeLightwalletd(blocks: TestPaths.fixture("zcash-sapling/compact_blocks.jsonl").path,
+                                          options.split(separator: " ").map(String.init))
+        defer { server.stop() }
+        let port = server.port
         try Self.client.write(toFile: "\(dir)/client.py", atomically: true, encoding: .utf8)
         try body("/usr/bin/python3 \(dir)/client.py \(port) 2900000 2900049 \(dir)/got.pb", "\(dir)/got.pb")
     }

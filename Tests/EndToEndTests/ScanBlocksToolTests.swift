@@ -230,9 +230,16 @@ final class ScanBlocksToolTests: XCTestCase {
         XCTAssertFalse(records.contains("%"), "progress leaked into the records")
     }
 
+    /// Every long option --help lists is in the man page (as mdoc's `Fl -name`).
     func testHelpAndManPage() throws {
-        XCTAssertEqual(try Shell.run("scan-blocks --help").status, 0)
-        XCTAssertTrue(FileManager.default.fileExists(atPath: TestPaths.packageRoot.appendingPathComponent("man/scan-blocks.1").path))
+        let help = try Shell.run("scan-blocks --help")
+        XCTAssertEqual(help.status, 0)
+        let man = try String(contentsOf: TestPaths.packageRoot.appendingPathComponent("man/scan-blocks.1"), encoding: .utf8)
+        let options = Set(help.out.matches(of: /--([a-z][a-z0-9-]+)/).map { String($0.1) }).subtracting(["help", "version"])
+        XCTAssertTrue(options.isSuperset(of: ["lightwalletd", "plaintext", "ca-file", "timeout", "node", "blocks"]), "\(options.sorted())")
+        for option in options.sorted() {
+            XCTAssertTrue(man.contains("Fl -\(option)"), "--\(option) is not in man/scan-blocks.1")
+        }
     }
 
     /// Killed (SIGKILL) at random moments, then resumed until done, appending to one file as

@@ -1,0 +1,372 @@
+import Foundation
+import GRPCCore
+import GRPCNIOTransportHTTP2Posix
+import NIOSSL
+import SwiftProtobuf
+import Synchronization
+import WalletCore
+import WalletScan
+import Zcash
+
+/// Compact blocks live from a lightwalletd over gRPC: `GetLatestBlock` for the tip and
+/// `GetBlockRange` for the blocks, from lightwalletd's CompactTxStreamer (proto/service.proto).
+/// Each block is handed on as the bytes the server sent, after its height is checked; the
+/// synchronizer checks the chain by prevHash, as for a file.
+///
+/// TLS is on unless `plaintext` is set, which only a loopback address may ask for: a compact
+/// block stream altered on the way could hide a payment. A call that fails for a reason that may
+/// pass (unreachable, dropped, no data for `timeout` seconds) is tried again `retries` times,
+/// resuming after the last block received; then the run ends with exit 69.
+///
+/// Memos are not fetched: asking for a transaction by its id (GetTransaction) would tell the
+/// server which ones are the wallet's.
+public final class LightwalletdSource: BlockSource, Sendable {
+    public struct Options: Sendable {
+        /// No TLS: for a lightwalletd on this machine only.
+        public var plaintext = false
+        /// PEM certificates to trust instead of the system's (a self-hosted lightwalletd).
+        public var trustRoots: String?
+        /// Seconds without a reply (a block of a stream, or an answer) before a call counts as stalled.
+        public var timeout: Double = 30
+        /// How many times a failed call is tried again, after 1, 2, 4, … seconds.
+        public var retries = 3
+        /// The first wait before trying again, in seconds (doubling after each try).
+        public var retryDelay: Double = 1
+        public init() {}
+    }
+
+    /// The address as given, for messages.
+    public let address: String
+    private let options: Options
+    private let client: GRPCClient<HTTP2ClientTransport.Posix>
+    private let tip = Mutex<Int?>(nil)
+
+    static let service = ServiceDescriptor(fullyQualifiedService: "cash.z.wallet.sdk.rpc.CompactTxStreamer")
+    static let getLatestBlock = MethodDescriptor(service: service, method: "GetLatestBlock")
+    static let getBlockRange = MethodDescriptor(service: service, method: "GetBlockRange")
+
+    /// Connects lazily: nothing is sent before the first call.
+    public init(address: String, options: Options = Options()) throws(LightwalletdError) {
+        guard let (host, port) = Self.split(address) else { throw .badAddress(address) }
+        if options.plaintext && !Self.isLoopback(host) { throw .plaintextOffLoopback(address) }
+        self.address = address
+        self.options = options
+        let target: any ResolvableTarget
+        if IPv4Address(host) != nil {
+            target = .ipv4(address: host, port: port)
+        } else if host.contains(":") {
+            target = .ipv6(address: host, port: port)
+        } else {
+            target = .dns(host: host, port: port)
+        }
+        var security = HTTP2ClientTransport.Posix.TransportSecurity.plaintext
+        if !options.plaintext {
+            guard options.trustRoots.map({ FileManager.default.isReadableFile(atPath: $0) }) ?? true else {
+                throw .trustRoots(options.trustRoots!)
+            }
+            security = .tls { tls in
+                if let roots = options.trustRoots { tls.trustRoots = .certificates([.file(path: roots, format: .pem)]) }
+            }
+        }
+        do {
+            var config = HTTP2ClientTransport.Posix.Config.defaults
+            // One try per call here: the retries below resume a range where it broke off.
+            config.backoff.initial = .milliseconds(100)
+            config.backoff.max = .seconds(1)
+            client = GRPCClient(transport: try HTTP2ClientTransport.Posix(target: target, transportSecurity: security, config: config))
+        } catch {
+            throw .badAddress(address)
+        }
+        let client = self.client
+        Task.detached { try? await client.runConnections() }
+    }
+
+    deinit { client.beginGracefulShutdown() }
+
+    /// host:port, [v6]:port; the port is required (lightwalletd has no single default).
+    static func split(_ address: String) -> (host: String, port: Int)? {
+        let host: Substring, rest: Substring
+        if address.hasPrefix("[") {
+            guard let close = address.firstIndex(of: "]") else { return nil }
+            host = address[address.index(after: address.startIndex)..<close]
+            rest = address[address.index(after: close)...]
+        } else {
+            guard let colon = address.lastIndex(of: ":") else { return nil }
+            host = address[..<colon]
+            rest = address[colon...]
+            if host.contains(":") { return nil }  // a bare IPv6 address needs brackets
+        }
+        guard rest.hasPrefix(":"), let port = Int(rest.dropFirst()), (1...65_535).contains(port), !host.isEmpty,
+              host.allSatisfy({ $0.isLetter || $0.isNumber || ".-:".contains($0) }) else { return nil }
+        return (String(host), port)
+    }
+
+    static func isLoopback(_ host: String) -> Bool {
+        if host == "localhost" || host == "::1" { return true }
+        guard let v4 = IPv4Address(host) else { return false }
+        return v4.first == 127
+    }
+
+    public func chainHeight() throws -> Int? {
+        let limit = Duration.milliseconds(Int64(options.timeout * 1000))
+        let latest: WireBlockID = try call("GetLatestBlock") { client, options in
+            var options = options
+            options.timeout = limit
+            return try await client.unary(request: ClientRequest(message: WireChainSpec()), descriptor: Self.getLatestBlock,
+                                   serializer: ProtobufOut<WireChainSpec>(), deserializer: ProtobufIn<WireBlockID>(),
+                                   options: options) { try $0.message }
+        }
+        guard latest.height < UInt64(Int32.max) else { throw LightwalletdError.badReply(address, "GetLatestBlock: height \(latest.height)") }
+        let height = Int(latest.height)
+        tip.withLock { $0 = height }
+        return height + 1
+    }
+
+    public func mempool() throws -> [[UInt8]] { [] }
+
+    public func blocks(from height: Int, count: Int) throws -> [BlockData] {
+        var known = tip.withLock { $0 }
+        if known.map({ height + count - 1 > $0 }) ?? true {
+            _ = try chainHeight()
+            known = tip.withLock { $0 }
+        }
+        guard let last = known.map({ min($0, height + count - 1) }), last >= height else { return [] }
+        let received = Shared([BlockData]())
+        try call("GetBlockRange") { client, options in
+            // After a failed try, from the first block not yet received.
+            let start = height + received.get().count
+            guard start <= last else { return }
+            var range = WireBlockRange()
+            range.start.height = UInt64(start)
+            range.end.height = UInt64(last)
+            range.poolTypes = [.sapling]
+            let request = ClientRequest(message: range)
+            let progress = Shared(ContinuousClock.now)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    try await client.serverStreaming(request: request, descriptor: Self.getBlockRange,
+                                                     serializer: ProtobufOut<WireBlockRange>(), deserializer: RawBytes(),
+                                                     options: options) { response in
+                        for try await bytes in response.messages {
+                            progress.set(.now)
+                            let block = try self.check(bytes, expected: height + received.get().count, last: last)
+                            received.update { $0.append(block) }
+                        }
+                    }
+                }
+                group.addTask { try await self.watch(progress) }
+                try await group.next()
+                group.cancelAll()
+            }
+            let got = received.get().count
+            if height + got <= last {
+                throw LightwalletdError.unavailable(self.address, "GetBlockRange ended at block \(height + got - 1) of \(height)–\(last)")
+            }
+        }
+        return received.get()
+    }
+
+    /// A block of the stream: decodable, and the height that comes next.
+    private func check(_ bytes: [UInt8], expected: Int, last: Int) throws -> BlockData {
+        let block: WireCompactBlock
+        do { block = try WireCompactBlock(serializedBytes: bytes) } catch {
+            throw LightwalletdError.badReply(address, "GetBlockRange: block \(expected) is not a CompactBlock")
+        }
+        guard block.height == UInt64(expected), expected <= last else {
+            throw LightwalletdError.badReply(address, "GetBlockRange: block \(block.height) where \(expected) was due")
+        }
+        return BlockData(height: expected, blob: bytes, transactions: [], claimedID: nil)
+    }
+
+    /// Ends (throwing `stalled`) when no reply has come for `timeout` seconds.
+    private func watch(_ progress: Shared<ContinuousClock.Instant>) async throws {
+        let limit = Duration.milliseconds(Int64(options.timeout * 1000))
+        while true {
+            let since = progress.get()
+            let left = limit - (ContinuousClock.now - since)
+            if left <= .zero { throw Stalled() }
+            try await Task.sleep(for: left)
+        }
+    }
+
+    private struct Stalled: Error {}
+
+    /// Runs `body` on the client, blocking this thread (the engine's sources are synchronous and
+    /// called off the scanning threads); tries again on failures that may pass, with backoff.
+    private func call<T: Sendable>(_ method: String, _ body: @escaping @Sendable (GRPCClient<HTTP2ClientTransport.Posix>, CallOptions) async throws -> T) throws -> T {
+        var options = CallOptions.defaults
+        options.waitForReady = false
+        var delay = self.options.retryDelay
+        var attempt = 0
+        while true {
+            let outcome = Shared<Result<T, any Error>?>(nil)
+            let done = DispatchSemaphore(value: 0)
+            let client = self.client
+            let callOptions = options
+            Task.detached {
+                let result: Result<T, any Error>
+                do { result = .success(try await body(client, callOptions)) } catch { result = .failure(error) }
+                outcome.set(result)
+                done.signal()
+            }
+            done.wait()
+            switch outcome.get()! {
+            case .success(let value): return value
+            case .failure(let error):
+                let failure = describe(error, method: method)
+                guard failure.mayPass, attempt < self.options.retries else { throw failure.error }
+                attempt += 1
+                Thread.sleep(forTimeInterval: delay)
+                delay *= 2
+            }
+        }
+    }
+
+    /// What a failed call means: a failure that may pass (try again, then exit 69) or an answer
+    /// that is not lightwalletd's (exit 76).
+    private func describe(_ error: any Error, method: String) -> (error: LightwalletdError, mayPass: Bool) {
+        switch error {
+        case let e as LightwalletdError:
+            if case .unavailable = e { return (e, true) }
+            return (e, false)
+        case is Stalled:
+            return (.unavailable(address, "\(method): no reply for \(Self.seconds(options.timeout)) s"), true)
+        case let e as RPCError:
+            if let tls = Self.tlsFailure(e) {
+                // A certificate that is not trusted, or a peer that speaks no TLS: waiting will not change it.
+                let text = String(describing: tls)
+                // BoringSSL's reason (CERTIFICATE_VERIFY_FAILED, WRONG_VERSION_NUMBER, …) says it; the rest is its source path.
+                let reason = text.range(of: "OPENSSL_internal:").map { text[$0.upperBound...].prefix { $0.isUppercase || $0 == "_" } }
+                return (.tls(address, reason.map(String.init) ?? Self.clean(text)), false)
+            }
+            var why = "\(method): \(e.code)" + (e.message.isEmpty ? "" : " (\(Self.clean(e.message)))")
+            if let cause = e.cause { why += "; cause: \(Self.clean(String(describing: cause)))" }
+            switch e.code {
+            case .unavailable, .deadlineExceeded, .resourceExhausted, .aborted, .cancelled, .unknown, .internalError:
+                return (.unavailable(address, why), true)
+            default:
+                return (.refused(address, why), false)
+            }
+        default:
+            return (.unavailable(address, "\(method): \(Self.clean(String(describing: error)))"), true)
+        }
+    }
+
+    /// The TLS handshake's failure behind a failed call, if that is what it was.
+    static func tlsFailure(_ error: RPCError) -> NIOSSLError? {
+        var cause = error.cause
+        for _ in 0..<4 {
+            switch cause {
+            case let ssl as NIOSSLError:
+                if case .handshakeFailed = ssl { return ssl }
+                return nil
+            case let rpc as RPCError: cause = rpc.cause
+            case let runtime as RuntimeError: cause = runtime.cause
+            default: return nil
+            }
+        }
+        return nil
+    }
+
+    static func seconds(_ s: Double) -> String { s == s.rounded() ? String(Int(s)) : String(s) }
+
+    /// A server's text in our one-line messages: printable, short.
+    static func clean(_ text: String) -> String {
+        String(text.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0.isPunctuation || $0.isSymbol || $0 == " ") ? $0 : " " }.prefix(300))
+    }
+}
+
+/// Why the lightwalletd source could not serve.
+public enum LightwalletdError: WalletError, Equatable {
+    case badAddress(String)
+    case plaintextOffLoopback(String)
+    case trustRoots(String)
+    /// The TLS handshake failed: an untrusted certificate, or no TLS at the other end.
+    case tls(String, String)
+    /// Unreachable, dropped, stalled: after the retries.
+    case unavailable(String, String)
+    /// The server answered with an error that trying again will not change.
+    case refused(String, String)
+    /// An answer that is not lightwalletd's.
+    case badReply(String, String)
+
+    public var code: String {
+        switch self {
+        case .badAddress: "source.bad_address"
+        case .plaintextOffLoopback: "source.plaintext_off_loopback"
+        case .trustRoots: "source.trust_roots"
+        case .tls: "source.tls"
+        case .unavailable: "source.unavailable"
+        case .refused: "source.refused"
+        case .badReply: "source.bad_reply"
+        }
+    }
+
+    public var exitStatus: ExitStatus {
+        switch self {
+        case .badAddress, .plaintextOffLoopback: .usage
+        case .trustRoots: .noInput
+        case .unavailable, .tls: .unavailable
+        case .refused, .badReply: .protocolError
+        }
+    }
+
+    public var message: String {
+        switch self {
+        case .badAddress(let a): "'\(a)' is not a lightwalletd address (host:port, or [IPv6]:port)"
+        case .plaintextOffLoopback(let a): "--plaintext is for a lightwalletd on this machine (127.0.0.1, ::1, localhost), not \(a): compact blocks altered on the way could hide payments"
+        case .trustRoots(let path): "cannot read the certificates in \(path)"
+        case .tls(let a, let why): "no TLS connection to the lightwalletd at \(a) (\(why)); a certificate of its own goes to --ca-file, and one on this machine without TLS needs --plaintext"
+        case .unavailable(let a, let why): "the lightwalletd at \(a) does not answer (\(why))"
+        case .refused(let a, let why): "the lightwalletd at \(a) refused a call (\(why))"
+        case .badReply(let a, let why): "the lightwalletd at \(a) sent what lightwalletd does not (\(why))"
+        }
+    }
+}
+
+/// A value shared between threads and tasks (a Mutex itself cannot be captured by a closure that escapes).
+final class Shared<Value: Sendable>: Sendable {
+    private let mutex: Mutex<Value>
+    init(_ value: Value) { mutex = Mutex(value) }
+    func get() -> Value { mutex.withLock { $0 } }
+    func set(_ value: Value) { mutex.withLock { $0 = value } }
+    func update(_ body: (inout Value) -> Void) { mutex.withLock { body(&$0) } }
+}
+
+/// A dotted-quad IPv4 literal, as bytes.
+struct IPv4Address {
+    let bytes: [UInt8]
+    var first: UInt8 { bytes[0] }
+    init?(_ text: String) {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 4 else { return nil }
+        var bytes = [UInt8]()
+        for p in parts {
+            guard !p.isEmpty, p.count <= 3, p.allSatisfy(\.isASCII), let b = UInt8(p) else { return nil }
+            bytes.append(b)
+        }
+        self.bytes = bytes
+    }
+}
+
+/// Requests out as SwiftProtobuf serializes them.
+struct ProtobufOut<Message: SwiftProtobuf.Message>: MessageSerializer {
+    func serialize<Bytes: GRPCContiguousBytes>(_ message: Message) throws -> Bytes {
+        Bytes(try message.serializedBytes() as [UInt8])
+    }
+}
+
+/// Answers in as SwiftProtobuf parses them.
+struct ProtobufIn<Message: SwiftProtobuf.Message>: MessageDeserializer {
+    func deserialize<Bytes: GRPCContiguousBytes>(_ bytes: Bytes) throws -> Message {
+        try bytes.withUnsafeBytes { try Message(serializedBytes: Array($0)) }
+    }
+}
+
+/// A streamed block's own bytes: the scanner parses them (parsed here they would be serialized
+/// again, and differ from what the server sent if it added fields).
+struct RawBytes: MessageDeserializer {
+    func deserialize<Bytes: GRPCContiguousBytes>(_ bytes: Bytes) throws -> [UInt8] {
+        bytes.withUnsafeBytes { Array($0) }
+    }
+}
