@@ -6,7 +6,11 @@ to the real server. It answers GetLatestBlock and GetBlockRange, and can misbeha
 --stall-after N stops sending a stream after N blocks, --drop-after N aborts it with
 UNAVAILABLE after N blocks (each only for the first stream, then it serves normally unless
 --always). --tip H serves the chain up to H only, and --grow-every S adds a block every S
-seconds after that (a chain that grows, for --follow). With --cert and --key (PEM) it speaks TLS, as a real lightwalletd does. It prints
+seconds after that (a chain that grows, for --follow); --shrink-to H ends the chain at H once
+GetLatestBlock has answered (as lightwalletd's cache rolls back on a reorg). Broken on purpose:
+--skip H leaves block H out of every stream, --without GetBlockRange answers that method with
+UNIMPLEMENTED (as a server that is not lightwalletd would). --log FILE appends each call's
+method name to FILE. With --cert and --key (PEM) it speaks TLS, as a real lightwalletd does. It prints
 its port on stdout when ready.
 
 Needs Debian's python3-grpcio and python3-protobuf, and protoc (protobuf-compiler) to build the
@@ -80,6 +84,10 @@ def main():
     ap.add_argument("--always", action="store_true")
     ap.add_argument("--tip", type=int)
     ap.add_argument("--grow-every", type=float)
+    ap.add_argument("--shrink-to", type=int)
+    ap.add_argument("--skip", type=int)
+    ap.add_argument("--without")
+    ap.add_argument("--log")
     ap.add_argument("--cert")
     ap.add_argument("--key")
     args = ap.parse_args()
@@ -90,6 +98,7 @@ def main():
     lock = threading.Lock()
 
     started = time.monotonic()
+    answered = {"latest": 0}
 
     def tip_height():
         last = blocks[-1].height
@@ -98,30 +107,47 @@ def main():
         grown = int((time.monotonic() - started) / args.grow_every) if args.grow_every else 0
         return min(last, args.tip + grown)
 
+    def served_tip():
+        if args.shrink_to is not None and answered["latest"] > 0:
+            return min(tip_height(), args.shrink_to)
+        return tip_height()
+
+    def logged(method):
+        if args.log:
+            with lock, open(args.log, "a") as f:
+                f.write(method + "\n")
+
     def latest(request, context):
-        tip = by_height[tip_height()]
+        logged("GetLatestBlock")
+        tip = by_height[served_tip()]
+        with lock:
+            answered["latest"] += 1
         return sv.BlockID(height=tip.height, hash=tip.hash)
 
     def block_range(request, context):
+        logged("GetBlockRange")
+        if args.without == "GetBlockRange":
+            context.abort(grpc.StatusCode.UNIMPLEMENTED, "Method not found!")
         with lock:
             streams["count"] += 1
             first = streams["count"] == 1 or args.always
         sent = 0
-        for h in range(request.start.height, min(request.end.height, tip_height()) + 1):
+        for h in range(request.start.height, min(request.end.height, served_tip()) + 1):
             if first and args.stall_after is not None and sent == args.stall_after:
                 time.sleep(3600)
             if first and args.drop_after is not None and sent == args.drop_after:
                 context.abort(grpc.StatusCode.UNAVAILABLE, "dropped on purpose")
-            if h in by_height:
+            if h in by_height and h != args.skip:
                 yield by_height[h]
                 sent += 1
 
-    handler = grpc.method_handlers_generic_handler("cash.z.wallet.sdk.rpc.CompactTxStreamer", {
+    methods = {
         "GetLatestBlock": grpc.unary_unary_rpc_method_handler(latest, request_deserializer=sv.ChainSpec.FromString,
                                                                response_serializer=sv.BlockID.SerializeToString),
         "GetBlockRange": grpc.unary_stream_rpc_method_handler(block_range, request_deserializer=sv.BlockRange.FromString,
                                                                response_serializer=cf.CompactBlock.SerializeToString),
-    })
+    }
+    handler = grpc.method_handlers_generic_handler("cash.z.wallet.sdk.rpc.CompactTxStreamer", methods)
     server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
     server.add_generic_rpc_handlers((handler,))
     if args.cert:

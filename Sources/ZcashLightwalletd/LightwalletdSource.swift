@@ -108,18 +108,20 @@ public final class LightwalletdSource: BlockSource, Sendable {
     }
 
     public func chainHeight() throws -> Int? {
-        let limit = Duration.milliseconds(Int64(options.timeout * 1000))
-        let latest: WireBlockID = try call("GetLatestBlock") { client, options in
-            var options = options
-            options.timeout = limit
-            return try await client.unary(request: ClientRequest(message: WireChainSpec()), descriptor: Self.getLatestBlock,
-                                   serializer: ProtobufOut<WireChainSpec>(), deserializer: ProtobufIn<WireBlockID>(),
-                                   options: options) { try $0.message }
-        }
-        guard latest.height < UInt64(Int32.max) else { throw LightwalletdError.badReply(address, "GetLatestBlock: height \(latest.height)") }
-        let height = Int(latest.height)
+        let height = try call("GetLatestBlock") { client, options in try await self.latest(client, options) }
         tip.withLock { $0 = height }
         return height + 1
+    }
+
+    /// The server's tip height (GetLatestBlock).
+    private func latest(_ client: GRPCClient<HTTP2ClientTransport.Posix>, _ options: CallOptions) async throws -> Int {
+        var options = options
+        options.timeout = .milliseconds(Int64(self.options.timeout * 1000))
+        let latest = try await client.unary(request: ClientRequest(message: WireChainSpec()), descriptor: Self.getLatestBlock,
+                                            serializer: ProtobufOut<WireChainSpec>(), deserializer: ProtobufIn<WireBlockID>(),
+                                            options: options) { try $0.message }
+        guard latest.height < UInt64(Int32.max) else { throw LightwalletdError.badReply(address, "GetLatestBlock: height \(latest.height)") }
+        return Int(latest.height)
     }
 
     public func mempool() throws -> [[UInt8]] { [] }
@@ -130,11 +132,13 @@ public final class LightwalletdSource: BlockSource, Sendable {
             _ = try chainHeight()
             known = tip.withLock { $0 }
         }
-        guard let last = known.map({ min($0, height + count - 1) }), last >= height else { return [] }
+        guard let asked = known.map({ min($0, height + count - 1) }), asked >= height else { return [] }
         let received = Shared([BlockData]())
+        let end = Shared(asked)
         try call("GetBlockRange") { client, options in
             // After a failed try, from the first block not yet received.
             let start = height + received.get().count
+            let last = end.get()
             guard start <= last else { return }
             var range = WireBlockRange()
             range.start.height = UInt64(start)
@@ -160,7 +164,14 @@ public final class LightwalletdSource: BlockSource, Sendable {
             }
             let got = received.get().count
             if height + got <= last {
-                throw LightwalletdError.unavailable(self.address, "GetBlockRange ended at block \(height + got - 1) of \(height)–\(last)")
+                // The chain may have become shorter: lightwalletd rolls its cache back on a reorg
+                // and reports a lower tip until it has the new branch. Then this batch ends there.
+                let now = try await self.latest(client, options)
+                self.tip.withLock { $0 = now }
+                guard now < last, height + got > now else {
+                    throw LightwalletdError.unavailable(self.address, "GetBlockRange ended at block \(height + got - 1) of \(height)–\(last)")
+                }
+                end.set(now)
             }
         }
         return received.get()

@@ -99,17 +99,7 @@ final class ZcashLightwalletdScanTests: XCTestCase {
         let before = try scan("--lightwalletd 127.0.0.1:\(first.port) --plaintext --until-height 2900039", state: "s")
         XCTAssertEqual(before.status, 0, before.stderr)
         first.stop()
-        let lines = try String(contentsOfFile: "\(fixture)/compact_blocks.jsonl", encoding: .utf8).split(separator: "\n").map(String.init)
-        func flipped(_ hex: String) -> String { (hex.first == "0" ? "1" : "0") + hex.dropFirst() }
-        var fork = [String]()
-        for line in lines {
-            var block = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-            let height = try XCTUnwrap(block["height"] as? Int)
-            if height >= 2_900_030 { block["hash"] = flipped(block["hash"] as! String) }
-            if height >= 2_900_031 { block["prevHash"] = flipped(block["prevHash"] as! String) }
-            fork.append(String(decoding: try JSONSerialization.data(withJSONObject: block), as: UTF8.self))
-        }
-        try (fork.joined(separator: "\n") + "\n").write(toFile: "\(dir)/fork.jsonl", atomically: true, encoding: .utf8)
+        try writeZcashFork(of: "\(fixture)/compact_blocks.jsonl", from: 2_900_030, to: "\(dir)/fork.jsonl")
         let forked = try FakeLightwalletd(blocks: "\(dir)/fork.jsonl")
         let after = try scan("--lightwalletd 127.0.0.1:\(forked.port) --plaintext", state: "s")
         XCTAssertEqual(after.status, 0, after.stderr)
@@ -215,5 +205,40 @@ extension ZcashLightwalletdScanTests {
             XCTAssertEqual(r.records.first?["total"] as? String, "0", file)
             XCTAssertEqual(r.records.first?["height"] as? Int, tip, file)
         }
+    }
+}
+
+extension ZcashLightwalletdScanTests {
+    /// The server's chain ends at 2,900,029 once it has given its tip (lightwalletd rolls its
+    /// cache back on a reorg): the batch ends there, not in an error, and the events are the
+    /// file's up to that height.
+    func testAChainThatBecomesShorterMidRun() throws {
+        let want = try scan("--blocks \(fixture)/compact_blocks.pb --until-height 2900029", state: "file")
+        XCTAssertEqual(want.status, 0, want.stderr)
+        let server = try FakeLightwalletd(blocks: "\(fixture)/compact_blocks.jsonl", ["--shrink-to", "2900029"])
+        let r = try scan("--lightwalletd 127.0.0.1:\(server.port) --plaintext", state: "s")
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let unconfirmed = { (line: String) in line.replacingOccurrences(of: #""confirmations":[0-9]+,"#, with: "", options: .regularExpression) }
+        XCTAssertEqual(r.lines.map(unconfirmed), want.lines.map(unconfirmed))
+        XCTAssertEqual(r.records.last?["height"] as? Int, 2_900_030)
+    }
+}
+
+extension ZcashLightwalletdScanTests {
+    /// Answers that are not lightwalletd's end the run with 76 at once, nothing scanned: a
+    /// stream that leaves a block out, and a server without GetBlockRange (UNIMPLEMENTED).
+    func testAnswersThatAreNotLightwalletdsAre76() throws {
+        let gap = try FakeLightwalletd(blocks: "\(fixture)/compact_blocks.jsonl", ["--skip", "2900007"])
+        let skipped = try scan("--lightwalletd 127.0.0.1:\(gap.port) --plaintext", state: "gap")
+        XCTAssertEqual(skipped.status, 76, skipped.stderr)
+        XCTAssertEqual(skipped.out, "")
+        XCTAssertTrue(skipped.stderr.contains("source.bad_reply") && skipped.stderr.contains("block 2900008 where 2900007 was due"), skipped.stderr)
+        let other = try FakeLightwalletd(blocks: "\(fixture)/compact_blocks.jsonl", ["--without", "GetBlockRange", "--log", "\(dir)/calls"])
+        let refused = try scan("--lightwalletd 127.0.0.1:\(other.port) --plaintext", state: "other")
+        XCTAssertEqual(refused.status, 76, refused.stderr)
+        XCTAssertEqual(refused.out, "")
+        XCTAssertTrue(refused.stderr.contains("source.refused") && refused.stderr.contains("unimplemented"), refused.stderr)
+        // Asked once, not tried again.
+        XCTAssertEqual(try String(contentsOfFile: "\(dir)/calls", encoding: .utf8), "GetLatestBlock\nGetBlockRange\n")
     }
 }

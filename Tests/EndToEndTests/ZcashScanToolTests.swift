@@ -104,17 +104,7 @@ final class ZcashScanToolTests: XCTestCase {
         let key = ["mnemonic": w["mnemonic"]!]
         let first = try scan(key, "--until-height 2900039", state: "reorg")
         XCTAssertEqual(first.status, 0, first.stderr)
-        let lines = try String(contentsOfFile: "\(fixture)/compact_blocks.jsonl", encoding: .utf8).split(separator: "\n").map(String.init)
-        func flipped(_ hex: String) -> String { (hex.first == "0" ? "1" : "0") + hex.dropFirst() }
-        var fork = [String]()
-        for line in lines {
-            var block = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-            let height = try XCTUnwrap(block["height"] as? Int)
-            if height >= 2_900_030 { block["hash"] = flipped(block["hash"] as! String) }
-            if height >= 2_900_031 { block["prevHash"] = flipped(block["prevHash"] as! String) }
-            fork.append(String(decoding: try JSONSerialization.data(withJSONObject: block), as: UTF8.self))
-        }
-        try (fork.joined(separator: "\n") + "\n").write(toFile: "\(dir)/fork.jsonl", atomically: true, encoding: .utf8)
+        try writeZcashFork(of: "\(fixture)/compact_blocks.jsonl", from: 2_900_030, to: "\(dir)/fork.jsonl")
         let second = try Shell.run("scan-blocks --chain zcash --blocks \(dir)/fork.jsonl --birthday 2900000 --state-dir \(dir)/reorg --progress none",
                                    stdin: Shell.lines([key]))
         XCTAssertEqual(second.status, 0, second.stderr)
@@ -245,4 +235,21 @@ final class ZcashMainnetSampleTests: XCTestCase {
             }
         }
     }
+}
+
+/// The zcash-sapling fixture's chain with blocks from `height` on replaced (same transactions,
+/// other hashes: the first hash bit flipped, and the parent links after it to match), written
+/// as JSON Lines to `out`: a branch that forks after `height` − 1.
+func writeZcashFork(of path: String, from height: Int, to out: String) throws {
+    let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
+    func flipped(_ hex: String) -> String { (hex.first == "0" ? "1" : "0") + hex.dropFirst() }
+    var fork = [String]()
+    for line in lines {
+        var block = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        let h = try XCTUnwrap(block["height"] as? Int)
+        if h >= height { block["hash"] = flipped(try XCTUnwrap(block["hash"] as? String)) }
+        if h >= height + 1 { block["prevHash"] = flipped(try XCTUnwrap(block["prevHash"] as? String)) }
+        fork.append(String(decoding: try JSONSerialization.data(withJSONObject: block), as: UTF8.self))
+    }
+    try (fork.joined(separator: "\n") + "\n").write(toFile: out, atomically: true, encoding: .utf8)
 }
