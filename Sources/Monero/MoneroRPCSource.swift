@@ -191,17 +191,3 @@ public enum SourceError: WalletError, Equatable {
         }
     }
 }
-
-/// A value behind a lock (Synchronization's Mutex needs macOS 15; the package says 13).
-final class Locked<Value>: @unchecked Sendable {  // every access holds `lock`
-    private let lock = NSLock()
-    private var value: Value
-
-    init(_ value: Value) { self.value = value }
-
-    func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
-        lock.lock()
-        defer { lock.unlock() }
-        return try body(&value)
-    }
-}

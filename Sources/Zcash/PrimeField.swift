@@ -77,9 +77,8 @@ public struct Limbs: Equatable, Sendable {
 }
 
 /// a + b·c + carry, the high word into carry (never overflows: (2^64−1)^2 + 2(2^64−1) < 2^128).
-#if os(Linux)
-// UInt128 (Swift 6) lets the compiler use mul/adc directly: twice as fast as the tuple forms
-// below. On Apple platforms it needs macOS 15, above the package's minimum.
+// UInt128 lets the compiler use mul/adc directly: twice as fast as multipliedFullWidth and
+// addingReportingOverflow.
 @inline(__always) func mac(_ a: UInt64, _ b: UInt64, _ c: UInt64, _ carry: inout UInt64) -> UInt64 {
     let t = UInt128(b) &* UInt128(c) &+ UInt128(a) &+ UInt128(carry)
     carry = UInt64(truncatingIfNeeded: t >> 64)
@@ -91,22 +90,6 @@ public struct Limbs: Equatable, Sendable {
     carry = UInt64(truncatingIfNeeded: t >> 64)
     return UInt64(truncatingIfNeeded: t)
 }
-#else
-@inline(__always) func mac(_ a: UInt64, _ b: UInt64, _ c: UInt64, _ carry: inout UInt64) -> UInt64 {
-    let (hi, lo) = b.multipliedFullWidth(by: c)
-    let (s1, o1) = lo.addingReportingOverflow(a)
-    let (s2, o2) = s1.addingReportingOverflow(carry)
-    carry = hi &+ (o1 ? 1 : 0) &+ (o2 ? 1 : 0)
-    return s2
-}
-
-@inline(__always) func adc(_ a: UInt64, _ b: UInt64, _ carry: inout UInt64) -> UInt64 {
-    let (s1, o1) = a.addingReportingOverflow(b)
-    let (s2, o2) = s1.addingReportingOverflow(carry)
-    carry = (o1 ? 1 : 0) &+ (o2 ? 1 : 0)
-    return s2
-}
-#endif
 
 /// The constants of one prime field below 2^255.
 public protocol FieldModulus: Sendable {

@@ -133,8 +133,8 @@ public final class LightwalletdSource: BlockSource, Sendable {
             known = tip.withLock { $0 }
         }
         guard let asked = known.map({ min($0, height + count - 1) }), asked >= height else { return [] }
-        let received = Shared([BlockData]())
-        let end = Shared(asked)
+        let received = Locked([BlockData]())
+        let end = Locked(asked)
         try call("GetBlockRange") { client, options in
             // After a failed try, from the first block not yet received.
             let start = height + received.get().count
@@ -145,7 +145,7 @@ public final class LightwalletdSource: BlockSource, Sendable {
             range.end.height = UInt64(last)
             range.poolTypes = [.sapling]
             let request = ClientRequest(message: range)
-            let progress = Shared(ContinuousClock.now)
+            let progress = Locked(ContinuousClock.now)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
                     try await client.serverStreaming(request: request, descriptor: Self.getBlockRange,
@@ -154,7 +154,7 @@ public final class LightwalletdSource: BlockSource, Sendable {
                         for try await bytes in response.messages {
                             progress.set(.now)
                             let block = try self.check(bytes, expected: height + received.get().count, last: last)
-                            received.update { $0.append(block) }
+                            received.withLock { $0.append(block) }
                         }
                     }
                 }
@@ -190,7 +190,7 @@ public final class LightwalletdSource: BlockSource, Sendable {
     }
 
     /// Ends (throwing `stalled`) when no reply has come for `timeout` seconds.
-    private func watch(_ progress: Shared<ContinuousClock.Instant>) async throws {
+    private func watch(_ progress: Locked<ContinuousClock.Instant>) async throws {
         let limit = Duration.milliseconds(Int64(options.timeout * 1000))
         while true {
             let since = progress.get()
@@ -210,7 +210,7 @@ public final class LightwalletdSource: BlockSource, Sendable {
         var delay = self.options.retryDelay
         var attempt = 0
         while true {
-            let outcome = Shared<Result<T, any Error>?>(nil)
+            let outcome = Locked<Result<T, any Error>?>(nil)
             let done = DispatchSemaphore(value: 0)
             let client = self.client
             let callOptions = options
@@ -333,15 +333,6 @@ public enum LightwalletdError: WalletError, Equatable {
         case .badReply(let a, let why): "the lightwalletd at \(a) sent what lightwalletd does not (\(why))"
         }
     }
-}
-
-/// A value shared between threads and tasks (a Mutex itself cannot be captured by a closure that escapes).
-final class Shared<Value: Sendable>: Sendable {
-    private let mutex: Mutex<Value>
-    init(_ value: Value) { mutex = Mutex(value) }
-    func get() -> Value { mutex.withLock { $0 } }
-    func set(_ value: Value) { mutex.withLock { $0 = value } }
-    func update(_ body: (inout Value) -> Void) { mutex.withLock { body(&$0) } }
 }
 
 /// A dotted-quad IPv4 literal, as bytes.
