@@ -54,7 +54,7 @@ public struct LineReader {
             }
             if eof {
                 if current.isEmpty && !overflowing {
-                    buffer.withUnsafeMutableBytes { $0.initializeMemory(as: UInt8.self, repeating: 0) }
+                    SecureBytes.wipe(&buffer)
                     return nil
                 }
                 return finishLine()

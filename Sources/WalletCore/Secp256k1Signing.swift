@@ -107,7 +107,7 @@ extension Secp256k1 {
             }
         }
 
-        deinit { withUnsafeMutableBytes(of: &keypair) { $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+        deinit { withUnsafeMutableBytes(of: &keypair) { SecureBytes.wipe($0) } }
 
         private var internalXOnly: [UInt8] {
             var xonly = secp256k1_xonly_pubkey()

@@ -53,4 +53,10 @@ public final class SecureBytes: @unchecked Sendable, Equatable {
     public static func wipe(_ bytes: inout [UInt8]) {
         bytes.withUnsafeMutableBytes { sodium_memzero($0.baseAddress, $0.count) }
     }
+
+    /// Wipes memory in place (a C library's key state, say) with a store the compiler keeps:
+    /// zeroing by plain writes just before the memory is released may be optimized away.
+    public static func wipe(_ memory: UnsafeMutableRawBufferPointer) {
+        sodium_memzero(memory.baseAddress, memory.count)
+    }
 }

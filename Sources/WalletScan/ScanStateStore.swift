@@ -32,7 +32,7 @@ final class ScanStateStore {
             throw ScanStateError.walletMismatch("the state in \(path) belongs to another wallet")
         }
         if stored == nil {
-            try db.transaction {
+            _ = try db.transaction {
                 try db.query("INSERT INTO meta VALUES ('wallet', ?), ('birthday', ?), ('next_height', ?)",
                              [.text(walletID), .text(String(birthday)), .text(String(birthday))])
             }

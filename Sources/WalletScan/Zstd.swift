@@ -63,7 +63,7 @@ public final class ByteStream {
     public func next(_ body: (UnsafeBufferPointer<UInt8>) throws -> Void) throws -> Bool {
         while true {
             if rawStart == rawEnd { try fillRaw() }
-            guard let zstd else {
+            guard zstd != nil else {
                 guard rawStart < rawEnd else { return false }
                 try raw.withUnsafeBufferPointer { try body(UnsafeBufferPointer(rebasing: $0[rawStart..<rawEnd])) }
                 rawStart = rawEnd

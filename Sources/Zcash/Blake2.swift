@@ -1,4 +1,5 @@
 import CBlake2
+import WalletCore
 
 /// BLAKE2b and BLAKE2s with a personalization string (RFC 7693 parameter block), over libb2.
 ///
@@ -13,9 +14,9 @@ public enum Blake2 {
         p.digest_length = UInt8(outputLength)
         p.fanout = 1
         p.depth = 1
-        withUnsafeMutableBytes(of: &p.personal) { _ = $0.copyBytes(from: personal) }
+        withUnsafeMutableBytes(of: &p.personal) { $0.copyBytes(from: personal) }
         var state = blake2b_state()
-        defer { withUnsafeMutableBytes(of: &state) { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+        defer { withUnsafeMutableBytes(of: &state) { SecureBytes.wipe($0) } }
         precondition(blake2b_init_param(&state, &p) == 0)
         for part in parts { part.withUnsafeBufferPointer { _ = blake2b_update(&state, $0.baseAddress, $0.count) } }
         var out = [UInt8](repeating: 0, count: outputLength)
@@ -30,9 +31,9 @@ public enum Blake2 {
         p.digest_length = 32
         p.fanout = 1
         p.depth = 1
-        withUnsafeMutableBytes(of: &p.personal) { _ = $0.copyBytes(from: personal) }
+        withUnsafeMutableBytes(of: &p.personal) { $0.copyBytes(from: personal) }
         var state = blake2s_state()
-        defer { withUnsafeMutableBytes(of: &state) { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+        defer { withUnsafeMutableBytes(of: &state) { SecureBytes.wipe($0) } }
         precondition(blake2s_init_param(&state, &p) == 0)
         for part in parts { part.withUnsafeBufferPointer { _ = blake2s_update(&state, $0.baseAddress, $0.count) } }
         var out = [UInt8](repeating: 0, count: 32)

@@ -35,7 +35,7 @@ final class InstallTests: XCTestCase {
         XCTAssertEqual(uninstall.status, 0, uninstall.stderr)
         let left = FileManager.default.enumerator(atPath: prefix)!.compactMap { $0 as? String }.filter {
             var isDir: ObjCBool = false
-            FileManager.default.fileExists(atPath: "\(prefix)/\($0)", isDirectory: &isDir)
+            _ = FileManager.default.fileExists(atPath: "\(prefix)/\($0)", isDirectory: &isDir)
             return !isDir.boolValue
         }
         XCTAssertEqual(left, [])

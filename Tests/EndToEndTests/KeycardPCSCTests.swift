@@ -54,7 +54,7 @@ final class KeycardPCSCTests: XCTestCase {
     }
 
     private func secretFile(_ name: String, _ text: String) throws {
-        FileManager.default.createFile(atPath: "\(dir)/\(name)", contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
+        XCTAssertTrue(FileManager.default.createFile(atPath: "\(dir)/\(name)", contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]))
     }
 
     private func card(_ arguments: String, stdin: Data = Data()) throws -> Shell.Result {

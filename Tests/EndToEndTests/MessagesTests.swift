@@ -15,7 +15,7 @@ final class MessagesTests: XCTestCase {
     override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
 
     func testKeyStoreAndCardNamesAreCheckedBeforeAnyPrompt() throws {
-        FileManager.default.createFile(atPath: "\(dir)/pass", contents: Data("a long test passphrase\n".utf8), attributes: [.posixPermissions: 0o600])
+        XCTAssertTrue(FileManager.default.createFile(atPath: "\(dir)/pass", contents: Data("a long test passphrase\n".utf8), attributes: [.posixPermissions: 0o600]))
         let add = try Shell.run("keystore add w --keystore \(dir)/ks --keystore-pass-file \(dir)/pass --kdf interactive",
                                 stdin: Shell.lines([["seed": "000102030405060708090a0b0c0d0e0f"]]))
         XCTAssertEqual(add.status, 0, add.stderr)

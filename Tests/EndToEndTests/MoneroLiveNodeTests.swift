@@ -48,7 +48,7 @@ final class MoneroLiveNodeTests: XCTestCase {
         p.arguments = arguments
         // monero-wallet-rpc writes its log file into its working directory: keep it in the temp dir.
         p.currentDirectoryURL = URL(fileURLWithPath: dir)
-        FileManager.default.createFile(atPath: dir + "/" + log, contents: nil)
+        XCTAssertTrue(FileManager.default.createFile(atPath: dir + "/" + log, contents: nil))
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: dir + "/" + log))
         p.standardOutput = handle
         p.standardError = handle
@@ -201,14 +201,14 @@ final class MoneroLiveNodeTests: XCTestCase {
         let minerAddress = try rpc(minerPort, "get_address")["address"] as! String
         let primary = try rpc(receiverPort, "get_address")["address"] as! String
         let phrase = try rpc(receiverPort, "query_key", ["key_type": "mnemonic"])["key"] as! String
-        FileManager.default.createFile(atPath: "\(dir)/key.json", contents: Shell.lines([["mnemonic": phrase]]), attributes: [.posixPermissions: 0o600])
+        XCTAssertTrue(FileManager.default.createFile(atPath: "\(dir)/key.json", contents: Shell.lines([["mnemonic": phrase]]), attributes: [.posixPermissions: 0o600]))
         try mine(90, to: minerAddress)  // coinbase outputs unlock after 60 blocks; rings need decoys
 
         let scanner = Process()
         scanner.executableURL = TestPaths.binDir.appendingPathComponent("scan-blocks")
         scanner.arguments = ["--node", "127.0.0.1:\(nodePort)", "--follow", "--interval", "0.5", "--birthday", "0", "--state-dir", "\(dir)/follow",
                              "--lookahead", "3,20", "--key-file", "\(dir)/key.json", "--progress", "none"]
-        FileManager.default.createFile(atPath: "\(dir)/follow.jsonl", contents: nil)
+        XCTAssertTrue(FileManager.default.createFile(atPath: "\(dir)/follow.jsonl", contents: nil))
         scanner.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: "\(dir)/follow.jsonl"))
         scanner.standardError = FileHandle.nullDevice
         scanner.standardInput = FileHandle.nullDevice

@@ -33,13 +33,13 @@ final class PhraseInputTests: XCTestCase {
         XCTAssertEqual(broken.records.map { $0["code"] as? String }, ["record.invalid_json"])
 
         // keystore add and a --key-file take a bare phrase too.
-        FileManager.default.createFile(atPath: "\(dir)/pass", contents: Data("a long test passphrase\n".utf8), attributes: [.posixPermissions: 0o600])
+        XCTAssertTrue(FileManager.default.createFile(atPath: "\(dir)/pass", contents: Data("a long test passphrase\n".utf8), attributes: [.posixPermissions: 0o600]))
         let stored = try Shell.run("keystore add w --keystore \(dir)/ks --keystore-pass-file \(dir)/pass --kdf interactive", stdin: pasted)
         XCTAssertEqual(stored.status, 0, stored.stderr)
         XCTAssertEqual(stored.records.first?["kind"] as? String, "bip39-mnemonic")
         let fromStore = try Shell.run("derive --wallet w --keystore \(dir)/ks --keystore-pass-file \(dir)/pass --purpose 84")
         XCTAssertEqual(fromStore.records.map { $0["address"] as? String }, [Self.bip84], fromStore.stderr)
-        FileManager.default.createFile(atPath: "\(dir)/key", contents: Data((Self.about + "\n").utf8), attributes: [.posixPermissions: 0o600])
+        XCTAssertTrue(FileManager.default.createFile(atPath: "\(dir)/key", contents: Data((Self.about + "\n").utf8), attributes: [.posixPermissions: 0o600]))
         let signed = try Shell.run("sign-hash --key-file \(dir)/key --path m/84h/0h/0h/0/0", stdin: Shell.lines([["hash": String(repeating: "11", count: 32)]]))
         XCTAssertEqual(signed.status, 0, signed.stderr)
         XCTAssertEqual(signed.records.first?["public_key"] as? String, "0330d54fd0dd420a6e5f8d3624f5f3482cae350f79d5f0753bf5beef9c2d91af3c")

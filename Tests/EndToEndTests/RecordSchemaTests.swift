@@ -18,7 +18,7 @@ final class RecordSchemaTests: XCTestCase {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-schema-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        FileManager.default.createFile(atPath: "\(dir)/pass", contents: Data("a long test passphrase\n".utf8), attributes: [.posixPermissions: 0o600])
+        XCTAssertTrue(FileManager.default.createFile(atPath: "\(dir)/pass", contents: Data("a long test passphrase\n".utf8), attributes: [.posixPermissions: 0o600]))
         let ks = "--keystore \(dir)/ks --keystore-pass-file \(dir)/pass --kdf interactive"
         let phrase = Shell.lines([["mnemonic": Self.about]])
         let hash = String(repeating: "ab", count: 32)
@@ -31,7 +31,7 @@ final class RecordSchemaTests: XCTestCase {
         assertStamped(try Shell.run("derive --purpose 84 --count 2", stdin: phrase), ["address", "address"], "derive")
         assertStamped(try Shell.run("derive account --purpose 84", stdin: phrase), ["account"], "account")
         assertStamped(try Shell.run("derive --coin xmr", stdin: Shell.lines([["seed": String(repeating: "01", count: 32), "scheme": "monero"]])), ["address"], "xmr")
-        FileManager.default.createFile(atPath: "\(dir)/used.txt", contents: Data())
+        XCTAssertTrue(FileManager.default.createFile(atPath: "\(dir)/used.txt", contents: Data()))
         assertStamped(try Shell.run("derive discover --purpose 84 --used \(dir)/used.txt", stdin: phrase), ["discovery"], "discover")
         let signed = try Shell.run("sign-hash --path m/44h/60h/0h/0/0", stdin: Shell.lines([["mnemonic": Self.about, "hash": hash]]))
         assertStamped(signed, ["signature"], "sign")

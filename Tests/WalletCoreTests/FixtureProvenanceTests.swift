@@ -21,7 +21,7 @@ final class FixtureProvenanceTests: XCTestCase {
             let files = FileManager.default.enumerator(atPath: base.path)!.compactMap { $0 as? String }
             for relative in files where !relative.hasSuffix(".md") {
                 var isDir: ObjCBool = false
-                FileManager.default.fileExists(atPath: base.appendingPathComponent(relative).path, isDirectory: &isDir)
+                _ = FileManager.default.fileExists(atPath: base.appendingPathComponent(relative).path, isDirectory: &isDir)
                 if !isDir.boolValue { found.insert(top + "/" + relative) }
             }
         }
