@@ -63,6 +63,13 @@ public struct SaplingDecryptor: Sendable {
         return epk.timesCofactor().times(ivk).bytes
     }
 
+    /// 8·epk of an output of the compact form's sizes, nil if it is not; decoded once for all
+    /// the keys that try the output (the decoding costs a square root).
+    public static func ephemeralPoint(_ output: CompactSaplingOutput) -> JubjubPoint? {
+        guard output.ciphertext.count == 52, output.cmu.count == 32, let epk = JubjubPoint(bytes: output.ephemeralKey) else { return nil }
+        return epk.timesCofactor()
+    }
+
     /// KDF^Sapling: BLAKE2b-256("Zcash_SaplingKDF", repr(shared secret) ‖ epk).
     public static func key(sharedSecret: [UInt8], ephemeralKey: [UInt8]) -> [UInt8] {
         Blake2.b(32, personal: Array("Zcash_SaplingKDF".utf8), sharedSecret, ephemeralKey)
@@ -79,8 +86,12 @@ public struct SaplingDecryptor: Sendable {
 
     /// The note, if this output is the wallet's at `height`.
     public func tryDecrypt(_ output: CompactSaplingOutput, height: UInt64) -> DecryptedNote? {
-        guard output.ciphertext.count == 52, output.cmu.count == 32, let shared = sharedSecret(output.ephemeralKey) else { return nil }
-        let k = Self.key(sharedSecret: shared, ephemeralKey: output.ephemeralKey)
+        Self.ephemeralPoint(output).flatMap { tryDecrypt(output, ephemeralPoint: $0, height: height) }
+    }
+
+    /// The same with `ephemeralPoint(output)` given.
+    public func tryDecrypt(_ output: CompactSaplingOutput, ephemeralPoint epk8: JubjubPoint, height: UInt64) -> DecryptedNote? {
+        let k = Self.key(sharedSecret: epk8.times(ivk).bytes, ephemeralKey: output.ephemeralKey)
         let p = Self.plaintext52(key: k, ciphertext: output.ciphertext)
         return check(plaintext: p, key: k, output: output, height: height)
     }

@@ -95,15 +95,15 @@ public struct ZcashScanner: ChainScanner {
 
     /// Output `i` of `tx` if it is the wallet's: the external key first, then the internal one.
     private func scan(_ tx: ZcashCompactTransaction, output i: Int) -> ReceivedOutput? {
-        guard let height = tx.height else { return nil }
         let output = tx.outputs[i]
+        guard let height = tx.height, let epk = SaplingDecryptor.ephemeralPoint(output) else { return nil }
         let position = tx.firstPosition.map { $0 + UInt64(i) }
         var o: ReceivedOutput
         let key: [UInt8]
-        if let note = externalDecryptor.tryDecrypt(output, height: height) {
+        if let note = externalDecryptor.tryDecrypt(output, ephemeralPoint: epk, height: height) {
             o = received(note, tx: tx, index: i, position: position, ivk: external, nk: nk, change: false)
             key = note.key
-        } else if let internalDecryptor, let note = internalDecryptor.tryDecrypt(output, height: height) {
+        } else if let internalDecryptor, let note = internalDecryptor.tryDecrypt(output, ephemeralPoint: epk, height: height) {
             o = received(note, tx: tx, index: i, position: position, ivk: internalKey!, nk: internalNK, change: true)
             key = note.key
         } else {

@@ -70,7 +70,8 @@ public final class LightwalletdSource: BlockSource, Sendable {
         }
         do {
             var config = HTTP2ClientTransport.Posix.Config.defaults
-            // One try per call here: the retries below resume a range where it broke off.
+            // Reconnect soon: `call` waits 1, 2, 4 s between its own tries, and each should find
+            // a fresh connection attempt rather than the transport's longer backoff.
             config.backoff.initial = .milliseconds(100)
             config.backoff.max = .seconds(1)
             client = GRPCClient(transport: try HTTP2ClientTransport.Posix(target: target, transportSecurity: security, config: config))
@@ -116,7 +117,7 @@ public final class LightwalletdSource: BlockSource, Sendable {
     /// The server's tip height (GetLatestBlock).
     private func latest(_ client: GRPCClient<HTTP2ClientTransport.Posix>, _ options: CallOptions) async throws -> Int {
         var options = options
-        options.timeout = .milliseconds(Int64(self.options.timeout * 1000))
+        options.timeout = timeLimit
         let latest = try await client.unary(request: ClientRequest(message: WireChainSpec()), descriptor: Self.getLatestBlock,
                                             serializer: ProtobufOut<WireChainSpec>(), deserializer: ProtobufIn<WireBlockID>(),
                                             options: options) { try $0.message }
@@ -128,10 +129,7 @@ public final class LightwalletdSource: BlockSource, Sendable {
 
     public func blocks(from height: Int, count: Int) throws -> [BlockData] {
         var known = tip.withLock { $0 }
-        if known.map({ height + count - 1 > $0 }) ?? true {
-            _ = try chainHeight()
-            known = tip.withLock { $0 }
-        }
+        if known.map({ height + count - 1 > $0 }) ?? true { known = try chainHeight().map { $0 - 1 } }
         guard let asked = known.map({ min($0, height + count - 1) }), asked >= height else { return [] }
         let received = Locked([BlockData]())
         let end = Locked(asked)
@@ -191,16 +189,18 @@ public final class LightwalletdSource: BlockSource, Sendable {
 
     /// Ends (throwing `stalled`) when no reply has come for `timeout` seconds.
     private func watch(_ progress: Locked<ContinuousClock.Instant>) async throws {
-        let limit = Duration.milliseconds(Int64(options.timeout * 1000))
         while true {
             let since = progress.get()
-            let left = limit - (ContinuousClock.now - since)
+            let left = timeLimit - (ContinuousClock.now - since)
             if left <= .zero { throw Stalled() }
             try await Task.sleep(for: left)
         }
     }
 
     private struct Stalled: Error {}
+
+    /// `options.timeout` as a Duration: how long a call may go without a reply.
+    private var timeLimit: Duration { .milliseconds(Int64(options.timeout * 1000)) }
 
     /// Runs `body` on the client, blocking this thread (the engine's sources are synchronous and
     /// called off the scanning threads); tries again on failures that may pass, with backoff.
