@@ -1,44 +1,60 @@
 # Satchel — the two commands of the README's quick start are `make demo` and `make test`.
-# Both install missing Debian packages first (scripts/install-deps.sh) and build.
+# Both install missing Debian packages first (scripts/install-deps.sh) and build: `make demo`
+# only what building and running needs, `make test` also what the tests use.
 SHELL := /bin/bash
 export PATH := $(PATH):/opt/swift/usr/bin
 SWIFT_FLAGS ?=
 BIN_DIR = $(shell swift build $(SWIFT_FLAGS) --show-bin-path)
 
-.PHONY: all deps build test unit e2e lint demo bench clean install uninstall
+.PHONY: all deps test-deps build test unit e2e lint demo bench clean install uninstall
 
 # make install [PREFIX=/usr/local] [DESTDIR=…] [CONFIG=release]: the tools, their man pages and
 # bash, zsh and fish completions (INSTALL_FROM=DIR installs already built tools from DIR).
-# make uninstall [PREFIX=…] removes exactly those files.
+# The tools are linked with the Swift runtime and Foundation inside them (--static-swift-stdlib),
+# so they run on a machine with no Swift toolchain (an offline signer); their objects are
+# compiled apart from the development build, in .build-static-$(CONFIG), since objects made
+# for the shared runtime do not link statically.
+# make uninstall [PREFIX=…] removes exactly those files, and the directories install created.
 PREFIX ?= /usr/local
 CONFIG ?= release
 TOOLS = mnemonic derive sign-hash keystore scan-blocks card-info
 BASH_COMPLETIONS = $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 ZSH_COMPLETIONS = $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 FISH_COMPLETIONS = $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+MANIFEST_DIR = $(DESTDIR)$(PREFIX)/share/satchel
+INSTALL_DIRS = $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(BASH_COMPLETIONS) $(ZSH_COMPLETIONS) $(FISH_COMPLETIONS) $(MANIFEST_DIR)
+STATIC_BUILD = swift build -c $(CONFIG) --static-swift-stdlib --scratch-path .build-static-$(CONFIG)
 
 all: build
 
 deps:
 	@scripts/install-deps.sh
 
+test-deps:
+	@scripts/install-deps.sh --test
+
 build: deps
 	swift build $(SWIFT_FLAGS)
 
 # Unit tests, vector tests and end-to-end tests of the built executables (one swift test run),
 # then the man pages through mandoc's linter.
-test: build lint
+test: test-deps build lint
 	SATCHEL_BIN_DIR="$(BIN_DIR)" swift test $(SWIFT_FLAGS)
 
-lint: deps
+# mandoc's linter, and the pages as man(1) renders them, with no troff warning.
+lint: test-deps
 	mandoc -Tlint -Wwarning man/*.1
+	@for page in man/*.1; do \
+	  warnings=$$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -E UTF-8 -l "$$page" 2>&1 >/dev/null); \
+	  if [ -n "$$warnings" ]; then echo "$$page: $$warnings" >&2; exit 1; fi; \
+	done
 
 demo: build
 	PATH="$(BIN_DIR):$$PATH" examples/demo.sh
 
 # Benchmarks in a release build, against a C reference measured in the same run.
 bench:
-	@scripts/install-deps.sh python3 python3-venv gcc
+	@scripts/install-deps.sh --test python3 python3-venv gcc
 	swift build -c release --product satchel-bench
 	swift build -c release --product mnemonic
 	swift build -c release --product derive
@@ -54,8 +70,12 @@ bench:
 install: deps
 	@set -e; \
 	if [ -n "$(INSTALL_FROM)" ]; then bin="$(INSTALL_FROM)"; else \
-	  swift build -c $(CONFIG) $(addprefix --product ,$(TOOLS)); bin="$$(swift build -c $(CONFIG) --show-bin-path)"; fi; \
-	install -d "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(PREFIX)/share/man/man1" "$(BASH_COMPLETIONS)" "$(ZSH_COMPLETIONS)" "$(FISH_COMPLETIONS)"; \
+	  for t in $(TOOLS); do $(STATIC_BUILD) --product $$t; done; bin="$$($(STATIC_BUILD) --show-bin-path)"; fi; \
+	created=(); \
+	for d in $(INSTALL_DIRS); do \
+	  while [ ! -d "$$d" ]; do created+=("$$d"); d=$$(dirname "$$d"); done; \
+	done; \
+	install -d $(INSTALL_DIRS); \
 	for t in $(TOOLS); do \
 	  install -m 0755 "$$bin/$$t" "$(DESTDIR)$(PREFIX)/bin/$$t"; \
 	  install -m 0644 "man/$$t.1" "$(DESTDIR)$(PREFIX)/share/man/man1/$$t.1"; \
@@ -63,13 +83,24 @@ install: deps
 	  "$$bin/$$t" --generate-completion-script zsh > "$(ZSH_COMPLETIONS)/_$$t"; \
 	  "$$bin/$$t" --generate-completion-script fish > "$(FISH_COMPLETIONS)/$$t.fish"; \
 	done; \
+	if [ -f "$(MANIFEST_DIR)/created-dirs" ]; then cat "$(MANIFEST_DIR)/created-dirs"; fi > "$(MANIFEST_DIR)/created-dirs.new"; \
+	printf '%s\n' "$${created[@]}" | sort -u >> "$(MANIFEST_DIR)/created-dirs.new"; \
+	sort -u "$(MANIFEST_DIR)/created-dirs.new" | grep . > "$(MANIFEST_DIR)/created-dirs" || true; \
+	rm -f "$(MANIFEST_DIR)/created-dirs.new"; \
 	echo "installed $(TOOLS) into $(DESTDIR)$(PREFIX)"
 
+# Files first; then the directories install made, deepest first, each only if it is empty.
 uninstall:
 	@for t in $(TOOLS); do \
 	  rm -f "$(DESTDIR)$(PREFIX)/bin/$$t" "$(DESTDIR)$(PREFIX)/share/man/man1/$$t.1" \
 	        "$(BASH_COMPLETIONS)/$$t" "$(ZSH_COMPLETIONS)/_$$t" "$(FISH_COMPLETIONS)/$$t.fish"; \
-	done; echo "removed $(TOOLS) from $(DESTDIR)$(PREFIX)"
+	done; \
+	if [ -f "$(MANIFEST_DIR)/created-dirs" ]; then \
+	  dirs=$$(awk '{ print length($$0) "\t" $$0 }' "$(MANIFEST_DIR)/created-dirs" | sort -rn | cut -f2-); \
+	  rm -f "$(MANIFEST_DIR)/created-dirs"; \
+	  for d in $$dirs; do rmdir "$$d" 2>/dev/null || true; done; \
+	fi; \
+	echo "removed $(TOOLS) from $(DESTDIR)$(PREFIX)"
 
 clean:
-	rm -rf .build
+	rm -rf .build .build-static-*

@@ -27,6 +27,7 @@ let package = Package(
         .package(url: "https://github.com/grpc/grpc-swift-2", from: "2.4.3"),
         .package(url: "https://github.com/grpc/grpc-swift-nio-transport", from: "2.9.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),  // in the graph already; named to tell TLS failures apart
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),  // in the graph already: monerod's HTTP
     ],
     targets: [
         systemLibrary("CSodium", pkgConfig: "libsodium", apt: "libsodium-dev"),
@@ -43,6 +44,14 @@ let package = Package(
         .target(name: "WalletKeys", dependencies: ["WalletCore"]),
         .target(name: "WalletScan", dependencies: ["CSQLite", "CZstd", "WalletCore"]),
         .target(name: "Monero", dependencies: ["CSodium", "WalletScan", "WalletKeys", "WalletCore"]),
+        // The only Monero code that opens sockets: monerod's RPC over SwiftNIO's HTTP/1.1 (not
+        // URLSession, whose libcurl keeps the tools from linking statically), scan-blocks' alone.
+        .target(name: "MoneroNode", dependencies: [
+            "Monero", "WalletScan", "WalletCore",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+        ]),
         // Field arithmetic unoptimized is 30× slower: the tests' trial decryptions need -O in debug too.
         .target(name: "Zcash", dependencies: ["CBlake2", "COpenSSL", "CSodium", "WalletKeys", "WalletScan", "WalletCore",
                                               .product(name: "SwiftProtobuf", package: "swift-protobuf")],
@@ -84,7 +93,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "scan-blocks", dependencies: [
-            "WalletCLI", "WalletScan", "Monero", "Zcash", "ZcashLightwalletd", "WalletKeys", "WalletCore",
+            "WalletCLI", "WalletScan", "Monero", "MoneroNode", "Zcash", "ZcashLightwalletd", "WalletKeys", "WalletCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "card-info", dependencies: [
@@ -105,8 +114,9 @@ let package = Package(
         .testTarget(name: "MoneroTests", dependencies: ["Monero", "CSodium", "WalletScan", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "ZcashTests", dependencies: ["Zcash", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "ZcashLightwalletdTests", dependencies: ["ZcashLightwalletd", "WalletCore"]),
+        .testTarget(name: "MoneroNodeTests", dependencies: ["MoneroNode", "WalletScan", "WalletCore"]),
         .testTarget(name: "WalletCardTests", dependencies: ["WalletCard", "WalletCardCLI", "KeycardSimulator", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
-        .testTarget(name: "WalletCLITests", dependencies: ["WalletCLI", "WalletCore"]),
+        .testTarget(name: "WalletCLITests", dependencies: ["WalletCLI", "WalletKeys", "WalletCore"]),
         .testTarget(name: "EndToEndTests", dependencies: ["SatchelTestSupport"]),
     ]
 )

@@ -1,10 +1,27 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Satchel needs, only those missing. Non-interactive; needs root
-# (or sudo) only when something is missing. zbar-tools (QR codes are decoded) and monero
-# (a real monerod and monero-wallet-rpc on 127.0.0.1) are for the tests. Usage: scripts/install-deps.sh [extra packages…]
+# (or sudo) only when something is missing. Usage:
+#   scripts/install-deps.sh [--list] [--test] [extra packages…]   (--list: print them, install nothing)
+# Without --test: what building and running the tools needs (make, make demo, make install).
+# With --test: also what the tests use — zbar-tools (QR codes decoded), monero (a real monerod
+# and monero-wallet-rpc on 127.0.0.1), pcscd and vsmartcard-vpcd (a virtual Keycard), grpcio
+# (the fake lightwalletd), mandoc (the man pages' lint), …
+# A dpkg or apt lock held by another program (unattended-upgrades, a second install) is
+# waited for, up to DPKG_LOCK_TIMEOUT seconds (default 600), instead of failing at once.
 set -euo pipefail
 
-packages=(pkg-config libsecp256k1-dev libsodium-dev libzstd-dev libpcsclite-dev libqrencode-dev libsqlite3-dev libssl-dev libb2-dev protobuf-compiler openssl python3-grpcio python3-protobuf mandoc zbar-tools monero curl zstd pcscd vsmartcard-vpcd python3-pyscard python3-venv "$@")
+build=(pkg-config libsecp256k1-dev libsodium-dev libzstd-dev libpcsclite-dev libqrencode-dev libsqlite3-dev libssl-dev libb2-dev)
+test=(protobuf-compiler openssl python3-grpcio python3-protobuf mandoc man-db binutils zbar-tools monero curl zstd pcscd vsmartcard-vpcd python3-pyscard python3-venv)
+
+list=no
+if [ "${1:-}" = "--list" ]; then list=yes; shift; fi
+packages=("${build[@]}")
+if [ "${1:-}" = "--test" ]; then
+  packages+=("${test[@]}")
+  shift
+fi
+packages+=("$@")
+if [ $list = yes ]; then printf '%s\n' "${packages[@]}"; exit 0; fi
 
 missing=()
 for p in "${packages[@]}"; do
@@ -19,8 +36,17 @@ if [ ${#missing[@]} -gt 0 ]; then
     echo "install-deps: need root to install: ${missing[*]}" >&2; exit 69
   fi
   export DEBIAN_FRONTEND=noninteractive
-  "${sudo[@]}" apt-get update -qq
-  "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  wait=${DPKG_LOCK_TIMEOUT:-600}
+  lock=(-o "DPkg::Lock::Timeout=$wait")
+  # apt-get update takes the lists lock, which older apt does not wait for: try again while
+  # another apt holds it, within the same time limit.
+  deadline=$((SECONDS + wait))
+  until "${sudo[@]}" apt-get "${lock[@]}" update -qq; do
+    if [ $SECONDS -ge $deadline ]; then echo "install-deps: apt-get update failed (lock held for ${wait}s?)" >&2; exit 75; fi
+    echo "install-deps: apt-get update failed; trying again in 5 s" >&2
+    sleep 5
+  done
+  "${sudo[@]}" apt-get "${lock[@]}" install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
 if ! command -v swift >/dev/null; then

@@ -25,6 +25,13 @@ public struct RecordKeys: Sendable {
         self.moneroNetwork = moneroNetwork
     }
 
+    /// The phrase scheme a coin implies: BIP39 for every coin but Monero, so that 25 words
+    /// given with --coin btc are a BIP39 phrase with a word too many, not a Monero seed.
+    var impliedScheme: MnemonicScheme? {
+        guard let coin else { return nil }
+        return coin == "xmr" ? nil : .bip39
+    }
+
     /// Whether the record carries key material of its own.
     public static func hasKey(_ record: JSONObject) -> Bool {
         record.keys.contains { keyFields.contains($0) }
@@ -46,7 +53,7 @@ public struct RecordKeys: Sendable {
             throw RecordError.missingField("mnemonic", expected: "a BIP39 phrase, a seed, or a Zcash viewing key (ufvk, uivk, extended_full_viewing_key)")
         }
         let phrase = try record.string("mnemonic", expected: "a seed phrase")
-        let scheme = try record.optionalString("scheme").flatMap(MnemonicScheme.init(rawValue:))
+        let scheme = try record.optionalString("scheme").flatMap(MnemonicScheme.init(rawValue:)) ?? impliedScheme
         let mnemonic = try MnemonicSchemes.parse(phrase, scheme: scheme, language: record.optionalString("language"))
         guard mnemonic.scheme != .monero else { throw DerivationError.unsupported("a Monero phrase gives no Zcash keys; give a BIP39 phrase") }
         let passphrase = try PassphraseOptions.forRecord(record, shared: sharedPassphrase, out: &out)
@@ -67,7 +74,7 @@ public struct RecordKeys: Sendable {
         }
         if fields.contains("mnemonic") {
             let phrase = try record.string("mnemonic", expected: "a seed phrase")
-            let scheme = try record.optionalString("scheme").flatMap(MnemonicScheme.init(rawValue:))
+            let scheme = try record.optionalString("scheme").flatMap(MnemonicScheme.init(rawValue:)) ?? impliedScheme
             let mnemonic = try MnemonicSchemes.parse(phrase, scheme: scheme, language: record.optionalString("language"))
             let passphrase = try PassphraseOptions.forRecord(record, shared: sharedPassphrase, out: &out)
             let seed = try MnemonicSchemes.handler(for: mnemonic.scheme).seed(of: mnemonic, passphrase: passphrase)
@@ -77,8 +84,12 @@ public struct RecordKeys: Sendable {
         if let field = Self.extendedKeyFields.first(where: { record[$0] != nil }) {
             let key = try ExtendedKey(parsing: record.string(field, expected: "an extended key"))
             // `derive account` writes the key's own path as "path".
-            let originText = try accountPath ?? record.optionalString("account_path") ?? record.optionalString("path")
-            let origin = try originText.map { text throws(DerivationError) in try DerivationPath(parsing: text) }
+            let recordPath = try (record.optionalString("account_path") ?? record.optionalString("path")).map {
+                text throws(DerivationError) in try DerivationPath(parsing: text)
+            }
+            let optionPath = try accountPath.map { text throws(DerivationError) in try DerivationPath(parsing: text) }
+            let origin = try KeyRecordClaims.resolve("path", record: recordPath, option: optionPath,
+                                                     written: { "--account-path \($0)" }, shown: \.description)
             if let origin, origin.components.count != Int(key.depth) {
                 throw DerivationError.invalidPath("account path \(origin) has \(origin.components.count) steps but the key is at depth \(key.depth)")
             }
@@ -122,3 +133,43 @@ public struct RecordKeys: Sendable {
     }
 }
 
+
+/// What a record says of the extended key it carries, as `derive account` writes it beside
+/// the key: coin, network and script kind. The record describes its key, so an option that
+/// contradicts it is an error (an xpub of m/84'/0'/0' asked for Litecoin or P2PKH addresses
+/// would give addresses no wallet watches), and an option it makes unnecessary is not needed.
+public struct KeyRecordClaims: Sendable, Equatable {
+    public var coin: String?
+    public var network: String?
+    public var script: ScriptKind?
+
+    public init(coin: String? = nil, network: String? = nil, script: ScriptKind? = nil) {
+        self.coin = coin
+        self.network = network
+        self.script = script
+    }
+
+    /// The claims of a record that carries an extended key (a phrase or a seed claims
+    /// nothing: it derives for any coin, and the options choose).
+    public init(record: JSONObject) throws(RecordError) {
+        guard RecordKeys.extendedKeyFields.contains(where: { record[$0] != nil }) else { return }
+        coin = try record.optionalString("coin")
+        network = try record.optionalString("network")
+        if let text = try record.optionalString("script") {
+            guard let kind = ScriptKind(rawValue: text) else {
+                throw .invalidField(field: "script", reason: "must be one of \(ScriptKind.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            script = kind
+        }
+    }
+
+    /// The value to use: the option's or the record's, whichever is given; both, when equal.
+    /// `option` is how the option was written ("--coin ltc"), for the error.
+    public static func resolve<T: Equatable>(_ field: String, record: T?, option: T?, written: (T) -> String,
+                                             shown: (T) -> String) throws(DerivationError) -> T? {
+        if let record, let option, record != option {
+            throw .conflictsWithRecord(field: field, record: shown(record), option: written(option))
+        }
+        return option ?? record
+    }
+}

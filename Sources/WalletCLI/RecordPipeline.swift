@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import WalletCore
+import WalletKeys
 
 /// Where an error happened, for the error record and the stderr line.
 public struct RecordLocation: Sendable {
@@ -38,6 +39,8 @@ public final class RecordPipeline {
     public let maxLineBytes: Int
     /// The worst outcome so far (see ExitStatus's ordering).
     public private(set) var status = ExitStatus.ok
+    /// The line whose error ended the run (a card lost): no record after it is tried.
+    private var endedBy: Int?
     /// For tools that read seed phrases: a line that is not JSON (does not start with { or [)
     /// is a phrase, as typed or pasted, and becomes {"mnemonic": line}.
     public var phraseLines = false
@@ -130,6 +133,7 @@ public final class RecordPipeline {
     public func run(inputs: [String], _ transform: (JSONObject, _ emit: (JSONObject) throws(CLIError) -> Void) throws -> Void) -> ExitStatus {
         if let status = runPromptedPhrase(inputs: inputs, transform) { return status }
         let paths = inputs.isEmpty ? ["-"] : inputs
+        var empty = [String]()
         for path in paths {
             let fd: Int32
             if path == "-" {
@@ -142,14 +146,28 @@ public final class RecordPipeline {
             let name = path == "-" ? nil : path
             var reader = LineReader(fd: fd, name: name ?? "<stdin>", maxLineBytes: maxLineBytes, beforeRead: { [unowned self] () throws(CLIError) in try self.flush() })
             do {
+                var lines = 0
                 while let item = try reader.next() {
+                    lines += 1
                     try process(item, file: name, transform)
+                    if let ended = endedBy {
+                        // One error for the cause, not one per record still to come.
+                        try flush()
+                        try? diagnostics.write("\(tool): stopped at \(name ?? "<stdin>"):\(ended): the records after it were not processed\n")
+                        return status
+                    }
                 }
+                if lines == 0 { empty.append(name ?? "stdin") }
             } catch {
                 return fail(error)
             }
         }
         do { try flush() } catch { return fail(error) }
+        // Nothing to do is not an error (a script's empty batch), but a person who forgot the
+        // input should not be left wondering why nothing came out.
+        if !empty.isEmpty && empty.count == paths.count {
+            try? diagnostics.write("\(tool): warning: no input records: \(empty.joined(separator: ", ")) \(empty.count == 1 ? "was" : "were") empty (give records, or a phrase where one is read, on stdin or in a file)\n")
+        }
         return status
     }
 
@@ -167,8 +185,8 @@ public final class RecordPipeline {
                 return try report(RecordError.invalidUTF8(offset: bad), at: location)
             }
             let record: JSONObject
-            if phraseLines, let phrase = PhraseLine.phrase(bytes) {
-                record = JSONObject(["mnemonic": .string(phrase)])
+            if phraseLines, let typed = PhraseLine.record(bytes) {
+                record = typed
             } else {
                 do {
                     record = try JSONParser.parseObject(bytes)
@@ -192,6 +210,7 @@ public final class RecordPipeline {
             throw error
         } catch let error as any WalletError {
             try report(error, at: location)
+            if error.endsRun { endedBy = location.line ?? 0 }
         } catch {
             try report(InternalError(typeName: String(describing: type(of: error))), at: location)
         }
@@ -262,7 +281,7 @@ public enum SingleRecord {
         case .tooLong?: throw RecordError.lineTooLong(limit: maxLineBytes)
         case .line(_, let bytes)?:
             if let bad = RecordPipeline.firstInvalidUTF8(bytes) { throw RecordError.invalidUTF8(offset: bad) }
-            if phraseLines, let phrase = PhraseLine.phrase(bytes) { return JSONObject(["mnemonic": .string(phrase)]) }
+            if phraseLines, let typed = PhraseLine.record(bytes) { return typed }
             return try JSONParser.parseRecord(bytes)
         }
     }
@@ -277,6 +296,30 @@ public enum PhraseLine {
         var text = String(decoding: bytes, as: UTF8.self)
         while text.last == "\r" || text.last == " " || text.last == "\t" { text.removeLast() }
         return text
+    }
+
+    /// A line as typed or pasted, as the record it stands for: a bare extended key (xpub,
+    /// zpub, xprv, …) or Zcash viewing key under its field, else a phrase ({"mnemonic": line});
+    /// nil for a JSON line. A key is one token and a phrase has several words, so a key is
+    /// never read as a one-word phrase.
+    public static func record(_ bytes: [UInt8]) -> JSONObject? {
+        guard let text = phrase(bytes) else { return nil }
+        let token = String(text.drop(while: { $0 == " " || $0 == "\t" }))
+        if !token.contains(where: { $0 == " " || $0 == "\t" }), let field = keyField(token) {
+            return JSONObject([field: .string(token)])
+        }
+        return JSONObject(["mnemonic": .string(text)])
+    }
+
+    /// The record field a lone key token goes in, by its prefix.
+    static func keyField(_ token: String) -> String? {
+        let lower = token.lowercased()
+        if lower.hasPrefix("uview1") || lower.hasPrefix("uviewtest1") { return "ufvk" }
+        if lower.hasPrefix("uivk1") || lower.hasPrefix("uivktest1") { return "uivk" }
+        if token.hasPrefix("zxviews1") || token.hasPrefix("zxviewtestsapling1") { return "extended_full_viewing_key" }
+        let prefixes = Set(ExtendedKeyVersion.all.flatMap { [$0.publicPrefix, $0.privatePrefix] })
+        if token.count > 4, prefixes.contains(String(token.prefix(4))) { return "extended_key" }
+        return nil
     }
 
     /// The phrase asked for on the terminal without echo, as a phrase record.

@@ -49,7 +49,7 @@ public enum SecretInputError: WalletError, Equatable {
     public var message: String {
         switch self {
         case .cannotOpen(let path, let reason): "cannot open secret file \(path): \(reason)"
-        case .notRegularFile(let path): "secret file \(path) is not a regular file"
+        case .notRegularFile(let path): "secret file \(path) is neither a regular file nor a pipe"
         case .readableByOthers(let path, let mode):
             "secret file \(path) has mode \(mode): others can read it; run chmod 600 \(path)"
         case .readFailed(let reason): "cannot read the secret: \(reason)"
@@ -71,11 +71,16 @@ public enum SecretInput {
     public static func read(_ source: SecretSource) throws(SecretInputError) -> SecureBytes {
         switch source {
         case .file(let path):
-            let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+            // /dev/fd/N is a link to an open descriptor: what `--key-file <(…)` names. Other
+            // links are not followed.
+            let descriptorPath = path.hasPrefix("/dev/fd/") || path.hasPrefix("/proc/self/fd/")
+            let fd = open(path, O_RDONLY | O_CLOEXEC | (descriptorPath ? 0 : O_NOFOLLOW))
             guard fd >= 0 else { throw .cannotOpen(path: path, reason: String(cString: strerror(errno))) }
             defer { close(fd) }
             var info = stat()
-            guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else { throw .notRegularFile(path: path) }
+            // A pipe (process substitution, a FIFO) is read like a file; its mode is checked
+            // too, since whoever may open a named FIFO can read the secret from it.
+            guard fstat(fd, &info) == 0, [S_IFREG, S_IFIFO].contains(info.st_mode & S_IFMT) else { throw .notRegularFile(path: path) }
             guard info.st_mode & 0o077 == 0 else {
                 throw .readableByOthers(path: path, mode: String(info.st_mode & 0o777, radix: 8))
             }

@@ -16,6 +16,9 @@ public enum CardError: WalletError, Equatable {
     case macMismatch
     case channelClosed
     case channelNotOpen
+    /// The card was reset or powered off under a session (PC/SC's reset warning, or the
+    /// runtime's 6986 for a command to an applet no longer selected).
+    case cardReset
     // Keycard's own answers
     case wrongPIN(retriesLeft: Int)
     case wrongPUK(retriesLeft: Int)
@@ -46,6 +49,7 @@ public enum CardError: WalletError, Equatable {
         case .macMismatch: "card.mac_mismatch"
         case .channelClosed: "card.channel_closed"
         case .channelNotOpen: "card.channel_not_open"
+        case .cardReset: "card.reset"
         case .wrongPIN: "card.wrong_pin"
         case .wrongPUK: "card.wrong_puk"
         case .pinBlocked: "card.pin_blocked"
@@ -66,7 +70,7 @@ public enum CardError: WalletError, Equatable {
 
     public var exitStatus: ExitStatus {
         switch self {
-        case .noReader, .noCard, .noKeycard, .pcsc, .noSuchReader: .unavailable
+        case .noReader, .noCard, .noKeycard, .pcsc, .noSuchReader, .cardReset, .channelNotOpen: .unavailable
         case .wrongPIN, .wrongPUK, .pinBlocked, .badCardCryptogram: .noPermission
         case .badCredential, .masterChainCodeUnavailable: .usage
         case .unsupportedApplet: .unavailable
@@ -85,7 +89,8 @@ public enum CardError: WalletError, Equatable {
         case .badCardCryptogram: "the card's pairing cryptogram is wrong: the pairing password does not match this card"
         case .macMismatch: "a secure-channel MAC did not verify; the channel is closed"
         case .channelClosed: "the card closed the secure channel (6982): a MAC or authentication failed"
-        case .channelNotOpen: "this command needs an open secure channel"
+        case .channelNotOpen: "the secure channel is not open: another program selected the applet or the card was reset; run the command again"
+        case .cardReset: "the card was reset or powered off (another program reset it, or it lost contact): nothing more was sent; run the command again"
         case .wrongPIN(let n): "wrong PIN: \(n) \(n == 1 ? "try" : "tries") left"
         case .wrongPUK(let n): "wrong PUK: \(n) \(n == 1 ? "try" : "tries") left"
         case .pinBlocked: "the PIN is blocked: unblock it with the PUK"
@@ -102,6 +107,14 @@ public enum CardError: WalletError, Equatable {
         case .noPinlessPath: "no PIN-less path is set on the card (6A88): set one with card-info set-pinless-path --path PATH"
         case .pinNotBlocked: "the PIN is not blocked, so there is nothing to unblock (check it with card-info verify-pin; change it with card-info change-pin)"
         case .masterChainCodeUnavailable: "the Keycard does not export the master key's chain code (applet 3.x answers a stale one at m): export the extended key at a deeper path, or the public key alone at m"
+        }
+    }
+
+    /// A card that is gone, reset, or whose channel is closed fails every command after it.
+    public var endsRun: Bool {
+        switch self {
+        case .noReader, .noCard, .noKeycard, .pcsc, .noSuchReader, .cardReset, .channelClosed, .channelNotOpen, .macMismatch: true
+        default: false
         }
     }
 

@@ -368,6 +368,7 @@ public final class Keycard {
             if left == 0 { throw .pinBlocked }
             throw .wrongPIN(retriesLeft: left)
         case 0x6A84: throw .noFreePairingSlot
+        case 0x6986: throw .cardReset
         case 0x6982: session = nil; throw .channelClosed
         case 0x6984: throw .invalidDerivedKey
         case 0x6985: throw .conditionsNotSatisfied("\(name) (a PIN, a key or an open channel is missing, or the card forbids it)")

@@ -80,8 +80,15 @@ public final class PCSCChannel: CardChannel {
         var length = DWORD(out.count)
         var pci = t0 ? g_rgSCardT0Pci : g_rgSCardT1Pci
         let rc = SCardTransmit(handle, &pci, apdu, DWORD(apdu.count), nil, &out, &length)
-        if rc == SCARD_W_REMOVED_CARD || rc == SCARD_E_NO_SMARTCARD { throw .noCard(reader: reader) }
+        // A card taken out, a reader unplugged or its link gone: the card is not there any more.
+        if [SCARD_W_REMOVED_CARD, SCARD_E_NO_SMARTCARD, SCARD_E_READER_UNAVAILABLE, SCARD_E_NOT_TRANSACTED,
+            SCARD_W_UNRESPONSIVE_CARD, SCARD_W_UNPOWERED_CARD].contains(rc) { throw .noCard(reader: reader) }
+        if rc == SCARD_E_NO_SERVICE || rc == SCARD_E_SERVICE_STOPPED { throw .noReader }
+        if rc == SCARD_W_RESET_CARD { throw .cardReset }
         guard rc == SCARD_S_SUCCESS else { throw .pcsc(function: "SCardTransmit", code: UInt32(truncatingIfNeeded: rc)) }
+        // No status word at all is no card's answer: the link to the card broke (vpcd answers
+        // so when its card program is gone).
+        guard length >= 2 else { throw .noCard(reader: reader) }
         return Array(out.prefix(Int(length)))
     }
 }

@@ -32,6 +32,7 @@ public struct SecureChannelSession {
     public mutating func unwrap(_ response: ResponseAPDU, command: String) throws(CardError) -> ResponseAPDU {
         if response.sw == 0x6982 { throw .channelClosed }
         if response.sw == 0x6985 { throw .channelNotOpen }
+        if response.sw == 0x6986 { throw .cardReset }
         guard response.sw == 0x9000 else { throw .unexpectedStatus(command: command, sw: response.sw) }
         let data = response.data
         guard data.count >= 32, data.count % 16 == 0 else { throw .malformedResponse("\(command): a wrapped answer of \(data.count) bytes") }

@@ -53,10 +53,14 @@ public protocol WalletError: Error, Sendable, CustomStringConvertible {
     var message: String { get }
     /// Extra record fields in order (e.g. `position`, `suggestions`); may be shown on stdout only.
     var details: [(key: String, value: ErrorDetail)] { get }
+    /// Whether the error ends a run of records: what caused it (a card lost, a reset) would
+    /// fail every record after it, so one error is reported and the rest are not tried.
+    var endsRun: Bool { get }
 }
 
 extension WalletError {
     public var exitStatus: ExitStatus { .dataError }
     public var details: [(key: String, value: ErrorDetail)] { [] }
+    public var endsRun: Bool { false }
     public var description: String { "\(code): \(message)" }
 }

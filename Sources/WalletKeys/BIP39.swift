@@ -56,6 +56,11 @@ public struct BIP39: MnemonicSeedHandler {
     public func parse(_ phrase: String, language: String?) throws(MnemonicError) -> Mnemonic {
         let words = PhraseText.words(phrase)
         guard !words.isEmpty else { throw .emptyMnemonic }
+        // 25 words are a Monero seed given where BIP39 was asked for (--coin btc): say so
+        // rather than name the first word BIP39's list lacks.
+        if words.count == MoneroSeed.wordCount {
+            throw .invalidWordCount(got: words.count, allowed: entropyLengths.map(wordCount), scheme: scheme)
+        }
         let candidates: [Wordlist]
         if let language {
             guard let list = Self.wordlist(language) else { throw .unsupportedLanguage(language, scheme: scheme) }

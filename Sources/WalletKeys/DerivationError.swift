@@ -12,6 +12,9 @@ public enum DerivationError: WalletError, Equatable {
     case unsupported(String)
     case invalidMoneroKey(String)
     case invalidWIF(String)
+    /// A record that names its own coin, network, script or path, and an option that says
+    /// otherwise: the record describes its key, so the option is refused, not obeyed.
+    case conflictsWithRecord(field: String, record: String, option: String)
 
     public var code: String {
         switch self {
@@ -25,6 +28,7 @@ public enum DerivationError: WalletError, Equatable {
         case .unsupported: "derive.unsupported"
         case .invalidMoneroKey: "derive.invalid_monero_key"
         case .invalidWIF: "derive.invalid_wif"
+        case .conflictsWithRecord: "derive.conflicts_with_record"
         }
     }
 
@@ -40,6 +44,17 @@ public enum DerivationError: WalletError, Equatable {
         case .unsupported(let what): what
         case .invalidMoneroKey(let why): "invalid Monero key: \(why)"
         case .invalidWIF(let why): "invalid WIF private key: \(why)"
+        case .conflictsWithRecord(let field, let record, let option):
+            "the record's key is for \(field) \(record), but \(option) was given: drop \(option.split(separator: " ")[0]) (the record says what its key is), or derive from the seed"
+        }
+    }
+
+    public var details: [(key: String, value: ErrorDetail)] {
+        switch self {
+        case .conflictsWithRecord(let field, let record, let option):
+            [("field", .string(field)), ("record_value", .string(record)), ("option", .string(option))]
+        default:
+            []
         }
     }
 }

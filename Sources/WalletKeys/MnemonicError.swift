@@ -16,6 +16,9 @@ public enum MnemonicError: WalletError, Equatable {
     case passphraseUnsupported(scheme: MnemonicScheme)
     case invalidUserEntropy(kind: String, position: Int)
     case notEnoughUserEntropy(kind: String, neededBits: Int, gotBits: Int)
+    /// 13 words of Monero's list: MyMonero's legacy seed, whose keys come from a hash of 16
+    /// bytes (not Monero's 25-word scheme). Named, so that nobody takes it for a typo.
+    case myMoneroSeed
 
     public var code: String {
         switch self {
@@ -32,6 +35,7 @@ public enum MnemonicError: WalletError, Equatable {
         case .passphraseUnsupported: "mnemonic.passphrase_unsupported"
         case .invalidUserEntropy: "mnemonic.invalid_user_entropy"
         case .notEnoughUserEntropy: "mnemonic.not_enough_user_entropy"
+        case .myMoneroSeed: "mnemonic.mymonero_seed"
         }
     }
 
@@ -39,6 +43,9 @@ public enum MnemonicError: WalletError, Equatable {
         switch self {
         case .emptyMnemonic:
             "the mnemonic has no words"
+        case .invalidWordCount(let got, let allowed, let scheme) where scheme == .bip39:
+            "\(got) words; BIP39 has 12–24 (\(Self.list(allowed.map(String.init), or: true)))"
+                + (got == MoneroSeed.wordCount ? ": a 25-word phrase is a Monero seed, for --coin xmr" : "")
         case .invalidWordCount(let got, let allowed, let scheme):
             "a \(scheme.rawValue) mnemonic has \(Self.list(allowed.map(String.init), or: true)) words, this one has \(got)"
         case .unknownWord(let position, let language, let suggestions):
@@ -64,6 +71,9 @@ public enum MnemonicError: WalletError, Equatable {
             "\(kind) input: character \(position) is not a valid \(kind == "dice" ? "roll (1–6)" : "flip (0/1 or h/t)")"
         case .notEnoughUserEntropy(let kind, let neededBits, let gotBits):
             "\(kind) input gives \(gotBits) unbiased bits, \(neededBits) are needed: add more"
+        case .myMoneroSeed:
+            "13 words of Monero's wordlist: a MyMonero (legacy 13-word) seed, which Satchel does not restore; "
+                + "give the wallet's private spend key (spend_key) or its 25-word Monero seed instead"
         }
     }
 

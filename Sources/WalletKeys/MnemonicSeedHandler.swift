@@ -76,10 +76,14 @@ public enum MnemonicSchemes {
     }
 
     /// Parses a phrase with the given scheme, or detects it: 25 words are a Monero seed (no
-    /// BIP39 phrase has 25 words), anything else is read as BIP39.
+    /// BIP39 phrase has 25 words), anything else is read as BIP39. 13 words all in Monero's
+    /// list are MyMonero's legacy seed, refused by name (as BIP39 they would fail on a word).
     public static func parse(_ phrase: String, scheme: MnemonicScheme?, language: String?) throws(MnemonicError) -> Mnemonic {
+        let words = PhraseText.words(phrase)
+        if scheme != .bip39, words.count == MoneroSeed.myMoneroWordCount, words.allSatisfy({ MoneroSeed.wordlist.lookup($0) != nil }) {
+            throw .myMoneroSeed
+        }
         if let scheme { return try handler(for: scheme).parse(phrase, language: language) }
-        let count = PhraseText.words(phrase).count
-        return try handler(for: count == MoneroSeed.wordCount ? .monero : .bip39).parse(phrase, language: language)
+        return try handler(for: words.count == MoneroSeed.wordCount ? .monero : .bip39).parse(phrase, language: language)
     }
 }

@@ -4,6 +4,8 @@ import WalletCore
 /// encode the 32-byte spend seed in 8 little-endian 32-bit groups, word 25 is a CRC-32 checksum.
 public struct MoneroSeed: MnemonicSeedHandler {
     public static let wordCount = 25
+    /// MyMonero's legacy seeds (12 words of 128 bits and a checksum word), which are refused.
+    public static let myMoneroWordCount = 13
     public let scheme = MnemonicScheme.monero
     public let entropyLengths = [32]
     public static let wordlist = Wordlist(name: "english", text: EmbeddedWordlists.moneroEnglish,

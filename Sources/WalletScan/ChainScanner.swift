@@ -83,9 +83,13 @@ public protocol ChainScanner: Sendable {
     func addressPaid(_ output: ReceivedOutput) -> String?
     /// A memo's record fields; by default its hex under `fieldNames.memo`.
     static func memoFields(_ memo: [UInt8]) -> [(key: String, value: String)]
+    /// The value pools a balance counts, named in balance records where a chain has several
+    /// (Zcash: which shielded pools were scanned); nil for a chain with one.
+    static var balancePools: [String]? { get }
 }
 
 extension ChainScanner {
     public func addressPaid(_ output: ReceivedOutput) -> String? { nil }
     public static func memoFields(_ memo: [UInt8]) -> [(key: String, value: String)] { [(fieldNames.memo, Hex.encode(memo))] }
+    public static var balancePools: [String]? { nil }
 }

@@ -33,6 +33,33 @@ public final class FileBlockSource: BlockSource, @unchecked Sendable {  // every
         self.transactionsPath = transactionsPath
         blockLines = try LineStream(path: blocksPath)
         txLines = try transactionsPath.map(LineStream.init)
+        if transactionsPath == nil && blocksPath != "-" { try Self.checkTransactionsPresent(blocksPath) }
+    }
+
+    /// Without a transaction file the block file must carry the transactions itself (`cat
+    /// txs blocks`). Checked before the scan starts, on the first block that lists any: a
+    /// forgotten --txs is said at once, not after the events of the blocks before it. Reads
+    /// the file once more, up to that block's transactions (to its end only when they are
+    /// missing, the error case). A pipe cannot be read twice: stdin is not checked.
+    static func checkTransactionsPresent(_ path: String) throws {
+        let lines = try LineStream(path: path)
+        var seen = Set<[UInt8]>()
+        var wanted: (height: Int, ids: Set<[UInt8]>)?
+        while let (number, line) = try lines.next() {
+            let record = try object(line, what: "\(lines.name) line \(number)")
+            if record["blob"] != nil {
+                guard wanted == nil else { continue }
+                let ids = Set(try hexList(record["tx_hashes"], what: "\(lines.name) line \(number)"))
+                guard !ids.isEmpty else { continue }
+                let height = if case .number(let text)? = record["height"] { Int(text) ?? -1 } else { -1 }
+                wanted = (height, ids.subtracting(seen))
+            } else if case .string(let text)? = record["tx_hash"], let id = try? Hex.decode(text) {
+                if wanted == nil { seen.insert(id) } else { wanted!.ids.remove(id) }
+            }
+            if let w = wanted, w.ids.isEmpty { return }
+        }
+        guard let wanted else { return }
+        throw ScanError.malformed(what: "block \(wanted.height)", reason: "it lists transactions, and \(lines.name) holds no records of them: give the transaction records with --txs FILE (or mix them into the block file: cat txs blocks)")
     }
 
     private func reopen() throws {

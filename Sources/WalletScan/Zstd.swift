@@ -104,6 +104,17 @@ public final class ByteStream {
     }
 }
 
+extension ByteStream {
+    /// The first byte of a file (decompressed), nil when it is empty: tells JSON Lines ("{")
+    /// from a binary stream before a scan starts.
+    public static func firstByte(of path: String) throws -> UInt8? {
+        let stream = try ByteStream(path: path)
+        var first: UInt8?
+        while first == nil, try stream.next({ chunk in first = chunk.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }) }) {}
+        return first
+    }
+}
+
 /// Lines of a `ByteStream`, each handed out as bytes without its "\n" (or "\r\n").
 public final class LineStream {
     let stream: ByteStream

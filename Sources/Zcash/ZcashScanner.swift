@@ -46,6 +46,9 @@ public struct ZcashScanner: ChainScanner {
     public static let chainName = "zcash"
     /// Records say "account", "diversifier_index" (of the note's address), "nullifier", "memo".
     public static let fieldNames = OutputFieldNames(account: "account", addressIndex: "diversifier_index", spendTag: "nullifier", memo: "memo")
+    /// Only Sapling notes are found (Orchard and transparent outputs are not scanned): a
+    /// balance says so, lest it be read as the wallet's whole balance.
+    public static let balancePools: [String]? = ["sapling"]
 
     /// The state file's name: network and a hash of the incoming viewing key (one file per wallet).
     public var stateName: String {

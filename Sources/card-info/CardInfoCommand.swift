@@ -145,20 +145,20 @@ extension CardInfoCommand {
 
         func run() throws {
             try runCard { pipeline in
-                let secrets = try credentials.read([("pairing_password", "Pairing password: ", false)])
+                // Everything that can be checked is checked before PAIR takes a slot.
+                try FileKeyStore.validate(name: store)
+                if try keyStore.store.exists(store) { throw KeyStoreError.entryExists(store) }
+                let secrets = try credentials.read([("pairing_password", "Pairing password: ", false),
+                                                    ("pin", "PIN (to free the slot again should the pairing not be kept): ", false)])
                 let (keycard, reader) = try readers.keycard()
                 guard let info = keycard.info, info.initialized else { throw CardError.notInitialized }
                 let passphrase = try keyStore.passphrase(confirm: true)
-                let pairing = try keycard.pair(pairingSecret: KeycardCrypto.pairingSecret(password: secrets["pairing_password"]!))
                 let uid = info.instanceUID.map { Hex.encode($0) }
-                let entry = KeyStoreEntry(metadata: EntryMetadata(name: store, kind: .keycardPairing, created: Int(Date().timeIntervalSince1970), card: uid),
-                                          secret: SecureBytes([pairing.index] + pairing.key.bytes))
-                do {
+                let pairing = try CardFlows.pair(keycard, pairingSecret: KeycardCrypto.pairingSecret(password: secrets["pairing_password"]!),
+                                                 pin: secrets["pin"]!) { pairing in
+                    let entry = KeyStoreEntry(metadata: EntryMetadata(name: store, kind: .keycardPairing, created: Int(Date().timeIntervalSince1970), card: uid),
+                                              secret: SecureBytes([pairing.index] + pairing.key.bytes))
                     try keyStore.store.store(entry, passphrase: passphrase)
-                } catch {
-                    // Not kept: give the slot back rather than leave an orphaned pairing.
-                    try? keycard.openSecureChannel(pairing)
-                    throw error
                 }
                 var r = JSONObject()
                 r["type"] = .string("paired")
@@ -239,10 +239,13 @@ extension CardInfoCommand {
         func run() throws {
             try session.run("pin_changed", extra: [("new_pin", "New PIN: ", true)], check: { s in
                 // As init: a PIN equal to the duress PIN would open the duress wallet.
-                if let duress = s["duress_pin"], duress.bytes == s["new_pin"]!.bytes {
+                if let duress = s["duress_pin"], duress.bytes != s["pin"]!.bytes, duress.bytes == s["new_pin"]!.bytes {
                     throw CardError.badCredential("the new PIN equals the duress PIN, so it would open the duress wallet: choose another")
                 }
-            }) { keycard, s, _ in try keycard.changePIN(s["new_pin"]!) }
+            }) { keycard, s, r in
+                let changed = try CardFlows.changePIN(keycard, pin: s["pin"]!, newPIN: s["new_pin"]!, duressPIN: s["duress_pin"])
+                r["changed"] = .string(changed.rawValue)
+            }
         }
     }
 

@@ -29,16 +29,16 @@ struct DeriveCommand: ParsableCommand {
         See derive(1).
 
         Examples, one per kind of input:
-          mnemonic generate | derive --purpose 84 --count 3          (a BIP39 phrase)
+          derive --purpose 84 --count 3 < w.jsonl                    (a BIP39 phrase)
+          mnemonic generate --store w --confirm && derive --wallet w --count 3
+                                                                     (a new wallet, kept first)
           mnemonic to-seed < w.jsonl | derive --coin eth --count 5   (a seed)
           derive account --purpose 84 < w.jsonl | derive --purpose 84 --count 20
                                                                      (an account xpub/zpub)
           echo '{"zpub":"zpub6r…"}' | derive --change both --count 5 (a bare extended key)
-          mnemonic generate --scheme monero | derive --account 1 --count 3
-                                                                     (a Monero seed)
+          derive --account 1 --count 3 < xmr.jsonl                   (a Monero seed)
           derive account --view-only < xmr.jsonl | derive --count 5  (Monero view-only keys)
-          mnemonic generate | derive --coin zec --pool sapling --count 3
-                                                                     (Zcash zs1 and u1 addresses)
+          derive --coin zec --pool sapling --count 3 < w.jsonl       (Zcash zs1 and u1 addresses)
           derive account --coin zec --pool sapling < w.jsonl | derive --count 5
                                                                      (from a Zcash UFVK)
         """,
@@ -163,11 +163,17 @@ struct Plan {
 
     /// `fromSeed`: the key is a master key made here from a seed, phrase or card, whose version
     /// bytes say nothing of a network; only an imported extended key is held to its network.
-    init(options: ChainOptions, key: ExtendedKey, fromSeed: Bool) throws {
+    /// `claims`: what the record says of its extended key (coin, network, script), which
+    /// options may repeat but not contradict.
+    init(options: ChainOptions, key: ExtendedKey, fromSeed: Bool, claims: KeyRecordClaims = KeyRecordClaims()) throws {
         if options.coin == "xmr" { throw DerivationError.unsupported("a BIP32 key gives no Monero keys; give a Monero seed or keys for --coin xmr") }
-        let coin = options.coin ?? "btc"
-        var network = options.network ?? "main"
-        if options.network == nil, key.version.testnet, coin == "btc" { network = "test" }
+        let coin = try KeyRecordClaims.resolve("coin", record: claims.coin, option: options.coin, written: { "--coin \($0)" }, shown: { $0 }) ?? "btc"
+        let givenNetwork = try KeyRecordClaims.resolve("network", record: claims.network, option: options.network, written: { "--network \($0)" }, shown: { $0 })
+        var network = givenNetwork ?? "main"
+        if givenNetwork == nil, key.version.testnet, coin == "btc" { network = "test" }
+        let requested = try KeyRecordClaims.resolve("script", record: claims.script, option: options.requestedScript,
+                                                    written: { options.purpose != nil ? "--purpose \($0.purpose)" : "--script \($0.rawValue)" },
+                                                    shown: \.rawValue)
         guard let chain = CoinNetwork.find(coin: coin, network: network) else { throw DerivationError.unsupported(ChainOptions.noNetwork(coin: coin, network: network)) }
         if !fromSeed, key.version.testnet != chain.testnet, !(coin == "eth") {
             throw DerivationError.unsupported("the extended key is for \(key.version.testnet ? "a test" : "the main") network, not \(coin) \(network)")
@@ -177,13 +183,13 @@ struct Plan {
         case "zpub", "vpub": .p2wpkh
         default: nil
         }
-        if let requested = options.requestedScript, let implied, requested != implied {
+        if let requested, let implied, requested != implied {
             throw DerivationError.unsupported("a \(key.version.publicPrefix) key is for \(implied.rawValue), not \(requested.rawValue)")
         }
         let chosen: ScriptKind
         if chain.scripts == [.ethereum] {
             chosen = .ethereum
-        } else if let kind = options.requestedScript ?? implied {
+        } else if let kind = requested ?? implied {
             chosen = kind
         } else if key.depth == 0 {
             chosen = chain.defaultScript
@@ -292,7 +298,7 @@ extension DeriveCommand {
                 case .monero(let wallet):
                     try moneroAddresses(wallet, base: base, record: record, emit: emit)
                 case .bip32(let key, let origin, let fromSeed):
-                    try bip32Addresses(key, origin: origin, fromSeed: fromSeed, card: card, base: base, emit: emit)
+                    try bip32Addresses(key, origin: origin, fromSeed: fromSeed, claims: KeyRecordClaims(record: record), card: card, base: base, emit: emit)
                 case .single:
                     throw DerivationError.unsupported("a lone private key has no addresses to derive; give a seed or an extended key")
                 case .zcash:
@@ -305,9 +311,9 @@ extension DeriveCommand {
 
         /// With `card`, each chain's parent node comes from the card (exported at its last
         /// hardened step); the addresses below it are derived here.
-        private func bip32Addresses(_ key: ExtendedKey, origin: DerivationPath?, fromSeed: Bool, card: CardKeys?, base: JSONObject,
-                                    emit: (JSONObject) throws(CLIError) -> Void) throws {
-            let plan = try Plan(options: chainOptions, key: key, fromSeed: fromSeed)
+        private func bip32Addresses(_ key: ExtendedKey, origin: DerivationPath?, fromSeed: Bool, claims: KeyRecordClaims,
+                                    card: CardKeys?, base: JSONObject, emit: (JSONObject) throws(CLIError) -> Void) throws {
+            let plan = try Plan(options: chainOptions, key: key, fromSeed: fromSeed, claims: claims)
             // Groups of (parent node, its path relative to `key`, the last steps to derive).
             var groups: [(relative: [UInt32], last: [UInt32])] = []
             if let path {
@@ -445,7 +451,7 @@ extension DeriveCommand {
                     if viewOnly || chainOptions.private { out["private_view_key"] = .string(wallet.viewSecret.hex) }
                     if chainOptions.private, let spend = wallet.spendSecret { out["private_spend_key"] = .string(spend.hex) }
                 case .bip32(let key, let origin, let fromSeed):
-                    let plan = try Plan(options: chainOptions, key: key, fromSeed: fromSeed)
+                    let plan = try Plan(options: chainOptions, key: key, fromSeed: fromSeed, claims: KeyRecordClaims(record: record))
                     let path = fromSeed ? plan.accountPath(chainOptions.account) : (origin ?? DerivationPath())
                     let account = fromSeed ? try key.derive(path.components) : key
                     let standard: ExtendedKeyVersion = plan.chain.testnet ? .tpub : .xpub

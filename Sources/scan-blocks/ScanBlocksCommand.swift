@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import WalletCLI
 import Monero
+import MoneroNode
 import WalletCore
 import WalletKeys
 import WalletScan
@@ -152,6 +153,11 @@ struct ScanBlocksCommand: ParsableCommand {
         do {
             if chain == "zcash" { return try runZcash(pipeline) }
             let net = MoneroNetwork.all.first { $0.name == network }!
+            // Before the keys are read: a Zcash stream names its option, not its key's kind.
+            if let blocks, blocks != "-", let first = try ByteStream.firstByte(of: blocks), first != UInt8(ascii: "{") {
+                throw CLIError.usage("\(blocks) is not JSON Lines of Monero blocks (it starts with byte 0x\(Hex.encode([first]))): "
+                    + "Zcash compact blocks (a .pb stream) are scanned with --chain zcash")
+            }
             let given = try gatherWallets(network: net)
             let scanners = given.map { MoneroScanner(keys: $0.keys, network: net, lookahead: parsedLookahead!) }
             var source: (any BlockSource)?
@@ -264,7 +270,7 @@ struct ScanBlocksCommand: ParsableCommand {
                 throw ScanError.malformed(what: what, reason: error.message)
             }
             guard case .monero(let keys) = source else {
-                throw DerivationError.unsupported("\(what) is not a Monero wallet")
+                throw DerivationError.unsupported("\(what) is not a Monero wallet (Zcash keys are scanned with --chain zcash)")
             }
             // Several wallets' events are told apart by name; a record without one is named by its address.
             let label = name ?? (several ? keys.primaryAddress(network) : nil)
@@ -331,6 +337,7 @@ enum EventRecords {
             r["total"] = .string(String(b.total))
             r["unlocked"] = .string(String(b.unlocked))
             r["spends_known"] = .bool(b.spendsKnown)
+            if let pools = C.balancePools { r["pools"] = .array(pools.map { .string($0) }) }
             r["accounts"] = .array(b.perAccount.keys.sorted().map { account in
                 .object(JSONObject([names.account: .number(String(account)), "total": .string(String(b.perAccount[account]!.total)),
                                     "unlocked": .string(String(b.perAccount[account]!.unlocked))]))

@@ -171,7 +171,7 @@ extension SignHashCommand {
             try pipeline.run(inputs: input.files) { record in
                 var out = record
                 out["type"] = .string("signature")
-                let hash = try Hex.decode(record.string("hash", expected: "the 32-byte hash to sign, in hex"))
+                let hash = try hashField(record, expected: "the 32-byte hash to sign, in hex")
                 guard hash.count == 32 else { throw SignatureError.invalidHashLength(hash.count) }
                 if let card {
                     if RecordKeys.hasKey(record) { throw RecordError.conflictingFields(["a key in the record", "--card"]) }
@@ -245,16 +245,22 @@ extension SignHashCommand {
             does not verify is an error record (sign.verification_failed) and the exit status is 65.
             """)
 
-        @Option(help: ArgumentHelp("The expected signer's address (Ethereum, or Bitcoin P2PKH/P2WPKH) for records that name none.", valueName: "address"))
+        @Option(help: ArgumentHelp("The expected signer's address, for records that name none: P2PKH, P2SH-P2WPKH, P2WPKH, P2TR (with a Schnorr signature), the Litecoin, Dogecoin, Bitcoin Cash and Zcash transparent forms, or Ethereum (EIP-55).", valueName: "address"))
         var address: String?
 
         @OptionGroup var input: InputFiles
+
+        func validate() throws {
+            if let address {
+                do { _ = try SignerAddress(parsing: address) } catch { throw ValidationError(error.message) }
+            }
+        }
 
         func run() throws {
             try RecordPipeline(tool: "sign-hash").run(inputs: input.files) { record in
                 var out = record
                 out["type"] = .string("verification")
-                let hash = try Hex.decode(record.string("hash", expected: "hex"))
+                let hash = try hashField(record, expected: "hex")
                 let signature = try Hex.decode(record.string("signature", expected: "hex r‖s (64 bytes)"))
                 if let address {
                     // The expected signer replaces whatever key the record itself claims.
@@ -271,11 +277,11 @@ extension SignHashCommand {
                         key = try Hex.decode(hex)
                     } else {
                         // A taproot address commits to the x-only output key itself.
-                        let address = try record.string("address", expected: "the 32-byte x-only public_key or a taproot address")
-                        let hrp = String(address.lowercased().prefix { $0 != "1" })
-                        let (version, program) = try SegwitAddress.decode(address, hrp: hrp)
-                        guard version == 1, program.count == 32 else { throw RecordError.invalidField(field: "address", reason: "not a taproot (P2TR) address") }
-                        key = program
+                        let signer = try SignerAddress(parsing: record.string("address", expected: "the 32-byte x-only public_key or a taproot address"))
+                        guard signer.script == .p2tr else {
+                            throw SignerAddressError.schemeMismatch("a Schnorr (BIP340) signature is checked against a taproot address (bc1p…) or a 32-byte public_key, and this is a \(signer.script.rawValue) address: verify an ECDSA signature (\"scheme\":\"ecdsa\") against it")
+                        }
+                        key = signer.program
                     }
                     guard hash.count == 32 else { throw SignatureError.invalidHashLength(hash.count) }
                     valid = Secp256k1.verifySchnorr(message: hash, signature: signature, xOnlyPublicKey: key)
@@ -283,10 +289,12 @@ extension SignHashCommand {
                     if let hex = try record.optionalString("public_key") {
                         valid = try Secp256k1.verifyECDSA(hash: hash, compact: signature, publicKey: try Secp256k1.PublicKey(parsing: try Hex.decode(hex)))
                     } else {
-                        let address = try record.string("address", expected: "the signer's public_key or address")
+                        let signer = try SignerAddress(parsing: record.string("address", expected: "the signer's public_key or address"))
+                        guard signer.script != .p2tr else {
+                            throw SignerAddressError.schemeMismatch("a taproot address (bc1p…) names a BIP340 key: it is checked with a Schnorr signature (\"scheme\":\"schnorr\"), not ECDSA")
+                        }
                         let recovered = try Secp256k1.recoverECDSA(hash: hash, compact: signature, recoveryID: try recoveryID(record))
-                        valid = try addresses(of: recovered).contains { $0.caseInsensitiveCompare(address) == .orderedSame }
-                            && (try Secp256k1.verifyECDSA(hash: hash, compact: signature, publicKey: recovered))
+                        valid = try signer.isPaid(to: recovered) && (Secp256k1.verifyECDSA(hash: hash, compact: signature, publicKey: recovered))
                     }
                 default:
                     throw RecordError.invalidField(field: "scheme", reason: "must be ecdsa or schnorr")
@@ -314,7 +322,7 @@ extension SignHashCommand {
             try RecordPipeline(tool: "sign-hash").run(inputs: input.files) { record in
                 var out = record
                 out["type"] = .string("recovery")
-                let hash = try Hex.decode(record.string("hash", expected: "hex"))
+                let hash = try hashField(record, expected: "hex")
                 let signature = try Hex.decode(record.string("signature", expected: "hex r‖s (64 bytes)"))
                 let key = try Secp256k1.recoverECDSA(hash: hash, compact: signature, recoveryID: try recoveryID(record))
                 out["public_key"] = .string(Hex.encode(key.compressed))
@@ -344,12 +352,8 @@ func recoveryID(_ record: JSONObject) throws -> Int {
     throw RecordError.invalidField(field: field, reason: "must be 27, 28 or an EIP-155 value (≥ 35)")
 }
 
-/// The addresses a key may be named by in `verify`.
-func addresses(of key: Secp256k1.PublicKey) throws -> [String] {
-    let btc = CoinNetwork.find(coin: "btc", network: "main")!
-    return [
-        try CoinNetwork.find(coin: "eth", network: "main")!.address(for: key, script: .ethereum).address,
-        try btc.address(for: key, script: .p2pkh).address,
-        try btc.address(for: key, script: .p2wpkh).address,
-    ]
+/// A record's "hash": hex, with or without the 0x that Ethereum tools write.
+func hashField(_ record: JSONObject, expected: String) throws -> [UInt8] {
+    let text = try record.string("hash", expected: expected)
+    return try Hex.decode(text.hasPrefix("0x") || text.hasPrefix("0X") ? String(text.dropFirst(2)) : text)
 }

@@ -256,10 +256,14 @@ final class DeriveToolTests: XCTestCase {
         let doge = try Shell.run("derive --coin doge", stdin: seed)
         XCTAssertEqual(doge.status, 0, doge.stderr)
         XCTAssertEqual((doge.records.first?["address"] as? String)?.prefix(1), "D")
-        // An imported mainnet key is still held to its network.
+        // An imported mainnet key is still held to its network: against the account record's
+        // own "network", and, for a bare key, against its version bytes.
         let mismatch = try Shell.run("derive account --purpose 84 | derive --network test --purpose 84", stdin: seed)
         XCTAssertEqual(mismatch.status, 65)
-        XCTAssertEqual(mismatch.records.first?["code"] as? String, "derive.unsupported")
+        XCTAssertEqual(mismatch.records.first?["code"] as? String, "derive.conflicts_with_record")
+        let bare = try Shell.run("set -o pipefail; derive account --purpose 84 | sed -E 's/.*\"zpub\":\"([^\"]*)\".*/{\"zpub\":\"\\1\"}/' | derive --network test", stdin: seed)
+        XCTAssertEqual(bare.status, 65)
+        XCTAssertEqual(bare.records.first?["code"] as? String, "derive.unsupported")
     }
 
     func testHelpAndManPage() throws {

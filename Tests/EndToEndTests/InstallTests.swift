@@ -2,42 +2,76 @@ import Foundation
 import SatchelTestSupport
 import XCTest
 
-/// make install into a temporary prefix (from the tools this test run built, so no second
-/// build runs beside swift test): binaries, man pages, completions; make uninstall removes them.
+/// make install into a temporary prefix, as a user runs it (the tools linked statically, in a
+/// build of their own: debug here, to keep the test's time down; release by default), then the
+/// installed tools run with the Swift toolchain out of reach; make uninstall removes what
+/// install made, and no directory it did not make.
 final class InstallTests: XCTestCase {
     let tools = ["mnemonic", "derive", "sign-hash", "keystore", "scan-blocks", "card-info"]
 
-    func testInstallAndUninstall() throws {
+    func testInstallRunWithoutToolchainAndUninstall() throws {
         let prefix = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-prefix-\(UUID().uuidString)").path
         addTeardownBlock { try? FileManager.default.removeItem(atPath: prefix) }
-        let install = try Shell.run("make install PREFIX=\(prefix) INSTALL_FROM=\(TestPaths.binDir.path)")
+        // A directory that was there before install: uninstall must leave it.
+        try FileManager.default.createDirectory(atPath: "\(prefix)/share/man/man1", withIntermediateDirectories: true)
+        let install = try Shell.run("make install CONFIG=debug PREFIX=\(prefix)")
         XCTAssertEqual(install.status, 0, install.stderr)
         for tool in tools {
             for path in ["bin/\(tool)", "share/man/man1/\(tool).1", "share/bash-completion/completions/\(tool)",
                          "share/zsh/site-functions/_\(tool)", "share/fish/vendor_completions.d/\(tool).fish"] {
                 XCTAssertTrue(FileManager.default.fileExists(atPath: "\(prefix)/\(path)"), path)
             }
-            // The installed tool, run by its installed path (not the build's PATH).
-            let version = try Shell.run("env PATH=/usr/bin:/bin \(prefix)/bin/\(tool) --version")
-            XCTAssertEqual(version.status, 0, tool)
-            XCTAssertEqual(version.out, "0.5.0\n", tool)
+            // No Swift runtime, Foundation or libcurl is loaded from outside the binary, and no
+            // RUNPATH points into the toolchain.
+            let dynamic = try Shell.run("readelf -d \(prefix)/bin/\(tool)")
+            XCTAssertEqual(dynamic.status, 0, dynamic.stderr)
+            let needed = dynamic.lines.filter { $0.contains("(NEEDED)") }
+            XCTAssertFalse(needed.isEmpty, tool)
+            for line in needed {
+                for runtime in ["libswift", "libFoundation", "lib_Foundation", "libdispatch", "libBlocksRuntime", "libcurl", "libXCTest"] {
+                    XCTAssertFalse(line.contains(runtime), "\(tool) needs \(line)")
+                }
+            }
+            for line in dynamic.lines where line.contains("(RUNPATH)") || line.contains("(RPATH)") {
+                XCTAssertFalse(line.contains("/opt/") || line.contains("swift"), "\(tool): \(line)")
+            }
             // The completion script loads in bash and registers the tool.
             let bash = try Shell.run("bash -c 'source \(prefix)/share/bash-completion/completions/\(tool) && complete -p \(tool)'")
             XCTAssertEqual(bash.status, 0, tool + bash.stderr)
             XCTAssertTrue(bash.out.hasSuffix(" \(tool)\n"), bash.out)
             XCTAssertEqual(try String(contentsOfFile: "\(prefix)/share/zsh/site-functions/_\(tool)", encoding: .utf8).prefix(9), "#compdef ")
         }
+        // The installed tools with the toolchain gone: its directory hidden under an empty
+        // tmpfs in a private mount namespace, no LD_LIBRARY_PATH, no swift on PATH.
+        let about = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
+        let fixture = TestPaths.fixture("monero-regtest").path
+        let script = """
+            set -e
+            toolchain=$(cd "$(dirname "$(readlink -f "$(command -v swift)")")/../.." && pwd)
+            mount -t tmpfs tmpfs "$toolchain"
+            export PATH=\(prefix)/bin:/usr/bin:/bin LD_LIBRARY_PATH=
+            ! command -v swift >/dev/null
+            [ -z "$(ls -A "$toolchain")" ]
+            for t in \(tools.joined(separator: " ")); do $t --version; done
+            echo '\(about)' | derive --purpose 84 | sed -E 's/.*"address":"([^"]*)".*/\\1/'
+            echo '{"hash":"\(String(repeating: "11", count: 32))"}' | sign-hash --key-fd 3 3<<< '\(about)' --path m/84h/0h/0h/0/0 | sign-hash verify --address bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu | sed -E 's/.*"valid":([a-z]*).*/\\1/'
+            scan-blocks --blocks \(fixture)/blocks.jsonl --txs \(fixture)/txs.jsonl --state-dir "$(mktemp -d)" --birthday 0 --lookahead 3,20 --progress none \\
+              --key-fd 3 3<<< '{"view_key":"46e61ce455dbb62c97f6c9b50ea9790ed149658f13a38b1c723daa76d21c7206","address":"493aY7sV3XC2UsGpGxFkzzL69Q5d6ACf2SkTuxcpWDHGZtqwovxtrT5UqWmF6Gzo8rAozgRBpLib31mc51A5g8RJKPqnjzd"}' \\
+              | tail -1 | grep -o '"total":"[0-9]*"' | head -1 | tr -dc 0-9; echo
+            """
+        let isolated = try Shell.run("unshare --mount --propagation private bash -c '\(script.replacingOccurrences(of: "'", with: "'\\''"))'")
+        XCTAssertEqual(isolated.status, 0, isolated.stderr)
+        XCTAssertEqual(isolated.lines, Array(repeating: "0.5.0", count: tools.count)
+                       + ["bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu", "true", "108698619364461"], isolated.stderr)
+
         let man = try Shell.run("man -M \(prefix)/share/man -w derive")
         XCTAssertEqual(man.status, 0, man.stderr)
         XCTAssertEqual(man.out, "\(prefix)/share/man/man1/derive.1\n")
 
         let uninstall = try Shell.run("make uninstall PREFIX=\(prefix)")
         XCTAssertEqual(uninstall.status, 0, uninstall.stderr)
-        let left = FileManager.default.enumerator(atPath: prefix)!.compactMap { $0 as? String }.filter {
-            var isDir: ObjCBool = false
-            _ = FileManager.default.fileExists(atPath: "\(prefix)/\($0)", isDirectory: &isDir)
-            return !isDir.boolValue
-        }
-        XCTAssertEqual(left, [])
+        // What is left is exactly the directories that were there before.
+        let left = FileManager.default.enumerator(atPath: prefix)!.compactMap { $0 as? String }.sorted()
+        XCTAssertEqual(left, ["share", "share/man", "share/man/man1"])
     }
 }

@@ -168,11 +168,31 @@ final class KeyStoreToolTests: XCTestCase {
         let entropy = try XCTUnwrap(generated.records.first?["entropy"] as? String)
         let seed = try XCTUnwrap(made.records.first?["seed"] as? String)
         XCTAssertEqual(made.records.first?["mnemonic"] as? String, phrase)
-        let text = try Shell.run("strings -n 4 \(dir)/ks/w.key").out
-        XCTAssertFalse(text.contains(entropy) || text.contains(seed) || text.contains(phrase))
-        let metadataWords = Set(["birthdays", "created", "kind", "language", "name", "passphrase_protected", "english", "bip39-mnemonic", "false", "SATCHELK"])
-        for word in phrase.split(separator: " ") where word.count >= 5 && !metadataWords.contains(String(word)) {
-            XCTAssertFalse(text.contains(String(word)), "the word \(word) is readable in the file")
+        // The file is header ‖ metadata (clear, authenticated) ‖ sealed payload
+        // (docs/keystore-format.md). The metadata's field names hold BIP39 words ("kind",
+        // "name", "birth" in "birthdays"), so it is checked field by field, and the sealed part
+        // for each word as a whole token (not as a substring, which chance can satisfy).
+        let file = [UInt8](try Data(contentsOf: URL(fileURLWithPath: "\(dir)/ks/w.key")))
+        let metadataLength = Int(file[84]) | Int(file[85]) << 8 | Int(file[86]) << 16 | Int(file[87]) << 24
+        let metadata = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(file[88..<(88 + metadataLength)])) as? [String: Any])
+        XCTAssertEqual(Set(metadata.keys), ["birthdays", "created", "kind", "language", "name", "passphrase_protected"])
+        XCTAssertEqual(metadata["kind"] as? String, "bip39-mnemonic")
+        let sealed = Array(file[(92 + metadataLength)...])
+        XCTAssertEqual(sealed.count, 32 + 16, "24 words seal 32 bytes of entropy and a 16-byte tag")
+        let whole = String(decoding: file.map { (0x20..<0x7F).contains($0) ? $0 : 0x0A }, as: UTF8.self)
+        XCTAssertFalse(whole.contains(phrase) || whole.contains(entropy) || whole.contains(seed))
+        let tokens = { (bytes: ArraySlice<UInt8>) in
+            Set(String(decoding: bytes.map { (0x61...0x7A).contains($0) ? $0 : 0x20 }, as: UTF8.self).split(separator: " ").map(String.init))
+        }
+        // The metadata is exactly what the format says, with no room for a word of the phrase.
+        XCTAssertEqual(metadata["name"] as? String, "w")
+        XCTAssertEqual(metadata["language"] as? String, "english")
+        XCTAssertEqual(metadata["passphrase_protected"] as? Bool, false)
+        XCTAssertEqual((metadata["birthdays"] as? [String: Any])?.count, 0)
+        XCTAssertNotNil(metadata["created"] as? Int)
+        let sealedTokens = tokens(sealed[...])
+        for word in phrase.split(separator: " ").map(String.init) {
+            XCTAssertFalse(sealedTokens.contains(word), "the word \(word) is readable in the sealed part")
         }
         let mode = try FileManager.default.attributesOfItem(atPath: "\(dir)/ks/w.key")[.posixPermissions] as? Int
         XCTAssertEqual(mode, 0o600)

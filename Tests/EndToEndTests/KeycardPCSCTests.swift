@@ -288,4 +288,120 @@ final class KeycardPCSCTests: XCTestCase {
         XCTAssertEqual(r.status, 69)
         XCTAssertTrue(r.stderr.contains("card.no_reader"), r.stderr)
     }
+
+    private func freeSlots() throws -> Int? {
+        try card("").records.compactMap { $0["free_pairing_slots"] as? Int }.first
+    }
+
+    /// PAIR takes one of the card's 10 slots: a name already in the key store is refused
+    /// before it, and a pairing that cannot be stored (here: a full disk) gives its slot back.
+    func testPairingSlotsAreNeverLeftTaken() throws {
+        XCTAssertEqual(try card("init --credentials-file \(dir)/creds.json").status, 0)
+        XCTAssertEqual(try card("pair --store c --credentials-file \(dir)/creds.json \(keystore)").status, 0)
+        let before = try XCTUnwrap(try freeSlots())
+        let again = try card("pair --store c --credentials-file \(dir)/creds.json \(keystore)")
+        XCTAssertEqual(again.status, 73, again.stderr)
+        XCTAssertTrue(again.stderr.contains("keystore.entry_exists"), again.stderr)
+        XCTAssertEqual(try freeSlots(), before, "a refused name took a slot")
+
+        // A key store on a full file system: the entry cannot be written after PAIR.
+        let full = "\(dir)/full"
+        try FileManager.default.createDirectory(atPath: full, withIntermediateDirectories: true)
+        let script = """
+            set -e; mount -t tmpfs -o size=64k,mode=0700 tmpfs \(full); mkdir -m 0700 \(full)/ks
+            dd if=/dev/zero of=\(full)/fill bs=4k count=64 2>/dev/null || true
+            card-info pair --store d --credentials-file \(dir)/creds.json --keystore \(full)/ks --keystore-pass-file \(dir)/kspass --kdf interactive
+            """
+        let failed = try Shell.run("unshare --mount --propagation private bash -c '\(script)'")
+        XCTAssertNotEqual(failed.status, 0, failed.stderr)
+        XCTAssertTrue(failed.stderr.contains("keystore."), failed.stderr)
+        XCTAssertEqual(failed.out, "")
+        XCTAssertEqual(try freeSlots(), before, "the slot of a pairing that was not kept stays taken")
+        // The first pairing still works.
+        XCTAssertEqual(try card("verify-pin --pairing c --credentials-file \(dir)/creds.json \(keystore)").status, 0)
+    }
+
+    /// CHANGE PIN changes the PIN that opened the session: after a duress unlock, a new PIN
+    /// equal to the main PIN would make the main PIN open the duress wallet. Refused, at the
+    /// cost of no PIN try; the record says which PIN was changed.
+    func testChangePINAfterADuressUnlock() throws {
+        XCTAssertEqual(try card("init --credentials-file \(dir)/creds.json").status, 0)
+        XCTAssertEqual(try card("pair --store c --credentials-file \(dir)/creds.json \(keystore)").status, 0)
+        let pairing = "--pairing c \(keystore)"
+        try secretFile("duress-main.json", #"{"pin":"654321","new_pin":"123456"}"#)
+        let refused = try card("change-pin \(pairing) --credentials-file \(dir)/duress-main.json")
+        XCTAssertEqual(refused.status, 64, refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("card.bad_credential: the new PIN already opens this card"), refused.stderr)
+        // The main PIN still opens the main wallet, with every try left.
+        let about = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
+        XCTAssertEqual(try card("load-key \(pairing) --credentials-file \(dir)/creds.json", stdin: Shell.lines([["mnemonic": about]])).status, 0)
+        let main = try Shell.run("derive --card \(pairing) --credentials-file \(dir)/creds.json --coin eth")
+        XCTAssertEqual(main.records.first?["address"] as? String, "0x9858EfFD232B4033E47d90003D41EC34EcaEda94", main.stderr)
+        XCTAssertEqual(try card("verify-pin \(pairing) --credentials-file \(dir)/creds.json").records.first?["pin_retries"] as? Int, 3)
+
+        // Changing the duress PIN to a new value: said, and the main PIN is untouched.
+        try secretFile("duress-new.json", #"{"pin":"654321","new_pin":"222222","duress_pin":"654321"}"#)
+        let duress = try card("change-pin \(pairing) --credentials-file \(dir)/duress-new.json")
+        XCTAssertEqual(duress.status, 0, duress.stderr)
+        XCTAssertEqual(duress.records.first?["changed"] as? String, "duress")
+        try secretFile("new-duress.json", #"{"pin":"222222"}"#)
+        let duressWallet = try Shell.run("derive --card \(pairing) --credentials-file \(dir)/new-duress.json --coin eth")
+        XCTAssertEqual(duressWallet.status, 0, duressWallet.stderr)
+        XCTAssertNotEqual(duressWallet.records.first?["address"] as? String, "0x9858EfFD232B4033E47d90003D41EC34EcaEda94")
+        XCTAssertEqual(try Shell.run("derive --card \(pairing) --credentials-file \(dir)/creds.json --coin eth").records.first?["address"] as? String,
+                       "0x9858EfFD232B4033E47d90003D41EC34EcaEda94")
+        // Without duress_pin in the record, which PIN opened the session is not known: said so.
+        try secretFile("main-new.json", #"{"pin":"123456","new_pin":"333333"}"#)
+        let unknown = try card("change-pin \(pairing) --credentials-file \(dir)/main-new.json")
+        XCTAssertEqual(unknown.status, 0, unknown.stderr)
+        XCTAssertEqual(unknown.records.first?["changed"] as? String, "the_verified_one")
+        try secretFile("main3.json", #"{"pin":"333333"}"#)
+        XCTAssertEqual(try card("verify-pin \(pairing) --credentials-file \(dir)/main3.json").records.first?["pin_retries"] as? Int, 3)
+    }
+
+    /// A batch of signatures that loses the card stops with one error, whatever took it:
+    /// another program's SELECT, a reset, the card gone.
+    func testABatchThatLosesTheCardStopsOnce() throws {
+        XCTAssertEqual(try card("init --credentials-file \(dir)/creds.json").status, 0)
+        XCTAssertEqual(try card("pair --store c --credentials-file \(dir)/creds.json \(keystore)").status, 0)
+        let about = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
+        XCTAssertEqual(try card("load-key --pairing c \(keystore) --credentials-file \(dir)/creds.json", stdin: Shell.lines([["mnemonic": about]])).status, 0)
+        let resetCard = """
+            /usr/bin/python3 -c 'from smartcard.System import readers
+            from smartcard.scard import SCARD_RESET_CARD, SCARD_SHARE_SHARED
+            for r in readers():
+                c = r.createConnection(); c.connect(mode=SCARD_SHARE_SHARED); c.reconnect(mode=SCARD_SHARE_SHARED, disposition=SCARD_RESET_CARD)'
+            """
+        let stopSim = "kill $(cat \(dir)/stack/keycard-sim.pid)"
+        for (what, action, code, status) in [("another program selects the applet", "card-info > /dev/null", "card.channel_not_open", 69),
+                                             ("a reset", resetCard, "card.reset", 69),
+                                             ("the card gone", stopSim, "card.no_card", 69)] {
+            let hash = String(repeating: "ab", count: 32)
+            let line = #"{"hash":"\#(hash)"}"#
+            let script = """
+                rm -f \(dir)/in; mkfifo \(dir)/in
+                sign-hash --card --pairing c \(keystore) --credentials-file \(dir)/creds.json --path m/44h/60h/0h/0/0 < \(dir)/in > \(dir)/out 2> \(dir)/err &
+                signer=$!
+                exec 3> \(dir)/in
+                echo '\(line)' >&3; echo '\(line)' >&3
+                for i in $(seq 300); do [ "$(wc -l < \(dir)/out)" -ge 2 ] && break; sleep 0.1; done
+                \(action)
+                for i in 1 2 3 4 5; do echo '\(line)' >&3; done
+                exec 3>&-
+                wait $signer; echo "rc=$?"
+                """
+            let r = try Shell.run(script)
+            XCTAssertEqual(r.out, "rc=\(status)\n", what + r.stderr)
+            let out = try String(contentsOfFile: "\(dir)/out", encoding: .utf8).split(separator: "\n").map {
+                (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] ?? [:]
+            }
+            XCTAssertEqual(out.map { $0["type"] as? String }, ["signature", "signature", "error"], what)
+            XCTAssertEqual(out.last?["code"] as? String, code, what + " \(out.last ?? [:])")
+            XCTAssertEqual(out.last?["line"] as? Int, 3, what)
+            let err = try String(contentsOfFile: "\(dir)/err", encoding: .utf8)
+            XCTAssertEqual(err.split(separator: "\n").count, 2, what + err)
+            XCTAssertTrue(err.hasSuffix("sign-hash: stopped at <stdin>:3: the records after it were not processed\n"), what + err)
+            if what == "the card gone" { break }
+        }
+    }
 }

@@ -55,4 +55,51 @@ final class MessagesTests: XCTestCase {
         XCTAssertEqual(r.records.map { $0["warning"] != nil }, [true, true, true, true, false])
         XCTAssertEqual(r.stderr.components(separatedBy: "warning: weak entropy").count - 1, 4, r.stderr)
     }
+
+    /// A Zcash .pb stream given to the Monero scanner: named, with the option, before any
+    /// output (it said "not a JSON object").
+    func testZcashStreamWithoutChainZcash() throws {
+        let pb = TestPaths.fixture("zcash-sapling/compact_blocks.pb").path
+        let r = try Shell.run("scan-blocks --blocks \(pb) --state-dir \(dir)/s --birthday 0",
+                              stdin: Shell.lines([["mnemonic": "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"]]))
+        XCTAssertEqual(r.status, 64, r.stderr)
+        XCTAssertEqual(r.out, "")
+        XCTAssertEqual(r.stderr, "scan-blocks: usage: \(pb) is not JSON Lines of Monero blocks (it starts with byte 0xcb): Zcash compact blocks (a .pb stream) are scanned with --chain zcash\n")
+    }
+
+    /// A Monero block file whose blocks list transactions it does not hold, and no --txs: said
+    /// before any event is written.
+    func testMoneroScanWithoutTxs() throws {
+        let fixture = TestPaths.fixture("monero-regtest").path
+        let keys = (try TestPaths.json(TestPaths.fixture("monero-regtest/expected.json")) as! [String: Any])["keys"] as! [String: Any]
+        let key = Shell.lines([["view_key": keys["private_view_key"]!, "public_spend_key": keys["public_spend_key"]!]])
+        let r = try Shell.run("scan-blocks --blocks \(fixture)/blocks.jsonl --state-dir \(dir)/s --birthday 0 --progress none", stdin: key)
+        XCTAssertEqual(r.status, 65, r.stderr)
+        XCTAssertEqual(r.out, "", "no event before the error")
+        XCTAssertTrue(r.stderr.hasPrefix("scan-blocks: scan.malformed: block "), r.stderr)
+        XCTAssertTrue(r.stderr.hasSuffix(" is malformed: it lists transactions, and \(fixture)/blocks.jsonl holds no records of them: give the transaction records with --txs FILE (or mix them into the block file: cat txs blocks)\n"), r.stderr)
+        // The same files mixed into one stream need no --txs.
+        let mixed = try Shell.run("cat \(fixture)/txs.jsonl \(fixture)/blocks.jsonl > \(dir)/mixed.jsonl && scan-blocks --blocks \(dir)/mixed.jsonl --state-dir \(dir)/m --birthday 0 --progress none --lookahead 3,20", stdin: key)
+        XCTAssertEqual(mixed.status, 0, mixed.stderr)
+        XCTAssertEqual(mixed.records.last?["type"] as? String, "balance")
+    }
+
+    /// Empty input where records were expected: a warning, and exit 0 for scripts.
+    func testEmptyInputWarns() throws {
+        for tool in ["derive", "mnemonic validate", "sign-hash verify"] {
+            let r = try Shell.run(tool, stdin: Data())
+            XCTAssertEqual(r.status, 0, tool)
+            XCTAssertEqual(r.out, "", tool)
+            let name = tool.split(separator: " ")[0]
+            XCTAssertEqual(r.stderr, "\(name): warning: no input records: stdin was empty (give records, or a phrase where one is read, on stdin or in a file)\n", tool)
+        }
+        XCTAssertTrue(FileManager.default.createFile(atPath: "\(dir)/empty.jsonl", contents: Data()))
+        let file = try Shell.run("mnemonic validate \(dir)/empty.jsonl")
+        XCTAssertEqual(file.status, 0)
+        XCTAssertEqual(file.stderr, "mnemonic: warning: no input records: \(dir)/empty.jsonl was empty (give records, or a phrase where one is read, on stdin or in a file)\n")
+        // One record is enough: no warning.
+        let one = try Shell.run("mnemonic validate", stdin: Data("abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about\n".utf8))
+        XCTAssertEqual(one.status, 0)
+        XCTAssertEqual(one.stderr, "")
+    }
 }

@@ -48,6 +48,7 @@ final class ZcashScanToolTests: XCTestCase {
         XCTAssertEqual(balance["type"] as? String, "balance")
         XCTAssertEqual(balance["total"] as? String, (summary["unspentBalanceAllScopes"] as? NSNumber)?.stringValue)
         XCTAssertEqual(balance["spends_known"] as? Bool, true)
+        XCTAssertEqual(balance["pools"] as? [String], ["sapling"], "a balance says which pools it counts")
         XCTAssertEqual(balance["height"] as? Int, 2_900_050)
         // 10 blocks deep to spend: notes from 2,900,041 on are not yet unlocked.
         let spentNullifiers = Set(spent.compactMap { $0["nullifier"] as? String })

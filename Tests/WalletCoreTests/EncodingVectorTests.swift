@@ -156,6 +156,22 @@ final class EncodingVectorTests: XCTestCase {
             let address = v["cashaddr"] as! String
             let prefix = String(address.split(separator: ":")[0])
             XCTAssertEqual(CashAddr.encode(prefix: prefix, type: UInt8(v["type"] as! Int), hash: try Hex.decode(v["payload"] as! String)), address)
+            // Decoded back: prefix, type and payload, in either case; a changed character fails.
+            for text in [address, address.uppercased()] {
+                let decoded = try CashAddr.decode(text, defaultPrefix: "bitcoincash")
+                XCTAssertEqual(decoded.prefix, prefix)
+                XCTAssertEqual(decoded.type, UInt8(v["type"] as! Int))
+                XCTAssertEqual(Hex.encode(decoded.hash), v["payload"] as? String)
+            }
+            var broken = Array(address)
+            broken[broken.count - 3] = broken[broken.count - 3] == "q" ? "p" : "q"
+            XCTAssertThrowsError(try CashAddr.decode(String(broken), defaultPrefix: "bitcoincash"), address)
+        }
+        for case let v as [String: Any] in doc["legacy_translation"] as! [Any] {
+            let address = v["cashaddr"] as! String
+            let bare = String(address.split(separator: ":")[1])
+            XCTAssertEqual(Hex.encode(try CashAddr.decode(bare, defaultPrefix: "bitcoincash").hash), v["hash160"] as? String)
+            XCTAssertThrowsError(try CashAddr.decode("bitcoincash:" + bare.prefix(5).uppercased() + bare.dropFirst(5), defaultPrefix: "bitcoincash"), "mixed case")
         }
     }
 }

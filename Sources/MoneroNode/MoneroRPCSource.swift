@@ -1,7 +1,5 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import Monero
 import WalletCore
 import WalletScan
 
@@ -13,10 +11,20 @@ public final class MoneroRPCSource: BlockSource, Sendable {
     public let timeout: TimeInterval
     public let retries: Int
 
+    let host: String
+    let port: Int
+    /// The URL's path, ending in "/", before the RPC's own (a node behind a proxy's prefix).
+    let basePath: String
+
     public init(address: String, timeout: TimeInterval = 30, retries: Int = 3) throws(SourceError) {
         let text = address.contains("://") ? address : "http://" + address
-        guard let url = URL(string: text), url.host != nil else { throw .badAddress(address) }
+        guard let url = URL(string: text), url.scheme == "http", let host = url.host, !host.isEmpty else { throw .badAddress(address) }
         self.url = url
+        self.host = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        self.port = url.port ?? 18081
+        guard (1...65535).contains(port) else { throw .badAddress(address) }
+        let path = url.path
+        self.basePath = path.hasSuffix("/") ? path : path + "/"
         self.timeout = timeout
         self.retries = retries
     }
@@ -136,30 +144,29 @@ public final class MoneroRPCSource: BlockSource, Sendable {
     }
 
     private func post(path: String, body: [UInt8], json: Bool = false) throws -> [UInt8] {
-        var request = URLRequest(url: url.appendingPathComponent(path), timeoutInterval: timeout)
-        request.httpMethod = "POST"
-        request.setValue(json ? "application/json" : "application/octet-stream", forHTTPHeaderField: "Content-Type")
-        request.httpBody = Data(body)
         var lastError = "no answer"
         for attempt in 0..<max(retries, 1) {
             if attempt > 0 { Thread.sleep(forTimeInterval: 0.5 * Double(attempt)) }
-            let (data, status, error) = Self.send(request)
-            if let data, status == 200 { return Array(data) }
-            lastError = error ?? "HTTP \(status)"
+            do {
+                let reply = try NodeHTTP.post(host: host, port: port, path: basePath + path,
+                                              contentType: json ? "application/json" : "application/octet-stream",
+                                              body: body, timeout: timeout, maxReply: Self.maxReply)
+                if reply.status == 200 { return reply.body }
+                lastError = "HTTP \(reply.status)"
+            } catch NodeHTTP.Failure.tooLarge(let limit) {
+                throw SourceError.badReply("\(path) (an answer over \(limit) bytes)")
+            } catch let failure as NodeHTTP.Failure {
+                lastError = failure.description
+            } catch {
+                lastError = "\(error)"
+            }
         }
         throw SourceError.unavailable(url.absoluteString, lastError)
     }
 
-    private static func send(_ request: URLRequest) -> (Data?, Int, String?) {
-        nonisolated(unsafe) var result: (Data?, Int, String?) = (nil, 0, nil)
-        let done = DispatchSemaphore(value: 0)
-        URLSession.shared.dataTask(with: request) { data, response, error in
-            result = (data, (response as? HTTPURLResponse)?.statusCode ?? 0, error?.localizedDescription)
-            done.signal()
-        }.resume()
-        done.wait()
-        return result
-    }
+    /// No answer of monerod's is near this (get_blocks.bin's 1,000 blocks are tens of MB): a
+    /// reply that goes on past it is not monerod's, and is not buffered further.
+    static let maxReply = 512 << 20
 }
 
 public enum SourceError: WalletError, Equatable {
@@ -185,7 +192,7 @@ public enum SourceError: WalletError, Equatable {
 
     public var message: String {
         switch self {
-        case .badAddress(let a): "'\(a)' is not a node address (host:port or http://host:port)"
+        case .badAddress(let a): "'\(a)' is not a node address (host:port or http://host:port: monerod's RPC over HTTP, on loopback or a network you trust)"
         case .unavailable(let url, let why): "the node at \(url) does not answer (\(why))"
         case .badReply(let what): "the node's reply to \(what) is not what Monero's RPC returns"
         }

@@ -1,5 +1,5 @@
 import XCTest
-@testable import Monero
+@testable import MoneroNode
 import WalletScan
 
 final class EpeeStorageTests: XCTestCase {
