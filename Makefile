@@ -11,7 +11,7 @@ BIN_DIR = $(shell swift build $(SWIFT_FLAGS) --show-bin-path)
 # make install [PREFIX=/usr/local] [DESTDIR=…] [CONFIG=release]: the tools, their man pages and
 # bash, zsh and fish completions (INSTALL_FROM=DIR installs already built tools from DIR).
 # The tools are linked with the Swift runtime and Foundation inside them (--static-swift-stdlib),
-# so they run on a machine with no Swift toolchain (an offline signer); their objects are
+# so they run on a machine with no Swift toolchain (an offline signer), stripped; their objects are
 # compiled apart from the development build, in .build-static-$(CONFIG), since objects made
 # for the shared runtime do not link statically.
 # make uninstall [PREFIX=…] removes exactly those files, and the directories install created.
@@ -77,7 +77,7 @@ install: deps
 	done; \
 	install -d $(INSTALL_DIRS); \
 	for t in $(TOOLS); do \
-	  install -m 0755 "$$bin/$$t" "$(DESTDIR)$(PREFIX)/bin/$$t"; \
+	  install -s -m 0755 "$$bin/$$t" "$(DESTDIR)$(PREFIX)/bin/$$t"; \
 	  install -m 0644 "man/$$t.1" "$(DESTDIR)$(PREFIX)/share/man/man1/$$t.1"; \
 	  "$$bin/$$t" --generate-completion-script bash > "$(BASH_COMPLETIONS)/$$t"; \
 	  "$$bin/$$t" --generate-completion-script zsh > "$(ZSH_COMPLETIONS)/_$$t"; \

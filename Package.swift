@@ -73,7 +73,7 @@ let package = Package(
         .target(name: "KeycardSimulator", dependencies: ["WalletCard", "WalletKeys", "WalletCore"]),
         .target(name: "WalletQR", dependencies: ["CQREncode", "WalletCore"]),
         .target(name: "WalletCLI", dependencies: [
-            "CProcess", "WalletCore", "WalletKeys", "Monero", "Zcash", "WalletKeyStore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "CProcess", "WalletCore", "WalletKeys", "WalletScan", "Monero", "Zcash", "WalletKeyStore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
         .executableTarget(name: "mnemonic", dependencies: [
@@ -114,7 +114,7 @@ let package = Package(
         .testTarget(name: "MoneroTests", dependencies: ["Monero", "CSodium", "WalletScan", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "ZcashTests", dependencies: ["Zcash", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "ZcashLightwalletdTests", dependencies: ["ZcashLightwalletd", "WalletCore"]),
-        .testTarget(name: "MoneroNodeTests", dependencies: ["MoneroNode", "WalletScan", "WalletCore"]),
+        .testTarget(name: "MoneroNodeTests", dependencies: ["MoneroNode", "WalletScan", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "WalletCardTests", dependencies: ["WalletCard", "WalletCardCLI", "KeycardSimulator", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "WalletCLITests", dependencies: ["WalletCLI", "WalletKeys", "WalletCore"]),
         .testTarget(name: "EndToEndTests", dependencies: ["SatchelTestSupport"]),

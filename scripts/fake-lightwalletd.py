@@ -10,13 +10,15 @@ seconds after that (a chain that grows, for --follow); --shrink-to H ends the ch
 GetLatestBlock has answered (as lightwalletd's cache rolls back on a reorg). Broken on purpose:
 --skip H leaves block H out of every stream, --without GetBlockRange answers that method with
 UNIMPLEMENTED (as a server that is not lightwalletd would). --log FILE appends each call's
-method name to FILE. With --cert and --key (PEM) it speaks TLS, as a real lightwalletd does. It prints
-its port on stdout when ready.
+method name to FILE. --rehash serves on every GetBlockRange call another chain of the same
+blocks: each hash and prevHash replaced by SHA-256(call number ‖ it), self-consistent within a
+call (a server whose chain is never the same twice). With --cert and --key (PEM) it speaks TLS,
+as a real lightwalletd does. It prints its port on stdout when ready.
 
 Needs Debian's python3-grpcio and python3-protobuf, and protoc (protobuf-compiler) to build the
 message classes from proto/ at start.
 """
-import argparse, json, os, subprocess, sys, tempfile, threading, time
+import argparse, hashlib, json, os, subprocess, sys, tempfile, threading, time
 from concurrent import futures
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -88,6 +90,7 @@ def main():
     ap.add_argument("--skip", type=int)
     ap.add_argument("--without")
     ap.add_argument("--log")
+    ap.add_argument("--rehash", action="store_true")
     ap.add_argument("--cert")
     ap.add_argument("--key")
     args = ap.parse_args()
@@ -131,6 +134,7 @@ def main():
         with lock:
             streams["count"] += 1
             first = streams["count"] == 1 or args.always
+            call = streams["count"]
         sent = 0
         for h in range(request.start.height, min(request.end.height, served_tip()) + 1):
             if first and args.stall_after is not None and sent == args.stall_after:
@@ -138,7 +142,13 @@ def main():
             if first and args.drop_after is not None and sent == args.drop_after:
                 context.abort(grpc.StatusCode.UNAVAILABLE, "dropped on purpose")
             if h in by_height and h != args.skip:
-                yield by_height[h]
+                block = by_height[h]
+                if args.rehash:
+                    block = cf.CompactBlock.FromString(block.SerializeToString())
+                    salt = call.to_bytes(8, "little")
+                    block.hash = hashlib.sha256(salt + block.hash).digest()
+                    block.prevHash = hashlib.sha256(salt + block.prevHash).digest()
+                yield block
                 sent += 1
 
     methods = {

@@ -30,7 +30,11 @@ public final class MoneroRPCSource: BlockSource, Sendable {
     }
 
     public func chainHeight() throws -> Int? {
-        guard let height = try call(path: "get_height", body: [:])["height"] as? Int else { throw SourceError.badReply("get_height") }
+        // A height from the node is checked before any range is built on it (a negative one
+        // trapped the scan).
+        guard let height = try call(path: "get_height", body: [:])["height"] as? Int, (0...BlockData.maxHeight).contains(height) else {
+            throw SourceError.badReply("get_height")
+        }
         return height
     }
 

@@ -26,7 +26,7 @@ public struct KeyOptions: ParsableArguments {
         if let keyFile { secret = try SecretInput.read(.file(keyFile)) } else if let keyFd { secret = try SecretInput.read(.fileDescriptor(keyFd)) } else { return nil }
         // A bare phrase (a line that is not JSON) is a phrase record.
         if let typed = PhraseLine.record(secret.bytes) { return typed }
-        return try JSONParser.parseRecord(secret.bytes)
+        return try JSONParser.parseRecord(PhraseLine.jsonPart(secret.bytes))
     }
 }
 

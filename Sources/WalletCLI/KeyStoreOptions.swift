@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Monero
 import WalletCore
+import WalletScan
 import WalletKeys
 import WalletKeyStore
 
@@ -131,6 +132,7 @@ public enum KeyStoreRecords {
             }
             var scratch = record
             let seed = try RecordKeys(coin: "zec", accountPath: nil, sharedPassphrase: nil).seed(record, out: &scratch)
+            _ = try ZcashAccountKeys(seed: seed, network: .main, account: 0)  // refused here, not called damaged later
             return KeyStoreEntry(metadata: meta(.zec), secret: ZcashKeyMaterial.seed(seed).payload)
         }
         if let phrase = try record.optionalString("mnemonic") {
@@ -211,9 +213,8 @@ public enum KeyStoreRecords {
         return out
     }
 
-    /// The highest block height an option or record may name: beyond any chain's lifetime
-    /// (2^40 blocks), and far from overflow in height arithmetic.
-    public static let maxHeight = 1 << 40
+    /// The highest block height an option or record may name (the engine's bound).
+    public static let maxHeight = BlockData.maxHeight
 
     /// --birthday chain=height pairs, e.g. btc=840000.
     public static func parseBirthdays(_ items: [String]) throws -> [String: Int] {

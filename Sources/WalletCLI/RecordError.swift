@@ -87,6 +87,19 @@ extension JSONObject {
         return s
     }
 
+    /// An optional integer field that must lie in `range`: a number from outside is checked
+    /// where it is read, before it can trap a conversion or index anything.
+    public func optionalInt(_ key: String, in range: ClosedRange<Int>) throws(RecordError) -> Int? {
+        guard let value = self[key] else { return nil }
+        guard case .number(let text) = value, let n = Int(text), range.contains(n) else {
+            if case .number = value {
+                throw .invalidField(field: key, reason: "must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+            }
+            throw .wrongType(field: key, expected: "an integer", got: value.typeName)
+        }
+        return n
+    }
+
     /// An optional integer field.
     public func optionalInt(_ key: String) throws(RecordError) -> Int? {
         guard let value = self[key] else { return nil }

@@ -189,7 +189,7 @@ public final class RecordPipeline {
                 record = typed
             } else {
                 do {
-                    record = try JSONParser.parseObject(bytes)
+                    record = try JSONParser.parseObject(PhraseLine.jsonPart(bytes))
                 } catch {
                     return try report(RecordError.invalidJSON(offset: error.offset, reason: error.reason), at: location)
                 }
@@ -282,15 +282,18 @@ public enum SingleRecord {
         case .line(_, let bytes)?:
             if let bad = RecordPipeline.firstInvalidUTF8(bytes) { throw RecordError.invalidUTF8(offset: bad) }
             if phraseLines, let typed = PhraseLine.record(bytes) { return typed }
-            return try JSONParser.parseRecord(bytes)
+            return try JSONParser.parseRecord(PhraseLine.jsonPart(bytes))
         }
     }
 }
 
 /// A line as typed or pasted: a seed phrase unless it starts (after blanks) with { or [.
+/// Blanks include what editors and web pages put before text unseen: a byte-order mark,
+/// no-break and zero-width spaces (a JSON record behind one is still JSON, not a phrase).
 public enum PhraseLine {
     public static func phrase(_ bytes: [UInt8]) -> String? {
-        guard let first = bytes.first(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }), first != UInt8(ascii: "{"), first != UInt8(ascii: "[") else {
+        guard let first = bytes[leadingInvisibles(bytes)...].first(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }),
+              first != UInt8(ascii: "{"), first != UInt8(ascii: "[") else {
             return nil
         }
         var text = String(decoding: bytes, as: UTF8.self)
@@ -320,6 +323,26 @@ public enum PhraseLine {
         let prefixes = Set(ExtendedKeyVersion.all.flatMap { [$0.publicPrefix, $0.privatePrefix] })
         if token.count > 4, prefixes.contains(String(token.prefix(4))) { return "extended_key" }
         return nil
+    }
+
+    /// A JSON line without the invisible characters before it.
+    public static func jsonPart(_ bytes: [UInt8]) -> [UInt8] {
+        let skip = leadingInvisibles(bytes)
+        return skip == 0 ? bytes : Array(bytes[skip...])
+    }
+
+    /// How many leading bytes are blanks, BOMs (EF BB BF), no-break spaces (C2 A0) or
+    /// zero-width spaces (E2 80 8B).
+    static func leadingInvisibles(_ bytes: [UInt8]) -> Int {
+        var i = 0
+        while i < bytes.count {
+            if bytes[i] == 0x20 || bytes[i] == 0x09 { i += 1; continue }
+            let rest = bytes[i...]
+            if rest.starts(with: [0xEF, 0xBB, 0xBF]) || rest.starts(with: [0xE2, 0x80, 0x8B]) { i += 3; continue }
+            if rest.starts(with: [0xC2, 0xA0]) { i += 2; continue }
+            break
+        }
+        return i
     }
 
     /// The phrase asked for on the terminal without echo, as a phrase record.

@@ -74,6 +74,8 @@ public struct ZcashAccountKeys: Sendable {
     }
 
     public init(seed: SecureBytes, network: ZcashNetwork, account: UInt32) throws {
+        // ZIP-32 takes 32 to 252 bytes, BIP32 (the transparent keys) 16 to 64: a BIP39 seed is 64.
+        guard (32...64).contains(seed.count) else { throw DerivationError.unsupported("a Zcash seed is 32 to 64 bytes (a BIP39 seed is 64), this one is \(seed.count)") }
         let bytes = seed.bytes
         spending = SaplingExtendedSpendingKey.account(seed: bytes, network: network, account: account)
         extendedViewing = spending!.extendedFullViewingKey

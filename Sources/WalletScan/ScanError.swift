@@ -9,6 +9,9 @@ public enum ScanError: WalletError, Equatable {
     case unsupported(String)
     /// A chain file that cannot be opened or read: its path and the system's reason.
     case unreadable(String, String)
+    /// A source whose chain changed more often, or further back, in one run than any real
+    /// chain does: a server that is not to be followed (it would re-report the same payments).
+    case reorgLimit(String)
 
     public var code: String {
         switch self {
@@ -17,6 +20,7 @@ public enum ScanError: WalletError, Equatable {
         case .hashMismatch: "scan.hash_mismatch"
         case .unsupported: "scan.unsupported"
         case .unreadable: "scan.unreadable"
+        case .reorgLimit: "scan.reorg_limit"
         }
     }
 
@@ -27,12 +31,14 @@ public enum ScanError: WalletError, Equatable {
         case .hashMismatch(let what, let expected, let computed): "\(what) hashes to \(computed), not \(expected)"
         case .unsupported(let what): what
         case .unreadable(let path, let why): "cannot read \(path): \(why)"
+        case .reorgLimit(let what): what
         }
     }
 
     public var exitStatus: ExitStatus {
         switch self {
         case .unreadable: .ioError
+        case .reorgLimit: .protocolError
         default: .dataError
         }
     }

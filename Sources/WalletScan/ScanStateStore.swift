@@ -53,6 +53,11 @@ final class ScanStateStore {
         try db.query("INSERT OR REPLACE INTO blocks VALUES (?, ?)", [.int(Int64(height)), .blob(hash)])
     }
 
+    /// The height an output (txid, index) was stored at, if it was.
+    func outputHeight(txID: [UInt8], index: Int) throws -> Int? {
+        try db.query("SELECT height FROM outputs WHERE txid = ? AND idx = ?", [.blob(txID), .int(Int64(index))]).first?.first?.int.map(Int.init)
+    }
+
     func addOutput(_ o: ReceivedOutput) throws {
         try db.query("INSERT OR IGNORE INTO outputs VALUES (?,?,?,?,?,?,?,?,?,?,?,NULL,NULL)", [
             .blob(o.txID), .int(Int64(o.index)), .int(Int64(o.height ?? -1)), .text(String(o.amount)),

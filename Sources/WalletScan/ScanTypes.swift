@@ -2,6 +2,11 @@ import WalletCore
 
 /// One block's chain data: the block blob and the blobs of its transactions in block order.
 public struct BlockData: Sendable {
+    /// The highest height a block, an option or a record may name: beyond any chain's
+    /// lifetime (2^40 blocks), and far from overflow in height arithmetic. A height from
+    /// outside (a file, a node, a key record) is checked against it where it is read.
+    public static let maxHeight = 1 << 40
+
     public let height: Int
     public let blob: [UInt8]
     public let transactions: [[UInt8]]

@@ -55,6 +55,15 @@ public final class Synchronizer<Chain: ChainScanner> {
     private let source: BlockSource
     private let slots: [Slot]
     public var batchSize = 50
+    /// Reorgs one synchronizer (one scan-blocks process, --follow's polls included) may
+    /// follow, and how deep one may go. A real chain reorganizes rarely and
+    /// shallowly (Monero's deepest in years: tens of blocks; Zcash's: a few); a source that
+    /// serves another chain on every call would otherwise make a run go back and re-report the
+    /// same payments forever. Past either bound the run stops (`ScanError.reorgLimit`, 76)
+    /// with what it committed kept.
+    public var maxReorgsPerRun = 10
+    public var maxReorgDepth = 1_000
+    private var reorgs = 0
 
     public init(wallets: [Wallet], source: BlockSource) throws {
         precondition(!wallets.isEmpty, "a synchronizer needs a wallet")
@@ -121,7 +130,10 @@ public final class Synchronizer<Chain: ChainScanner> {
             for (s, slot) in slots.enumerated() where nexts[s] <= blocks.last!.height {
                 if try apply(blocks: blocks, parsed: parsed, found: findings[s], from: nexts[s], to: slot, sink: sink) { forked = true }
             }
-            if forked { continue }  // a wallet rolled back: its next batch starts at the fork
+            if forked {  // a wallet rolled back: its next batch starts at the fork
+                reorgs += 1
+                continue
+            }
             budget -= blocks.count
             try sink.show(.progress(height: following, chainHeight: chainHeight), wallet: nil)
         }
@@ -155,6 +167,10 @@ public final class Synchronizer<Chain: ChainScanner> {
                     guard point < height - 1 else {
                         throw ScanError.malformed(what: "block \(height)", reason: "its parent is not block \(height - 1) of the same source")
                     }
+                    // Refused inside the transaction: the state stays as the last followed reorg left it.
+                    guard reorgs < maxReorgsPerRun else {
+                        throw ScanError.reorgLimit("the source's chain changed again at block \(height) after \(reorgs) reorgs in this run (at most \(maxReorgsPerRun) are followed): it is not one chain; run again later, or use another node or server")
+                    }
                     let undone = try slot.state.rollBack(above: point)
                     fork = point
                     events = [(point, .reorg(forkHeight: point, undoneOutputs: undone.outputs, undoneSpends: undone.spends))]
@@ -185,6 +201,9 @@ public final class Synchronizer<Chain: ChainScanner> {
         guard height > slot.birthday, let stored = try slot.state.blockHash(height - 1), previousID != stored else { return nil }
         var k = height - 1
         while k >= slot.birthday {
+            guard height - 1 - k < maxReorgDepth else {
+                throw ScanError.reorgLimit("block \(height) does not follow the stored chain, and neither do the \(maxReorgDepth) blocks below it (at most \(maxReorgDepth) are gone back): the source serves another chain; check the node or server (scan-blocks --rescan starts again from the birthday)")
+            }
             guard let mine = try slot.state.blockHash(k) else { break }
             let theirs = try source.blocks(from: k, count: 1).first.map { try Chain.parse($0).get().id }
             if theirs == mine { return k }
@@ -212,6 +231,13 @@ public final class Synchronizer<Chain: ChainScanner> {
                 }
             }
             for output in outputs {
+                // The same transaction twice on one chain (in one block, or again later) is no
+                // chain: reported once it would leave events and balance disagreeing, so the
+                // batch fails, naming both places.
+                if let earlier = try slot.state.outputHeight(txID: output.txID, index: output.index) {
+                    let places = earlier == height ? "twice in block \(height)" : "in block \(earlier) and again in block \(height)"
+                    throw ScanError.malformed(what: "transaction \(Hex.encode(output.txID))", reason: "it is \(places); a transaction is in one block only")
+                }
                 var o = spendsOurs ? slot.scanner.asChange(output) : output
                 o.height = height
                 try slot.state.addOutput(o)

@@ -59,6 +59,9 @@ extension ZcashCompactBlock {
     }
 
     static func from(_ wire: WireCompactBlock, expectedHeight: Int?, fullTransactions: [[UInt8]] = []) throws(ZcashDataError) -> ZcashCompactBlock {
+        guard wire.height <= UInt64(BlockData.maxHeight) else {
+            throw .badBlock(height: expectedHeight ?? -1, reason: "height \(wire.height) is beyond any chain")
+        }
         let height = Int(wire.height)
         if let expectedHeight, expectedHeight != height {
             throw .badBlock(height: expectedHeight, reason: "the block says height \(wire.height)")

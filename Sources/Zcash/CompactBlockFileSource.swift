@@ -43,6 +43,9 @@ public final class CompactBlockFileSource: BlockSource, @unchecked Sendable {  /
         var out = [BlockData]()
         while out.count < count {
             guard let (block, bytes) = try reader.next() else { break }
+            guard block.height <= UInt64(BlockData.maxHeight) else {
+                throw ScanError.malformed(what: "\(reader.name) block \(reader.count)", reason: "height \(block.height) is beyond any chain (at most \(BlockData.maxHeight))")
+            }
             let h = Int(block.height)
             if let expected = nextHeight, h != expected {
                 throw ScanError.malformed(what: "\(reader.name) block \(reader.count)", reason: "block \(h) out of order (expected \(expected))")

@@ -70,8 +70,11 @@ struct ScanBlocksCommand: ParsableCommand {
     @Option(help: ArgumentHelp("With --lightwalletd: PEM certificates to trust instead of the system's.", valueName: "file"))
     var caFile: String?
 
-    @Option(help: ArgumentHelp("With --node or --lightwalletd: seconds without an answer before a call is tried again (3 times, then exit 69).", valueName: "seconds"))
+    @Option(help: ArgumentHelp("With --node or --lightwalletd: seconds without an answer before a call is tried again (3 times, then exit 69); with --node the whole call must end within it.", valueName: "seconds"))
     var timeout: Double = 30
+
+    @Option(help: ArgumentHelp("The deepest reorg a run follows, in blocks; a deeper one ends it (exit 76). At most 10 reorgs are followed per run.", valueName: "blocks"))
+    var maxReorgDepth: Int = 1_000
 
     @Flag(help: "Forget what was scanned (keeping the subaddress table) and scan again from the birthday, reporting everything again.")
     var rescan = false
@@ -127,6 +130,7 @@ struct ScanBlocksCommand: ParsableCommand {
         if (plaintext || caFile != nil) && lightwalletd == nil { throw ValidationError("--plaintext and --ca-file go with --lightwalletd") }
         if plaintext && caFile != nil { throw ValidationError("give --plaintext or --ca-file, not both") }
         guard timeout.isFinite, (0.1...3_600).contains(timeout) else { throw ValidationError("--timeout must be 0.1 to 3600 seconds") }
+        guard (1...1_000_000).contains(maxReorgDepth) else { throw ValidationError("--max-reorg-depth must be 1 to 1000000") }
         if !walletNames.isEmpty && keyOptions.isGiven { throw ValidationError("give --wallet or --key-file/--key-fd, not both") }
         if txs == "-" { throw ValidationError("--txs cannot be stdin: give --blocks - with the transaction records mixed in") }
         if blocks == "-" && walletNames.isEmpty && wallets == nil && !keyOptions.isGiven {
@@ -192,6 +196,7 @@ struct ScanBlocksCommand: ParsableCommand {
             let sync = try Synchronizer<C>(
                 wallets: zip(resolved.wallets, scanners).map { .init(name: $0.name, scanner: $1, statePath: $0.statePath, birthday: $0.birthday) },
                 source: resolved.source)
+            sync.maxReorgDepth = maxReorgDepth
             if rescan { try sync.resetToBirthday() }
             let books = Dictionary(uniqueKeysWithValues: zip(given.map { $0.name ?? "" }, scanners).map { ($0, AddressBook(scanner: $1)) })
             let sink = StandardOutputSink(pipeline: pipeline, progress: progress, balanceOnChange: follow) { event, wallet in
@@ -274,7 +279,7 @@ struct ScanBlocksCommand: ParsableCommand {
             }
             // Several wallets' events are told apart by name; a record without one is named by its address.
             let label = name ?? (several ? keys.primaryAddress(network) : nil)
-            given.append(GivenWallet(name: label, keys: keys, birthday: try record.optionalInt("birthday")))
+            given.append(GivenWallet(name: label, keys: keys, birthday: try record.optionalInt("birthday", in: 0...Self.maxHeight)))
         }
         return given
     }

@@ -68,14 +68,16 @@ extension ScanBlocksCommand {
                 } else {
                     var scratch = record
                     let seed = try RecordKeys(coin: "zec", accountPath: nil, sharedPassphrase: nil).seed(record, out: &scratch)
-                    keys = try ZcashAccountKeys(seed: seed, network: network, account: UInt32(try record.optionalInt("account") ?? 0))
+                    // ZIP-32 accounts are hardened indexes: below 2^31.
+                    let account = try record.optionalInt("account", in: 0...Int(Int32.max)) ?? 0
+                    keys = try ZcashAccountKeys(seed: seed, network: network, account: UInt32(account))
                 }
             } catch let error as any WalletError where several {
                 throw ScanError.malformed(what: what, reason: error.message)
             }
             let scanner = Self.zcashScanner(keys)
             let label = try record.optionalString("name") ?? (several ? scanner.address(account: 0, index: 0) ?? scanner.stateName : nil)
-            given.append(GivenZcashWallet(name: label, scanner: scanner, birthday: try record.optionalInt("birthday")))
+            given.append(GivenZcashWallet(name: label, scanner: scanner, birthday: try record.optionalInt("birthday", in: 0...Self.maxHeight)))
         }
         return given
     }

@@ -47,6 +47,21 @@ final class ZcashLightwalletdScanTests: XCTestCase {
         XCTAssertEqual(again.lines.last, want.last)
     }
 
+    /// A server whose chain is another on every call (each self-consistent) made a --follow
+    /// run go back to the birthday at each new block and re-report the same notes forever: the
+    /// reorgs one run follows are bounded (10), then it stops with 76.
+    func testAServerThatNeverServesTheSameChainTwice() throws {
+        let server = try FakeLightwalletd(blocks: "\(fixture)/compact_blocks.jsonl", ["--rehash", "--tip", "2900020", "--grow-every", "0.3"])
+        let r = try Shell.run("timeout 120 scan-blocks --chain zcash --lightwalletd 127.0.0.1:\(server.port) --plaintext --follow --interval 0.2 --birthday 2900000 --state-dir \(dir)/rehash --progress none",
+                              stdin: try key())
+        XCTAssertEqual(r.status, 76, r.stderr)
+        XCTAssertTrue(r.stderr.contains("scan.reorg_limit: the source's chain changed again at block "), r.stderr)
+        XCTAssertTrue(r.stderr.contains(" after 10 reorgs in this run (at most 10 are followed)"), r.stderr)
+        let reorgs = r.records.filter { $0["type"] as? String == "reorg" }
+        XCTAssertEqual(reorgs.count, 10)
+        XCTAssertEqual(Set(reorgs.map { $0["fork_height"] as? Int }), [2_899_999])
+    }
+
     /// A stream dropped after 7 blocks, and one that stops sending after 3, are resumed from
     /// the first block not received: the events are the file's, each once.
     func testDroppedAndStalledStreamsResume() throws {

@@ -118,6 +118,20 @@ final class ZcashScanToolTests: XCTestCase {
         XCTAssertEqual(again.map { $0["txid"] as? String }, undone.map { $0["txid"] as? String })
         let whole = try scan(key, state: "whole")
         XCTAssertEqual(second.records.last?["total"] as? String, whole.records.last?["total"] as? String)
+
+        // The same 10-block reorg past --max-reorg-depth 5: the run ends (76), nothing rolled back.
+        let shallow = try scan(key, "--until-height 2900039", state: "shallow")
+        XCTAssertEqual(shallow.status, 0, shallow.stderr)
+        let refused = try Shell.run("scan-blocks --chain zcash --blocks \(dir)/fork.jsonl --birthday 2900000 --state-dir \(dir)/shallow --progress none --max-reorg-depth 5",
+                                    stdin: Shell.lines([key]))
+        XCTAssertEqual(refused.status, 76, refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("scan.reorg_limit: block 2900040 does not follow the stored chain, and neither do the 5 blocks below it"), refused.stderr)
+        XCTAssertFalse(refused.records.contains { $0["type"] as? String == "reorg" }, refused.out)
+        // With the default depth the same state follows it.
+        let followed = try Shell.run("scan-blocks --chain zcash --blocks \(dir)/fork.jsonl --birthday 2900000 --state-dir \(dir)/shallow --progress none",
+                                     stdin: Shell.lines([key]))
+        XCTAssertEqual(followed.status, 0, followed.stderr)
+        XCTAssertEqual(followed.records.first { $0["type"] as? String == "reorg" }?["fork_height"] as? Int, 2_900_029)
     }
 
     /// Two wallets in one pass from a --wallets file (accounts 0 and 1 of the seed): each with

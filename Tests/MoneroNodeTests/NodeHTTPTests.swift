@@ -1,50 +1,19 @@
 import Foundation
+import SatchelTestSupport
 @testable import MoneroNode
 import WalletCore
 import WalletScan
 import XCTest
 
-/// monerod's transport against a local server that misbehaves on purpose (python3's socket
-/// module, on 127.0.0.1): every call ends within its deadline, and an endless answer is cut.
+/// monerod's transport against a local server that misbehaves on purpose
+/// (scripts/hostile-monerod.py, on 127.0.0.1): every call ends within its deadline, and an
+/// endless answer is cut.
 final class NodeHTTPTests: XCTestCase {
-    /// A one-connection-at-a-time server: `mode` silent (accepts, never answers), trickle (one
-    /// byte every 0.3 s), endless (a 200 OK whose body never ends), ok (a small JSON answer).
+    /// scripts/hostile-monerod.py MODE on 127.0.0.1: silent, trickle, endless, heights=A,B,….
     private func server(_ mode: String) throws -> (port: Int, process: Process) {
-        let script = #"""
-        import socket, sys, time
-        mode = sys.argv[1]
-        s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        s.bind(("127.0.0.1", 0)); s.listen(8)
-        print(s.getsockname()[1], flush=True)
-        end = time.time() + 60
-        while time.time() < end:
-            c, _ = s.accept()
-            c.settimeout(5)
-            try:
-                data = b""
-                while b"\r\n\r\n" not in data:
-                    data += c.recv(4096)
-                if mode == "silent":
-                    time.sleep(30)
-                elif mode == "trickle":
-                    for b in b"HTTP/1.1 200 OK\r\nContent-Length: 20\r\n\r\n" + b"x" * 20:
-                        c.send(bytes([b])); time.sleep(0.3)
-                elif mode == "endless":
-                    c.send(b"HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\n\r\n")
-                    chunk = b"\0" * 65536
-                    while time.time() < end:
-                        c.send(chunk)
-                elif mode == "ok":
-                    body = b'{"height": 1234, "status": "OK"}'
-                    c.send(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % len(body) + body)
-            except Exception:
-                pass
-            finally:
-                c.close()
-        """#
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = ["-c", script, mode]
+        process.arguments = [TestPaths.packageRoot.appendingPathComponent("scripts/hostile-monerod.py").path, mode]
         let out = Pipe()
         process.standardOutput = out
         try process.run()
@@ -55,7 +24,7 @@ final class NodeHTTPTests: XCTestCase {
     }
 
     func testAnAnswerArrives() throws {
-        let (port, _) = try server("ok")
+        let (port, _) = try server("heights=1234")
         let source = try MoneroRPCSource(address: "127.0.0.1:\(port)", timeout: 5, retries: 1)
         XCTAssertEqual(try source.chainHeight(), 1234)
     }
@@ -83,9 +52,23 @@ final class NodeHTTPTests: XCTestCase {
         }
     }
 
+    /// A height from the node is range-checked: a negative one after a positive one (it
+    /// trapped the scan, exit 132) and one past any chain are not monerod's answers (76).
+    func testHeightsOutOfRange() throws {
+        let (port, _) = try server("heights=5,-1,1099511627777")
+        let source = try MoneroRPCSource(address: "127.0.0.1:\(port)", timeout: 5, retries: 1)
+        XCTAssertEqual(try source.chainHeight(), 5)
+        for _ in 0..<2 {
+            XCTAssertThrowsError(try source.chainHeight()) { error in
+                XCTAssertEqual(error as? SourceError, .badReply("get_height"))
+                XCTAssertEqual((error as? SourceError)?.exitStatus, .protocolError)
+            }
+        }
+    }
+
     func testNoServer() throws {
         // A port nothing listens on: refused at once, tried again, then unavailable (69).
-        let (port, process) = try server("ok")
+        let (port, process) = try server("heights=1")
         process.terminate()
         process.waitUntilExit()
         let source = try MoneroRPCSource(address: "127.0.0.1:\(port)", timeout: 2, retries: 2)

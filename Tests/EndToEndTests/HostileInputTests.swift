@@ -1,0 +1,169 @@
+import Foundation
+import SatchelTestSupport
+import XCTest
+
+/// Numbers from outside that crashed a tool (exit 132, a trapped conversion): each is now
+/// checked where it is read and refused with a record error or a scan error.
+final class HostileInputTests: XCTestCase {
+    var dir = ""
+    let fixture = TestPaths.fixture("zcash-sapling").path
+
+    override func setUpWithError() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-hostile-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
+
+    private func wallet() throws -> [String: Any] {
+        try XCTUnwrap(TestPaths.json(TestPaths.fixture("zcash-sapling/wallet.json")) as? [String: Any])
+    }
+
+    /// A compact block whose height is 2^63 or more, as JSON Lines and as a .pb stream.
+    func testCompactBlockHeightBeyondAnyChain() throws {
+        let w = try wallet()
+        let key = Shell.lines([["ufvk": (w["unified"] as? [String: Any])?["ufvk"] as Any]])
+        var lines = try String(contentsOfFile: "\(fixture)/compact_blocks.jsonl", encoding: .utf8).split(separator: "\n").map(String.init)
+        lines[1] = lines[1].replacingOccurrences(of: #""height": 2900001"#, with: #""height": 9223372036854775808"#)
+        XCTAssertTrue(lines[1].contains("9223372036854775808"))
+        try (lines.joined(separator: "\n") + "\n").write(toFile: "\(dir)/high.jsonl", atomically: true, encoding: .utf8)
+        // A .pb stream of one block: field 2 (height) = 2^63, 32-byte hash and prevHash.
+        var block: [UInt8] = [0x10] + [0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01]
+        block += [0x1A, 0x20] + [UInt8](repeating: 0x11, count: 32) + [0x22, 0x20] + [UInt8](repeating: 0x22, count: 32)
+        XCTAssertTrue(FileManager.default.createFile(atPath: "\(dir)/high.pb", contents: Data([UInt8(block.count)] + block)))
+        for (file, birthday) in [("high.jsonl", 2_900_000), ("high.pb", 0)] {
+            let r = try Shell.run("scan-blocks --chain zcash --blocks \(dir)/\(file) --birthday \(birthday) --state-dir \(dir)/s-\(file) --progress none", stdin: key)
+            XCTAssertEqual(r.status, 65, file + r.stderr)
+            XCTAssertTrue(r.stderr.contains("height 9223372036854775808 is beyond any chain"), file + r.stderr)
+        }
+    }
+
+    /// A Zcash key record's account must be a ZIP-32 account (below 2^31), and its birthday a
+    /// height (as --birthday).
+    func testZcashKeyRecordNumbers() throws {
+        let w = try wallet()
+        for (field, value) in [("account", "-1"), ("account", "4294967296"), ("account", "2147483648"),
+                               ("birthday", "-5"), ("birthday", "1099511627777"), ("birthday", "18446744073709551616")] {
+            let line = #"{"mnemonic":"\#(w["mnemonic"] as! String)","\#(field)":\#(value)}"# + "\n"
+            let r = try Shell.run("scan-blocks --chain zcash --blocks \(fixture)/compact_blocks.pb --state-dir \(dir)/s --progress none",
+                                  stdin: Data(line.utf8))
+            XCTAssertEqual(r.status, 65, "\(field) \(value): \(r.stderr)")
+            XCTAssertTrue(r.stderr.contains("\"\(field)\": must be a whole number from 0 to "), "\(field) \(value): \(r.stderr)")
+            XCTAssertEqual(r.out, "")
+            // The same line in a --wallets file: refused with its line.
+            try ("# wallets\n" + line).write(toFile: "\(dir)/wallets", atomically: true, encoding: .utf8)
+            chmod("\(dir)/wallets", 0o600)
+            let listed = try Shell.run("scan-blocks --chain zcash --blocks \(fixture)/compact_blocks.pb --wallets \(dir)/wallets --state-dir \(dir)/s --progress none")
+            XCTAssertEqual(listed.status, 65, "\(field) \(value): \(listed.stderr)")
+        }
+        // The last ZIP-32 account is one (ZcashScanToolTests scans account 1); no note is there.
+        let one = try Shell.run("scan-blocks --chain zcash --blocks \(fixture)/compact_blocks.pb --birthday 2900000 --state-dir \(dir)/one --progress none",
+                                stdin: Data((#"{"mnemonic":"\#(w["mnemonic"] as! String)","account":2147483647}"# + "\n").utf8))
+        XCTAssertEqual(one.status, 0, one.stderr)
+        XCTAssertEqual(one.records.map { $0["type"] as? String }, ["balance"])
+        XCTAssertEqual(one.records.first?["total"] as? String, "0")
+    }
+
+    /// A Monero key record's birthday is a height too.
+    func testMoneroKeyRecordBirthday() throws {
+        let monero = TestPaths.fixture("monero-regtest").path
+        let keys = (try TestPaths.json(TestPaths.fixture("monero-regtest/expected.json")) as! [String: Any])["keys"] as! [String: Any]
+        for birthday in ["-1", "1099511627777", "99999999999999999999"] {
+            let line = #"{"view_key":"\#(keys["private_view_key"]!)","public_spend_key":"\#(keys["public_spend_key"]!)","birthday":\#(birthday)}"# + "\n"
+            let r = try Shell.run("scan-blocks --blocks \(monero)/blocks.jsonl --txs \(monero)/txs.jsonl --state-dir \(dir)/m --progress none", stdin: Data(line.utf8))
+            XCTAssertEqual(r.status, 65, birthday + r.stderr)
+            XCTAssertTrue(r.stderr.contains("\"birthday\": must be a whole number from 0 to 1099511627776"), birthday + r.stderr)
+        }
+    }
+
+    /// A hostile monerod (scripts/hostile-monerod.py): one that accepts and never answers, or
+    /// trickles, ends the run after --timeout per call and the retries (69), never hangs; an
+    /// answer that never ends, or a height that is not one, is not monerod's (76).
+    func testHostileMonerod() throws {
+        let keys = (try TestPaths.json(TestPaths.fixture("monero-regtest/expected.json")) as! [String: Any])["keys"] as! [String: Any]
+        let key = Shell.lines([["view_key": keys["private_view_key"]!, "public_spend_key": keys["public_spend_key"]!]])
+        // (mode, --timeout, exit status, what stderr says); an endless answer gets a deadline it
+        // does not reach, so that the size cap is what ends it.
+        for (mode, timeout, status, message) in [("silent", 2, 69, "no complete answer within 2.0 s"), ("trickle", 2, 69, "no complete answer within 2.0 s"),
+                                                 ("endless", 100, 76, "an answer over 536870912 bytes"), ("heights=-1", 2, 76, "get_height")] {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+            process.arguments = [TestPaths.packageRoot.appendingPathComponent("scripts/hostile-monerod.py").path, mode]
+            let out = Pipe()
+            process.standardOutput = out
+            try process.run()
+            defer { process.terminate(); process.waitUntilExit() }
+            var line = [UInt8]()
+            while let byte = try out.fileHandleForReading.read(upToCount: 1)?.first, byte != 0x0A { line.append(byte) }
+            let port = String(decoding: line, as: UTF8.self)
+            let start = Date()
+            let r = try Shell.run("timeout 120 scan-blocks --node 127.0.0.1:\(port) --timeout \(timeout) --birthday 0 --state-dir \(dir)/\(mode) --progress none", stdin: key)
+            XCTAssertEqual(r.status, Int32(status), mode + r.stderr)
+            XCTAssertTrue(r.stderr.contains(message), mode + r.stderr)
+            XCTAssertEqual(r.out, "", mode)
+            // Three calls of at most 2 s and the pauses between them; the capped answer at once.
+            XCTAssertLessThan(Date().timeIntervalSince(start), mode == "endless" ? 90 : 20, mode)
+        }
+    }
+
+    /// The same transaction twice on the chain, in one block or again in a later one, gave two
+    /// "received" events for one note while the balance counted it once: now the batch fails,
+    /// naming both places, and nothing of it is written.
+    func testATransactionTwiceOnTheChain() throws {
+        let w = try wallet()
+        let key = Shell.lines([["mnemonic": w["mnemonic"]!]])
+        let lines = try String(contentsOfFile: "\(fixture)/compact_blocks.jsonl", encoding: .utf8).split(separator: "\n").map(String.init)
+        func block(_ line: String) throws -> [String: Any] { try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]) }
+        func text(_ object: [String: Any]) throws -> String { String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self) }
+        // Block 2,900,000's transaction 2 pays the wallet (the fixture's first note).
+        var first = try block(lines[0])
+        XCTAssertEqual(first["height"] as? Int, 2_900_000)
+        let paying = try XCTUnwrap((first["vtx"] as? [[String: Any]])?.first { $0["txid"] as? String == "1614b8aa799363780eeeef9799e657caf7b6850f7b11b560022086e68ba4b9ad" })
+        first["vtx"] = (first["vtx"] as! [[String: Any]]) + [paying]
+        var twiceInOne = lines
+        twiceInOne[0] = try text(first)
+        var later = try block(lines[5])
+        later["vtx"] = (later["vtx"] as! [[String: Any]]) + [paying]
+        var again = lines
+        again[5] = try text(later)
+        for (name, chain, places) in [("one", twiceInOne, "twice in block 2900000"), ("later", again, "in block 2900000 and again in block 2900005")] {
+            try (chain.joined(separator: "\n") + "\n").write(toFile: "\(dir)/\(name).jsonl", atomically: true, encoding: .utf8)
+            let r = try Shell.run("scan-blocks --chain zcash --blocks \(dir)/\(name).jsonl --birthday 2900000 --state-dir \(dir)/s-\(name) --progress none", stdin: key)
+            XCTAssertEqual(r.status, 65, name + r.stderr)
+            XCTAssertTrue(r.stderr.contains("transaction 1614b8aa799363780eeeef9799e657caf7b6850f7b11b560022086e68ba4b9ad is malformed"), name + r.stderr)
+            XCTAssertTrue(r.stderr.contains(" is malformed: it is \(places); a transaction is in one block only"), name + r.stderr)
+            // Both blocks are in the first batch of 50: nothing of it is written.
+            XCTAssertEqual(r.out, "", name)
+        }
+    }
+
+    /// A JSON record behind a byte-order mark, a no-break space or a zero-width space (what a
+    /// copy from a web page or an editor leaves) is read as JSON, not as a phrase.
+    func testJSONBehindInvisibleCharacters() throws {
+        let about = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
+        for prefix in ["\u{FEFF}", "\u{00A0}", "\u{200B}", " \u{FEFF}\u{00A0}"] {
+            let line = prefix + #"{"mnemonic":"\#(about)","id":7}"# + "\n"
+            let r = try Shell.run("derive --purpose 84", stdin: Data(line.utf8))
+            XCTAssertEqual(r.status, 0, r.stderr)
+            XCTAssertEqual(r.records.first?["address"] as? String, "bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu")
+            XCTAssertEqual(r.records.first?["id"] as? Int, 7, "the record's own fields pass through")
+        }
+    }
+
+    /// keystore add refuses a zec seed that no key can come from (it stored it, then called
+    /// the entry damaged).
+    func testEmptyZcashSeedIsRefused() throws {
+        XCTAssertTrue(FileManager.default.createFile(atPath: "\(dir)/pass", contents: Data("a long test passphrase\n".utf8), attributes: [.posixPermissions: 0o600]))
+        let ks = "--keystore \(dir)/ks --keystore-pass-file \(dir)/pass --kdf interactive"
+        for seed in ["", "00", String(repeating: "ab", count: 31)] {
+            let r = try Shell.run("keystore add z \(ks)", stdin: Data(#"{"coin":"zec","seed":"\#(seed)"}"#.utf8 + [0x0A]))
+            XCTAssertEqual(r.status, 65, seed + r.stderr)
+            XCTAssertTrue(r.stderr.contains("a Zcash seed is 32 to 64 bytes"), r.stderr)
+        }
+        let list = try Shell.run("keystore list \(ks)")
+        XCTAssertEqual(list.status, 0, list.stderr)
+        XCTAssertEqual(list.records.filter { $0["name"] as? String == "z" }.count, 0, "nothing was stored")
+        let good = try Shell.run("keystore add z \(ks)", stdin: Data(#"{"coin":"zec","seed":"\#(String(repeating: "ab", count: 64))"}"#.utf8 + [0x0A]))
+        XCTAssertEqual(good.status, 0, good.stderr)
+    }
+}
