@@ -119,7 +119,10 @@ public enum KeyStoreRecords {
         }
         // Zcash: a viewing key, or a phrase or seed of a record that says "coin":"zec".
         if let field = ZcashAccountKeys.keyFields.first(where: { record[$0] != nil }) {
-            let text = try record.string(field, expected: "a Zcash viewing key")
+            // All upper case is valid Bech32(m) (QR codes carry it), and derive takes it: one
+            // rule, so it is stored in lower case. Mixed case stays as it is, and is refused.
+            let given = try record.string(field, expected: "a Zcash viewing key")
+            let text = given == given.uppercased() ? given.lowercased() : given
             guard ZcashKeyMaterial.field(of: text) == field else {
                 throw RecordError.invalidField(field: field, reason: "not a \(field == "ufvk" ? "uview" : field == "uivk" ? "uivk" : "zxviews") key")
             }

@@ -31,6 +31,16 @@ public struct FileKeyStore: KeyStorer {
     }
 
     private func path(_ name: String) -> String { directory + "/" + name + ".key" }
+    /// Where destroy moves an entry before overwriting it: hidden (list skips dot files), so a
+    /// destroy killed half-way leaves no damaged entry, and a second destroy finishes it.
+    private func destroyingPath(_ name: String) -> String { directory + "/.destroying-" + name + ".key" }
+
+    /// Entries whose destroy was interrupted (killed after the entry was moved aside).
+    public func interruptedDestroys() -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? [])
+            .filter { $0.hasPrefix(".destroying-") && $0.hasSuffix(".key") }
+            .map { String($0.dropFirst(".destroying-".count).dropLast(4)) }.sorted()
+    }
 
     /// Whether an entry of that name exists (checked before a passphrase is asked for, so a
     /// typo costs no Argon2 run and no typing).
@@ -65,23 +75,41 @@ public struct FileKeyStore: KeyStorer {
         }
     }
 
-    /// Overwrites the file with random bytes, syncs, then unlinks it. On flash storage or a
+    /// Moves the file aside (one rename: the entry is gone from the list at once), then
+    /// overwrites it with random bytes, syncs, and unlinks it. A destroy killed after the
+    /// rename is finished by the next destroy of the same name. On flash storage or a
     /// copy-on-write file system the old blocks may survive; see keystore(1).
     public func destroy(_ name: String) throws(KeyStoreError) {
         try Self.validate(name: name)
         try withLock { () throws(KeyStoreError) in
-            let file = path(name)
-            let fd = Glibc.open(file, O_WRONLY | O_NOFOLLOW | O_CLOEXEC)
-            guard fd >= 0 else { throw errno == ENOENT ? .unknownEntry(name) : .io("cannot open \(file): \(String(cString: strerror(errno)))") }
+            let aside = destroyingPath(name)
             var info = stat()
-            fstat(fd, &info)
-            let noise = Sodium.randomBytes(Int(info.st_size)).bytes
-            let ok = writeAll(fd, noise) && fsync(fd) == 0
-            close(fd)
-            guard ok else { throw .io("cannot overwrite \(file): \(String(cString: strerror(errno)))") }
-            guard unlink(file) == 0 else { throw .io("cannot remove \(file): \(String(cString: strerror(errno)))") }
-            syncDirectory()
+            // An interrupted destroy first, so that the move below cannot replace its file unwiped.
+            let interrupted = lstat(aside, &info) == 0
+            if interrupted { try wipe(aside) }
+            if Glibc.rename(path(name), aside) == 0 {
+                syncDirectory()
+                try wipe(aside)
+            } else if errno != ENOENT {
+                throw .io("cannot move \(path(name)) aside: \(String(cString: strerror(errno)))")
+            } else if !interrupted {
+                throw .unknownEntry(name)
+            }
         }
+    }
+
+    /// Random bytes over the whole file, synced, then the file unlinked.
+    private func wipe(_ file: String) throws(KeyStoreError) {
+        let fd = Glibc.open(file, O_WRONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { throw .io("cannot open \(file): \(String(cString: strerror(errno)))") }
+        var info = stat()
+        fstat(fd, &info)
+        let noise = Sodium.randomBytes(Int(info.st_size)).bytes
+        let ok = writeAll(fd, noise) && fsync(fd) == 0
+        close(fd)
+        guard ok else { throw .io("cannot overwrite \(file): \(String(cString: strerror(errno)))") }
+        guard unlink(file) == 0 else { throw .io("cannot remove \(file): \(String(cString: strerror(errno)))") }
+        syncDirectory()
     }
 
     public func changePassphrase(_ name: String, from old: SecureBytes, to new: SecureBytes) throws(KeyStoreError) {

@@ -90,6 +90,10 @@ extension KeyStoreCommand {
                     case .failure(let error): try pipeline.report(error)
                     }
                 }
+                // Not an entry any more, not an error: said, with the command that ends it.
+                for name in keyStore.store.interruptedDestroys() {
+                    try? OutputStream.standardError.write("keystore: warning: the destroy of '\(name)' was interrupted; run keystore destroy \(name) to finish it\n")
+                }
             }
         }
     }
@@ -121,8 +125,11 @@ extension KeyStoreCommand {
 
         func run() throws {
             try runReporting { pipeline in
-                try keyStore.requireEntry(name)
-                if !yes {
+                // A destroy that was interrupted is finished without asking again (unless an
+                // entry of that name was added since: that one is asked for as always).
+                let finishing = try keyStore.store.interruptedDestroys().contains(name) && !keyStore.store.exists(name)
+                if !finishing { try keyStore.requireEntry(name) }
+                if !yes && !finishing {
                     let tty = open("/dev/tty", O_RDWR | O_CLOEXEC)
                     guard tty >= 0 else { throw CLIError.usage("destroy asks you to type the entry's name on a terminal; without one, add --yes") }
                     close(tty)

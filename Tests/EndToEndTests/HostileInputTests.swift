@@ -86,16 +86,8 @@ final class HostileInputTests: XCTestCase {
         // does not reach, so that the size cap is what ends it.
         for (mode, timeout, status, message) in [("silent", 2, 69, "no complete answer within 2.0 s"), ("trickle", 2, 69, "no complete answer within 2.0 s"),
                                                  ("endless", 100, 76, "an answer over 536870912 bytes"), ("heights=-1", 2, 76, "get_height")] {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-            process.arguments = [TestPaths.packageRoot.appendingPathComponent("scripts/hostile-monerod.py").path, mode]
-            let out = Pipe()
-            process.standardOutput = out
-            try process.run()
+            let (port, process) = try HostileMonerod.start(mode)
             defer { process.terminate(); process.waitUntilExit() }
-            var line = [UInt8]()
-            while let byte = try out.fileHandleForReading.read(upToCount: 1)?.first, byte != 0x0A { line.append(byte) }
-            let port = String(decoding: line, as: UTF8.self)
             let start = Date()
             let r = try Shell.run("timeout 120 scan-blocks --node 127.0.0.1:\(port) --timeout \(timeout) --birthday 0 --state-dir \(dir)/\(mode) --progress none", stdin: key)
             XCTAssertEqual(r.status, Int32(status), mode + r.stderr)

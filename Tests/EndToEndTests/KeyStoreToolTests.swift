@@ -332,4 +332,64 @@ final class KeyStoreToolTests: XCTestCase {
         }
         XCTAssertTrue(FileManager.default.fileExists(atPath: TestPaths.packageRoot.appendingPathComponent("man/keystore.1").path))
     }
+
+    /// A destroy killed half-way left a damaged file that made list exit 65 until destroy ran
+    /// again. Now the entry is moved aside first: killed at any moment, list shows the good
+    /// entries with exit 0 (and a warning while a destroy is unfinished), and destroy finishes.
+    func testKilledDestroyLeavesNoDamagedEntry() throws {
+        XCTAssertEqual(try Shell.run("keystore add keep \(ks)", stdin: Shell.lines([["mnemonic": about]])).status, 0)
+        for round in 0..<12 {
+            let add = try Shell.run("keystore add gone \(ks)", stdin: Shell.lines([["seed": "000102030405060708090a0b0c0d0e0f"]]))
+            XCTAssertEqual(add.status, 0, add.stderr)
+            // Killed after a staggered delay: before, during or after its work.
+            _ = try Shell.run("timeout -s KILL 0.0\(round % 10)\(round) keystore destroy gone --yes \(ks)")
+            let list = try Shell.run("keystore list \(ks)")
+            XCTAssertEqual(list.status, 0, "round \(round): " + list.stderr)
+            let names = list.records.compactMap { $0["name"] as? String }
+            XCTAssertTrue(names.contains("keep"), "round \(round)")
+            XCTAssertFalse(list.records.contains { $0["type"] as? String == "error" }, "round \(round): \(list.out)")
+            let unfinished = list.stderr.contains("keystore: warning: the destroy of 'gone' was interrupted; run keystore destroy gone to finish it")
+            XCTAssertTrue(names.contains("gone") || unfinished || !FileManager.default.fileExists(atPath: "\(dir)/ks/.destroying-gone.key"), "round \(round)")
+            // Whatever the kill left, destroy ends it.
+            if names.contains("gone") || unfinished {
+                let finish = try Shell.run("keystore destroy gone --yes \(ks)")
+                XCTAssertEqual(finish.status, 0, "round \(round): " + finish.stderr)
+            }
+            let after = try Shell.run("keystore list \(ks)")
+            XCTAssertEqual(after.status, 0)
+            XCTAssertEqual(after.records.compactMap { $0["name"] as? String }, ["keep"], "round \(round)")
+            XCTAssertEqual(after.stderr, "", "round \(round)")
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: "\(dir)/ks").filter { $0.hasSuffix(".key") }.sorted(), ["keep.key"])
+        }
+        // The state a kill right after the move leaves, made by hand: the same answers.
+        XCTAssertEqual(try Shell.run("keystore add gone \(ks)", stdin: Shell.lines([["seed": "000102030405060708090a0b0c0d0e0f"]])).status, 0)
+        try FileManager.default.moveItem(atPath: "\(dir)/ks/gone.key", toPath: "\(dir)/ks/.destroying-gone.key")
+        let list = try Shell.run("keystore list \(ks)")
+        XCTAssertEqual(list.status, 0, list.stderr)
+        XCTAssertEqual(list.records.compactMap { $0["name"] as? String }, ["keep"])
+        XCTAssertEqual(list.stderr, "keystore: warning: the destroy of 'gone' was interrupted; run keystore destroy gone to finish it\n")
+        let finish = try Shell.run("setsid -w keystore destroy gone \(ks) < /dev/null")
+        XCTAssertEqual(finish.status, 0, "finishing asks nothing: " + finish.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: "\(dir)/ks/.destroying-gone.key"))
+        XCTAssertEqual(try Shell.run("keystore destroy gone --yes \(ks)").status, 66, "then it is gone")
+    }
+
+    /// An all-uppercase UFVK (valid Bech32m, as QR codes carry it) is one rule everywhere:
+    /// keystore stores it as derive reads it; a mixed-case one is refused by both.
+    func testUppercaseViewingKeysOneRule() throws {
+        let w = try XCTUnwrap(TestPaths.json(TestPaths.fixture("zcash-sapling/wallet.json")) as? [String: Any])
+        let ufvk = try XCTUnwrap((w["unified"] as? [String: Any])?["ufvk"] as? String)
+        let lower = try Shell.run("derive --count 1", stdin: Shell.lines([["ufvk": ufvk]]))
+        XCTAssertEqual(lower.status, 0, lower.stderr)
+        let upper = try Shell.run("derive --count 1", stdin: Shell.lines([["ufvk": ufvk.uppercased()]]))
+        XCTAssertEqual(upper.status, 0, upper.stderr)
+        XCTAssertEqual(upper.records.first?["address"] as? String, lower.records.first?["address"] as? String)
+        let add = try Shell.run("keystore add up \(ks)", stdin: Shell.lines([["ufvk": ufvk.uppercased()]]))
+        XCTAssertEqual(add.status, 0, add.stderr)
+        let stored = try Shell.run("derive --wallet up --count 1 \(ks)")
+        XCTAssertEqual(stored.records.first?["address"] as? String, lower.records.first?["address"] as? String, stored.stderr)
+        let mixed = String(ufvk.prefix(10)) + ufvk.dropFirst(10).uppercased()
+        XCTAssertEqual(try Shell.run("derive --count 1", stdin: Shell.lines([["ufvk": mixed]])).status, 65)
+        XCTAssertEqual(try Shell.run("keystore add mixed \(ks)", stdin: Shell.lines([["ufvk": mixed]])).status, 65)
+    }
 }

@@ -9,18 +9,10 @@ import XCTest
 /// (scripts/hostile-monerod.py, on 127.0.0.1): every call ends within its deadline, and an
 /// endless answer is cut.
 final class NodeHTTPTests: XCTestCase {
-    /// scripts/hostile-monerod.py MODE on 127.0.0.1: silent, trickle, endless, heights=A,B,….
     private func server(_ mode: String) throws -> (port: Int, process: Process) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = [TestPaths.packageRoot.appendingPathComponent("scripts/hostile-monerod.py").path, mode]
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
+        let (port, process) = try HostileMonerod.start(mode)
         addTeardownBlock { process.terminate(); process.waitUntilExit() }
-        var line = [UInt8]()
-        while let byte = try out.fileHandleForReading.read(upToCount: 1)?.first, byte != 0x0A { line.append(byte) }
-        return (Int(String(decoding: line, as: UTF8.self))!, process)
+        return (port, process)
     }
 
     func testAnAnswerArrives() throws {

@@ -43,3 +43,23 @@ public enum HexString {
         return out
     }
 }
+
+/// scripts/hostile-monerod.py MODE on 127.0.0.1 (silent, trickle, endless, heights=A,B,…):
+/// its port and process, which the caller ends.
+public enum HostileMonerod {
+    public static func start(_ mode: String) throws -> (port: Int, process: Process) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = [TestPaths.packageRoot.appendingPathComponent("scripts/hostile-monerod.py").path, mode]
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        var line = [UInt8]()
+        while let byte = try out.fileHandleForReading.read(upToCount: 1)?.first, byte != 0x0A { line.append(byte) }
+        guard let port = Int(String(decoding: line, as: UTF8.self)) else {
+            process.terminate()
+            throw CocoaError(.fileReadCorruptFile)
+        }
+        return (port, process)
+    }
+}
