@@ -12,7 +12,8 @@ GetLatestBlock has answered (as lightwalletd's cache rolls back on a reorg). Bro
 UNIMPLEMENTED (as a server that is not lightwalletd would). --log FILE appends each call's
 method name to FILE. --rehash serves on every GetBlockRange call another chain of the same
 blocks: each hash and prevHash replaced by SHA-256(call number ‖ it), self-consistent within a
-call (a server whose chain is never the same twice). With --cert and --key (PEM) it speaks TLS,
+call (a server whose chain is never the same twice). --bad-latest empty|garbage answers
+GetLatestBlock with an empty BlockID, or bytes that are no BlockID. With --cert and --key (PEM) it speaks TLS,
 as a real lightwalletd does. It prints its port on stdout when ready.
 
 Needs Debian's python3-grpcio and python3-protobuf, and protoc (protobuf-compiler) to build the
@@ -91,6 +92,7 @@ def main():
     ap.add_argument("--without")
     ap.add_argument("--log")
     ap.add_argument("--rehash", action="store_true")
+    ap.add_argument("--bad-latest", choices=["empty", "garbage"])
     ap.add_argument("--cert")
     ap.add_argument("--key")
     args = ap.parse_args()
@@ -122,10 +124,14 @@ def main():
 
     def latest(request, context):
         logged("GetLatestBlock")
+        if args.bad_latest == "empty":
+            return b""
+        if args.bad_latest == "garbage":
+            return b"\xff\xff\xff\xff"
         tip = by_height[served_tip()]
         with lock:
             answered["latest"] += 1
-        return sv.BlockID(height=tip.height, hash=tip.hash)
+        return sv.BlockID(height=tip.height, hash=tip.hash).SerializeToString()
 
     def block_range(request, context):
         logged("GetBlockRange")
@@ -153,7 +159,7 @@ def main():
 
     methods = {
         "GetLatestBlock": grpc.unary_unary_rpc_method_handler(latest, request_deserializer=sv.ChainSpec.FromString,
-                                                               response_serializer=sv.BlockID.SerializeToString),
+                                                               response_serializer=lambda raw: raw),
         "GetBlockRange": grpc.unary_stream_rpc_method_handler(block_range, request_deserializer=sv.BlockRange.FromString,
                                                                response_serializer=cf.CompactBlock.SerializeToString),
     }

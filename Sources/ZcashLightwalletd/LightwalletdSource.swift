@@ -122,6 +122,10 @@ public final class LightwalletdSource: BlockSource, Sendable {
                                             serializer: ProtobufOut<WireChainSpec>(), deserializer: ProtobufIn<WireBlockID>(),
                                             options: options) { try $0.message }
         guard latest.height < UInt64(Int32.max) else { throw LightwalletdError.badReply(address, "GetLatestBlock: height \(latest.height)") }
+        // An empty BlockID (height 0, no hash: what an empty answer decodes to) is no tip; taken
+        // as one it ended a run having scanned nothing. (Older lightwalletd sends no hash, so
+        // only the pair is refused.)
+        guard latest.height > 0 || !latest.hash.isEmpty else { throw LightwalletdError.badReply(address, "GetLatestBlock: an empty BlockID (no height, no hash)") }
         return Int(latest.height)
     }
 
@@ -243,6 +247,9 @@ public final class LightwalletdSource: BlockSource, Sendable {
         case is Stalled:
             return (.unavailable(address, "\(method): no reply for \(Self.seconds(options.timeout)) s"), true)
         case let e as RPCError:
+            if let undecodable = Self.undecodable(e) {
+                return (.badReply(address, "\(method): the answer is not a \(undecodable.type)"), false)
+            }
             if let tls = Self.tlsFailure(e) {
                 // A certificate that is not trusted, or a peer that speaks no TLS: waiting will not change it.
                 let text = String(describing: tls)
@@ -261,6 +268,20 @@ public final class LightwalletdSource: BlockSource, Sendable {
         default:
             return (.unavailable(address, "\(method): \(Self.clean(String(describing: error)))"), true)
         }
+    }
+
+    /// A reply that did not decode, behind a failed call.
+    static func undecodable(_ error: RPCError) -> UndecodableReply? {
+        var cause: (any Error)? = error
+        for _ in 0..<5 {
+            switch cause {
+            case let reply as UndecodableReply: return reply
+            case let rpc as RPCError: cause = rpc.cause
+            case let runtime as RuntimeError: cause = runtime.cause
+            default: return nil
+            }
+        }
+        return nil
     }
 
     /// The TLS handshake's failure behind a failed call, if that is what it was.
@@ -361,8 +382,19 @@ struct ProtobufOut<Message: SwiftProtobuf.Message>: MessageSerializer {
 /// Answers in as SwiftProtobuf parses them.
 struct ProtobufIn<Message: SwiftProtobuf.Message>: MessageDeserializer {
     func deserialize<Bytes: GRPCContiguousBytes>(_ bytes: Bytes) throws -> Message {
-        try bytes.withUnsafeBytes { try Message(serializedBytes: Array($0)) }
+        do { return try bytes.withUnsafeBytes { try Message(serializedBytes: Array($0)) } } catch {
+            throw UndecodableReply(type: String(describing: Message.self).replacingOccurrences(of: "Wire", with: ""))
+        }
     }
+}
+
+/// An answer that does not decode as the message the method returns: not lightwalletd's, and
+/// asking again will not change it. Convertible, so that gRPC keeps it as the call's cause
+/// (otherwise it becomes an UNKNOWN status, which is retried).
+struct UndecodableReply: Error, RPCErrorConvertible {
+    let type: String
+    var rpcErrorCode: RPCError.Code { .dataLoss }
+    var rpcErrorMessage: String { "the answer is not a \(type)" }
 }
 
 /// A streamed block's own bytes: the scanner parses them (parsed here they would be serialized

@@ -47,6 +47,20 @@ final class ZcashLightwalletdScanTests: XCTestCase {
         XCTAssertEqual(again.lines.last, want.last)
     }
 
+    /// A GetLatestBlock answer that is no BlockID was tried again for 7 s (69), and an empty one
+    /// was read as tip 0 (exit 0, nothing scanned): both are not lightwalletd's, 76 at once.
+    func testGetLatestBlockThatIsNoBlockID() throws {
+        for (mode, message) in [("garbage", "GetLatestBlock: the answer is not a BlockID"), ("empty", "GetLatestBlock: an empty BlockID")] {
+            let server = try FakeLightwalletd(blocks: "\(fixture)/compact_blocks.jsonl", ["--bad-latest", mode])
+            let start = Date()
+            let r = try scan("--lightwalletd 127.0.0.1:\(server.port) --plaintext", state: "bad-\(mode)")
+            XCTAssertEqual(r.status, 76, mode + r.stderr)
+            XCTAssertTrue(r.stderr.contains(message), mode + r.stderr)
+            XCTAssertEqual(r.out, "", mode)
+            XCTAssertLessThan(Date().timeIntervalSince(start), 5, "\(mode): not tried again")
+        }
+    }
+
     /// A server whose chain is another on every call (each self-consistent) made a --follow
     /// run go back to the birthday at each new block and re-report the same notes forever: the
     /// reorgs one run follows are bounded (10), then it stops with 76.
