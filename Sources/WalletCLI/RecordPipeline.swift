@@ -314,16 +314,15 @@ public enum PhraseLine {
         return JSONObject(["mnemonic": .string(text)])
     }
 
-    /// The record field a lone key token goes in, by its prefix.
+    /// The record field a lone key token goes in, by its prefix (Zcash viewing keys by the
+    /// key store's rule, in either case, as Bech32m allows).
     static func keyField(_ token: String) -> String? {
-        let lower = token.lowercased()
-        if lower.hasPrefix("uview1") || lower.hasPrefix("uviewtest1") { return "ufvk" }
-        if lower.hasPrefix("uivk1") || lower.hasPrefix("uivktest1") { return "uivk" }
-        if token.hasPrefix("zxviews1") || token.hasPrefix("zxviewtestsapling1") { return "extended_full_viewing_key" }
-        let prefixes = Set(ExtendedKeyVersion.all.flatMap { [$0.publicPrefix, $0.privatePrefix] })
-        if token.count > 4, prefixes.contains(String(token.prefix(4))) { return "extended_key" }
+        if let field = ZcashKeyMaterial.field(of: token.lowercased()) { return field }
+        if token.count > 4, extendedKeyPrefixes.contains(String(token.prefix(4))) { return "extended_key" }
         return nil
     }
+
+    private static let extendedKeyPrefixes = Set(ExtendedKeyVersion.all.flatMap { [$0.publicPrefix, $0.privatePrefix] })
 
     /// A JSON line without the invisible characters before it.
     public static func jsonPart(_ bytes: [UInt8]) -> [UInt8] {

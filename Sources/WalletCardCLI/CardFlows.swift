@@ -52,9 +52,8 @@ public enum CardFlows {
     /// one costs a try, which VERIFY PIN of `pin` right after gives back.
     public static func changePIN(_ keycard: Keycard, pin: SecureBytes, newPIN: SecureBytes, duressPIN: SecureBytes?) throws -> ChangedPIN {
         let changed: ChangedPIN = duressPIN.map { $0.bytes == pin.bytes ? .duress : .main } ?? .unknown
-        if let duressPIN, changed == .main, duressPIN.bytes == newPIN.bytes {
-            throw CardError.badCredential("the new PIN equals the duress PIN, so it would open the duress wallet: choose another")
-        }
+        // A new PIN equal to a duress_pin of the credentials is the probe's first case too;
+        // card-info refuses it before anything is sent.
         if newPIN.bytes != pin.bytes {
             do {
                 try keycard.verifyPIN(newPIN)
