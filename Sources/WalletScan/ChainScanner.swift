@@ -7,6 +7,20 @@ public protocol ChainBlock: Sendable {
     var previousID: [UInt8] { get }
     /// Every transaction, the coinbase first.
     var transactions: [Transaction] { get }
+    /// What the block says of the chain's running totals at its end (Zcash: the sizes of the
+    /// note-commitment trees, which place each note and so make its nullifier), kept beside its
+    /// hash so that the next block, in this run or a later one, is checked against it; nil
+    /// where a chain has none or the source did not say.
+    var tally: [UInt8]? { get }
+    /// Why this block cannot follow a parent whose tally was `parentTally`; nil when it can.
+    /// The engine asks before it stores the block, so one wrong total fails the batch instead
+    /// of silently misplacing notes.
+    func contradiction(parentTally: [UInt8]) -> String?
+}
+
+extension ChainBlock {
+    public var tally: [UInt8]? { nil }
+    public func contradiction(parentTally: [UInt8]) -> String? { nil }
 }
 
 public protocol ChainTransaction: Sendable {

@@ -26,6 +26,7 @@ final class ScanStateStore {
             CREATE TABLE IF NOT EXISTS subaddresses (major INTEGER NOT NULL, minor INTEGER NOT NULL, spend_key BLOB NOT NULL,
                 PRIMARY KEY (major, minor));
             CREATE TABLE IF NOT EXISTS pending_reported (txid BLOB NOT NULL, idx INTEGER NOT NULL, PRIMARY KEY (txid, idx));
+            CREATE TABLE IF NOT EXISTS tallies (height INTEGER PRIMARY KEY, tally BLOB NOT NULL);
             """)
         let stored = try db.query("SELECT value FROM meta WHERE key = 'wallet'").first?.first?.text
         if let stored, stored != walletID {
@@ -49,8 +50,15 @@ final class ScanStateStore {
         try db.query("SELECT hash FROM blocks WHERE height = ?", [.int(Int64(height))]).first?.first?.blob
     }
 
-    func addBlock(_ height: Int, hash: [UInt8]) throws {
+    func addBlock(_ height: Int, hash: [UInt8], tally: [UInt8]?) throws {
         try db.query("INSERT OR REPLACE INTO blocks VALUES (?, ?)", [.int(Int64(height)), .blob(hash)])
+        if let tally { try db.query("INSERT OR REPLACE INTO tallies VALUES (?, ?)", [.int(Int64(height)), .blob(tally)]) }
+    }
+
+    /// The chain's running totals at the end of a stored block, if its block said (a table of
+    /// its own: states made before it simply have none, and their next block is not checked).
+    func blockTally(_ height: Int) throws -> [UInt8]? {
+        try db.query("SELECT tally FROM tallies WHERE height = ?", [.int(Int64(height))]).first?.first?.blob
     }
 
     /// The height an output (txid, index) was stored at, if it was.
@@ -82,6 +90,7 @@ final class ScanStateStore {
         try db.query("UPDATE outputs SET spent_height = NULL, spent_txid = NULL WHERE spent_height > ?", [.int(Int64(height))])
         try db.query("DELETE FROM outbox WHERE height > ?", [.int(Int64(height))])
         try db.query("DELETE FROM blocks WHERE height > ?", [.int(Int64(height))])
+        try db.query("DELETE FROM tallies WHERE height > ?", [.int(Int64(height))])
         try setNextHeight(height + 1)
         return (Int(outputs), Int(spends))
     }

@@ -176,6 +176,9 @@ public final class Synchronizer<Chain: ChainScanner> {
                     events = [(point, .reorg(forkHeight: point, undoneOutputs: undone.outputs, undoneSpends: undone.spends))]
                     break
                 }
+                if let parentTally = try slot.state.blockTally(height - 1), let why = block.contradiction(parentTally: parentTally) {
+                    throw ScanError.malformed(what: "block \(height)", reason: why)
+                }
                 if try store(block, height: height, found: found[i]!, slot: slot, into: &events) {
                     // The address table grew: scan the rest of the batch again with it.
                     let scanner = slot.scanner
@@ -216,7 +219,7 @@ public final class Synchronizer<Chain: ChainScanner> {
     /// go to `events`. Returns whether the address table grew.
     private func store(_ block: Chain.Block, height: Int, found: [[ReceivedOutput]], slot: Slot,
                        into events: inout [(height: Int, event: ScanEvent)]) throws -> Bool {
-        try slot.state.addBlock(height, hash: block.id)
+        try slot.state.addBlock(height, hash: block.id, tally: block.tally)
         var grew = false
         for (tx, outputs) in zip(block.transactions, found) {
             var spendsOurs = false

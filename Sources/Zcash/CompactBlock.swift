@@ -14,6 +14,39 @@ public struct ZcashCompactBlock: ChainBlock {
     public let transactions: [ZcashCompactTransaction]
     /// The Sapling note-commitment tree size at the end of the block, when the server said.
     public let saplingTreeSize: UInt32?
+    /// The Orchard tree size at its end (0 before NU5, or when the server did not say).
+    public let orchardTreeSize: UInt32
+    /// Its Orchard actions, each one leaf of the Orchard tree (not scanned yet: counted).
+    public let orchardActionCount: Int
+
+    public var saplingOutputCount: Int { transactions.reduce(0) { $0 + $1.outputs.count } }
+
+    /// The two tree sizes at its end, little-endian: (Sapling, Orchard); nil when the block
+    /// did not give them.
+    public var tally: [UInt8]? {
+        saplingTreeSize.map { sapling in
+            (0..<4).map { UInt8(truncatingIfNeeded: sapling >> (8 * $0)) } + (0..<4).map { UInt8(truncatingIfNeeded: orchardTreeSize >> (8 * $0)) }
+        }
+    }
+
+    /// Each tree grows by exactly the block's leaves. A parent size of 0 checks nothing: it is
+    /// the empty tree or an old cache's "unknown", and both are read as unknown.
+    public func contradiction(parentTally: [UInt8]) -> String? {
+        guard parentTally.count == 8 else { return "the stored tree sizes of block \(height - 1) are damaged" }
+        func size(_ offset: Int) -> UInt64 { (0..<4).reduce(UInt64(0)) { $0 | UInt64(parentTally[offset + $1]) << (8 * UInt64($1)) } }
+        let pools: [(name: String, parent: UInt64, leaves: Int, leafName: String, given: UInt32?)] = [
+            ("Sapling", size(0), saplingOutputCount, "outputs", saplingTreeSize),
+            ("Orchard", size(4), orchardActionCount, "actions", saplingTreeSize == nil ? nil : orchardTreeSize),
+        ]
+        for pool in pools where pool.parent > 0 {
+            let expected = pool.parent + UInt64(pool.leaves)
+            guard let given = pool.given, UInt64(given) == expected else {
+                let says = pool.given.map { "says its \(pool.name) note-commitment tree size is \($0)" } ?? "gives no tree sizes"
+                return "it \(says), but block \(height - 1) ended at \(pool.parent) and this block adds \(pool.leaves) \(pool.leafName) (\(expected) expected): the server's tree sizes are inconsistent, and notes would get wrong nullifiers; use another server"
+            }
+        }
+        return nil
+    }
 }
 
 /// A compact transaction: its Sapling nullifiers (the spends) and outputs.
@@ -105,7 +138,9 @@ extension ZcashCompactBlock {
             position = position.map { $0 + UInt64(outputs.count) }
         }
         return ZcashCompactBlock(height: wire.height, id: Array(wire.hash), previousID: Array(wire.prevHash), time: wire.time,
-                                 transactions: transactions, saplingTreeSize: treeSize)
+                                 transactions: transactions, saplingTreeSize: treeSize,
+                                 orchardTreeSize: wire.hasChainMetadata ? wire.chainMetadata.orchardCommitmentTreeSize : 0,
+                                 orchardActionCount: wire.vtx.reduce(0) { $0 + $1.actions.count })
     }
 }
 
@@ -136,20 +171,31 @@ extension WireCompactBlock {
             }
             throw ZcashDataError.badBlock(height: nil, reason: "\(key) is not a whole number")
         }
+        // The proto's 32-bit fields: a larger number is an error, not its low bits.
+        func uint32(_ o: JSONObject, _ key: String) throws -> UInt32 {
+            let n = try uint(o, key)
+            guard let small = UInt32(exactly: n) else { throw ZcashDataError.badBlock(height: nil, reason: "\(key) \(n) is over 2^32 - 1") }
+            return small
+        }
         height = try uint(record, "height")
         hash = try hex(record, "hash")
         prevHash = try hex(record, "prevHash")
-        time = UInt32(truncatingIfNeeded: try uint(record, "time"))
+        time = try uint32(record, "time")
         header = try hex(record, "header")
-        if case .object(let meta)? = record["chainMetadata"] {
-            chainMetadata.saplingCommitmentTreeSize = UInt32(truncatingIfNeeded: try uint(meta, "saplingCommitmentTreeSize"))
-            chainMetadata.orchardCommitmentTreeSize = UInt32(truncatingIfNeeded: try uint(meta, "orchardCommitmentTreeSize"))
+        switch record["chainMetadata"] {
+        case nil: break
+        case .object(let meta)?:
+            chainMetadata.saplingCommitmentTreeSize = try uint32(meta, "saplingCommitmentTreeSize")
+            chainMetadata.orchardCommitmentTreeSize = try uint32(meta, "orchardCommitmentTreeSize")
+        default:
+            // Ignored, it would read as "no tree sizes" and leave nullifiers unknown.
+            throw ZcashDataError.badBlock(height: nil, reason: "chainMetadata is not an object")
         }
         vtx = try objects(record, "vtx").map { t in
             var tx = WireCompactTx()
             tx.index = try uint(t, "index")
             tx.txid = try hex(t, t["txid"] != nil ? "txid" : "hash")  // "hash" in old servers' field name
-            tx.fee = UInt32(truncatingIfNeeded: try uint(t, "fee"))
+            tx.fee = try uint32(t, "fee")
             tx.spends = try objects(t, "spends").map { var s = WireCompactSaplingSpend(); s.nf = try hex($0, "nf"); return s }
             tx.outputs = try objects(t, "outputs").map { o in
                 var out = WireCompactSaplingOutput()
@@ -157,6 +203,14 @@ extension WireCompactBlock {
                 out.ephemeralKey = try hex(o, o["ephemeralKey"] != nil ? "ephemeralKey" : "epk")
                 out.ciphertext = try hex(o, "ciphertext")
                 return out
+            }
+            tx.actions = try objects(t, "actions").map { a in
+                var action = WireCompactOrchardAction()
+                action.nullifier = try hex(a, "nullifier")
+                action.cmx = try hex(a, "cmx")
+                action.ephemeralKey = try hex(a, "ephemeralKey")
+                action.ciphertext = try hex(a, "ciphertext")
+                return action
             }
             return tx
         }

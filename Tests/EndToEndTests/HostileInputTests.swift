@@ -129,6 +129,64 @@ final class HostileInputTests: XCTestCase {
         }
     }
 
+    /// A block whose Sapling tree size is one off placed the notes after it one leaf off: wrong
+    /// nullifiers, a missed spend, a balance 9.8 ZEC too high with spends_known true. Each
+    /// size is now checked against its parent's plus the block's outputs, in one run and
+    /// across runs; a chainMetadata that is no object is an error, not "no sizes".
+    func testTreeSizeContinuity() throws {
+        let w = try wallet()
+        let key = Shell.lines([["mnemonic": w["mnemonic"]!]])
+        let lines = try String(contentsOfFile: "\(fixture)/compact_blocks.jsonl", encoding: .utf8).split(separator: "\n").map(String.init)
+        func block(_ line: String) throws -> [String: Any] { try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]) }
+        func text(_ object: [String: Any]) throws -> String { String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self) }
+        func scan(_ chain: [String], _ name: String, extra: String = "") throws -> Shell.Result {
+            try (chain.joined(separator: "\n") + "\n").write(toFile: "\(dir)/\(name).jsonl", atomically: true, encoding: .utf8)
+            return try Shell.run("scan-blocks --chain zcash --blocks \(dir)/\(name).jsonl --birthday 2900000 --state-dir \(dir)/s-\(name) --progress none \(extra)", stdin: key)
+        }
+        // Block 2,900,001 holds the note spent at 2,900,040 (the fixture's second note).
+        let parent = try block(lines[0])
+        var second = try block(lines[1])
+        let parentSize = try XCTUnwrap((parent["chainMetadata"] as? [String: Any])?["saplingCommitmentTreeSize"] as? Int)
+        var meta = try XCTUnwrap(second["chainMetadata"] as? [String: Any])
+        let size = try XCTUnwrap(meta["saplingCommitmentTreeSize"] as? Int)
+        let outputs = (second["vtx"] as! [[String: Any]]).reduce(0) { $0 + (($1["outputs"] as? [Any])?.count ?? 0) }
+        XCTAssertEqual(size, parentSize + outputs)
+        meta["saplingCommitmentTreeSize"] = size + 1
+        second["chainMetadata"] = meta
+        var offByOne = lines
+        offByOne[1] = try text(second)
+        let r = try scan(offByOne, "off")
+        XCTAssertEqual(r.status, 65, r.stderr)
+        XCTAssertTrue(r.stderr.contains("block 2900001 is malformed: it says its Sapling note-commitment tree size is \(size + 1), but block 2900000 ended at \(parentSize) and this block adds \(outputs) outputs (\(size) expected)"), r.stderr)
+        XCTAssertEqual(r.out, "")
+        // Across runs: the parent's size is kept in the state with its hash.
+        let first = try scan(offByOne, "runs", extra: "--until-height 2900000")
+        XCTAssertEqual(first.status, 0, first.stderr)
+        let next = try scan(offByOne, "runs")
+        XCTAssertEqual(next.status, 65, next.stderr)
+        XCTAssertTrue(next.stderr.contains("block 2900001 is malformed: it says its Sapling note-commitment tree size is \(size + 1)"), next.stderr)
+        // A block after one with sizes that gives none.
+        second.removeValue(forKey: "chainMetadata")
+        var none = lines
+        none[1] = try text(second)
+        let missing = try scan(none, "none")
+        XCTAssertEqual(missing.status, 65, missing.stderr)
+        XCTAssertTrue(missing.stderr.contains("block 2900001 is malformed: it gives no tree sizes, but block 2900000 ended at \(parentSize)"), missing.stderr)
+        // chainMetadata as a string, a list, null.
+        for (name, value) in [("string", "\"1330172\""), ("list", "[1330172]"), ("null", "null")] {
+            var chain = lines
+            chain[1] = chain[1].replacing(#/"chainMetadata": \{[^}]*\}/#, with: "\"chainMetadata\": \(value)")
+            XCTAssertNotEqual(chain[1], lines[1], name)
+            let bad = try scan(chain, name)
+            XCTAssertEqual(bad.status, 65, name + bad.stderr)
+            XCTAssertTrue(bad.stderr.contains("chainMetadata is not an object"), name + bad.stderr)
+        }
+        // The untouched chain still scans (its sizes are continuous).
+        let good = try scan(lines, "good")
+        XCTAssertEqual(good.status, 0, good.stderr)
+        XCTAssertEqual(good.records.last?["spends_known"] as? Bool, true)
+    }
+
     /// A JSON record behind a byte-order mark, a no-break space or a zero-width space (what a
     /// copy from a web page or an editor leaves) is read as JSON, not as a phrase.
     func testJSONBehindInvisibleCharacters() throws {

@@ -1,0 +1,45 @@
+import WalletCore
+import XCTest
+@testable import Zcash
+
+/// A block's note-commitment tree sizes against its parent's (issue 21, point 4): each tree
+/// grows by exactly the block's leaves; a parent size of 0 checks nothing.
+final class TreeSizeTests: XCTestCase {
+    private func block(height: UInt64, sapling: UInt32?, orchard: UInt32, outputs: Int, actions: Int) throws -> ZcashCompactBlock {
+        var wire = WireCompactBlock()
+        wire.height = height
+        wire.hash = Data(repeating: 1, count: 32)
+        wire.prevHash = Data(repeating: 2, count: 32)
+        if let sapling {
+            wire.chainMetadata.saplingCommitmentTreeSize = sapling
+            wire.chainMetadata.orchardCommitmentTreeSize = orchard
+        }
+        var tx = WireCompactTx()
+        tx.txid = Data(repeating: 3, count: 32)
+        tx.outputs = (0..<outputs).map { _ in
+            var o = WireCompactSaplingOutput()
+            o.cmu = Data(repeating: 4, count: 32)
+            o.ephemeralKey = Data(repeating: 5, count: 32)
+            o.ciphertext = Data(repeating: 6, count: 52)
+            return o
+        }
+        tx.actions = (0..<actions).map { _ in WireCompactOrchardAction() }
+        wire.vtx = [tx]
+        return try ZcashCompactBlock.from(wire, expectedHeight: Int(height))
+    }
+
+    func testEachTreeGrowsByTheBlocksLeaves() throws {
+        let parent = try XCTUnwrap(try block(height: 9, sapling: 100, orchard: 7, outputs: 0, actions: 0).tally)
+        XCTAssertEqual(parent, [100, 0, 0, 0, 7, 0, 0, 0])
+        XCTAssertNil(try block(height: 10, sapling: 103, orchard: 9, outputs: 3, actions: 2).contradiction(parentTally: parent))
+        let saplingOff = try block(height: 10, sapling: 104, orchard: 9, outputs: 3, actions: 2).contradiction(parentTally: parent)
+        XCTAssertEqual(saplingOff, "it says its Sapling note-commitment tree size is 104, but block 9 ended at 100 and this block adds 3 outputs (103 expected): the server's tree sizes are inconsistent, and notes would get wrong nullifiers; use another server")
+        let orchardOff = try block(height: 10, sapling: 103, orchard: 8, outputs: 3, actions: 2).contradiction(parentTally: parent)
+        XCTAssertEqual(orchardOff, "it says its Orchard note-commitment tree size is 8, but block 9 ended at 7 and this block adds 2 actions (9 expected): the server's tree sizes are inconsistent, and notes would get wrong nullifiers; use another server")
+        XCTAssertNotNil(try block(height: 10, sapling: nil, orchard: 0, outputs: 0, actions: 0).contradiction(parentTally: parent))
+        // Sizes of 0 before: the empty tree, or an old cache's "unknown"; nothing to check.
+        XCTAssertNil(try block(height: 10, sapling: 50, orchard: 0, outputs: 3, actions: 0).contradiction(parentTally: [0, 0, 0, 0, 0, 0, 0, 0]))
+        XCTAssertNotNil(try block(height: 10, sapling: 50, orchard: 0, outputs: 3, actions: 0).contradiction(parentTally: [1, 2, 3]))
+        XCTAssertNil(try block(height: 10, sapling: nil, orchard: 0, outputs: 3, actions: 0).tally)
+    }
+}
