@@ -82,8 +82,10 @@ public protocol ChainScanner: Sendable {
     /// Entries derived since the last call, to be cached in the state.
     mutating func takeNewAddresses() -> [AddressEntry]
     /// The wallet's outputs in each of a block's (or the mempool's) transactions, height nil;
-    /// pure, runs on every core. A block at a time, so a chain can batch its work.
-    func scan(_ transactions: [Block.Transaction]) -> [[ReceivedOutput]]
+    /// pure, runs on every core. A block at a time, so a chain can batch its work. Throws
+    /// when a transaction proves inconsistent only once an output is found to be the
+    /// wallet's (Zcash: a full ciphertext that fails its tag where the compact part decrypts).
+    func scan(_ transactions: [Block.Transaction]) throws(ScanError) -> [[ReceivedOutput]]
     /// Called for each output stored, in chain order; true when the address table grew, so
     /// the rest of the batch is scanned again.
     mutating func noteStored(_ output: ReceivedOutput) throws -> Bool

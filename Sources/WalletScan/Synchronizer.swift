@@ -119,10 +119,12 @@ public final class Synchronizer<Chain: ChainScanner> {
             // Per block, on every core: parsed and checked once, then trial-decrypted by each
             // wallet that needs it. Then each wallet's state, in block order, in its own transaction.
             let scanners = slots.map(\.scanner)
-            let prepared = ParallelMap.map(blocks) { data -> (Result<Chain.Block, ScanError>, [[[ReceivedOutput]]?]) in
+            let prepared = ParallelMap.map(blocks) { data -> (Result<Chain.Block, ScanError>, [Result<[[ReceivedOutput]], ScanError>?]) in
                 let parsed = Chain.parse(data)
                 guard case .success(let block) = parsed else { return (parsed, []) }
-                return (parsed, nexts.indices.map { s in data.height >= nexts[s] ? scanners[s].scan(block.transactions) : nil })
+                return (parsed, nexts.indices.map { s in
+                    data.height >= nexts[s] ? Result { () throws(ScanError) in try scanners[s].scan(block.transactions) } : nil
+                })
             }
             let parsed = prepared.map(\.0)
             let findings = slots.indices.map { s in prepared.map { $0.1.isEmpty ? nil : $0.1[s] } }
@@ -150,7 +152,7 @@ public final class Synchronizer<Chain: ChainScanner> {
 
     /// One wallet's part of a batch, in one transaction: blocks from `from` on, stored in
     /// order. Returns whether the wallet forked (its state then ends at the fork point).
-    private func apply(blocks: [BlockData], parsed: [Result<Chain.Block, ScanError>], found: [[[ReceivedOutput]]?],
+    private func apply(blocks: [BlockData], parsed: [Result<Chain.Block, ScanError>], found: [Result<[[ReceivedOutput]], ScanError>?],
                        from: Int, to slot: Slot, sink: EventSink) throws -> Bool {
         var found = found
         var fork: Int?
@@ -179,11 +181,11 @@ public final class Synchronizer<Chain: ChainScanner> {
                 if let parentTally = try slot.state.blockTally(height - 1), let why = block.contradiction(parentTally: parentTally) {
                     throw ScanError.malformed(what: "block \(height)", reason: why)
                 }
-                if try store(block, height: height, found: found[i]!, slot: slot, into: &events) {
+                if try store(block, height: height, found: found[i]!.get(), slot: slot, into: &events) {
                     // The address table grew: scan the rest of the batch again with it.
                     let scanner = slot.scanner
                     for j in (i + 1)..<blocks.count {
-                        if case .success(let later) = parsed[j] { found[j] = scanner.scan(later.transactions) }
+                        if case .success(let later) = parsed[j] { found[j] = Result { () throws(ScanError) in try scanner.scan(later.transactions) } }
                     }
                 }
             }
@@ -256,7 +258,7 @@ public final class Synchronizer<Chain: ChainScanner> {
     private func reportPending(_ pool: [Chain.Block.Transaction], slot: Slot, sink: EventSink) throws {
         slot.pendingIncoming = [:]
         var fresh = [(height: Int, event: ScanEvent)]()
-        for outputs in slot.scanner.scan(pool) {
+        for outputs in try slot.scanner.scan(pool) {
             for o in outputs {
                 slot.pendingIncoming[o.account, default: 0] += o.amount
                 // Height -1: no block holds it, so no reorg undoes it.

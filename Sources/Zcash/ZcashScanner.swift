@@ -84,20 +84,19 @@ public struct ZcashScanner: ChainScanner {
     public mutating func prepare(cached: [AddressEntry]) throws {}
     public mutating func takeNewAddresses() -> [AddressEntry] { [] }
 
-    public func scan(_ transactions: [ZcashCompactTransaction]) -> [[ReceivedOutput]] {
+    public func scan(_ transactions: [ZcashCompactTransaction]) throws(ScanError) -> [[ReceivedOutput]] {
         let places = transactions.indices.flatMap { t in transactions[t].outputs.indices.map { (t, $0) } }
         // A sandblasted block holds thousands of outputs: past a few hundred its outputs are
         // spread over the cores (the engine gives one block one task).
-        let found: [ReceivedOutput?] = places.count >= 256
-            ? ParallelMap.map(places) { self.scan(transactions[$0.0], output: $0.1) }
-            : places.map { scan(transactions[$0.0], output: $0.1) }
+        let one = { @Sendable (place: (Int, Int)) in Result { () throws(ScanError) in try self.scan(transactions[place.0], output: place.1) } }
+        let found = places.count >= 256 ? ParallelMap.map(places, one) : places.map(one)
         var out = [[ReceivedOutput]](repeating: [], count: transactions.count)
-        for (place, o) in zip(places, found) { if let o { out[place.0].append(o) } }
+        for (place, o) in zip(places, found) { if let o = try o.get() { out[place.0].append(o) } }
         return out
     }
 
     /// Output `i` of `tx` if it is the wallet's: the external key first, then the internal one.
-    private func scan(_ tx: ZcashCompactTransaction, output i: Int) -> ReceivedOutput? {
+    private func scan(_ tx: ZcashCompactTransaction, output i: Int) throws(ScanError) -> ReceivedOutput? {
         let output = tx.outputs[i]
         guard let height = tx.height, let epk = SaplingDecryptor.ephemeralPoint(output) else { return nil }
         let position = tx.firstPosition.map { $0 + UInt64(i) }
@@ -113,8 +112,13 @@ public struct ZcashScanner: ChainScanner {
             return nil
         }
         // The memo, when the full transaction came with the block: the AEAD tag checks the
-        // whole ciphertext under the note's key.
-        if let full = tx.fullCiphertexts?[i], let p = SaplingMemo.plaintext(encCiphertext: full, key: key) {
+        // whole ciphertext under the note's key. A tag that fails where the compact part
+        // decrypted means the full transaction is not the one the block committed to.
+        if let full = tx.fullCiphertexts?[i] {
+            guard let p = SaplingMemo.plaintext(encCiphertext: full, key: key) else {
+                throw .malformed(what: "transaction \(Hex.encode(tx.id))",
+                                 reason: "Sapling output \(i)'s full note ciphertext fails its authentication tag, though its first 52 bytes (the compact block's) decrypt: the full transaction does not match its compact form; check the --txs file")
+            }
             let memo = Array(p[52..<564])
             o.memo = SaplingMemo.isEmpty(memo) ? nil : memo
         }

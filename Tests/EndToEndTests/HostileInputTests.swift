@@ -187,6 +187,36 @@ final class HostileInputTests: XCTestCase {
         XCTAssertEqual(good.records.last?["spends_known"] as? Bool, true)
     }
 
+    /// A full transaction whose note ciphertext fails its tag past the compact 52 bytes gave
+    /// exit 0 with the memo silently missing: it does not match its compact form (65).
+    func testMemoCiphertextThatFailsItsTag() throws {
+        let w = try wallet()
+        let key = Shell.lines([["mnemonic": w["mnemonic"]!]])
+        let note = try XCTUnwrap(TestPaths.jsonLines(TestPaths.fixture("zcash-sapling/expected_notes.jsonl")).first)
+        let txid = try XCTUnwrap(note["txid"] as? String)
+        let output = try XCTUnwrap(note["outputIndex"] as? Int)
+        // The compact ciphertext of the note's output, from its block: it starts the full one.
+        let blocks = try TestPaths.jsonLines(TestPaths.fixture("zcash-sapling/compact_blocks.jsonl"))
+        let tx = try XCTUnwrap(blocks.lazy.compactMap { ($0["vtx"] as? [[String: Any]])?.first { $0["txid"] as? String == txid } }.first)
+        let compact = try XCTUnwrap((tx["outputs"] as? [[String: Any]])?[output]["ciphertext"] as? String)
+        XCTAssertEqual(compact.count, 104)
+        var lines = try String(contentsOfFile: "\(fixture)/transactions.jsonl", encoding: .utf8).split(separator: "\n").map(String.init)
+        let victim = try XCTUnwrap(lines.firstIndex { $0.contains(txid) })
+        var record = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(lines[victim].utf8)) as? [String: Any])
+        var raw = Array(try XCTUnwrap(record["raw_tx"] as? String))
+        let start = try XCTUnwrap(String(raw).range(of: compact)).lowerBound.utf16Offset(in: String(raw))
+        // Byte 300 of the 580: inside the memo, past what the compact block holds.
+        let at = start + 2 * 300
+        raw[at] = raw[at] == "0" ? "1" : "0"
+        record["raw_tx"] = String(raw)
+        lines[victim] = String(decoding: try JSONSerialization.data(withJSONObject: record), as: UTF8.self)
+        try (lines.joined(separator: "\n") + "\n").write(toFile: "\(dir)/txs.jsonl", atomically: true, encoding: .utf8)
+        let r = try Shell.run("scan-blocks --chain zcash --blocks \(fixture)/compact_blocks.pb --txs \(dir)/txs.jsonl --birthday 2900000 --state-dir \(dir)/s --progress none", stdin: key)
+        XCTAssertEqual(r.status, 65, r.stderr)
+        XCTAssertTrue(r.stderr.contains("transaction \(txid) is malformed: Sapling output \(output)'s full note ciphertext fails its authentication tag, though its first 52 bytes (the compact block's) decrypt"), r.stderr)
+        XCTAssertEqual(r.out, "")
+    }
+
     /// A JSON record behind a byte-order mark, a no-break space or a zero-width space (what a
     /// copy from a web page or an editor leaves) is read as JSON, not as a phrase.
     func testJSONBehindInvisibleCharacters() throws {
