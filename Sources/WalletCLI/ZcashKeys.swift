@@ -98,7 +98,9 @@ public struct ZcashAccountKeys: Sendable {
             guard let item = items.first(where: { $0.typecode == UnifiedEncoding.Typecode.sapling })?.value else {
                 throw ZcashKeyError.missingSaplingItem("the unified full viewing key")
             }
-            guard let fvk = SaplingFullViewingKey(bytes: item) else { throw ZcashKeyError.invalidEncoding("the UFVK's Sapling item is not a valid full viewing key") }
+            guard let fvk = SaplingFullViewingKey(bytes: item) else {
+                throw ZcashKeyError.invalidEncoding("the UFVK's Sapling item is not a valid full viewing key (ak and nk must be points of the prime-order subgroup, ak not the identity, and their ivk nonzero)")
+            }
             extendedViewing = nil
             fullViewing = fvk
             incoming = fvk.incomingViewingKey
@@ -109,7 +111,12 @@ public struct ZcashAccountKeys: Sendable {
             guard let item = items.first(where: { $0.typecode == UnifiedEncoding.Typecode.sapling })?.value else {
                 throw ZcashKeyError.missingSaplingItem("the unified incoming viewing key")
             }
-            guard let ivk = SaplingIncomingViewingKey(bytes: item) else { throw ZcashKeyError.invalidEncoding("the UIVK's Sapling item is not a valid incoming viewing key") }
+            guard let ivk = SaplingIncomingViewingKey(bytes: item) else {
+                let zero = item.count == 64 && item[32...].allSatisfy { $0 == 0 }
+                throw ZcashKeyError.invalidEncoding(zero
+                    ? "the UIVK's Sapling ivk is zero: its every address would be the identity point, readable by anyone and spendable by no one"
+                    : "the UIVK's Sapling item is not a valid incoming viewing key (its ivk must be a scalar below the group order)")
+            }
             extendedViewing = nil
             fullViewing = nil
             incoming = ivk

@@ -141,11 +141,13 @@ public struct SaplingFullViewingKey: Sendable {
     /// ak ‖ nk ‖ ovk ‖ dk, 128 bytes (the UFVK's Sapling item).
     public var bytes: [UInt8] { ak.bytes + nk.bytes + ovk + dk }
 
-    /// From the 128-byte form; nil when ak or nk is no point of the prime-order subgroup.
+    /// From the 128-byte form; nil when ak or nk is no point of the prime-order subgroup, or
+    /// when they give a zero ivk (see `SaplingIncomingViewingKey.init?(bytes:)`).
     public init?(bytes: [UInt8]) {
         guard bytes.count == 128, let ak = JubjubPoint(bytes: Array(bytes[0..<32])), let nk = JubjubPoint(bytes: Array(bytes[32..<64])),
               ak.isInPrimeSubgroup, nk.isInPrimeSubgroup, !ak.isIdentity else { return nil }
         self.init(ak: ak, nk: nk, ovk: Array(bytes[64..<96]), dk: Array(bytes[96..<128]))
+        guard !incomingViewingKey.ivk.isZero else { return nil }
     }
 
     init(ak: JubjubPoint, nk: JubjubPoint, ovk: [UInt8], dk: [UInt8]) {
@@ -183,9 +185,11 @@ public struct SaplingIncomingViewingKey: Sendable {
 
     public init(dk: [UInt8], ivk: Fr) { self.dk = dk; self.ivk = ivk }
 
-    /// From dk ‖ ivk (64 bytes); nil when ivk is not a canonical scalar.
+    /// From dk ‖ ivk (64 bytes); nil when ivk is not a canonical scalar, or is zero: every
+    /// pk_d = [ivk]g_d would be the identity, an address anyone can read and no one can spend
+    /// from. (g_d is of prime order, so a nonzero ivk below r gives no small-order pk_d.)
     public init?(bytes: [UInt8]) {
-        guard bytes.count == 64, let ivk = Fr(bytes: bytes[32..<64]) else { return nil }
+        guard bytes.count == 64, let ivk = Fr(bytes: bytes[32..<64]), !ivk.isZero else { return nil }
         self.init(dk: Array(bytes[0..<32]), ivk: ivk)
     }
 
@@ -200,7 +204,9 @@ public struct SaplingIncomingViewingKey: Sendable {
     public func address(exactly index: DiversifierIndex) -> SaplingPaymentAddress? {
         let d = SaplingDiversifier.at(index, dk: dk)
         guard let g = SaplingDiversifier.base(d) else { return nil }
-        return SaplingPaymentAddress(diversifier: d, transmissionKey: g.times(ivk).bytes)
+        let pkd = g.times(ivk)
+        guard !pkd.isIdentity else { return nil }  // only a zero ivk, which no init lets in
+        return SaplingPaymentAddress(diversifier: d, transmissionKey: pkd.bytes)
     }
 
     /// The first valid address at or after `index`, with its index.

@@ -246,4 +246,31 @@ final class HostileInputTests: XCTestCase {
         let good = try Shell.run("keystore add z \(ks)", stdin: Data(#"{"coin":"zec","seed":"\#(String(repeating: "ab", count: 64))"}"#.utf8 + [0x0A]))
         XCTAssertEqual(good.status, 0, good.stderr)
     }
+
+    /// A checksum-valid UIVK whose Sapling ivk is zero (ZcashTests.AbandonArtWalletTests builds
+    /// it from the fixture's items): its every address would be the identity, readable by
+    /// anyone and spendable by no one. derive, keystore and scan-blocks refuse it alike.
+    func testZeroIncomingViewingKeyIsRefused() throws {
+        let zero = "uivk1tlwuz4q3qrkpt8hethk83d6fqawdcrsy02zeqs355kdp8chatrnn6p2kq304ah2dtt0ejswpyjhaz74pcwgywmcqnr8nvsd20hrcjy2n5jh8nye0atzjhrnlkfc8azvxkscwecl2r9c6ztu7u2dpgpvgl23chz3xn4p2qy0rlf9rmc00fcanhmt7ssmm5e46f09etkjs65zyfjktannw0l8uq747ml482jqpktzp8qdfjjsltnpwl"
+        let why = "the UIVK's Sapling ivk is zero: its every address would be the identity point, readable by anyone and spendable by no one"
+        let record = Shell.lines([["uivk": zero]])
+        let derived = try Shell.run("derive --coin zec", stdin: record)
+        XCTAssertEqual(derived.status, 65, derived.stderr)
+        XCTAssertEqual(derived.records.count, 1)
+        XCTAssertEqual(derived.records.first?["code"] as? String, "zcash.invalid_encoding")
+        XCTAssertEqual(derived.records.first?["message"] as? String, "invalid Zcash encoding: " + why)
+        let scanned = try Shell.run("scan-blocks --chain zcash --blocks \(fixture)/compact_blocks.pb --birthday 2900000 --state-dir \(dir)/s --progress none", stdin: record)
+        XCTAssertEqual(scanned.status, 65, scanned.stderr)
+        XCTAssertTrue(scanned.stderr.contains(why), scanned.stderr)
+        XCTAssertEqual(scanned.out, "")
+        XCTAssertTrue(FileManager.default.createFile(atPath: "\(dir)/pass", contents: Data("a long test passphrase\n".utf8), attributes: [.posixPermissions: 0o600]))
+        let ks = "--keystore \(dir)/ks --keystore-pass-file \(dir)/pass --kdf interactive"
+        let added = try Shell.run("keystore add z \(ks)", stdin: record)
+        XCTAssertEqual(added.status, 65, added.stderr)
+        XCTAssertTrue(added.stderr.contains(why), added.stderr)
+        // The fixture's own UIVK, the same but for its ivk, is a key.
+        let w = try wallet()
+        let good = try Shell.run("derive --coin zec", stdin: Shell.lines([["uivk": (w["unified"] as? [String: Any])?["uivk"] as Any]]))
+        XCTAssertEqual(good.status, 0, good.stderr)
+    }
 }

@@ -169,6 +169,24 @@ final class AbandonArtWalletTests: XCTestCase {
                                               kind: .incomingViewingKey, network: .main), Self.uivk)
     }
 
+    /// A checksum-valid UIVK whose Sapling ivk is zero (the fixture's dk and P2PKH item): every
+    /// pk_d would be the identity. The end-to-end tests give it to the tools, which refuse it.
+    func testZeroIncomingViewingKeyIsRefused() throws {
+        let u = try XCTUnwrap(TestPaths.json(TestPaths.fixture("zcash-sapling/wallet.json")) as? [String: Any])
+        let unified = try XCTUnwrap(u["unified"] as? [String: Any])
+        let item = try Hex.decode(try XCTUnwrap(unified["uivk_item_sapling"] as? String))
+        let zeroed = Array(item[0..<32]) + [UInt8](repeating: 0, count: 32)
+        XCTAssertNil(SaplingIncomingViewingKey(bytes: zeroed))
+        XCTAssertNotNil(SaplingIncomingViewingKey(bytes: item))
+        let p2pkh = try Hex.decode(try XCTUnwrap(unified["uivk_item_p2pkh"] as? String))
+        XCTAssertEqual(UnifiedEncoding.encode([(0, p2pkh), (2, zeroed)], kind: .incomingViewingKey, network: .main), Self.zeroIVK)
+        // An ivk of r (not canonical) is refused as before; r - 1 is a key.
+        let r = try Hex.decode("b72cf7d65e0e97d08210c8cc932068a6003b3401013b6706a9af3365eab47d0e")  // r_J, little-endian
+        XCTAssertNil(SaplingIncomingViewingKey(bytes: Array(item[0..<32]) + r))
+        XCTAssertNotNil(SaplingIncomingViewingKey(bytes: Array(item[0..<32]) + [r[0] - 1] + r[1...]))
+    }
+
+    static let zeroIVK = "uivk1tlwuz4q3qrkpt8hethk83d6fqawdcrsy02zeqs355kdp8chatrnn6p2kq304ah2dtt0ejswpyjhaz74pcwgywmcqnr8nvsd20hrcjy2n5jh8nye0atzjhrnlkfc8azvxkscwecl2r9c6ztu7u2dpgpvgl23chz3xn4p2qy0rlf9rmc00fcanhmt7ssmm5e46f09etkjs65zyfjktannw0l8uq747ml482jqpktzp8qdfjjsltnpwl"
     static let unifiedAddress = "u1hn79mq050nfzhqmc9u4ra7vxvyfhaxfgr0wmeg8qvt5mknzxahyxrutectkr0sm5utxhldc53gg6qk5kpdtewuynq888xrp5vqd4y6lhk7lqtxfg6aprm7xpzlfxxgl0fhn5j0h3jlt"
     static let ufvk = "uview10aqqunlxg4sz6l6x6uc3a66lv7gn53hz6wxd6ygd9mfax8d85k5xstg7s0cp0w2udhus2qgq6pep8fmh33mt0yf5q53tlvc9natrj6mkrxepp626azuzjzzfvc7ta8w7v2r5p5yc36sfphjkypkg3hk237laxqa7efkeegnsljahuecvfms2qvzvh9gtuvrq7u3v7qpvcmqrxw562w2d3zlcwme2kwfujvxvnqwnnkhgxs5xdmfde0fa4y7vc9sa9dhn45y2wddfx6wd660ugajuzqs92cp48h4ashvj44kdfqkdwts6ce7gtw39g7cx0s54y9ej9a49awkfzada25ljtrh"
     static let uivk = "uivk1qqg856d8u84nhv6yy6k64g4y3s855g43syvwmh6e6vjqml2n9l6egwgntprs6la637lk0r5zgn7hx265ym58qthk80gvyqaqaj7vh75xmgrg02qyeju20jmq57hf0jh7l584hy32f8cdaeqxj7nvn8pc0nr8vpv9z9x6msnuxlwyxtnww0wp58ug0v5fv70s394dssvgstlusqz7kmg5u8wgza0ztpddx47nwvq8r9ssyygsnq9ph"
