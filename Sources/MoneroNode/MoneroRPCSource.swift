@@ -33,7 +33,7 @@ public final class MoneroRPCSource: BlockSource, Sendable {
         // A height from the node is checked before any range is built on it (a negative one
         // trapped the scan).
         guard let height = try call(path: "get_height", body: [:])["height"] as? Int, (0...BlockData.maxHeight).contains(height) else {
-            throw SourceError.badReply("get_height")
+            throw bad("get_height")
         }
         return height
     }
@@ -105,30 +105,30 @@ public final class MoneroRPCSource: BlockSource, Sendable {
             let heights = Array(height..<min(height + count, try chainHeight() ?? 0))
             guard !heights.isEmpty else { return [] }
             let body = EpeeStorage.request("heights", uint64s: heights.map(UInt64.init))
-            let reply = try EpeeStorage.parse(try post(path: "get_blocks_by_height.bin", body: body))
+            let reply = try epee(path: "get_blocks_by_height.bin", body: body)
             guard let entries = reply["blocks"]?.array, entries.count == heights.count else {
-                throw SourceError.badReply("get_blocks_by_height.bin")
+                throw bad("get_blocks_by_height.bin")
             }
-            return try zip(heights, entries).map { try Self.block($0.1, height: $0.0, call: "get_blocks_by_height.bin") }
+            return try zip(heights, entries).map { try block($0.1, height: $0.0, call: "get_blocks_by_height.bin") }
         }
-        let reply = try EpeeStorage.parse(try post(path: "get_blocks.bin", body: EpeeStorage.blocksRequest(startHeight: UInt64(height))))
+        let reply = try epee(path: "get_blocks.bin", body: EpeeStorage.blocksRequest(startHeight: UInt64(height)))
         guard reply["status"]?.string == Array("OK".utf8) else {
             // The daemon answers "Failed" past its tip.
             if height >= (try chainHeight() ?? 0) { return [] }
-            throw SourceError.badReply("get_blocks.bin (status \(String(decoding: reply["status"]?.string ?? [], as: UTF8.self)))")
+            throw bad("get_blocks.bin (status \(String(decoding: reply["status"]?.string ?? [], as: UTF8.self)))")
         }
         guard case .uint(let start)? = reply["start_height"], start == UInt64(height), let entries = reply["blocks"]?.array else {
-            throw SourceError.badReply("get_blocks.bin (not the blocks from \(height))")
+            throw bad("get_blocks.bin (not the blocks from \(height))")
         }
-        return try entries.enumerated().map { try Self.block($0.element, height: height + $0.offset, call: "get_blocks.bin") }
+        return try entries.enumerated().map { try block($0.element, height: height + $0.offset, call: "get_blocks.bin") }
     }
 
-    private static func block(_ entry: EpeeStorage.Value, height h: Int, call: String) throws -> BlockData {
-        guard let blob = entry["block"]?.string else { throw SourceError.badReply("\(call) (block \(h))") }
+    private func block(_ entry: EpeeStorage.Value, height h: Int, call: String) throws -> BlockData {
+        guard let blob = entry["block"]?.string else { throw bad("\(call) (block \(h))") }
         let txs = try (entry["txs"]?.array ?? []).map { tx throws -> [UInt8] in
             if let b = tx.string { return b }
             if let b = tx["blob"]?.string { return b }
-            throw SourceError.badReply("\(call) (a transaction of block \(h))")
+            throw bad("\(call) (a transaction of block \(h))")
         }
         return BlockData(height: h, blob: blob, transactions: txs)
     }
@@ -136,14 +136,27 @@ public final class MoneroRPCSource: BlockSource, Sendable {
     public func mempool() throws -> [[UInt8]] {
         let reply = try call(path: "get_transaction_pool", body: [:])
         let txs = reply["transactions"] as? [[String: Any]] ?? []
-        return try txs.compactMap { $0["tx_blob"] as? String }.map { hex throws in try Hex.decode(hex) }
+        return try txs.compactMap { $0["tx_blob"] as? String }.enumerated().map { i, hex throws in
+            guard let blob = try? Hex.decode(hex) else { throw bad("get_transaction_pool (transaction \(i)'s tx_blob is not hex)") }
+            return blob
+        }
+    }
+
+    public var serverName: String? { "the node at \(url.absoluteString)" }
+
+    private func bad(_ what: String) -> SourceError { .badReply(node: url.absoluteString, what) }
+
+    /// A binary call's answer read as epee: a reply that is not is the node's fault (76).
+    private func epee(path: String, body: [UInt8]) throws -> EpeeStorage.Value {
+        let bytes = try post(path: path, body: body)
+        do { return try EpeeStorage.parse(bytes) } catch { throw bad("\(path) (\(error.message))") }
     }
 
     // MARK: - Transport
 
     private func call(path: String, body: [String: Any]) throws -> [String: Any] {
         let data = try post(path: path, body: Array(try JSONSerialization.data(withJSONObject: body)), json: true)
-        guard let object = try? JSONSerialization.jsonObject(with: Data(data)) as? [String: Any] else { throw SourceError.badReply(path) }
+        guard let object = try? JSONSerialization.jsonObject(with: Data(data)) as? [String: Any] else { throw bad(path) }
         return object
     }
 
@@ -158,7 +171,7 @@ public final class MoneroRPCSource: BlockSource, Sendable {
                 if reply.status == 200 { return reply.body }
                 lastError = "HTTP \(reply.status)"
             } catch NodeHTTP.Failure.tooLarge(let limit) {
-                throw SourceError.badReply("\(path) (an answer over \(limit) bytes)")
+                throw bad("\(path) (an answer over \(limit) bytes)")
             } catch let failure as NodeHTTP.Failure {
                 lastError = failure.description
             } catch {
@@ -176,7 +189,8 @@ public final class MoneroRPCSource: BlockSource, Sendable {
 public enum SourceError: WalletError, Equatable {
     case badAddress(String)
     case unavailable(String, String)
-    case badReply(String)
+    /// The node's URL, and the call (and what was wrong with its answer).
+    case badReply(node: String, String)
 
     public var code: String {
         switch self {
@@ -198,7 +212,7 @@ public enum SourceError: WalletError, Equatable {
         switch self {
         case .badAddress(let a): "'\(a)' is not a node address (host:port or http://host:port: monerod's RPC over HTTP, on loopback or a network you trust)"
         case .unavailable(let url, let why): "the node at \(url) does not answer (\(why))"
-        case .badReply(let what): "the node's reply to \(what) is not what Monero's RPC returns"
+        case .badReply(let node, let what): "the reply of the node at \(node) to \(what) is not what Monero's RPC returns"
         }
     }
 }

@@ -12,6 +12,9 @@ public enum ScanError: WalletError, Equatable {
     /// A source whose chain changed more often, or further back, in one run than any real
     /// chain does: a server that is not to be followed (it would re-report the same payments).
     case reorgLimit(String)
+    /// Block data from a server (`BlockSource.serverName`) that does not parse or check: the
+    /// server is not the node it claims to be, or is broken.
+    case badServerData(server: String, problem: String)
 
     public var code: String {
         switch self {
@@ -21,6 +24,7 @@ public enum ScanError: WalletError, Equatable {
         case .unsupported: "scan.unsupported"
         case .unreadable: "scan.unreadable"
         case .reorgLimit: "scan.reorg_limit"
+        case .badServerData: "source.bad_reply"
         }
     }
 
@@ -32,13 +36,14 @@ public enum ScanError: WalletError, Equatable {
         case .unsupported(let what): what
         case .unreadable(let path, let why): "cannot read \(path): \(why)"
         case .reorgLimit(let what): what
+        case .badServerData(let server, let problem): "\(server) sent chain data that does not check: \(problem); use another node or server"
         }
     }
 
     public var exitStatus: ExitStatus {
         switch self {
         case .unreadable: .ioError
-        case .reorgLimit: .protocolError
+        case .reorgLimit, .badServerData: .protocolError
         default: .dataError
         }
     }

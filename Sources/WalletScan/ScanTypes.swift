@@ -31,6 +31,13 @@ public protocol BlockSource: Sendable {
     func blocks(from height: Int, count: Int) throws -> [BlockData]
     /// Transactions in the mempool.
     func mempool() throws -> [[UInt8]]
+    /// Who serves the data, for messages ("the node at http://…"), when it is a server: bad
+    /// data from a server is its fault (exit 76, naming it), from a file the file's (65).
+    var serverName: String? { get }
+}
+
+extension BlockSource {
+    public var serverName: String? { nil }
 }
 
 /// Where the synchronizer's events go. The events that change what a wallet owns (received,

@@ -161,7 +161,7 @@ public final class Synchronizer<Chain: ChainScanner> {
         try slot.state.db.transaction {
             var events = [(height: Int, event: ScanEvent)]()
             for i in blocks.indices where blocks[i].height >= from {
-                let block = try parsed[i].get()
+                let block = try blamed { () throws(ScanError) in try parsed[i].get() }
                 let height = blocks[i].height
                 if let point = try forkPoint(slot, at: height, previousID: block.previousID) {
                     // The source's own block below agrees with the state, yet this one does not
@@ -179,7 +179,7 @@ public final class Synchronizer<Chain: ChainScanner> {
                     break
                 }
                 if let parentTally = try slot.state.blockTally(height - 1), let why = block.contradiction(parentTally: parentTally) {
-                    throw ScanError.malformed(what: "block \(height)", reason: why)
+                    throw blamed(ScanError.malformed(what: "block \(height)", reason: why))
                 }
                 if try store(block, height: height, found: found[i]!.get(), slot: slot, into: &events) {
                     // The address table grew: scan the rest of the batch again with it.
@@ -200,6 +200,16 @@ public final class Synchronizer<Chain: ChainScanner> {
         return fork != nil
     }
 
+    /// A block's data error, as the server's when a server sent it.
+    private func blamed(_ error: ScanError) -> ScanError {
+        guard let server = source.serverName else { return error }
+        return .badServerData(server: server, problem: error.message)
+    }
+
+    private func blamed<T>(_ body: () throws(ScanError) -> T) throws(ScanError) -> T {
+        do { return try body() } catch { throw blamed(error) }
+    }
+
     /// nil when a block at `height` whose parent is `previousID` extends the wallet's stored
     /// chain; else the highest height both agree on.
     private func forkPoint(_ slot: Slot, at height: Int, previousID: [UInt8]) throws -> Int? {
@@ -210,7 +220,7 @@ public final class Synchronizer<Chain: ChainScanner> {
                 throw ScanError.reorgLimit("block \(height) does not follow the stored chain, and neither do the \(maxReorgDepth) blocks below it (at most \(maxReorgDepth) are gone back): the source serves another chain; check the node or server (scan-blocks --rescan starts again from the birthday)")
             }
             guard let mine = try slot.state.blockHash(k) else { break }
-            let theirs = try source.blocks(from: k, count: 1).first.map { try Chain.parse($0).get().id }
+            let theirs = try source.blocks(from: k, count: 1).first.map { data in try blamed { () throws(ScanError) in try Chain.parse(data).get().id } }
             if theirs == mine { return k }
             k -= 1
         }

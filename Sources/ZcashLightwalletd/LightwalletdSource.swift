@@ -131,6 +131,8 @@ public final class LightwalletdSource: BlockSource, Sendable {
 
     public func mempool() throws -> [[UInt8]] { [] }
 
+    public var serverName: String? { "the lightwalletd at \(address)" }
+
     public func blocks(from height: Int, count: Int) throws -> [BlockData] {
         var known = tip.withLock { $0 }
         if known.map({ height + count - 1 > $0 }) ?? true { known = try chainHeight().map { $0 - 1 } }

@@ -85,13 +85,19 @@ final class HostileInputTests: XCTestCase {
         // (mode, --timeout, exit status, what stderr says); an endless answer gets a deadline it
         // does not reach, so that the size cap is what ends it.
         for (mode, timeout, status, message) in [("silent", 2, 69, "no complete answer within 2.0 s"), ("trickle", 2, 69, "no complete answer within 2.0 s"),
-                                                 ("endless", 100, 76, "an answer over 536870912 bytes"), ("heights=-1", 2, 76, "get_height")] {
+                                                 ("endless", 100, 76, "an answer over 536870912 bytes"), ("heights=-1", 2, 76, "get_height"),
+                                                 // Data from a node that does not parse is the node's fault, named (76; 65 before).
+                                                 ("epee=garbage", 2, 76, "to get_blocks_by_height.bin (node reply is malformed: not epee portable storage) is not what Monero's RPC returns"),
+                                                 ("epee=truncated", 2, 76, "to get_blocks_by_height.bin (node reply (epee) ends early (at byte 52))"),
+                                                 ("block=garbage", 2, 76, "sent chain data that does not check: block 0 is malformed: block ends early (at byte 3); use another node or server"),
+                                                 ("txblob=bad", 2, 76, "to get_transaction_pool (transaction 0's tx_blob is not hex)")] {
             let (port, process) = try HostileMonerod.start(mode)
             defer { process.terminate(); process.waitUntilExit() }
             let start = Date()
             let r = try Shell.run("timeout 120 scan-blocks --node 127.0.0.1:\(port) --timeout \(timeout) --birthday 0 --state-dir \(dir)/\(mode) --progress none", stdin: key)
             XCTAssertEqual(r.status, Int32(status), mode + r.stderr)
             XCTAssertTrue(r.stderr.contains(message), mode + r.stderr)
+            XCTAssertTrue(r.stderr.contains("node at http://127.0.0.1:\(port)"), mode + r.stderr)
             XCTAssertEqual(r.out, "", mode)
             // Three calls of at most 2 s and the pauses between them; the capped answer at once.
             XCTAssertLessThan(Date().timeIntervalSince(start), mode == "endless" ? 90 : 20, mode)

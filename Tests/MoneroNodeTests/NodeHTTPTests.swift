@@ -52,7 +52,7 @@ final class NodeHTTPTests: XCTestCase {
         XCTAssertEqual(try source.chainHeight(), 5)
         for _ in 0..<2 {
             XCTAssertThrowsError(try source.chainHeight()) { error in
-                XCTAssertEqual(error as? SourceError, .badReply("get_height"))
+                XCTAssertEqual(error as? SourceError, .badReply(node: "http://127.0.0.1:\(port)", "get_height"))
                 XCTAssertEqual((error as? SourceError)?.exitStatus, .protocolError)
             }
         }
