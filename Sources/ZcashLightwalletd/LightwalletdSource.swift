@@ -61,8 +61,11 @@ public final class LightwalletdSource: BlockSource, Sendable {
         }
         var security = HTTP2ClientTransport.Posix.TransportSecurity.plaintext
         if !options.plaintext {
-            guard options.trustRoots.map({ FileManager.default.isReadableFile(atPath: $0) }) ?? true else {
-                throw .trustRoots(options.trustRoots!)
+            if let roots = options.trustRoots {
+                guard FileManager.default.isReadableFile(atPath: roots) else { throw .trustRoots(roots) }
+                // Read here, so that a file that is no PEM certificate is named as such (the
+                // transport's own failure would read as a bad address).
+                guard let certificates = try? NIOSSLCertificate.fromPEMFile(roots), !certificates.isEmpty else { throw .notCertificates(roots) }
             }
             security = .tls { tls in
                 if let roots = options.trustRoots { tls.trustRoots = .certificates([.file(path: roots, format: .pem)]) }
@@ -252,12 +255,10 @@ public final class LightwalletdSource: BlockSource, Sendable {
             if let undecodable = Self.undecodable(e) {
                 return (.badReply(address, "\(method): the answer is not a \(undecodable.type)"), false)
             }
-            if let tls = Self.tlsFailure(e) {
-                // A certificate that is not trusted, or a peer that speaks no TLS: waiting will not change it.
-                let text = String(describing: tls)
-                // BoringSSL's reason (CERTIFICATE_VERIFY_FAILED, WRONG_VERSION_NUMBER, …) says it; the rest is its source path.
-                let reason = text.range(of: "OPENSSL_internal:").map { text[$0.upperBound...].prefix { $0.isUppercase || $0 == "_" } }
-                return (.tls(address, reason.map(String.init) ?? Self.clean(text)), false)
+            if let reason = Self.tlsFailure(e) {
+                // A certificate that is not trusted or not this server's, or a peer that speaks
+                // no TLS: waiting will not change it.
+                return (.tls(address, reason), false)
             }
             var why = "\(method): \(e.code)" + (e.message.isEmpty ? "" : " (\(Self.clean(e.message)))")
             if let cause = e.cause { why += "; cause: \(Self.clean(String(describing: cause)))" }
@@ -286,14 +287,20 @@ public final class LightwalletdSource: BlockSource, Sendable {
         return nil
     }
 
-    /// The TLS handshake's failure behind a failed call, if that is what it was.
-    static func tlsFailure(_ error: RPCError) -> NIOSSLError? {
+    /// Why the TLS handshake failed, behind a failed call, if that is what it was.
+    static func tlsFailure(_ error: RPCError) -> String? {
         var cause = error.cause
         for _ in 0..<4 {
             switch cause {
             case let ssl as NIOSSLError:
-                if case .handshakeFailed = ssl { return ssl }
-                return nil
+                guard case .handshakeFailed = ssl else { return nil }
+                // BoringSSL's reason (CERTIFICATE_VERIFY_FAILED, WRONG_VERSION_NUMBER, …) says it; the rest is its source path.
+                let text = String(describing: ssl)
+                let reason = text.range(of: "OPENSSL_internal:").map { text[$0.upperBound...].prefix { $0.isUppercase || $0 == "_" } }
+                return reason.map(String.init) ?? clean(text)
+            case let extra as NIOSSLExtraError:
+                guard extra == .failedToValidateHostname || extra == .serverHostnameImpossibleToMatch else { return nil }
+                return "its certificate, though trusted, is not for this name or address"
             case let rpc as RPCError: cause = rpc.cause
             case let runtime as RuntimeError: cause = runtime.cause
             default: return nil
@@ -315,6 +322,8 @@ public enum LightwalletdError: WalletError, Equatable {
     case badAddress(String)
     case plaintextOffLoopback(String)
     case trustRoots(String)
+    /// A --ca-file that holds no PEM certificate.
+    case notCertificates(String)
     /// The TLS handshake failed: an untrusted certificate, or no TLS at the other end.
     case tls(String, String)
     /// Unreachable, dropped, stalled: after the retries.
@@ -328,7 +337,7 @@ public enum LightwalletdError: WalletError, Equatable {
         switch self {
         case .badAddress: "source.bad_address"
         case .plaintextOffLoopback: "source.plaintext_off_loopback"
-        case .trustRoots: "source.trust_roots"
+        case .trustRoots, .notCertificates: "source.trust_roots"
         case .tls: "source.tls"
         case .unavailable: "source.unavailable"
         case .refused: "source.refused"
@@ -340,6 +349,7 @@ public enum LightwalletdError: WalletError, Equatable {
         switch self {
         case .badAddress, .plaintextOffLoopback: .usage
         case .trustRoots: .noInput
+        case .notCertificates: .dataError
         case .unavailable, .tls: .unavailable
         case .refused, .badReply: .protocolError
         }
@@ -350,6 +360,7 @@ public enum LightwalletdError: WalletError, Equatable {
         case .badAddress(let a): "'\(a)' is not a lightwalletd address (host:port, or [IPv6]:port)"
         case .plaintextOffLoopback(let a): "--plaintext is for a lightwalletd on this machine (127.0.0.1, ::1, localhost), not \(a): compact blocks altered on the way could hide payments"
         case .trustRoots(let path): "cannot read the certificates in \(path)"
+        case .notCertificates(let path): "\(path) holds no PEM certificate (--ca-file takes the server's certificate, or its CA's, as PEM: -----BEGIN CERTIFICATE-----)"
         case .tls(let a, let why): "no TLS connection to the lightwalletd at \(a) (\(why)); a certificate of its own goes to --ca-file, and one on this machine without TLS needs --plaintext"
         case .unavailable(let a, let why): "the lightwalletd at \(a) does not answer (\(why))"
         case .refused(let a, let why): "the lightwalletd at \(a) refused a call (\(why))"

@@ -168,6 +168,23 @@ final class ZcashLightwalletdScanTests: XCTestCase {
         XCTAssertEqual(tlsAsk.status, 69, tlsAsk.stderr)
         XCTAssertEqual(tlsAsk.out, "")
         XCTAssertTrue(tlsAsk.stderr.contains("source.tls") && tlsAsk.stderr.contains("WRONG_VERSION_NUMBER"), tlsAsk.stderr)
+        // A trusted certificate for another name: 69 at once (it was retried for 7 s).
+        let otherCert = "\(dir)/other.pem", otherKey = "\(dir)/other.key"
+        let other = try Shell.run("openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=other.example "
+                                  + "-addext subjectAltName=DNS:other.example -keyout \(otherKey) -out \(otherCert)")
+        XCTAssertEqual(other.status, 0, other.stderr)
+        let elsewhere = try FakeLightwalletd(blocks: "\(fixture)/compact_blocks.jsonl", ["--cert", otherCert, "--key", otherKey])
+        let start = Date()
+        let mismatch = try scan("--lightwalletd 127.0.0.1:\(elsewhere.port) --ca-file \(otherCert)", state: "mismatch")
+        XCTAssertEqual(mismatch.status, 69, mismatch.stderr)
+        XCTAssertEqual(mismatch.out, "")
+        XCTAssertTrue(mismatch.stderr.contains("source.tls: no TLS connection to the lightwalletd at 127.0.0.1:\(elsewhere.port) (its certificate, though trusted, is not for this name or address)"), mismatch.stderr)
+        XCTAssertLessThan(Date().timeIntervalSince(start), 4, "not retried")
+        // A --ca-file that is not PEM is named, not the address (it was "not a lightwalletd address").
+        try "not a certificate\n".write(toFile: "\(dir)/notpem", atomically: true, encoding: .utf8)
+        let notPEM = try scan("--lightwalletd 127.0.0.1:\(tls.port) --ca-file \(dir)/notpem", state: "notpem")
+        XCTAssertEqual(notPEM.status, 65, notPEM.stderr)
+        XCTAssertTrue(notPEM.stderr.contains("source.trust_roots: \(dir)/notpem holds no PEM certificate"), notPEM.stderr)
     }
 
     /// Usage errors (64) before any connection: plaintext off loopback, bad addresses, options
