@@ -2,15 +2,6 @@ import WalletCore
 import WalletScan
 import WalletKeys
 
-/// 32 bytes as a hashable value, for the subaddress table.
-struct Key32: Hashable {
-    let a: UInt64, b: UInt64, c: UInt64, d: UInt64
-    init(_ bytes: [UInt8]) {
-        func word(_ i: Int) -> UInt64 { (0..<8).reduce(UInt64(0)) { $0 | UInt64(bytes[8 * i + $1]) << (8 * UInt64($1)) } }
-        a = word(0); b = word(1); c = word(2); d = word(3)
-    }
-}
-
 /// An output of a transaction that belongs to the wallet.
 public struct MoneroOwnedOutput: Sendable, Equatable {
     public let txID: [UInt8]
@@ -35,9 +26,7 @@ public struct MoneroOwnedOutput: Sendable, Equatable {
 public struct MoneroDetector: Sendable {
     public let keys: MoneroKeys
     private let filter: ViewTagFilter
-    private var table: [Key32: (major: UInt32, minor: UInt32)] = [:]
-    /// (major << 32 | minor) of every entry, so growing skips what is known.
-    private var indexes = Set<UInt64>()
+    private var table = SubaddressTable()
     /// Entries derived since the last `takeNewEntries`, for a caller that caches the table.
     private var fresh: [AddressEntry] = []
     public private(set) var majors: UInt32 = 0
@@ -51,10 +40,7 @@ public struct MoneroDetector: Sendable {
                 cached: [AddressEntry] = []) throws(DerivationError) {
         self.keys = keys
         filter = ViewTagFilter(viewSecret: keys.viewSecret)
-        for entry in cached where entry.key.count == 32 {
-            table[Key32(entry.key)] = (entry.account, entry.index)
-            indexes.insert(UInt64(entry.account) << 32 | UInt64(entry.index))
-        }
+        table.insert(cached.map { ($0.key, $0.account, $0.index) })
         try grow(majors: majors, minors: minors)
     }
 
@@ -70,21 +56,24 @@ public struct MoneroDetector: Sendable {
     public mutating func grow(majors newMajors: UInt32, minors newMinors: UInt32) throws(DerivationError) {
         let m = max(majors, newMajors), n = max(minors, newMinors)
         var missing = [(major: UInt32, minor: UInt32)]()
+        let indexes = table.allIndexes
         for major in 0..<m {
             let start: UInt32 = major < majors ? minors : 0
-            for minor in start..<n where !indexes.contains(UInt64(major) << 32 | UInt64(minor)) { missing.append((major, minor)) }
+            for minor in start..<n where !indexes.contains(SubaddressTable.pack(major, minor)) { missing.append((major, minor)) }
         }
         // Two scalar operations per entry and 10,000 entries on a first run: on every core.
         let keys = self.keys
         let derived = ParallelMap.map(missing) { index in
             Result { () throws(DerivationError) -> [UInt8] in try keys.subaddressSpendKey(major: index.major, minor: index.minor) }
         }
+        var entries = [(key: [UInt8], major: UInt32, minor: UInt32)]()
+        entries.reserveCapacity(missing.count)
         for (index, result) in zip(missing, derived) {
             let spend = try result.get()
-            table[Key32(spend)] = (index.major, index.minor)
-            indexes.insert(UInt64(index.major) << 32 | UInt64(index.minor))
+            entries.append((spend, index.major, index.minor))
             fresh.append(AddressEntry(account: index.major, index: index.minor, key: spend))
         }
+        table.insert(entries)
         majors = m
         minors = n
     }
@@ -156,7 +145,7 @@ public struct MoneroDetector: Sendable {
                 let hs = Ed25519.hashToScalar(derivation + index).bytes
                 guard let hsG = Ed25519.basePointMultiple(bytes: hs),
                       let spend = Ed25519.subtract(output.key, hsG),
-                      let owner = table[Key32(spend)] else { continue }
+                      let owner = table.owner(of: spend, derive: { try? keys.subaddressSpendKey(major: $0, minor: $1) }) else { continue }
                 guard let amount = amount(of: tx, output: i, sharedScalar: hs) else { break }
                 // The key image here, not when the output is stored: this runs on every core.
                 let image = MoneroOutputSecret.secret(sharedScalar: hs, keys: keys, major: owner.major, minor: owner.minor)

@@ -71,19 +71,8 @@ public enum SecretInput {
     public static func read(_ source: SecretSource) throws(SecretInputError) -> SecureBytes {
         switch source {
         case .file(let path):
-            // /dev/fd/N is a link to an open descriptor: what `--key-file <(…)` names. Other
-            // links are not followed.
-            let descriptorPath = path.hasPrefix("/dev/fd/") || path.hasPrefix("/proc/self/fd/")
-            let fd = open(path, O_RDONLY | O_CLOEXEC | (descriptorPath ? 0 : O_NOFOLLOW))
-            guard fd >= 0 else { throw .cannotOpen(path: path, reason: String(cString: strerror(errno))) }
+            let fd = try openFile(path)
             defer { close(fd) }
-            var info = stat()
-            // A pipe (process substitution, a FIFO) is read like a file; its mode is checked
-            // too, since whoever may open a named FIFO can read the secret from it.
-            guard fstat(fd, &info) == 0, [S_IFREG, S_IFIFO].contains(info.st_mode & S_IFMT) else { throw .notRegularFile(path: path) }
-            guard info.st_mode & 0o077 == 0 else {
-                throw .readableByOthers(path: path, mode: String(info.st_mode & 0o777, radix: 8))
-            }
             return try readAll(fd)
         case .fileDescriptor(let fd):
             return try readAll(fd)
@@ -95,6 +84,68 @@ public enum SecretInput {
             }
             return first
         }
+    }
+
+    /// Opens a secret file as `.file` reads it: its owner's alone, a regular file or a pipe.
+    private static func openFile(_ path: String) throws(SecretInputError) -> Int32 {
+        // /dev/fd/N is a link to an open descriptor: what `--key-file <(…)` names. Other
+        // links are not followed.
+        let descriptorPath = path.hasPrefix("/dev/fd/") || path.hasPrefix("/proc/self/fd/")
+        let fd = open(path, O_RDONLY | O_CLOEXEC | (descriptorPath ? 0 : O_NOFOLLOW))
+        guard fd >= 0 else { throw .cannotOpen(path: path, reason: String(cString: strerror(errno))) }
+        var info = stat()
+        // A pipe (process substitution, a FIFO) is read like a file; its mode is checked
+        // too, since whoever may open a named FIFO can read the secret from it.
+        guard fstat(fd, &info) == 0, [S_IFREG, S_IFIFO].contains(info.st_mode & S_IFMT) else {
+            close(fd)
+            throw .notRegularFile(path: path)
+        }
+        guard info.st_mode & 0o077 == 0 else {
+            close(fd)
+            throw .readableByOthers(path: path, mode: String(info.st_mode & 0o777, radix: 8))
+        }
+        return fd
+    }
+
+    /// A secret file checked as `.file`, read a line at a time so that its size has no bound
+    /// (a --wallets file of 10,000 view keys is about 2 MB): each line, without its "\n" or
+    /// "\r\n", goes to `body` with its number (from 1), in a buffer wiped afterwards. A line
+    /// over `maxBytes` is refused; so is one that is not UTF-8.
+    public static func forEachLine(ofFile path: String, _ body: (_ line: [UInt8], _ number: Int) throws -> Void) throws {
+        let fd = try openFile(path)
+        defer { close(fd) }
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        var line = [UInt8]()
+        defer {
+            SecureBytes.wipe(&chunk)
+            SecureBytes.wipe(&line)
+        }
+        var number = 0
+        func deliver() throws {
+            number += 1
+            if line.last == 0x0D { line.removeLast() }
+            guard RecordPipeline.firstInvalidUTF8(line) == nil else { throw SecretInputError.notUTF8 }
+            try body(line, number)
+            SecureBytes.wipe(&line)
+            line.removeAll(keepingCapacity: true)
+        }
+        while true {
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress!, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw SecretInputError.readFailed(reason: String(cString: strerror(errno)))
+            }
+            if n == 0 { break }
+            for byte in chunk[0..<n] {
+                if byte == 0x0A {
+                    try deliver()
+                } else {
+                    line.append(byte)
+                    guard line.count <= maxBytes else { throw SecretInputError.tooLong(limit: maxBytes) }
+                }
+            }
+        }
+        if !line.isEmpty { try deliver() }
     }
 
     private static func readAll(_ fd: Int32) throws(SecretInputError) -> SecureBytes {

@@ -12,6 +12,10 @@ final class SQLiteDatabase {
 
     init(path: String) throws(ScanStateError) {
         self.path = path
+        try open()
+    }
+
+    private func open() throws(ScanStateError) {
         guard sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, nil) == SQLITE_OK else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             sqlite3_close(db)
@@ -23,6 +27,20 @@ final class SQLiteDatabase {
         try execute("PRAGMA journal_mode=WAL")
         try execute("PRAGMA synchronous=FULL")
         try execute("PRAGMA foreign_keys=ON")
+        // A state's batch touches a few pages; a large cache only grows with thousands of
+        // wallets (the address table's pages, read once at the start, stayed cached).
+        try execute("PRAGMA cache_size=-256")
+    }
+
+    /// Closes the connection — its files and its cache — until the next statement opens it
+    /// again: a run of thousands of wallets keeps only their locks open. Not inside a
+    /// transaction.
+    func suspend() {
+        guard db != nil else { return }
+        for statement in statements.values { sqlite3_finalize(statement) }
+        statements = [:]
+        sqlite3_close(db)
+        db = nil
     }
 
     /// Prepared once per SQL text: a scan runs the same few statements for every block and
@@ -35,6 +53,7 @@ final class SQLiteDatabase {
     }
 
     func execute(_ sql: String) throws(ScanStateError) {
+        if db == nil { try open() }
         var error: UnsafeMutablePointer<CChar>?
         guard sqlite3_exec(db, sql, nil, nil, &error) == SQLITE_OK else {
             let message = error.map { String(cString: $0) } ?? "unknown"
@@ -53,6 +72,7 @@ final class SQLiteDatabase {
     /// Runs a statement with bound values; returns the rows (each a list of column values).
     @discardableResult
     func query(_ sql: String, _ values: [Value] = []) throws(ScanStateError) -> [[Value]] {
+        if db == nil { try open() }
         let statement: OpaquePointer
         if let cached = statements[sql] {
             statement = cached

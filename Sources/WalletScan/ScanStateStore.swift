@@ -42,9 +42,26 @@ final class ScanStateStore {
 
     func meta(_ key: String) throws -> String? { try db.query("SELECT value FROM meta WHERE key = ?", [.text(key)]).first?.first?.text }
 
-    var nextHeight: Int { get throws { Int(try meta("next_height") ?? "0") ?? 0 } }
+    /// Kept in memory too, so that a run of many wallets need not open every state to know
+    /// where each stands; `forgetCommitted` drops it when a transaction did not commit.
+    private var knownNextHeight: Int?
 
-    func setNextHeight(_ h: Int) throws { try db.query("UPDATE meta SET value = ? WHERE key = 'next_height'", [.text(String(h))]) }
+    var nextHeight: Int {
+        get throws {
+            if let knownNextHeight { return knownNextHeight }
+            let h = Int(try meta("next_height") ?? "0") ?? 0
+            knownNextHeight = h
+            return h
+        }
+    }
+
+    func setNextHeight(_ h: Int) throws {
+        knownNextHeight = nil
+        try db.query("UPDATE meta SET value = ? WHERE key = 'next_height'", [.text(String(h))])
+    }
+
+    /// What was read inside a transaction that was then rolled back is not the state's.
+    func forgetCached() { knownNextHeight = nil }
 
     func blockHash(_ height: Int) throws -> [UInt8]? {
         try db.query("SELECT hash FROM blocks WHERE height = ?", [.int(Int64(height))]).first?.first?.blob

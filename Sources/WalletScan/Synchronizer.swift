@@ -48,6 +48,13 @@ public final class Synchronizer<Chain: ChainScanner> {
             let derived = scanner.takeNewAddresses()
             if !derived.isEmpty { try state.db.transaction { try state.addAddresses(derived) } }
             try loadUnspentTags(rows)
+            _ = try state.nextHeight  // kept, so that a run of many wallets need not reopen each state to ask
+        }
+
+        /// Runs `body` on the state, then closes it when `suspend` (many wallets).
+        func using<T>(suspend: Bool, _ body: () throws -> T) rethrows -> T {
+            defer { if suspend { state.db.suspend() } }
+            return try body()
         }
     }
 
@@ -68,20 +75,31 @@ public final class Synchronizer<Chain: ChainScanner> {
     public init(wallets: [Wallet], source: BlockSource) throws {
         precondition(!wallets.isEmpty, "a synchronizer needs a wallet")
         self.source = source
-        slots = try wallets.map(Slot.init)
+        let suspend = wallets.count > WalletInitializer.statesKeptOpen
+        slots = try wallets.map { wallet in
+            let slot = try Slot(wallet)
+            if suspend { slot.state.db.suspend() }
+            return slot
+        }
+        suspendStates = suspend
     }
+
+    /// Whether each state is closed after its use (more wallets than `statesKeptOpen`).
+    private let suspendStates: Bool
 
     /// Forgets every scanned block, output and spend of every wallet (not the address
     /// table), so the next run scans again from each birthday and reports everything again:
     /// like Monero's rescan_blockchain. Undelivered events go too; the rescan reports them.
     public func resetToBirthday() throws {
         for slot in slots {
-            try slot.state.db.transaction {
-                _ = try slot.state.rollBack(above: slot.birthday - 1)
-                try slot.state.delivered(through: Int64.max)
-                try slot.state.db.query("DELETE FROM pending_reported")
+            try slot.using(suspend: suspendStates) {
+                try slot.state.db.transaction {
+                    _ = try slot.state.rollBack(above: slot.birthday - 1)
+                    try slot.state.delivered(through: Int64.max)
+                    try slot.state.db.query("DELETE FROM pending_reported")
+                }
+                try slot.loadUnspentTags()
             }
-            try slot.loadUnspentTags()
         }
     }
 
@@ -91,7 +109,7 @@ public final class Synchronizer<Chain: ChainScanner> {
     public func run(untilHeight: Int? = nil, maxBlocks: Int? = nil, sink: EventSink) throws {
         status = .syncing
         defer { if status == .syncing { status = .stopped } }
-        for slot in slots { try slot.state.deliver(to: sink) }  // what a killed run committed but did not deliver
+        for slot in slots { try slot.using(suspend: suspendStates) { try slot.state.deliver(to: sink) } }  // what a killed run committed but did not deliver
         let chainHeight = try source.chainHeight()
         let end = min(chainHeight ?? Int.max, untilHeight.map { $0 + 1 } ?? Int.max)
         var budget = maxBlocks ?? Int.max
@@ -99,7 +117,7 @@ public final class Synchronizer<Chain: ChainScanner> {
         var prefetch: Prefetch?
         defer { prefetch?.wait() }  // no fetch outlives the run
         while budget > 0 {
-            let nexts = try slots.map { try $0.state.nextHeight }
+            let nexts = try slots.map { slot in try slot.using(suspend: suspendStates) { try slot.state.nextHeight } }
             let next = nexts.min()!
             guard next < end else { break }
             let count = min(batchSize, end - next, budget)
@@ -130,7 +148,9 @@ public final class Synchronizer<Chain: ChainScanner> {
             let findings = slots.indices.map { s in prepared.map { $0.1.isEmpty ? nil : $0.1[s] } }
             var forked = false
             for (s, slot) in slots.enumerated() where nexts[s] <= blocks.last!.height {
-                if try apply(blocks: blocks, parsed: parsed, found: findings[s], from: nexts[s], to: slot, sink: sink) { forked = true }
+                if try slot.using(suspend: suspendStates, { try apply(blocks: blocks, parsed: parsed, found: findings[s], from: nexts[s], to: slot, sink: sink) }) {
+                    forked = true
+                }
             }
             if forked {  // a wallet rolled back: its next batch starts at the fork
                 reorgs += 1
@@ -142,9 +162,12 @@ public final class Synchronizer<Chain: ChainScanner> {
         var synced = true
         let pool = try source.mempool().compactMap(Chain.parseTransaction)
         for slot in slots {
-            let walletHeight = try slot.state.nextHeight
-            try reportPending(pool, slot: slot, sink: sink)
-            try sink.show(.balance(try balance(of: slot, walletHeight: walletHeight)), wallet: slot.name)
+            let walletHeight = try slot.using(suspend: suspendStates) {
+                let walletHeight = try slot.state.nextHeight
+                try reportPending(pool, slot: slot, sink: sink)
+                try sink.show(.balance(try balance(of: slot, walletHeight: walletHeight)), wallet: slot.name)
+                return walletHeight
+            }
             if let chainHeight { synced = synced && walletHeight >= chainHeight } else { synced = synced && exhausted }
         }
         status = synced ? .synced : .stopped
@@ -157,7 +180,13 @@ public final class Synchronizer<Chain: ChainScanner> {
         var found = found
         var fork: Int?
         // A failed batch is rolled back; so is what it did to the set.
-        defer { if fork != nil || (try? slot.state.nextHeight) != blocks.last!.height + 1 { try? slot.loadUnspentTags() } }
+        var committed = false
+        defer {
+            if !committed || fork != nil {
+                slot.state.forgetCached()
+                try? slot.loadUnspentTags()
+            }
+        }
         try slot.state.db.transaction {
             var events = [(height: Int, event: ScanEvent)]()
             for i in blocks.indices where blocks[i].height >= from {
@@ -196,6 +225,7 @@ public final class Synchronizer<Chain: ChainScanner> {
             let walletHeight = try slot.state.nextHeight
             try slot.state.enqueue(events) { event, id in sink.encode(event.confirmed(atWalletHeight: walletHeight), wallet: slot.name, id: id) }
         }
+        committed = true
         try slot.state.deliver(to: sink)
         return fork != nil
     }

@@ -56,6 +56,30 @@ public struct WalletInitializer {
         return base + "/satchel/scan"
     }
 
+    /// Files a run of `wallets` wallets holds open: each wallet's lock for the whole run, and
+    /// its state (a database, its WAL and shared memory) while it is used — all of them up to
+    /// `statesKeptOpen` wallets, one at a time past that — and a margin for the
+    /// source, the standard streams and the libraries.
+    public static func openFilesNeeded(wallets: Int) -> Int {
+        wallets + 3 * (wallets <= statesKeptOpen ? wallets : 1) + 128
+    }
+
+    /// Up to this many wallets a synchronizer keeps every state open; past it, each state is
+    /// opened for its part of a batch and closed after (files and memory per wallet stay small).
+    public static let statesKeptOpen = 64
+
+    /// Raises this process's soft limit on open files toward its hard limit when `needed` is
+    /// more (Debian's soft limit is 1,024 and its hard limit far higher); a hard limit below
+    /// `needed` is refused before any state is touched.
+    static func reserveOpenFiles(_ needed: Int, wallets: Int) throws(InitializerError) {
+        var limit = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max, Int(limit.rlim_cur) < needed else { return }
+        let hard = limit.rlim_max == rlim_t.max ? Int.max : Int(limit.rlim_max)
+        guard hard >= needed else { throw .tooManyWallets(wallets: wallets, files: needed, limit: hard) }
+        limit.rlim_cur = rlim_t(needed)
+        guard setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { throw .tooManyWallets(wallets: wallets, files: needed, limit: Int(limit.rlim_cur)) }
+    }
+
     public func resolve() throws(InitializerError) -> Resolved {
         guard !wallets.isEmpty else { throw .noWallet }
         var seen = Set<String>(), names = Set<String>()
@@ -70,6 +94,7 @@ public struct WalletInitializer {
             return birthday
         }
         guard let source else { throw .noSource }
+        try Self.reserveOpenFiles(Self.openFilesNeeded(wallets: wallets.count), wallets: wallets.count)
         let directory = stateDirectory ?? Self.defaultStateDirectory
         do { try PrivateDirectory.prepare(directory) } catch {
             switch error {
@@ -96,6 +121,8 @@ public enum InitializerError: WalletError, Equatable {
     case noSource
     case stateDirectory(String)
     case looseStateDirectory(path: String, mode: String)
+    /// More wallets than this process may hold files open for.
+    case tooManyWallets(wallets: Int, files: Int, limit: Int)
 
     public var code: String {
         switch self {
@@ -107,12 +134,16 @@ public enum InitializerError: WalletError, Equatable {
         case .noSource: "scan.no_source"
         case .stateDirectory: "scan.state_directory"
         case .looseStateDirectory: "scan.insecure_state_directory"
+        case .tooManyWallets: "scan.too_many_wallets"
         }
     }
 
     public var exitStatus: ExitStatus {
-        if case .stateDirectory = self { return .ioError }
-        return .usage
+        switch self {
+        case .stateDirectory: return .ioError
+        case .tooManyWallets: return .unavailable
+        default: return .usage
+        }
     }
 
     public var message: String {
@@ -126,6 +157,7 @@ public enum InitializerError: WalletError, Equatable {
         case .noSource: "no block source: give --node HOST:PORT, or --blocks FILE (and --txs FILE)"
         case .stateDirectory(let d): "cannot create the state directory \(d)"
         case .looseStateDirectory(let d, let mode): "the state directory \(d) is open to other users (\(mode)); it holds which outputs are yours: chmod 700 it"
+        case .tooManyWallets(let wallets, let files, let limit): "\(wallets) wallets need about \(files) open files, and this process may open \(limit) (its hard limit, ulimit -Hn): raise the limit, or split the wallets over several runs"
         }
     }
 }

@@ -220,16 +220,15 @@ struct ScanBlocksCommand: ParsableCommand {
         var names = walletNames
         var records = [(name: String?, record: JSONObject, what: String)]()
         guard let wallets else { return (names, records) }
-        let text = try SecretInput.read(.file(wallets))
-        var lineNumber = 0
-        for line in text.bytes.split(separator: 0x0A, omittingEmptySubsequences: false) {
-            lineNumber += 1
+        // A line at a time: the file has no size limit (10,000 wallets are about 2 MB).
+        try SecretInput.forEachLine(ofFile: wallets) { line, lineNumber in
             let what = "\(wallets) line \(lineNumber)"
-            let trimmed = Array(line.drop { $0 == 0x20 || $0 == 0x09 }.reversed().drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }.reversed())
-            if trimmed.isEmpty || trimmed.first == UInt8(ascii: "#") { continue }
+            var trimmed = Array(line.drop { $0 == 0x20 || $0 == 0x09 }.reversed().drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }.reversed())
+            defer { SecureBytes.wipe(&trimmed) }
+            if trimmed.isEmpty || trimmed.first == UInt8(ascii: "#") { return }
             if trimmed.first == UInt8(ascii: "{") {
                 let record: JSONObject
-                do { record = try JSONParser.parseObject(trimmed) } catch {
+                do { record = try JSONParser.parseObject(trimmed) } catch let error as JSONSyntaxError {
                     throw ScanError.malformed(what: what, reason: "not a JSON object (\(error.reason) at byte \(error.offset))")
                 }
                 records.append((try record.optionalString("name"), record, what))

@@ -124,6 +124,24 @@ final class HostileInputTests: XCTestCase {
         later["vtx"] = (later["vtx"] as! [[String: Any]]) + [paying]
         var again = lines
         again[5] = try text(later)
+        // The tree sizes grown by the added outputs, so that only the repeat is wrong.
+        func sized(_ chain: [String]) throws -> [String] {
+            var size: Int?
+            return try chain.map { line in
+                var b = try block(line)
+                let outputs = (b["vtx"] as! [[String: Any]]).reduce(0) { $0 + (($1["outputs"] as? [Any])?.count ?? 0) }
+                var meta = try XCTUnwrap(b["chainMetadata"] as? [String: Any])
+                let given = try XCTUnwrap(meta["saplingCommitmentTreeSize"] as? Int)
+                size = (size ?? (given - outputs)) + outputs
+                meta["saplingCommitmentTreeSize"] = size
+                b["chainMetadata"] = meta
+                return try text(b)
+            }
+        }
+        XCTAssertEqual(try sized(lines).map(block).map { ($0["chainMetadata"] as? [String: Any])?["saplingCommitmentTreeSize"] as? Int },
+                       try lines.map(block).map { ($0["chainMetadata"] as? [String: Any])?["saplingCommitmentTreeSize"] as? Int })
+        twiceInOne = try sized(twiceInOne)
+        again = try sized(again)
         for (name, chain, places) in [("one", twiceInOne, "twice in block 2900000"), ("later", again, "in block 2900000 and again in block 2900005")] {
             try (chain.joined(separator: "\n") + "\n").write(toFile: "\(dir)/\(name).jsonl", atomically: true, encoding: .utf8)
             let r = try Shell.run("scan-blocks --chain zcash --blocks \(dir)/\(name).jsonl --birthday 2900000 --state-dir \(dir)/s-\(name) --progress none", stdin: key)
