@@ -81,8 +81,10 @@ public final class PCSCChannel: CardChannel {
         var pci = t0 ? g_rgSCardT0Pci : g_rgSCardT1Pci
         let rc = SCardTransmit(handle, &pci, apdu, DWORD(apdu.count), nil, &out, &length)
         // A card taken out, a reader unplugged or its link gone: the card is not there any more.
+        // (pcscd says F_COMM_ERROR when the link broke in the middle of the exchange: seen
+        // when vpcd's card program went away while a batch was signing.)
         if [SCARD_W_REMOVED_CARD, SCARD_E_NO_SMARTCARD, SCARD_E_READER_UNAVAILABLE, SCARD_E_NOT_TRANSACTED,
-            SCARD_W_UNRESPONSIVE_CARD, SCARD_W_UNPOWERED_CARD].contains(rc) { throw .noCard(reader: reader) }
+            SCARD_W_UNRESPONSIVE_CARD, SCARD_W_UNPOWERED_CARD, SCARD_F_COMM_ERROR].contains(rc) { throw .noCard(reader: reader) }
         if rc == SCARD_E_NO_SERVICE || rc == SCARD_E_SERVICE_STOPPED { throw .noReader }
         if rc == SCARD_W_RESET_CARD { throw .cardReset }
         guard rc == SCARD_S_SUCCESS else { throw .pcsc(function: "SCardTransmit", code: UInt32(truncatingIfNeeded: rc)) }
