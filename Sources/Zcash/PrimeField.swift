@@ -280,10 +280,14 @@ public struct PrimeField<M: FieldModulus>: Equatable, Sendable {
 }
 
 /// Jubjub's base field: q = BLS12-381's r = 0x73eda753…00000001.
-public enum FqModulus: FieldModulus {
+public enum FqModulus: TwoAdicModulus {
     public static let modulus = Limbs(0xFFFF_FFFF_0000_0001, 0x53BD_A402_FFFE_5BFE, 0x3339_D808_09A1_D805, 0x73ED_A753_299D_7D48)
     public static let inv: UInt64 = 0xFFFF_FFFE_FFFF_FFFF
     public static let r2 = Limbs(0xC999_E990_F3F2_9C6D, 0x2B6C_EDCB_8792_5C23, 0x05D3_1496_7254_398F, 0x0748_D9D9_9F59_FF11)
+    public static let twoAdicity = 32
+    public static let oddPart = Limbs(0xFFFE_5BFE_FFFF_FFFF, 0x09A1_D805_53BD_A402, 0x299D_7D48_3339_D808, 0x0000_0000_73ED_A753)
+    /// 5^oddPart (5 is the least non-residue).
+    public static let rootOfUnity = Limbs(0x1B78_8F50_0B91_2F1F, 0xC402_4FF2_70B3_E094, 0x0FD5_6DC8_D168_D6C0, 0x0212_D79E_5B41_6B6F)
 }
 
 /// The order of Jubjub's prime subgroup: r_J = 0x0e7db4ea…d6f72cb7 (252 bits).
@@ -296,29 +300,27 @@ public enum FrModulus: FieldModulus {
 public typealias Fq = PrimeField<FqModulus>
 public typealias Fr = PrimeField<FrModulus>
 
-extension PrimeField where M == FqModulus {
-    /// q − 1 = 2^32 · t with t odd.
-    private static let twoAdicity = 32
-    private static let t = FqModulus.modulus.subtracting(Limbs(1, 0, 0, 0)).0.shiftedRight(32)
-    private static let tMinusOneHalf = t.shiftedRight(1)  // t is odd
-    /// A 2^32-th root of unity: z^t for the smallest quadratic non-residue z.
-    private static let rootOfUnity: Fq = {
-        let half = FqModulus.modulus.subtracting(Limbs(1, 0, 0, 0)).0.shiftedRight(1)
-        var z: UInt64 = 2
-        while Fq(z).power(half) == Fq.one { z += 1 }
-        return Fq(z).power(t)
-    }()
+/// A modulus m with m − 1 = 2^s·t, t odd: square roots by Tonelli–Shanks.
+public protocol TwoAdicModulus: FieldModulus {
+    /// s.
+    static var twoAdicity: Int { get }
+    /// t.
+    static var oddPart: Limbs { get }
+    /// z^t for a quadratic non-residue z: a primitive 2^s-th root of unity (canonical).
+    static var rootOfUnity: Limbs { get }
+}
 
+extension PrimeField where M: TwoAdicModulus {
     /// A square root (Tonelli–Shanks), or nil when there is none. Its running time depends on
-    /// the value, so only public values (point decompression) come here.
-    public var squareRoot: Fq? {
+    /// the value, so only public values (point decompression, hash-to-curve) come here.
+    public var squareRoot: Self? {
         if isZero { return .zero }
         // One exponentiation: w = a^((t−1)/2), then x = a·w = a^((t+1)/2) and b = x·w = a^t.
-        let w = power(Self.tMinusOneHalf)
+        let w = power(M.oddPart.shiftedRight(1))
         var x = self * w
         var b = x * w
-        var c = Self.rootOfUnity
-        var m = Self.twoAdicity
+        var c = Self(canonical: M.rootOfUnity)
+        var m = M.twoAdicity
         while b != .one {
             var i = 0
             var b2 = b

@@ -1,0 +1,136 @@
+import Foundation
+import SatchelTestSupport
+import WalletCore
+import XCTest
+@testable import Zcash
+
+/// Pallas, GroupHash^P and Sinsemilla against zcash-test-vectors (orchard_map_to_curve,
+/// orchard_group_hash, orchard_generators, orchard_sinsemilla), and the group law against
+/// itself on random scalars.
+final class PallasTests: XCTestCase {
+    private func hex(_ row: [String: Any], _ key: String) throws -> [UInt8] { try Hex.decode(try XCTUnwrap(row[key] as? String)) }
+
+    func testFieldsAndSquareRoots() throws {
+        // p − 1 and q − 1 are −1; 5 is p's least non-residue.
+        XCTAssertEqual(PallasBase(hex: "40000000000000000000000000000000224698fc094cf91b992d30ed00000000"), PallasBase.one.negated)
+        XCTAssertEqual(PallasScalar(hex: "40000000000000000000000000000000224698fc0994a8dd8c46eb2100000000"), PallasScalar.one.negated)
+        XCTAssertNil(PallasBase(5).squareRoot)
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<200 {
+            let bytes = (0..<64).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let a = PallasBase(wide: bytes)
+            let root = try XCTUnwrap(a.squared().squareRoot)
+            XCTAssertTrue(root == a || root == a.negated)
+            if !a.isZero { XCTAssertNil((a.squared() * PallasBase(5)).squareRoot) }
+            XCTAssertEqual(a * a.inverse, a.isZero ? .zero : .one)
+        }
+    }
+
+    func testMapToCurve() throws {
+        let rows = try ZcashVectors.rows("orchard/orchard_map_to_curve.json")
+        XCTAssertEqual(rows.count, 13)
+        for row in rows {
+            let u = try XCTUnwrap(PallasBase(bytes: try hex(row, "u")))
+            XCTAssertEqual(Hex.encode(PallasGroupHash.isoBytes(PallasGroupHash.mapToIsoCurve(u))), row["point"] as? String)
+        }
+    }
+
+    func testGroupHash() throws {
+        let rows = try ZcashVectors.rows("orchard/orchard_group_hash.json")
+        XCTAssertEqual(rows.count, 11)
+        for row in rows {
+            let point = PallasGroupHash.hash(domain: try hex(row, "domain"), message: try hex(row, "msg"))
+            XCTAssertEqual(Hex.encode(point.bytes), row["point"] as? String)
+            // The encoding reads back as the same point.
+            XCTAssertEqual(PallasPoint(bytes: point.bytes).map { $0 == point }, true)
+        }
+    }
+
+    func testGenerators() throws {
+        let row = try XCTUnwrap(try ZcashVectors.rows("orchard/orchard_generators.json").first)
+        let q = { (d: String) in PallasGroupHash.hash(domain: Array("z.cash:SinsemillaQ".utf8), message: Array(d.utf8)) }
+        let cases: [(String, PallasPoint)] = [
+            ("skb", PallasGroupHash.hash(domain: "z.cash:Orchard", message: Array("G".utf8))),
+            ("nkb", PallasGroupHash.hash(domain: "z.cash:Orchard", message: Array("K".utf8))),
+            ("vcvb", PallasGroupHash.hash(domain: "z.cash:Orchard-cv", message: Array("v".utf8))),
+            ("vcrb", PallasGroupHash.hash(domain: "z.cash:Orchard-cv", message: Array("r".utf8))),
+            ("cmb", PallasGroupHash.hash(domain: "z.cash:Orchard-NoteCommit-r", message: [])),
+            ("cmq", q("z.cash:Orchard-NoteCommit-M")),
+            ("ivkb", PallasGroupHash.hash(domain: "z.cash:Orchard-CommitIvk-r", message: [])),
+            ("ivkq", q("z.cash:Orchard-CommitIvk-M")),
+            ("mcq", q("z.cash:Orchard-MerkleCRH")),
+        ]
+        for (name, point) in cases { XCTAssertEqual(Hex.encode(point.bytes), row[name] as? String, name) }
+    }
+
+    func testSinsemilla() throws {
+        let rows = try ZcashVectors.rows("orchard/orchard_sinsemilla.json")
+        XCTAssertEqual(rows.count, 11)
+        for row in rows {
+            // The message is a list of bits, or hex of one byte per bit.
+            let bits: [UInt8]
+            if let list = row["msg"] as? [Int] { bits = list.map(UInt8.init) } else { bits = try hex(row, "msg") }
+            XCTAssertTrue(bits.allSatisfy { $0 <= 1 })
+            let point = Sinsemilla.hashToPoint(domain: try hex(row, "domain"), bits: bits)
+            XCTAssertEqual(Hex.encode(point.bytes), row["point"] as? String)
+            XCTAssertEqual(Hex.encode(point.extracted.bytes), row["hash"] as? String)
+        }
+    }
+
+    /// [a]G + [b]G = [a + b]G, [a]([b]G) = [ab]G, [q]G = O, doubling = adding to itself, and
+    /// encodings round-trip, on random scalars.
+    func testGroupLaw() throws {
+        let g = PallasGroupHash.hash(domain: "z.cash:Orchard", message: Array("G".utf8))
+        var generator = SystemRandomNumberGenerator()
+        func scalar() -> PallasScalar { PallasScalar(wide: (0..<64).map { _ in UInt8.random(in: 0...255, using: &generator) }) }
+        let order = Array(try Hex.decode("40000000000000000000000000000000224698fc0994a8dd8c46eb2100000001").reversed())
+        XCTAssertTrue(g.times(order).isIdentity)
+        XCTAssertTrue((g + .identity) == g && (PallasPoint.identity + g) == g && (g - g).isIdentity)
+        XCTAssertEqual(PallasPoint.identity.bytes, [UInt8](repeating: 0, count: 32))
+        for _ in 0..<40 {
+            let a = scalar(), b = scalar()
+            let ag = g.times(a), bg = g.times(b)
+            XCTAssertTrue(ag + bg == g.times(a + b))
+            XCTAssertTrue(ag.times(b) == g.times(a * b))
+            XCTAssertTrue(ag.doubled() == ag + ag)
+            let back = try XCTUnwrap(PallasPoint(bytes: ag.bytes))
+            XCTAssertTrue(back == ag)
+            XCTAssertEqual(back.bytes, ag.bytes)
+        }
+        // A non-canonical x, and an x with no point, are refused.
+        XCTAssertNil(PallasPoint(bytes: Array(try Hex.decode("40000000000000000000000000000000224698fc094cf91b992d30ed00000002").reversed())))
+    }
+
+    func testPoseidon() throws {
+        let permutations = try ZcashVectors.rows("orchard/orchard_poseidon.json")
+        XCTAssertEqual(permutations.count, 11)
+        for row in permutations {
+            var state = try XCTUnwrap(row["initial_state"] as? [String]).map { try XCTUnwrap(PallasBase(bytes: try Hex.decode($0))) }
+            Poseidon.permute(&state)
+            XCTAssertEqual(state.map { Hex.encode($0.bytes) }, row["final_state"] as? [String])
+        }
+        let hashes = try ZcashVectors.rows("orchard/orchard_poseidon_hash.json")
+        XCTAssertEqual(hashes.count, 11)
+        for row in hashes {
+            let input = try XCTUnwrap(row["input"] as? [String]).map { try XCTUnwrap(PallasBase(bytes: try Hex.decode($0))) }
+            XCTAssertEqual(Hex.encode(Poseidon.hash(input[0], input[1]).bytes), row["output"] as? String)
+        }
+    }
+
+    /// The constants in Poseidon.swift are what scripts/poseidon-params.py makes from their
+    /// definition (the Poseidon paper's Grain LFSR), not copied numbers.
+    func testPoseidonConstantsComeFromTheirDefinition() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        process.arguments = [TestPaths.packageRoot.appendingPathComponent("scripts/poseidon-params.py").path]
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let generated = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0)
+        let source = try String(contentsOf: TestPaths.packageRoot.appendingPathComponent("Sources/Zcash/Poseidon.swift"), encoding: .utf8)
+        XCTAssertEqual(generated.split(separator: "\n").count, 1 + 64 + 1 + 1 + 3 + 1)
+        XCTAssertTrue(source.contains(generated), "Poseidon.swift's constants differ from the script's")
+    }
+}
