@@ -1,0 +1,233 @@
+import WalletCore
+
+/// Errors of Orchard keys. None carries key material.
+public enum OrchardKeyError: WalletError, Equatable {
+    /// A spending key whose ask or ivk is zero, or whose CommitIvk fails (probability ~2^-250).
+    case unusableSpendingKey
+    case invalidViewingKey(String)
+
+    public var code: String { "zcash.invalid_orchard_key" }
+    public var message: String {
+        switch self {
+        case .unusableSpendingKey: "this Orchard spending key gives a zero ask or ivk and cannot be used (ZIP-32: take the next account)"
+        case .invalidViewingKey(let why): "not an Orchard viewing key: \(why)"
+        }
+    }
+}
+
+/// ToScalar and ToBase of the protocol (§4.2.3): a 64-byte little-endian integer mod q or p.
+extension PrimeField {
+    static func reduced(_ wide: [UInt8]) -> Self { Self(wide: wide) }
+}
+
+/// Orchard's fixed bases and hashes (§5.4.9.8, §5.4.1.9).
+enum OrchardBases {
+    /// G^Orchard, the spend-authorization base.
+    static let spendAuth = PallasGroupHash.hash(domain: "z.cash:Orchard", message: Array("G".utf8))
+    /// K^Orchard, the nullifier base.
+    static let nullifier = PallasGroupHash.hash(domain: "z.cash:Orchard", message: Array("K".utf8))
+}
+
+/// An Orchard full viewing key: (ak, nk, rivk), the UFVK's Orchard item (96 bytes).
+public struct OrchardFullViewingKey: Sendable, Equatable {
+    /// Extract_P of the spend-validating key, whose ỹ is 0.
+    public let ak: PallasBase
+    public let nk: PallasBase
+    public let rivk: PallasScalar
+
+    /// From a spending key (32 bytes): ask, nk, rivk by PRF^expand; ask negated when [ask]G's
+    /// ỹ is 1, so that ak alone says the point.
+    public init(spendingKey sk: [UInt8]) throws(OrchardKeyError) {
+        let ask = PallasScalar.reduced(Blake2.prfExpand(sk, [0x06]))
+        guard !ask.isZero else { throw .unusableSpendingKey }
+        ak = OrchardBases.spendAuth.times(ask).extracted
+        nk = PallasBase.reduced(Blake2.prfExpand(sk, [0x07]))
+        rivk = PallasScalar.reduced(Blake2.prfExpand(sk, [0x08]))
+        guard incomingViewingKey(change: false) != nil, incomingViewingKey(change: true) != nil else { throw .unusableSpendingKey }
+    }
+
+    /// The spend-authorization key of a spending key, as the protocol fixes its sign.
+    public static func ask(spendingKey sk: [UInt8]) -> PallasScalar {
+        let ask = PallasScalar.reduced(Blake2.prfExpand(sk, [0x06]))
+        let sign = OrchardBases.spendAuth.times(ask).affine?.y.sign ?? false
+        return sign ? ask.negated : ask
+    }
+
+    /// ak ‖ nk ‖ rivk.
+    public var bytes: [UInt8] { ak.bytes + nk.bytes + rivk.bytes }
+
+    /// From the 96-byte form: ak must be the x of a point (with ỹ = 0), nk below p, rivk
+    /// below q, and both ivks nonzero.
+    public init(bytes: [UInt8]) throws(OrchardKeyError) {
+        guard bytes.count == 96 else { throw .invalidViewingKey("an Orchard full viewing key is 96 bytes") }
+        guard let ak = PallasBase(bytes: bytes[0..<32]), !ak.isZero, PallasPoint(bytes: Array(bytes[0..<32])) != nil else {
+            throw .invalidViewingKey("ak is not a point's x")
+        }
+        guard let nk = PallasBase(bytes: bytes[32..<64]), let rivk = PallasScalar(bytes: bytes[64..<96]) else {
+            throw .invalidViewingKey("nk or rivk is not canonical")
+        }
+        self.ak = ak
+        self.nk = nk
+        self.rivk = rivk
+        guard incomingViewingKey(change: false) != nil, incomingViewingKey(change: true) != nil else {
+            throw .invalidViewingKey("its incoming viewing key is zero")
+        }
+    }
+
+    /// ivk = CommitIvk_rivk(ak, nk) = SinsemillaShortCommit("z.cash:Orchard-CommitIvk", ak ‖ nk);
+    /// nil when it is zero or the commitment is the identity.
+    static func commitIvk(ak: PallasBase, nk: PallasBase, rivk: PallasScalar) -> PallasBase? {
+        let point = Sinsemilla.commit(domain: "z.cash:Orchard-CommitIvk", bits: bits255(ak) + bits255(nk), r: rivk)
+        guard !point.isIdentity else { return nil }
+        let ivk = point.extracted
+        return ivk.isZero ? nil : ivk
+    }
+
+    /// The internal scope's rivk (ZIP-32): ToScalar(PRF^expand(rivk, [0x83] ‖ ak ‖ nk)).
+    var internalRivk: PallasScalar { PallasScalar.reduced(Blake2.prfExpand(rivk.bytes, [0x83] + ak.bytes + nk.bytes)) }
+
+    /// The external (payments) or internal (change) incoming viewing key.
+    public func incomingViewingKey(change: Bool) -> OrchardIncomingViewingKey? {
+        let r = change ? internalRivk : rivk
+        guard let ivk = Self.commitIvk(ak: ak, nk: nk, rivk: r) else { return nil }
+        let dkOvk = Blake2.prfExpand(r.bytes, [0x82] + ak.bytes + nk.bytes)
+        return OrchardIncomingViewingKey(dk: Array(dkOvk[0..<32]), ivk: ivk)
+    }
+
+    /// The outgoing viewing key of a scope.
+    public func outgoingViewingKey(change: Bool) -> [UInt8] {
+        let r = change ? internalRivk : rivk
+        return Array(Blake2.prfExpand(r.bytes, [0x82] + ak.bytes + nk.bytes)[32..<64])
+    }
+
+    /// The FVK fingerprint (ZIP-32): BLAKE2b-256("ZcashOrchardFVFP", ak ‖ nk ‖ rivk).
+    public var fingerprint: [UInt8] { Blake2.b(32, personal: Array("ZcashOrchardFVFP".utf8), bytes) }
+}
+
+/// The 255 low bits of a field element, little-endian (I2LEBSP_255).
+func bits255(_ x: PallasBase) -> [UInt8] { Array(PedersenHash.bits(x.bytes).prefix(255)) }
+
+/// An Orchard incoming viewing key with its diversifier key: the UIVK's Orchard item, dk ‖ ivk.
+public struct OrchardIncomingViewingKey: Sendable, Equatable {
+    public let dk: [UInt8]
+    /// An F_p element, used as a scalar (ivk < p < q).
+    public let ivk: PallasBase
+
+    public init(dk: [UInt8], ivk: PallasBase) {
+        self.dk = dk
+        self.ivk = ivk
+    }
+
+    /// From dk ‖ ivk (64 bytes); nil for an ivk that is zero or not below p.
+    public init?(bytes: [UInt8]) {
+        guard bytes.count == 64, let ivk = PallasBase(bytes: bytes[32..<64]), !ivk.isZero else { return nil }
+        self.init(dk: Array(bytes[0..<32]), ivk: ivk)
+    }
+
+    public var bytes: [UInt8] { dk + ivk.bytes }
+
+    /// The address at diversifier index j: every index is valid in Orchard.
+    public func address(at index: DiversifierIndex) -> OrchardAddress {
+        let d = SaplingDiversifier.at(index, dk: dk)
+        return OrchardAddress(diversifier: d, transmissionKey: OrchardAddress.diversifyHash(d).times(ivk.bytes).bytes)
+    }
+}
+
+/// An Orchard payment address: d (11 bytes) and repr_P(pk_d); the UA's Orchard receiver.
+public struct OrchardAddress: Sendable, Equatable {
+    public let diversifier: [UInt8]
+    public let transmissionKey: [UInt8]
+
+    public var bytes: [UInt8] { diversifier + transmissionKey }
+
+    /// DiversifyHash^Orchard(d) = GroupHash^P("z.cash:Orchard-gd", d), or of "" when that is
+    /// the identity.
+    public static func diversifyHash(_ d: [UInt8]) -> PallasPoint {
+        let g = PallasGroupHash.hash(domain: "z.cash:Orchard-gd", message: d)
+        return g.isIdentity ? PallasGroupHash.hash(domain: "z.cash:Orchard-gd", message: []) : g
+    }
+}
+
+/// ZIP-32 Orchard: hardened derivation only, from the seed's master key.
+public struct OrchardExtendedSpendingKey: Sendable {
+    public let depth: UInt8
+    public let parentTag: [UInt8]
+    public let childIndex: UInt32
+    public let chainCode: [UInt8]
+    /// The spending key sk (secret).
+    public let spendingKey: SecureBytes
+
+    /// m: BLAKE2b-512("ZcashIP32Orchard", seed) = sk ‖ c.
+    public static func master(seed: [UInt8]) -> OrchardExtendedSpendingKey {
+        var i = Blake2.b(64, personal: Array("ZcashIP32Orchard".utf8), seed)
+        defer { SecureBytes.wipe(&i) }
+        return OrchardExtendedSpendingKey(depth: 0, parentTag: [0, 0, 0, 0], childIndex: 0, chainCode: Array(i[32..<64]),
+                                          spendingKey: SecureBytes(i[0..<32]))
+    }
+
+    /// The hardened child i (i ≥ 2^31): PRF^expand(c, [0x81] ‖ sk ‖ I2LEOSP32(i)).
+    public func child(_ index: UInt32) throws(OrchardKeyError) -> OrchardExtendedSpendingKey {
+        precondition(index >= 0x8000_0000, "Orchard has hardened derivation only")
+        let sk = spendingKey.withUnsafeBytes { Array($0) }
+        var i = Blake2.prfExpand(chainCode, [0x81] + sk + (0..<4).map { UInt8(truncatingIfNeeded: index >> (8 * UInt32($0))) })
+        defer { SecureBytes.wipe(&i) }
+        let tag = Array(try OrchardFullViewingKey(spendingKey: sk).fingerprint.prefix(4))
+        return OrchardExtendedSpendingKey(depth: depth &+ 1, parentTag: tag, childIndex: index, chainCode: Array(i[32..<64]),
+                                          spendingKey: SecureBytes(i[0..<32]))
+    }
+
+    /// m/32'/coinType'/account'.
+    public static func account(seed: [UInt8], coinType: UInt32, account: UInt32) throws(OrchardKeyError) -> OrchardExtendedSpendingKey {
+        try master(seed: seed).child(0x8000_0000 | 32).child(0x8000_0000 | coinType).child(0x8000_0000 | account)
+    }
+
+    /// depth ‖ parent tag ‖ I2LEOSP32(i) ‖ c ‖ sk (73 bytes, secret).
+    public var bytes: SecureBytes {
+        SecureBytes([depth] + parentTag + (0..<4).map { UInt8(truncatingIfNeeded: childIndex >> (8 * UInt32($0))) } + chainCode
+                    + spendingKey.withUnsafeBytes { Array($0) })
+    }
+
+    public func fullViewingKey() throws(OrchardKeyError) -> OrchardFullViewingKey {
+        try OrchardFullViewingKey(spendingKey: spendingKey.withUnsafeBytes { Array($0) })
+    }
+}
+
+/// An Orchard note's derived values (§4.7.3 with ZIP-212): from rseed and rho.
+public struct OrchardNote: Sendable {
+    public let address: OrchardAddress
+    public let value: UInt64
+    public let rho: PallasBase
+    public let rseed: [UInt8]
+
+    public init(address: OrchardAddress, value: UInt64, rho: PallasBase, rseed: [UInt8]) {
+        self.address = address
+        self.value = value
+        self.rho = rho
+        self.rseed = rseed
+    }
+
+    public var rcm: PallasScalar { .reduced(Blake2.prfExpand(rseed, [0x05] + rho.bytes)) }
+    public var psi: PallasBase { .reduced(Blake2.prfExpand(rseed, [0x09] + rho.bytes)) }
+    public var esk: PallasScalar { .reduced(Blake2.prfExpand(rseed, [0x04] + rho.bytes)) }
+
+    /// NoteCommit^Orchard_rcm(repr g_d, repr pk_d, v, rho, psi), the point; nil when
+    /// pk_d is no point.
+    public var commitment: PallasPoint? {
+        guard PallasPoint(bytes: address.transmissionKey) != nil else { return nil }
+        let gd = OrchardAddress.diversifyHash(address.diversifier)
+        let value = (0..<64).map { UInt8(truncatingIfNeeded: self.value >> UInt64($0)) & 1 }
+        let bits = PedersenHash.bits(gd.bytes) + PedersenHash.bits(address.transmissionKey) + value + bits255(rho) + bits255(psi)
+        return Sinsemilla.commit(domain: "z.cash:Orchard-NoteCommit", bits: bits, r: rcm)
+    }
+
+    /// cmx = Extract_P(cm).
+    public var cmx: PallasBase? { commitment.map(\.extracted) }
+
+    /// nf = Extract_P([(PRF^nf_nk(rho) + psi) mod q]·K + cm), PRF^nf = Poseidon(nk, rho).
+    public func nullifier(nk: PallasBase) -> PallasBase? {
+        guard let cm = commitment else { return nil }
+        let sum = Poseidon.hash(nk, rho) + psi
+        let k = PallasScalar(wide: sum.bytes + [UInt8](repeating: 0, count: 32))
+        return (OrchardBases.nullifier.times(k) + cm).extracted
+    }
+}

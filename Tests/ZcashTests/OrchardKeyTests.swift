@@ -1,0 +1,73 @@
+import Foundation
+import WalletCore
+import XCTest
+@testable import Zcash
+
+/// Orchard keys against zcash-test-vectors: orchard_key_components (from a raw sk: ask, ak,
+/// nk, rivk, ivk, ovk, dk, the default address, the internal keys, a note's cmx and
+/// nullifier) and orchard_zip32 (the hardened chain from a seed).
+final class OrchardKeyTests: XCTestCase {
+    private func hex(_ row: [String: Any], _ key: String) throws -> [UInt8] { try Hex.decode(try XCTUnwrap(row[key] as? String, key)) }
+
+    func testKeyComponents() throws {
+        let rows = try ZcashVectors.rows("orchard/orchard_key_components.json")
+        let values = try ZcashVectors.exactIntegers("orchard/orchard_key_components.json", field: "note_v")
+        XCTAssertEqual(rows.count, 10)
+        for (row, value) in zip(rows, values) {
+            let sk = try hex(row, "sk")
+            let fvk = try OrchardFullViewingKey(spendingKey: sk)
+            XCTAssertEqual(Hex.encode(OrchardFullViewingKey.ask(spendingKey: sk).bytes), row["ask"] as? String)
+            XCTAssertEqual(Hex.encode(fvk.ak.bytes), row["ak"] as? String)
+            XCTAssertEqual(Hex.encode(fvk.nk.bytes), row["nk"] as? String)
+            XCTAssertEqual(Hex.encode(fvk.rivk.bytes), row["rivk"] as? String)
+            let external = try XCTUnwrap(fvk.incomingViewingKey(change: false))
+            XCTAssertEqual(Hex.encode(external.ivk.bytes), row["ivk"] as? String)
+            XCTAssertEqual(Hex.encode(external.dk), row["dk"] as? String)
+            XCTAssertEqual(Hex.encode(fvk.outgoingViewingKey(change: false)), row["ovk"] as? String)
+            let address = external.address(at: DiversifierIndex(0))
+            XCTAssertEqual(Hex.encode(address.diversifier), row["default_d"] as? String)
+            XCTAssertEqual(Hex.encode(address.transmissionKey), row["default_pk_d"] as? String)
+            let change = try XCTUnwrap(fvk.incomingViewingKey(change: true))
+            XCTAssertEqual(Hex.encode(fvk.internalRivk.bytes), row["internal_rivk"] as? String)
+            XCTAssertEqual(Hex.encode(change.ivk.bytes), row["internal_ivk"] as? String)
+            XCTAssertEqual(Hex.encode(change.dk), row["internal_dk"] as? String)
+            XCTAssertEqual(Hex.encode(fvk.outgoingViewingKey(change: true)), row["internal_ovk"] as? String)
+            // The 96-byte form reads back; the 64-byte ivk form too.
+            XCTAssertEqual(try OrchardFullViewingKey(bytes: fvk.bytes), fvk)
+            XCTAssertEqual(OrchardIncomingViewingKey(bytes: external.bytes), external)
+            // The note to the default address.
+            let rho = try XCTUnwrap(PallasBase(bytes: try hex(row, "note_rho")))
+            let note = OrchardNote(address: address, value: value, rho: rho, rseed: try hex(row, "note_rseed"))
+            XCTAssertEqual(note.cmx.map { Hex.encode($0.bytes) }, row["note_cmx"] as? String)
+            XCTAssertEqual(note.nullifier(nk: fvk.nk).map { Hex.encode($0.bytes) }, row["note_nf"] as? String)
+        }
+    }
+
+    func testZIP32() throws {
+        let rows = try ZcashVectors.rows("orchard/orchard_zip32.json")
+        XCTAssertEqual(rows.count, 4)
+        var key = OrchardExtendedSpendingKey.master(seed: (0..<32).map(UInt8.init))
+        for (i, row) in rows.enumerated() {
+            if i > 0 { key = try key.child(0x8000_0000 | UInt32(i)) }
+            XCTAssertEqual(key.spendingKey.withUnsafeBytes { Hex.encode(Array($0)) }, row["sk"] as? String)
+            XCTAssertEqual(Hex.encode(key.chainCode), row["c"] as? String)
+            XCTAssertEqual(key.bytes.withUnsafeBytes { Hex.encode(Array($0)) }, row["xsk"] as? String)
+            XCTAssertEqual(Hex.encode(try key.fullViewingKey().fingerprint), row["fp"] as? String)
+        }
+    }
+
+    /// Keys that are no keys: a zero ivk, an ak that is no point's x, non-canonical parts.
+    func testRefusedViewingKeys() throws {
+        let fvk = try OrchardFullViewingKey(spendingKey: [UInt8](repeating: 7, count: 32))
+        var bytes = fvk.bytes
+        bytes[0] ^= 1
+        // About half of all x have a point: flip until one has none.
+        while PallasPoint(bytes: Array(bytes[0..<32])) != nil { bytes[1] &+= 1 }
+        XCTAssertThrowsError(try OrchardFullViewingKey(bytes: bytes))
+        XCTAssertThrowsError(try OrchardFullViewingKey(bytes: Array(fvk.bytes.prefix(95))))
+        var high = fvk.bytes
+        high[63] = 0xFF  // nk ≥ p
+        XCTAssertThrowsError(try OrchardFullViewingKey(bytes: high))
+        XCTAssertNil(OrchardIncomingViewingKey(bytes: [UInt8](repeating: 1, count: 32) + [UInt8](repeating: 0, count: 32)))
+    }
+}
