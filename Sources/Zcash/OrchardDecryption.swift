@@ -1,0 +1,70 @@
+import CSodium
+import WalletCore
+
+/// An Orchard action as a compact block carries it: the nullifier of the note it spends (which
+/// is rho of the note it makes), the new note's cmx, its ephemeral key and the first 52 bytes
+/// of its ciphertext.
+public struct CompactOrchardAction: Sendable {
+    public let nullifier: [UInt8]
+    public let cmx: [UInt8]
+    public let ephemeralKey: [UInt8]
+    public let ciphertext: [UInt8]
+
+    public init(nullifier: [UInt8], cmx: [UInt8], ephemeralKey: [UInt8], ciphertext: [UInt8]) {
+        self.nullifier = nullifier; self.cmx = cmx; self.ephemeralKey = ephemeralKey; self.ciphertext = ciphertext
+    }
+}
+
+/// An Orchard note found by trial decryption, and the key that decrypts its full ciphertext.
+public struct DecryptedOrchardNote: Sendable {
+    public let note: OrchardNote
+    public let key: [UInt8]
+}
+
+/// ZIP-307 trial decryption of compact Orchard actions with one incoming viewing key (§4.19
+/// with Orchard's KA and KDF). Only lead byte 0x02 exists in Orchard; a note counts only when
+/// its ephemeral key and cmx recompute from the plaintext (the 52 bytes carry no MAC).
+public struct OrchardDecryptor: Sendable {
+    public let key: OrchardIncomingViewingKey
+
+    public init(key: OrchardIncomingViewingKey) {
+        self.key = key
+        Sodium.ensureInitialized()
+    }
+
+    /// epk of an action of the compact form's sizes: nil when it is not, or its ephemeral key
+    /// is no point or the identity. Decoded once for every key that tries the action.
+    public static func ephemeralPoint(_ action: CompactOrchardAction) -> PallasPoint? {
+        guard action.ciphertext.count == 52, action.cmx.count == 32, action.nullifier.count == 32,
+              let epk = PallasPoint(bytes: action.ephemeralKey), !epk.isIdentity else { return nil }
+        return epk
+    }
+
+    /// KA^Orchard: repr_P([ivk]epk) (no cofactor on Pallas).
+    public func sharedSecret(_ epk: PallasPoint) -> [UInt8] { epk.times(key.ivk.bytes).bytes }
+
+    /// KDF^Orchard: BLAKE2b-256("Zcash_OrchardKDF", repr(shared secret) ‖ ephemeral key).
+    public static func key(sharedSecret: [UInt8], ephemeralKey: [UInt8]) -> [UInt8] {
+        Blake2.b(32, personal: Array("Zcash_OrchardKDF".utf8), sharedSecret, ephemeralKey)
+    }
+
+    public func tryDecrypt(_ action: CompactOrchardAction) -> DecryptedOrchardNote? {
+        Self.ephemeralPoint(action).flatMap { tryDecrypt(action, ephemeralPoint: $0) }
+    }
+
+    /// The note, if this action pays this key.
+    public func tryDecrypt(_ action: CompactOrchardAction, ephemeralPoint epk: PallasPoint) -> DecryptedOrchardNote? {
+        let k = Self.key(sharedSecret: sharedSecret(epk), ephemeralKey: action.ephemeralKey)
+        let p = SaplingDecryptor.plaintext52(key: k, ciphertext: action.ciphertext)
+        guard p[0] == 0x02, let rho = PallasBase(bytes: action.nullifier) else { return nil }
+        let d = Array(p[1..<12])
+        let value = p[12..<20].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        let gd = OrchardAddress.diversifyHash(d)
+        let address = OrchardAddress(diversifier: d, transmissionKey: gd.times(key.ivk.bytes).bytes)
+        let note = OrchardNote(address: address, value: value, rho: rho, rseed: Array(p[20..<52]))
+        let esk = note.esk
+        guard !esk.isZero, gd.times(esk).bytes == action.ephemeralKey,
+              let cmx = note.cmx, cmx.bytes == action.cmx else { return nil }
+        return DecryptedOrchardNote(note: note, key: k)
+    }
+}
