@@ -70,4 +70,31 @@ final class OrchardKeyTests: XCTestCase {
         XCTAssertThrowsError(try OrchardFullViewingKey(bytes: high))
         XCTAssertNil(OrchardIncomingViewingKey(bytes: [UInt8](repeating: 1, count: 32) + [UInt8](repeating: 0, count: 32)))
     }
+
+    /// The Orchard items of the unified_* vectors come from their root seed and account by
+    /// ZIP-32 (mainnet, coin type 133): full and incoming viewing keys, and the receiver at
+    /// the row's diversifier index.
+    func testUnifiedVectorsOrchardItemsFromTheirSeeds() throws {
+        var checked = 0
+        for (file, field) in [("unified_full_viewing_keys.json", "orchard_fvk_bytes"), ("unified_incoming_viewing_keys.json", "orchard_ivk_bytes"),
+                              ("unified_address.json", "orchard_raw_addr")] {
+            let rows = try ZcashVectors.rows(file)
+            let accounts = try ZcashVectors.exactIntegers(file, field: "account")
+            let indexes = file == "unified_address.json" ? try ZcashVectors.exactIntegers(file, field: "diversifier_index") : accounts.map { _ in 0 }
+            for ((row, account), index) in zip(zip(rows, accounts), indexes) {
+                guard let expected = row[field] as? String else { continue }
+                let key = try OrchardExtendedSpendingKey.account(seed: try hex(row, "root_seed"), coinType: 133, account: UInt32(account))
+                let fvk = try key.fullViewingKey()
+                let got: [UInt8]
+                switch field {
+                case "orchard_fvk_bytes": got = fvk.bytes
+                case "orchard_ivk_bytes": got = try XCTUnwrap(fvk.incomingViewingKey(change: false)).bytes
+                default: got = try XCTUnwrap(fvk.incomingViewingKey(change: false)).address(at: DiversifierIndex(index)).bytes
+                }
+                XCTAssertEqual(Hex.encode(got), expected, "\(file) account \(account)")
+                checked += 1
+            }
+        }
+        XCTAssertGreaterThan(checked, 40)
+    }
 }
