@@ -58,6 +58,10 @@ public struct ZcashAccountKeys: Sendable {
     public let transparentAccount: ExtendedKey?
     /// m/44'/coin'/account'/0, the receive chain (all a UIVK carries).
     public let transparentReceive: ExtendedKey?
+    /// The Orchard keys: from a seed, or a UFVK's (full) or UIVK's (incoming) Orchard item;
+    /// nil when the viewing key has none (a Sapling-era key).
+    public let orchardFullViewing: OrchardFullViewingKey?
+    public let orchardIncoming: OrchardIncomingViewingKey?
 
     /// Record fields that carry Zcash keys.
     public static let keyFields = ["ufvk", "uivk", "extended_full_viewing_key"]
@@ -84,6 +88,9 @@ public struct ZcashAccountKeys: Sendable {
         let t = try ExtendedKey.master(seed: seed).derive([0x8000_002C, 0x8000_0000 | network.coinType, 0x8000_0000 | account])
         transparentAccount = t
         transparentReceive = try t.derive([0])
+        let orchard = try OrchardExtendedSpendingKey.account(seed: bytes, coinType: network.coinType, account: account).fullViewingKey()
+        orchardFullViewing = orchard
+        orchardIncoming = orchard.incomingViewingKey(change: false)
         self.network = network
         self.account = account
     }
@@ -106,6 +113,8 @@ public struct ZcashAccountKeys: Sendable {
             incoming = fvk.incomingViewingKey
             transparentAccount = try items.first { $0.typecode == UnifiedEncoding.Typecode.p2pkh }.map { try Self.publicNode($0.value, depth: 3) }
             transparentReceive = try transparentAccount?.derive([0])
+            orchardFullViewing = try items.first { $0.typecode == UnifiedEncoding.Typecode.orchard }.map { try OrchardFullViewingKey(bytes: $0.value) }
+            orchardIncoming = orchardFullViewing?.incomingViewingKey(change: false)
         } else if let text = try record.optionalString("uivk") {
             let items = try UnifiedEncoding.decode(text, kind: .incomingViewingKey, network: network)
             guard let item = items.first(where: { $0.typecode == UnifiedEncoding.Typecode.sapling })?.value else {
@@ -122,6 +131,13 @@ public struct ZcashAccountKeys: Sendable {
             incoming = ivk
             transparentAccount = nil
             transparentReceive = try items.first { $0.typecode == UnifiedEncoding.Typecode.p2pkh }.map { try Self.publicNode($0.value, depth: 4) }
+            orchardFullViewing = nil
+            orchardIncoming = try items.first { $0.typecode == UnifiedEncoding.Typecode.orchard }.map { item throws in
+                guard let key = OrchardIncomingViewingKey(bytes: item.value) else {
+                    throw ZcashKeyError.invalidEncoding("the UIVK's Orchard item is not an incoming viewing key (dk and a nonzero ivk below p)")
+                }
+                return key
+            }
         } else {
             let xfvk = try SaplingExtendedFullViewingKey(encoded: record.string("extended_full_viewing_key", expected: "a zxviews key"), network: network)
             extendedViewing = xfvk
@@ -129,6 +145,8 @@ public struct ZcashAccountKeys: Sendable {
             incoming = xfvk.key.incomingViewingKey
             transparentAccount = nil
             transparentReceive = nil
+            orchardFullViewing = nil
+            orchardIncoming = nil
         }
     }
 
@@ -155,21 +173,26 @@ public struct ZcashAccountKeys: Sendable {
         guard let fullViewing else { return nil }
         var items: [(typecode: UInt64, value: [UInt8])] = [(UnifiedEncoding.Typecode.sapling, fullViewing.bytes)]
         if let t = transparentAccount { items.append((UnifiedEncoding.Typecode.p2pkh, t.chainCode + t.publicKey.compressed)) }
+        if let o = orchardFullViewing { items.append((UnifiedEncoding.Typecode.orchard, o.bytes)) }
         return UnifiedEncoding.encode(items, kind: .fullViewingKey, network: network)
     }
 
     public var unifiedIncomingViewingKey: String {
         var items: [(typecode: UInt64, value: [UInt8])] = [(UnifiedEncoding.Typecode.sapling, incoming.bytes)]
         if let t = transparentReceive { items.append((UnifiedEncoding.Typecode.p2pkh, t.chainCode + t.publicKey.compressed)) }
+        if let o = orchardIncoming { items.append((UnifiedEncoding.Typecode.orchard, o.bytes)) }
         return UnifiedEncoding.encode(items, kind: .incomingViewingKey, network: network)
     }
 
-    /// The receive address at the first valid diversifier index at or after `start`: its zs1
-    /// form, and the unified address with a transparent receiver at the same index when the
-    /// receive chain is known and the index is below 2^31 (ZIP-316), else Sapling alone.
+    /// The receive address at the first valid Sapling diversifier index at or after `start`:
+    /// its zs1 form, and the unified address with, at the same index, an Orchard receiver
+    /// when the Orchard key is known and a transparent one when the receive chain is known
+    /// and the index is below 2^31 (ZIP-316; the index rule of zcash-test-vectors and
+    /// librustzcash, so the Orchard receiver is not always Orchard's index 0).
     public func address(from start: DiversifierIndex) throws -> (index: DiversifierIndex, sapling: String, unified: String, transparent: String?) {
         let (j, address) = try incoming.address(from: start)
         var items: [(typecode: UInt64, value: [UInt8])] = [(UnifiedEncoding.Typecode.sapling, address.bytes)]
+        if let o = orchardIncoming { items.append((UnifiedEncoding.Typecode.orchard, o.address(at: j).bytes)) }
         var transparent: String?
         if let t = transparentReceive, j.high == 0, j.low < 0x8000_0000 {
             let key = try t.derive([UInt32(j.low)])
@@ -177,6 +200,24 @@ public struct ZcashAccountKeys: Sendable {
             transparent = Self.transparentAddress(key.publicKey, network)
         }
         return (j, address.encoded(network), UnifiedEncoding.encode(items, kind: .address, network: network), transparent)
+    }
+
+    /// The Orchard address at index j (every index is valid), as a unified address with the
+    /// Orchard receiver alone (Orchard has no encoding of its own); `change`: the internal
+    /// key's, which needs the full viewing key.
+    public func orchardAddress(at j: DiversifierIndex, change: Bool) throws -> (receiver: [UInt8], unified: String) {
+        let key: OrchardIncomingViewingKey?
+        if change {
+            guard let fvk = orchardFullViewing else {
+                throw DerivationError.unsupported("an incoming viewing key has no change addresses; give a full viewing key or the seed")
+            }
+            key = fvk.incomingViewingKey(change: true)
+        } else {
+            key = orchardIncoming
+        }
+        guard let key else { throw ZcashKeyError.missingOrchardItem }
+        let receiver = key.address(at: j).bytes
+        return (receiver, UnifiedEncoding.encode([(UnifiedEncoding.Typecode.orchard, receiver)], kind: .address, network: network))
     }
 
     /// The internal (change) address: the first valid index of the internal key. Needs a full

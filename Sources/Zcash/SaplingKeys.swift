@@ -22,6 +22,8 @@ public enum ZcashKeyError: WalletError, Equatable {
     case invalidDiversifier(index: String, next: String?)
     case invalidEncoding(String)
     case missingSaplingItem(String)
+    /// A viewing key without an Orchard item, asked for Orchard addresses.
+    case missingOrchardItem
 
     public var code: String {
         switch self {
@@ -30,6 +32,7 @@ public enum ZcashKeyError: WalletError, Equatable {
         case .invalidDiversifier: "zcash.invalid_diversifier"
         case .invalidEncoding: "zcash.invalid_encoding"
         case .missingSaplingItem: "zcash.no_sapling_item"
+        case .missingOrchardItem: "zcash.no_orchard_item"
         }
     }
 
@@ -41,6 +44,7 @@ public enum ZcashKeyError: WalletError, Equatable {
             "diversifier index \(i) gives no Sapling address (about half of all indexes do not)" + (next.map { "; the next valid index is \($0)" } ?? "")
         case .invalidEncoding(let why): "invalid Zcash encoding: \(why)"
         case .missingSaplingItem(let what): "\(what) has no Sapling item"
+        case .missingOrchardItem: "the viewing key has no Orchard item (a key from before NU5); give the seed or a newer unified viewing key"
         }
     }
 

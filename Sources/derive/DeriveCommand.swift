@@ -39,6 +39,7 @@ struct DeriveCommand: ParsableCommand {
           derive --account 1 --count 3 < xmr.jsonl                   (a Monero seed)
           derive account --view-only < xmr.jsonl | derive --count 5  (Monero view-only keys)
           derive --coin zec --pool sapling --count 3 < w.jsonl       (Zcash zs1 and u1 addresses)
+          derive --coin zec --pool orchard --count 3 < w.jsonl       (Orchard-only u1 addresses)
           derive account --coin zec --pool sapling < w.jsonl | derive --count 5
                                                                      (from a Zcash UFVK)
         """,
@@ -74,16 +75,16 @@ struct ChainOptions: ParsableArguments {
     @Flag(help: "Also write private keys (hex, and WIF for Bitcoin-like coins; Monero: spend and view keys; Zcash Sapling: the extended spending key).")
     var `private` = false
 
-    @Option(help: ArgumentHelp("Zcash value pool: transparent (t1 addresses, the default) or sapling (ZIP-32 keys, zs1 and unified addresses).", valueName: "pool"))
+    @Option(help: ArgumentHelp("Zcash value pool: transparent (t1 addresses, the default), sapling (ZIP-32 keys, zs1 and unified addresses with Orchard, Sapling and transparent receivers) or orchard (unified addresses with the Orchard receiver alone).", valueName: "pool"))
     var pool: String?
 
     func validate() throws {
         if let pool {
-            guard ["transparent", "sapling"].contains(pool) else { throw ValidationError("--pool must be transparent or sapling") }
+            guard ["transparent", "sapling", "orchard"].contains(pool) else { throw ValidationError("--pool must be transparent, sapling or orchard") }
             guard coin == "zec" else { throw ValidationError("--pool is for --coin zec") }
-            if pool == "sapling" {
+            if pool != "transparent" {
                 guard purpose == nil, script == nil, coinType == nil, accountPath == nil else {
-                    throw ValidationError("--pool sapling takes no --purpose, --script, --coin-type or --account-path (ZIP-32 uses m/32'/133'/account')")
+                    throw ValidationError("--pool \(pool) takes no --purpose, --script, --coin-type or --account-path (ZIP-32 uses m/32'/133'/account')")
                 }
                 guard ["main", "test", "mainnet", "testnet"].contains(network ?? "main") else { throw ValidationError("Zcash networks are main and test") }
                 return
@@ -288,7 +289,7 @@ extension DeriveCommand {
                 let emit = { (out: JSONObject) throws(CLIError) -> Void in try emit(try show.attach(out)) }
                 if card == nil, case .zcash(let material)? = walletSource { return try saplingAddresses(record, keys, material: material, emit: emit) }
                 if walletSource == nil, card == nil, chainOptions.isSapling(record) { return try saplingAddresses(record, keys, emit: emit) }
-                if chainOptions.pool == "sapling" { throw DerivationError.unsupported("--pool sapling needs a BIP39 phrase, a seed or a Zcash viewing key in the record, or a zec key-store entry (not a card)") }
+                if let pool = chainOptions.shieldedPool { throw DerivationError.unsupported("--pool \(pool) needs a BIP39 phrase, a seed or a Zcash viewing key in the record, or a zec key-store entry (not a card)") }
                 var base = record
                 let source = try walletSource ?? keys.source(record, out: &base)
                 // An address record carries its own path and keys, not the account record it
@@ -434,7 +435,7 @@ extension DeriveCommand {
             let body = { (record: JSONObject, emit: (JSONObject) throws(CLIError) -> Void) throws in
                 if case .zcash(let material)? = walletSource { return try emit(try saplingAccount(record, keys, material: material)) }
                 if walletSource == nil, chainOptions.isSapling(record) { return try emit(try saplingAccount(record, keys)) }
-                if chainOptions.pool == "sapling" { throw DerivationError.unsupported("--pool sapling needs a BIP39 phrase, a seed or a Zcash viewing key in the record, or a zec key-store entry") }
+                if let pool = chainOptions.shieldedPool { throw DerivationError.unsupported("--pool \(pool) needs a BIP39 phrase, a seed or a Zcash viewing key in the record, or a zec key-store entry") }
                 var out = record
                 let source = try walletSource ?? keys.source(record, out: &out)
                 out = SecretFields.removed(from: out)

@@ -3,16 +3,19 @@ import WalletCore
 import WalletKeys
 import Zcash
 
-/// `derive --coin zec --pool sapling`: ZIP-32 Sapling keys, zs1 and unified addresses.
+/// `derive --coin zec --pool sapling|orchard`: ZIP-32 keys, zs1 and unified addresses.
 ///
 /// "pool" is Zcash's own word for where value lives (transparent, Sapling, Orchard), so the
 /// flag names what the user picks without overloading --script, whose values are Bitcoin
-/// script kinds; an Orchard pool can join it later.
+/// script kinds.
 extension ChainOptions {
-    /// Whether this record is handled by the Sapling code: --pool sapling, or a Zcash viewing key in the record.
+    /// Whether this record is handled by the ZIP-32 code: --pool sapling or orchard, or a Zcash viewing key in the record.
     func isSapling(_ record: JSONObject) -> Bool {
-        pool == "sapling" || ZcashAccountKeys.hasViewingKey(record)
+        shieldedPool != nil || ZcashAccountKeys.hasViewingKey(record)
     }
+
+    /// --pool sapling or orchard.
+    var shieldedPool: String? { pool == "sapling" || pool == "orchard" ? pool : nil }
 
     func zcashNetwork() throws -> ZcashNetwork {
         switch network ?? "main" {
@@ -36,7 +39,7 @@ extension ChainOptions {
     func saplingFields(_ keys: ZcashAccountKeys, record: JSONObject, into out: inout JSONObject) {
         out["coin"] = .string("zec")
         out["network"] = .string(keys.network.rawValue)
-        out["pool"] = .string("sapling")
+        out["pool"] = .string(pool == "orchard" ? "orchard" : "sapling")
         if let account = keys.account {
             out["account"] = .number(String(account))
             out["path"] = .string(ZcashAccountKeys.path(keys.network, account: account))
@@ -59,6 +62,7 @@ extension DeriveCommand.Addresses {
             guard let given = DiversifierIndex(decimal: text) else { throw ZcashKeyError.diversifierIndexOutOfRange(text) }
             start = given
         }
+        if chainOptions.pool == "orchard" { return try orchardAddresses(zcash, record: record, base: base, start: start, emit: emit) }
         for chain in chains {
             if chain == 1 {
                 let (j, address) = try zcash.changeAddress()
@@ -85,6 +89,28 @@ extension DeriveCommand.Addresses {
                 if let t = found.transparent { out["transparent_address"] = .string(t) }
                 try emit(out)
                 next = found.index.next()
+            }
+        }
+    }
+
+    /// --pool orchard: `count` addresses from the start index on each chain (every Orchard
+    /// index is valid), each as a unified address with the Orchard receiver alone.
+    func orchardAddresses(_ zcash: ZcashAccountKeys, record: JSONObject, base: JSONObject, start: DiversifierIndex,
+                          emit: (JSONObject) throws(CLIError) -> Void) throws {
+        for chain in chains {
+            var next: DiversifierIndex? = start
+            for _ in 0..<count {
+                guard let j = next else { throw ZcashKeyError.diversifierIndexOutOfRange("2^88") }
+                let found = try zcash.orchardAddress(at: j, change: chain == 1)
+                var out = base
+                chainOptions.saplingFields(zcash, record: record, into: &out)
+                out["type"] = .string("address")
+                out["change"] = .number(String(chain))
+                out["diversifier_index"] = .string(j.description)
+                out["address"] = .string(found.unified)
+                out["orchard_receiver"] = .string(Hex.encode(found.receiver))
+                try emit(out)
+                next = j.next()
             }
         }
     }

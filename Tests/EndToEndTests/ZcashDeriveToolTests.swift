@@ -2,14 +2,11 @@ import Foundation
 import SatchelTestSupport
 import XCTest
 
-/// `derive --coin zec --pool sapling` and `derive account` on the "abandon … art" wallet of
-/// vectors/zcash/generated (its zs1, t1 and keys agree with Zingo's and librustzcash's tests).
+/// `derive --coin zec --pool sapling|orchard` and `derive account` on the "abandon … art"
+/// wallet of vectors/zcash/generated (its zs1, t1 and keys agree with Zingo's and
+/// librustzcash's tests): its u1 (Orchard, Sapling, P2PKH), uview1 and uivk1 come out of the
+/// seed alone, string for string.
 final class ZcashDeriveToolTests: XCTestCase {
-    /// Sapling + P2PKH encodings of the file's own items (ZcashTests.AbandonArtWalletTests builds them).
-    static let unifiedAddress = "u1hn79mq050nfzhqmc9u4ra7vxvyfhaxfgr0wmeg8qvt5mknzxahyxrutectkr0sm5utxhldc53gg6qk5kpdtewuynq888xrp5vqd4y6lhk7lqtxfg6aprm7xpzlfxxgl0fhn5j0h3jlt"
-    static let ufvk = "uview10aqqunlxg4sz6l6x6uc3a66lv7gn53hz6wxd6ygd9mfax8d85k5xstg7s0cp0w2udhus2qgq6pep8fmh33mt0yf5q53tlvc9natrj6mkrxepp626azuzjzzfvc7ta8w7v2r5p5yc36sfphjkypkg3hk237laxqa7efkeegnsljahuecvfms2qvzvh9gtuvrq7u3v7qpvcmqrxw562w2d3zlcwme2kwfujvxvnqwnnkhgxs5xdmfde0fa4y7vc9sa9dhn45y2wddfx6wd660ugajuzqs92cp48h4ashvj44kdfqkdwts6ce7gtw39g7cx0s54y9ej9a49awkfzada25ljtrh"
-    static let uivk = "uivk1qqg856d8u84nhv6yy6k64g4y3s855g43syvwmh6e6vjqml2n9l6egwgntprs6la637lk0r5zgn7hx265ym58qthk80gvyqaqaj7vh75xmgrg02qyeju20jmq57hf0jh7l584hy32f8cdaeqxj7nvn8pc0nr8vpv9z9x6msnuxlwyxtnww0wp58ug0v5fv70s394dssvgstlusqz7kmg5u8wgza0ztpddx47nwvq8r9ssyygsnq9ph"
-
     private func wallet() throws -> (w: [String: Any], sapling: [String: Any], unified: [String: Any]) {
         let w = try XCTUnwrap(TestPaths.json(TestPaths.vector("zcash/generated/wallet_abandon_art_account0.json")) as? [String: Any])
         return (w, try XCTUnwrap(w["sapling"] as? [String: Any]), try XCTUnwrap(w["unified"] as? [String: Any]))
@@ -25,7 +22,7 @@ final class ZcashDeriveToolTests: XCTestCase {
         XCTAssertEqual(r.records.map { $0["diversifier_index"] as? String }, ["0", "1", "1"])
         XCTAssertEqual(r.records.map { $0["change"] as? Int }, [0, 0, 1])
         XCTAssertEqual(r.records[0]["transparent_address"] as? String, u["transparent_address"] as? String)
-        XCTAssertEqual(r.records[0]["unified_address"] as? String, Self.unifiedAddress)
+        XCTAssertEqual(r.records[0]["unified_address"] as? String, u["ua_orchard_sapling_p2pkh"] as? String)
         XCTAssertEqual(r.records[0]["path"] as? String, "m/32'/133'/0'")
         XCTAssertNil(r.records[2]["unified_address"])
         XCTAssertEqual(r.records.map { $0["label"] as? String }, ["shop", "shop", "shop"])
@@ -43,9 +40,9 @@ final class ZcashDeriveToolTests: XCTestCase {
         XCTAssertEqual(a["incoming_viewing_key"] as? String, s["ivk_bech32_zcashd"] as? String)
         XCTAssertEqual(a["default_address"] as? String, s["default_address"] as? String)
         XCTAssertEqual(a["transparent_address"] as? String, u["transparent_address"] as? String)
-        XCTAssertEqual(a["unified_address"] as? String, Self.unifiedAddress)
-        XCTAssertEqual(a["ufvk"] as? String, Self.ufvk)
-        XCTAssertEqual(a["uivk"] as? String, Self.uivk)
+        XCTAssertEqual(a["unified_address"] as? String, u["ua_orchard_sapling_p2pkh"] as? String)
+        XCTAssertEqual(a["ufvk"] as? String, u["ufvk"] as? String)
+        XCTAssertEqual(a["uivk"] as? String, u["uivk"] as? String)
         XCTAssertNil(a["extended_spending_key"])
         XCTAssertFalse(account.out.contains("secret-extended-key"))
         let secret = try Shell.run("derive account --coin zec --pool sapling --private", stdin: phrase)
@@ -58,8 +55,8 @@ final class ZcashDeriveToolTests: XCTestCase {
         XCTAssertFalse(piped.out.contains("secret-extended-key"))
         XCTAssertFalse(piped.out.contains("extended_spending_key"))
 
-        // The account record, the file's own uview1 (with an Orchard item we do not use), the
-        // UIVK and the zxviews key each give the same receive addresses.
+        // The account record, the file's own uview1, the UIVK and the zxviews key each give the
+        // same receive addresses (the zxviews key, Sapling's alone, no Orchard receiver).
         let fromSeed = try Shell.run("derive --coin zec --pool sapling --count 3", stdin: phrase)
         XCTAssertEqual(fromSeed.status, 0, fromSeed.stderr)
         for input: [String: Any] in [a, ["ufvk": u["ufvk"]!], ["uivk": u["uivk"]!], ["extended_full_viewing_key": s["extfvk_bech32"]!]] {
@@ -122,5 +119,34 @@ final class ZcashDeriveToolTests: XCTestCase {
         XCTAssertFalse(r.stderr.contains("abandon"))
         let usage = try Shell.run("derive --coin btc --pool sapling", stdin: Shell.lines([["mnemonic": w["mnemonic"]!]]))
         XCTAssertEqual(usage.status, 64)
+    }
+
+    /// --pool orchard: Orchard-only unified addresses at every index, the same from the seed,
+    /// the UFVK and the UIVK; change addresses from the full viewing key only; a Sapling-era
+    /// key has no Orchard item.
+    func testOrchardAddresses() throws {
+        let (w, s, u) = try wallet()
+        let phrase = Shell.lines([["mnemonic": w["mnemonic"]!]])
+        let r = try Shell.run("derive --coin zec --pool orchard --count 3 --change both", stdin: phrase)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.records.map { $0["pool"] as? String }, Array(repeating: "orchard", count: 6))
+        XCTAssertEqual(r.records.map { $0["diversifier_index"] as? String }, ["0", "1", "2", "0", "1", "2"])
+        XCTAssertEqual(r.records.map { $0["change"] as? Int }, [0, 0, 0, 1, 1, 1])
+        XCTAssertEqual(r.records[0]["orchard_receiver"] as? String, (u["orchard_d"] as! String) + (u["orchard_pk_d"] as! String))
+        XCTAssertEqual(Set(r.records.compactMap { $0["address"] as? String }).count, 6)
+        XCTAssertTrue(r.records.allSatisfy { ($0["address"] as? String ?? "").hasPrefix("u1") })
+        for input: [String: Any] in [["ufvk": u["ufvk"]!], ["uivk": u["uivk"]!]] {
+            let view = try Shell.run("derive --pool orchard --coin zec --count 3", stdin: Shell.lines([input]))
+            XCTAssertEqual(view.status, 0, view.stderr)
+            XCTAssertEqual(view.records.map { $0["address"] as? String }, r.records.prefix(3).map { $0["address"] as? String }, "\(input.keys)")
+        }
+        let change = try Shell.run("derive --pool orchard --coin zec --change 1", stdin: Shell.lines([["ufvk": u["ufvk"]!]]))
+        XCTAssertEqual(change.status, 0, change.stderr)
+        XCTAssertEqual(change.records.first?["address"] as? String, r.records[3]["address"] as? String)
+        let noChange = try Shell.run("derive --pool orchard --coin zec --change 1", stdin: Shell.lines([["uivk": u["uivk"]!]]))
+        XCTAssertEqual(noChange.status, 65)
+        let sapling = try Shell.run("derive --pool orchard --coin zec", stdin: Shell.lines([["extended_full_viewing_key": s["extfvk_bech32"]!]]))
+        XCTAssertEqual(sapling.status, 65)
+        XCTAssertEqual(sapling.records.first?["code"] as? String, "zcash.no_orchard_item")
     }
 }
