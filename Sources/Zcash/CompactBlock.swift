@@ -64,6 +64,10 @@ public struct ZcashCompactTransaction: ChainTransaction {
     public let firstPosition: UInt64?
     /// Each output's full 580-byte note ciphertext, when the full transaction was given.
     public let fullCiphertexts: [[UInt8]]?
+    /// Its Orchard actions (each spends a note, maybe a dummy, and makes one).
+    public let actions: [CompactOrchardAction]
+    /// Each action's full ciphertext, when the full transaction was given.
+    public let fullActionCiphertexts: [[UInt8]]?
 }
 
 /// Errors of Zcash block data. None carries key material.
@@ -122,25 +126,39 @@ extension ZcashCompactBlock {
                 guard spend.nf.count == 32 else { throw .badBlock(height: height, reason: "transaction \(tx.index) has a nullifier of the wrong size") }
                 return Array(spend.nf)
             }
+            let actions = try tx.actions.map { a throws(ZcashDataError) -> CompactOrchardAction in
+                guard a.nullifier.count == 32, a.cmx.count == 32, a.ephemeralKey.count == 32, a.ciphertext.count >= 52 else {
+                    throw .badBlock(height: height, reason: "transaction \(tx.index) has an Orchard action of the wrong size")
+                }
+                return CompactOrchardAction(nullifier: Array(a.nullifier), cmx: Array(a.cmx), ephemeralKey: Array(a.ephemeralKey),
+                                            ciphertext: Array(a.ciphertext.prefix(52)))
+            }
             var full: [[UInt8]]?
+            var fullActions: [[UInt8]]?
             let i = transactions.count
             if i < fullTransactions.count, !fullTransactions[i].isEmpty {
-                let given = try ZcashTransactionParser.saplingOutputs(fullTransactions[i])
-                guard given.count == outputs.count, zip(given, outputs).allSatisfy({
+                let given = try ZcashTransactionParser.shieldedBundles(fullTransactions[i])
+                guard given.sapling.count == outputs.count, zip(given.sapling, outputs).allSatisfy({
                     $0.cmu == $1.cmu && $0.ephemeralKey == $1.ephemeralKey && Array($0.encCiphertext.prefix(52)) == $1.ciphertext
+                }), given.orchard.count == actions.count, zip(given.orchard, actions).allSatisfy({
+                    $0.nullifier == $1.nullifier && $0.cmx == $1.cmx && $0.ephemeralKey == $1.ephemeralKey
+                        && Array($0.encCiphertext.prefix(52)) == $1.ciphertext
                 }) else {
                     throw .badBlock(height: height, reason: "the full transaction \(Hex.encode(Array(tx.txid))) does not match its compact form")
                 }
-                full = given.map(\.encCiphertext)
+                full = given.sapling.map(\.encCiphertext)
+                fullActions = given.orchard.map(\.encCiphertext)
             }
-            transactions.append(ZcashCompactTransaction(id: Array(tx.txid), index: tx.index, spendTags: nullifiers, outputs: outputs,
-                                                        height: wire.height, firstPosition: position, fullCiphertexts: full))
+            // An Orchard action's nullifier is a spend, as a Sapling spend's is.
+            transactions.append(ZcashCompactTransaction(id: Array(tx.txid), index: tx.index, spendTags: nullifiers + actions.map(\.nullifier),
+                                                        outputs: outputs, height: wire.height, firstPosition: position, fullCiphertexts: full,
+                                                        actions: actions, fullActionCiphertexts: fullActions))
             position = position.map { $0 + UInt64(outputs.count) }
         }
         return ZcashCompactBlock(height: wire.height, id: Array(wire.hash), previousID: Array(wire.prevHash), time: wire.time,
                                  transactions: transactions, saplingTreeSize: treeSize,
                                  orchardTreeSize: wire.hasChainMetadata ? wire.chainMetadata.orchardCommitmentTreeSize : 0,
-                                 orchardActionCount: wire.vtx.reduce(0) { $0 + $1.actions.count })
+                                 orchardActionCount: transactions.reduce(0) { $0 + $1.actions.count })
     }
 }
 

@@ -9,10 +9,22 @@ public struct FullSaplingOutput: Sendable, Equatable {
     public let encCiphertext: [UInt8]
 }
 
-/// The Sapling outputs of a v5 transaction (ZIP-225), read up to where they end; what follows
-/// (proofs, signatures, Orchard) is not needed for memos.
+/// An Orchard action as a full transaction carries it.
+public struct FullOrchardAction: Sendable, Equatable {
+    public let nullifier: [UInt8]
+    public let cmx: [UInt8]
+    public let ephemeralKey: [UInt8]
+    public let encCiphertext: [UInt8]
+}
+
+/// The shielded outputs of a v5 transaction (ZIP-225), read up to the end of its Orchard
+/// actions; what follows (flags, proofs, signatures) is not needed for memos.
 public enum ZcashTransactionParser {
     public static func saplingOutputs(_ raw: [UInt8]) throws(ZcashDataError) -> [FullSaplingOutput] {
+        try shieldedBundles(raw).sapling
+    }
+
+    public static func shieldedBundles(_ raw: [UInt8]) throws(ZcashDataError) -> (sapling: [FullSaplingOutput], orchard: [FullOrchardAction]) {
         var r = raw[...]
         func take(_ n: Int) throws(ZcashDataError) -> ArraySlice<UInt8> {
             guard r.count >= n else { throw .badBlock(height: nil, reason: "a full transaction ends early") }
@@ -42,14 +54,29 @@ public enum ZcashTransactionParser {
             _ = try take(8)
             _ = try take(try compactSize())
         }
-        for _ in 0..<(try compactSize()) { _ = try take(96) }  // Sapling spends: cv, nullifier, rk
+        let spends = try compactSize()
+        for _ in 0..<spends { _ = try take(96) }  // Sapling spends: cv, nullifier, rk
         var outputs = [FullSaplingOutput]()
-        for _ in 0..<(try compactSize()) {
+        let outputCount = try compactSize()
+        for _ in 0..<outputCount {
             _ = try take(32)  // cv
             outputs.append(FullSaplingOutput(cmu: Array(try take(32)), ephemeralKey: Array(try take(32)), encCiphertext: Array(try take(580))))
             _ = try take(80)  // outCiphertext
         }
-        return outputs
+        if spends + outputCount > 0 { _ = try take(8) }  // valueBalanceSapling
+        if spends > 0 { _ = try take(32) }  // anchorSapling
+        _ = try take(spends * (192 + 64) + outputCount * 192)  // spend proofs and signatures, output proofs
+        if spends + outputCount > 0 { _ = try take(64) }  // bindingSigSapling
+        var actions = [FullOrchardAction]()
+        for _ in 0..<(try compactSize()) {
+            _ = try take(32)  // cv
+            let nullifier = Array(try take(32))
+            _ = try take(32)  // rk
+            actions.append(FullOrchardAction(nullifier: nullifier, cmx: Array(try take(32)), ephemeralKey: Array(try take(32)),
+                                             encCiphertext: Array(try take(580))))
+            _ = try take(80)  // outCiphertext
+        }
+        return (outputs, actions)
     }
 }
 

@@ -23,7 +23,14 @@ final class TreeSizeTests: XCTestCase {
             o.ciphertext = Data(repeating: 6, count: 52)
             return o
         }
-        tx.actions = (0..<actions).map { _ in WireCompactOrchardAction() }
+        tx.actions = (0..<actions).map { _ in
+            var a = WireCompactOrchardAction()
+            a.nullifier = Data(repeating: 7, count: 32)
+            a.cmx = Data(repeating: 8, count: 32)
+            a.ephemeralKey = Data(repeating: 9, count: 32)
+            a.ciphertext = Data(repeating: 10, count: 52)
+            return a
+        }
         wire.vtx = [tx]
         return try ZcashCompactBlock.from(wire, expectedHeight: Int(height))
     }

@@ -1,0 +1,115 @@
+import Foundation
+import SatchelTestSupport
+import WalletCore
+import XCTest
+@testable import Zcash
+
+/// fixtures/zcash-orchard (50 blocks, 459 Orchard actions; the "abandon … art" wallet): the
+/// account-0 Orchard keys from the seed find exactly its 16 Orchard notes — value, address,
+/// rseed, nullifier, memo — in the .jsonl and the .pb alike; the 4 spent ones are spent by
+/// later actions' nullifiers; the 5 look-alikes are refused; the external key alone finds the
+/// 12 external notes.
+final class OrchardFixtureTests: XCTestCase {
+    let fixture = TestPaths.fixture("zcash-orchard")
+
+    struct Found: Equatable, CustomStringConvertible {
+        let height: Int, txIndex: Int, actionIndex: Int
+        let scope: String, value: UInt64, diversifier: String, pkd: String, rseed: String, nullifier: String, memo: String?
+        var description: String { "\(height)/\(txIndex)/\(actionIndex) \(scope) \(value)" }
+    }
+
+    /// A field as text: the files write some numbers as strings and some as numbers.
+    private func text(_ value: Any?) -> String { value as? String ?? (value as? NSNumber)?.stringValue ?? "" }
+
+    private func lines(_ name: String) throws -> [[String: Any]] {
+        try String(contentsOf: fixture.appendingPathComponent(name), encoding: .utf8).split(separator: "\n").map {
+            try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+    }
+
+    private func keys() throws -> OrchardFullViewingKey {
+        let wallet = try XCTUnwrap(TestPaths.json(fixture.appendingPathComponent("wallet.json")) as? [String: Any])
+        let seed = try Hex.decode(try XCTUnwrap(wallet["bip39_seed"] as? String))
+        return try OrchardExtendedSpendingKey.account(seed: seed, coinType: 133, account: 0).fullViewingKey()
+    }
+
+    /// Every action of every block tried with the given keys (external first).
+    private func scan(_ file: String, keys: [(scope: String, key: OrchardIncomingViewingKey)], nk: PallasBase) throws
+        -> (found: [Found], nullifiers: [String: Int]) {
+        let memos = Dictionary(uniqueKeysWithValues: try lines("orchard_actions_full.jsonl").map {
+            ("\(text($0["txid"]))/\(text($0["actionIndex"]))", try Hex.decode(text($0["encCiphertext"])))
+        })
+        let source = try CompactBlockFileSource(path: fixture.appendingPathComponent(file).path)
+        var found = [Found]()
+        var nullifiers = [String: Int]()
+        for data in try source.blocks(from: 2_950_000, count: 100) {
+            let block = try ZcashCompactBlock.parse(data.blob, expectedHeight: data.height)
+            for tx in block.transactions {
+                for (i, action) in tx.actions.enumerated() {
+                    nullifiers[Hex.encode(action.nullifier)] = data.height
+                    for (scope, key) in keys {
+                        guard let note = OrchardDecryptor(key: key).tryDecrypt(action) else { continue }
+                        let full = try XCTUnwrap(memos["\(Hex.encode(tx.id))/\(i)"])
+                        let memo = SaplingMemo.plaintext(encCiphertext: full, key: note.key).map { Hex.encode(Array($0[52..<564])) }
+                        found.append(Found(height: data.height, txIndex: Int(tx.index), actionIndex: i, scope: scope, value: note.note.value,
+                                           diversifier: Hex.encode(note.note.address.diversifier), pkd: Hex.encode(note.note.address.transmissionKey),
+                                           rseed: Hex.encode(note.note.rseed), nullifier: note.note.nullifier(nk: nk).map { Hex.encode($0.bytes) } ?? "",
+                                           memo: memo))
+                        break
+                    }
+                }
+            }
+        }
+        return (found, nullifiers)
+    }
+
+    func testTheWalletsOrchardNotesExactly() throws {
+        let fvk = try keys()
+        let external = try XCTUnwrap(fvk.incomingViewingKey(change: false)), internalKey = try XCTUnwrap(fvk.incomingViewingKey(change: true))
+        let expectedRows = try lines("expected_notes.jsonl").filter { $0["pool"] as? String == "orchard" }
+        XCTAssertEqual(expectedRows.count, 16)
+        let expected = expectedRows.map { r in
+            Found(height: Int(text(r["height"]))!, txIndex: Int(text(r["txIndex"]))!, actionIndex: Int(text(r["actionIndex"]))!,
+                  scope: text(r["scope"]), value: UInt64(text(r["value"]))!, diversifier: text(r["diversifier"]),
+                  pkd: text(r["pk_d"]), rseed: text(r["rseed"]), nullifier: text(r["nullifier"]), memo: r["memo_hex"] as? String)
+        }
+        for file in ["compact_blocks.jsonl", "compact_blocks.pb"] {
+            let (found, nullifiers) = try scan(file, keys: [("external", external), ("internal", internalKey)], nk: fvk.nk)
+            XCTAssertEqual(found, expected, file)
+            XCTAssertEqual(nullifiers.count, 459, file)
+            // Spent exactly when a later action reveals the note's nullifier.
+            for row in expectedRows {
+                let spentAt = nullifiers[text(row["nullifier"])]
+                if let spent = row["spent"] as? [String: Any] {
+                    XCTAssertEqual(spentAt.map(String.init), text(spent["height"]), text(row["id"]))
+                } else {
+                    XCTAssertNil(spentAt, row["id"] as? String ?? "")
+                }
+            }
+            // The external key alone: the 12 payments.
+            let (payments, _) = try scan(file, keys: [("external", external)], nk: fvk.nk)
+            XCTAssertEqual(payments, expected.filter { $0.scope == "external" }, file)
+            XCTAssertEqual(payments.count, 12)
+        }
+        let summary = try XCTUnwrap(TestPaths.json(fixture.appendingPathComponent("expected_summary.json")) as? [String: Any])
+        XCTAssertEqual(expected.reduce(0) { $0 + $1.value }, UInt64(try XCTUnwrap(summary["totalReceivedOrchard"] as? Int)))
+    }
+
+    /// The look-alikes (a cmx or epk that does not recompute, another lead byte, a wrong rho,
+    /// a note to account 1) are not notes of account 0; each is an action of the chain.
+    func testNegativeCases() throws {
+        let fvk = try keys()
+        let decryptors = [fvk.incomingViewingKey(change: false)!, fvk.incomingViewingKey(change: true)!].map(OrchardDecryptor.init)
+        let cases = try lines("negative_cases.jsonl").filter { $0["pool"] as? String == "orchard" }
+        XCTAssertEqual(Set(cases.compactMap { $0["reason"] as? String }), ["cmx_mismatch", "epk_mismatch", "lead_byte", "rho_mismatch", "other_account"])
+        let source = try CompactBlockFileSource(path: fixture.appendingPathComponent("compact_blocks.jsonl").path)
+        let blocks = try source.blocks(from: 2_950_000, count: 100).map { try ZcashCompactBlock.parse($0.blob, expectedHeight: $0.height) }
+        for c in cases {
+            let height = Int(text(c["height"]))!, txid = text(c["txid"]), index = Int(text(c["actionIndex"]))!
+            let tx = try XCTUnwrap(blocks.first { Int($0.height) == height }?.transactions.first { Hex.encode($0.id) == txid })
+            let action = tx.actions[index]
+            XCTAssertEqual(Hex.encode(action.cmx), c["cmx"] as? String)
+            for d in decryptors { XCTAssertNil(d.tryDecrypt(action), c["reason"] as? String ?? "") }
+        }
+    }
+}
