@@ -99,13 +99,19 @@ public protocol ChainScanner: Sendable {
     func addressPaid(_ output: ReceivedOutput) -> String?
     /// A memo's record fields; by default its hex under `fieldNames.memo`.
     static func memoFields(_ memo: [UInt8]) -> [(key: String, value: String)]
-    /// The value pools a balance counts, named in balance records where a chain has several
-    /// (Zcash: which shielded pools were scanned); nil for a chain with one.
-    static var balancePools: [String]? { get }
+    /// The value pools this wallet's balance counts, named (with their sums) in balance
+    /// records where a chain has several (Zcash: the shielded pools its keys scan); nil for a
+    /// chain with one.
+    var balancePools: [String]? { get }
+    /// The pool of the output at `index` of a transaction, and its index among that pool's outputs,
+    /// for a chain with several (`ReceivedOutput.index` must be unique within a transaction,
+    /// so a chain may fold the pool into it); nil for a chain with one.
+    static func pool(ofIndex index: Int) -> (name: String, index: Int)?
 }
 
 extension ChainScanner {
     public func addressPaid(_ output: ReceivedOutput) -> String? { nil }
     public static func memoFields(_ memo: [UInt8]) -> [(key: String, value: String)] { [(fieldNames.memo, Hex.encode(memo))] }
-    public static var balancePools: [String]? { nil }
+    public var balancePools: [String]? { nil }
+    public static func pool(ofIndex index: Int) -> (name: String, index: Int)? { nil }
 }

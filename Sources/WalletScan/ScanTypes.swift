@@ -154,13 +154,27 @@ public struct Balance: Sendable, Equatable {
     public let total: UInt64
     public let unlocked: UInt64
     public let perAccount: [UInt32: (total: UInt64, unlocked: UInt64)]
+    /// Per value pool, for a chain with several (`ChainScanner.pool(ofIndex:)`); empty otherwise.
+    public var perPool: [String: (total: UInt64, unlocked: UInt64)] = [:]
     /// False for a view-only wallet: spends cannot be seen, so the totals are an upper bound.
     public let spendsKnown: Bool
+
+    public init(height: Int, total: UInt64, unlocked: UInt64, perAccount: [UInt32: (total: UInt64, unlocked: UInt64)],
+                perPool: [String: (total: UInt64, unlocked: UInt64)] = [:], spendsKnown: Bool) {
+        self.height = height
+        self.total = total
+        self.unlocked = unlocked
+        self.perAccount = perAccount
+        self.perPool = perPool
+        self.spendsKnown = spendsKnown
+    }
 
     public static func == (a: Balance, b: Balance) -> Bool {
         a.height == b.height && a.total == b.total && a.unlocked == b.unlocked && a.spendsKnown == b.spendsKnown
             && a.perAccount.keys == b.perAccount.keys
             && a.perAccount.allSatisfy { b.perAccount[$0.key]!.total == $0.value.total && b.perAccount[$0.key]!.unlocked == $0.value.unlocked }
+            && a.perPool.keys == b.perPool.keys
+            && a.perPool.allSatisfy { b.perPool[$0.key]!.total == $0.value.total && b.perPool[$0.key]!.unlocked == $0.value.unlocked }
     }
 }
 

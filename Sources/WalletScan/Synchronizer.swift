@@ -317,6 +317,8 @@ public final class Synchronizer<Chain: ChainScanner> {
     private func balance(of slot: Slot, walletHeight: Int) throws -> Balance {
         var total = slot.pendingIncoming.values.reduce(0, +), unlocked: UInt64 = 0
         var accounts = slot.pendingIncoming.mapValues { (total: $0, unlocked: UInt64(0)) }
+        var pools = [String: (total: UInt64, unlocked: UInt64)]()
+        for name in slot.scanner.balancePools ?? [] { pools[name] = (0, 0) }
         let now = UInt64(Date().timeIntervalSince1970)
         for row in try slot.state.allOutputs() where row.spentHeight == nil {
             let o = row.output
@@ -325,8 +327,12 @@ public final class Synchronizer<Chain: ChainScanner> {
             if free { unlocked += o.amount }
             let previous = accounts[o.account] ?? (0, 0)
             accounts[o.account] = (previous.total + o.amount, previous.unlocked + (free ? o.amount : 0))
+            if let pool = Chain.pool(ofIndex: o.index)?.name {
+                let sums = pools[pool] ?? (0, 0)
+                pools[pool] = (sums.total + o.amount, sums.unlocked + (free ? o.amount : 0))
+            }
         }
-        return Balance(height: walletHeight, total: total, unlocked: unlocked, perAccount: accounts, spendsKnown: slot.scanner.spendsKnown)
+        return Balance(height: walletHeight, total: total, unlocked: unlocked, perAccount: accounts, perPool: pools, spendsKnown: slot.scanner.spendsKnown)
     }
 
     /// One batch being fetched on another thread.

@@ -17,21 +17,34 @@ public struct ZcashScanner: ChainScanner {
     let internalNK: JubjubPoint?
     let externalDecryptor: SaplingDecryptor
     let internalDecryptor: SaplingDecryptor?
+    /// Orchard: the external and (with the full viewing key) internal keys, and nk.
+    let orchardExternal: OrchardDecryptor?
+    let orchardInternal: OrchardDecryptor?
+    let orchardNK: PallasBase?
 
-    /// From a full viewing key: receive and change notes, and spends.
-    public init(fullViewingKey fvk: SaplingFullViewingKey, network: ZcashNetwork, account: UInt32) {
+    /// From a full viewing key: receive and change notes, and spends; in Orchard too when its
+    /// full viewing key is given.
+    public init(fullViewingKey fvk: SaplingFullViewingKey, network: ZcashNetwork, account: UInt32, orchard: OrchardFullViewingKey? = nil) {
         let internalFVK = fvk.internal
         self.init(network: network, account: account, external: fvk.incomingViewingKey, internalKey: internalFVK.incomingViewingKey,
-                  nk: fvk.nk, internalNK: internalFVK.nk)
+                  nk: fvk.nk, internalNK: internalFVK.nk,
+                  orchardExternal: orchard?.incomingViewingKey(change: false), orchardInternal: orchard?.incomingViewingKey(change: true),
+                  orchardNK: orchard?.nk)
     }
 
-    /// From an incoming viewing key: received notes only.
-    public init(incomingViewingKey ivk: SaplingIncomingViewingKey, network: ZcashNetwork, account: UInt32) {
-        self.init(network: network, account: account, external: ivk, internalKey: nil, nk: nil, internalNK: nil)
+    /// From an incoming viewing key: received notes only (in Orchard too when its incoming
+    /// viewing key is given).
+    public init(incomingViewingKey ivk: SaplingIncomingViewingKey, network: ZcashNetwork, account: UInt32, orchard: OrchardIncomingViewingKey? = nil) {
+        self.init(network: network, account: account, external: ivk, internalKey: nil, nk: nil, internalNK: nil,
+                  orchardExternal: orchard, orchardInternal: nil, orchardNK: nil)
     }
 
     init(network: ZcashNetwork, account: UInt32, external: SaplingIncomingViewingKey, internalKey: SaplingIncomingViewingKey?,
-         nk: JubjubPoint?, internalNK: JubjubPoint?) {
+         nk: JubjubPoint?, internalNK: JubjubPoint?, orchardExternal: OrchardIncomingViewingKey? = nil,
+         orchardInternal: OrchardIncomingViewingKey? = nil, orchardNK: PallasBase? = nil) {
+        self.orchardExternal = orchardExternal.map(OrchardDecryptor.init)
+        self.orchardInternal = orchardInternal.map(OrchardDecryptor.init)
+        self.orchardNK = orchardNK
         self.network = network
         self.account = account
         self.external = external
@@ -46,20 +59,33 @@ public struct ZcashScanner: ChainScanner {
     public static let chainName = "zcash"
     /// Records say "account", "diversifier_index" (of the note's address), "nullifier", "memo".
     public static let fieldNames = OutputFieldNames(account: "account", addressIndex: "diversifier_index", spendTag: "nullifier", memo: "memo")
-    /// Only Sapling notes are found (Orchard and transparent outputs are not scanned): a
-    /// balance says so, lest it be read as the wallet's whole balance.
-    public static let balancePools: [String]? = ["sapling"]
+    /// The shielded pools scanned (transparent outputs are not): a balance names them, with
+    /// each one's sums, lest it be read as the wallet's whole balance.
+    public var balancePools: [String]? { orchardExternal == nil ? ["sapling"] : ["orchard", "sapling"] }
 
-    /// The state file's name: network and a hash of the incoming viewing key (one file per wallet).
+    /// An Orchard action's output index is tagged with 2^32 (a transaction's Sapling outputs and
+    /// Orchard actions both count from 0, and the state keys outputs by transaction and index).
+    static let orchardTag = 1 << 32
+
+    public static func pool(ofIndex index: Int) -> (name: String, index: Int)? {
+        index >= orchardTag ? ("orchard", index - orchardTag) : ("sapling", index)
+    }
+
+    /// The state file's name: network and a hash of the incoming viewing keys (one file per
+    /// wallet). A wallet with Orchard keys has a state of its own: one made before Orchard
+    /// was scanned did not look at the actions of the blocks it holds.
     public var stateName: String {
-        "zcash-\(network.rawValue)-" + Hex.encode(Blake2.b(12, personal: Array("Satchel_ZState__".utf8), external.bytes, Array(network.rawValue.utf8)))
+        "zcash-\(network.rawValue)-" + Hex.encode(Blake2.b(12, personal: Array("Satchel_ZState__".utf8), external.bytes, Array(network.rawValue.utf8),
+                                                           orchardExternal?.key.bytes ?? []))
     }
 
     public var stateID: String {
-        Hex.encode(Blake2.b(16, personal: Array("Satchel_ZStateID".utf8), external.bytes, nk?.bytes ?? []))
+        Hex.encode(Blake2.b(16, personal: Array("Satchel_ZStateID".utf8), external.bytes, nk?.bytes ?? [], orchardExternal?.key.bytes ?? [],
+                            orchardNK?.bytes ?? []))
     }
 
-    public var spendsKnown: Bool { nk != nil }
+    /// Spends are known when every scanned pool's nullifiers can be computed.
+    public var spendsKnown: Bool { nk != nil && (orchardExternal == nil || orchardNK != nil) }
 
     public static func parse(_ data: BlockData) -> Result<ZcashCompactBlock, ScanError> {
         do {
@@ -85,14 +111,52 @@ public struct ZcashScanner: ChainScanner {
     public mutating func takeNewAddresses() -> [AddressEntry] { [] }
 
     public func scan(_ transactions: [ZcashCompactTransaction]) throws(ScanError) -> [[ReceivedOutput]] {
-        let places = transactions.indices.flatMap { t in transactions[t].outputs.indices.map { (t, $0) } }
+        // (transaction, output or action, whether Orchard), Sapling first in each transaction.
+        var places = [(Int, Int, Bool)]()
+        for t in transactions.indices {
+            places += transactions[t].outputs.indices.map { (t, $0, false) }
+            if orchardExternal != nil { places += transactions[t].actions.indices.map { (t, $0, true) } }
+        }
         // A sandblasted block holds thousands of outputs: past a few hundred its outputs are
         // spread over the cores (the engine gives one block one task).
-        let one = { @Sendable (place: (Int, Int)) in Result { () throws(ScanError) in try self.scan(transactions[place.0], output: place.1) } }
+        let one = { @Sendable (place: (Int, Int, Bool)) in
+            Result { () throws(ScanError) in
+                place.2 ? try self.scan(transactions[place.0], action: place.1) : try self.scan(transactions[place.0], output: place.1)
+            }
+        }
         let found = places.count >= 256 ? ParallelMap.map(places, one) : places.map(one)
         var out = [[ReceivedOutput]](repeating: [], count: transactions.count)
         for (place, o) in zip(places, found) { if let o = try o.get() { out[place.0].append(o) } }
         return out
+    }
+
+    /// Action `i` of `tx` if it pays the wallet: the external Orchard key, then the internal one.
+    private func scan(_ tx: ZcashCompactTransaction, action i: Int) throws(ScanError) -> ReceivedOutput? {
+        let action = tx.actions[i]
+        guard tx.height != nil, let external = orchardExternal, let epk = OrchardDecryptor.ephemeralPoint(action) else { return nil }
+        var change = false
+        var found = external.tryDecrypt(action, ephemeralPoint: epk)
+        if found == nil, let internalKey = orchardInternal {
+            found = internalKey.tryDecrypt(action, ephemeralPoint: epk)
+            change = found != nil
+        }
+        guard let found else { return nil }
+        let note = found.note
+        let key = change ? orchardInternal!.key : external.key
+        let j = SaplingDiversifier.index(of: note.address.diversifier, dk: key.dk)
+        var o = ReceivedOutput(height: nil, txID: tx.id, index: Self.orchardTag + i, amount: note.value, account: account,
+                               addressIndex: j.high == 0 && j.low <= UInt64(UInt32.max) ? UInt32(j.low) : UInt32.max,
+                               spendTag: orchardNK.flatMap { note.nullifier(nk: $0)?.bytes }, memo: nil, unlockTime: 0,
+                               isCoinbase: tx.index == 0, outputKey: note.address.bytes, isChange: change)
+        if let full = tx.fullActionCiphertexts?[i] {
+            guard let p = SaplingMemo.plaintext(encCiphertext: full, key: found.key) else {
+                throw .malformed(what: "transaction \(Hex.encode(tx.id))",
+                                 reason: "Orchard action \(i)'s full note ciphertext fails its authentication tag, though its first 52 bytes (the compact block's) decrypt: the full transaction does not match its compact form; check the --txs file")
+            }
+            let memo = Array(p[52..<564])
+            o.memo = SaplingMemo.isEmpty(memo) ? nil : memo
+        }
+        return o
     }
 
     /// Output `i` of `tx` if it is the wallet's: the external key first, then the internal one.
@@ -154,9 +218,13 @@ public struct ZcashScanner: ChainScanner {
         return external.address(exactly: DiversifierIndex(UInt64(index)))?.encoded(network)
     }
 
-    /// The note's own address (d ‖ pk_d is its output key here), external or internal.
+    /// The note's own address (d ‖ pk_d is its output key here), external or internal: zs1…
+    /// for Sapling, a unified address with the Orchard receiver alone for Orchard.
     public func addressPaid(_ output: ReceivedOutput) -> String? {
         guard output.outputKey.count == 43 else { return nil }
+        if Self.pool(ofIndex: output.index)?.name == "orchard" {
+            return UnifiedEncoding.encode([(UnifiedEncoding.Typecode.orchard, output.outputKey)], kind: .address, network: network)
+        }
         return SaplingPaymentAddress(diversifier: Array(output.outputKey[0..<11]), transmissionKey: Array(output.outputKey[11...])).encoded(network)
     }
 }

@@ -296,7 +296,12 @@ enum EventRecords {
         }
         func put(_ o: ReceivedOutput) {
             r["txid"] = .string(Hex.encode(o.txID))
-            r["index"] = .number(String(o.index))
+            if let pool = C.pool(ofIndex: o.index) {
+                r["pool"] = .string(pool.name)
+                r["index"] = .number(String(pool.index))
+            } else {
+                r["index"] = .number(String(o.index))
+            }
             r["amount"] = .string(String(o.amount))
             r[names.account] = .number(String(o.account))
             r[names.addressIndex] = .number(String(o.addressIndex))
@@ -325,7 +330,12 @@ enum EventRecords {
             r["txid"] = .string(Hex.encode(s.spendingTxID))
             r[names.spendTag] = .string(Hex.encode(s.spendTag))
             r["output_txid"] = .string(Hex.encode(s.outputTxID))
-            r["output_index"] = .number(String(s.outputIndex))
+            if let pool = C.pool(ofIndex: s.outputIndex) {
+                r["pool"] = .string(pool.name)
+                r["output_index"] = .number(String(pool.index))
+            } else {
+                r["output_index"] = .number(String(s.outputIndex))
+            }
             r["amount"] = .string(String(s.amount))
             r[names.account] = .number(String(s.account))
             r[names.addressIndex] = .number(String(s.addressIndex))
@@ -341,7 +351,14 @@ enum EventRecords {
             r["total"] = .string(String(b.total))
             r["unlocked"] = .string(String(b.unlocked))
             r["spends_known"] = .bool(b.spendsKnown)
-            if let pools = C.balancePools { r["pools"] = .array(pools.map { .string($0) }) }
+            if !b.perPool.isEmpty {
+                var pools = JSONObject()
+                for name in b.perPool.keys.sorted() {
+                    let sums = b.perPool[name]!
+                    pools[name] = .object(JSONObject(["total": .string(String(sums.total)), "unlocked": .string(String(sums.unlocked))]))
+                }
+                r["pools"] = .object(pools)
+            }
             r["accounts"] = .array(b.perAccount.keys.sorted().map { account in
                 .object(JSONObject([names.account: .number(String(account)), "total": .string(String(b.perAccount[account]!.total)),
                                     "unlocked": .string(String(b.perAccount[account]!.unlocked))]))

@@ -34,8 +34,10 @@ extension ScanBlocksCommand {
     }
 
     static func zcashScanner(_ keys: ZcashAccountKeys) -> ZcashScanner {
-        if let fvk = keys.fullViewing { return ZcashScanner(fullViewingKey: fvk, network: keys.network, account: keys.account ?? 0) }
-        return ZcashScanner(incomingViewingKey: keys.incoming, network: keys.network, account: keys.account ?? 0)
+        if let fvk = keys.fullViewing, keys.orchardIncoming == nil || keys.orchardFullViewing != nil {
+            return ZcashScanner(fullViewingKey: fvk, network: keys.network, account: keys.account ?? 0, orchard: keys.orchardFullViewing)
+        }
+        return ZcashScanner(incomingViewingKey: keys.incoming, network: keys.network, account: keys.account ?? 0, orchard: keys.orchardIncoming)
     }
 
     func gatherZcashWallets(network: ZcashNetwork) throws -> [GivenZcashWallet] {

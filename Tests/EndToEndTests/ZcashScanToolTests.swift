@@ -48,7 +48,14 @@ final class ZcashScanToolTests: XCTestCase {
         XCTAssertEqual(balance["type"] as? String, "balance")
         XCTAssertEqual(balance["total"] as? String, (summary["unspentBalanceAllScopes"] as? NSNumber)?.stringValue)
         XCTAssertEqual(balance["spends_known"] as? Bool, true)
-        XCTAssertEqual(balance["pools"] as? [String], ["sapling"], "a balance says which pools it counts")
+        // A balance names the pools it counts, with each one's sums (a seed has Orchard keys:
+        // none of this chain's notes are Orchard's).
+        let pools = try XCTUnwrap(balance["pools"] as? [String: [String: String]], "a balance says which pools it counts")
+        XCTAssertEqual(pools["orchard"], ["total": "0", "unlocked": "0"])
+        XCTAssertEqual(pools["sapling"]?["total"], balance["total"] as? String)
+        XCTAssertEqual(pools["sapling"]?["unlocked"], balance["unlocked"] as? String)
+        XCTAssertEqual(Set(pools.keys), ["orchard", "sapling"])
+        XCTAssertEqual(received.map { $0["pool"] as? String }, Array(repeating: "sapling", count: received.count))
         XCTAssertEqual(balance["height"] as? Int, 2_900_050)
         // 10 blocks deep to spend: notes from 2,900,041 on are not yet unlocked.
         let spentNullifiers = Set(spent.compactMap { $0["nullifier"] as? String })
@@ -267,4 +274,71 @@ func writeZcashFork(of path: String, from height: Int, to out: String) throws {
         fork.append(String(decoding: try JSONSerialization.data(withJSONObject: block), as: UTF8.self))
     }
     try (fork.joined(separator: "\n") + "\n").write(toFile: out, atomically: true, encoding: .utf8)
+}
+
+/// `scan-blocks --chain zcash` on fixtures/zcash-orchard: Orchard and Sapling in one pass.
+final class ZcashOrchardScanToolTests: XCTestCase {
+    let fixture = TestPaths.fixture("zcash-orchard").path
+    var dir = ""
+
+    override func setUpWithError() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-zo-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
+
+    private func text(_ value: Any?) -> String { value as? String ?? (value as? NSNumber)?.stringValue ?? "" }
+
+    /// From the seed: the 16 Orchard and 2 Sapling notes (pool, txid, index, amount, address,
+    /// nullifier, change), the 4 spends, and balances per pool and in all, from the .jsonl and
+    /// the .pb alike; the UIVK alone sees the payments and no spend.
+    func testBothPoolsInOnePass() throws {
+        let wallet = try XCTUnwrap(TestPaths.json(TestPaths.fixture("zcash-orchard/wallet.json")) as? [String: Any])
+        let unified = try XCTUnwrap(wallet["unified"] as? [String: Any])
+        let expected = try TestPaths.jsonLines(TestPaths.fixture("zcash-orchard/expected_notes.jsonl"))
+        let summary = try XCTUnwrap(TestPaths.json(TestPaths.fixture("zcash-orchard/expected_summary.json")) as? [String: Any])
+        for file in ["compact_blocks.jsonl", "compact_blocks.pb"] {
+            let r = try Shell.run("scan-blocks --chain zcash --blocks \(fixture)/\(file) --birthday 2950000 --state-dir \(dir)/\(file) --progress none",
+                                  stdin: Shell.lines([["mnemonic": wallet["mnemonic"]!]]))
+            XCTAssertEqual(r.status, 0, r.stderr)
+            let received = r.records.filter { $0["type"] as? String == "received" }
+            XCTAssertEqual(received.map { "\($0["pool"] as? String ?? "")/\($0["txid"] as? String ?? "")/\($0["index"] as? Int ?? -1)" },
+                           expected.map { "\(text($0["pool"]))/\(text($0["txid"]))/\(text($0["actionIndex"] ?? $0["outputIndex"]))" }, file)
+            XCTAssertEqual(received.map { $0["amount"] as? String }, expected.map { text($0["value"]) })
+            XCTAssertEqual(received.map { $0["nullifier"] as? String }, expected.map { text($0["nullifier"]) })
+            XCTAssertEqual(received.map { $0["change"] as? Bool ?? false }, expected.map { text($0["scope"]) == "internal" })
+            // A Sapling note's zs1 address; an Orchard note's is the unified address of its receiver alone.
+            for (record, note) in zip(received, expected) {
+                if text(note["pool"]) == "sapling" {
+                    XCTAssertEqual(record["address"] as? String, text(note["address_zs"]))
+                } else {
+                    XCTAssertTrue((record["address"] as? String ?? "").hasPrefix("u1"), "\(record)")
+                    XCTAssertEqual(record["diversifier_index"] as? Int, Int(text(note["diversifier_index"])))
+                }
+            }
+            let spent = r.records.filter { $0["type"] as? String == "spent" }
+            XCTAssertEqual(spent.count, 4)
+            XCTAssertEqual(spent.map { $0["pool"] as? String }, ["orchard", "orchard", "orchard", "orchard"])
+            XCTAssertEqual(Set(spent.compactMap { $0["nullifier"] as? String }),
+                           Set(expected.filter { $0["spent"] is [String: Any] }.map { text($0["nullifier"]) }))
+            let balance = try XCTUnwrap(r.records.last)
+            XCTAssertEqual(balance["total"] as? String, text(summary["unspentBalanceAllPools"]))
+            let pools = try XCTUnwrap(balance["pools"] as? [String: [String: String]])
+            XCTAssertEqual(pools["orchard"]?["total"], text(summary["unspentBalanceOrchard"]))
+            XCTAssertEqual(pools["sapling"]?["total"], text(summary["unspentBalanceSapling"]))
+            XCTAssertEqual(balance["spends_known"] as? Bool, true)
+            // The UIVK: Orchard and Sapling payments, no change, no spends.
+            let view = try Shell.run("scan-blocks --chain zcash --blocks \(fixture)/\(file) --birthday 2950000 --state-dir \(dir)/uivk-\(file) --progress none",
+                                     stdin: Shell.lines([["uivk": unified["uivk"]!]]))
+            XCTAssertEqual(view.status, 0, view.stderr)
+            let payments = view.records.filter { $0["type"] as? String == "received" }
+            XCTAssertEqual(payments.filter { $0["pool"] as? String == "orchard" }.count, 12)
+            XCTAssertEqual(payments.count, 14)
+            XCTAssertEqual(view.records.filter { $0["type"] as? String == "spent" }.count, 0)
+            XCTAssertEqual(view.records.last?["spends_known"] as? Bool, false)
+            XCTAssertEqual(((view.records.last?["pools"] as? [String: [String: String]])?["orchard"])?["total"],
+                           text(summary["totalReceivedOrchardExternalOnly"]))
+        }
+    }
 }
