@@ -66,6 +66,7 @@ bench:
 	python3 bench/monero_bulk.py --bin "$$(swift build -c release --show-bin-path)"
 	python3 bench/zcash_keys.py --bin "$$(swift build -c release --show-bin-path)"
 	python3 bench/zcash_scan.py --bin "$$(swift build -c release --show-bin-path)"
+	python3 bench/zcash_orchard.py --bin "$$(swift build -c release --show-bin-path)"
 
 install: deps
 	@set -e; \

@@ -103,7 +103,7 @@ let package = Package(
         .executableTarget(name: "keycard-sim", dependencies: ["KeycardSimulator"]),
         .target(name: "BenchSupport", path: "Benchmarks/BenchSupport"),
         .executableTarget(name: "monero-bench", dependencies: ["BenchSupport", "Monero", "WalletScan", "WalletCore", "CSodium"], path: "Benchmarks/monero-bench"),
-        .executableTarget(name: "zcash-bench", dependencies: ["BenchSupport", "Zcash", "WalletCore"], path: "Benchmarks/zcash-bench"),
+        .executableTarget(name: "zcash-bench", dependencies: ["BenchSupport", "Zcash", "WalletCore", "CSodium"], path: "Benchmarks/zcash-bench"),
         .executableTarget(name: "satchel-bench", dependencies: ["BenchSupport", "WalletKeys", "WalletCore"], path: "Benchmarks/satchel-bench"),
 
         .target(name: "SatchelTestSupport", path: "Tests/SatchelTestSupport"),

@@ -69,6 +69,9 @@ def load(path, cf):
                 tx.spends.add(nf=bytes.fromhex(s["nf"]))
             for o in t.get("outputs", []):
                 tx.outputs.add(cmu=bytes.fromhex(o["cmu"]), ephemeralKey=bytes.fromhex(o["ephemeralKey"]), ciphertext=bytes.fromhex(o["ciphertext"]))
+            for a in t.get("actions", []):
+                tx.actions.add(nullifier=bytes.fromhex(a["nullifier"]), cmx=bytes.fromhex(a["cmx"]),
+                               ephemeralKey=bytes.fromhex(a["ephemeralKey"]), ciphertext=bytes.fromhex(a["ciphertext"]))
             for i in t.get("vin", []):
                 tx.vin.add(prevoutTxid=bytes.fromhex(i["prevoutTxid"]), prevoutIndex=i.get("prevoutIndex", 0))
             for o in t.get("vout", []):

@@ -1,10 +1,12 @@
 // zcash-bench: in-process timings of ZIP-32 Sapling keys and addresses, one JSON line per
 // measurement, and the keys it made (so bench/zcash_keys.py can check that its Python
-// reference made the same). Seeds (hex, one per line) come on stdin. Not part of `make test`.
+// reference made the same); with `orchard BLOCKS.jsonl`, Orchard trial decryption (below).
+// Seeds (hex, one per line) come on stdin. Not part of `make test`.
 #if canImport(Glibc)
 import Glibc
 #endif
 import BenchSupport
+import CSodium
 import WalletCore
 import Zcash
 
@@ -14,6 +16,11 @@ guard !seeds.isEmpty else {
     let message = "zcash-bench: give seeds in hex on stdin, one per line\n"
     _ = message.withCString { write(2, $0, strlen($0)) }
     exit(64)
+}
+
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "orchard" {
+    try orchardBench(blocksPath: CommandLine.arguments[2], seeds: seeds)
+    exit(0)
 }
 
 // The primitives under both: a field multiplication and a scalar multiplication.
@@ -35,4 +42,37 @@ report("address", try measure(repeats: 3, count: ivks.count) { i in
 for (i, ivk) in ivks.enumerated() {
     let (j, a) = try ivk.address(from: DiversifierIndex(UInt64(10 * i)))
     print(#"{"seed":"\#(Hex.encode(seeds[i]))","ivk":"\#(Hex.encode(ivk.ivk.bytes))","index":\#(j.low),"address":"\#(a.encoded(.main))"}"#)
+}
+
+// Orchard (`zcash-bench orchard BLOCKS.jsonl`): compact trial decryption per (action, IVK)
+// on one core, every action of the fixture's blocks against 22 keys (≥ 10,000 pairs), and,
+// in the same run, libsodium's X25519 (the yardstick of issue 22's goal).
+func orchardBench(blocksPath: String, seeds: [[UInt8]]) throws {
+    var actions = [CompactOrchardAction]()
+    for line in try String(contentsOfFile: blocksPath, encoding: .utf8).split(separator: "\n") {
+        let wire = try WireCompactBlock(record: JSONParser.parseObject(Array(line.utf8)))
+        let block = try ZcashCompactBlock.parse(try wire.serializedBytes(), expectedHeight: Int(wire.height))
+        actions += block.transactions.flatMap { $0.actions }
+    }
+    let keys = try seeds.prefix(22).map { seed -> OrchardIncomingViewingKey in
+        try OrchardExtendedSpendingKey.account(seed: seed, coinType: 133, account: 0).fullViewingKey().incomingViewingKey(change: false)!
+    }
+    let pairs = actions.count * keys.count
+    var found = 0
+    // One action's epk decoded once for every key, as the scanner does.
+    let perPair = measure(repeats: 3, count: actions.count) { i in
+        guard let epk = OrchardDecryptor.ephemeralPoint(actions[i]) else { return }
+        for key in keys where OrchardDecryptor(key: key).tryDecrypt(actions[i], ephemeralPoint: epk) != nil { found += 1 }
+    } / Double(keys.count)
+    report("orchard_trial_decryption_per_pair", perPair)
+    print(#"{"bench":"orchard_pairs","pairs":\#(pairs),"actions":\#(actions.count),"keys":\#(keys.count),"notes_found":\#(found)}"#)
+    var q = [UInt8](repeating: 0, count: 32), n = [UInt8](repeating: 7, count: 32), p = [UInt8](repeating: 0, count: 32)
+    p[0] = 9
+    let x25519 = measure(repeats: 3, count: 20_000) { _ in
+        _ = crypto_scalarmult_curve25519(&q, n, p)
+        n[0] = q[0]
+    }
+    report("x25519", x25519)
+    let base = PallasGroupHash.hash(domain: "z.cash:Orchard", message: Array("G".utf8))
+    report("pallas_scalar_mul", measure(repeats: 3, count: 2_000) { i in _ = base.times(keys[i % keys.count].ivk.bytes) })
 }

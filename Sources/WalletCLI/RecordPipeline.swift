@@ -112,6 +112,11 @@ public final class RecordPipeline {
         try flush()  // an error is worth seeing at once, beside its stderr line
     }
 
+    /// A warning on stderr ("tool: warning: …"): something the user must know that is no error.
+    public func warn(_ message: String) {
+        try? diagnostics.write("\(tool): warning: \(message)\n")
+    }
+
     /// Reports a fatal error that ends the run (I/O, usage) on stderr only.
     public func fail(_ error: any WalletError) -> ExitStatus {
         try? flush()
@@ -166,7 +171,7 @@ public final class RecordPipeline {
         // Nothing to do is not an error (a script's empty batch), but a person who forgot the
         // input should not be left wondering why nothing came out.
         if !empty.isEmpty && empty.count == paths.count {
-            try? diagnostics.write("\(tool): warning: no input records: \(empty.joined(separator: ", ")) \(empty.count == 1 ? "was" : "were") empty (give records, or a phrase where one is read, on stdin or in a file)\n")
+            warn("no input records: \(empty.joined(separator: ", ")) \(empty.count == 1 ? "was" : "were") empty (give records, or a phrase where one is read, on stdin or in a file)")
         }
         return status
     }

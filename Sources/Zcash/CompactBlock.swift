@@ -1,5 +1,6 @@
 import Foundation
 import SwiftProtobuf
+import Synchronization
 import WalletCore
 import WalletScan
 
@@ -42,7 +43,7 @@ public struct ZcashCompactBlock: ChainBlock {
             let expected = pool.parent + UInt64(pool.leaves)
             guard let given = pool.given, UInt64(given) == expected else {
                 let says = pool.given.map { "says its \(pool.name) note-commitment tree size is \($0)" } ?? "gives no tree sizes"
-                return "it \(says), but block \(height - 1) ended at \(pool.parent) and this block adds \(pool.leaves) \(pool.leafName) (\(expected) expected): the server's tree sizes are inconsistent, and notes would get wrong nullifiers; use another server"
+                return "it \(says), but block \(height - 1) ended at \(pool.parent) and this block adds \(pool.leaves) \(pool.leafName) (\(expected) expected): the tree sizes are inconsistent, and notes would get wrong nullifiers"
             }
         }
         return nil
@@ -68,6 +69,57 @@ public struct ZcashCompactTransaction: ChainTransaction {
     public let actions: [CompactOrchardAction]
     /// Each action's full ciphertext, when the full transaction was given.
     public let fullActionCiphertexts: [[UInt8]]?
+    /// NU6.3's Ironwood actions (CompactTx field 9), counted and not scanned yet.
+    public var ironwoodActionCount = 0
+}
+
+/// Ironwood actions (NU6.3: Orchard-shaped, lead byte 0x03) seen by this process: not scanned
+/// until they can be tested against vectors, so the tool says so instead of skipping them
+/// silently.
+public enum IronwoodActions {
+    static let seen = Mutex<(count: Int, told: Bool)>((0, false))
+
+    static func add(_ n: Int) { if n > 0 { seen.withLock { $0.count += n } } }
+
+    /// The number seen so far, the first time it is not zero; nil after (a warning once).
+    public static func untold() -> Int? {
+        seen.withLock { state in
+            guard state.count > 0, !state.told else { return nil }
+            state.told = true
+            return state.count
+        }
+    }
+}
+
+extension WireCompactTx {
+    /// Entries of field `number` (length-delimited) among the fields this proto does not know.
+    func unknownLengthDelimited(_ number: UInt64) -> Int {
+        var bytes = Array(unknownFields.data)[...]
+        var count = 0
+        func varint() -> UInt64? {
+            var value: UInt64 = 0, shift: UInt64 = 0
+            while let b = bytes.first, shift < 64 {
+                bytes = bytes.dropFirst()
+                value |= UInt64(b & 0x7F) << shift
+                if b & 0x80 == 0 { return value }
+                shift += 7
+            }
+            return nil
+        }
+        while !bytes.isEmpty, let key = varint() {
+            switch key & 7 {
+            case 0: guard varint() != nil else { return count }
+            case 1: bytes = bytes.dropFirst(8)
+            case 5: bytes = bytes.dropFirst(4)
+            case 2:
+                guard let n = varint(), n <= UInt64(bytes.count) else { return count }
+                bytes = bytes.dropFirst(Int(n))
+                if key >> 3 == number { count += 1 }
+            default: return count
+            }
+        }
+        return count
+    }
 }
 
 /// Errors of Zcash block data. None carries key material.
@@ -150,9 +202,12 @@ extension ZcashCompactBlock {
                 fullActions = given.orchard.map(\.encCiphertext)
             }
             // An Orchard action's nullifier is a spend, as a Sapling spend's is.
-            transactions.append(ZcashCompactTransaction(id: Array(tx.txid), index: tx.index, spendTags: nullifiers + actions.map(\.nullifier),
-                                                        outputs: outputs, height: wire.height, firstPosition: position, fullCiphertexts: full,
-                                                        actions: actions, fullActionCiphertexts: fullActions))
+            var compact = ZcashCompactTransaction(id: Array(tx.txid), index: tx.index, spendTags: nullifiers + actions.map(\.nullifier),
+                                                  outputs: outputs, height: wire.height, firstPosition: position, fullCiphertexts: full,
+                                                  actions: actions, fullActionCiphertexts: fullActions)
+            compact.ironwoodActionCount = tx.unknownLengthDelimited(9)
+            IronwoodActions.add(compact.ironwoodActionCount)
+            transactions.append(compact)
             position = position.map { $0 + UInt64(outputs.count) }
         }
         return ZcashCompactBlock(height: wire.height, id: Array(wire.hash), previousID: Array(wire.prevHash), time: wire.time,
@@ -222,13 +277,25 @@ extension WireCompactBlock {
                 out.ciphertext = try hex(o, "ciphertext")
                 return out
             }
-            tx.actions = try objects(t, "actions").map { a in
+            func action(_ a: JSONObject) throws -> WireCompactOrchardAction {
                 var action = WireCompactOrchardAction()
                 action.nullifier = try hex(a, "nullifier")
                 action.cmx = try hex(a, "cmx")
                 action.ephemeralKey = try hex(a, "ephemeralKey")
                 action.ciphertext = try hex(a, "ciphertext")
                 return action
+            }
+            tx.actions = try objects(t, "actions").map(action)
+            // Ironwood actions (field 9, which this proto predates) kept as the wire form keeps
+            // them: as unknown fields, so that both forms are counted the same way.
+            let ironwood = try objects(t, "ironwoodActions")
+            if !ironwood.isEmpty {
+                var bytes: [UInt8] = try tx.serializedBytes()
+                for a in ironwood {
+                    let body: [UInt8] = try action(a).serializedBytes()
+                    bytes += [0x4A] + varintBytes(UInt64(body.count)) + body
+                }
+                tx = try WireCompactTx(serializedBytes: bytes)
             }
             return tx
         }

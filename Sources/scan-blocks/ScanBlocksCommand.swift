@@ -176,7 +176,7 @@ struct ScanBlocksCommand: ParsableCommand {
 
     /// The run for any chain: state, locks, the synchronizer, events to stdout.
     func synchronize<C: ChainScanner>(_ pipeline: RecordPipeline, wallets given: [(name: String?, birthday: Int?)], scanners: [C],
-                                      stateNames: [String], source: (any BlockSource)?) throws {
+                                      stateNames: [String], source: (any BlockSource)?, afterEachRun: () -> Void = {}) throws {
         do {
             var initializer = WalletInitializer(birthday: birthday, stateDirectory: stateDir)
             initializer.wallets = zip(given, stateNames).map { WalletInitializer.Wallet(name: $0.name, stateName: $1, birthday: $0.birthday) }
@@ -204,6 +204,7 @@ struct ScanBlocksCommand: ParsableCommand {
             }
             repeat {
                 try sync.run(untilHeight: untilHeight, maxBlocks: maxBlocks, sink: sink)
+                afterEachRun()
                 try pipeline.flush()
                 if follow { Thread.sleep(forTimeInterval: interval) }
             } while follow

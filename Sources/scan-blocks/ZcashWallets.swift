@@ -24,7 +24,11 @@ extension ScanBlocksCommand {
             source = try LightwalletdSource(address: lightwalletd, options: options)
         }
         try synchronize(pipeline, wallets: given.map { ($0.name, $0.birthday) }, scanners: given.map(\.scanner),
-                        stateNames: given.map(\.scanner.stateName), source: source)
+                        stateNames: given.map(\.scanner.stateName), source: source) {
+            if let n = IronwoodActions.untold() {
+                pipeline.warn("\(n) Ironwood action\(n == 1 ? " was" : "s were") not scanned (NU6.3's pool): this version finds Orchard and Sapling notes only, so a balance may miss Ironwood funds")
+            }
+        }
     }
 
     struct GivenZcashWallet {

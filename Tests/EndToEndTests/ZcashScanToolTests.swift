@@ -341,4 +341,39 @@ final class ZcashOrchardScanToolTests: XCTestCase {
                            text(summary["totalReceivedOrchardExternalOnly"]))
         }
     }
+
+    /// A block with Ironwood actions (NU6.3) scans, and says once that they were not scanned.
+    func testIronwoodActionsAreNamedNotSkippedSilently() throws {
+        let wallet = try XCTUnwrap(TestPaths.json(TestPaths.fixture("zcash-orchard/wallet.json")) as? [String: Any])
+        var lines = try String(contentsOfFile: "\(fixture)/compact_blocks.jsonl", encoding: .utf8).split(separator: "\n").map(String.init)
+        for i in [3, 7] {
+            var block = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(lines[i].utf8)) as? [String: Any])
+            var vtx = try XCTUnwrap(block["vtx"] as? [[String: Any]])
+            let tx = try XCTUnwrap(vtx.indices.first { !(vtx[$0]["actions"] as? [Any] ?? []).isEmpty })
+            vtx[tx]["ironwoodActions"] = [(vtx[tx]["actions"] as! [Any])[0]]
+            block["vtx"] = vtx
+            lines[i] = String(decoding: try JSONSerialization.data(withJSONObject: block), as: UTF8.self)
+        }
+        try (lines.joined(separator: "\n") + "\n").write(toFile: "\(dir)/ironwood.jsonl", atomically: true, encoding: .utf8)
+        let r = try Shell.run("scan-blocks --chain zcash --blocks \(dir)/ironwood.jsonl --birthday 2950000 --state-dir \(dir)/iw --progress none",
+                              stdin: Shell.lines([["mnemonic": wallet["mnemonic"]!]]))
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.stderr, "scan-blocks: warning: 2 Ironwood actions were not scanned (NU6.3's pool): this version finds Orchard and Sapling notes only, so a balance may miss Ironwood funds\n")
+        XCTAssertEqual(r.records.filter { $0["type"] as? String == "received" }.count, 18)
+    }
+
+    /// The fake lightwalletd serves the fixture's actions as lightwalletd does: the live source
+    /// finds what the file gives.
+    func testOrchardFromALightwalletd() throws {
+        let wallet = try XCTUnwrap(TestPaths.json(TestPaths.fixture("zcash-orchard/wallet.json")) as? [String: Any])
+        let key = Shell.lines([["mnemonic": wallet["mnemonic"]!]])
+        let file = try Shell.run("scan-blocks --chain zcash --blocks \(fixture)/compact_blocks.pb --birthday 2950000 --state-dir \(dir)/f --progress none", stdin: key)
+        XCTAssertEqual(file.status, 0, file.stderr)
+        let server = try FakeLightwalletd(blocks: "\(fixture)/compact_blocks.jsonl")
+        let live = try Shell.run("scan-blocks --chain zcash --lightwalletd 127.0.0.1:\(server.port) --plaintext --birthday 2950000 --state-dir \(dir)/l --progress none",
+                                 stdin: key)
+        XCTAssertEqual(live.status, 0, live.stderr)
+        XCTAssertEqual(live.lines, file.lines)
+        XCTAssertEqual(live.records.filter { $0["pool"] as? String == "orchard" && $0["type"] as? String == "received" }.count, 16)
+    }
 }

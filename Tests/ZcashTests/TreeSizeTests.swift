@@ -40,13 +40,41 @@ final class TreeSizeTests: XCTestCase {
         XCTAssertEqual(parent, [100, 0, 0, 0, 7, 0, 0, 0])
         XCTAssertNil(try block(height: 10, sapling: 103, orchard: 9, outputs: 3, actions: 2).contradiction(parentTally: parent))
         let saplingOff = try block(height: 10, sapling: 104, orchard: 9, outputs: 3, actions: 2).contradiction(parentTally: parent)
-        XCTAssertEqual(saplingOff, "it says its Sapling note-commitment tree size is 104, but block 9 ended at 100 and this block adds 3 outputs (103 expected): the server's tree sizes are inconsistent, and notes would get wrong nullifiers; use another server")
+        XCTAssertEqual(saplingOff, "it says its Sapling note-commitment tree size is 104, but block 9 ended at 100 and this block adds 3 outputs (103 expected): the tree sizes are inconsistent, and notes would get wrong nullifiers")
         let orchardOff = try block(height: 10, sapling: 103, orchard: 8, outputs: 3, actions: 2).contradiction(parentTally: parent)
-        XCTAssertEqual(orchardOff, "it says its Orchard note-commitment tree size is 8, but block 9 ended at 7 and this block adds 2 actions (9 expected): the server's tree sizes are inconsistent, and notes would get wrong nullifiers; use another server")
+        XCTAssertEqual(orchardOff, "it says its Orchard note-commitment tree size is 8, but block 9 ended at 7 and this block adds 2 actions (9 expected): the tree sizes are inconsistent, and notes would get wrong nullifiers")
         XCTAssertNotNil(try block(height: 10, sapling: nil, orchard: 0, outputs: 0, actions: 0).contradiction(parentTally: parent))
         // Sizes of 0 before: the empty tree, or an old cache's "unknown"; nothing to check.
         XCTAssertNil(try block(height: 10, sapling: 50, orchard: 0, outputs: 3, actions: 0).contradiction(parentTally: [0, 0, 0, 0, 0, 0, 0, 0]))
         XCTAssertNotNil(try block(height: 10, sapling: 50, orchard: 0, outputs: 3, actions: 0).contradiction(parentTally: [1, 2, 3]))
         XCTAssertNil(try block(height: 10, sapling: nil, orchard: 0, outputs: 3, actions: 0).tally)
+    }
+
+    /// Ironwood actions (CompactTx field 9, which the committed proto predates) are counted
+    /// from the wire's unknown fields, in the binary and the JSON form alike.
+    func testIronwoodActionsAreCounted() throws {
+        var tx = WireCompactTx()
+        tx.txid = Data(repeating: 3, count: 32)
+        var action = WireCompactOrchardAction()
+        action.nullifier = Data(repeating: 7, count: 32)
+        action.cmx = Data(repeating: 8, count: 32)
+        action.ephemeralKey = Data(repeating: 9, count: 32)
+        action.ciphertext = Data(repeating: 10, count: 52)
+        let body: [UInt8] = try action.serializedBytes()
+        var bytes: [UInt8] = try tx.serializedBytes()
+        XCTAssertEqual(body.count, 156)
+        for _ in 0..<2 { bytes += [0x4A, 0x9C, 0x01] + body }  // field 9, length 156 as a varint
+        bytes += [0x50, 0x05]  // an unknown varint field (10) is skipped
+        var wire = WireCompactBlock()
+        wire.height = 5
+        wire.hash = Data(repeating: 1, count: 32)
+        wire.prevHash = Data(repeating: 2, count: 32)
+        wire.vtx = [try WireCompactTx(serializedBytes: bytes)]
+        let block = try ZcashCompactBlock.parse(try wire.serializedBytes(), expectedHeight: 5)
+        XCTAssertEqual(block.transactions.first?.ironwoodActionCount, 2)
+        XCTAssertEqual(block.transactions.first?.actions.count, 0)
+        let record = try JSONParser.parseObject(Array(#"{"height":5,"hash":"\#(String(repeating: "01", count: 32))","prevHash":"\#(String(repeating: "02", count: 32))","vtx":[{"txid":"\#(String(repeating: "03", count: 32))","ironwoodActions":[{"nullifier":"\#(String(repeating: "07", count: 32))","cmx":"\#(String(repeating: "08", count: 32))","ephemeralKey":"\#(String(repeating: "09", count: 32))","ciphertext":"\#(String(repeating: "0a", count: 52))"}]}]}"#.utf8))
+        let fromJSON = try ZcashCompactBlock.parse(try WireCompactBlock(record: record).serializedBytes(), expectedHeight: 5)
+        XCTAssertEqual(fromJSON.transactions.first?.ironwoodActionCount, 1)
     }
 }
