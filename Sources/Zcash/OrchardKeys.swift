@@ -168,9 +168,14 @@ public struct OrchardExtendedSpendingKey: Sendable {
     /// The hardened child i (i ≥ 2^31): PRF^expand(c, [0x81] ‖ sk ‖ I2LEOSP32(i)).
     public func child(_ index: UInt32) throws(OrchardKeyError) -> OrchardExtendedSpendingKey {
         precondition(index >= 0x8000_0000, "Orchard has hardened derivation only")
-        let sk = spendingKey.withUnsafeBytes { Array($0) }
-        var i = Blake2.prfExpand(chainCode, [0x81] + sk + (0..<4).map { UInt8(truncatingIfNeeded: index >> (8 * UInt32($0))) })
-        defer { SecureBytes.wipe(&i) }
+        var sk = spendingKey.withUnsafeBytes { Array($0) }
+        var input = [0x81] + sk + (0..<4).map { UInt8(truncatingIfNeeded: index >> (8 * UInt32($0))) }
+        var i = Blake2.prfExpand(chainCode, input)
+        defer {
+            SecureBytes.wipe(&i)
+            SecureBytes.wipe(&sk)
+            SecureBytes.wipe(&input)
+        }
         let tag = Array(try OrchardFullViewingKey(spendingKey: sk).fingerprint.prefix(4))
         return OrchardExtendedSpendingKey(depth: depth &+ 1, parentTag: tag, childIndex: index, chainCode: Array(i[32..<64]),
                                           spendingKey: SecureBytes(i[0..<32]))
@@ -183,12 +188,16 @@ public struct OrchardExtendedSpendingKey: Sendable {
 
     /// depth ‖ parent tag ‖ I2LEOSP32(i) ‖ c ‖ sk (73 bytes, secret).
     public var bytes: SecureBytes {
-        SecureBytes([depth] + parentTag + (0..<4).map { UInt8(truncatingIfNeeded: childIndex >> (8 * UInt32($0))) } + chainCode
-                    + spendingKey.withUnsafeBytes { Array($0) })
+        var raw = [depth] + parentTag + (0..<4).map { UInt8(truncatingIfNeeded: childIndex >> (8 * UInt32($0))) } + chainCode
+            + spendingKey.withUnsafeBytes { Array($0) }
+        defer { SecureBytes.wipe(&raw) }
+        return SecureBytes(raw)
     }
 
     public func fullViewingKey() throws(OrchardKeyError) -> OrchardFullViewingKey {
-        try OrchardFullViewingKey(spendingKey: spendingKey.withUnsafeBytes { Array($0) })
+        var sk = spendingKey.withUnsafeBytes { Array($0) }
+        defer { SecureBytes.wipe(&sk) }
+        return try OrchardFullViewingKey(spendingKey: sk)
     }
 }
 
