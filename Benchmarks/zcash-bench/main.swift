@@ -55,7 +55,7 @@ func orchardBench(blocksPath: String, seeds: [[UInt8]]) throws {
         actions += block.transactions.flatMap { $0.actions }
     }
     let keys = try seeds.prefix(22).map { seed -> OrchardIncomingViewingKey in
-        try OrchardExtendedSpendingKey.account(seed: seed, coinType: 133, account: 0).fullViewingKey().incomingViewingKey(change: false)!
+        try OrchardExtendedSpendingKey.account(seed: seed, coinType: 133, account: 0).fullViewingKey().incomingViewingKey(change: false)
     }
     let pairs = actions.count * keys.count
     var found = 0

@@ -34,23 +34,39 @@ public struct OrchardFullViewingKey: Sendable, Equatable {
     public let ak: PallasBase
     public let nk: PallasBase
     public let rivk: PallasScalar
+    /// Both scopes' incoming viewing keys, derived once: every key is checked by them, and
+    /// each costs a Sinsemilla commitment.
+    private let externalKey: OrchardIncomingViewingKey
+    private let changeKey: OrchardIncomingViewingKey
 
     /// From a spending key (32 bytes): ask, nk, rivk by PRF^expand; ask negated when [ask]G's
     /// ỹ is 1, so that ak alone says the point.
     public init(spendingKey sk: [UInt8]) throws(OrchardKeyError) {
+        let parts = Self.parts(sk)
+        let ak = parts.akPoint.extracted
+        guard !parts.ask.isZero, let scopes = Self.scopes(ak: ak, nk: parts.nk, rivk: parts.rivk) else { throw .unusableSpendingKey }
+        (self.ak, nk, rivk) = (ak, parts.nk, parts.rivk)
+        (externalKey, changeKey) = scopes
+    }
+
+    /// ask as PRF^expand gives it (before its sign is fixed), [ask]G, nk and rivk.
+    private static func parts(_ sk: [UInt8]) -> (ask: PallasScalar, akPoint: PallasPoint, nk: PallasBase, rivk: PallasScalar) {
         let ask = PallasScalar.reduced(Blake2.prfExpand(sk, [0x06]))
-        guard !ask.isZero else { throw .unusableSpendingKey }
-        ak = OrchardBases.spendAuth.times(ask).extracted
-        nk = PallasBase.reduced(Blake2.prfExpand(sk, [0x07]))
-        rivk = PallasScalar.reduced(Blake2.prfExpand(sk, [0x08]))
-        guard incomingViewingKey(change: false) != nil, incomingViewingKey(change: true) != nil else { throw .unusableSpendingKey }
+        return (ask, OrchardBases.spendAuth.times(ask), PallasBase.reduced(Blake2.prfExpand(sk, [0x07])),
+                PallasScalar.reduced(Blake2.prfExpand(sk, [0x08])))
     }
 
     /// The spend-authorization key of a spending key, as the protocol fixes its sign.
     public static func ask(spendingKey sk: [UInt8]) -> PallasScalar {
-        let ask = PallasScalar.reduced(Blake2.prfExpand(sk, [0x06]))
-        let sign = OrchardBases.spendAuth.times(ask).affine?.y.sign ?? false
-        return sign ? ask.negated : ask
+        let parts = parts(sk)
+        return parts.akPoint.affine?.y.sign == true ? parts.ask.negated : parts.ask
+    }
+
+    /// The fingerprint of a spending key's full viewing key, without its incoming viewing
+    /// keys (ZIP-32 tags a child with its parent's).
+    static func fingerprint(spendingKey sk: [UInt8]) -> [UInt8] {
+        let parts = parts(sk)
+        return fingerprint(ak: parts.akPoint.extracted, nk: parts.nk, rivk: parts.rivk)
     }
 
     /// ak ‖ nk ‖ rivk.
@@ -66,12 +82,9 @@ public struct OrchardFullViewingKey: Sendable, Equatable {
         guard let nk = PallasBase(bytes: bytes[32..<64]), let rivk = PallasScalar(bytes: bytes[64..<96]) else {
             throw .invalidViewingKey("nk or rivk is not canonical")
         }
-        self.ak = ak
-        self.nk = nk
-        self.rivk = rivk
-        guard incomingViewingKey(change: false) != nil, incomingViewingKey(change: true) != nil else {
-            throw .invalidViewingKey("its incoming viewing key is zero")
-        }
+        guard let scopes = Self.scopes(ak: ak, nk: nk, rivk: rivk) else { throw .invalidViewingKey("its incoming viewing key is zero") }
+        (self.ak, self.nk, self.rivk) = (ak, nk, rivk)
+        (externalKey, changeKey) = scopes
     }
 
     /// ivk = CommitIvk_rivk(ak, nk) = SinsemillaShortCommit("z.cash:Orchard-CommitIvk", ak ‖ nk);
@@ -84,24 +97,40 @@ public struct OrchardFullViewingKey: Sendable, Equatable {
     }
 
     /// The internal scope's rivk (ZIP-32): ToScalar(PRF^expand(rivk, [0x83] ‖ ak ‖ nk)).
-    var internalRivk: PallasScalar { PallasScalar.reduced(Blake2.prfExpand(rivk.bytes, [0x83] + ak.bytes + nk.bytes)) }
+    private static func internalRivk(ak: PallasBase, nk: PallasBase, rivk: PallasScalar) -> PallasScalar {
+        PallasScalar.reduced(Blake2.prfExpand(rivk.bytes, [0x83] + ak.bytes + nk.bytes))
+    }
+
+    var internalRivk: PallasScalar { Self.internalRivk(ak: ak, nk: nk, rivk: rivk) }
+
+    /// dk ‖ ovk of a scope's rivk: PRF^expand(rivk, [0x82] ‖ ak ‖ nk).
+    private static func dkOvk(ak: PallasBase, nk: PallasBase, rivk: PallasScalar) -> [UInt8] {
+        Blake2.prfExpand(rivk.bytes, [0x82] + ak.bytes + nk.bytes)
+    }
+
+    /// The external and internal incoming viewing keys; nil when either ivk is zero.
+    private static func scopes(ak: PallasBase, nk: PallasBase, rivk: PallasScalar) -> (OrchardIncomingViewingKey, OrchardIncomingViewingKey)? {
+        func key(_ r: PallasScalar) -> OrchardIncomingViewingKey? {
+            commitIvk(ak: ak, nk: nk, rivk: r).map { OrchardIncomingViewingKey(dk: Array(dkOvk(ak: ak, nk: nk, rivk: r)[0..<32]), ivk: $0) }
+        }
+        guard let external = key(rivk), let change = key(internalRivk(ak: ak, nk: nk, rivk: rivk)) else { return nil }
+        return (external, change)
+    }
 
     /// The external (payments) or internal (change) incoming viewing key.
-    public func incomingViewingKey(change: Bool) -> OrchardIncomingViewingKey? {
-        let r = change ? internalRivk : rivk
-        guard let ivk = Self.commitIvk(ak: ak, nk: nk, rivk: r) else { return nil }
-        let dkOvk = Blake2.prfExpand(r.bytes, [0x82] + ak.bytes + nk.bytes)
-        return OrchardIncomingViewingKey(dk: Array(dkOvk[0..<32]), ivk: ivk)
-    }
+    public func incomingViewingKey(change: Bool) -> OrchardIncomingViewingKey { change ? changeKey : externalKey }
 
     /// The outgoing viewing key of a scope.
     public func outgoingViewingKey(change: Bool) -> [UInt8] {
-        let r = change ? internalRivk : rivk
-        return Array(Blake2.prfExpand(r.bytes, [0x82] + ak.bytes + nk.bytes)[32..<64])
+        Array(Self.dkOvk(ak: ak, nk: nk, rivk: change ? internalRivk : rivk)[32..<64])
     }
 
     /// The FVK fingerprint (ZIP-32): BLAKE2b-256("ZcashOrchardFVFP", ak ‖ nk ‖ rivk).
-    public var fingerprint: [UInt8] { Blake2.b(32, personal: Array("ZcashOrchardFVFP".utf8), bytes) }
+    public var fingerprint: [UInt8] { Self.fingerprint(ak: ak, nk: nk, rivk: rivk) }
+
+    private static func fingerprint(ak: PallasBase, nk: PallasBase, rivk: PallasScalar) -> [UInt8] {
+        Blake2.b(32, personal: Array("ZcashOrchardFVFP".utf8), ak.bytes + nk.bytes + rivk.bytes)
+    }
 }
 
 /// The 255 low bits of a field element, little-endian (I2LEBSP_255).
@@ -165,8 +194,9 @@ public struct OrchardExtendedSpendingKey: Sendable {
                                           spendingKey: SecureBytes(i[0..<32]))
     }
 
-    /// The hardened child i (i ≥ 2^31): PRF^expand(c, [0x81] ‖ sk ‖ I2LEOSP32(i)).
-    public func child(_ index: UInt32) throws(OrchardKeyError) -> OrchardExtendedSpendingKey {
+    /// The hardened child i (i ≥ 2^31): PRF^expand(c, [0x81] ‖ sk ‖ I2LEOSP32(i)). A key is
+    /// checked where it is used (`fullViewingKey`), not on the way to it.
+    public func child(_ index: UInt32) -> OrchardExtendedSpendingKey {
         precondition(index >= 0x8000_0000, "Orchard has hardened derivation only")
         var sk = spendingKey.withUnsafeBytes { Array($0) }
         var input = [0x81] + sk + (0..<4).map { UInt8(truncatingIfNeeded: index >> (8 * UInt32($0))) }
@@ -176,14 +206,14 @@ public struct OrchardExtendedSpendingKey: Sendable {
             SecureBytes.wipe(&sk)
             SecureBytes.wipe(&input)
         }
-        let tag = Array(try OrchardFullViewingKey(spendingKey: sk).fingerprint.prefix(4))
+        let tag = Array(OrchardFullViewingKey.fingerprint(spendingKey: sk).prefix(4))
         return OrchardExtendedSpendingKey(depth: depth &+ 1, parentTag: tag, childIndex: index, chainCode: Array(i[32..<64]),
                                           spendingKey: SecureBytes(i[0..<32]))
     }
 
     /// m/32'/coinType'/account'.
-    public static func account(seed: [UInt8], coinType: UInt32, account: UInt32) throws(OrchardKeyError) -> OrchardExtendedSpendingKey {
-        try master(seed: seed).child(0x8000_0000 | 32).child(0x8000_0000 | coinType).child(0x8000_0000 | account)
+    public static func account(seed: [UInt8], coinType: UInt32, account: UInt32) -> OrchardExtendedSpendingKey {
+        master(seed: seed).child(0x8000_0000 | 32).child(0x8000_0000 | coinType).child(0x8000_0000 | account)
     }
 
     /// depth ‖ parent tag ‖ I2LEOSP32(i) ‖ c ‖ sk (73 bytes, secret).

@@ -65,7 +65,7 @@ final class OrchardFixtureTests: XCTestCase {
 
     func testTheWalletsOrchardNotesExactly() throws {
         let fvk = try keys()
-        let external = try XCTUnwrap(fvk.incomingViewingKey(change: false)), internalKey = try XCTUnwrap(fvk.incomingViewingKey(change: true))
+        let external = fvk.incomingViewingKey(change: false), internalKey = fvk.incomingViewingKey(change: true)
         let expectedRows = try lines("expected_notes.jsonl").filter { $0["pool"] as? String == "orchard" }
         XCTAssertEqual(expectedRows.count, 16)
         let expected = expectedRows.map { r in
@@ -99,7 +99,7 @@ final class OrchardFixtureTests: XCTestCase {
     /// a note to account 1) are not notes of account 0; each is an action of the chain.
     func testNegativeCases() throws {
         let fvk = try keys()
-        let decryptors = [fvk.incomingViewingKey(change: false)!, fvk.incomingViewingKey(change: true)!].map(OrchardDecryptor.init)
+        let decryptors = [fvk.incomingViewingKey(change: false), fvk.incomingViewingKey(change: true)].map(OrchardDecryptor.init)
         let cases = try lines("negative_cases.jsonl").filter { $0["pool"] as? String == "orchard" }
         XCTAssertEqual(Set(cases.compactMap { $0["reason"] as? String }), ["cmx_mismatch", "epk_mismatch", "lead_byte", "rho_mismatch", "other_account"])
         let source = try CompactBlockFileSource(path: fixture.appendingPathComponent("compact_blocks.jsonl").path)

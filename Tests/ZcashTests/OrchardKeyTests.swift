@@ -20,14 +20,14 @@ final class OrchardKeyTests: XCTestCase {
             XCTAssertEqual(Hex.encode(fvk.ak.bytes), row["ak"] as? String)
             XCTAssertEqual(Hex.encode(fvk.nk.bytes), row["nk"] as? String)
             XCTAssertEqual(Hex.encode(fvk.rivk.bytes), row["rivk"] as? String)
-            let external = try XCTUnwrap(fvk.incomingViewingKey(change: false))
+            let external = fvk.incomingViewingKey(change: false)
             XCTAssertEqual(Hex.encode(external.ivk.bytes), row["ivk"] as? String)
             XCTAssertEqual(Hex.encode(external.dk), row["dk"] as? String)
             XCTAssertEqual(Hex.encode(fvk.outgoingViewingKey(change: false)), row["ovk"] as? String)
             let address = external.address(at: DiversifierIndex(0))
             XCTAssertEqual(Hex.encode(address.diversifier), row["default_d"] as? String)
             XCTAssertEqual(Hex.encode(address.transmissionKey), row["default_pk_d"] as? String)
-            let change = try XCTUnwrap(fvk.incomingViewingKey(change: true))
+            let change = fvk.incomingViewingKey(change: true)
             XCTAssertEqual(Hex.encode(fvk.internalRivk.bytes), row["internal_rivk"] as? String)
             XCTAssertEqual(Hex.encode(change.ivk.bytes), row["internal_ivk"] as? String)
             XCTAssertEqual(Hex.encode(change.dk), row["internal_dk"] as? String)
@@ -48,7 +48,7 @@ final class OrchardKeyTests: XCTestCase {
         XCTAssertEqual(rows.count, 4)
         var key = OrchardExtendedSpendingKey.master(seed: (0..<32).map(UInt8.init))
         for (i, row) in rows.enumerated() {
-            if i > 0 { key = try key.child(0x8000_0000 | UInt32(i)) }
+            if i > 0 { key = key.child(0x8000_0000 | UInt32(i)) }
             XCTAssertEqual(key.spendingKey.withUnsafeBytes { Hex.encode(Array($0)) }, row["sk"] as? String)
             XCTAssertEqual(Hex.encode(key.chainCode), row["c"] as? String)
             XCTAssertEqual(key.bytes.withUnsafeBytes { Hex.encode(Array($0)) }, row["xsk"] as? String)
@@ -83,13 +83,13 @@ final class OrchardKeyTests: XCTestCase {
             let indexes = file == "unified_address.json" ? try ZcashVectors.exactIntegers(file, field: "diversifier_index") : accounts.map { _ in 0 }
             for ((row, account), index) in zip(zip(rows, accounts), indexes) {
                 guard let expected = row[field] as? String else { continue }
-                let key = try OrchardExtendedSpendingKey.account(seed: try hex(row, "root_seed"), coinType: 133, account: UInt32(account))
+                let key = OrchardExtendedSpendingKey.account(seed: try hex(row, "root_seed"), coinType: 133, account: UInt32(account))
                 let fvk = try key.fullViewingKey()
                 let got: [UInt8]
                 switch field {
                 case "orchard_fvk_bytes": got = fvk.bytes
-                case "orchard_ivk_bytes": got = try XCTUnwrap(fvk.incomingViewingKey(change: false)).bytes
-                default: got = try XCTUnwrap(fvk.incomingViewingKey(change: false)).address(at: DiversifierIndex(index)).bytes
+                case "orchard_ivk_bytes": got = fvk.incomingViewingKey(change: false).bytes
+                default: got = fvk.incomingViewingKey(change: false).address(at: DiversifierIndex(index)).bytes
                 }
                 XCTAssertEqual(Hex.encode(got), expected, "\(file) account \(account)")
                 checked += 1
