@@ -43,7 +43,7 @@ final class ScanStateStore {
     func meta(_ key: String) throws -> String? { try db.query("SELECT value FROM meta WHERE key = ?", [.text(key)]).first?.first?.text }
 
     /// Kept in memory too, so that a run of many wallets need not open every state to know
-    /// where each stands; `forgetCommitted` drops it when a transaction did not commit.
+    /// where each stands; `forgetCached` drops it when a transaction did not commit.
     private var knownNextHeight: Int?
 
     var nextHeight: Int {

@@ -143,20 +143,30 @@ public struct ZcashScanner: ChainScanner {
         guard let found else { return nil }
         let note = found.note
         let key = change ? orchardInternal!.key : external.key
-        let j = SaplingDiversifier.index(of: note.address.diversifier, dk: key.dk)
-        var o = ReceivedOutput(height: nil, txID: tx.id, index: Self.orchardTag + i, amount: note.value, account: account,
-                               addressIndex: j.high == 0 && j.low <= UInt64(UInt32.max) ? UInt32(j.low) : UInt32.max,
-                               spendTag: orchardNK.flatMap { note.nullifier(nk: $0)?.bytes }, memo: nil, unlockTime: 0,
-                               isCoinbase: tx.index == 0, outputKey: note.address.bytes, isChange: change)
-        if let full = tx.fullActionCiphertexts?[i] {
-            guard let p = SaplingMemo.plaintext(encCiphertext: full, key: found.key) else {
-                throw .malformed(what: "transaction \(Hex.encode(tx.id))",
-                                 reason: "Orchard action \(i)'s full note ciphertext fails its authentication tag, though its first 52 bytes (the compact block's) decrypt: the full transaction does not match its compact form; check the --txs file")
-            }
-            let memo = Array(p[52..<564])
-            o.memo = SaplingMemo.isEmpty(memo) ? nil : memo
+        return ReceivedOutput(height: nil, txID: tx.id, index: Self.orchardTag + i, amount: note.value, account: account,
+                              addressIndex: Self.addressIndex(of: note.address.diversifier, dk: key.dk),
+                              spendTag: orchardNK.flatMap { note.nullifier(nk: $0)?.bytes },
+                              memo: try Self.memo(tx.fullActionCiphertexts?[i], key: found.key, of: "Orchard action \(i)", in: tx),
+                              unlockTime: 0, isCoinbase: tx.index == 0, outputKey: note.address.bytes, isChange: change)
+    }
+
+    /// The memo of a found note, when the full transaction came with the block: the AEAD tag
+    /// checks the whole ciphertext under the note's key. A tag that fails where the compact
+    /// part decrypted means the full transaction is not the one the block committed to.
+    private static func memo(_ full: [UInt8]?, key: [UInt8], of what: String, in tx: ZcashCompactTransaction) throws(ScanError) -> [UInt8]? {
+        guard let full else { return nil }
+        guard let p = SaplingMemo.plaintext(encCiphertext: full, key: key) else {
+            throw .malformed(what: "transaction \(Hex.encode(tx.id))",
+                             reason: "\(what)'s full note ciphertext fails its authentication tag, though its first 52 bytes (the compact block's) decrypt: the full transaction does not match its compact form; check the --txs file")
         }
-        return o
+        let memo = Array(p[52..<564])
+        return SaplingMemo.isEmpty(memo) ? nil : memo
+    }
+
+    /// The diversifier index of a note's address, for records (UInt32.max when it does not fit).
+    private static func addressIndex(of diversifier: [UInt8], dk: [UInt8]) -> UInt32 {
+        let j = SaplingDiversifier.index(of: diversifier, dk: dk)
+        return j.high == 0 && j.low <= UInt64(UInt32.max) ? UInt32(j.low) : UInt32.max
     }
 
     /// Output `i` of `tx` if it is the wallet's: the external key first, then the internal one.
@@ -175,26 +185,15 @@ public struct ZcashScanner: ChainScanner {
         } else {
             return nil
         }
-        // The memo, when the full transaction came with the block: the AEAD tag checks the
-        // whole ciphertext under the note's key. A tag that fails where the compact part
-        // decrypted means the full transaction is not the one the block committed to.
-        if let full = tx.fullCiphertexts?[i] {
-            guard let p = SaplingMemo.plaintext(encCiphertext: full, key: key) else {
-                throw .malformed(what: "transaction \(Hex.encode(tx.id))",
-                                 reason: "Sapling output \(i)'s full note ciphertext fails its authentication tag, though its first 52 bytes (the compact block's) decrypt: the full transaction does not match its compact form; check the --txs file")
-            }
-            let memo = Array(p[52..<564])
-            o.memo = SaplingMemo.isEmpty(memo) ? nil : memo
-        }
+        o.memo = try Self.memo(tx.fullCiphertexts?[i], key: key, of: "Sapling output \(i)", in: tx)
         return o
     }
 
     private func received(_ d: DecryptedNote, tx: ZcashCompactTransaction, index: Int, position: UInt64?,
                           ivk: SaplingIncomingViewingKey, nk: JubjubPoint?, change: Bool) -> ReceivedOutput {
-        let j = SaplingDiversifier.index(of: d.note.diversifier, dk: ivk.dk)
         let nullifier = nk.flatMap { nk in position.flatMap { d.note.nullifier(nk: nk, position: $0) } }
         return ReceivedOutput(height: nil, txID: tx.id, index: index, amount: d.note.value, account: account,
-                              addressIndex: j.high == 0 && j.low <= UInt64(UInt32.max) ? UInt32(j.low) : UInt32.max,
+                              addressIndex: Self.addressIndex(of: d.note.diversifier, dk: ivk.dk),
                               spendTag: nullifier, memo: nil, unlockTime: 0, isCoinbase: tx.index == 0,
                               outputKey: d.note.diversifier + d.note.transmissionKey, isChange: change)
     }

@@ -295,14 +295,15 @@ enum EventRecords {
             r["chain"] = .string(C.chainName)
             if let wallet { r["wallet"] = .string(wallet) }
         }
+        /// An output's index, and its pool where the chain has several.
+        func putIndex(_ index: Int, as key: String) {
+            let pool = C.pool(ofIndex: index)
+            if let pool { r["pool"] = .string(pool.name) }
+            r[key] = .number(String(pool?.index ?? index))
+        }
         func put(_ o: ReceivedOutput) {
             r["txid"] = .string(Hex.encode(o.txID))
-            if let pool = C.pool(ofIndex: o.index) {
-                r["pool"] = .string(pool.name)
-                r["index"] = .number(String(pool.index))
-            } else {
-                r["index"] = .number(String(o.index))
-            }
+            putIndex(o.index, as: "index")
             r["amount"] = .string(String(o.amount))
             r[names.account] = .number(String(o.account))
             r[names.addressIndex] = .number(String(o.addressIndex))
@@ -331,12 +332,7 @@ enum EventRecords {
             r["txid"] = .string(Hex.encode(s.spendingTxID))
             r[names.spendTag] = .string(Hex.encode(s.spendTag))
             r["output_txid"] = .string(Hex.encode(s.outputTxID))
-            if let pool = C.pool(ofIndex: s.outputIndex) {
-                r["pool"] = .string(pool.name)
-                r["output_index"] = .number(String(pool.index))
-            } else {
-                r["output_index"] = .number(String(s.outputIndex))
-            }
+            putIndex(s.outputIndex, as: "output_index")
             r["amount"] = .string(String(s.amount))
             r[names.account] = .number(String(s.account))
             r[names.addressIndex] = .number(String(s.addressIndex))
