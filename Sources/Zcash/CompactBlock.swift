@@ -94,26 +94,16 @@ public enum IronwoodActions {
 extension WireCompactTx {
     /// Entries of field `number` (length-delimited) among the fields this proto does not know.
     func unknownLengthDelimited(_ number: UInt64) -> Int {
-        var bytes = Array(unknownFields.data)[...]
+        var r = ByteReader(Array(unknownFields.data), what: "unknown fields")
         var count = 0
-        func varint() -> UInt64? {
-            var value: UInt64 = 0, shift: UInt64 = 0
-            while let b = bytes.first, shift < 64 {
-                bytes = bytes.dropFirst()
-                value |= UInt64(b & 0x7F) << shift
-                if b & 0x80 == 0 { return value }
-                shift += 7
-            }
-            return nil
-        }
-        while !bytes.isEmpty, let key = varint() {
+        // The decoder kept these fields whole: a read that fails only ends the count.
+        while !r.isAtEnd, let key = try? r.varint() {
             switch key & 7 {
-            case 0: guard varint() != nil else { return count }
-            case 1: bytes = bytes.dropFirst(8)
-            case 5: bytes = bytes.dropFirst(4)
+            case 0: guard (try? r.varint()) != nil else { return count }
+            case 1: guard (try? r.take(8)) != nil else { return count }
+            case 5: guard (try? r.take(4)) != nil else { return count }
             case 2:
-                guard let n = varint(), n <= UInt64(bytes.count) else { return count }
-                bytes = bytes.dropFirst(Int(n))
+                guard let n = try? r.varint(), let length = Int(exactly: n), (try? r.take(length)) != nil else { return count }
                 if key >> 3 == number { count += 1 }
             default: return count
             }
