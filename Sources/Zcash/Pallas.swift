@@ -65,9 +65,14 @@ public struct PallasPoint: Sendable, Equatable {
 
     /// repr_P: x little-endian with y's parity in bit 255; 32 zero bytes for the identity.
     public var bytes: [UInt8] {
-        guard let (ax, ay) = affine else { return [UInt8](repeating: 0, count: 32) }
-        var out = ax.bytes
-        if ay.sign { out[31] |= 0x80 }
+        guard let affine else { return [UInt8](repeating: 0, count: 32) }
+        return Self.encode(affine)
+    }
+
+    /// x little-endian with y's parity in bit 255: Pallas's and iso-Pallas's affine encoding.
+    static func encode(_ p: (x: PallasBase, y: PallasBase)) -> [UInt8] {
+        var out = p.x.bytes
+        if p.y.sign { out[31] |= 0x80 }
         return out
     }
 
@@ -256,13 +261,6 @@ public enum PallasGroupHash {
         let denB = x3 + c[10] * x2 + c[11] * x + c[12]
         // (numA/denA, numB/denB) = (numA·denB : numB·denA : denA·denB), one inversion saved.
         return PallasPoint(x: numA * denB, y: numB * denA, z: denA * denB)
-    }
-
-    /// repr of an iso-Pallas affine point (for the map_to_curve vectors).
-    static func isoBytes(_ p: (x: PallasBase, y: PallasBase)) -> [UInt8] {
-        var out = p.x.bytes
-        if p.y.sign { out[31] |= 0x80 }
-        return out
     }
 }
 

@@ -7,17 +7,16 @@ import XCTest
 /// 52 bytes found by their key and by no other, the full 580 bytes' memo, and the checks
 /// that refuse a plaintext whose cmx or ephemeral key does not recompute.
 final class OrchardDecryptionTests: XCTestCase {
-    private func hex(_ row: [String: Any], _ key: String) throws -> [UInt8] { try Hex.decode(try XCTUnwrap(row[key] as? String, key)) }
 
     func testNoteEncryptionVectors() throws {
         let rows = try ZcashVectors.rows("orchard/orchard_note_encryption.json")
         let values = try ZcashVectors.exactIntegers("orchard/orchard_note_encryption.json", field: "v")
         XCTAssertEqual(rows.count, 10)
-        let keys = try rows.map { try XCTUnwrap(OrchardIncomingViewingKey(bytes: try hex($0, "incoming_viewing_key"))) }
+        let keys = try rows.map { try XCTUnwrap(OrchardIncomingViewingKey(bytes: try XCTUnwrap($0.bytes("incoming_viewing_key"), "incoming_viewing_key"))) }
         for (n, (row, value)) in zip(rows, values).enumerated() {
-            let encrypted = try hex(row, "c_enc")
-            let action = CompactOrchardAction(nullifier: try hex(row, "rho"), cmx: try hex(row, "cmx"),
-                                              ephemeralKey: try hex(row, "ephemeral_key"), ciphertext: Array(encrypted.prefix(52)))
+            let encrypted = try XCTUnwrap(row.bytes("c_enc"), "c_enc")
+            let action = CompactOrchardAction(nullifier: try XCTUnwrap(row.bytes("rho"), "rho"), cmx: try XCTUnwrap(row.bytes("cmx"), "cmx"),
+                                              ephemeralKey: try XCTUnwrap(row.bytes("ephemeral_key"), "ephemeral_key"), ciphertext: Array(encrypted.prefix(52)))
             let decryptor = OrchardDecryptor(key: keys[n])
             let epk = try XCTUnwrap(OrchardDecryptor.ephemeralPoint(action))
             XCTAssertEqual(Hex.encode(decryptor.sharedSecret(epk)), row["shared_secret"] as? String)

@@ -7,14 +7,13 @@ import XCTest
 /// nk, rivk, ivk, ovk, dk, the default address, the internal keys, a note's cmx and
 /// nullifier) and orchard_zip32 (the hardened chain from a seed).
 final class OrchardKeyTests: XCTestCase {
-    private func hex(_ row: [String: Any], _ key: String) throws -> [UInt8] { try Hex.decode(try XCTUnwrap(row[key] as? String, key)) }
 
     func testKeyComponents() throws {
         let rows = try ZcashVectors.rows("orchard/orchard_key_components.json")
         let values = try ZcashVectors.exactIntegers("orchard/orchard_key_components.json", field: "note_v")
         XCTAssertEqual(rows.count, 10)
         for (row, value) in zip(rows, values) {
-            let sk = try hex(row, "sk")
+            let sk = try XCTUnwrap(row.bytes("sk"), "sk")
             let fvk = try OrchardFullViewingKey(spendingKey: sk)
             XCTAssertEqual(Hex.encode(OrchardFullViewingKey.ask(spendingKey: sk).bytes), row["ask"] as? String)
             XCTAssertEqual(Hex.encode(fvk.ak.bytes), row["ak"] as? String)
@@ -36,8 +35,8 @@ final class OrchardKeyTests: XCTestCase {
             XCTAssertEqual(try OrchardFullViewingKey(bytes: fvk.bytes), fvk)
             XCTAssertEqual(OrchardIncomingViewingKey(bytes: external.bytes), external)
             // The note to the default address.
-            let rho = try XCTUnwrap(PallasBase(bytes: try hex(row, "note_rho")))
-            let note = OrchardNote(address: address, value: value, rho: rho, rseed: try hex(row, "note_rseed"))
+            let rho = try XCTUnwrap(PallasBase(bytes: try XCTUnwrap(row.bytes("note_rho"), "note_rho")))
+            let note = OrchardNote(address: address, value: value, rho: rho, rseed: try XCTUnwrap(row.bytes("note_rseed"), "note_rseed"))
             XCTAssertEqual(note.cmx.map { Hex.encode($0.bytes) }, row["note_cmx"] as? String)
             XCTAssertEqual(note.nullifier(nk: fvk.nk).map { Hex.encode($0.bytes) }, row["note_nf"] as? String)
         }
@@ -83,7 +82,7 @@ final class OrchardKeyTests: XCTestCase {
             let indexes = file == "unified_address.json" ? try ZcashVectors.exactIntegers(file, field: "diversifier_index") : accounts.map { _ in 0 }
             for ((row, account), index) in zip(zip(rows, accounts), indexes) {
                 guard let expected = row[field] as? String else { continue }
-                let key = OrchardExtendedSpendingKey.account(seed: try hex(row, "root_seed"), coinType: 133, account: UInt32(account))
+                let key = OrchardExtendedSpendingKey.account(seed: try XCTUnwrap(row.bytes("root_seed"), "root_seed"), coinType: 133, account: UInt32(account))
                 let fvk = try key.fullViewingKey()
                 let got: [UInt8]
                 switch field {
