@@ -135,7 +135,7 @@ public enum KeyStoreRecords {
             }
             var scratch = record
             let seed = try RecordKeys(coin: "zec", accountPath: nil, sharedPassphrase: nil).seed(record, out: &scratch)
-            _ = try ZcashAccountKeys(seed: seed, network: .main, account: 0)  // refused here, not called damaged later
+            try ZcashAccountKeys.checkSeed(seed)  // refused here, not called damaged later
             return KeyStoreEntry(metadata: meta(.zec), secret: ZcashKeyMaterial.seed(seed).payload)
         }
         if let phrase = try record.optionalString("mnemonic") {

@@ -77,9 +77,14 @@ public struct ZcashAccountKeys: Sendable {
         Base58.encodeCheck((network == .main ? [0x1C, 0xB8] : [0x1D, 0x25]) + Hash.hash160(key.compressed))
     }
 
-    public init(seed: SecureBytes, network: ZcashNetwork, account: UInt32) throws {
-        // ZIP-32 takes 32 to 252 bytes, BIP32 (the transparent keys) 16 to 64: a BIP39 seed is 64.
+    /// A seed both ZIP-32 (32 to 252 bytes) and BIP32 for the transparent keys (16 to 64) take:
+    /// 32 to 64 bytes (a BIP39 seed is 64). The key store checks it before it stores a seed.
+    public static func checkSeed(_ seed: SecureBytes) throws {
         guard (32...64).contains(seed.count) else { throw DerivationError.unsupported("a Zcash seed is 32 to 64 bytes (a BIP39 seed is 64), this one is \(seed.count)") }
+    }
+
+    public init(seed: SecureBytes, network: ZcashNetwork, account: UInt32) throws {
+        try Self.checkSeed(seed)
         let bytes = seed.bytes
         spending = SaplingExtendedSpendingKey.account(seed: bytes, network: network, account: account)
         extendedViewing = spending!.extendedFullViewingKey
