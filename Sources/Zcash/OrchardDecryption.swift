@@ -26,9 +26,13 @@ public struct DecryptedOrchardNote: Sendable {
 /// its ephemeral key and cmx recompute from the plaintext (the 52 bytes carry no MAC).
 public struct OrchardDecryptor: Sendable {
     public let key: OrchardIncomingViewingKey
+    /// ivk split for the GLV endomorphism, once per key.
+    let ivk: PallasGLVScalar
 
     public init(key: OrchardIncomingViewingKey) {
         self.key = key
+        // ivk < p < q: a scalar as it is.
+        ivk = PallasGLVScalar(PallasScalar(bytes: key.ivk.bytes)!)
         Sodium.ensureInitialized()
     }
 
@@ -41,7 +45,13 @@ public struct OrchardDecryptor: Sendable {
     }
 
     /// KA^Orchard: repr_P([ivk]epk) (no cofactor on Pallas).
-    public func sharedSecret(_ epk: PallasPoint) -> [UInt8] { epk.times(key.ivk.bytes).bytes }
+    public func sharedSecret(_ epk: PallasPoint) -> [UInt8] { epk.times(ivk).bytes }
+
+    /// KA^Orchard for many ephemeral keys and this one ivk: the hot path of a scan, in the
+    /// shape a batched (vector) implementation takes; one field inversion for all.
+    public func sharedSecrets(_ epks: [PallasPoint]) -> [[UInt8]] {
+        PallasPoint.encodeAll(epks.map { $0.times(ivk) })
+    }
 
     /// KDF^Orchard: BLAKE2b-256("Zcash_OrchardKDF", repr(shared secret) ‖ ephemeral key).
     public static func key(sharedSecret: [UInt8], ephemeralKey: [UInt8]) -> [UInt8] {
@@ -54,13 +64,18 @@ public struct OrchardDecryptor: Sendable {
 
     /// The note, if this action pays this key.
     public func tryDecrypt(_ action: CompactOrchardAction, ephemeralPoint epk: PallasPoint) -> DecryptedOrchardNote? {
-        let k = Self.key(sharedSecret: sharedSecret(epk), ephemeralKey: action.ephemeralKey)
+        tryDecrypt(action, sharedSecret: sharedSecret(epk))
+    }
+
+    /// The note, if this action pays this key, given KA^Orchard's result for it.
+    public func tryDecrypt(_ action: CompactOrchardAction, sharedSecret: [UInt8]) -> DecryptedOrchardNote? {
+        let k = Self.key(sharedSecret: sharedSecret, ephemeralKey: action.ephemeralKey)
         let p = SaplingDecryptor.plaintext52(key: k, ciphertext: action.ciphertext)
         guard p[0] == 0x02, let rho = PallasBase(bytes: action.nullifier) else { return nil }
         let d = Array(p[1..<12])
         let value = p[12..<20].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         let gd = OrchardAddress.diversifyHash(d)
-        let address = OrchardAddress(diversifier: d, transmissionKey: gd.times(key.ivk.bytes).bytes)
+        let address = OrchardAddress(diversifier: d, transmissionKey: gd.times(ivk).bytes)
         let note = OrchardNote(address: address, value: value, rho: rho, rseed: Array(p[20..<52]))
         let esk = note.esk
         guard !esk.isZero, gd.times(esk).bytes == action.ephemeralKey,

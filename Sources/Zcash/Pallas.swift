@@ -76,6 +76,23 @@ public struct PallasPoint: Sendable, Equatable {
         return out
     }
 
+    /// repr_P of each point, with one field inversion for all (Montgomery's trick).
+    public static func encodeAll(_ points: [PallasPoint]) -> [[UInt8]] {
+        // The identity's z = 0 would zero every product: it takes 1 and is written as zeros.
+        let zs = points.map { PallasBase.select($0.z.isZero, .one, $0.z) }
+        var prefix = [PallasBase](repeating: .one, count: zs.count)
+        var running = PallasBase.one
+        for i in zs.indices { prefix[i] = running; running = running * zs[i] }
+        var inverse = running.inverse
+        var out = [[UInt8]](repeating: [], count: points.count)
+        for i in zs.indices.reversed() {
+            let zInverse = inverse * prefix[i]
+            inverse = inverse * zs[i]
+            out[i] = points[i].isIdentity ? [UInt8](repeating: 0, count: 32) : encode((points[i].x * zInverse, points[i].y * zInverse))
+        }
+        return out
+    }
+
     /// Extract_P: x, and 0 for the identity.
     public var extracted: PallasBase { affine?.x ?? .zero }
 
@@ -158,26 +175,117 @@ public struct PallasPoint: Sendable, Equatable {
     /// accesses do not depend on k.
     public func times(_ k: [UInt8]) -> PallasPoint {
         precondition(k.count == 32)
-        var table = [PallasPoint](repeating: .identity, count: 16)
-        for i in 1..<16 { table[i] = table[i - 1] + self }
+        let table = multiples()
         var acc = PallasPoint.identity
         for byte in k.reversed() {
-            for nibble in [byte >> 4, byte & 0x0F] {
-                acc = acc.doubled().doubled().doubled().doubled()
-                var pick = PallasPoint.identity
-                for i in 0..<16 {
-                    let mask = 0 &- UInt64(i == Int(nibble) ? 1 : 0)
-                    pick = PallasPoint(x: PallasBase(mont: Limbs.select(mask, table[i].x.mont, pick.x.mont)),
-                                       y: PallasBase(mont: Limbs.select(mask, table[i].y.mont, pick.y.mont)),
-                                       z: PallasBase(mont: Limbs.select(mask, table[i].z.mont, pick.z.mont)))
-                }
-                acc = acc + pick
-            }
+            acc = acc.doubled().doubled().doubled().doubled() + Self.pick(table, byte >> 4)
+            acc = acc.doubled().doubled().doubled().doubled() + Self.pick(table, byte & 0x0F)
         }
         return acc
     }
 
-    public func times(_ k: PallasScalar) -> PallasPoint { times(k.bytes) }
+    /// [k]self by the GLV endomorphism: two 128-bit halves share one chain of doublings.
+    public func times(_ k: PallasScalar) -> PallasPoint { times(PallasGLVScalar(k)) }
+
+    /// [k]self for a scalar split once (an incoming viewing key tried on many ephemeral keys):
+    /// [k1]P + [k2]φ(P) by 4-bit windows over both at once, every table entry read, so that
+    /// the time and memory accesses depend on neither half nor its sign.
+    public func times(_ k: PallasGLVScalar) -> PallasPoint {
+        var table1 = multiples()
+        var table2 = table1.map { PallasPoint(x: $0.x * PallasGLV.zeta, y: $0.y, z: $0.z) }
+        for i in 1..<16 {
+            table1[i].y = PallasBase.select(k.negative1, table1[i].y.negated, table1[i].y)
+            table2[i].y = PallasBase.select(k.negative2, table2[i].y.negated, table2[i].y)
+        }
+        var acc = PallasPoint.identity
+        for w in stride(from: PallasGLVScalar.windows - 1, through: 0, by: -1) {
+            acc = acc.doubled().doubled().doubled().doubled()
+            acc = acc + Self.pick(table1, k.digits1[w]) + Self.pick(table2, k.digits2[w])
+        }
+        return acc
+    }
+
+    /// [0]self … [15]self.
+    private func multiples() -> [PallasPoint] {
+        var table = [PallasPoint](repeating: .identity, count: 16)
+        table[1] = self
+        for i in 2..<16 { table[i] = i % 2 == 0 ? table[i / 2].doubled() : table[i - 1] + self }
+        return table
+    }
+
+    /// table[digit], reading every entry.
+    @inline(__always) private static func pick(_ table: [PallasPoint], _ digit: UInt8) -> PallasPoint {
+        var x = Limbs.zero, y = PallasBase.one.mont, z = Limbs.zero
+        for i in 0..<16 {
+            let mask = 0 &- UInt64(UInt8(i) == digit ? 1 : 0)
+            x = Limbs.select(mask, table[i].x.mont, x)
+            y = Limbs.select(mask, table[i].y.mont, y)
+            z = Limbs.select(mask, table[i].z.mont, z)
+        }
+        return PallasPoint(x: PallasBase(mont: x), y: PallasBase(mont: y), z: PallasBase(mont: z))
+    }
+}
+
+/// Pallas's GLV endomorphism φ(x, y) = (ζx, y) = [λ](x, y), and the short basis of the
+/// lattice {(a, b) : a + bλ ≡ 0 mod q} that splits a scalar. Every number here is made from p
+/// and q alone by scripts/pallas-glv.py, and PallasTests checks each against its definition.
+enum PallasGLV {
+    /// ζ, a cube root of unity in F_p.
+    static let zeta = PallasBase(canonical: Limbs(0x7B7F_D22F_0201_B547, 0x0527_0D29_D19F_C7D2, 0xD355_2A23_A855_4E50, 0x2D33_357C_B532_458E))
+    /// λ, the cube root of unity in F_q with [λ]P = φ(P).
+    static let lambda = PallasScalar(canonical: Limbs(0x619D_1840_AF55_F1B1, 0x1259_527E_C1D4_752E, 0xAEE2_4B27_E308_F0A6, 0x397E_65A7_D7C1_AD71))
+    /// The basis v1 = (a1, −b1abs), v2 = (a2, b2); a1 = b2.
+    static let a1 = PallasScalar(canonical: Limbs(0x8CB1_2793_0000_0000, 0x49E6_9D16_40A8_9953, 0, 0))
+    static let b1abs = PallasScalar(canonical: Limbs(0x7FCA_E1C7_0000_0001, 0x49E6_9D16_40F0_4915, 0, 0))
+    static let a2 = PallasScalar(canonical: Limbs(0x0C7C_095A_0000_0001, 0x93CD_3A2C_8198_E269, 0, 0))
+    static let b2 = a1
+    /// ⌊b2·2^256 / q⌋ and ⌊|b1|·2^256 / q⌋ (129 bits): β = ⌊k·g / 2^256⌋ rounds k's
+    /// coordinates in the basis.
+    static let g1 = (UInt64(0x32C4_9E4B_FFFF_FFFF), UInt64(0x279A_7459_02A2_654E), UInt64(1))
+    static let g2 = (UInt64(0xFF2B_871C_0000_0003), UInt64(0x279A_7459_03C1_2455), UInt64(1))
+
+    /// ⌊k·g / 2^256⌋ for k < 2^256, g < 2^192: under 2^192, as a field element (< q).
+    static func mulShift(_ k: Limbs, _ g: (UInt64, UInt64, UInt64)) -> PallasScalar {
+        var product = [UInt64](repeating: 0, count: 7)
+        for (i, ki) in [k.l0, k.l1, k.l2, k.l3].enumerated() {
+            var carry: UInt64 = 0
+            for (j, gj) in [g.0, g.1, g.2].enumerated() { product[i + j] = mac(product[i + j], ki, gj, &carry) }
+            product[i + 3] = carry
+        }
+        return PallasScalar(canonical: Limbs(product[4], product[5], product[6], 0))
+    }
+}
+
+/// A scalar k split as k1 + k2·λ (mod q) with |k1|, |k2| < 2^132, kept as each half's sign
+/// and 4-bit digits of its magnitude, least significant first. Made once per key.
+public struct PallasGLVScalar: Sendable {
+    static let windows = 33
+    let digits1: [UInt8]
+    let digits2: [UInt8]
+    let negative1: Bool
+    let negative2: Bool
+
+    public init(_ k: PallasScalar) {
+        let value = k.canonical
+        let beta1 = PallasGLV.mulShift(value, PallasGLV.g1), beta2 = PallasGLV.mulShift(value, PallasGLV.g2)
+        // (k1, k2) = (k, 0) − β1·v1 − β2·v2, with v1 = (a1, −|b1|), v2 = (a2, b2).
+        let k1 = k - beta1 * PallasGLV.a1 - beta2 * PallasGLV.a2
+        let k2 = beta1 * PallasGLV.b1abs - beta2 * PallasGLV.b2
+        (digits1, negative1) = Self.signedDigits(k1)
+        (digits2, negative2) = Self.signedDigits(k2)
+    }
+
+    /// A small signed value's sign and magnitude digits: a value mod q with its top word set
+    /// is a negative one (q − m for m < 2^132), chosen by mask, not by branch.
+    private static func signedDigits(_ x: PallasScalar) -> ([UInt8], Bool) {
+        let c = x.canonical, minus = x.negated.canonical
+        let mask = 0 &- ((c.l3 | (0 &- c.l3)) >> 63)
+        let m = Limbs.select(mask, minus, c)
+        precondition(m.l3 == 0 && m.l2 >> 4 == 0, "a GLV half is out of its bound")
+        var digits = [UInt8](repeating: 0, count: windows)
+        for i in 0..<windows { digits[i] = UInt8(truncatingIfNeeded: m.word(i / 16) >> UInt64(4 * (i % 16))) & 0x0F }
+        return (digits, mask != 0)
+    }
 }
 
 /// GroupHash^P (hash_to_curve, §5.4.9.8 of the protocol): BLAKE2b-512 expand_message_xmd,

@@ -111,38 +111,64 @@ public struct ZcashScanner: ChainScanner {
     public mutating func takeNewAddresses() -> [AddressEntry] { [] }
 
     public func scan(_ transactions: [ZcashCompactTransaction]) throws(ScanError) -> [[ReceivedOutput]] {
-        // (transaction, output or action, whether Orchard), Sapling first in each transaction.
-        var places = [(Int, Int, Bool)]()
+        // Work items: one Sapling output, or a run of up to 64 of the block's Orchard actions,
+        // whose key agreements share one inversion (`OrchardDecryptor.sharedSecrets`).
+        enum Item { case output(Int, Int), actions([(Int, Int)]) }
+        var items = [Item]()
+        var actions = [(Int, Int)]()
         for t in transactions.indices {
-            places += transactions[t].outputs.indices.map { (t, $0, false) }
-            if orchardExternal != nil { places += transactions[t].actions.indices.map { (t, $0, true) } }
+            items += transactions[t].outputs.indices.map { .output(t, $0) }
+            if orchardExternal != nil { actions += transactions[t].actions.indices.map { (t, $0) } }
         }
+        items += stride(from: 0, to: actions.count, by: 64).map { .actions(Array(actions[$0..<min($0 + 64, actions.count)])) }
         // A sandblasted block holds thousands of outputs: past a few hundred its outputs are
         // spread over the cores (the engine gives one block one task).
-        let one = { @Sendable (place: (Int, Int, Bool)) in
-            Result { () throws(ScanError) in
-                place.2 ? try self.scan(transactions[place.0], action: place.1) : try self.scan(transactions[place.0], output: place.1)
+        let one = { @Sendable (item: Item) in
+            Result { () throws(ScanError) -> [(place: (Int, Int, Bool), output: ReceivedOutput)] in
+                switch item {
+                case .output(let t, let i): try self.scan(transactions[t], output: i).map { [((t, i, false), $0)] } ?? []
+                case .actions(let run): try self.scan(transactions, actions: run).map { (($0.place.0, $0.place.1, true), $0.output) }
+                }
             }
         }
-        let found = places.count >= 256 ? ParallelMap.map(places, one) : places.map(one)
+        let size = transactions.reduce(0) { $0 + $1.outputs.count } + actions.count
+        let found = size >= 256 ? ParallelMap.map(items, one) : items.map(one)
         var out = [[ReceivedOutput]](repeating: [], count: transactions.count)
-        for (place, o) in zip(places, found) { if let o = try o.get() { out[place.0].append(o) } }
+        var all = [(place: (Int, Int, Bool), output: ReceivedOutput)]()
+        for f in found { all += try f.get() }
+        // Sapling first in each transaction, then Orchard, each in order.
+        all.sort { ($0.place.0, $0.place.2 ? 1 : 0, $0.place.1) < ($1.place.0, $1.place.2 ? 1 : 0, $1.place.1) }
+        for f in all { out[f.place.0].append(f.output) }
         return out
     }
 
-    /// Action `i` of `tx` if it pays the wallet: the external Orchard key, then the internal one.
-    private func scan(_ tx: ZcashCompactTransaction, action i: Int) throws(ScanError) -> ReceivedOutput? {
-        let action = tx.actions[i]
-        guard tx.height != nil, let external = orchardExternal, let epk = OrchardDecryptor.ephemeralPoint(action) else { return nil }
-        var change = false
-        var found = external.tryDecrypt(action, ephemeralPoint: epk)
-        if found == nil, let internalKey = orchardInternal {
-            found = internalKey.tryDecrypt(action, ephemeralPoint: epk)
-            change = found != nil
+    /// The actions at `run` (transaction, action) that pay the wallet: each is tried with the
+    /// external Orchard key, then the ones it does not open with the internal key.
+    private func scan(_ transactions: [ZcashCompactTransaction], actions run: [(Int, Int)]) throws(ScanError)
+        -> [(place: (Int, Int), output: ReceivedOutput)] {
+        guard let external = orchardExternal else { return [] }
+        var tried = run.compactMap { place -> (place: (Int, Int), epk: PallasPoint)? in
+            let tx = transactions[place.0]
+            guard tx.height != nil, let epk = OrchardDecryptor.ephemeralPoint(tx.actions[place.1]) else { return nil }
+            return (place, epk)
         }
-        guard let found else { return nil }
+        var found = [(place: (Int, Int), output: ReceivedOutput)]()
+        for (decryptor, change) in [(external, false), (orchardInternal, true)] {
+            guard let decryptor, !tried.isEmpty else { continue }
+            var left = [(place: (Int, Int), epk: PallasPoint)]()
+            for (t, secret) in zip(tried, decryptor.sharedSecrets(tried.map(\.epk))) {
+                let tx = transactions[t.place.0]
+                guard let note = decryptor.tryDecrypt(tx.actions[t.place.1], sharedSecret: secret) else { left.append(t); continue }
+                found.append((t.place, try received(note, tx: tx, action: t.place.1, key: decryptor.key, change: change)))
+            }
+            tried = left
+        }
+        return found
+    }
+
+    private func received(_ found: DecryptedOrchardNote, tx: ZcashCompactTransaction, action i: Int, key: OrchardIncomingViewingKey,
+                          change: Bool) throws(ScanError) -> ReceivedOutput {
         let note = found.note
-        let key = change ? orchardInternal!.key : external.key
         return ReceivedOutput(height: nil, txID: tx.id, index: Self.orchardTag + i, amount: note.value, account: account,
                               addressIndex: Self.addressIndex(of: note.address.diversifier, dk: key.dk),
                               spendTag: orchardNK.flatMap { note.nullifier(nk: $0)?.bytes },

@@ -8,6 +8,20 @@ import XCTest
 /// that refuse a plaintext whose cmx or ephemeral key does not recompute.
 final class OrchardDecryptionTests: XCTestCase {
 
+    /// The batch key agreement (one ivk, many ephemeral keys) gives the vectors' shared secret
+    /// at each key's own row, and at every row what the one-at-a-time path gives.
+    func testBatchedKeyAgreement() throws {
+        let rows = try ZcashVectors.rows("orchard/orchard_note_encryption.json")
+        let epks = try rows.map { try XCTUnwrap(PallasPoint(bytes: try XCTUnwrap($0.bytes("ephemeral_key"), "ephemeral_key"))) }
+        for (n, row) in rows.enumerated() {
+            let key = try XCTUnwrap(OrchardIncomingViewingKey(bytes: try XCTUnwrap(row.bytes("incoming_viewing_key"), "incoming_viewing_key")))
+            let decryptor = OrchardDecryptor(key: key)
+            let batch = decryptor.sharedSecrets(epks)
+            XCTAssertEqual(Hex.encode(batch[n]), row["shared_secret"] as? String, "row \(n)")
+            XCTAssertEqual(batch, epks.map { decryptor.sharedSecret($0) }, "row \(n)")
+        }
+    }
+
     func testNoteEncryptionVectors() throws {
         let rows = try ZcashVectors.rows("orchard/orchard_note_encryption.json")
         let values = try ZcashVectors.exactIntegers("orchard/orchard_note_encryption.json", field: "v")

@@ -100,6 +100,91 @@ final class PallasTests: XCTestCase {
         XCTAssertNil(PallasPoint(bytes: Array(try Hex.decode("40000000000000000000000000000000224698fc094cf91b992d30ed00000002").reversed())))
     }
 
+    /// The GLV constants against their definitions: ζ and λ are nontrivial cube roots of unity
+    /// with [λ]P = (ζx, y); (a1, −|b1|) and (a2, b2) lie in the lattice and span it (their
+    /// determinant is q); g1 and g2 are ⌊b2·2^256/q⌋ and ⌊|b1|·2^256/q⌋.
+    func testGLVConstants() throws {
+        let (zeta, lambda) = (PallasGLV.zeta, PallasGLV.lambda)
+        XCTAssertTrue(zeta != .one && zeta * zeta * zeta == .one)
+        XCTAssertTrue(lambda != .one && lambda * lambda * lambda == .one)
+        XCTAssertTrue(PallasGLV.a1 - PallasGLV.b1abs * lambda == .zero)
+        XCTAssertTrue(PallasGLV.a2 + PallasGLV.b2 * lambda == .zero)
+        let g = PallasGroupHash.hash(domain: "z.cash:Orchard", message: Array("G".utf8))
+        let (x, y) = try XCTUnwrap(g.affine)
+        XCTAssertTrue(g.times(lambda.bytes) == PallasPoint(affineX: zeta * x, affineY: y))
+        // Whole numbers as little-endian words, for the determinant and the floors.
+        func words(_ s: PallasScalar) -> [UInt64] { let c = s.canonical; return [c.l0, c.l1, c.l2, c.l3] }
+        func product(_ a: [UInt64], _ b: [UInt64]) -> [UInt64] {
+            var r = [UInt64](repeating: 0, count: a.count + b.count)
+            for i in a.indices {
+                var carry: UInt64 = 0
+                for j in b.indices { r[i + j] = mac(r[i + j], a[i], b[j], &carry) }
+                r[i + b.count] = carry
+            }
+            return r
+        }
+        func sum(_ a: [UInt64], _ b: [UInt64]) -> [UInt64] {
+            var r = [UInt64](), carry: UInt64 = 0
+            for i in 0..<max(a.count, b.count) { r.append(adc(i < a.count ? a[i] : 0, i < b.count ? b[i] : 0, &carry)) }
+            return r + [carry]
+        }
+        func less(_ a: [UInt64], _ b: [UInt64]) -> Bool {
+            for i in stride(from: max(a.count, b.count) - 1, through: 0, by: -1) {
+                let (x, y) = (i < a.count ? a[i] : 0, i < b.count ? b[i] : 0)
+                if x != y { return x < y }
+            }
+            return false
+        }
+        let q = [PallasScalarModulus.modulus.l0, PallasScalarModulus.modulus.l1, PallasScalarModulus.modulus.l2, PallasScalarModulus.modulus.l3]
+        // a1·b2 + |b1|·a2 = q (the determinant, with b1 < 0).
+        XCTAssertFalse(less(sum(product(words(PallasGLV.a1), words(PallasGLV.b2)), product(words(PallasGLV.b1abs), words(PallasGLV.a2))), q))
+        XCTAssertFalse(less(q, sum(product(words(PallasGLV.a1), words(PallasGLV.b2)), product(words(PallasGLV.b1abs), words(PallasGLV.a2)))))
+        for (g, b) in [(PallasGLV.g1, PallasGLV.b2), (PallasGLV.g2, PallasGLV.b1abs)] {
+            let shifted = [0, 0, 0, 0] + words(b)  // b·2^256
+            let below = product([g.0, g.1, g.2], q)
+            XCTAssertFalse(less(shifted, below), "g·q ≤ b·2^256")
+            XCTAssertTrue(less(shifted, sum(below, q)), "b·2^256 < (g + 1)·q")
+        }
+    }
+
+    /// Splitting recomposes: k1 + k2·λ = k with |k1|, |k2| < 2^129, on edge and random scalars;
+    /// and [k]P by GLV equals the plain window's [k]P.
+    func testGLVSplitAndMultiplication() throws {
+        var generator = SystemRandomNumberGenerator()
+        func scalar() -> PallasScalar { PallasScalar(wide: (0..<64).map { _ in UInt8.random(in: 0...255, using: &generator) }) }
+        func half(_ digits: [UInt8], _ negative: Bool) -> PallasScalar {
+            let m = digits.reversed().reduce(PallasScalar.zero) { $0 * PallasScalar(16) + PallasScalar(UInt64($1)) }
+            return negative ? m.negated : m
+        }
+        let edges: [PallasScalar] = [.zero, .one, PallasScalar.one.negated, PallasGLV.lambda, PallasGLV.lambda.negated,
+                                     PallasScalar(canonical: PallasScalarModulus.modulus.shiftedRight(1)),
+                                     PallasScalar(canonical: Limbs(0, 0, 1, 0)), PallasScalar(canonical: Limbs(0, 0, 0, 1 << 61))]
+        for k in edges + (0..<5000).map({ _ in scalar() }) {
+            let split = PallasGLVScalar(k)
+            XCTAssertEqual(split.digits1.count, PallasGLVScalar.windows)
+            XCTAssertTrue(split.digits1[32] <= 1 && split.digits2[32] <= 1, "a half of 2^129 or more")
+            XCTAssertTrue(half(split.digits1, split.negative1) + half(split.digits2, split.negative2) * PallasGLV.lambda == k)
+        }
+        var point = PallasGroupHash.hash(domain: "z.cash:Orchard", message: Array("G".utf8))
+        for k in edges + (0..<30).map({ _ in scalar() }) {
+            XCTAssertTrue(point.times(k) == point.times(k.bytes))
+            XCTAssertTrue(point.times(PallasGLVScalar(k)) == point.times(k.bytes))
+            point = point.times(scalar().bytes)
+        }
+        XCTAssertTrue(point.times(PallasScalar.zero).isIdentity)
+        XCTAssertTrue(PallasPoint.identity.times(scalar()).isIdentity)
+    }
+
+    /// One inversion for many points gives each point's own encoding, the identity's included.
+    func testEncodeAll() throws {
+        let g = PallasGroupHash.hash(domain: "z.cash:Orchard", message: Array("G".utf8))
+        var generator = SystemRandomNumberGenerator()
+        let points = (0..<9).map { i in i == 4 ? PallasPoint.identity : g.times((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }) }
+        XCTAssertEqual(PallasPoint.encodeAll(points), points.map(\.bytes))
+        XCTAssertEqual(PallasPoint.encodeAll([]), [])
+        XCTAssertEqual(PallasPoint.encodeAll([.identity]), [[UInt8](repeating: 0, count: 32)])
+    }
+
     func testPoseidon() throws {
         let permutations = try ZcashVectors.rows("orchard/orchard_poseidon.json")
         XCTAssertEqual(permutations.count, 11)
