@@ -120,6 +120,9 @@ public struct ReceivedOutput: Sendable, Equatable {
     /// Paid back to the wallet by a transaction that spends its outputs (known only with the
     /// spend key): change, not a payment. Not kept in the state; only its event says so.
     public var isChange = false
+    /// Its leaf in the chain's note-commitment tree (Zcash), when the block said; a spend
+    /// needs it for the witness. Not kept in the state; only its event says so.
+    public var position: UInt64?
 
     public init(height: Int?, txID: [UInt8], index: Int, amount: UInt64, account: UInt32, addressIndex: UInt32,
                 spendTag: [UInt8]?, memo: [UInt8]?, unlockTime: UInt64, isCoinbase: Bool, outputKey: [UInt8], isChange: Bool = false) {

@@ -69,6 +69,9 @@ public struct ZcashCompactTransaction: ChainTransaction {
     public let actions: [CompactOrchardAction]
     /// Each action's full ciphertext, when the full transaction was given.
     public let fullActionCiphertexts: [[UInt8]]?
+    /// The Orchard tree position of its first action; nil when the block did not give the
+    /// tree size.
+    public var firstActionPosition: UInt64?
     /// NU6.3's Ironwood actions (CompactTx field 9), counted and not scanned yet.
     public var ironwoodActionCount = 0
 }
@@ -149,9 +152,15 @@ extension ZcashCompactBlock {
             throw .badBlock(height: height, reason: "hash or prevHash is not 32 bytes")
         }
         let outputCount = wire.vtx.reduce(0) { $0 + $1.outputs.count }
+        let actionCount = wire.vtx.reduce(0) { $0 + $1.actions.count }
         let treeSize: UInt32? = wire.hasChainMetadata ? wire.chainMetadata.saplingCommitmentTreeSize : nil
-        // A size below the block's own outputs (old caches write 0) says nothing.
-        var position: UInt64? = treeSize.flatMap { UInt64($0) >= UInt64(outputCount) && $0 > 0 ? UInt64($0) - UInt64(outputCount) : nil }
+        let orchardTreeSize: UInt32? = wire.hasChainMetadata ? wire.chainMetadata.orchardCommitmentTreeSize : nil
+        // A size below the block's own leaves (old caches write 0) says nothing.
+        func start(_ size: UInt32?, _ leaves: Int) -> UInt64? {
+            size.flatMap { UInt64($0) >= UInt64(leaves) && $0 > 0 ? UInt64($0) - UInt64(leaves) : nil }
+        }
+        var position = start(treeSize, outputCount)
+        var actionPosition = start(orchardTreeSize, actionCount)
         var transactions = [ZcashCompactTransaction]()
         transactions.reserveCapacity(wire.vtx.count)
         for tx in wire.vtx {
@@ -195,15 +204,16 @@ extension ZcashCompactBlock {
             var compact = ZcashCompactTransaction(id: Array(tx.txid), index: tx.index, spendTags: nullifiers + actions.map(\.nullifier),
                                                   outputs: outputs, height: wire.height, firstPosition: position, fullCiphertexts: full,
                                                   actions: actions, fullActionCiphertexts: fullActions)
+            compact.firstActionPosition = actionPosition
             compact.ironwoodActionCount = tx.unknownLengthDelimited(9)
             IronwoodActions.add(compact.ironwoodActionCount)
             transactions.append(compact)
             position = position.map { $0 + UInt64(outputs.count) }
+            actionPosition = actionPosition.map { $0 + UInt64(actions.count) }
         }
         return ZcashCompactBlock(height: wire.height, id: Array(wire.hash), previousID: Array(wire.prevHash), time: wire.time,
                                  transactions: transactions, saplingTreeSize: treeSize,
-                                 orchardTreeSize: wire.hasChainMetadata ? wire.chainMetadata.orchardCommitmentTreeSize : 0,
-                                 orchardActionCount: transactions.reduce(0) { $0 + $1.actions.count })
+                                 orchardTreeSize: orchardTreeSize ?? 0, orchardActionCount: actionCount)
     }
 }
 

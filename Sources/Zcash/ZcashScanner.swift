@@ -169,11 +169,13 @@ public struct ZcashScanner: ChainScanner {
     private func received(_ found: DecryptedOrchardNote, tx: ZcashCompactTransaction, action i: Int, key: OrchardIncomingViewingKey,
                           change: Bool) throws(ScanError) -> ReceivedOutput {
         let note = found.note
-        return ReceivedOutput(height: nil, txID: tx.id, index: Self.orchardTag + i, amount: note.value, account: account,
-                              addressIndex: Self.addressIndex(of: note.address.diversifier, dk: key.dk),
-                              spendTag: orchardNK.flatMap { note.nullifier(nk: $0)?.bytes },
-                              memo: try Self.memo(tx.fullActionCiphertexts?[i], key: found.key, of: "Orchard action \(i)", in: tx),
-                              unlockTime: 0, isCoinbase: tx.index == 0, outputKey: note.address.bytes, isChange: change)
+        var o = ReceivedOutput(height: nil, txID: tx.id, index: Self.orchardTag + i, amount: note.value, account: account,
+                               addressIndex: Self.addressIndex(of: note.address.diversifier, dk: key.dk),
+                               spendTag: orchardNK.flatMap { note.nullifier(nk: $0)?.bytes },
+                               memo: try Self.memo(tx.fullActionCiphertexts?[i], key: found.key, of: "Orchard action \(i)", in: tx),
+                               unlockTime: 0, isCoinbase: tx.index == 0, outputKey: note.address.bytes, isChange: change)
+        o.position = tx.firstActionPosition.map { $0 + UInt64(i) }
+        return o
     }
 
     /// The memo of a found note, when the full transaction came with the block: the AEAD tag
@@ -218,10 +220,12 @@ public struct ZcashScanner: ChainScanner {
     private func received(_ d: DecryptedNote, tx: ZcashCompactTransaction, index: Int, position: UInt64?,
                           ivk: SaplingIncomingViewingKey, nk: JubjubPoint?, change: Bool) -> ReceivedOutput {
         let nullifier = nk.flatMap { nk in position.flatMap { d.note.nullifier(nk: nk, position: $0) } }
-        return ReceivedOutput(height: nil, txID: tx.id, index: index, amount: d.note.value, account: account,
-                              addressIndex: Self.addressIndex(of: d.note.diversifier, dk: ivk.dk),
-                              spendTag: nullifier, memo: nil, unlockTime: 0, isCoinbase: tx.index == 0,
-                              outputKey: d.note.diversifier + d.note.transmissionKey, isChange: change)
+        var o = ReceivedOutput(height: nil, txID: tx.id, index: index, amount: d.note.value, account: account,
+                               addressIndex: Self.addressIndex(of: d.note.diversifier, dk: ivk.dk),
+                               spendTag: nullifier, memo: nil, unlockTime: 0, isCoinbase: tx.index == 0,
+                               outputKey: d.note.diversifier + d.note.transmissionKey, isChange: change)
+        o.position = position
+        return o
     }
 
     /// "memo": the 512 bytes in hex; "memo_text" too when the memo is text (ZIP-302).

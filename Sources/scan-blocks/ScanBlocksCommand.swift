@@ -312,6 +312,7 @@ enum EventRecords {
             }
             if let memo = o.memo { for (key, value) in C.memoFields(memo) { r[key] = .string(value) } }
             if let tag = o.spendTag { r[names.spendTag] = .string(Hex.encode(tag)) }
+            if let position = o.position { r["position"] = .number(String(position)) }
             if o.unlockTime != 0 { r["unlock_time"] = .string(String(o.unlockTime)) }
             if o.isCoinbase { r["coinbase"] = .bool(true) }
             if o.isChange { r["change"] = .bool(true) }

@@ -35,6 +35,7 @@ final class ZcashScanToolTests: XCTestCase {
         XCTAssertEqual(received.map { key($0["txid"], $0["index"]) }, expected.map { key($0["txid"], $0["outputIndex"]) })
         XCTAssertEqual(received.map { $0["amount"] as? String }, expected.map { ($0["value"] as? NSNumber)?.stringValue })
         XCTAssertEqual(received.map { $0["nullifier"] as? String }, expected.map { $0["nullifier"] as? String })
+        XCTAssertEqual(received.map { $0["position"] as? Int }, expected.map { $0["position"] as? Int })
         XCTAssertEqual(received.map { $0["address"] as? String }, expected.map { $0["address"] as? String })
         XCTAssertEqual(received.map { $0["height"] as? Int }, expected.map { $0["height"] as? Int })
         XCTAssertEqual(received.map { $0["change"] as? Bool ?? false }, expected.map { $0["scope"] as? String == "internal" })
@@ -204,6 +205,8 @@ final class ZcashScanToolTests: XCTestCase {
         XCTAssertEqual(received.map { "\($0["txid"] as? String ?? ""):\($0["index"] as? Int ?? -1)" },
                        expected.map { "\($0["txid"] as? String ?? ""):\($0["outputIndex"] as? Int ?? -1)" })
         XCTAssertTrue(received.allSatisfy { $0["nullifier"] == nil })
+        // The position comes from the blocks, and an incoming viewing key has it too.
+        XCTAssertEqual(received.map { $0["position"] as? Int }, expected.map { $0["position"] as? Int })
         XCTAssertEqual(r.records.filter { $0["type"] as? String == "spent" }.count, 0)
         XCTAssertEqual(r.records.last?["spends_known"] as? Bool, false)
         let total = expected.compactMap { ($0["value"] as? NSNumber)?.uint64Value }.reduce(0, +)
@@ -290,14 +293,24 @@ final class ZcashOrchardScanToolTests: XCTestCase {
 
     private func text(_ value: Any?) -> String { value as? String ?? (value as? NSNumber)?.stringValue ?? "" }
 
-    /// From the seed: the 16 Orchard and 2 Sapling notes (pool, txid, index, amount, address,
-    /// nullifier, change), the 4 spends, and balances per pool and in all, from the .jsonl and
+    /// From the seed: the 16 Orchard and 2 Sapling notes (pool, txid, index, amount, position,
+    /// address, nullifier, change), the 4 spends, and balances per pool and in all, from the .jsonl and
     /// the .pb alike; the UIVK alone sees the payments and no spend.
     func testBothPoolsInOnePass() throws {
         let wallet = try XCTUnwrap(TestPaths.json(TestPaths.fixture("zcash-orchard/wallet.json")) as? [String: Any])
         let unified = try XCTUnwrap(wallet["unified"] as? [String: Any])
         let expected = try TestPaths.jsonLines(TestPaths.fixture("zcash-orchard/expected_notes.jsonl"))
         let summary = try XCTUnwrap(TestPaths.json(TestPaths.fixture("zcash-orchard/expected_summary.json")) as? [String: Any])
+        // An Orchard note's address: the Orchard-only UA of its scope and index, as derive
+        // writes it, and derive's are the fixture's where the fixture has them.
+        let derived = try Shell.run("derive --coin zec --pool orchard --count 9 --change both", stdin: Shell.lines([["mnemonic": wallet["mnemonic"]!]]))
+        XCTAssertEqual(derived.status, 0, derived.stderr)
+        let orchardAddress = Dictionary(uniqueKeysWithValues: derived.records.map {
+            ("\($0["change"] as? Int ?? -1)/\(text($0["diversifier_index"]))", text($0["address"]))
+        })
+        let fixtureAddresses = try XCTUnwrap(wallet["addresses"] as? [[String: Any]])
+        XCTAssertEqual(orchardAddress["0/0"], fixtureAddresses.first { $0["label"] as? String == "orchard_default_j0" }?["ua"] as? String)
+        XCTAssertEqual(orchardAddress["1/0"], fixtureAddresses.first { $0["label"] as? String == "orchard_internal_j0" }?["ua"] as? String)
         for file in ["compact_blocks.jsonl", "compact_blocks.pb"] {
             let r = try Shell.run("scan-blocks --chain zcash --blocks \(fixture)/\(file) --birthday 2950000 --state-dir \(dir)/\(file) --progress none",
                                   stdin: Shell.lines([["mnemonic": wallet["mnemonic"]!]]))
@@ -307,13 +320,15 @@ final class ZcashOrchardScanToolTests: XCTestCase {
                            expected.map { "\(text($0["pool"]))/\(text($0["txid"]))/\(text($0["actionIndex"] ?? $0["outputIndex"]))" }, file)
             XCTAssertEqual(received.map { $0["amount"] as? String }, expected.map { text($0["value"]) })
             XCTAssertEqual(received.map { $0["nullifier"] as? String }, expected.map { text($0["nullifier"]) })
+            XCTAssertEqual(received.map { $0["position"] as? Int }, expected.map { Int(text($0["position"])) })
             XCTAssertEqual(received.map { $0["change"] as? Bool ?? false }, expected.map { text($0["scope"]) == "internal" })
             // A Sapling note's zs1 address; an Orchard note's is the unified address of its receiver alone.
             for (record, note) in zip(received, expected) {
                 if text(note["pool"]) == "sapling" {
                     XCTAssertEqual(record["address"] as? String, text(note["address_zs"]))
                 } else {
-                    XCTAssertTrue((record["address"] as? String ?? "").hasPrefix("u1"), "\(record)")
+                    let key = "\(text(note["scope"]) == "internal" ? 1 : 0)/\(text(note["diversifier_index"]))"
+                    XCTAssertEqual(record["address"] as? String, try XCTUnwrap(orchardAddress[key], key))
                     XCTAssertEqual(record["diversifier_index"] as? Int, Int(text(note["diversifier_index"])))
                 }
             }

@@ -5,15 +5,15 @@ import XCTest
 @testable import Zcash
 
 /// fixtures/zcash-orchard (50 blocks, 459 Orchard actions; the "abandon … art" wallet): the
-/// account-0 Orchard keys from the seed find exactly its 16 Orchard notes — value, address,
-/// rseed, nullifier, memo — in the .jsonl and the .pb alike; the 4 spent ones are spent by
+/// account-0 Orchard keys from the seed find exactly its 16 Orchard notes — value, position
+/// (from the blocks' Orchard tree sizes), address, rseed, nullifier, memo — in the .jsonl and the .pb alike; the 4 spent ones are spent by
 /// later actions' nullifiers; the 5 look-alikes are refused; the external key alone finds the
 /// 12 external notes.
 final class OrchardFixtureTests: XCTestCase {
     let fixture = TestPaths.fixture("zcash-orchard")
 
     struct Found: Equatable, CustomStringConvertible {
-        let height: Int, txIndex: Int, actionIndex: Int
+        let height: Int, txIndex: Int, actionIndex: Int, position: UInt64?
         let scope: String, value: UInt64, diversifier: String, pkd: String, rseed: String, nullifier: String, memo: String?
         var description: String { "\(height)/\(txIndex)/\(actionIndex) \(scope) \(value)" }
     }
@@ -51,7 +51,8 @@ final class OrchardFixtureTests: XCTestCase {
                         guard let note = OrchardDecryptor(key: key).tryDecrypt(action) else { continue }
                         let full = try XCTUnwrap(memos["\(Hex.encode(tx.id))/\(i)"])
                         let memo = SaplingMemo.plaintext(encCiphertext: full, key: note.key).map { Hex.encode(Array($0[52..<564])) }
-                        found.append(Found(height: data.height, txIndex: Int(tx.index), actionIndex: i, scope: scope, value: note.note.value,
+                        found.append(Found(height: data.height, txIndex: Int(tx.index), actionIndex: i,
+                                           position: tx.firstActionPosition.map { $0 + UInt64(i) }, scope: scope, value: note.note.value,
                                            diversifier: Hex.encode(note.note.address.diversifier), pkd: Hex.encode(note.note.address.transmissionKey),
                                            rseed: Hex.encode(note.note.rseed), nullifier: note.note.nullifier(nk: nk).map { Hex.encode($0.bytes) } ?? "",
                                            memo: memo))
@@ -70,7 +71,7 @@ final class OrchardFixtureTests: XCTestCase {
         XCTAssertEqual(expectedRows.count, 16)
         let expected = expectedRows.map { r in
             Found(height: Int(text(r["height"]))!, txIndex: Int(text(r["txIndex"]))!, actionIndex: Int(text(r["actionIndex"]))!,
-                  scope: text(r["scope"]), value: UInt64(text(r["value"]))!, diversifier: text(r["diversifier"]),
+                  position: UInt64(text(r["position"]))!, scope: text(r["scope"]), value: UInt64(text(r["value"]))!, diversifier: text(r["diversifier"]),
                   pkd: text(r["pk_d"]), rseed: text(r["rseed"]), nullifier: text(r["nullifier"]), memo: r["memo_hex"] as? String)
         }
         for file in ["compact_blocks.jsonl", "compact_blocks.pb"] {
