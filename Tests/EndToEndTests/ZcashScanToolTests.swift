@@ -111,22 +111,7 @@ final class ZcashScanToolTests: XCTestCase {
     func testReorgByPrevHash() throws {
         let w = try wallet()
         let key = ["mnemonic": w["mnemonic"]!]
-        let first = try scan(key, "--until-height 2900039", state: "reorg")
-        XCTAssertEqual(first.status, 0, first.stderr)
-        try writeZcashFork(of: "\(fixture)/compact_blocks.jsonl", from: 2_900_030, to: "\(dir)/fork.jsonl")
-        let second = try Shell.run("scan-blocks --chain zcash --blocks \(dir)/fork.jsonl --birthday 2900000 --state-dir \(dir)/reorg --progress none",
-                                   stdin: Shell.lines([key]))
-        XCTAssertEqual(second.status, 0, second.stderr)
-        let reorg = try XCTUnwrap(second.records.first { $0["type"] as? String == "reorg" }, second.out)
-        XCTAssertEqual(reorg["fork_height"] as? Int, 2_900_029)  // the last block both branches share
-        let undone = first.records.filter { $0["type"] as? String == "received" && ($0["height"] as? Int ?? 0) >= 2_900_030 }
-        XCTAssertGreaterThan(undone.count, 0)
-        XCTAssertEqual(reorg["undone_outputs"] as? Int, undone.count)
-        let again = second.records.filter { $0["type"] as? String == "received" && ($0["height"] as? Int ?? 0) < 2_900_040 }
-        XCTAssertEqual(again.map { $0["txid"] as? String }, undone.map { $0["txid"] as? String })
-        let whole = try scan(key, state: "whole")
-        XCTAssertEqual(second.records.last?["total"] as? String, whole.records.last?["total"] as? String)
-
+        try assertZcashReorgIsFollowed(blocks: "\(fixture)/compact_blocks.jsonl", birthday: 2_900_000, forkAt: 2_900_030, key: key, dir: dir)
         // The same 10-block reorg past --max-reorg-depth 5: the run ends (76), nothing rolled back.
         let shallow = try scan(key, "--until-height 2900039", state: "shallow")
         XCTAssertEqual(shallow.status, 0, shallow.stderr)
@@ -169,29 +154,11 @@ final class ZcashScanToolTests: XCTestCase {
         XCTAssertTrue(twice.stderr.contains("scan.same_wallet_twice"), twice.stderr)
     }
 
-    /// kill -9 at staggered moments, appending to one file: every event of a whole scan is
-    /// there exactly once, event ids 1… in order (the engine's guarantee, here for Zcash).
+    /// kill -9 at staggered moments: every event of a whole scan exactly once, in order.
     func testKilledRunsLoseAndRepeatNothing() throws {
         let w = try wallet()
-        try Shell.lines([["mnemonic": w["mnemonic"]!]]).write(to: URL(fileURLWithPath: "\(dir)/seed.json"))
-        let chain = "--chain zcash --blocks \(fixture)/compact_blocks.pb --birthday 2900000 --progress none"
-        let clean = try Shell.run("scan-blocks \(chain) --state-dir \(dir)/clean < \(dir)/seed.json")
-        XCTAssertEqual(clean.status, 0, clean.stderr)
-        let wanted = clean.lines.filter { !$0.contains("\"balance\"") }
-        XCTAssertEqual(wanted.count, 16)
-        var kills = 0
-        for i in 0..<10 {
-            let delay = String(format: "0.%03d", 15 + i * 17)
-            let r = try Shell.run("scan-blocks \(chain) --state-dir \(dir)/killed --max-blocks 7 < \(dir)/seed.json >> \(dir)/out.jsonl 2>/dev/null & p=$!; sleep \(delay); kill -9 $p 2>/dev/null && echo killed; wait $p; true")
-            if r.out.contains("killed") { kills += 1 }
-        }
-        XCTAssertEqual(try Shell.run("scan-blocks \(chain) --state-dir \(dir)/killed < \(dir)/seed.json >> \(dir)/out.jsonl").status, 0)
-        let got = try String(contentsOfFile: "\(dir)/out.jsonl", encoding: .utf8).split(separator: "\n").map(String.init).filter { !$0.contains("\"balance\"") }
-        func stable(_ line: String) -> String { line.replacingOccurrences(of: #","(confirmations|event_id)":[0-9]+"#, with: "", options: .regularExpression) }
-        XCTAssertEqual(got.map(stable).sorted(), wanted.map(stable).sorted(), "an event was lost, repeated or changed")
-        let ids = got.compactMap { line in line.range(of: #"(?<="event_id":)[0-9]+"#, options: .regularExpression).flatMap { Int(line[$0]) } }
-        XCTAssertEqual(ids, Array(1...wanted.count))
-        XCTAssertGreaterThan(kills, 0, "no run was killed")
+        try assertKilledZcashRunsLoseAndRepeatNothing(blocks: "\(fixture)/compact_blocks.pb", birthday: 2_900_000, key: ["mnemonic": w["mnemonic"]!],
+                                                     events: 16, dir: dir)
     }
 
     /// An incoming viewing key sees the external notes only, and no spends.
@@ -265,6 +232,64 @@ final class ZcashMainnetSampleTests: XCTestCase {
 /// The zcash-sapling fixture's chain with blocks from `height` on replaced (same transactions,
 /// other hashes: the first hash bit flipped, and the parent links after it to match), written
 /// as JSON Lines to `out`: a branch that forks after `height` − 1.
+/// A branch that replaces the blocks from `forkAt` on (same transactions, other hashes): a
+/// run that stopped 10 blocks past the fork meets it next time, rolls back to the last block
+/// both branches share, says what it undid, finds those notes again on the new branch, and
+/// ends with the balance a scan of the new branch alone gives.
+func assertZcashReorgIsFollowed(blocks: String, birthday: Int, forkAt: Int, key: [String: Any], dir: String,
+                                file: StaticString = #filePath, line: UInt = #line) throws {
+    func run(_ blocks: String, _ state: String, _ extra: String = "") throws -> Shell.Result {
+        let r = try Shell.run("scan-blocks --chain zcash --blocks \(blocks) --birthday \(birthday) --state-dir \(dir)/\(state) --progress none \(extra)",
+                              stdin: Shell.lines([key]))
+        XCTAssertEqual(r.status, 0, r.stderr, file: file, line: line)
+        return r
+    }
+    let first = try run(blocks, "reorg", "--until-height \(forkAt + 9)")
+    try writeZcashFork(of: blocks, from: forkAt, to: "\(dir)/fork.jsonl")
+    let second = try run("\(dir)/fork.jsonl", "reorg")
+    let reorg = try XCTUnwrap(second.records.first { $0["type"] as? String == "reorg" }, second.out, file: file, line: line)
+    XCTAssertEqual(reorg["fork_height"] as? Int, forkAt - 1, file: file, line: line)
+    let undone = first.records.filter { ($0["type"] as? String == "received" || $0["type"] as? String == "spent") && ($0["height"] as? Int ?? 0) >= forkAt }
+    XCTAssertGreaterThan(undone.count, 0, file: file, line: line)
+    XCTAssertEqual(reorg["undone_outputs"] as? Int, undone.filter { $0["type"] as? String == "received" }.count, file: file, line: line)
+    XCTAssertEqual(reorg["undone_spends"] as? Int, undone.filter { $0["type"] as? String == "spent" }.count, file: file, line: line)
+    // The same events again, from the new branch (the same transactions at the same heights).
+    func stable(_ r: [String: Any]) -> String {
+        ["type", "pool", "txid", "index", "amount", "nullifier", "position", "height"].map { "\(r[$0] ?? "-")" }.joined(separator: " ")
+    }
+    let again = second.records.filter { ($0["type"] as? String == "received" || $0["type"] as? String == "spent") && ($0["height"] as? Int ?? 0) < forkAt + 10 }
+    XCTAssertEqual(again.map(stable), undone.map(stable), file: file, line: line)
+    let whole = try run("\(dir)/fork.jsonl", "whole")
+    XCTAssertEqual(second.records.last?["total"] as? String, whole.records.last?["total"] as? String, file: file, line: line)
+    XCTAssertEqual(second.records.last?["pools"] as? [String: [String: String]], whole.records.last?["pools"] as? [String: [String: String]],
+                   file: file, line: line)
+}
+
+/// kill -9 at staggered moments, appending to one file: every event of a whole scan is
+/// there exactly once, event ids 1… in order (the engine's guarantee, here for Zcash).
+func assertKilledZcashRunsLoseAndRepeatNothing(blocks: String, birthday: Int, key: [String: Any], events: Int, dir: String,
+                                              file: StaticString = #filePath, line: UInt = #line) throws {
+    try Shell.lines([key]).write(to: URL(fileURLWithPath: "\(dir)/seed.json"))
+    let chain = "--chain zcash --blocks \(blocks) --birthday \(birthday) --progress none"
+    let clean = try Shell.run("scan-blocks \(chain) --state-dir \(dir)/clean < \(dir)/seed.json")
+    XCTAssertEqual(clean.status, 0, clean.stderr, file: file, line: line)
+    let wanted = clean.lines.filter { !$0.contains("\"balance\"") }
+    XCTAssertEqual(wanted.count, events, file: file, line: line)
+    var kills = 0
+    for i in 0..<10 {
+        let delay = String(format: "0.%03d", 15 + i * 17)
+        let r = try Shell.run("scan-blocks \(chain) --state-dir \(dir)/killed --max-blocks 7 < \(dir)/seed.json >> \(dir)/out.jsonl 2>/dev/null & p=$!; sleep \(delay); kill -9 $p 2>/dev/null && echo killed; wait $p; true")
+        if r.out.contains("killed") { kills += 1 }
+    }
+    XCTAssertEqual(try Shell.run("scan-blocks \(chain) --state-dir \(dir)/killed < \(dir)/seed.json >> \(dir)/out.jsonl").status, 0, file: file, line: line)
+    let got = try String(contentsOfFile: "\(dir)/out.jsonl", encoding: .utf8).split(separator: "\n").map(String.init).filter { !$0.contains("\"balance\"") }
+    func stable(_ line: String) -> String { line.replacingOccurrences(of: #","(confirmations|event_id)":[0-9]+"#, with: "", options: .regularExpression) }
+    XCTAssertEqual(got.map(stable).sorted(), wanted.map(stable).sorted(), "an event was lost, repeated or changed", file: file, line: line)
+    let ids = got.compactMap { line in line.range(of: #"(?<="event_id":)[0-9]+"#, options: .regularExpression).flatMap { Int(line[$0]) } }
+    XCTAssertEqual(ids, Array(1...wanted.count), file: file, line: line)
+    XCTAssertGreaterThan(kills, 0, "no run was killed", file: file, line: line)
+}
+
 func writeZcashFork(of path: String, from height: Int, to out: String) throws {
     let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
     func flipped(_ hex: String) -> String { (hex.first == "0" ? "1" : "0") + hex.dropFirst() }
@@ -355,6 +380,21 @@ final class ZcashOrchardScanToolTests: XCTestCase {
             XCTAssertEqual(((view.records.last?["pools"] as? [String: [String: String]])?["orchard"])?["total"],
                            text(summary["totalReceivedOrchardExternalOnly"]))
         }
+    }
+
+    /// A reorg across Orchard notes and spends: undone, found again on the new branch, the
+    /// balances per pool as a scan of the new branch alone gives them.
+    func testReorgAcrossOrchardNotes() throws {
+        let wallet = try XCTUnwrap(TestPaths.json(TestPaths.fixture("zcash-orchard/wallet.json")) as? [String: Any])
+        try assertZcashReorgIsFollowed(blocks: "\(fixture)/compact_blocks.jsonl", birthday: 2_950_000, forkAt: 2_950_030,
+                                       key: ["mnemonic": wallet["mnemonic"]!], dir: dir)
+    }
+
+    /// kill -9 during Orchard scans: the 18 notes and 4 spends exactly once, in order.
+    func testKilledOrchardRunsLoseAndRepeatNothing() throws {
+        let wallet = try XCTUnwrap(TestPaths.json(TestPaths.fixture("zcash-orchard/wallet.json")) as? [String: Any])
+        try assertKilledZcashRunsLoseAndRepeatNothing(blocks: "\(fixture)/compact_blocks.pb", birthday: 2_950_000,
+                                                     key: ["mnemonic": wallet["mnemonic"]!], events: 22, dir: dir)
     }
 
     /// A block with Ironwood actions (NU6.3) scans, and says once that they were not scanned.
