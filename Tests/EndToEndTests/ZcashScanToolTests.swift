@@ -382,6 +382,22 @@ final class ZcashOrchardScanToolTests: XCTestCase {
         }
     }
 
+    /// --txs with the fixture's full v5 transactions: every note's memo as the fixture has it
+    /// (text, with its text; arbitrary bytes; none for an empty memo), Orchard and Sapling, and
+    /// the same notes as without memos.
+    func testMemosFromFullTransactions() throws {
+        let wallet = try XCTUnwrap(TestPaths.json(TestPaths.fixture("zcash-orchard/wallet.json")) as? [String: Any])
+        let expected = try TestPaths.jsonLines(TestPaths.fixture("zcash-orchard/expected_notes.jsonl"))
+        let r = try Shell.run("scan-blocks --chain zcash --blocks \(fixture)/compact_blocks.pb --txs \(fixture)/transactions.jsonl --birthday 2950000 --state-dir \(dir)/m --progress none",
+                              stdin: Shell.lines([["mnemonic": wallet["mnemonic"]!]]))
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let received = r.records.filter { $0["type"] as? String == "received" }
+        XCTAssertEqual(received.map { $0["nullifier"] as? String }, expected.map { text($0["nullifier"]) })
+        XCTAssertEqual(received.map { $0["memo"] as? String }, expected.map { text($0["memo_type"]) == "empty" ? nil : text($0["memo_hex"]) })
+        XCTAssertEqual(received.map { $0["memo_text"] as? String }, expected.map { $0["memo_text"] as? String })
+        XCTAssertEqual(Set(expected.map { text($0["memo_type"]) }), ["text", "empty", "arbitrary"])
+    }
+
     /// A reorg across Orchard notes and spends: undone, found again on the new branch, the
     /// balances per pool as a scan of the new branch alone gives them.
     func testReorgAcrossOrchardNotes() throws {
