@@ -17,27 +17,36 @@ public struct ZcashCompactBlock: ChainBlock {
     public let saplingTreeSize: UInt32?
     /// The Orchard tree size at its end (0 before NU5, or when the server did not say).
     public let orchardTreeSize: UInt32
-    /// Its Orchard actions, each one leaf of the Orchard tree (not scanned yet: counted).
+    /// Its Orchard actions, each one leaf of the Orchard tree.
     public let orchardActionCount: Int
+    /// NU6.3's Ironwood tree size at its end (ChainMetadata field 3; 0 when not given), and
+    /// its Ironwood actions: not scanned yet, but their count keeps the size checked.
+    public var ironwoodTreeSize: UInt32 = 0
+    public var ironwoodActionCount = 0
 
     public var saplingOutputCount: Int { transactions.reduce(0) { $0 + $1.outputs.count } }
 
-    /// The two tree sizes at its end, little-endian: (Sapling, Orchard); nil when the block
-    /// did not give them.
+    /// The tree sizes at its end, little-endian: (Sapling, Orchard, Ironwood); nil when the
+    /// block did not give them.
     public var tally: [UInt8]? {
         saplingTreeSize.map { sapling in
-            (0..<4).map { UInt8(truncatingIfNeeded: sapling >> (8 * $0)) } + (0..<4).map { UInt8(truncatingIfNeeded: orchardTreeSize >> (8 * $0)) }
+            [sapling, orchardTreeSize, ironwoodTreeSize].flatMap { size in (0..<4).map { UInt8(truncatingIfNeeded: size >> (8 * $0)) } }
         }
     }
 
     /// Each tree grows by exactly the block's leaves. A parent size of 0 checks nothing: it is
     /// the empty tree or an old cache's "unknown", and both are read as unknown.
     public func contradiction(parentTally: [UInt8]) -> String? {
-        guard parentTally.count == 8 else { return "the stored tree sizes of block \(height - 1) are damaged" }
-        func size(_ offset: Int) -> UInt64 { (0..<4).reduce(UInt64(0)) { $0 | UInt64(parentTally[offset + $1]) << (8 * UInt64($1)) } }
+        // 8 bytes: stored before Ironwood was counted (its parent size then reads as unknown).
+        guard parentTally.count == 8 || parentTally.count == 12 else { return "the stored tree sizes of block \(height - 1) are damaged" }
+        func size(_ offset: Int) -> UInt64 {
+            offset < parentTally.count ? (0..<4).reduce(UInt64(0)) { $0 | UInt64(parentTally[offset + $1]) << (8 * UInt64($1)) } : 0
+        }
+        let given = { (size: UInt32) in self.saplingTreeSize == nil ? nil : size }
         let pools: [(name: String, parent: UInt64, leaves: Int, leafName: String, given: UInt32?)] = [
             ("Sapling", size(0), saplingOutputCount, "outputs", saplingTreeSize),
-            ("Orchard", size(4), orchardActionCount, "actions", saplingTreeSize == nil ? nil : orchardTreeSize),
+            ("Orchard", size(4), orchardActionCount, "actions", given(orchardTreeSize)),
+            ("Ironwood", size(8), ironwoodActionCount, "Ironwood actions", given(ironwoodTreeSize)),
         ]
         for pool in pools where pool.parent > 0 {
             let expected = pool.parent + UInt64(pool.leaves)
@@ -94,24 +103,25 @@ public enum IronwoodActions {
     }
 }
 
-extension WireCompactTx {
-    /// Entries of field `number` (length-delimited) among the fields this proto does not know.
-    func unknownLengthDelimited(_ number: UInt64) -> Int {
+extension SwiftProtobuf.Message {
+    /// The fields this proto does not know (newer servers' fields): each one's number and
+    /// wire type, and its value when it is a varint.
+    func unknownFieldList() -> [(number: UInt64, wireType: UInt64, varint: UInt64?)] {
         var r = ByteReader(Array(unknownFields.data), what: "unknown fields")
-        var count = 0
-        // The decoder kept these fields whole: a read that fails only ends the count.
+        var fields = [(number: UInt64, wireType: UInt64, varint: UInt64?)]()
+        // The decoder kept these fields whole: a read that fails only ends the list.
         while !r.isAtEnd, let key = try? r.varint() {
+            var value: UInt64?
             switch key & 7 {
-            case 0: guard (try? r.varint()) != nil else { return count }
-            case 1: guard (try? r.take(8)) != nil else { return count }
-            case 5: guard (try? r.take(4)) != nil else { return count }
-            case 2:
-                guard let n = try? r.varint(), let length = Int(exactly: n), (try? r.take(length)) != nil else { return count }
-                if key >> 3 == number { count += 1 }
-            default: return count
+            case 0: guard let v = try? r.varint() else { return fields }; value = v
+            case 1: guard (try? r.take(8)) != nil else { return fields }
+            case 5: guard (try? r.take(4)) != nil else { return fields }
+            case 2: guard let n = try? r.varint(), let length = Int(exactly: n), (try? r.take(length)) != nil else { return fields }
+            default: return fields
             }
+            fields.append((key >> 3, key & 7, value))
         }
-        return count
+        return fields
     }
 }
 
@@ -205,15 +215,23 @@ extension ZcashCompactBlock {
                                                   outputs: outputs, height: wire.height, firstPosition: position, fullCiphertexts: full,
                                                   actions: actions, fullActionCiphertexts: fullActions)
             compact.firstActionPosition = actionPosition
-            compact.ironwoodActionCount = tx.unknownLengthDelimited(9)
+            compact.ironwoodActionCount = tx.unknownFieldList().filter { $0.number == 9 && $0.wireType == 2 }.count
             IronwoodActions.add(compact.ironwoodActionCount)
             transactions.append(compact)
             position = position.map { $0 + UInt64(outputs.count) }
             actionPosition = actionPosition.map { $0 + UInt64(actions.count) }
         }
-        return ZcashCompactBlock(height: wire.height, id: Array(wire.hash), previousID: Array(wire.prevHash), time: wire.time,
-                                 transactions: transactions, saplingTreeSize: treeSize,
-                                 orchardTreeSize: orchardTreeSize ?? 0, orchardActionCount: actionCount)
+        var block = ZcashCompactBlock(height: wire.height, id: Array(wire.hash), previousID: Array(wire.prevHash), time: wire.time,
+                                      transactions: transactions, saplingTreeSize: treeSize,
+                                      orchardTreeSize: orchardTreeSize ?? 0, orchardActionCount: actionCount)
+        // ChainMetadata field 3 (NU6.3), which this proto predates; the last value counts, as
+        // protobuf reads a repeated scalar field.
+        if let size = wire.chainMetadata.unknownFieldList().last(where: { $0.number == 3 && $0.wireType == 0 })?.varint {
+            guard let small = UInt32(exactly: size) else { throw .badBlock(height: height, reason: "ironwoodCommitmentTreeSize \(size) is over 2^32 - 1") }
+            block.ironwoodTreeSize = small
+        }
+        block.ironwoodActionCount = transactions.reduce(0) { $0 + $1.ironwoodActionCount }
+        return block
     }
 }
 
@@ -260,6 +278,13 @@ extension WireCompactBlock {
         case .object(let meta)?:
             chainMetadata.saplingCommitmentTreeSize = try uint32(meta, "saplingCommitmentTreeSize")
             chainMetadata.orchardCommitmentTreeSize = try uint32(meta, "orchardCommitmentTreeSize")
+            // Field 3 (NU6.3), kept as the wire form keeps it: as an unknown field.
+            if meta["ironwoodCommitmentTreeSize"] != nil {
+                let size = try uint32(meta, "ironwoodCommitmentTreeSize")
+                var bytes: [UInt8] = try chainMetadata.serializedBytes()
+                bytes += [0x18] + varintBytes(UInt64(size))
+                chainMetadata = try WireChainMetadata(serializedBytes: bytes)
+            }
         default:
             // Ignored, it would read as "no tree sizes" and leave nullifiers unknown.
             throw ZcashDataError.badBlock(height: nil, reason: "chainMetadata is not an object")

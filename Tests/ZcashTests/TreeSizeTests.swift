@@ -1,4 +1,5 @@
 import WalletCore
+import WalletScan
 import XCTest
 @testable import Zcash
 
@@ -37,7 +38,7 @@ final class TreeSizeTests: XCTestCase {
 
     func testEachTreeGrowsByTheBlocksLeaves() throws {
         let parent = try XCTUnwrap(try block(height: 9, sapling: 100, orchard: 7, outputs: 0, actions: 0).tally)
-        XCTAssertEqual(parent, [100, 0, 0, 0, 7, 0, 0, 0])
+        XCTAssertEqual(parent, [100, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 0])
         XCTAssertNil(try block(height: 10, sapling: 103, orchard: 9, outputs: 3, actions: 2).contradiction(parentTally: parent))
         let saplingOff = try block(height: 10, sapling: 104, orchard: 9, outputs: 3, actions: 2).contradiction(parentTally: parent)
         XCTAssertEqual(saplingOff, "it says its Sapling note-commitment tree size is 104, but block 9 ended at 100 and this block adds 3 outputs (103 expected): the tree sizes are inconsistent, and notes would get wrong nullifiers")
@@ -48,6 +49,49 @@ final class TreeSizeTests: XCTestCase {
         XCTAssertNil(try block(height: 10, sapling: 50, orchard: 0, outputs: 3, actions: 0).contradiction(parentTally: [0, 0, 0, 0, 0, 0, 0, 0]))
         XCTAssertNotNil(try block(height: 10, sapling: 50, orchard: 0, outputs: 3, actions: 0).contradiction(parentTally: [1, 2, 3]))
         XCTAssertNil(try block(height: 10, sapling: nil, orchard: 0, outputs: 3, actions: 0).tally)
+    }
+
+    /// Ironwood's tree size (ChainMetadata field 3, which the committed proto predates) is read
+    /// in both forms and grows by the block's Ironwood actions as the others do; a state
+    /// stored before it was counted (8 bytes) reads its parent size as unknown.
+    func testIronwoodTreeSize() throws {
+        func ironwoodBlock(height: UInt64, size: UInt32, actions: Int) throws -> ZcashCompactBlock {
+            var wire = WireCompactBlock()
+            wire.height = height
+            wire.hash = Data(repeating: 1, count: 32)
+            wire.prevHash = Data(repeating: 2, count: 32)
+            wire.chainMetadata.saplingCommitmentTreeSize = 100
+            wire.chainMetadata.orchardCommitmentTreeSize = 7
+            wire.chainMetadata = try WireChainMetadata(serializedBytes: try wire.chainMetadata.serializedBytes() + [0x18] + varintBytes(UInt64(size)))
+            var tx = WireCompactTx()
+            tx.txid = Data(repeating: 3, count: 32)
+            var action = WireCompactOrchardAction()
+            action.nullifier = Data(repeating: 7, count: 32)
+            action.cmx = Data(repeating: 8, count: 32)
+            action.ephemeralKey = Data(repeating: 9, count: 32)
+            action.ciphertext = Data(repeating: 10, count: 52)
+            let body: [UInt8] = try action.serializedBytes()
+            var bytes: [UInt8] = try tx.serializedBytes()
+            for _ in 0..<actions { bytes += [0x4A] + varintBytes(UInt64(body.count)) + body }
+            wire.vtx = [try WireCompactTx(serializedBytes: bytes)]
+            return try ZcashCompactBlock.parse(try wire.serializedBytes(), expectedHeight: Int(height))
+        }
+        let parent = try XCTUnwrap(try ironwoodBlock(height: 9, size: 40, actions: 0).tally)
+        XCTAssertEqual(parent, [100, 0, 0, 0, 7, 0, 0, 0, 40, 0, 0, 0])
+        let child = try ironwoodBlock(height: 10, size: 42, actions: 2)
+        XCTAssertEqual(child.ironwoodActionCount, 2)
+        XCTAssertNil(child.contradiction(parentTally: parent))
+        XCTAssertEqual(try ironwoodBlock(height: 10, size: 43, actions: 2).contradiction(parentTally: parent),
+                       "it says its Ironwood note-commitment tree size is 43, but block 9 ended at 40 and this block adds 2 Ironwood actions (42 expected): the tree sizes are inconsistent, and notes would get wrong nullifiers")
+        XCTAssertNil(try ironwoodBlock(height: 10, size: 43, actions: 2).contradiction(parentTally: Array(parent.prefix(8))))
+        // The JSON form: the same field, and a size past 32 bits refused.
+        func fromJSON(_ size: String) throws -> ZcashCompactBlock {
+            let record = try JSONParser.parseObject(Array(#"{"height":5,"hash":"\#(String(repeating: "01", count: 32))","prevHash":"\#(String(repeating: "02", count: 32))","chainMetadata":{"saplingCommitmentTreeSize":100,"orchardCommitmentTreeSize":7,"ironwoodCommitmentTreeSize":\#(size)}}"#.utf8))
+            return try ZcashCompactBlock.parse(try WireCompactBlock(record: record).serializedBytes(), expectedHeight: 5)
+        }
+        XCTAssertEqual(try fromJSON("42").ironwoodTreeSize, 42)
+        XCTAssertEqual(try fromJSON("42").tally, [100, 0, 0, 0, 7, 0, 0, 0, 42, 0, 0, 0])
+        XCTAssertThrowsError(try fromJSON("4294967296"))
     }
 
     /// Ironwood actions (CompactTx field 9, which the committed proto predates) are counted
