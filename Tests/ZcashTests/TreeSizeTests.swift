@@ -51,6 +51,19 @@ final class TreeSizeTests: XCTestCase {
         XCTAssertNil(try block(height: 10, sapling: nil, orchard: 0, outputs: 3, actions: 0).tally)
     }
 
+    /// A transaction with no fields but its txid, and an action's body (Ironwood actions are
+    /// Orchard-shaped), both serialized.
+    private func ironwoodParts() throws -> (tx: [UInt8], action: [UInt8]) {
+        var tx = WireCompactTx()
+        tx.txid = Data(repeating: 3, count: 32)
+        var action = WireCompactOrchardAction()
+        action.nullifier = Data(repeating: 7, count: 32)
+        action.cmx = Data(repeating: 8, count: 32)
+        action.ephemeralKey = Data(repeating: 9, count: 32)
+        action.ciphertext = Data(repeating: 10, count: 52)
+        return (try tx.serializedBytes(), try action.serializedBytes())
+    }
+
     /// Ironwood's tree size (ChainMetadata field 3, which the committed proto predates) is read
     /// in both forms and grows by the block's Ironwood actions as the others do; a state
     /// stored before it was counted (8 bytes) reads its parent size as unknown.
@@ -63,17 +76,8 @@ final class TreeSizeTests: XCTestCase {
             wire.chainMetadata.saplingCommitmentTreeSize = 100
             wire.chainMetadata.orchardCommitmentTreeSize = 7
             wire.chainMetadata = try WireChainMetadata(serializedBytes: try wire.chainMetadata.serializedBytes() + [0x18] + varintBytes(UInt64(size)))
-            var tx = WireCompactTx()
-            tx.txid = Data(repeating: 3, count: 32)
-            var action = WireCompactOrchardAction()
-            action.nullifier = Data(repeating: 7, count: 32)
-            action.cmx = Data(repeating: 8, count: 32)
-            action.ephemeralKey = Data(repeating: 9, count: 32)
-            action.ciphertext = Data(repeating: 10, count: 52)
-            let body: [UInt8] = try action.serializedBytes()
-            var bytes: [UInt8] = try tx.serializedBytes()
-            for _ in 0..<actions { bytes += [0x4A] + varintBytes(UInt64(body.count)) + body }
-            wire.vtx = [try WireCompactTx(serializedBytes: bytes)]
+            let (tx, body) = try ironwoodParts()
+            wire.vtx = [try WireCompactTx(serializedBytes: tx + (0..<actions).flatMap { _ in [0x4A] + varintBytes(UInt64(body.count)) + body })]
             return try ZcashCompactBlock.parse(try wire.serializedBytes(), expectedHeight: Int(height))
         }
         let parent = try XCTUnwrap(try ironwoodBlock(height: 9, size: 40, actions: 0).tally)
@@ -97,15 +101,7 @@ final class TreeSizeTests: XCTestCase {
     /// Ironwood actions (CompactTx field 9, which the committed proto predates) are counted
     /// from the wire's unknown fields, in the binary and the JSON form alike.
     func testIronwoodActionsAreCounted() throws {
-        var tx = WireCompactTx()
-        tx.txid = Data(repeating: 3, count: 32)
-        var action = WireCompactOrchardAction()
-        action.nullifier = Data(repeating: 7, count: 32)
-        action.cmx = Data(repeating: 8, count: 32)
-        action.ephemeralKey = Data(repeating: 9, count: 32)
-        action.ciphertext = Data(repeating: 10, count: 52)
-        let body: [UInt8] = try action.serializedBytes()
-        var bytes: [UInt8] = try tx.serializedBytes()
+        var (bytes, body) = try ironwoodParts()
         XCTAssertEqual(body.count, 156)
         for _ in 0..<2 { bytes += [0x4A, 0x9C, 0x01] + body }  // field 9, length 156 as a varint
         bytes += [0x50, 0x05]  // an unknown varint field (10) is skipped
