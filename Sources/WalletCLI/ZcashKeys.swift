@@ -44,8 +44,8 @@ public enum ZcashKeyMaterial: Sendable {
 
 /// A Zcash account's keys, as far as a record gives them. From a phrase or seed: everything,
 /// spending keys included. From a unified full viewing key (or a zxviews key): the Sapling
-/// viewing keys, change included, and the transparent account's public key. From a unified
-/// incoming viewing key: receive addresses only, no change.
+/// and Orchard viewing keys it has (at least one), change included, and the transparent
+/// account's public key. From a unified incoming viewing key: receive addresses only.
 public struct ZcashAccountKeys: Sendable {
     public let network: ZcashNetwork
     /// The account number, when the keys came from a seed (a viewing key does not say).
@@ -53,7 +53,8 @@ public struct ZcashAccountKeys: Sendable {
     public let spending: SaplingExtendedSpendingKey?
     public let extendedViewing: SaplingExtendedFullViewingKey?
     public let fullViewing: SaplingFullViewingKey?
-    public let incoming: SaplingIncomingViewingKey
+    /// nil for an Orchard-only unified viewing key.
+    public let incoming: SaplingIncomingViewingKey?
     /// m/44'/coin'/account' (private from a seed, public from a UFVK).
     public let transparentAccount: ExtendedKey?
     /// m/44'/coin'/account'/0, the receive chain (all a UIVK carries).
@@ -107,29 +108,30 @@ public struct ZcashAccountKeys: Sendable {
         spending = nil
         if let text = try record.optionalString("ufvk") {
             let items = try UnifiedEncoding.decode(text, kind: .fullViewingKey, network: network)
-            guard let item = items.first(where: { $0.typecode == UnifiedEncoding.Typecode.sapling })?.value else {
-                throw ZcashKeyError.missingSaplingItem("the unified full viewing key")
-            }
-            guard let fvk = SaplingFullViewingKey(bytes: item) else {
-                throw ZcashKeyError.invalidEncoding("the UFVK's Sapling item is not a valid full viewing key (ak and nk must be points of the prime-order subgroup, ak not the identity, and their ivk nonzero)")
+            let fvk = try items.first(where: { $0.typecode == UnifiedEncoding.Typecode.sapling }).map { item throws in
+                guard let fvk = SaplingFullViewingKey(bytes: item.value) else {
+                    throw ZcashKeyError.invalidEncoding("the UFVK's Sapling item is not a valid full viewing key (ak and nk must be points of the prime-order subgroup, ak not the identity, and their ivk nonzero)")
+                }
+                return fvk
             }
             extendedViewing = nil
             fullViewing = fvk
-            incoming = fvk.incomingViewingKey
+            incoming = fvk?.incomingViewingKey
             transparentAccount = try items.first { $0.typecode == UnifiedEncoding.Typecode.p2pkh }.map { try Self.publicNode($0.value, depth: 3) }
             transparentReceive = try transparentAccount?.derive([0])
             orchardFullViewing = try items.first { $0.typecode == UnifiedEncoding.Typecode.orchard }.map { try OrchardFullViewingKey(bytes: $0.value) }
             orchardIncoming = orchardFullViewing?.incomingViewingKey(change: false)
+            guard fvk != nil || orchardFullViewing != nil else { throw ZcashKeyError.missingShieldedItem("the unified full viewing key") }
         } else if let text = try record.optionalString("uivk") {
             let items = try UnifiedEncoding.decode(text, kind: .incomingViewingKey, network: network)
-            guard let item = items.first(where: { $0.typecode == UnifiedEncoding.Typecode.sapling })?.value else {
-                throw ZcashKeyError.missingSaplingItem("the unified incoming viewing key")
-            }
-            guard let ivk = SaplingIncomingViewingKey(bytes: item) else {
-                let zero = item.count == 64 && item[32...].allSatisfy { $0 == 0 }
-                throw ZcashKeyError.invalidEncoding(zero
-                    ? "the UIVK's Sapling ivk is zero: its every address would be the identity point, readable by anyone and spendable by no one"
-                    : "the UIVK's Sapling item is not a valid incoming viewing key (its ivk must be a scalar below the group order)")
+            let ivk = try items.first(where: { $0.typecode == UnifiedEncoding.Typecode.sapling }).map { item throws in
+                guard let ivk = SaplingIncomingViewingKey(bytes: item.value) else {
+                    let zero = item.value.count == 64 && item.value[32...].allSatisfy { $0 == 0 }
+                    throw ZcashKeyError.invalidEncoding(zero
+                        ? "the UIVK's Sapling ivk is zero: its every address would be the identity point, readable by anyone and spendable by no one"
+                        : "the UIVK's Sapling item is not a valid incoming viewing key (its ivk must be a scalar below the group order)")
+                }
+                return ivk
             }
             extendedViewing = nil
             fullViewing = nil
@@ -143,6 +145,7 @@ public struct ZcashAccountKeys: Sendable {
                 }
                 return key
             }
+            guard ivk != nil || orchardIncoming != nil else { throw ZcashKeyError.missingShieldedItem("the unified incoming viewing key") }
         } else {
             let xfvk = try SaplingExtendedFullViewingKey(encoded: record.string("extended_full_viewing_key", expected: "a zxviews key"), network: network)
             extendedViewing = xfvk
@@ -175,15 +178,17 @@ public struct ZcashAccountKeys: Sendable {
 
     /// The unified full viewing key (Sapling, and P2PKH when the transparent account is known).
     public var unifiedFullViewingKey: String? {
-        guard let fullViewing else { return nil }
-        var items: [(typecode: UInt64, value: [UInt8])] = [(UnifiedEncoding.Typecode.sapling, fullViewing.bytes)]
+        guard fullViewing != nil || orchardFullViewing != nil else { return nil }
+        var items = [(typecode: UInt64, value: [UInt8])]()
+        if let s = fullViewing { items.append((UnifiedEncoding.Typecode.sapling, s.bytes)) }
         if let t = transparentAccount { items.append((UnifiedEncoding.Typecode.p2pkh, t.chainCode + t.publicKey.compressed)) }
         if let o = orchardFullViewing { items.append((UnifiedEncoding.Typecode.orchard, o.bytes)) }
         return UnifiedEncoding.encode(items, kind: .fullViewingKey, network: network)
     }
 
     public var unifiedIncomingViewingKey: String {
-        var items: [(typecode: UInt64, value: [UInt8])] = [(UnifiedEncoding.Typecode.sapling, incoming.bytes)]
+        var items = [(typecode: UInt64, value: [UInt8])]()
+        if let s = incoming { items.append((UnifiedEncoding.Typecode.sapling, s.bytes)) }
         if let t = transparentReceive { items.append((UnifiedEncoding.Typecode.p2pkh, t.chainCode + t.publicKey.compressed)) }
         if let o = orchardIncoming { items.append((UnifiedEncoding.Typecode.orchard, o.bytes)) }
         return UnifiedEncoding.encode(items, kind: .incomingViewingKey, network: network)
@@ -193,10 +198,13 @@ public struct ZcashAccountKeys: Sendable {
     /// its zs1 form, and the unified address with, at the same index, an Orchard receiver
     /// when the Orchard key is known and a transparent one when the receive chain is known
     /// and the index is below 2^31 (ZIP-316; the index rule of zcash-test-vectors and
-    /// librustzcash, so the Orchard receiver is not always Orchard's index 0).
-    public func address(from start: DiversifierIndex) throws -> (index: DiversifierIndex, sapling: String, unified: String, transparent: String?) {
-        let (j, address) = try incoming.address(from: start)
-        var items: [(typecode: UInt64, value: [UInt8])] = [(UnifiedEncoding.Typecode.sapling, address.bytes)]
+    /// librustzcash, so the Orchard receiver is not always Orchard's index 0). Without a
+    /// Sapling key (an Orchard-only viewing key) the index is `start` itself and there is no zs1.
+    public func address(from start: DiversifierIndex) throws -> (index: DiversifierIndex, sapling: String?, unified: String, transparent: String?) {
+        let sapling = try incoming.map { try $0.address(from: start) }
+        let j = sapling?.0 ?? start
+        var items = [(typecode: UInt64, value: [UInt8])]()
+        if let address = sapling?.1 { items.append((UnifiedEncoding.Typecode.sapling, address.bytes)) }
         if let o = orchardIncoming { items.append((UnifiedEncoding.Typecode.orchard, o.address(at: j).bytes)) }
         var transparent: String?
         if let t = transparentReceive, j.high == 0, j.low < 0x8000_0000 {
@@ -204,7 +212,7 @@ public struct ZcashAccountKeys: Sendable {
             items.append((UnifiedEncoding.Typecode.p2pkh, Hash.hash160(key.publicKey.compressed)))
             transparent = Self.transparentAddress(key.publicKey, network)
         }
-        return (j, address.encoded(network), UnifiedEncoding.encode(items, kind: .address, network: network), transparent)
+        return (j, sapling?.1.encoded(network), UnifiedEncoding.encode(items, kind: .address, network: network), transparent)
     }
 
     /// The Orchard address at index j (every index is valid), as a unified address with the
@@ -228,6 +236,7 @@ public struct ZcashAccountKeys: Sendable {
     /// The internal (change) address: the first valid index of the internal key. Needs a full
     /// viewing key.
     public func changeAddress() throws -> (index: DiversifierIndex, sapling: String) {
+        guard incoming != nil else { throw ZcashKeyError.missingSaplingItem("the viewing key") }
         guard let fullViewing else {
             throw DerivationError.unsupported("an incoming viewing key has no change addresses; give a full viewing key or the seed")
         }

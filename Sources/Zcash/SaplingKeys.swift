@@ -24,6 +24,8 @@ public enum ZcashKeyError: WalletError, Equatable {
     case missingSaplingItem(String)
     /// A viewing key without an Orchard item, asked for Orchard addresses.
     case missingOrchardItem
+    /// A unified viewing key with neither a Sapling nor an Orchard item (transparent only).
+    case missingShieldedItem(String)
 
     public var code: String {
         switch self {
@@ -33,6 +35,7 @@ public enum ZcashKeyError: WalletError, Equatable {
         case .invalidEncoding: "zcash.invalid_encoding"
         case .missingSaplingItem: "zcash.no_sapling_item"
         case .missingOrchardItem: "zcash.no_orchard_item"
+        case .missingShieldedItem: "zcash.no_shielded_item"
         }
     }
 
@@ -43,7 +46,8 @@ public enum ZcashKeyError: WalletError, Equatable {
         case .invalidDiversifier(let i, let next):
             "diversifier index \(i) gives no Sapling address (about half of all indexes do not)" + (next.map { "; the next valid index is \($0)" } ?? "")
         case .invalidEncoding(let why): "invalid Zcash encoding: \(why)"
-        case .missingSaplingItem(let what): "\(what) has no Sapling item"
+        case .missingSaplingItem(let what): "\(what) has no Sapling item; an Orchard-only key gives its addresses with --pool orchard"
+        case .missingShieldedItem(let what): "\(what) has neither a Sapling nor an Orchard item: there are no shielded notes to find"
         case .missingOrchardItem: "the viewing key has no Orchard item (a key from before NU5); give the seed or a newer unified viewing key"
         }
     }

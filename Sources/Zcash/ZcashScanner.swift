@@ -11,35 +11,37 @@ public struct ZcashScanner: ChainScanner {
     public let network: ZcashNetwork
     /// The ZIP-32 account the keys belong to, for records (0 when a viewing key does not say).
     public let account: UInt32
-    let external: SaplingIncomingViewingKey
+    /// Sapling: nil for an Orchard-only viewing key.
+    let external: SaplingIncomingViewingKey?
     let internalKey: SaplingIncomingViewingKey?
     let nk: JubjubPoint?
     let internalNK: JubjubPoint?
-    let externalDecryptor: SaplingDecryptor
+    let externalDecryptor: SaplingDecryptor?
     let internalDecryptor: SaplingDecryptor?
     /// Orchard: the external and (with the full viewing key) internal keys, and nk.
     let orchardExternal: OrchardDecryptor?
     let orchardInternal: OrchardDecryptor?
     let orchardNK: PallasBase?
 
-    /// From a full viewing key: receive and change notes, and spends; in Orchard too when its
-    /// full viewing key is given.
-    public init(fullViewingKey fvk: SaplingFullViewingKey, network: ZcashNetwork, account: UInt32, orchard: OrchardFullViewingKey? = nil) {
-        let internalFVK = fvk.internal
-        self.init(network: network, account: account, external: fvk.incomingViewingKey, internalKey: internalFVK.incomingViewingKey,
-                  nk: fvk.nk, internalNK: internalFVK.nk,
+    /// From full viewing keys: receive and change notes, and spends, in each pool whose key is
+    /// given (Sapling, Orchard or both; at least one).
+    public init(fullViewingKey fvk: SaplingFullViewingKey?, network: ZcashNetwork, account: UInt32, orchard: OrchardFullViewingKey? = nil) {
+        precondition(fvk != nil || orchard != nil, "a Zcash scanner needs a Sapling or an Orchard key")
+        let internalFVK = fvk?.internal
+        self.init(network: network, account: account, external: fvk?.incomingViewingKey, internalKey: internalFVK?.incomingViewingKey,
+                  nk: fvk?.nk, internalNK: internalFVK?.nk,
                   orchardExternal: orchard?.incomingViewingKey(change: false), orchardInternal: orchard?.incomingViewingKey(change: true),
                   orchardNK: orchard?.nk)
     }
 
-    /// From an incoming viewing key: received notes only (in Orchard too when its incoming
-    /// viewing key is given).
-    public init(incomingViewingKey ivk: SaplingIncomingViewingKey, network: ZcashNetwork, account: UInt32, orchard: OrchardIncomingViewingKey? = nil) {
+    /// From incoming viewing keys: received notes only, in each pool whose key is given.
+    public init(incomingViewingKey ivk: SaplingIncomingViewingKey?, network: ZcashNetwork, account: UInt32, orchard: OrchardIncomingViewingKey? = nil) {
+        precondition(ivk != nil || orchard != nil, "a Zcash scanner needs a Sapling or an Orchard key")
         self.init(network: network, account: account, external: ivk, internalKey: nil, nk: nil, internalNK: nil,
                   orchardExternal: orchard, orchardInternal: nil, orchardNK: nil)
     }
 
-    init(network: ZcashNetwork, account: UInt32, external: SaplingIncomingViewingKey, internalKey: SaplingIncomingViewingKey?,
+    init(network: ZcashNetwork, account: UInt32, external: SaplingIncomingViewingKey?, internalKey: SaplingIncomingViewingKey?,
          nk: JubjubPoint?, internalNK: JubjubPoint?, orchardExternal: OrchardIncomingViewingKey? = nil,
          orchardInternal: OrchardIncomingViewingKey? = nil, orchardNK: PallasBase? = nil) {
         self.orchardExternal = orchardExternal.map(OrchardDecryptor.init)
@@ -52,7 +54,7 @@ public struct ZcashScanner: ChainScanner {
         self.nk = nk
         self.internalNK = internalNK
         let consensus = SaplingConsensus.of(network)
-        externalDecryptor = SaplingDecryptor(ivk: external.ivk, consensus: consensus)
+        externalDecryptor = external.map { SaplingDecryptor(ivk: $0.ivk, consensus: consensus) }
         internalDecryptor = internalKey.map { SaplingDecryptor(ivk: $0.ivk, consensus: consensus) }
     }
 
@@ -61,7 +63,7 @@ public struct ZcashScanner: ChainScanner {
     public static let fieldNames = OutputFieldNames(account: "account", addressIndex: "diversifier_index", spendTag: "nullifier", memo: "memo")
     /// The shielded pools scanned (transparent outputs are not): a balance names them, with
     /// each one's sums, lest it be read as the wallet's whole balance.
-    public var balancePools: [String]? { orchardExternal == nil ? ["sapling"] : ["orchard", "sapling"] }
+    public var balancePools: [String]? { (orchardExternal == nil ? [] : ["orchard"]) + (external == nil ? [] : ["sapling"]) }
 
     /// An Orchard action's output index is tagged with 2^32 (a transaction's Sapling outputs and
     /// Orchard actions both count from 0, and the state keys outputs by transaction and index).
@@ -73,19 +75,21 @@ public struct ZcashScanner: ChainScanner {
 
     /// The state file's name: network and a hash of the incoming viewing keys (one file per
     /// wallet). A wallet with Orchard keys has a state of its own: one made before Orchard
-    /// was scanned did not look at the actions of the blocks it holds.
+    /// was scanned did not look at the actions of the blocks it holds. (A missing key hashes
+    /// as nothing; a Sapling key is 64 bytes and the network name follows it, so no two key
+    /// sets give the same input.)
     public var stateName: String {
-        "zcash-\(network.rawValue)-" + Hex.encode(Blake2.b(12, personal: Array("Satchel_ZState__".utf8), external.bytes, Array(network.rawValue.utf8),
+        "zcash-\(network.rawValue)-" + Hex.encode(Blake2.b(12, personal: Array("Satchel_ZState__".utf8), external?.bytes ?? [], Array(network.rawValue.utf8),
                                                            orchardExternal?.key.bytes ?? []))
     }
 
     public var stateID: String {
-        Hex.encode(Blake2.b(16, personal: Array("Satchel_ZStateID".utf8), external.bytes, nk?.bytes ?? [], orchardExternal?.key.bytes ?? [],
+        Hex.encode(Blake2.b(16, personal: Array("Satchel_ZStateID".utf8), external?.bytes ?? [], nk?.bytes ?? [], orchardExternal?.key.bytes ?? [],
                             orchardNK?.bytes ?? []))
     }
 
     /// Spends are known when every scanned pool's nullifiers can be computed.
-    public var spendsKnown: Bool { nk != nil && (orchardExternal == nil || orchardNK != nil) }
+    public var spendsKnown: Bool { (external == nil || nk != nil) && (orchardExternal == nil || orchardNK != nil) }
 
     public static func parse(_ data: BlockData) -> Result<ZcashCompactBlock, ScanError> {
         do {
@@ -117,7 +121,7 @@ public struct ZcashScanner: ChainScanner {
         var items = [Item]()
         var actions = [(Int, Int)]()
         for t in transactions.indices {
-            items += transactions[t].outputs.indices.map { .output(t, $0) }
+            if external != nil { items += transactions[t].outputs.indices.map { .output(t, $0) } }
             if orchardExternal != nil { actions += transactions[t].actions.indices.map { (t, $0) } }
         }
         items += stride(from: 0, to: actions.count, by: 64).map { .actions(Array(actions[$0..<min($0 + 64, actions.count)])) }
@@ -200,7 +204,7 @@ public struct ZcashScanner: ChainScanner {
     /// Output `i` of `tx` if it is the wallet's: the external key first, then the internal one.
     private func scan(_ tx: ZcashCompactTransaction, output i: Int) throws(ScanError) -> ReceivedOutput? {
         let output = tx.outputs[i]
-        guard let height = tx.height, let epk = SaplingDecryptor.ephemeralPoint(output) else { return nil }
+        guard let height = tx.height, let external, let externalDecryptor, let epk = SaplingDecryptor.ephemeralPoint(output) else { return nil }
         let position = tx.firstPosition.map { $0 + UInt64(i) }
         var o: ReceivedOutput
         let key: [UInt8]
@@ -241,9 +245,15 @@ public struct ZcashScanner: ChainScanner {
         return o
     }
 
-    /// The zs1 address at a diversifier index of the external key.
+    /// The zs1 address at a diversifier index of the external key; for an Orchard-only key,
+    /// the unified address of the Orchard receiver there.
     public func address(account: UInt32, index: UInt32) -> String? {
         guard index != UInt32.max else { return nil }
+        guard let external else {
+            return orchardExternal.map {
+                UnifiedEncoding.encode([(UnifiedEncoding.Typecode.orchard, $0.key.address(at: DiversifierIndex(UInt64(index))).bytes)], kind: .address, network: network)
+            }
+        }
         return external.address(exactly: DiversifierIndex(UInt64(index)))?.encoded(network)
     }
 

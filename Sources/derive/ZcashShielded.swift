@@ -63,6 +63,7 @@ extension DeriveCommand.Addresses {
             start = given
         }
         if chainOptions.pool == "orchard" { return try orchardAddresses(zcash, record: record, base: base, start: start, emit: emit) }
+        guard zcash.incoming != nil else { throw ZcashKeyError.missingSaplingItem("the viewing key") }
         for chain in chains {
             if chain == 1 {
                 let (j, address) = try zcash.changeAddress()
@@ -84,7 +85,7 @@ extension DeriveCommand.Addresses {
                 out["type"] = .string("address")
                 out["change"] = .number("0")
                 out["diversifier_index"] = .string(found.index.description)
-                out["address"] = .string(found.sapling)
+                out["address"] = found.sapling.map(JSONValue.string) ?? .null
                 out["unified_address"] = .string(found.unified)
                 if let t = found.transparent { out["transparent_address"] = .string(t) }
                 try emit(out)
@@ -126,12 +127,13 @@ extension DeriveCommand.Account {
         out["type"] = .string("account")
         chainOptions.saplingFields(zcash, record: record, into: &out)
         if let xfvk = zcash.extendedViewing { out["extended_full_viewing_key"] = .string(xfvk.encoded(zcash.network)) }
-        out["incoming_viewing_key"] = .string(zcash.incoming.encodedIVK(zcash.network))
+        // An Orchard-only viewing key has no Sapling keys, and so no zs1 default address.
+        if let ivk = zcash.incoming { out["incoming_viewing_key"] = .string(ivk.encodedIVK(zcash.network)) }
         if let ufvk = zcash.unifiedFullViewingKey { out["ufvk"] = .string(ufvk) }
         out["uivk"] = .string(zcash.unifiedIncomingViewingKey)
         let first = try zcash.address(from: DiversifierIndex(0))
         out["default_diversifier_index"] = .string(first.index.description)
-        out["default_address"] = .string(first.sapling)
+        if let zs = first.sapling { out["default_address"] = .string(zs) }
         out["unified_address"] = .string(first.unified)
         if let t = first.transparent { out["transparent_address"] = .string(t) }
         if chainOptions.private {

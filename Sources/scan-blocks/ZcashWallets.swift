@@ -37,9 +37,11 @@ extension ScanBlocksCommand {
         let birthday: Int?
     }
 
+    /// Full viewing keys when every pool the keys have comes with one (spends known), else
+    /// incoming keys for all: a wallet's spends are known in all its pools or in none.
     static func zcashScanner(_ keys: ZcashAccountKeys) -> ZcashScanner {
-        if let fvk = keys.fullViewing, keys.orchardIncoming == nil || keys.orchardFullViewing != nil {
-            return ZcashScanner(fullViewingKey: fvk, network: keys.network, account: keys.account ?? 0, orchard: keys.orchardFullViewing)
+        if (keys.incoming == nil || keys.fullViewing != nil) && (keys.orchardIncoming == nil || keys.orchardFullViewing != nil) {
+            return ZcashScanner(fullViewingKey: keys.fullViewing, network: keys.network, account: keys.account ?? 0, orchard: keys.orchardFullViewing)
         }
         return ZcashScanner(incomingViewingKey: keys.incoming, network: keys.network, account: keys.account ?? 0, orchard: keys.orchardIncoming)
     }

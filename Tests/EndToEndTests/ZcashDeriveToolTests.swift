@@ -149,4 +149,38 @@ final class ZcashDeriveToolTests: XCTestCase {
         XCTAssertEqual(sapling.status, 65)
         XCTAssertEqual(sapling.records.first?["code"] as? String, "zcash.no_orchard_item")
     }
+
+    /// Orchard-only unified viewing keys (the zcash-test-vectors rows with an Orchard item, no
+    /// Sapling one and no unknown one): `derive account` from the UFVK writes it back string for
+    /// string and gives the row's UIVK, with no Sapling field; --pool orchard gives the same
+    /// addresses from the UFVK, the UIVK and the row's seed; Sapling addresses are refused.
+    func testOrchardOnlyViewingKeys() throws {
+        let ufvks = try XCTUnwrap(TestPaths.json(TestPaths.vector("zcash/unified_full_viewing_keys.json")) as? [[Any]])
+        let uivks = try XCTUnwrap(TestPaths.json(TestPaths.vector("zcash/unified_incoming_viewing_keys.json")) as? [[Any]])
+        let rows = (2..<ufvks.count).filter { ufvks[$0][1] is NSNull && ufvks[$0][2] is String && ufvks[$0][4] is NSNull }
+        XCTAssertEqual(rows.count, 11)
+        for i in rows {
+            let (ufvk, uivk) = (try XCTUnwrap(ufvks[i][5] as? String), try XCTUnwrap(uivks[i][5] as? String))
+            let (seed, account) = (try XCTUnwrap(ufvks[i][6] as? String), try XCTUnwrap(ufvks[i][7] as? Int))
+            XCTAssertEqual(uivks[i][6] as? String, seed)
+            XCTAssertEqual(uivks[i][7] as? Int, account)
+            let a = try Shell.run("derive account --coin zec", stdin: Shell.lines([["ufvk": ufvk], ["uivk": uivk]]))
+            XCTAssertEqual(a.status, 0, "row \(i): \(a.stderr)")
+            XCTAssertEqual(a.records.count, 2)
+            XCTAssertEqual(a.records.first?["ufvk"] as? String, ufvk, "row \(i)")
+            XCTAssertEqual(a.records.map { $0["uivk"] as? String }, [uivk, uivk], "row \(i)")
+            XCTAssertTrue(a.records.allSatisfy { $0["incoming_viewing_key"] == nil && $0["default_address"] == nil }, "row \(i)")
+            XCTAssertEqual(a.records[0]["unified_address"] as? String, a.records[1]["unified_address"] as? String, "row \(i)")
+            let fromKeys = try Shell.run("derive --coin zec --pool orchard --count 2", stdin: Shell.lines([["ufvk": ufvk], ["uivk": uivk]]))
+            let fromSeed = try Shell.run("derive --coin zec --pool orchard --count 2 --account \(account)", stdin: Shell.lines([["seed": seed]]))
+            XCTAssertEqual(fromKeys.status, 0, fromKeys.stderr)
+            XCTAssertEqual(fromSeed.status, 0, fromSeed.stderr)
+            let addresses = fromSeed.records.map { $0["address"] as? String }
+            XCTAssertEqual(addresses.count, 2)
+            XCTAssertEqual(fromKeys.records.map { $0["address"] as? String }, addresses + addresses, "row \(i)")
+            let sapling = try Shell.run("derive --coin zec", stdin: Shell.lines([["ufvk": ufvk]]))
+            XCTAssertEqual(sapling.status, 65)
+            XCTAssertEqual(sapling.records.first?["code"] as? String, "zcash.no_sapling_item")
+        }
+    }
 }

@@ -96,6 +96,42 @@ final class OrchardFixtureTests: XCTestCase {
         XCTAssertEqual(expected.reduce(0) { $0 + $1.value }, UInt64(try XCTUnwrap(summary["totalReceivedOrchard"] as? Int)))
     }
 
+    /// scan-blocks with Orchard-only unified viewing keys of the fixture's wallet (made here,
+    /// as derive writes no such key): the UFVK finds the 16 Orchard notes with their positions
+    /// and the 4 spends, the UIVK the 12 payments and no spend; balances name Orchard alone.
+    func testOrchardOnlyViewingKeysInScanBlocks() throws {
+        let fvk = try keys()
+        let summary = try XCTUnwrap(TestPaths.json(fixture.appendingPathComponent("expected_summary.json")) as? [String: Any])
+        let expected = try lines("expected_notes.jsonl").filter { $0["pool"] as? String == "orchard" }
+        let ufvk = UnifiedEncoding.encode([(UnifiedEncoding.Typecode.orchard, fvk.bytes)], kind: .fullViewingKey, network: .main)
+        let uivk = UnifiedEncoding.encode([(UnifiedEncoding.Typecode.orchard, fvk.incomingViewingKey(change: false).bytes)],
+                                          kind: .incomingViewingKey, network: .main)
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-oo-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        for (field, key) in [("ufvk", ufvk), ("uivk", uivk)] {
+            let r = try Shell.run("scan-blocks --chain zcash --blocks \(fixture.path)/compact_blocks.pb --birthday 2950000 --state-dir \(dir)/\(field) --progress none",
+                                  stdin: Shell.lines([[field: key]]))
+            XCTAssertEqual(r.status, 0, r.stderr)
+            let received = r.records.filter { $0["type"] as? String == "received" }
+            let full = field == "ufvk"
+            let wanted = full ? expected : expected.filter { $0["scope"] as? String == "external" }
+            XCTAssertEqual(received.map { "\($0["pool"] ?? "")/\($0["txid"] ?? "")/\($0["index"] ?? "")/\($0["position"] ?? "")/\($0["amount"] ?? "")" },
+                           wanted.map { "orchard/\(text($0["txid"]))/\(text($0["actionIndex"]))/\(text($0["position"]))/\(text($0["value"]))" }, field)
+            XCTAssertEqual(received.map { $0["nullifier"] as? String }, wanted.map { full ? text($0["nullifier"]) : nil }, field)
+            XCTAssertEqual(r.records.filter { $0["type"] as? String == "spent" }.count, full ? 4 : 0, field)
+            let balance = try XCTUnwrap(r.records.last)
+            XCTAssertEqual(balance["spends_known"] as? Bool, full, field)
+            XCTAssertEqual(balance["total"] as? String, text(summary[full ? "unspentBalanceOrchard" : "totalReceivedOrchardExternalOnly"]), field)
+            XCTAssertEqual((balance["pools"] as? [String: Any]).map { Array($0.keys) }, ["orchard"], field)
+        }
+        // Neither shielded item: refused before anything is scanned.
+        let generator = "0279be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798"  // secp256k1's G: a valid transparent item
+        let transparentOnly = try Shell.run("scan-blocks --chain zcash --blocks \(fixture.path)/compact_blocks.pb --birthday 2950000 --state-dir \(dir)/t --progress none",
+                                            stdin: Shell.lines([["uivk": UnifiedEncoding.encode([(UnifiedEncoding.Typecode.p2pkh, [UInt8](repeating: 3, count: 32) + (try Hex.decode(generator)))], kind: .incomingViewingKey, network: .main)]]))
+        XCTAssertEqual(transparentOnly.status, 65, transparentOnly.stderr)
+        XCTAssertTrue(transparentOnly.stderr.contains("zcash.no_shielded_item"), transparentOnly.stderr)
+    }
+
     /// The look-alikes (a cmx or epk that does not recompute, another lead byte, a wrong rho,
     /// a note to account 1) are not notes of account 0; each is an action of the chain.
     func testNegativeCases() throws {

@@ -1,22 +1,20 @@
 import Foundation
-import SatchelTestSupport
-import XCTest
 
 /// Runs a bash command line with the built executables first on PATH.
-struct Shell {
-    struct Result {
-        let stdout: Data
-        let stderr: String
-        let status: Int32
-        var out: String { String(decoding: stdout, as: UTF8.self) }
-        var lines: [String] { out.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init) }
+public struct Shell {
+    public struct Result {
+        public let stdout: Data
+        public let stderr: String
+        public let status: Int32
+        public var out: String { String(decoding: stdout, as: UTF8.self) }
+        public var lines: [String] { out.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init) }
         /// Each stdout line parsed as a JSON object.
-        var records: [[String: Any]] {
+        public var records: [[String: Any]] {
             lines.map { (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any] ?? ["unparsable": $0] }
         }
     }
 
-    static func run(_ command: String, stdin: Data = Data(), cwd: URL = TestPaths.packageRoot) throws -> Result {
+    public static func run(_ command: String, stdin: Data = Data(), cwd: URL = TestPaths.packageRoot) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
         process.arguments = ["-c", command]
@@ -41,7 +39,7 @@ struct Shell {
         return Result(stdout: outData, stderr: String(decoding: errData, as: UTF8.self), status: process.terminationStatus)
     }
 
-    static func lines(_ records: [[String: Any]]) -> Data {
+    public static func lines(_ records: [[String: Any]]) -> Data {
         Data(records.map { String(decoding: try! JSONSerialization.data(withJSONObject: $0), as: UTF8.self) + "\n" }.joined().utf8)
     }
 }
