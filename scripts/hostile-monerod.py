@@ -7,7 +7,10 @@ MODE: silent (accepts and never answers), trickle (one byte every 0.5 s), endles
 whose body never ends), heights=A,B,... (get_height answers A, then B, ...; the last again),
 epee=garbage|truncated (a chain of 1 block, the binary calls answered with bytes that are not
 epee, or epee cut short), block=garbage (the one block's blob is not a Monero block),
-txblob=bad (an empty chain whose pool holds a tx_blob that is not hex).
+txblob=bad (an empty chain whose pool holds a tx_blob that is not hex), large (get_height
+answered in 1 MiB of JSON; to a request that says "Connection: close" only its first 128 KiB
+and then the connection closes, as monerod 0.18's epee server does: measured on the real
+monerod, whose get_blocks.bin of the bulk bench chain broke off there).
 Any other call gets 404. It is not a fake of monerod's answers (the live-node tests use the
 real monerod): only of the ways a node can fail.
 """
@@ -75,6 +78,12 @@ while time.time() < end:
             chunk = b" " * 65536
             while time.time() < end:
                 conn.send(chunk)
+        elif mode == "large":
+            body = b'{"height": 7, "status": "OK", "padding": "' + b"x" * (1 << 20) + b'"}'
+            reply = b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % len(body) + body
+            if b"connection: close" in request.lower():
+                reply = reply[:128 << 10]
+            conn.sendall(reply)
         elif mode.startswith("heights="):
             heights = mode[len("heights="):].split(",")
             if b"get_height" in request.split(b"\r\n")[0]:

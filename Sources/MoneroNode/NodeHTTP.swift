@@ -58,7 +58,9 @@ enum NodeHTTP {
                 head.headers.add(name: "Host", value: host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)")
                 head.headers.add(name: "Content-Type", value: contentType)
                 head.headers.add(name: "Content-Length", value: String(body.count))
-                head.headers.add(name: "Connection", value: "close")
+                // No "Connection: close": monerod's epee server, asked to close, stops after the
+                // first 128 KiB of a larger answer. The call closes the connection itself once
+                // the answer is complete (Content-Length says when).
                 channel.write(HTTPClientRequestPart.head(head), promise: nil)
                 channel.write(HTTPClientRequestPart.body(.byteBuffer(channel.allocator.buffer(bytes: body))), promise: nil)
                 channel.writeAndFlush(HTTPClientRequestPart.end(nil)).whenFailure { promise.fail($0) }

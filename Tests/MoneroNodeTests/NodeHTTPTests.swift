@@ -21,6 +21,14 @@ final class NodeHTTPTests: XCTestCase {
         XCTAssertEqual(try source.chainHeight(), 1234)
     }
 
+    /// An answer of 1 MiB arrives whole from a server that, like monerod's epee, breaks off
+    /// after 128 KiB when the request asks it to close the connection: the call does not ask.
+    func testALargeAnswerArrivesWhole() throws {
+        let (port, _) = try server("large")
+        let source = try MoneroRPCSource(address: "127.0.0.1:\(port)", timeout: 10, retries: 1)
+        XCTAssertEqual(try source.chainHeight(), 7)
+    }
+
     func testSilentAndTricklingNodesEndWithinTheDeadline() throws {
         for mode in ["silent", "trickle"] {
             let (port, _) = try server(mode)
