@@ -6,6 +6,7 @@
 import Glibc
 #endif
 import BenchSupport
+import CCurveBatch
 import CSodium
 import WalletCore
 import Zcash
@@ -84,4 +85,32 @@ func orchardBench(blocksPath: String, seeds: [[UInt8]]) throws {
     let splits = keys.map { PallasGLVScalar(PallasScalar(bytes: $0.ivk.bytes)!) }
     report("pallas_scalar_mul", measure(repeats: 3, count: 2_000) { i in _ = base.times(splits[i % keys.count]) })
     report("pallas_scalar_mul_plain_window", measure(repeats: 3, count: 2_000) { i in _ = base.times(keys[i % keys.count].ivk.bytes) })
+    fieldKernelBench()
+}
+
+/// Issue 23's first piece, the batched field multiplication mod Pallas's p (radix 2^52,
+/// Montgomery with R = 2^260), per lane on each path this CPU runs, beside the Swift field's
+/// multiplication that the curve code uses today. Chains of dependent products, as a ladder has.
+func fieldKernelBench() {
+    typealias Lanes = (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64)
+    var m = satchel_mod52()
+    var p: [UInt64] = [0x992D_30ED_0000_0001, 0x2246_98FC_094C_F91B, 0, 0x4000_0000_0000_0000]
+    satchel_mod52_init(&m, &p)
+    let a = UnsafeMutablePointer<Lanes>.allocate(capacity: 5), b = UnsafeMutablePointer<Lanes>.allocate(capacity: 5)
+    defer { a.deallocate(); b.deallocate() }
+    var generator = SystemRandomNumberGenerator()
+    for pointer in [a, b] {
+        pointer.withMemoryRebound(to: UInt64.self, capacity: 40) { words in
+            for i in 0..<40 { words[i] = generator.next() & (i >= 32 ? 0xFF_FFFF_FFFF : 0xF_FFFF_FFFF_FFFF) }  // below p
+        }
+    }
+    // AVX2 has no kernel of its own yet (it runs the portable code): not measured twice.
+    for path in [SATCHEL_SIMD_PORTABLE, SATCHEL_SIMD_IFMA] where satchel_simd_supported(path) != 0 {
+        let name = String(cString: satchel_simd_path_name(path))
+        report("fe52_mul_per_lane_\(name)", measure(repeats: 3, count: 200_000) { _ in satchel_fe52_mul8(path, &m, a, a, b) } / 8)
+    }
+    var x = PallasBase(123_456_789)
+    let y = PallasBase(987_654_321)
+    report("pallas_fp_mul_swift", measure(repeats: 3, count: 1_000_000) { _ in x = x * y })
+    withExtendedLifetime(x) {}
 }

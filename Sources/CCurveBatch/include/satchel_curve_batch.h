@@ -1,0 +1,48 @@
+#ifndef SATCHEL_CURVE_BATCH_H
+#define SATCHEL_CURVE_BATCH_H
+
+#include <stdint.h>
+
+/* Batched field arithmetic for trial decryption (issue 23): many independent points, one
+ * scalar. Elements of a prime field with modulus p < 2^255 are five 52-bit limbs, little-endian;
+ * a batch of 8 is stored limb-major (x[limb][lane]) so that one vector register holds one
+ * limb of 8 elements. Montgomery form uses R = 2^260.
+ *
+ * Paths, chosen once per process from cpuid (SATCHEL_SIMD=ifma|avx2|portable forces one, for
+ * tests and benchmarks): AVX-512 IFMA 8 lanes, AVX2, portable C. Every path gives the same
+ * bits. No branch or memory access depends on an element's value. */
+
+enum satchel_simd_path {
+    SATCHEL_SIMD_PORTABLE = 0,
+    SATCHEL_SIMD_AVX2 = 1,
+    SATCHEL_SIMD_IFMA = 2,
+};
+
+/* The path in use: the best this CPU has, or the one SATCHEL_SIMD names (never one the CPU
+ * lacks: a forced path the CPU cannot run falls back to the best it can, and
+ * satchel_simd_forced_unavailable() says so). */
+enum satchel_simd_path satchel_simd_path(void);
+const char *satchel_simd_path_name(enum satchel_simd_path path);
+/* Whether this CPU can run a path. */
+int satchel_simd_supported(enum satchel_simd_path path);
+/* 1 when SATCHEL_SIMD named a path this CPU cannot run (or no path at all). */
+int satchel_simd_forced_unavailable(void);
+/* The choice itself, for a value of SATCHEL_SIMD (NULL or empty: none); *unavailable is set to
+ * 1 when it names no path, or one this CPU cannot run. */
+enum satchel_simd_path satchel_simd_choose(const char *forced, int *unavailable);
+
+/* A modulus in radix 2^52 and -p^-1 mod 2^52. */
+typedef struct {
+    uint64_t p[5];
+    uint64_t pinv;
+} satchel_mod52;
+
+/* From p as four little-endian 64-bit words (p odd, p < 2^255). */
+void satchel_mod52_init(satchel_mod52 *m, const uint64_t p[4]);
+
+/* r = a * b * 2^-260 mod p for 8 lanes, each limb < 2^52 and each element < p; r may alias a
+ * or b. `path` is what satchel_simd_path() gave, or any supported path (tests). */
+void satchel_fe52_mul8(enum satchel_simd_path path, const satchel_mod52 *m, uint64_t r[5][8],
+                       const uint64_t a[5][8], const uint64_t b[5][8]);
+
+#endif
