@@ -39,13 +39,17 @@ def main():
     print(f"    Swift PrimeField (4x64, R = 2^256): {swift_mul:6.2f} ns")
     for name, ns in kernels.items():
         print(f"    fe52 mul8, {name:8s} path: {ns:6.2f} ns per lane ({swift_mul / ns:4.1f}x the Swift field)")
+    swift_double = lines["pallas_double_swift"]["seconds_per_op"] * 1e9
+    doubles = {k[len("pallas_double_per_lane_"):]: v["seconds_per_op"] * 1e9 for k, v in lines.items() if k.startswith("pallas_double_per_lane_")}
+    print(f"    a Pallas point doubling, Swift: {swift_double:6.1f} ns;" + "".join(
+        f" {name} 8 lanes: {ns:6.1f} ns per lane ({swift_double / ns:4.1f}x);" for name, ns in doubles.items()))
     print("    (avx2: no kernel of its own yet, it runs the portable one; the portable radix-2^52 kernel is the"
           " bit-exact reference of the vector ones, not a fast path: a portable path keeps 64-bit limbs)")
     if pairs["notes_found"] != 0:
         sys.exit("bench: a note was found for keys that own none")
     os.makedirs(os.path.join(ROOT, "bench", "results"), exist_ok=True)
     json.dump({"us_per_pair": pair, "x25519_us": x25519, "ratio": pair / x25519, "pallas_scalar_mul_us": mul, "pallas_plain_window_us": plain, "pallas_fp_mul_swift_ns": swift_mul,
-               "fe52_mul_ns_per_lane": kernels, **pairs},
+               "fe52_mul_ns_per_lane": kernels, "pallas_double_swift_ns": swift_double, "pallas_double_ns_per_lane": doubles, **pairs},
               open(os.path.join(ROOT, "bench", "results", "zcash-orchard.json"), "w"), indent=1)
 
 

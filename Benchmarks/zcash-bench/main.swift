@@ -109,6 +109,22 @@ func fieldKernelBench() {
         let name = String(cString: satchel_simd_path_name(path))
         report("fe52_mul_per_lane_\(name)", measure(repeats: 3, count: 200_000) { _ in satchel_fe52_mul8(path, &m, a, a, b) } / 8)
     }
+    // Point doublings, the bulk of a ladder: 8 lanes per call (coordinates from the products above).
+    satchel_mod52_set_b(&m, 5)
+    var point = satchel_point8()
+    withUnsafeMutableBytes(of: &point) { raw in
+        let words = raw.bindMemory(to: UInt64.self)
+        a.withMemoryRebound(to: UInt64.self, capacity: 40) { for i in 0..<40 { words[i] = $0[i]; words[40 + i] = $0[i]; words[80 + i] = $0[i] } }
+    }
+    for path in [SATCHEL_SIMD_PORTABLE, SATCHEL_SIMD_IFMA] where satchel_simd_supported(path) != 0 {
+        let name = String(cString: satchel_simd_path_name(path))
+        report("pallas_double_per_lane_\(name)", measure(repeats: 3, count: 20_000) { _ in
+            withUnsafeMutablePointer(to: &point) { satchel_point52_double8(path, &m, $0, $0) }  // in place, as a ladder doubles
+        } / 8)
+    }
+    var doubled = PallasGroupHash.hash(domain: "z.cash:Orchard", message: Array("G".utf8))
+    report("pallas_double_swift", measure(repeats: 3, count: 100_000) { _ in doubled = doubled.doubled() })
+    withExtendedLifetime(doubled) {}
     var x = PallasBase(123_456_789)
     let y = PallasBase(987_654_321)
     report("pallas_fp_mul_swift", measure(repeats: 3, count: 1_000_000) { _ in x = x * y })

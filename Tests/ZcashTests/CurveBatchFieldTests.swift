@@ -95,6 +95,52 @@ final class CurveBatchFieldTests: XCTestCase {
         check(FqModulus.self, batches: 12_500)
     }
 
+    /// The complete formulas on 8 lanes give PallasPoint's own X, Y and Z, lane by lane, on
+    /// random points in random projective scalings and on the identity, P + P and P + (−P).
+    func testPointFormulasAgainstPallasPoint() throws {
+        var m = satchel_mod52()
+        var words = [PallasBaseModulus.modulus.l0, PallasBaseModulus.modulus.l1, PallasBaseModulus.modulus.l2, PallasBaseModulus.modulus.l3]
+        satchel_mod52_init(&m, &words)
+        satchel_mod52_set_b(&m, 5)
+        let r260 = (0..<260).reduce(PallasBase.one) { x, _ in x + x }
+        var generator = SystemRandomNumberGenerator()
+        func bytes() -> [UInt8] { (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) } }
+        let g = PallasGroupHash.hash(domain: "z.cash:Orchard", message: Array("G".utf8))
+        func point() -> PallasPoint {
+            let p = g.times(bytes()), s = PallasBase(wide: bytes() + bytes())
+            return PallasPoint(x: p.x * s, y: p.y * s, z: p.z * s)  // the same point, another Z
+        }
+        typealias Coordinate = (Lanes, Lanes, Lanes, Lanes, Lanes)
+        func coordinate(_ values: [PallasBase]) -> Coordinate {
+            let flat = Self.pack(values.map { ($0 * r260).canonical })
+            return flat.withUnsafeBytes { $0.load(as: Coordinate.self) }
+        }
+        func points(_ ps: [PallasPoint]) -> satchel_point8 {
+            satchel_point8(x: coordinate(ps.map(\.x)), y: coordinate(ps.map(\.y)), z: coordinate(ps.map(\.z)))
+        }
+        func flat(_ c: Coordinate) -> [UInt64] { withUnsafeBytes(of: c) { Array($0.bindMemory(to: UInt64.self)) } }
+        func same(_ r: satchel_point8, _ want: [PallasPoint]) -> Bool {
+            let w = points(want)
+            return flat(r.x) == flat(w.x) && flat(r.y) == flat(w.y) && flat(r.z) == flat(w.z)
+        }
+        let paths = [SATCHEL_SIMD_PORTABLE, SATCHEL_SIMD_IFMA].filter { satchel_simd_supported($0) != 0 }
+        for round in 0..<200 {
+            var a = (0..<8).map { _ in point() }, b = (0..<8).map { _ in point() }
+            if round == 0 {
+                a[0] = .identity; b[1] = .identity; b[2] = a[2]; b[3] = a[3].negated; a[4] = .identity; b[4] = .identity
+            }
+            let (pa, pb) = (points(a), points(b))
+            for path in paths {
+                var sum = satchel_point8(), twice = satchel_point8()
+                withUnsafePointer(to: pa) { ap in withUnsafePointer(to: pb) { bp in satchel_point52_add8(path, &m, &sum, ap, bp) } }
+                withUnsafePointer(to: pa) { ap in satchel_point52_double8(path, &m, &twice, ap) }
+                let name = String(cString: satchel_simd_path_name(path))
+                XCTAssertTrue(same(sum, zip(a, b).map { $0 + $1 }), "\(name): round \(round), a + b")
+                XCTAssertTrue(same(twice, a.map { $0.doubled() }), "\(name): round \(round), 2a")
+            }
+        }
+    }
+
     func testThePathChoice() {
         var unavailable: Int32 = -1
         let best = satchel_simd_choose(nil, &unavailable)

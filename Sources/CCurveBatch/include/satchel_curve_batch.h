@@ -31,14 +31,31 @@ int satchel_simd_forced_unavailable(void);
  * 1 when it names no path, or one this CPU cannot run. */
 enum satchel_simd_path satchel_simd_choose(const char *forced, int *unavailable);
 
-/* A modulus in radix 2^52 and -p^-1 mod 2^52. */
+/* A modulus in radix 2^52, -p^-1 mod 2^52, and for point arithmetic on y^2 = x^3 + b the
+ * constant 3b in Montgomery form. */
 typedef struct {
     uint64_t p[5];
     uint64_t pinv;
+    uint64_t b3[5];
 } satchel_mod52;
 
 /* From p as four little-endian 64-bit words (p odd, p < 2^255). */
 void satchel_mod52_init(satchel_mod52 *m, const uint64_t p[4]);
+/* The curve y^2 = x^3 + b over that field (Pallas: b = 5), for the point functions. */
+void satchel_mod52_set_b(satchel_mod52 *m, uint64_t b);
+
+/* 8 points in projective coordinates (X : Y : Z), each coordinate in Montgomery form (x·2^260
+ * mod p), limb-major as above; the identity is (0 : R : 0). */
+typedef struct {
+    uint64_t x[5][8], y[5][8], z[5][8];
+} satchel_point8;
+
+/* r = a + b and r = 2a, lane by lane, by the complete formulas for a = 0 (Renes–Costello–
+ * Batina, algorithms 7 and 9): no lane's case depends on its points. r may alias a or b. */
+void satchel_point52_add8(enum satchel_simd_path path, const satchel_mod52 *m, satchel_point8 *r,
+                          const satchel_point8 *a, const satchel_point8 *b);
+void satchel_point52_double8(enum satchel_simd_path path, const satchel_mod52 *m, satchel_point8 *r,
+                             const satchel_point8 *a);
 
 /* r = a * b * 2^-260 mod p for 8 lanes, each limb < 2^52 and each element < p; r may alias a
  * or b. `path` is what satchel_simd_path() gave, or any supported path (tests). */
