@@ -230,7 +230,7 @@ public struct ZcashAccountKeys: Sendable {
         }
         guard let key else { throw ZcashKeyError.missingOrchardItem }
         let receiver = key.address(at: j).bytes
-        return (receiver, UnifiedEncoding.encode([(UnifiedEncoding.Typecode.orchard, receiver)], kind: .address, network: network))
+        return (receiver, UnifiedEncoding.orchardAddress(receiver, network: network))
     }
 
     /// The internal (change) address: the first valid index of the internal key. Needs a full

@@ -19,12 +19,12 @@ public struct ZcashCompactBlock: ChainBlock {
     public let orchardTreeSize: UInt32
     /// Its Orchard actions, each one leaf of the Orchard tree.
     public let orchardActionCount: Int
-    /// NU6.3's Ironwood tree size at its end (ChainMetadata field 3; 0 when not given), and
-    /// its Ironwood actions: not scanned yet, but their count keeps the size checked.
+    /// NU6.3's Ironwood tree size at its end (ChainMetadata field 3; 0 when not given).
     public var ironwoodTreeSize: UInt32 = 0
-    public var ironwoodActionCount = 0
 
     public var saplingOutputCount: Int { transactions.reduce(0) { $0 + $1.outputs.count } }
+    /// Its Ironwood actions: not scanned yet, but their count keeps the tree size checked.
+    public var ironwoodActionCount: Int { transactions.reduce(0) { $0 + $1.ironwoodActionCount } }
 
     /// The tree sizes at its end, little-endian: (Sapling, Orchard, Ironwood); nil when the
     /// block did not give them.
@@ -230,7 +230,6 @@ extension ZcashCompactBlock {
             guard let small = UInt32(exactly: size) else { throw .badBlock(height: height, reason: "ironwoodCommitmentTreeSize \(size) is over 2^32 - 1") }
             block.ironwoodTreeSize = small
         }
-        block.ironwoodActionCount = transactions.reduce(0) { $0 + $1.ironwoodActionCount }
         return block
     }
 }

@@ -88,6 +88,12 @@ public enum UnifiedEncoding {
         }
     }
 
+    /// The unified address with an Orchard receiver (43 raw bytes) alone: Orchard has no
+    /// encoding of its own.
+    public static func orchardAddress(_ receiver: [UInt8], network: ZcashNetwork) -> String {
+        encode([(Typecode.orchard, receiver)], kind: .address, network: network)
+    }
+
     /// Encodes items (in any order; they are written in ascending typecode order).
     public static func encode(_ items: [(typecode: UInt64, value: [UInt8])], kind: Kind, network: ZcashNetwork) -> String {
         let hrp = kind.hrp(network)

@@ -124,6 +124,8 @@ public struct ZcashScanner: ChainScanner {
             if external != nil { items += transactions[t].outputs.indices.map { .output(t, $0) } }
             if orchardExternal != nil { actions += transactions[t].actions.indices.map { (t, $0) } }
         }
+        // What is tried: the Sapling outputs (when the wallet has a Sapling key) and the actions.
+        let size = items.count + actions.count
         items += stride(from: 0, to: actions.count, by: 64).map { .actions(Array(actions[$0..<min($0 + 64, actions.count)])) }
         // A sandblasted block holds thousands of outputs: past a few hundred its outputs are
         // spread over the cores (the engine gives one block one task).
@@ -135,7 +137,6 @@ public struct ZcashScanner: ChainScanner {
                 }
             }
         }
-        let size = transactions.reduce(0) { $0 + $1.outputs.count } + actions.count
         let found = size >= 256 ? ParallelMap.map(items, one) : items.map(one)
         var out = [[ReceivedOutput]](repeating: [], count: transactions.count)
         var all = [(place: (Int, Int, Bool), output: ReceivedOutput)]()
@@ -250,9 +251,7 @@ public struct ZcashScanner: ChainScanner {
     public func address(account: UInt32, index: UInt32) -> String? {
         guard index != UInt32.max else { return nil }
         guard let external else {
-            return orchardExternal.map {
-                UnifiedEncoding.encode([(UnifiedEncoding.Typecode.orchard, $0.key.address(at: DiversifierIndex(UInt64(index))).bytes)], kind: .address, network: network)
-            }
+            return orchardExternal.map { UnifiedEncoding.orchardAddress($0.key.address(at: DiversifierIndex(UInt64(index))).bytes, network: network) }
         }
         return external.address(exactly: DiversifierIndex(UInt64(index)))?.encoded(network)
     }
@@ -262,7 +261,7 @@ public struct ZcashScanner: ChainScanner {
     public func addressPaid(_ output: ReceivedOutput) -> String? {
         guard output.outputKey.count == 43 else { return nil }
         if Self.pool(ofIndex: output.index)?.name == "orchard" {
-            return UnifiedEncoding.encode([(UnifiedEncoding.Typecode.orchard, output.outputKey)], kind: .address, network: network)
+            return UnifiedEncoding.orchardAddress(output.outputKey, network: network)
         }
         return SaplingPaymentAddress(diversifier: Array(output.outputKey[0..<11]), transmissionKey: Array(output.outputKey[11...])).encoded(network)
     }

@@ -63,7 +63,6 @@ extension DeriveCommand.Addresses {
             start = given
         }
         if chainOptions.pool == "orchard" { return try orchardAddresses(zcash, record: record, base: base, start: start, emit: emit) }
-        guard zcash.incoming != nil else { throw ZcashKeyError.missingSaplingItem("the viewing key") }
         for chain in chains {
             if chain == 1 {
                 let (j, address) = try zcash.changeAddress()
@@ -80,12 +79,14 @@ extension DeriveCommand.Addresses {
             for _ in 0..<count {
                 guard let from = next else { throw ZcashKeyError.noValidDiversifier }
                 let found = try zcash.address(from: from)
+                // An Orchard-only viewing key has no zs1 addresses (its change chain says so too).
+                guard let sapling = found.sapling else { throw ZcashKeyError.missingSaplingItem("the viewing key") }
                 var out = base
                 chainOptions.saplingFields(zcash, record: record, into: &out)
                 out["type"] = .string("address")
                 out["change"] = .number("0")
                 out["diversifier_index"] = .string(found.index.description)
-                out["address"] = found.sapling.map(JSONValue.string) ?? .null
+                out["address"] = .string(sapling)
                 out["unified_address"] = .string(found.unified)
                 if let t = found.transparent { out["transparent_address"] = .string(t) }
                 try emit(out)
