@@ -44,7 +44,7 @@ let package = Package(
         // time from cpuid, each with its own target attribute (never -march for the package, so
         // one binary runs on any x86-64); -O2 in debug too, as the tests run 10^5 products a path.
         .target(name: "CCurveBatch", cSettings: [.unsafeFlags(["-O2"])]),
-        .target(name: "WalletCore", dependencies: ["CSodium", "CSecp256k1", "COpenSSL"]),
+        .target(name: "WalletCore", dependencies: ["CSodium", "CSecp256k1", "COpenSSL", "CCurveBatch"]),
         .target(name: "WalletKeys", dependencies: ["WalletCore"]),
         .target(name: "WalletScan", dependencies: ["CSQLite", "CZstd", "WalletCore"]),
         .target(name: "Monero", dependencies: ["CSodium", "WalletScan", "WalletKeys", "WalletCore"]),

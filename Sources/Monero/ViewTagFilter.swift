@@ -2,8 +2,9 @@ import CSodium
 import WalletCore
 
 /// A fast first look at a transaction key: the two encodings the key derivation D = 8·a·R
-/// can have, from libsodium's X25519 ladder (crypto_scalarmult_curve25519, constant time and
-/// about twice as fast as an Edwards multiplication) on R's Montgomery u-coordinate.
+/// can have, from an X25519 ladder on R's Montgomery u-coordinate: all keys of a call at once
+/// through `X25519Batch` (8 per vector ladder, one inversion), or libsodium's one at a time
+/// on the portable path; either is constant time, and faster than an Edwards multiplication.
 ///
 /// The ladder gives u(k·R) only, so D's y is known and the sign of its x is not: both
 /// encodings are returned, and an output whose view tag matches either is checked again with
@@ -15,8 +16,11 @@ public struct ViewTagFilter: Sendable {
     /// 8·a′, clamped already; nil when the view key has no such form (then every key goes
     /// the exact way).
     private let scalar: SecureBytes?
+    private let path: CurveBatchPath
 
-    public init(viewSecret: SecureBytes) {
+    /// `path`: the batched ladder's kernels (tests force each in turn).
+    public init(viewSecret: SecureBytes, path: CurveBatchPath = .inUse) {
+        self.path = path
         scalar = viewSecret.withUnsafeBytes { a -> SecureBytes? in
             var candidates = [[UInt8]](repeating: [UInt8](repeating: 0, count: 32), count: 2)
             defer { for i in candidates.indices { sodium_memzero(&candidates[i], 32) } }
@@ -61,15 +65,11 @@ public struct ViewTagFilter: Sendable {
             usable.append(ok)
         }
         let us = zip(numerators, F.invertAll(denominators)).map { $0 * $1 }
-        var resultsU = [F?]()
-        scalar.withUnsafeBytes { k in
-            for (i, u) in us.enumerated() {
-                guard usable[i] else { resultsU.append(nil); continue }
-                var q = [UInt8](repeating: 0, count: 32)
-                // −1 when the result is 0: R was of small order; the exact path decides.
-                resultsU.append(crypto_scalarmult_curve25519(&q, k.uint8Pointer, u.bytes) == 0 ? F(bytes: q) : nil)
-            }
-        }
+        // −1 (nil) where the result is 0: R was of small order; the exact path decides.
+        var resultsU = [F?](repeating: nil, count: keys.count)
+        let usableIndexes = usable.indices.filter { usable[$0] }
+        let products = scalar.withUnsafeBytes { k in X25519Batch.multiply(scalar: k, points: usableIndexes.map { us[$0].bytes }, path: path) }
+        for (i, u) in zip(usableIndexes, products) { resultsU[i] = u.map { F(bytes: $0) } }
         // y = (u − 1)/(u + 1), again inverted together.
         let inverses = F.invertAll(resultsU.map { ($0 ?? .zero) + .one })
         return zip(resultsU, inverses).map { u, inverse in

@@ -68,12 +68,14 @@ final class DerivationTests: XCTestCase {
     /// The X25519 filter's candidates hold the exact derivation for every view key (both
     /// signs of a′), every key with or without a small-order part; keys that are no point or
     /// of small order get none (the exact path decides).
+    /// Each batched-ladder path this CPU runs, in turn.
     func testFilterCandidatesHoldTheExactDerivation() throws {
         var viaNegation = 0
-        for round in 0..<40 {
+        let paths = CurveBatchPath.allCases.filter(\.isSupported)
+        for round in 0..<40 * paths.count {
             let a = randomScalar()
             if a[31] < 0x08 { viaNegation += 1 }
-            let filter = ViewTagFilter(viewSecret: SecureBytes(a))
+            let filter = ViewTagFilter(viewSecret: SecureBytes(a), path: paths[round % paths.count])
             var keys = (0..<8).map { randomKey(mixed: $0 % 2 == 1) }
             keys.append(order8)  // small order: 8·a·R is the identity
             keys.append(try Hex.decode("0200000000000000000000000000000000000000000000000000000000000000"))  // not a point

@@ -1,6 +1,7 @@
 #ifndef SATCHEL_CURVE_BATCH_H
 #define SATCHEL_CURVE_BATCH_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Batched field arithmetic for trial decryption (issue 23): many independent points, one
@@ -61,5 +62,15 @@ void satchel_point52_double8(enum satchel_simd_path path, const satchel_mod52 *m
  * or b. `path` is what satchel_simd_path() gave, or any supported path (tests). */
 void satchel_fe52_mul8(enum satchel_simd_path path, const satchel_mod52 *m, uint64_t r[5][8],
                        const uint64_t a[5][8], const uint64_t b[5][8]);
+
+/* X25519 (RFC 7748, the scalar clamped as it says) of one scalar with n u-coordinates of 32
+ * bytes each, back to back: out's i-th 32 bytes are u(k·P_i), all zero for a point of small order (where libsodium's
+ * crypto_scalarmult_curve25519 answers −1). Returns 0; −1 when `path` has no batched ladder
+ * (the caller then uses libsodium, as the portable path does); −2 when memory ran out. The
+ * vector paths run 8 points per ladder and share one inversion among all n. */
+int satchel_x25519_batch(enum satchel_simd_path path, uint8_t *out, const uint8_t scalar[32],
+                         const uint8_t *points, size_t n);
+/* 1 when satchel_x25519_batch has a ladder of its own for `path` on this CPU (0: libsodium's). */
+int satchel_x25519_batch_native(enum satchel_simd_path path);
 
 #endif

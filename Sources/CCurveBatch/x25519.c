@@ -1,0 +1,326 @@
+#include "satchel_curve_batch.h"
+
+#include <stdlib.h>
+#include <string.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+/* X25519 (RFC 7748) on many u-coordinates with one scalar: the Montgomery ladder on 8 lanes
+ * in radix 2^51 (five limbs, p = 2^255 − 19), as Monero's D = 8·a·R needs for every
+ * transaction key of a block. The scalar's bits are the same in every lane, so the ladder's
+ * conditional swaps are masks from one bit, and no branch or address depends on it. */
+
+#define MASK51 0x7FFFFFFFFFFFFULL
+
+/* Secrets are wiped through a volatile pointer, which the compiler cannot drop as dead stores. */
+static void wipe(void *p, size_t n) {
+    volatile uint8_t *b = p;
+    while (n--) *b++ = 0;
+}
+
+/* ---- One element, 64-bit limbs: decoding, the shared inversion and encoding. ---- */
+
+typedef struct { uint64_t v[5]; } fe51;
+
+static void fe51_frombytes(fe51 *r, const uint8_t s[32]) {
+    uint64_t w[4];
+    for (int i = 0; i < 4; i++) {
+        w[i] = 0;
+        for (int b = 7; b >= 0; b--) w[i] = w[i] << 8 | s[8 * i + b];
+    }
+    /* RFC 7748 masks the top bit; a value in [p, 2^255) is taken as it is (reduced later). */
+    r->v[0] = w[0] & MASK51;
+    r->v[1] = (w[0] >> 51 | w[1] << 13) & MASK51;
+    r->v[2] = (w[1] >> 38 | w[2] << 26) & MASK51;
+    r->v[3] = (w[2] >> 25 | w[3] << 39) & MASK51;
+    r->v[4] = (w[3] >> 12) & MASK51;
+}
+
+/* Limbs < 2^52 in and out. */
+static void fe51_mul(fe51 *r, const fe51 *a, const fe51 *b) {
+    typedef unsigned __int128 u128;
+    uint64_t b19[5];
+    for (int i = 0; i < 5; i++) b19[i] = b->v[i] * 19;
+    u128 t[5];
+    for (int k = 0; k < 5; k++) {
+        t[k] = 0;
+        for (int i = 0; i < 5; i++) {
+            int j = k - i;
+            t[k] += j >= 0 ? (u128)a->v[i] * b->v[j] : (u128)a->v[i] * b19[j + 5];
+        }
+    }
+    uint64_t c = 0;
+    for (int k = 0; k < 5; k++) {
+        t[k] += c;
+        r->v[k] = (uint64_t)t[k] & MASK51;
+        c = (uint64_t)(t[k] >> 51);
+    }
+    r->v[0] += c * 19;
+    r->v[1] += r->v[0] >> 51;
+    r->v[0] &= MASK51;
+}
+
+/* a^(p−2) = 1/a (0 for 0), by the usual chain: 254 squarings, 11 multiplications. */
+static void fe51_invert(fe51 *r, const fe51 *a) {
+    fe51 t0, t1, t2, t3;
+#define SQN(x, n) for (int i_ = 0; i_ < (n); i_++) fe51_mul(x, x, x)
+    fe51_mul(&t0, a, a);            /* 2 */
+    t1 = t0; SQN(&t1, 2);           /* 8 */
+    fe51_mul(&t1, a, &t1);          /* 9 */
+    fe51_mul(&t0, &t0, &t1);        /* 11 */
+    fe51_mul(&t2, &t0, &t0);        /* 22 */
+    fe51_mul(&t1, &t1, &t2);        /* 2^5 − 1 */
+    t2 = t1; SQN(&t2, 5); fe51_mul(&t1, &t2, &t1);    /* 2^10 − 1 */
+    t2 = t1; SQN(&t2, 10); fe51_mul(&t2, &t2, &t1);   /* 2^20 − 1 */
+    t3 = t2; SQN(&t3, 20); fe51_mul(&t2, &t3, &t2);   /* 2^40 − 1 */
+    SQN(&t2, 10); fe51_mul(&t1, &t2, &t1);            /* 2^50 − 1 */
+    t2 = t1; SQN(&t2, 50); fe51_mul(&t2, &t2, &t1);   /* 2^100 − 1 */
+    t3 = t2; SQN(&t3, 100); fe51_mul(&t2, &t3, &t2);  /* 2^200 − 1 */
+    SQN(&t2, 50); fe51_mul(&t1, &t2, &t1);            /* 2^250 − 1 */
+    SQN(&t1, 5); fe51_mul(r, &t1, &t0);               /* 2^255 − 21 */
+#undef SQN
+}
+
+/* The canonical 32 bytes (value mod p). */
+static void fe51_tobytes(uint8_t s[32], const fe51 *a) {
+    uint64_t t[5];
+    memcpy(t, a->v, sizeof t);
+    /* Two carry passes bring every limb under 2^51, the value under 2^255 + small. */
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < 4; i++) { t[i + 1] += t[i] >> 51; t[i] &= MASK51; }
+        t[0] += 19 * (t[4] >> 51);
+        t[4] &= MASK51;
+    }
+    /* q = 1 when t ≥ p: t + 19 reaches 2^255. Then t − q·p = t + 19q − q·2^255. */
+    uint64_t q = (t[0] + 19) >> 51;
+    for (int i = 1; i < 5; i++) q = (t[i] + q) >> 51;
+    t[0] += 19 * q;
+    for (int i = 0; i < 4; i++) { t[i + 1] += t[i] >> 51; t[i] &= MASK51; }
+    t[4] &= MASK51;
+    uint64_t w[4] = {t[0] | t[1] << 51, t[1] >> 13 | t[2] << 38, t[2] >> 26 | t[3] << 25, t[3] >> 39 | t[4] << 12};
+    for (int i = 0; i < 4; i++)
+        for (int b = 0; b < 8; b++) s[8 * i + b] = (uint8_t)(w[i] >> (8 * b));
+}
+
+/* ---- Eight lanes, AVX-512 IFMA. ---- */
+#if defined(__x86_64__)
+#define IFMA __attribute__((target("avx512f,avx512ifma")))
+
+typedef struct { __m512i v[5]; } f8;
+
+#define LO(acc, x, y) _mm512_madd52lo_epu64(acc, x, y)
+#define HI(acc, x, y) _mm512_madd52hi_epu64(acc, x, y)
+
+/* 19·x, as 16x + 2x + x. */
+IFMA static inline __m512i times19(__m512i x) {
+    return _mm512_add_epi64(_mm512_add_epi64(_mm512_slli_epi64(x, 4), _mm512_slli_epi64(x, 1)), x);
+}
+
+/* Limb k of a product from its column sums: l = Σ lo(a_i·b_j) over i + j = k, h = Σ hi(a_i·b_j)
+ * over i + j = k − 1 (the high half of a 104-bit product weighs 2^52 = 2·2^51). Columns are
+ * summed one at a time so that few accumulators are live and none spills. */
+IFMA static inline __m512i column(__m512i l, __m512i h) { return _mm512_add_epi64(l, _mm512_add_epi64(h, h)); }
+
+/* One parallel carry round: limbs < 2^63 in, < 2^51 + 19·2^12 out. */
+IFMA static inline void f8_carry(f8 *r, const __m512i z[5]) {
+    const __m512i mask = _mm512_set1_epi64((long long)MASK51);
+    __m512i c[5];
+    for (int i = 0; i < 5; i++) c[i] = _mm512_srli_epi64(z[i], 51);
+    r->v[0] = _mm512_add_epi64(_mm512_and_si512(z[0], mask), times19(c[4]));
+    for (int i = 1; i < 5; i++) r->v[i] = _mm512_add_epi64(_mm512_and_si512(z[i], mask), c[i - 1]);
+}
+
+/* a·b with limbs < 2^52: 25 products split at bit 52 as IFMA splits them, limbs 5…9 folded
+ * back times 19 (2^255 ≡ 19). Column sums stay under 2^57, the folded limbs under 2^63. */
+IFMA static inline void f8_mul(f8 *r, const f8 *a, const f8 *b) {
+    const __m512i zero = _mm512_setzero_si512();
+    __m512i z[5];
+    for (int k = 0; k < 5; k++) {
+        __m512i l = zero, h = zero, l5 = zero, h5 = zero;
+        for (int i = 0; i <= k; i++) l = LO(l, a->v[i], b->v[k - i]);
+        for (int i = 0; i < k; i++) h = HI(h, a->v[i], b->v[k - 1 - i]);
+        for (int i = k + 1; i < 5; i++) l5 = LO(l5, a->v[i], b->v[k + 5 - i]);
+        for (int i = k; i < 5; i++) h5 = HI(h5, a->v[i], b->v[k + 4 - i]);
+        z[k] = _mm512_add_epi64(column(l, h), times19(column(l5, h5)));
+    }
+    f8_carry(r, z);
+}
+
+/* Column c of a², each cross product once and doubled: lo + 2·hi as in column(). */
+IFMA static inline __m512i square_column(const f8 *a, int c) {
+    const __m512i zero = _mm512_setzero_si512();
+    __m512i l = zero, h = zero, dl = zero, dh = zero;
+    for (int i = 0; i < 5; i++)
+        for (int j = i + 1; j < 5; j++) {
+            if (i + j == c) l = LO(l, a->v[i], a->v[j]);
+            if (i + j + 1 == c) h = HI(h, a->v[i], a->v[j]);
+        }
+    if (c % 2 == 0 && c / 2 < 5) dl = LO(dl, a->v[c / 2], a->v[c / 2]);
+    if (c % 2 == 1 && c / 2 < 5) dh = HI(dh, a->v[c / 2], a->v[c / 2]);
+    return column(_mm512_add_epi64(dl, _mm512_add_epi64(l, l)), _mm512_add_epi64(dh, _mm512_add_epi64(h, h)));
+}
+
+/* a²: 15 products instead of 25. */
+IFMA static inline void f8_sq(f8 *r, const f8 *a) {
+    __m512i z[5];
+    for (int k = 0; k < 5; k++) z[k] = _mm512_add_epi64(square_column(a, k), times19(square_column(a, k + 5)));
+    f8_carry(r, z);
+}
+
+/* a·121665, (A − 2)/4 of curve25519: one limb-sized constant. */
+IFMA static inline void f8_mul_a24(f8 *r, const f8 *a) {
+    const __m512i zero = _mm512_setzero_si512(), k = _mm512_set1_epi64(121665);
+    __m512i z[5], hi[6];
+    for (int i = 0; i < 5; i++) {
+        z[i] = _mm512_madd52lo_epu64(zero, a->v[i], k);
+        hi[i + 1] = _mm512_madd52hi_epu64(zero, a->v[i], k);
+    }
+    z[0] = _mm512_add_epi64(z[0], times19(_mm512_add_epi64(hi[5], hi[5])));
+    for (int i = 1; i < 5; i++) z[i] = _mm512_add_epi64(z[i], _mm512_add_epi64(hi[i], hi[i]));
+    f8_carry(r, z);
+}
+
+IFMA static inline void f8_add(f8 *r, const f8 *a, const f8 *b) {
+    __m512i z[5];
+    for (int i = 0; i < 5; i++) z[i] = _mm512_add_epi64(a->v[i], b->v[i]);
+    f8_carry(r, z);
+}
+
+/* a − b + 2p: every limb of 2p exceeds every limb b can have (< 2^51 + 2^17). */
+IFMA static inline void f8_sub(f8 *r, const f8 *a, const f8 *b) {
+    const __m512i p0 = _mm512_set1_epi64((long long)(2 * (MASK51 - 18))), pi = _mm512_set1_epi64((long long)(2 * MASK51));
+    __m512i z[5];
+    z[0] = _mm512_sub_epi64(_mm512_add_epi64(a->v[0], p0), b->v[0]);
+    for (int i = 1; i < 5; i++) z[i] = _mm512_sub_epi64(_mm512_add_epi64(a->v[i], pi), b->v[i]);
+    f8_carry(r, z);
+}
+
+IFMA static inline void f8_cswap(f8 *a, f8 *b, __m512i mask) {
+    for (int i = 0; i < 5; i++) {
+        __m512i t = _mm512_and_si512(mask, _mm512_xor_si512(a->v[i], b->v[i]));
+        a->v[i] = _mm512_xor_si512(a->v[i], t);
+        b->v[i] = _mm512_xor_si512(b->v[i], t);
+    }
+}
+
+/* The RFC 7748 ladder on 8 lanes; (x, z) of k·u per lane out, limb-major. */
+IFMA static void ladder8(uint64_t xout[5][8], uint64_t zout[5][8], const uint8_t k[32], const uint64_t u[5][8]) {
+    f8 x1, x2, z2, x3, z3;
+    for (int i = 0; i < 5; i++) {
+        x1.v[i] = x3.v[i] = _mm512_loadu_si512((const void *)u[i]);
+        x2.v[i] = z3.v[i] = _mm512_set1_epi64(i == 0);
+        z2.v[i] = _mm512_setzero_si512();
+    }
+    uint64_t swap = 0;
+    for (int t = 254; t >= 0; t--) {
+        uint64_t bit = (k[t >> 3] >> (t & 7)) & 1;
+        swap ^= bit;
+        __m512i mask = _mm512_set1_epi64((long long)(0 - swap));
+        f8_cswap(&x2, &x3, mask);
+        f8_cswap(&z2, &z3, mask);
+        swap = bit;
+        f8 a, aa, b, bb, e, c, d, da, cb, s;
+        f8_add(&a, &x2, &z2);
+        f8_sub(&b, &x2, &z2);
+        f8_add(&c, &x3, &z3);
+        f8_sub(&d, &x3, &z3);
+        f8_sq(&aa, &a);
+        f8_sq(&bb, &b);
+        f8_mul(&da, &d, &a);
+        f8_mul(&cb, &c, &b);
+        f8_sub(&e, &aa, &bb);
+        f8_add(&s, &da, &cb);
+        f8_sq(&x3, &s);
+        f8_sub(&s, &da, &cb);
+        f8_sq(&s, &s);
+        f8_mul(&z3, &x1, &s);
+        f8_mul(&x2, &aa, &bb);
+        f8_mul_a24(&s, &e);
+        f8_add(&s, &aa, &s);
+        f8_mul(&z2, &e, &s);
+    }
+    __m512i mask = _mm512_set1_epi64((long long)(0 - swap));
+    f8_cswap(&x2, &x3, mask);
+    f8_cswap(&z2, &z3, mask);
+    for (int i = 0; i < 5; i++) {
+        _mm512_storeu_si512((void *)xout[i], x2.v[i]);
+        _mm512_storeu_si512((void *)zout[i], z2.v[i]);
+    }
+}
+#endif
+
+static int fe51_iszero(const fe51 *a) {
+    uint8_t s[32], acc = 0;
+    fe51_tobytes(s, a);
+    for (int i = 0; i < 32; i++) acc |= s[i];
+    return acc == 0;
+}
+
+/* out[i] = x[i]/z[i] for all i with one inversion (Montgomery's trick); a zero z (a point of
+ * small order met 0) gives 0, as RFC 7748's z^(p−2) does. x and z are overwritten. */
+static void fe51_divide_all(uint8_t *out, fe51 *x, fe51 *z, fe51 *prefix, size_t n) {
+    const fe51 one = {{1, 0, 0, 0, 0}};
+    fe51 running = one;
+    for (size_t i = 0; i < n; i++) {
+        prefix[i] = running;
+        uint64_t zero = 0 - (uint64_t)fe51_iszero(&z[i]);
+        for (int j = 0; j < 5; j++) z[i].v[j] = (z[i].v[j] & ~zero) | (one.v[j] & zero);
+        for (int j = 0; j < 5; j++) x[i].v[j] &= ~zero;
+        fe51_mul(&running, &running, &z[i]);
+    }
+    fe51 inverse;
+    fe51_invert(&inverse, &running);
+    for (size_t i = n; i-- > 0;) {
+        fe51 zi, r;
+        fe51_mul(&zi, &inverse, &prefix[i]);
+        fe51_mul(&inverse, &inverse, &z[i]);
+        fe51_mul(&r, &x[i], &zi);
+        fe51_tobytes(out + 32 * i, &r);
+    }
+}
+
+int satchel_x25519_batch_native(enum satchel_simd_path path) {
+#if defined(__x86_64__)
+    return path == SATCHEL_SIMD_IFMA && satchel_simd_supported(SATCHEL_SIMD_IFMA);
+#else
+    (void)path;
+    return 0;
+#endif
+}
+
+int satchel_x25519_batch(enum satchel_simd_path path, uint8_t *out, const uint8_t scalar[32],
+                         const uint8_t *points, size_t n) {
+#if defined(__x86_64__)
+    if (!satchel_x25519_batch_native(path)) return -1;
+    if (n == 0) return 0;
+    fe51 *x = malloc(3 * n * sizeof(fe51));
+    if (!x) return -2;
+    fe51 *z = x + n, *prefix = z + n;
+    uint8_t k[32];
+    memcpy(k, scalar, 32);
+    k[0] &= 248;
+    k[31] = (k[31] & 127) | 64;
+    for (size_t start = 0; start < n; start += 8) {
+        uint64_t u[5][8], xs[5][8], zs[5][8];
+        for (int lane = 0; lane < 8; lane++) {
+            fe51 e;
+            /* A short last batch repeats its first point in the lanes it lacks. */
+            fe51_frombytes(&e, points + 32 * (start + lane < n ? start + lane : start));
+            for (int i = 0; i < 5; i++) u[i][lane] = e.v[i];
+        }
+        ladder8(xs, zs, k, u);
+        size_t lanes = n - start < 8 ? n - start : 8;
+        for (size_t lane = 0; lane < lanes; lane++)
+            for (int i = 0; i < 5; i++) { x[start + lane].v[i] = xs[i][lane]; z[start + lane].v[i] = zs[i][lane]; }
+    }
+    fe51_divide_all(out, x, z, prefix, n);
+    wipe(k, sizeof k);
+    wipe(x, 3 * n * sizeof(fe51));
+    free(x);
+    return 0;
+#else
+    (void)path; (void)out; (void)scalar; (void)points; (void)n;
+    return -1;
+#endif
+}
