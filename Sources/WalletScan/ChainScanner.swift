@@ -81,8 +81,9 @@ public protocol ChainScanner: Sendable {
     mutating func prepare(cached: [AddressEntry]) throws
     /// Entries derived since the last call, to be cached in the state.
     mutating func takeNewAddresses() -> [AddressEntry]
-    /// The wallet's outputs in each of a block's (or the mempool's) transactions, height nil;
-    /// pure, runs on every core. A block at a time, so a chain can batch its work. Throws
+    /// The wallet's outputs in each of the transactions, height nil; pure, runs on every core.
+    /// The transactions of one or several consecutive whole blocks (or the mempool's), so a
+    /// chain can batch its work across small blocks. Throws
     /// when a transaction proves inconsistent only once an output is found to be the
     /// wallet's (Zcash: a full ciphertext that fails its tag where the compact part decrypts).
     func scan(_ transactions: [Block.Transaction]) throws(ScanError) -> [[ReceivedOutput]]

@@ -134,18 +134,10 @@ public final class Synchronizer<Chain: ChainScanner> {
             let followingCount = min(batchSize, end - following, budget - blocks.count)
             prefetch = followingCount > 0 ? Prefetch(source, from: following, count: followingCount) : nil
 
-            // Per block, on every core: parsed and checked once, then trial-decrypted by each
+            // On every core: each block parsed and checked once, then trial-decrypted by each
             // wallet that needs it. Then each wallet's state, in block order, in its own transaction.
-            let scanners = slots.map(\.scanner)
-            let prepared = ParallelMap.map(blocks) { data -> (Result<Chain.Block, ScanError>, [Result<[[ReceivedOutput]], ScanError>?]) in
-                let parsed = Chain.parse(data)
-                guard case .success(let block) = parsed else { return (parsed, []) }
-                return (parsed, nexts.indices.map { s in
-                    data.height >= nexts[s] ? Result { () throws(ScanError) in try scanners[s].scan(block.transactions) } : nil
-                })
-            }
-            let parsed = prepared.map(\.0)
-            let findings = slots.indices.map { s in prepared.map { $0.1.isEmpty ? nil : $0.1[s] } }
+            let parsed = ParallelMap.map(blocks) { Chain.parse($0) }
+            let findings = Self.scanInRuns(parsed, heights: blocks.map(\.height), scanners: slots.map(\.scanner), from: nexts)
             var forked = false
             for (s, slot) in slots.enumerated() where nexts[s] <= blocks.last!.height {
                 if try slot.using(suspend: suspendStates, { try apply(blocks: blocks, parsed: parsed, found: findings[s], from: nexts[s], to: slot, sink: sink) }) {
@@ -382,6 +374,62 @@ public final class BackgroundTask<Value: Sendable>: @unchecked Sendable {  // `r
         wait()
         return try result!.get()
     }
+}
+
+extension Synchronizer {
+    /// Each wallet's findings per block (nil where a block did not parse or lies below the
+    /// wallet's next height). Consecutive blocks go to a wallet's scanner together, in runs of
+    /// at least `minimumRun` transactions where the batch has them, so that a chain that batches
+    /// its arithmetic (Monero's 8-lane ladder, Orchard's shared inversions) fills its batches
+    /// when blocks are small; the runs of every wallet spread over the cores. A run that throws
+    /// is scanned again block by block, so that the error names its own block.
+    static func scanInRuns(_ parsed: [Result<Chain.Block, ScanError>], heights: [Int], scanners: [Chain],
+                           from nexts: [Int]) -> [[Result<[[ReceivedOutput]], ScanError>?]] {
+        typealias Found = Result<[[ReceivedOutput]], ScanError>
+        let blocks = parsed.map { try? $0.get() }
+        var runs = [(wallet: Int, blocks: [Int])]()
+        // Twice as many runs as cores where the batch is large, so that uneven runs even out.
+        let spread = 2 * ProcessInfo.processInfo.activeProcessorCount
+        for s in scanners.indices {
+            let wanted = blocks.indices.filter { blocks[$0] != nil && heights[$0] >= nexts[s] }
+            let total = wanted.reduce(0) { $0 + blocks[$1]!.transactions.count }
+            let target = max(minimumRun, (total + spread - 1) / spread)
+            var run = [Int](), size = 0
+            for i in wanted {
+                run.append(i)
+                size += blocks[i]!.transactions.count
+                if size >= target {
+                    runs.append((s, run))
+                    run = []
+                    size = 0
+                }
+            }
+            if !run.isEmpty { runs.append((s, run)) }
+        }
+        let results = ParallelMap.map(runs) { run -> [Found] in
+            let (s, indexes) = run
+            let each = indexes.map { blocks[$0]!.transactions }
+            do throws(ScanError) {
+                let all = try scanners[s].scan(each.flatMap { $0 })
+                var start = 0
+                return each.map { txs in
+                    defer { start += txs.count }
+                    return .success(Array(all[start..<start + txs.count]))
+                }
+            } catch {
+                return each.map { txs in Result { () throws(ScanError) in try scanners[s].scan(txs) } }
+            }
+        }
+        var findings = [[Found?]](repeating: [Found?](repeating: nil, count: parsed.count), count: scanners.count)
+        for (run, found) in zip(runs, results) {
+            for (i, f) in zip(run.blocks, found) { findings[run.wallet][i] = f }
+        }
+        return findings
+    }
+
+    /// Transactions per run at least (when the batch has them): enough transaction keys to
+    /// fill the 8-lane ladders several times over.
+    static var minimumRun: Int { 48 }
 }
 
 public enum ParallelMap {

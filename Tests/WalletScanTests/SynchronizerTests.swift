@@ -112,6 +112,35 @@ final class SynchronizerTests: XCTestCase {
     }
 
     /// A block that is not what the source claims: an error naming it, and nothing of its batch kept.
+    /// Blocks go to a wallet's scanner in runs of several small blocks (so batched arithmetic
+    /// fills its vectors); what each block gets back is exactly its own transactions' findings,
+    /// nothing for a block that did not parse or that a wallet has scanned already.
+    func testRunsOfBlocksGiveEachBlockItsOwnFindings() throws {
+        let data = try source().blocks(from: 0, count: 200)
+        var parsed = data.map { MoneroScanner.parse($0) }
+        parsed[57] = .failure(.malformed(what: "block 57", reason: "a test's"))
+        var scanner = MoneroScanner(keys: try keys(), network: .mainnet, lookahead: (3, 20))
+        try scanner.prepare(cached: [])
+        var other = MoneroScanner(keys: try MoneroKeys(spendSecret: SecureBytes([UInt8](repeating: 7, count: 31) + [0])), network: .mainnet, lookahead: (3, 20))
+        try other.prepare(cached: [])
+        let nexts = [0, 120]
+        let findings = Synchronizer<MoneroScanner>.scanInRuns(parsed, heights: data.map(\.height), scanners: [scanner, other], from: nexts)
+        var found = 0
+        for (s, wallet) in [scanner, other].enumerated() {
+            for (i, block) in parsed.enumerated() {
+                guard case .success(let b) = block, data[i].height >= nexts[s] else {
+                    XCTAssertNil(findings[s][i], "wallet \(s), block \(i)")
+                    continue
+                }
+                let got = try XCTUnwrap(findings[s][i]).get()
+                XCTAssertEqual(got, wallet.scan(b.transactions), "wallet \(s), block \(i)")
+                found += got.joined().count
+            }
+        }
+        XCTAssertGreaterThan(found, 5, "the wallet's outputs are among them")
+        XCTAssertGreaterThan(Synchronizer<MoneroScanner>.minimumRun, 8)
+    }
+
     func testBadBlockIsAnErrorAndNothingIsCommitted() throws {
         var lines = try String(contentsOfFile: fixture + "/blocks.jsonl", encoding: .utf8).split(separator: "\n").map(String.init)
         lines[71] = lines[71].replacingOccurrences(of: "\"hash\": \"", with: "\"hash\": \"00")
