@@ -43,7 +43,8 @@ let package = Package(
         // Batched curve arithmetic (issue 23): AVX-512 IFMA / AVX2 / portable kernels chosen at run
         // time from cpuid, each with its own target attribute (never -march for the package, so
         // one binary runs on any x86-64); -O2 in debug too, as the tests run 10^5 products a path.
-        .target(name: "CCurveBatch", cSettings: [.unsafeFlags(["-O2"])]),
+        // libsodium's X25519 is the portable ladder.
+        .target(name: "CCurveBatch", dependencies: ["CSodium"], cSettings: [.unsafeFlags(["-O2"])]),
         .target(name: "WalletCore", dependencies: ["CSodium", "CSecp256k1", "COpenSSL", "CCurveBatch"]),
         .target(name: "WalletKeys", dependencies: ["WalletCore"]),
         .target(name: "WalletScan", dependencies: ["CSQLite", "CZstd", "WalletCore"]),

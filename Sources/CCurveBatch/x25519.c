@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sodium.h>
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
@@ -257,26 +258,40 @@ static int fe51_iszero(const fe51 *a) {
     return acc == 0;
 }
 
-/* out[i] = x[i]/z[i] for all i with one inversion (Montgomery's trick); a zero z (a point of
- * small order met 0) gives 0, as RFC 7748's z^(p−2) does. x and z are overwritten. */
-static void fe51_divide_all(uint8_t *out, fe51 *x, fe51 *z, fe51 *prefix, size_t n) {
+static void fe51_add(fe51 *r, const fe51 *a, const fe51 *b) {
+    for (int i = 0; i < 5; i++) r->v[i] = a->v[i] + b->v[i];
+}
+
+/* a − b + 2p, for limbs < 2^51 + 2^17 (what fe51_mul and fe51_frombytes give). */
+static void fe51_sub(fe51 *r, const fe51 *a, const fe51 *b) {
+    r->v[0] = a->v[0] + 2 * (MASK51 - 18) - b->v[0];
+    for (int i = 1; i < 5; i++) r->v[i] = a->v[i] + 2 * MASK51 - b->v[i];
+    fe51 one = {{1, 0, 0, 0, 0}};
+    fe51_mul(r, r, &one);  /* back under 2^52 per limb */
+}
+
+/* q[i] = num[i]/den[i] for all i with one inversion (Montgomery's trick); 0 where den[i] is 0,
+ * as z^(p−2) gives. `prefix` is scratch for n elements. q may alias num. */
+static void fe51_divide_all(fe51 *q, const fe51 *num, const fe51 *den, fe51 *prefix, size_t n) {
     const fe51 one = {{1, 0, 0, 0, 0}};
     fe51 running = one;
     for (size_t i = 0; i < n; i++) {
         prefix[i] = running;
-        uint64_t zero = 0 - (uint64_t)fe51_iszero(&z[i]);
-        for (int j = 0; j < 5; j++) z[i].v[j] = (z[i].v[j] & ~zero) | (one.v[j] & zero);
-        for (int j = 0; j < 5; j++) x[i].v[j] &= ~zero;
-        fe51_mul(&running, &running, &z[i]);
+        fe51 d = den[i];
+        uint64_t zero = 0 - (uint64_t)fe51_iszero(&d);
+        for (int j = 0; j < 5; j++) d.v[j] = (d.v[j] & ~zero) | (one.v[j] & zero);
+        fe51_mul(&running, &running, &d);
     }
     fe51 inverse;
     fe51_invert(&inverse, &running);
     for (size_t i = n; i-- > 0;) {
-        fe51 zi, r;
-        fe51_mul(&zi, &inverse, &prefix[i]);
-        fe51_mul(&inverse, &inverse, &z[i]);
-        fe51_mul(&r, &x[i], &zi);
-        fe51_tobytes(out + 32 * i, &r);
+        fe51 d = den[i], inv_i;
+        uint64_t zero = 0 - (uint64_t)fe51_iszero(&d);
+        for (int j = 0; j < 5; j++) d.v[j] = (d.v[j] & ~zero) | (one.v[j] & zero);
+        fe51_mul(&inv_i, &inverse, &prefix[i]);
+        fe51_mul(&inverse, &inverse, &d);
+        fe51_mul(&q[i], &num[i], &inv_i);
+        for (int j = 0; j < 5; j++) q[i].v[j] &= ~zero;
     }
 }
 
@@ -289,38 +304,97 @@ int satchel_x25519_batch_native(enum satchel_simd_path path) {
 #endif
 }
 
-int satchel_x25519_batch(enum satchel_simd_path path, uint8_t *out, const uint8_t scalar[32],
-                         const uint8_t *points, size_t n) {
+/* (X : Z) of k·u for every u: 8 per vector ladder, or libsodium's ladder one at a time
+ * (X = its u, Z = 1; X = 0 where it answers −1, which is what the vector ladder gives too). */
+static void ladder_all(enum satchel_simd_path path, fe51 *x, fe51 *z, const uint8_t k[32], const fe51 *u, size_t n) {
 #if defined(__x86_64__)
-    if (!satchel_x25519_batch_native(path)) return -1;
-    if (n == 0) return 0;
-    fe51 *x = malloc(3 * n * sizeof(fe51));
-    if (!x) return -2;
-    fe51 *z = x + n, *prefix = z + n;
-    uint8_t k[32];
+    if (satchel_x25519_batch_native(path)) {
+        for (size_t start = 0; start < n; start += 8) {
+            uint64_t us[5][8], xs[5][8], zs[5][8];
+            /* A short last batch repeats its first point in the lanes it lacks. */
+            for (int lane = 0; lane < 8; lane++)
+                for (int i = 0; i < 5; i++) us[i][lane] = u[start + lane < n ? start + lane : start].v[i];
+            ladder8(xs, zs, k, us);
+            size_t lanes = n - start < 8 ? n - start : 8;
+            for (size_t lane = 0; lane < lanes; lane++)
+                for (int i = 0; i < 5; i++) { x[start + lane].v[i] = xs[i][lane]; z[start + lane].v[i] = zs[i][lane]; }
+            wipe(xs, sizeof xs);
+            wipe(zs, sizeof zs);
+        }
+        return;
+    }
+#endif
+    (void)path;
+    for (size_t i = 0; i < n; i++) {
+        uint8_t in[32], out[32];
+        fe51_tobytes(in, &u[i]);
+        if (crypto_scalarmult_curve25519(out, k, in) != 0) memset(out, 0, 32);
+        fe51_frombytes(&x[i], out);
+        z[i] = (fe51){{1, 0, 0, 0, 0}};
+        wipe(out, 32);
+    }
+}
+
+/* The scalar as RFC 7748 decodes it. */
+static void clamp(uint8_t k[32], const uint8_t scalar[32]) {
     memcpy(k, scalar, 32);
     k[0] &= 248;
     k[31] = (k[31] & 127) | 64;
-    for (size_t start = 0; start < n; start += 8) {
-        uint64_t u[5][8], xs[5][8], zs[5][8];
-        for (int lane = 0; lane < 8; lane++) {
-            fe51 e;
-            /* A short last batch repeats its first point in the lanes it lacks. */
-            fe51_frombytes(&e, points + 32 * (start + lane < n ? start + lane : start));
-            for (int i = 0; i < 5; i++) u[i][lane] = e.v[i];
-        }
-        ladder8(xs, zs, k, u);
-        size_t lanes = n - start < 8 ? n - start : 8;
-        for (size_t lane = 0; lane < lanes; lane++)
-            for (int i = 0; i < 5; i++) { x[start + lane].v[i] = xs[i][lane]; z[start + lane].v[i] = zs[i][lane]; }
-    }
-    fe51_divide_all(out, x, z, prefix, n);
+}
+
+int satchel_x25519_batch(enum satchel_simd_path path, uint8_t *out, const uint8_t scalar[32],
+                         const uint8_t *points, size_t n) {
+    if (n == 0) return 0;
+    fe51 *x = malloc(4 * n * sizeof(fe51));
+    if (!x) return -2;
+    fe51 *z = x + n, *u = z + n, *scratch = u + n;
+    uint8_t k[32];
+    clamp(k, scalar);
+    for (size_t i = 0; i < n; i++) fe51_frombytes(&u[i], points + 32 * i);
+    ladder_all(path, x, z, k, u, n);
+    fe51_divide_all(x, x, z, scratch, n);
+    for (size_t i = 0; i < n; i++) fe51_tobytes(out + 32 * i, &x[i]);
     wipe(k, sizeof k);
-    wipe(x, 3 * n * sizeof(fe51));
+    wipe(x, 4 * n * sizeof(fe51));
     free(x);
     return 0;
-#else
-    (void)path; (void)out; (void)scalar; (void)points; (void)n;
-    return -1;
-#endif
+}
+
+int satchel_edwards_y_batch(enum satchel_simd_path path, uint8_t *out, uint8_t *ok, const uint8_t scalar[32],
+                            const uint8_t *ys, size_t n) {
+    if (n == 0) return 0;
+    fe51 *x = malloc(5 * n * sizeof(fe51));
+    if (!x) return -2;
+    fe51 *z = x + n, *num = z + n, *den = num + n, *scratch = den + n;
+    const fe51 one = {{1, 0, 0, 0, 0}};
+    uint8_t k[32];
+    clamp(k, scalar);
+    /* u = (1 + y)/(1 − y) for every key, one inversion. */
+    for (size_t i = 0; i < n; i++) {
+        uint8_t y[32], canonical[32];
+        memcpy(y, ys + 32 * i, 32);
+        y[31] &= 0x7F;
+        fe51 e;
+        fe51_frombytes(&e, y);
+        fe51_tobytes(canonical, &e);
+        ok[i] = memcmp(canonical, y, 32) == 0;  /* Monero refuses a non-canonical y (public) */
+        fe51_add(&num[i], &one, &e);
+        fe51_sub(&den[i], &one, &e);
+    }
+    fe51_divide_all(num, num, den, scratch, n);
+    ladder_all(path, x, z, k, num, n);
+    /* y = (u − 1)/(u + 1) = (X − Z)/(X + Z); none where u is 0 (X or Z is 0) or u + 1 is. */
+    for (size_t i = 0; i < n; i++) {
+        fe51 sum;
+        fe51_add(&sum, &x[i], &z[i]);
+        if (fe51_iszero(&x[i]) || fe51_iszero(&z[i]) || fe51_iszero(&sum)) ok[i] = 0;
+        fe51_sub(&num[i], &x[i], &z[i]);
+        den[i] = sum;
+    }
+    fe51_divide_all(num, num, den, scratch, n);
+    for (size_t i = 0; i < n; i++) fe51_tobytes(out + 32 * i, &num[i]);
+    wipe(k, sizeof k);
+    wipe(x, 5 * n * sizeof(fe51));
+    free(x);
+    return 0;
 }

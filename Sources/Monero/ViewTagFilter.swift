@@ -3,8 +3,9 @@ import WalletCore
 
 /// A fast first look at a transaction key: the two encodings the key derivation D = 8·a·R
 /// can have, from an X25519 ladder on R's Montgomery u-coordinate: all keys of a call at once
-/// through `X25519Batch` (8 per vector ladder, one inversion), or libsodium's one at a time
-/// on the portable path; either is constant time, and faster than an Edwards multiplication.
+/// through `X25519Batch.edwardsY` (8 per vector ladder, one inversion each way), or
+/// libsodium's ladder one at a time on the portable path; either is constant time, and
+/// faster than an Edwards multiplication.
 ///
 /// The ladder gives u(k·R) only, so D's y is known and the sign of its x is not: both
 /// encodings are returned, and an output whose view tag matches either is checked again with
@@ -43,65 +44,18 @@ public struct ViewTagFilter: Sendable {
         }
     }
 
-    /// For each key: (y of D with x even, with x odd) encoded, or nil (the exact path decides).
+    /// For each key: (y of D with x even, with x odd) encoded, or nil (the exact path decides:
+    /// a key that is not 32 bytes or not a canonical y, or whose D the ladder cannot give).
     public func candidates(_ keys: [[UInt8]]) -> [(even: [UInt8], odd: [UInt8])?] {
         guard let scalar, !keys.isEmpty else { return [(even: [UInt8], odd: [UInt8])?](repeating: nil, count: keys.count) }
-        typealias F = FieldElement
-        // u = (1 + y)/(1 − y), the denominators inverted together (Montgomery's trick).
-        var numerators = [F](), denominators = [F](), usable = [Bool]()
-        for key in keys {
-            var yBytes = key
-            var ok = key.count == 32
-            if ok {
-                yBytes[31] &= 0x7F
-                let y = F(bytes: yBytes)
-                ok = y.bytes == yBytes  // Monero refuses a non-canonical y
-                numerators.append(.one + y)
-                denominators.append(.one - y)
-            } else {
-                numerators.append(.zero)
-                denominators.append(.one)
-            }
-            usable.append(ok)
-        }
-        let us = zip(numerators, F.invertAll(denominators)).map { $0 * $1 }
-        // −1 (nil) where the result is 0: R was of small order; the exact path decides.
-        var resultsU = [F?](repeating: nil, count: keys.count)
-        let usableIndexes = usable.indices.filter { usable[$0] }
-        let products = scalar.withUnsafeBytes { k in X25519Batch.multiply(scalar: k, points: usableIndexes.map { us[$0].bytes }, path: path) }
-        for (i, u) in zip(usableIndexes, products) { resultsU[i] = u.map { F(bytes: $0) } }
-        // y = (u − 1)/(u + 1), again inverted together.
-        let inverses = F.invertAll(resultsU.map { ($0 ?? .zero) + .one })
-        return zip(resultsU, inverses).map { u, inverse in
-            guard let u else { return nil }
-            let y = (u - .one) * inverse
-            let even = y.bytes
-            guard !(u + .one).isZero else { return nil }
+        let usable = keys.indices.filter { keys[$0].count == 32 }
+        let ys = scalar.withUnsafeBytes { k in X25519Batch.edwardsY(scalar: k, points: usable.map { keys[$0] }, path: path) }
+        var out = [(even: [UInt8], odd: [UInt8])?](repeating: nil, count: keys.count)
+        for (i, y) in zip(usable, ys) {
+            guard let even = y else { continue }
             var odd = even
             odd[31] |= 0x80
-            return (even, odd)
-        }
-    }
-}
-
-extension FieldElement {
-    /// 1/x for every x (0 for 0) with one inversion: prefix products, then back.
-    static func invertAll(_ xs: [FieldElement]) -> [FieldElement] {
-        guard !xs.isEmpty else { return [] }
-        var prefix = [FieldElement]()
-        prefix.reserveCapacity(xs.count)
-        var running = FieldElement.one
-        for x in xs {
-            prefix.append(running)
-            // A zero would zero the product for everyone: count it as 1 and answer 0 for it.
-            running = running * (x.isZero ? .one : x)
-        }
-        var inverse = running.inverse()
-        var out = [FieldElement](repeating: .zero, count: xs.count)
-        for i in stride(from: xs.count - 1, through: 0, by: -1) {
-            if xs[i].isZero { continue }
-            out[i] = inverse * prefix[i]
-            inverse = inverse * xs[i]
+            out[i] = (even, odd)
         }
         return out
     }

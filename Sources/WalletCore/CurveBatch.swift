@@ -1,5 +1,4 @@
 import CCurveBatch
-import CSodium
 
 /// Which batched curve kernels run (issue 23): chosen once per process from cpuid, or forced
 /// with `SATCHEL_SIMD=ifma|avx2|portable` for tests and benchmarks.
@@ -33,36 +32,50 @@ public enum CurveBatchPath: String, CaseIterable, Sendable {
     }
 }
 
+/// One scalar times many points on curve25519, batched (CCurveBatch): 8 points per vector
+/// ladder and one inversion per call; on the portable path, libsodium's ladder.
 public enum X25519Batch {
     /// Whether `path` has a ladder of its own on this CPU (else libsodium's runs).
     public static func hasOwnLadder(_ path: CurveBatchPath) -> Bool { satchel_x25519_batch_native(path.c) != 0 }
 
     /// u(k·P) for every u-coordinate in `points` (RFC 7748: k clamped, u's top bit ignored), or
-    /// nil where the result is 0 (a point of small order), as crypto_scalarmult_curve25519
-    /// answers −1 there. The vector paths run 8 points per ladder with one inversion for all;
-    /// the portable path, and a path with no ladder of its own yet, is libsodium's, one at a time.
+    /// nil where the result is 0 (a point of small order), where crypto_scalarmult_curve25519
+    /// answers −1.
     public static func multiply(scalar: UnsafeRawBufferPointer, points: [[UInt8]], path: CurveBatchPath = .inUse) -> [[UInt8]?] {
-        precondition(scalar.count == 32 && points.allSatisfy { $0.count == 32 })
+        var ok = [UInt8](repeating: 1, count: points.count)
+        let out = run(points, ok: &ok) { o, _, p in satchel_x25519_batch(path.c, o, scalar.bytePointer, p, points.count) }
+        return out.map { u in u.allSatisfy { $0 == 0 } ? nil : u }
+    }
+
+    /// For Edwards points given by their y (the sign bit ignored): the y of k·P (k clamped),
+    /// through the Montgomery form, or nil where y is not canonical or k·P is the identity or
+    /// of order 2. k·P's x sign is lost; a caller that needs the point tries both encodings.
+    public static func edwardsY(scalar: UnsafeRawBufferPointer, points: [[UInt8]], path: CurveBatchPath = .inUse) -> [[UInt8]?] {
+        var ok = [UInt8](repeating: 0, count: points.count)
+        let out = run(points, ok: &ok) { o, flags, p in satchel_edwards_y_batch(path.c, o, flags, scalar.bytePointer, p, points.count) }
+        return zip(out, ok).map { $1 == 1 ? $0 : nil }
+    }
+
+    private static func run(_ points: [[UInt8]], ok: inout [UInt8],
+                            _ body: (UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<UInt8>, UnsafePointer<UInt8>) -> Int32) -> [[UInt8]] {
+        precondition(points.allSatisfy { $0.count == 32 })
         guard !points.isEmpty else { return [] }
         var out = [UInt8](repeating: 0, count: 32 * points.count)
         let flat = points.flatMap { $0 }
-        let done = out.withUnsafeMutableBytes { o in
-            flat.withUnsafeBytes { p in
-                satchel_x25519_batch(path.c, o.baseAddress!.assumingMemoryBound(to: UInt8.self),
-                                     scalar.baseAddress!.assumingMemoryBound(to: UInt8.self),
-                                     p.baseAddress!.assumingMemoryBound(to: UInt8.self),
-                                     points.count) == 0
+        let status = out.withUnsafeMutableBufferPointer { o in
+            ok.withUnsafeMutableBufferPointer { f in
+                flat.withUnsafeBufferPointer { p in body(o.baseAddress!, f.baseAddress!, p.baseAddress!) }
             }
         }
-        if done {
-            return (0..<points.count).map { i in
-                let u = Array(out[32 * i..<32 * i + 32])
-                return u.allSatisfy { $0 == 0 } ? nil : u
-            }
-        }
-        return points.map { point in
-            var q = [UInt8](repeating: 0, count: 32)
-            return crypto_scalarmult_curve25519(&q, scalar.baseAddress!.assumingMemoryBound(to: UInt8.self), point) == 0 ? q : nil
-        }
+        // −2: malloc failed for a few kilobytes; nothing sensible is left to do.
+        precondition(status == 0, "out of memory in the curve batch")
+        return (0..<points.count).map { Array(out[32 * $0..<32 * $0 + 32]) }
+    }
+}
+
+extension UnsafeRawBufferPointer {
+    fileprivate var bytePointer: UnsafePointer<UInt8> {
+        precondition(count == 32)
+        return baseAddress!.assumingMemoryBound(to: UInt8.self)
     }
 }

@@ -87,6 +87,15 @@ final class DerivationTests: XCTestCase {
                 XCTAssertEqual(pair.even[31] & 0x80, 0)
             }
             XCTAssertNil(candidates[8], "small order: the ladder's result is zero")
+            // The identity, the point of order 2, one of order 4, and 1 encoded as p + 1.
+            let edges = try ["0100000000000000000000000000000000000000000000000000000000000000",
+                             "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+                             "0000000000000000000000000000000000000000000000000000000000000000",
+                             "eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f"].map { try Hex.decode($0) }
+            let mixed = filter.candidates(edges + keys.prefix(3) + [[1, 2, 3]])
+            XCTAssertTrue(mixed.prefix(4).allSatisfy { $0 == nil }, "round \(round)")
+            XCTAssertTrue(zip(mixed[4..<7], candidates.prefix(3)).allSatisfy { $0?.even == $1?.even && $0?.odd == $1?.odd })
+            XCTAssertNil(mixed[7], "not 32 bytes")
         }
         XCTAssertGreaterThan(viaNegation, 5, "both forms of the scalar were exercised")
     }

@@ -64,13 +64,22 @@ void satchel_fe52_mul8(enum satchel_simd_path path, const satchel_mod52 *m, uint
                        const uint64_t a[5][8], const uint64_t b[5][8]);
 
 /* X25519 (RFC 7748, the scalar clamped as it says) of one scalar with n u-coordinates of 32
- * bytes each, back to back: out's i-th 32 bytes are u(k·P_i), all zero for a point of small order (where libsodium's
- * crypto_scalarmult_curve25519 answers −1). Returns 0; −1 when `path` has no batched ladder
- * (the caller then uses libsodium, as the portable path does); −2 when memory ran out. The
- * vector paths run 8 points per ladder and share one inversion among all n. */
+ * bytes each, back to back: out's i-th 32 bytes are u(k·P_i), all zero for a point of small
+ * order (where libsodium's crypto_scalarmult_curve25519 answers −1). The vector paths run 8
+ * points per ladder and share one inversion among all n; the portable path is libsodium's
+ * ladder, one point at a time. Returns 0, or −2 when memory ran out. */
 int satchel_x25519_batch(enum satchel_simd_path path, uint8_t *out, const uint8_t scalar[32],
                          const uint8_t *points, size_t n);
-/* 1 when satchel_x25519_batch has a ladder of its own for `path` on this CPU (0: libsodium's). */
+/* 1 when `path` has a ladder of its own on this CPU (0: libsodium's runs). */
 int satchel_x25519_batch_native(enum satchel_simd_path path);
+
+/* For Edwards points given by their y (32 bytes each, the sign bit ignored): the y of k·P
+ * (k clamped as above) through the Montgomery u = (1 + y)/(1 − y) and the same ladder, both
+ * conversions sharing one inversion each among all n. k·P's x sign is lost with u, so a caller
+ * that needs the point tries both. ok[i] = 0 where y is not canonical or k·P is the identity
+ * or of order 2 (the ladder's u is 0 or −1); out[i] is then meaningless. Monero's view-tag
+ * filter: D = 8·a·R. Returns 0, or −2 when memory ran out. */
+int satchel_edwards_y_batch(enum satchel_simd_path path, uint8_t *out, uint8_t *ok, const uint8_t scalar[32],
+                            const uint8_t *ys, size_t n);
 
 #endif
