@@ -1,4 +1,5 @@
 #include "satchel_curve_batch.h"
+#include "wipe.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -14,11 +15,6 @@
 
 #define MASK51 0x7FFFFFFFFFFFFULL
 
-/* Secrets are wiped through a volatile pointer, which the compiler cannot drop as dead stores. */
-static void wipe(void *p, size_t n) {
-    volatile uint8_t *b = p;
-    while (n--) *b++ = 0;
-}
 
 /* ---- One element, 64-bit limbs: decoding, the shared inversion and encoding. ---- */
 

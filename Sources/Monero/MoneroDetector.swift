@@ -86,40 +86,63 @@ public struct MoneroDetector: Sendable {
     }
 
     /// The wallet's outputs in each transaction. Each transaction key first goes through the
-    /// X25519 view-tag filter; only an output whose view tag matches a candidate (about 1 in
+    /// X25519 view-tag filter, all keys of the call at once, and the view tags its candidates
+    /// give are hashed together; only an output whose view tag matches a candidate (about 1 in
     /// 128 of other people's) or that has no view tag costs an exact derivation.
     public func scan(_ transactions: [MoneroTransaction]) -> [[MoneroOwnedOutput]] {
         var keys = [[UInt8]]()
-        var extras = [(main: [UInt8]?, additional: [[UInt8]], nonce: [UInt8]?)]()
+        let extras = transactions.map(\.extraFields)
         var firstKey = [Int]()
         // Only transactions whose outputs all carry view tags can be filtered.
         let filterable = transactions.map { $0.outputs.allSatisfy { $0.viewTag != nil } }
-        for (tx, canFilter) in zip(transactions, filterable) {
-            let extra = tx.extraFields
-            extras.append(extra)
+        for (t, canFilter) in filterable.enumerated() {
             firstKey.append(keys.count)
             guard canFilter else { continue }
-            if let main = extra.main { keys.append(main) }
-            keys += extra.additional.prefix(tx.outputs.count)
+            if let main = extras[t].main { keys.append(main) }
+            keys += extras[t].additional.prefix(transactions[t].outputs.count)
         }
         let candidates = filter.candidates(keys)
+        // Both encodings' view tags for every (output, key) that has candidates: one batch.
+        var messages = [[UInt8]]()
+        var tried = [(t: Int, slot: Int, output: Int)]()
+        for t in transactions.indices where filterable[t] {
+            for i in transactions[t].outputs.indices {
+                let index = varintBytes(UInt64(i))
+                for (slot, _) in Self.keySlots(extras[t], output: i) {
+                    guard let pair = candidates[firstKey[t] + slot] else { continue }
+                    messages += [Self.viewTagPrefix + pair.even + index, Self.viewTagPrefix + pair.odd + index]
+                    tried.append((t, slot, i))
+                }
+            }
+        }
+        let tags = Keccak256.hashAll(messages)
+        var matches = [[Int: Bool]](repeating: [:], count: transactions.count)
+        for (k, (t, slot, i)) in tried.enumerated() {
+            let tag = transactions[t].outputs[i].viewTag
+            matches[t][slot << 32 | i] = tags[2 * k][0] == tag || tags[2 * k + 1][0] == tag
+        }
         return transactions.indices.map { t in
-            let tx = transactions[t]
-            guard filterable[t] else { return scan(tx, extra: extras[t], hints: nil) }
-            let mainCount = extras[t].main == nil ? 0 : 1
-            let end = firstKey[t] + mainCount + min(extras[t].additional.count, tx.outputs.count)
-            return scan(tx, extra: extras[t], hints: Array(candidates[firstKey[t]..<end]))
+            scan(transactions[t], extra: extras[t], viewTagMatches: filterable[t] ? matches[t] : nil)
         }
     }
 
     /// The wallet's outputs in a transaction, every key derived exactly (the reference path).
-    public func scan(_ tx: MoneroTransaction) -> [MoneroOwnedOutput] { scan(tx, extra: tx.extraFields, hints: nil) }
+    public func scan(_ tx: MoneroTransaction) -> [MoneroOwnedOutput] { scan(tx, extra: tx.extraFields, viewTagMatches: nil) }
 
-    /// `hints`: the filter's candidates for the main key (if any), then each additional key.
-    /// An output is only looked at closely with a key whose candidates match its view tag or
-    /// that has none. An output whose amount does not open its commitment is not counted.
+    /// The keys output i may be paid with: the main key (slot 0) and its additional key (slot
+    /// 1 + i, or i without a main key).
+    private static func keySlots(_ extra: (main: [UInt8]?, additional: [[UInt8]], nonce: [UInt8]?), output i: Int) -> [(slot: Int, key: [UInt8])] {
+        var slots: [(slot: Int, key: [UInt8])] = []
+        if let main = extra.main { slots.append((0, main)) }
+        if i < extra.additional.count { slots.append(((extra.main == nil ? 0 : 1) + i, extra.additional[i])) }
+        return slots
+    }
+
+    /// `viewTagMatches` (slot << 32 | output → whether a candidate's view tag matched): an
+    /// output is only looked at closely with a key whose candidates matched or that has none.
+    /// An output whose amount does not open its commitment is not counted.
     private func scan(_ tx: MoneroTransaction, extra: (main: [UInt8]?, additional: [[UInt8]], nonce: [UInt8]?),
-                      hints: [(even: [UInt8], odd: [UInt8])?]?) -> [MoneroOwnedOutput] {
+                      viewTagMatches: [Int: Bool]?) -> [MoneroOwnedOutput] {
         guard extra.main != nil || !extra.additional.isEmpty else { return [] }
         var exact = [Int: [UInt8]?]()  // key slot → derivation, computed once
         func derive(_ slot: Int, _ key: [UInt8]) -> [UInt8]? {
@@ -128,20 +151,13 @@ public struct MoneroDetector: Sendable {
             exact[slot] = d
             return d
         }
-        let mainSlot = extra.main == nil ? nil : 0
-        let additionalBase = extra.main == nil ? 0 : 1
         var found = [MoneroOwnedOutput]()
         for (i, output) in tx.outputs.enumerated() {
-            var slots: [(slot: Int, key: [UInt8])] = []
-            if let mainSlot, let main = extra.main { slots.append((mainSlot, main)) }
-            if i < extra.additional.count { slots.append((additionalBase + i, extra.additional[i])) }
             let index = varintBytes(UInt64(i))
-            for (slot, key) in slots {
-                if let hints, let tag = output.viewTag, slot < hints.count, let pair = hints[slot] {
-                    guard Self.viewTag(pair.even, index) == tag || Self.viewTag(pair.odd, index) == tag else { continue }
-                }
+            for (slot, key) in Self.keySlots(extra, output: i) {
+                if let matched = viewTagMatches?[slot << 32 | i], !matched { continue }
                 guard let derivation = derive(slot, key) else { continue }
-                if let tag = output.viewTag, Keccak256.hash(Array("view_tag".utf8) + derivation + index)[0] != tag { continue }
+                if let tag = output.viewTag, Keccak256.hash(Self.viewTagPrefix + derivation + index)[0] != tag { continue }
                 let hs = Ed25519.hashToScalar(derivation + index).bytes
                 guard let hsG = Ed25519.basePointMultiple(bytes: hs),
                       let spend = Ed25519.subtract(output.key, hsG),
@@ -150,7 +166,7 @@ public struct MoneroDetector: Sendable {
                 // The key image here, not when the output is stored: this runs on every core.
                 let image = MoneroOutputSecret.secret(sharedScalar: hs, keys: keys, major: owner.major, minor: owner.minor)
                     .flatMap { MoneroHashToPoint.keyImage(outputKey: output.key, secret: $0) }
-                let mainDerivation = mainSlot.flatMap { slot in extra.main.flatMap { derive(slot, $0) } }
+                let mainDerivation = extra.main.flatMap { derive(0, $0) }
                 found.append(MoneroOwnedOutput(
                     txID: tx.id, outputIndex: i, amount: amount, major: owner.major, minor: owner.minor,
                     outputKey: output.key, paymentID: paymentID(extra.nonce, mainDerivation: mainDerivation),
@@ -160,17 +176,6 @@ public struct MoneroDetector: Sendable {
             }
         }
         return found
-    }
-
-    /// Keccak("view_tag" ‖ D ‖ varint(i))[0], hashed from one buffer: this runs twice per key
-    /// for every output of every transaction.
-    static func viewTag(_ derivation: [UInt8], _ index: [UInt8]) -> UInt8 {
-        var input = [UInt8]()
-        input.reserveCapacity(8 + 32 + index.count)
-        input.append(contentsOf: viewTagPrefix)
-        input.append(contentsOf: derivation)
-        input.append(contentsOf: index)
-        return Keccak256.hash(input)[0]
     }
 
     private static let viewTagPrefix = Array("view_tag".utf8)

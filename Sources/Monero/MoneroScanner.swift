@@ -55,19 +55,25 @@ public struct MoneroScanner: ChainScanner {
         guard block.transactionIDs.count == data.transactions.count else {
             return .failure(.malformed(what: what, reason: "lists \(block.transactionIDs.count) transactions, the source gave \(data.transactions.count)"))
         }
-        var txs = [block.minerTransaction]
+        // Parsed first, then hashed together; the first transaction that fails either way is
+        // the one reported, as when each was hashed on its own.
+        var txs = [MoneroTransaction]()
         txs.reserveCapacity(data.transactions.count + 1)
+        var malformed: (index: Int, error: ScanError)?
         for (i, blob) in data.transactions.enumerated() {
-            let tx: MoneroTransaction
-            do { tx = try MoneroTransaction(blob: blob) } catch {
-                return .failure(.malformed(what: "\(what), transaction \(i)", reason: error.message))
+            do { txs.append(try MoneroTransaction(blob: blob, deferringID: true)) } catch {
+                malformed = (i, error)
+                break
             }
-            guard tx.id == block.transactionIDs[i] else {
-                return .failure(.hashMismatch(what: "\(what), transaction \(i)", expected: Hex.encode(block.transactionIDs[i]), computed: Hex.encode(tx.id)))
-            }
-            txs.append(tx)
         }
-        return .success(MoneroParsedBlock(block: block, transactions: txs))
+        MoneroTransaction.computeIDs(&txs)
+        for (i, tx) in txs.enumerated() where tx.id != block.transactionIDs[i] {
+            return .failure(.hashMismatch(what: "\(what), transaction \(i)", expected: Hex.encode(block.transactionIDs[i]), computed: Hex.encode(tx.id)))
+        }
+        if let malformed {
+            return .failure(.malformed(what: "\(what), transaction \(malformed.index)", reason: malformed.error.message))
+        }
+        return .success(MoneroParsedBlock(block: block, transactions: [block.minerTransaction] + txs))
     }
 
     public static func parseTransaction(_ blob: [UInt8]) -> MoneroTransaction? { try? MoneroTransaction(blob: blob) }

@@ -41,6 +41,36 @@ final class HandWrittenHashTests: XCTestCase {
         }
     }
 
+    /// The batched Keccak (CCurveBatch) on every path this CPU runs: the vectors above, in one
+    /// call with "" and "abc", and 5,000 random messages of random lengths (0 to 1,500 bytes,
+    /// the block edges often) against the one-at-a-time hash.
+    func testKeccak256Batched() throws {
+        let paths = CurveBatchPath.allCases.filter(\.isSupported)
+        XCTAssertTrue(paths.contains(.portable))
+        let known: [(Int, String)] = [
+            (0, "c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470"),
+            (135, "cbdfd9dee5faad3818d6b06f95a219fd290b0e1706f6a82e5a595b9ce9faca62"),
+            (136, "7ce759f1ab7f9ce437719970c26b0a66ff11fe3e38e17df89cf5d29c7d7f807e"),
+            (137, "ac73d4fae68b8453f764007c1a20ce95994187861f0c3227a3a8e99a73a3b1db"),
+            (2000, "eac17d1278bbca702a882c4f66898f5b7b9973d12a68dd67fe5ebe07810c1338"),
+        ]
+        let messages = known.map { n, _ in (0..<n).map { UInt8($0 % 251) } } + [Array("abc".utf8)]
+        let digests = known.map(\.1) + ["4e03657aea45a94fc7d47ba826c8d667c0d1e6e33a64a036ec44f58fa12d6c45"]
+        var random = [[UInt8]]()
+        for i in 0..<5_000 {
+            let edge = [135, 136, 137, 271, 272, 273][i % 6]
+            let n = i % 3 == 0 ? edge : Int.random(in: 0...1_500)
+            random.append((0..<n).map { _ in UInt8.random(in: 0...255) })
+        }
+        let expected = random.map(Keccak256.hash)
+        for path in paths {
+            XCTAssertEqual(Keccak256.hashAll(messages, path: path).map(Hex.encode), digests, "\(path)")
+            XCTAssertEqual(Keccak256.hashAll(random, path: path), expected, "\(path)")
+            XCTAssertEqual(Keccak256.hashAll(random.prefix(9).map { $0[...] }, path: path), Array(expected.prefix(9)), "\(path), slices")
+            XCTAssertEqual(Keccak256.hashAll([[UInt8]](), path: path), [])
+        }
+    }
+
     func testKeccak256() throws {
         XCTAssertEqual(Hex.encode(Keccak256.hash([UInt8]())), "c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470")
         XCTAssertEqual(Hex.encode(Keccak256.hash(Array("abc".utf8))), "4e03657aea45a94fc7d47ba826c8d667c0d1e6e33a64a036ec44f58fa12d6c45")

@@ -82,4 +82,9 @@ int satchel_x25519_batch_native(enum satchel_simd_path path);
 int satchel_edwards_y_batch(enum satchel_simd_path path, uint8_t *out, uint8_t *ok, const uint8_t scalar[32],
                             const uint8_t *ys, size_t n);
 
+/* Keccak-256 (the original padding, as Monero and Ethereum use it) of n messages: message i
+ * is data[offsets[i] ..< offsets[i + 1]] (offsets has n + 1 entries); its hash goes to
+ * out[32i ..< 32i + 32]. AVX-512 hashes 8 messages at a time, AVX2 4; lengths may differ. */
+void satchel_keccak256_batch(enum satchel_simd_path path, uint8_t *out, const uint8_t *data, const size_t *offsets, size_t n);
+
 #endif
