@@ -56,8 +56,11 @@ public final class MoneroRPCSource: BlockSource, Sendable {
         let fetch: BackgroundTask<[BlockData]>
     }
 
-    /// When this few blocks are left ahead, the next answer is asked for.
-    static let refillBelow = 300
+    /// An answer of more blocks than this (the tip is not near) has the next one asked for as
+    /// soon as its first blocks are served: monerod takes as long to answer a busy stretch as
+    /// the scan takes for it, and waiting until the last blocks left the scan idle meanwhile.
+    /// At most one answer is held ahead.
+    static let refillAbove = 300
 
     public func blocks(from height: Int, count: Int) throws -> [BlockData] {
         enum Plan { case served([BlockData]), wait(Refill), fetch }
@@ -66,7 +69,7 @@ public final class MoneroRPCSource: BlockSource, Sendable {
                 let slice = Array(state.blocks[(height - first)..<min(state.blocks.count, height - first + count)])
                 state.next = height + slice.count
                 let end = first + state.blocks.count
-                if state.refill == nil, end - state.next < Self.refillBelow, state.blocks.count > Self.refillBelow {
+                if state.refill == nil, state.blocks.count > Self.refillAbove {
                     state.refill = Refill(from: end, fetch: BackgroundTask { [self] in try fetch(from: end, count: count) })
                 }
                 return .served(slice)
