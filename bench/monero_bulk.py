@@ -36,10 +36,11 @@ def wait(port, method, path="json_rpc"):
     sys.exit(f"bench: the Monero process on port {port} did not start")
 
 
-def timed(cmd, stdin):
-    """Seconds, max RSS (KB) and stdout of a command, checked."""
+def timed(cmd, stdin, simd=None):
+    """Seconds, max RSS (KB) and stdout of a command, checked; `simd` forces a curve-kernel path."""
+    env = dict(os.environ, SATCHEL_SIMD=simd) if simd else None
     t = time.perf_counter()
-    p = subprocess.run(["/usr/bin/time", "-f", "%M"] + cmd, input=stdin, capture_output=True, text=True)
+    p = subprocess.run(["/usr/bin/time", "-f", "%M"] + cmd, input=stdin, capture_output=True, text=True, env=env)
     seconds = time.perf_counter() - t
     if p.returncode != 0:
         sys.exit(f"bench: {' '.join(cmd)} exited {p.returncode}: {p.stderr[-500:]}")
@@ -101,8 +102,12 @@ def main():
         # First runs build each state's subaddress table (the wallet has its own already).
         _, _, first_node = timed(node_cmd, stdin)
         _, _, first_file = timed(file_cmd, stdin)
+        # The other curve-kernel paths this CPU runs (SATCHEL_SIMD), each timed in the same rounds.
+        paths = [p for p in ("avx2", "portable") if p != "avx2" or "avx2" in open("/proc/cpuinfo").read()]
         runs = {"wallet": [], "node": [], "file": []}
-        rss = []
+        for p in paths:
+            runs[f"node@{p}"], runs[f"file@{p}"] = [], []
+        rss, path_agree = [], True
         for _ in range(3):
             t = time.perf_counter()
             rpc(WALLET, "rescan_blockchain", {"hard": False})
@@ -112,6 +117,13 @@ def main():
             s, kb, out_file = timed(file_cmd + ["--rescan"], stdin)
             runs["file"].append(s)
             rss.append(kb)
+            for p in paths:
+                s, _, out_p = timed(node_cmd + ["--rescan"], stdin, simd=p)
+                runs[f"node@{p}"].append(s)
+                path_agree = path_agree and owned(out_p) == owned(out_node) and balance(out_p) == balance(out_node)
+                s, _, out_p = timed(file_cmd + ["--rescan"], stdin, simd=p)
+                runs[f"file@{p}"].append(s)
+                path_agree = path_agree and owned(out_p) == owned(out_file) and balance(out_p) == balance(out_file)
         wb = rpc(WALLET, "get_balance", {"all_accounts": True})
         want = (wb["balance"], wb["unlocked_balance"])
         fixture = (expected["get_balance_all_accounts"]["balance"], expected["get_balance_all_accounts"]["unlocked_balance"])
@@ -152,19 +164,27 @@ def main():
             ratio = best["wallet"] / best[name]
             print(f"  {label:40s} {best[name]:6.2f} s  {txs / best[name]:6.0f} tx/s  {ratio:4.2f}× monero-wallet-rpc  "
                   f"{best[name] / limit['filter_all_cores_seconds']:4.1f}× the limit")
+        for p in paths:
+            for name, label in [(f"node@{p}", f"  the same, SATCHEL_SIMD={p}: --node"), (f"file@{p}", f"  the same, SATCHEL_SIMD={p}: files")]:
+                print(f"  {label:40s} {best[name]:6.2f} s  {txs / best[name]:6.0f} tx/s  {best['wallet'] / best[name]:4.2f}× monero-wallet-rpc")
+        x = limit["x25519_us"]
+        print("  X25519 on one core, µs a point (the chain's keys, runs of 256): libsodium " + f"{x['libsodium']:.1f}; " +
+              "; ".join(f"{p} {x[p]:.1f} ({x[p] / x['libsodium']:.2f}× libsodium" +
+                        ("" if p in limit["own_ladder"] else ", libsodium's ladder: no kernel of its own yet") + ")"
+                        for p in ("ifma", "avx2", "portable") if p in x))
         print(f"  limit: the chain's {limit['derivations']} transaction keys through the X25519 view-tag filter on all cores: "
               f"{limit['filter_all_cores_seconds']:.2f} s")
         print(f"    exact derivations instead: all cores {limit['exact_all_cores_seconds']:.2f} s; one core: Satchel's "
               f"{limit['exact_one_core_seconds']:.2f} s, libsodium's noclamp with its subgroup check {limit['libsodium_one_core_seconds']:.2f} s")
         print(f"  max RSS of the file scan: {min(rss) / 1024:.0f} MB on the chain, {rss10 / 1024:.0f} MB on a chain file 10× as long"
               f" ({limit['blocks'] * 10} blocks, {len(out10.splitlines())} records)")
-        print(f"  same outputs and balances (wallet, node scan, file scan, fixture): {agree}")
+        print(f"  same outputs and balances (wallet, node scan, file scan, fixture): {agree}; on every path: {path_agree}")
         print(f"  ten wallets from the files (--rescan): one pass {one_pass:.2f} s, ten runs of one {separate:.2f} s "
               f"({separate / one_pass:.2f}× as long; R's balance right: {many_agree})")
         json.dump({"blocks": height, "transactions": txs, "runs": runs, "best": best, "limit": limit, "rss_kb": min(rss),
-                   "rss_x10_kb": rss10, "agree": agree,
+                   "rss_x10_kb": rss10, "agree": agree, "path_agree": path_agree,
                    "ten_wallets_one_pass": one_pass, "ten_wallets_separately": separate}, open(os.path.join(ROOT, "bench", "results", "monero-bulk.json"), "w"), indent=1)
-        if not agree or not many_agree:
+        if not agree or not many_agree or not path_agree:
             sys.exit("bench: the balances or outputs differ")
     finally:
         for p in procs:

@@ -111,10 +111,10 @@ func measure(blocksPath: String, txsPath: String) throws {
             all[start..<min(start + 64, all.count)].map { Ed25519.moneroDerivation(secret: viewKey, publicKey: $0) }
         }
     }
-    // What the scan runs: the X25519 view-tag filter, a block's keys at a time, on every core.
+    // What the scan runs: the X25519 view-tag filter, runs of keys from several blocks, on every core.
     let filter = ViewTagFilter(viewSecret: viewKey)
     let filtered = best(3) {
-        _ = ParallelMap.map(Array(stride(from: 0, to: all.count, by: 20))) { start in filter.candidates(Array(all[start..<min(start + 20, all.count)])) }
+        _ = ParallelMap.map(Array(stride(from: 0, to: all.count, by: 128))) { start in filter.candidates(Array(all[start..<min(start + 128, all.count)])) }
     }
     let oneCore = best(2) { for k in keys { _ = Ed25519.moneroDerivation(secret: viewKey, publicKey: k) } }
     var eightA = [UInt8](repeating: 0, count: 32)
@@ -123,9 +123,31 @@ func measure(blocksPath: String, txsPath: String) throws {
         var out = [UInt8](repeating: 0, count: 32)
         for k in keys { _ = crypto_scalarmult_ed25519_noclamp(&out, eightA, k) }
     }
+    // X25519 on one core, µs a point: libsodium's ladder, and the batched one on each path this
+    // CPU runs (runs of 256 points, as a busy block gives), on the chain's keys as u-coordinates.
+    let points = Array(keys.prefix(8_192)).map { key -> [UInt8] in var u = key; u[31] &= 0x7F; return u }
+    var clamped = eightA
+    clamped[0] &= 248
+    clamped[31] = (clamped[31] & 127) | 64
+    let x25519Sodium = best(3) {
+        var out = [UInt8](repeating: 0, count: 32)
+        for u in points { _ = crypto_scalarmult_curve25519(&out, clamped, u) }
+    } / Double(points.count) * 1e6
+    var perPath = [String]()
+    for path in CurveBatchPath.allCases where path.isSupported {
+        let seconds = best(3) {
+            clamped.withUnsafeBytes { k in
+                for start in stride(from: 0, to: points.count, by: 256) {
+                    _ = X25519Batch.multiply(scalar: k, points: Array(points[start..<min(start + 256, points.count)]), path: path)
+                }
+            }
+        }
+        perPath.append(#""\#(path.rawValue)":\#(seconds / Double(points.count) * 1e6)"#)
+    }
     print(#"{"blocks":\#(height),"transactions":\#(transactions),"derivations":\#(keys.count),"#
           + #""filter_all_cores_seconds":\#(filtered),"exact_all_cores_seconds":\#(parallel),"exact_one_core_seconds":\#(oneCore),"#
-      + #""libsodium_one_core_seconds":\#(sodium)}"#)
+          + #""libsodium_one_core_seconds":\#(sodium),"x25519_us":{"libsodium":\#(x25519Sodium),\#(perPath.joined(separator: ","))},"#
+          + #""own_ladder":[\#(CurveBatchPath.allCases.filter { X25519Batch.hasOwnLadder($0) }.map { "\"\($0.rawValue)\"" }.joined(separator: ","))]}"#)
 }
 
 try measure(blocksPath: args[1], txsPath: args[2])

@@ -38,7 +38,8 @@ struct ScanBlocksCommand: ParsableCommand {
           scan-blocks --chain zcash --wallet zshop --keystore-pass-file ~/.pass --blocks /srv/zec/compact.pb >> zec-payments.jsonl
           scan-blocks --chain zcash --wallet zshop --keystore-pass-file ~/.pass --lightwalletd lwd.example.org:9067 >> zec-payments.jsonl
         """,
-        version: SatchelVersion.string)
+        version: SatchelVersion.string + " (curve kernels: \(CurveBatchPath.inUse.rawValue)"
+            + (CurveBatchPath.forcedButUnavailable ? "; SATCHEL_SIMD names a path this CPU lacks" : "") + ")")
 
     @Option(help: "Chain: monero or zcash (Sapling, from compact blocks).")
     var chain: String = "monero"

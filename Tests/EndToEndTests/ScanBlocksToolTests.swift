@@ -230,6 +230,28 @@ final class ScanBlocksToolTests: XCTestCase {
         XCTAssertFalse(records.contains("%"), "progress leaked into the records")
     }
 
+    /// --version names the curve kernels in use: the best this CPU has (from /proc/cpuinfo),
+    /// each path SATCHEL_SIMD forces, and a forced path the CPU lacks as such.
+    func testVersionNamesTheCurveKernels() throws {
+        let flags = Set(try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8).split(whereSeparator: \.isWhitespace).map(String.init))
+        let ifma = flags.isSuperset(of: ["avx512f", "avx512ifma", "avx512vl"]), avx2 = flags.contains("avx2")
+        let best = ifma ? "ifma" : avx2 ? "avx2" : "portable"
+        func version(_ env: String) throws -> String {
+            let r = try Shell.run("\(env) scan-blocks --version")
+            XCTAssertEqual(r.status, 0, r.stderr)
+            return r.out.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let plain = try version("")
+        XCTAssertNotNil(plain.wholeMatch(of: /[0-9]+\.[0-9]+\.[0-9]+ \(curve kernels: [a-z0-9]+\)/), plain)
+        XCTAssertTrue(plain.hasSuffix(" (curve kernels: \(best))"), plain)
+        for (path, runs) in [("portable", true), ("avx2", avx2), ("ifma", ifma)] {
+            let forced = try version("SATCHEL_SIMD=\(path)")
+            XCTAssertTrue(forced.hasSuffix(runs ? " (curve kernels: \(path))" : " (curve kernels: \(best); SATCHEL_SIMD names a path this CPU lacks)"), forced)
+        }
+        let unknown = try version("SATCHEL_SIMD=sse9")
+        XCTAssertTrue(unknown.hasSuffix(" (curve kernels: \(best); SATCHEL_SIMD names a path this CPU lacks)"), unknown)
+    }
+
     /// Every long option --help lists is in the man page (as mdoc's `Fl -name`).
     func testHelpAndManPage() throws {
         let help = try Shell.run("scan-blocks --help")
