@@ -222,7 +222,19 @@ IFMA static inline void f8_cswap(f8 *a, f8 *b, __m512i mask) {
     }
 }
 
-/* The RFC 7748 ladder on 8 lanes; (x, z) of k·u per lane out, limb-major. */
+#define FE f8
+#define MASK __m512i
+#define MASK_OF(bit) _mm512_set1_epi64((long long)(0 - (bit)))
+#define FE_CSWAP f8_cswap
+#define FE_ADD f8_add
+#define FE_SUB f8_sub
+#define FE_MUL f8_mul
+#define FE_SQ f8_sq
+#define FE_A24 f8_mul_a24
+#define PREFIX(name) IFMA name##8
+#include "ladder.inc"  /* which undefines them */
+
+/* The ladder on 8 lanes; (x, z) of k·u per lane out, limb-major. */
 IFMA static void ladder8(uint64_t xout[5][8], uint64_t zout[5][8], const uint8_t k[32], const uint64_t u[5][8]) {
     f8 x1, x2, z2, x3, z3;
     UNROLL
@@ -231,41 +243,162 @@ IFMA static void ladder8(uint64_t xout[5][8], uint64_t zout[5][8], const uint8_t
         x2.v[i] = z3.v[i] = _mm512_set1_epi64(i == 0);
         z2.v[i] = _mm512_setzero_si512();
     }
-    uint64_t swap = 0;
-    for (int t = 254; t >= 0; t--) {
-        uint64_t bit = (k[t >> 3] >> (t & 7)) & 1;
-        swap ^= bit;
-        __m512i mask = _mm512_set1_epi64((long long)(0 - swap));
-        f8_cswap(&x2, &x3, mask);
-        f8_cswap(&z2, &z3, mask);
-        swap = bit;
-        f8 a, aa, b, bb, e, c, d, da, cb, s;
-        f8_add(&a, &x2, &z2);
-        f8_sub(&b, &x2, &z2);
-        f8_add(&c, &x3, &z3);
-        f8_sub(&d, &x3, &z3);
-        f8_sq(&aa, &a);
-        f8_sq(&bb, &b);
-        f8_mul(&da, &d, &a);
-        f8_mul(&cb, &c, &b);
-        f8_sub(&e, &aa, &bb);
-        f8_add(&s, &da, &cb);
-        f8_sq(&x3, &s);
-        f8_sub(&s, &da, &cb);
-        f8_sq(&s, &s);
-        f8_mul(&z3, &x1, &s);
-        f8_mul(&x2, &aa, &bb);
-        f8_mul_a24(&s, &e);
-        f8_add(&s, &aa, &s);
-        f8_mul(&z2, &e, &s);
-    }
-    __m512i mask = _mm512_set1_epi64((long long)(0 - swap));
-    f8_cswap(&x2, &x3, mask);
-    f8_cswap(&z2, &z3, mask);
+    ladder_steps8(&x2, &z2, &x3, &z3, &x1, k);
     UNROLL
     for (int i = 0; i < 5; i++) {
         _mm512_storeu_si512((void *)xout[i], x2.v[i]);
         _mm512_storeu_si512((void *)zout[i], z2.v[i]);
+    }
+}
+
+/* ---- Four lanes, AVX2: radix 2^25.5 (ten limbs of 26 and 25 bits, offsets 0, 26, 51, 77,
+ * …), products of 32-bit halves (vpmuludq), which every x86-64 with AVX2 has. ---- */
+#define AVX2 __attribute__((target("avx2")))
+
+typedef struct { __m256i v[10]; } f4;
+
+static const int WIDTH[10] = {26, 25, 26, 25, 26, 25, 26, 25, 26, 25};
+
+/* One carry chain, limb 0 to 9, 9 back into 0 times 19 and on into 1: limbs < 2^64 in, each
+ * limb under its width out, but limb 1, which takes the last carry (< 2^18). */
+AVX2 static inline void f4_carry(f4 *h) {
+    UNROLL
+    for (int i = 0; i < 9; i++) {
+        __m256i c = _mm256_srli_epi64(h->v[i], WIDTH[i]);
+        h->v[i] = _mm256_and_si256(h->v[i], _mm256_set1_epi64x((1LL << WIDTH[i]) - 1));
+        h->v[i + 1] = _mm256_add_epi64(h->v[i + 1], c);
+    }
+    __m256i c = _mm256_srli_epi64(h->v[9], 25);
+    h->v[9] = _mm256_and_si256(h->v[9], _mm256_set1_epi64x((1LL << 25) - 1));
+    __m256i c16 = _mm256_slli_epi64(c, 4);
+    __asm__("" : "+x"(c16));  /* 19c as shifts, not a 64-bit multiplication */
+    h->v[0] = _mm256_add_epi64(h->v[0], _mm256_add_epi64(_mm256_add_epi64(c16, _mm256_slli_epi64(c, 1)), c));
+    c = _mm256_srli_epi64(h->v[0], 26);
+    h->v[0] = _mm256_and_si256(h->v[0], _mm256_set1_epi64x((1LL << 26) - 1));
+    h->v[1] = _mm256_add_epi64(h->v[1], c);
+}
+
+/* f·g, limbs < 2^27.6: a product f_i·g_j lands on limb i + j, twice when i and j are both odd
+ * (their offsets round down), times 19 past limb 9. 19·g_j < 2^32, each product ≤ 2·2^27.6 ·
+ * 19·2^27.6 < 2^60.5, and a column's ten under 2^64.
+ * Row by row (one f_i against every g_j, read from memory): AVX2 has 16 registers, and the ten
+ * column sums take ten of them; holding f, 2f, g and 19g as well spilled everything. */
+AVX2 static inline void f4_mul(f4 *h, const f4 *f, const f4 *g) {
+    __m256i g19[10];
+    UNROLL
+    for (int j = 0; j < 10; j++) {
+        __m256i g16 = _mm256_slli_epi64(g->v[j], 4);
+        __asm__("" : "+x"(g16));
+        g19[j] = _mm256_add_epi64(_mm256_add_epi64(g16, _mm256_slli_epi64(g->v[j], 1)), g->v[j]);
+    }
+    __m256i acc[10];
+    UNROLL
+    for (int k = 0; k < 10; k++) acc[k] = _mm256_setzero_si256();
+    UNROLL
+    for (int i = 0; i < 10; i++) {
+        __m256i fi = f->v[i], fi2 = _mm256_add_epi64(fi, fi);
+        UNROLL
+        for (int j = 0; j < 10; j++) {
+            int k = (i + j) % 10;
+            __m256i x = (i & 1) && (j & 1) ? fi2 : fi;
+            acc[k] = _mm256_add_epi64(acc[k], _mm256_mul_epu32(x, i + j >= 10 ? g19[j] : g->v[j]));
+        }
+    }
+    f4 r;
+    UNROLL
+    for (int k = 0; k < 10; k++) r.v[k] = acc[k];
+    f4_carry(&r);
+    *h = r;
+}
+
+/* f², each product f_i·f_j (i < j) once and doubled: 55 multiplications instead of 100. Limbs
+ * < 2^27.6, odd ones < 2^26.6 (what f4_sub gives at most): a column's terms stay under 2^63. */
+AVX2 static inline void f4_sq(f4 *h, const f4 *f) {
+    __m256i f19[10];
+    UNROLL
+    for (int j = 0; j < 10; j++) {
+        __m256i f16 = _mm256_slli_epi64(f->v[j], 4);
+        __asm__("" : "+x"(f16));
+        f19[j] = _mm256_add_epi64(_mm256_add_epi64(f16, _mm256_slli_epi64(f->v[j], 1)), f->v[j]);
+    }
+    __m256i acc[10];
+    UNROLL
+    for (int k = 0; k < 10; k++) acc[k] = _mm256_setzero_si256();
+    UNROLL
+    for (int i = 0; i < 10; i++) {
+        __m256i fi = f->v[i], fi2 = _mm256_add_epi64(fi, fi), fi4 = _mm256_add_epi64(fi2, fi2);
+        UNROLL
+        for (int j = i; j < 10; j++) {
+            int times = (i == j ? 1 : 2) * ((i & 1) && (j & 1) ? 2 : 1);
+            __m256i x = times == 1 ? fi : times == 2 ? fi2 : fi4;
+            acc[(i + j) % 10] = _mm256_add_epi64(acc[(i + j) % 10], _mm256_mul_epu32(x, i + j >= 10 ? f19[j] : f->v[j]));
+        }
+    }
+    f4 r;
+    UNROLL
+    for (int k = 0; k < 10; k++) r.v[k] = acc[k];
+    f4_carry(&r);
+    *h = r;
+}
+
+AVX2 static inline void f4_mul_a24(f4 *h, const f4 *f) {
+    const __m256i k = _mm256_set1_epi64x(121665);
+    f4 r;
+    UNROLL
+    for (int i = 0; i < 10; i++) r.v[i] = _mm256_mul_epu32(f->v[i], k);
+    f4_carry(&r);
+    *h = r;
+}
+
+/* Sums and differences are not carried: each goes straight into a multiplication, which takes
+ * limbs < 2^27.6 (its bounds above hold for them), and only carried values are added. */
+AVX2 static inline void f4_add(f4 *h, const f4 *a, const f4 *b) {
+    UNROLL
+    for (int i = 0; i < 10; i++) h->v[i] = _mm256_add_epi64(a->v[i], b->v[i]);
+}
+
+/* a − b + 2p: each limb of 2p (2^27 − 38, 2^26 − 2, …) exceeds every limb a carried b has
+ * (< 2^26, odd ones < 2^25, limb 1 < 2^25 + 2^18). */
+AVX2 static inline void f4_sub(f4 *h, const f4 *a, const f4 *b) {
+    UNROLL
+    for (int i = 0; i < 10; i++) {
+        long long two_p = i == 0 ? 2 * ((1LL << 26) - 19) : 2 * ((1LL << WIDTH[i]) - 1);
+        h->v[i] = _mm256_sub_epi64(_mm256_add_epi64(a->v[i], _mm256_set1_epi64x(two_p)), b->v[i]);
+    }
+}
+
+AVX2 static inline void f4_cswap(f4 *a, f4 *b, __m256i mask) {
+    UNROLL
+    for (int i = 0; i < 10; i++) {
+        __m256i t = _mm256_and_si256(mask, _mm256_xor_si256(a->v[i], b->v[i]));
+        a->v[i] = _mm256_xor_si256(a->v[i], t);
+        b->v[i] = _mm256_xor_si256(b->v[i], t);
+    }
+}
+
+#define FE f4
+#define MASK __m256i
+#define MASK_OF(bit) _mm256_set1_epi64x((long long)(0 - (bit)))
+#define FE_CSWAP f4_cswap
+#define FE_ADD f4_add
+#define FE_SUB f4_sub
+#define FE_MUL f4_mul
+#define FE_SQ f4_sq
+#define FE_A24 f4_mul_a24
+#define PREFIX(name) AVX2 name##4
+#include "ladder.inc"  /* which undefines them */
+
+AVX2 static void ladder4(uint64_t xout[10][4], uint64_t zout[10][4], const uint8_t k[32], const uint64_t u[10][4]) {
+    f4 x1, x2, z2, x3, z3;
+    for (int i = 0; i < 10; i++) {
+        x1.v[i] = x3.v[i] = _mm256_loadu_si256((const __m256i *)u[i]);
+        x2.v[i] = z3.v[i] = _mm256_set1_epi64x(i == 0);
+        z2.v[i] = _mm256_setzero_si256();
+    }
+    ladder_steps4(&x2, &z2, &x3, &z3, &x1, k);
+    for (int i = 0; i < 10; i++) {
+        _mm256_storeu_si256((__m256i *)xout[i], x2.v[i]);
+        _mm256_storeu_si256((__m256i *)zout[i], z2.v[i]);
     }
 }
 #endif
@@ -316,21 +449,49 @@ static void fe51_divide_all(fe51 *q, const fe51 *num, const fe51 *den, fe51 *pre
 
 int satchel_x25519_batch_native(enum satchel_simd_path path) {
 #if defined(__x86_64__)
-    return path == SATCHEL_SIMD_IFMA && satchel_simd_supported(SATCHEL_SIMD_IFMA);
+    return path != SATCHEL_SIMD_PORTABLE && satchel_simd_supported(path);
 #else
     (void)path;
     return 0;
 #endif
 }
 
-/* (X : Z) of k·u for every u: 8 per vector ladder, or libsodium's ladder one at a time
- * (X = its u, Z = 1; X = 0 where it answers −1, which is what the vector ladder gives too). */
+/* Radix 2^51 and radix 2^25.5 for the AVX2 lanes: the same bits, cut at other places. */
+static const int OFFSET25[11] = {0, 26, 51, 77, 102, 128, 153, 179, 204, 230, 255};
+
+static void fe51_to25(uint64_t out[10], const fe51 *a) {
+    uint8_t s[32];
+    fe51_tobytes(s, a);
+    for (int i = 0; i < 10; i++) {
+        uint64_t v = 0;
+        for (int bit = OFFSET25[i + 1] - 1; bit >= OFFSET25[i]; bit--) v = v << 1 | ((s[bit >> 3] >> (bit & 7)) & 1);
+        out[i] = v;
+    }
+    wipe(s, sizeof s);
+}
+
+/* Limbs < 2^27.1 (not reduced): each added in at its offset, then carried by a multiplication by 1. */
+static void fe51_from25(fe51 *r, const uint64_t in[10]) {
+    fe51 t = {{0, 0, 0, 0, 0}};
+    for (int i = 0; i < 10; i++) {
+        int limb = OFFSET25[i] / 51, shift = OFFSET25[i] % 51;
+        unsigned __int128 v = (unsigned __int128)in[i] << shift;
+        t.v[limb] += (uint64_t)v & MASK51;
+        uint64_t high = (uint64_t)(v >> 51);
+        if (limb + 1 < 5) t.v[limb + 1] += high; else t.v[0] += 19 * high;
+    }
+    const fe51 one = {{1, 0, 0, 0, 0}};
+    fe51_mul(r, &t, &one);
+}
+
+/* (X : Z) of k·u for every u: 8 (IFMA) or 4 (AVX2) per vector ladder, a short last batch
+ * repeating its first point in the lanes it lacks; else libsodium's ladder one at a time
+ * (X = its u, Z = 1; X = 0 where it answers −1, which is what the vector ladders give too). */
 static void ladder_all(enum satchel_simd_path path, fe51 *x, fe51 *z, const uint8_t k[32], const fe51 *u, size_t n) {
 #if defined(__x86_64__)
-    if (satchel_x25519_batch_native(path)) {
+    if (path == SATCHEL_SIMD_IFMA && satchel_x25519_batch_native(path)) {
         for (size_t start = 0; start < n; start += 8) {
             uint64_t us[5][8], xs[5][8], zs[5][8];
-            /* A short last batch repeats its first point in the lanes it lacks. */
             for (int lane = 0; lane < 8; lane++)
                 for (int i = 0; i < 5; i++) us[i][lane] = u[start + lane < n ? start + lane : start].v[i];
             ladder8(xs, zs, k, us);
@@ -339,6 +500,27 @@ static void ladder_all(enum satchel_simd_path path, fe51 *x, fe51 *z, const uint
                 for (int i = 0; i < 5; i++) { x[start + lane].v[i] = xs[i][lane]; z[start + lane].v[i] = zs[i][lane]; }
             wipe(xs, sizeof xs);
             wipe(zs, sizeof zs);
+        }
+        return;
+    }
+    if (path == SATCHEL_SIMD_AVX2 && satchel_x25519_batch_native(path)) {
+        for (size_t start = 0; start < n; start += 4) {
+            uint64_t us[10][4], xs[10][4], zs[10][4], limbs[10];
+            for (int lane = 0; lane < 4; lane++) {
+                fe51_to25(limbs, &u[start + lane < n ? start + lane : start]);
+                for (int i = 0; i < 10; i++) us[i][lane] = limbs[i];
+            }
+            ladder4(xs, zs, k, us);
+            size_t lanes = n - start < 4 ? n - start : 4;
+            for (size_t lane = 0; lane < lanes; lane++) {
+                for (int i = 0; i < 10; i++) limbs[i] = xs[i][lane];
+                fe51_from25(&x[start + lane], limbs);
+                for (int i = 0; i < 10; i++) limbs[i] = zs[i][lane];
+                fe51_from25(&z[start + lane], limbs);
+            }
+            wipe(xs, sizeof xs);
+            wipe(zs, sizeof zs);
+            wipe(limbs, sizeof limbs);
         }
         return;
     }

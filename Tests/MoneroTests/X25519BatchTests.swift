@@ -46,8 +46,9 @@ final class X25519BatchTests: XCTestCase {
     func testEveryPathAgreesWithLibsodium() {
         XCTAssertTrue(paths.contains(.portable))
         XCTAssertFalse(X25519Batch.hasOwnLadder(.portable), "libsodium is the portable path")
-        // This machine (Zen 4) has IFMA: the vector ladder itself is under test, not a fallback.
+        // The vector ladders themselves are under test, not a fallback to libsodium.
         XCTAssertEqual(X25519Batch.hasOwnLadder(.ifma), CurveBatchPath.ifma.isSupported)
+        XCTAssertEqual(X25519Batch.hasOwnLadder(.avx2), CurveBatchPath.avx2.isSupported)
         let sizes = [1, 7, 8, 9, 63, 64, 65, 200]
         var total = 0, round = 0
         while total < 100_000 {

@@ -66,8 +66,9 @@ void satchel_fe52_mul8(enum satchel_simd_path path, const satchel_mod52 *m, uint
 /* X25519 (RFC 7748, the scalar clamped as it says) of one scalar with n u-coordinates of 32
  * bytes each, back to back: out's i-th 32 bytes are u(k·P_i), all zero for a point of small
  * order (where libsodium's crypto_scalarmult_curve25519 answers −1). The vector paths run 8
- * points per ladder and share one inversion among all n; the portable path is libsodium's
- * ladder, one point at a time. Returns 0, or −2 when memory ran out. */
+ * (IFMA, radix 2^51) or 4 (AVX2, radix 2^25.5) points per ladder and share one inversion
+ * among all n; the portable path is libsodium's ladder, one point at a time. Returns 0, or
+ * −2 when memory ran out. */
 int satchel_x25519_batch(enum satchel_simd_path path, uint8_t *out, const uint8_t scalar[32],
                          const uint8_t *points, size_t n);
 /* 1 when `path` has a ladder of its own on this CPU (0: libsodium's runs). */
