@@ -233,9 +233,7 @@ final class ScanBlocksToolTests: XCTestCase {
     /// --version names the curve kernels in use: the best this CPU has (from /proc/cpuinfo),
     /// each path SATCHEL_SIMD forces, and a forced path the CPU lacks as such.
     func testVersionNamesTheCurveKernels() throws {
-        let flags = Set(try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8).split(whereSeparator: \.isWhitespace).map(String.init))
-        let ifma = flags.isSuperset(of: ["avx512f", "avx512ifma", "avx512vl"]), avx2 = flags.contains("avx2")
-        let best = ifma ? "ifma" : avx2 ? "avx2" : "portable"
+        let ifma = HostCPU.hasIFMA, avx2 = HostCPU.hasAVX2, best = HostCPU.bestCurveKernels
         func version(_ env: String) throws -> String {
             let r = try Shell.run("\(env) scan-blocks --version")
             XCTAssertEqual(r.status, 0, r.stderr)
