@@ -170,7 +170,7 @@ def main():
         x = limit["x25519_us"]
         print("  X25519 on one core, µs a point (the chain's keys, runs of 256): libsodium " + f"{x['libsodium']:.1f}; " +
               "; ".join(f"{p} {x[p]:.1f} ({x[p] / x['libsodium']:.2f}× libsodium" +
-                        ("" if p in limit["own_ladder"] else ", libsodium's ladder: no kernel of its own yet") + ")"
+                        ("" if p in limit["own_ladder"] else ", libsodium's ladder") + ")"
                         for p in ("ifma", "avx2", "portable") if p in x))
         print(f"  limit: the chain's {limit['derivations']} transaction keys through the X25519 view-tag filter on all cores: "
               f"{limit['filter_all_cores_seconds']:.2f} s")
