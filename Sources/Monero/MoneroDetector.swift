@@ -116,10 +116,11 @@ public struct MoneroDetector: Sendable {
             }
         }
         let tags = Keccak256.hashAll(messages)
-        var matches = [[Int: Bool]](repeating: [:], count: transactions.count)
+        var matches = [[Int: [[UInt8]]]](repeating: [:], count: transactions.count)
         for (k, (t, slot, i)) in tried.enumerated() {
             let tag = transactions[t].outputs[i].viewTag
-            matches[t][slot << 32 | i] = tags[2 * k][0] == tag || tags[2 * k + 1][0] == tag
+            let pair = candidates[firstKey[t] + slot]!
+            matches[t][slot << 32 | i] = (tags[2 * k][0] == tag ? [pair.even] : []) + (tags[2 * k + 1][0] == tag ? [pair.odd] : [])
         }
         return transactions.indices.map { t in
             scan(transactions[t], extra: extras[t], viewTagMatches: filterable[t] ? matches[t] : nil)
@@ -138,11 +139,14 @@ public struct MoneroDetector: Sendable {
         return slots
     }
 
-    /// `viewTagMatches` (slot << 32 | output → whether a candidate's view tag matched): an
-    /// output is only looked at closely with a key whose candidates matched or that has none.
-    /// An output whose amount does not open its commitment is not counted.
+    /// `viewTagMatches` (slot << 32 | output → the candidates whose view tag matched): an output
+    /// is only looked at closely with a key whose candidates matched or that has none. A matched
+    /// candidate is tried as the derivation first, and only one that finds the output the
+    /// wallet's is confirmed by the exact derivation (the other sign's view tag matches 1 in 256
+    /// outputs, and that check costs a fraction of an exact derivation). An output whose amount
+    /// does not open its commitment is not counted.
     private func scan(_ tx: MoneroTransaction, extra: (main: [UInt8]?, additional: [[UInt8]], nonce: [UInt8]?),
-                      viewTagMatches: [Int: Bool]?) -> [MoneroOwnedOutput] {
+                      viewTagMatches: [Int: [[UInt8]]]?) -> [MoneroOwnedOutput] {
         guard extra.main != nil || !extra.additional.isEmpty else { return [] }
         var exact = [Int: [UInt8]?]()  // key slot → derivation, computed once
         func derive(_ slot: Int, _ key: [UInt8]) -> [UInt8]? {
@@ -151,26 +155,40 @@ public struct MoneroDetector: Sendable {
             exact[slot] = d
             return d
         }
+        /// The subaddress the output pays if `derivation` is its key's.
+        func owner(_ output: MoneroTransaction.Output, _ derivation: [UInt8], _ index: [UInt8]) -> (hs: [UInt8], major: UInt32, minor: UInt32)? {
+            let hs = Ed25519.hashToScalar(derivation + index).bytes
+            guard let hsG = Ed25519.basePointMultiple(bytes: hs),
+                  let spend = Ed25519.subtract(output.key, hsG),
+                  let owner = table.owner(of: spend, derive: { try? keys.subaddressSpendKey(major: $0, minor: $1) }) else { return nil }
+            return (hs, owner.major, owner.minor)
+        }
         var found = [MoneroOwnedOutput]()
         for (i, output) in tx.outputs.enumerated() {
             let index = varintBytes(UInt64(i))
             for (slot, key) in Self.keySlots(extra, output: i) {
-                if let matched = viewTagMatches?[slot << 32 | i], !matched { continue }
-                guard let derivation = derive(slot, key) else { continue }
-                if let tag = output.viewTag, Keccak256.hash(Self.viewTagPrefix + derivation + index)[0] != tag { continue }
-                let hs = Ed25519.hashToScalar(derivation + index).bytes
-                guard let hsG = Ed25519.basePointMultiple(bytes: hs),
-                      let spend = Ed25519.subtract(output.key, hsG),
-                      let owner = table.owner(of: spend, derive: { try? keys.subaddressSpendKey(major: $0, minor: $1) }) else { continue }
-                guard let amount = amount(of: tx, output: i, sharedScalar: hs) else { break }
+                var mine: (derivation: [UInt8], hs: [UInt8], major: UInt32, minor: UInt32)?
+                if let matched = viewTagMatches?[slot << 32 | i] {
+                    for candidate in matched {
+                        guard let o = owner(output, candidate, index), derive(slot, key) == candidate else { continue }
+                        mine = (candidate, o.hs, o.major, o.minor)
+                        break
+                    }
+                } else if let derivation = derive(slot, key),
+                          output.viewTag.map({ Keccak256.hash(Self.viewTagPrefix + derivation + index)[0] == $0 }) ?? true,
+                          let o = owner(output, derivation, index) {
+                    mine = (derivation, o.hs, o.major, o.minor)
+                }
+                guard let mine else { continue }
+                guard let amount = amount(of: tx, output: i, sharedScalar: mine.hs) else { break }
                 // The key image here, not when the output is stored: this runs on every core.
-                let image = MoneroOutputSecret.secret(sharedScalar: hs, keys: keys, major: owner.major, minor: owner.minor)
+                let image = MoneroOutputSecret.secret(sharedScalar: mine.hs, keys: keys, major: mine.major, minor: mine.minor)
                     .flatMap { MoneroHashToPoint.keyImage(outputKey: output.key, secret: $0) }
                 let mainDerivation = extra.main.flatMap { derive(0, $0) }
                 found.append(MoneroOwnedOutput(
-                    txID: tx.id, outputIndex: i, amount: amount, major: owner.major, minor: owner.minor,
+                    txID: tx.id, outputIndex: i, amount: amount, major: mine.major, minor: mine.minor,
                     outputKey: output.key, paymentID: paymentID(extra.nonce, mainDerivation: mainDerivation),
-                    unlockTime: tx.unlockTime, isCoinbase: tx.isCoinbase, derivation: derivation, sharedScalar: hs,
+                    unlockTime: tx.unlockTime, isCoinbase: tx.isCoinbase, derivation: mine.derivation, sharedScalar: mine.hs,
                     keyImage: image))
                 break
             }
