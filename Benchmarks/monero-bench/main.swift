@@ -3,7 +3,8 @@
 // a view-key scan multiplies (the main one, and the per-output ones), and times those key
 // derivations: with Satchel's multiplication on every core (as the scan runs them), and one
 // core each for Satchel's and libsodium's (crypto_scalarmult_ed25519_noclamp, whose subgroup
-// check Satchel's skips). One JSON line. bench/monero_bulk.py runs it.
+// check Satchel's skips). One JSON line. bench/monero_bulk.py runs it; make check-long runs
+// its --oracle.
 import BenchSupport
 import CSodium
 import Dispatch
@@ -69,12 +70,53 @@ extension String {
     }
 }
 
+/// --oracle N: the long oracle run (make check-long): N random scalars and points through every
+/// batched X25519 path this CPU runs, against libsodium's crypto_scalarmult_curve25519, in
+/// batches of 1 to 300 on every core, and the batched Keccak against the one-at-a-time one on
+/// N / 100 random messages. Exit 1 at the first difference, with its inputs.
+func oracle(_ count: Int) -> Bool {
+    let paths = CurveBatchPath.allCases.filter(\.isSupported)
+    let batches = Array(stride(from: 0, to: count, by: 4_096))
+    let failures = ParallelMap.map(batches) { start -> String? in
+        var done = start
+        let end = min(start + 4_096, count)
+        while done < end {
+            let n = min(Int.random(in: 1...300), end - done)
+            var k = [UInt8](repeating: 0, count: 32)
+            randombytes_buf(&k, 32)
+            let points = (0..<n).map { _ in var u = [UInt8](repeating: 0, count: 32); randombytes_buf(&u, 32); return u }
+            let expected = points.map { u -> [UInt8]? in
+                var q = [UInt8](repeating: 0, count: 32)
+                return crypto_scalarmult_curve25519(&q, k, u) == 0 ? q : nil
+            }
+            // The portable path is libsodium's ladder itself: only the other paths are compared.
+            for path in paths where X25519Batch.hasOwnLadder(path) {
+                let got = k.withUnsafeBytes { X25519Batch.multiply(scalar: $0, points: points, path: path) }
+                if let i = got.indices.first(where: { got[$0] != expected[$0] }) {
+                    return "x25519 \(path.rawValue): k \(Hex.encode(k)) u \(Hex.encode(points[i]))"
+                }
+            }
+            done += n
+        }
+        let messages = (0..<max(1, (end - start) / 100)).map { _ in (0..<Int.random(in: 0...700)).map { _ in UInt8.random(in: 0...255) } }
+        let hashes = messages.map(Keccak256.hash)
+        for path in paths where Keccak256.hashAll(messages, path: path) != hashes { return "keccak \(path.rawValue) differs" }
+        return nil
+    }.compactMap { $0 }
+    let names = paths.map(\.rawValue).joined(separator: ", ")
+    print(failures.first.map { "oracle: \($0)" } ?? "oracle: \(count) X25519 inputs and \(max(1, count / 100)) Keccak messages, paths \(names): all equal to the references")
+    return failures.isEmpty
+}
+
 if args.count == 7, args[1] == "--relink", let times = Int(args[2]) {
     try relink(times: times, blocks: args[3], txs: args[4], outBlocks: args[5], outTxs: args[6])
     exit(0)
 }
+if args.count == 3, args[1] == "--oracle", let count = Int(args[2]) {
+    exit(oracle(count) ? 0 : 1)
+}
 guard args.count == 3 else {
-    let usage = "usage: monero-bench BLOCKS TXS | monero-bench --relink N BLOCKS TXS OUT-BLOCKS OUT-TXS\n"
+    let usage = "usage: monero-bench BLOCKS TXS | monero-bench --relink N BLOCKS TXS OUT-BLOCKS OUT-TXS | monero-bench --oracle N\n"
     _ = usage.withCString { write(2, $0, strlen($0)) }
     exit(64)
 }

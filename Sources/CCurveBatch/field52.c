@@ -245,6 +245,8 @@ void satchel_fe52_mul8(enum satchel_simd_path path, const satchel_mod52 *m, uint
                        const uint64_t a[5][8], const uint64_t b[5][8]) {
 #if defined(__x86_64__)
     if (path == SATCHEL_SIMD_IFMA && satchel_simd_supported(SATCHEL_SIMD_IFMA)) { mul8_ifma(m, r, a, b); return; }
+#else
+    (void)path;
 #endif
     /* AVX2 has no 52-bit multiplier: its field kernels (radix 2^26) are not written yet, so it
      * runs the portable code, as every machine without IFMA does. */
@@ -254,6 +256,8 @@ void satchel_fe52_mul8(enum satchel_simd_path path, const satchel_mod52 *m, uint
 static void point8(enum satchel_simd_path path, const satchel_mod52 *m, satchel_point8 *r, const satchel_point8 *a, const satchel_point8 *b) {
 #if defined(__x86_64__)
     if (path == SATCHEL_SIMD_IFMA && satchel_simd_supported(SATCHEL_SIMD_IFMA)) { point8_ifma(m, r, a, b); return; }
+#else
+    (void)path;
 #endif
     point8_portable(m, r, a, b);
 }

@@ -8,13 +8,13 @@
 #include <immintrin.h>
 #endif
 
-/* X25519 (RFC 7748) on many u-coordinates with one scalar: the Montgomery ladder on 8 lanes
- * in radix 2^51 (five limbs, p = 2^255 − 19), as Monero's D = 8·a·R needs for every
- * transaction key of a block. The scalar's bits are the same in every lane, so the ladder's
+/* X25519 (RFC 7748) on many u-coordinates with one scalar, as Monero's D = 8·a·R needs for
+ * every transaction key of a block: the Montgomery ladder on 8 lanes in radix 2^51 (AVX-512
+ * IFMA) or on 4 lanes in radix 2^25.5 (AVX2), the lanes' results divided by their z with one
+ * inversion in 64-bit limbs. The scalar's bits are the same in every lane, so the ladder's
  * conditional swaps are masks from one bit, and no branch or address depends on it. */
 
 #define MASK51 0x7FFFFFFFFFFFFULL
-
 
 /* ---- One element, 64-bit limbs: decoding, the shared inversion and encoding. ---- */
 
@@ -456,6 +456,7 @@ int satchel_x25519_batch_native(enum satchel_simd_path path) {
 #endif
 }
 
+#if defined(__x86_64__)
 /* Radix 2^51 and radix 2^25.5 for the AVX2 lanes: the same bits, cut at other places. */
 static const int OFFSET25[11] = {0, 26, 51, 77, 102, 128, 153, 179, 204, 230, 255};
 
@@ -483,6 +484,7 @@ static void fe51_from25(fe51 *r, const uint64_t in[10]) {
     const fe51 one = {{1, 0, 0, 0, 0}};
     fe51_mul(r, &t, &one);
 }
+#endif
 
 /* (X : Z) of k·u for every u: 8 (IFMA) or 4 (AVX2) per vector ladder, a short last batch
  * repeating its first point in the lanes it lacks; else libsodium's ladder one at a time
