@@ -133,8 +133,11 @@ public struct MoneroTransaction: Sendable {
     /// A v1 id is its one part's hash; a v2 id hashes the three parts' hashes (zeros for a
     /// type 0 transaction's missing prunable part).
     private static func id(_ partHashes: [[UInt8]?]) -> [UInt8] {
-        if partHashes.count == 1 { return partHashes[0]! }
-        return Keccak256.hash(partHashes.flatMap { $0 ?? [UInt8](repeating: 0, count: 32) })
+        partHashes.count == 1 ? partHashes[0]! : Keccak256.hash(v2IDMessage(partHashes))
+    }
+
+    private static func v2IDMessage(_ partHashes: [[UInt8]?]) -> [UInt8] {
+        partHashes.flatMap { $0 ?? [UInt8](repeating: 0, count: 32) }
     }
 
     /// The ids of transactions parsed `deferringID`, their parts hashed together (8 or 4 at
@@ -150,7 +153,7 @@ public struct MoneroTransaction: Sendable {
             if partHashes.count == 1 {
                 txs[t].id = partHashes[0]!
             } else {
-                second.append(partHashes.flatMap { $0 ?? [UInt8](repeating: 0, count: 32) })
+                second.append(v2IDMessage(partHashes))
                 secondOf.append(t)
             }
         }

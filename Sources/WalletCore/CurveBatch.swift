@@ -1,4 +1,5 @@
 import CCurveBatch
+import CSodium
 
 /// Which batched curve kernels run (issue 23): chosen once per process from cpuid, or forced
 /// with `SATCHEL_SIMD=ifma|avx2|portable` for tests and benchmarks.
@@ -32,8 +33,8 @@ public enum CurveBatchPath: String, CaseIterable, Sendable {
     }
 }
 
-/// One scalar times many points on curve25519, batched (CCurveBatch): 8 points per vector
-/// ladder and one inversion per call; on the portable path, libsodium's ladder.
+/// One scalar times many points on curve25519, batched (CCurveBatch): 8 (IFMA) or 4 (AVX2)
+/// points per vector ladder and one inversion per call; on the portable path, libsodium's ladder.
 public enum X25519Batch {
     /// Whether `path` has a ladder of its own on this CPU (else libsodium's runs).
     public static func hasOwnLadder(_ path: CurveBatchPath) -> Bool { satchel_x25519_batch_native(path.c) != 0 }
@@ -69,6 +70,7 @@ public enum X25519Batch {
         }
         // −2: malloc failed for a few kilobytes; nothing sensible is left to do.
         precondition(status == 0, "out of memory in the curve batch")
+        defer { out.withUnsafeMutableBytes { sodium_memzero($0.baseAddress, $0.count) } }  // shared secrets (Monero's D)
         return (0..<points.count).map { Array(out[32 * $0..<32 * $0 + 32]) }
     }
 }
