@@ -88,7 +88,7 @@ public struct MoneroDetector: Sendable {
     /// The wallet's outputs in each transaction. Each transaction key first goes through the
     /// X25519 view-tag filter, all keys of the call at once, and the view tags its candidates
     /// give are hashed together; only an output whose view tag matches a candidate (about 1 in
-    /// 128 of other people's) or that has no view tag costs an exact derivation.
+    /// 128 of other people's) is looked at closely, and one without a view tag is derived exactly.
     public func scan(_ transactions: [MoneroTransaction]) -> [[MoneroOwnedOutput]] {
         var keys = [[UInt8]]()
         let extras = transactions.map(\.extraFields)
@@ -104,22 +104,21 @@ public struct MoneroDetector: Sendable {
         let candidates = filter.candidates(keys)
         // Both encodings' view tags for every (output, key) that has candidates: one batch.
         var messages = [[UInt8]]()
-        var tried = [(t: Int, slot: Int, output: Int)]()
+        var tried = [(t: Int, slot: Int, output: Int, pair: (even: [UInt8], odd: [UInt8]))]()
         for t in transactions.indices where filterable[t] {
             for i in transactions[t].outputs.indices {
                 let index = varintBytes(UInt64(i))
                 for (slot, _) in Self.keySlots(extras[t], output: i) {
                     guard let pair = candidates[firstKey[t] + slot] else { continue }
                     messages += [Self.viewTagPrefix + pair.even + index, Self.viewTagPrefix + pair.odd + index]
-                    tried.append((t, slot, i))
+                    tried.append((t, slot, i, pair))
                 }
             }
         }
         let tags = Keccak256.hashAll(messages)
         var matches = [[Int: [[UInt8]]]](repeating: [:], count: transactions.count)
-        for (k, (t, slot, i)) in tried.enumerated() {
+        for (k, (t, slot, i, pair)) in tried.enumerated() {
             let tag = transactions[t].outputs[i].viewTag
-            let pair = candidates[firstKey[t] + slot]!
             matches[t][slot << 32 | i] = (tags[2 * k][0] == tag ? [pair.even] : []) + (tags[2 * k + 1][0] == tag ? [pair.odd] : [])
         }
         return transactions.indices.map { t in

@@ -115,9 +115,7 @@ public enum Keccak256 {
         var out = [UInt8](repeating: 0, count: 32 * messages.count)
         out.withUnsafeMutableBufferPointer { o in
             data.withUnsafeBufferPointer { d in
-                offsets.withUnsafeBufferPointer { f in
-                    f.withMemoryRebound(to: Int.self) { satchel_keccak256_batch(path.c, o.baseAddress!, d.baseAddress, $0.baseAddress!, messages.count) }
-                }
+                offsets.withUnsafeBufferPointer { f in satchel_keccak256_batch(path.c, o.baseAddress!, d.baseAddress, f.baseAddress!, messages.count) }
             }
         }
         // The messages may hold secrets (view tags hash a key derivation).
