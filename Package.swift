@@ -58,7 +58,7 @@ let package = Package(
             .product(name: "NIOHTTP1", package: "swift-nio"),
         ]),
         // Field arithmetic unoptimized is 30× slower: the tests' trial decryptions need -O in debug too.
-        .target(name: "Zcash", dependencies: ["CBlake2", "COpenSSL", "CSodium", "WalletKeys", "WalletScan", "WalletCore",
+        .target(name: "Zcash", dependencies: ["CBlake2", "CCurveBatch", "COpenSSL", "CSodium", "WalletKeys", "WalletScan", "WalletCore",
                                               .product(name: "SwiftProtobuf", package: "swift-protobuf")],
                 swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         // The only Zcash code that opens sockets: lightwalletd's gRPC service, apart so that the

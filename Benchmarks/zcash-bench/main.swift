@@ -64,14 +64,18 @@ func orchardBench(blocksPath: String, seeds: [[UInt8]]) throws {
     // As the scanner does: decryptors made once per wallet; a block's actions taken in runs
     // of 64, their epks decoded and their key agreements batched (one inversion per run).
     let runs = stride(from: 0, to: actions.count, by: 64).map { Array(actions[$0..<min($0 + 64, actions.count)]) }
-    let perPair = measure(repeats: 3, count: decryptors.count * runs.count) { i in
-        let decryptor = decryptors[i / runs.count], run = runs[i % runs.count]
-        let tried = run.compactMap { a in OrchardDecryptor.ephemeralPoint(a).map { (a, $0) } }
-        for (t, secret) in zip(tried, decryptor.sharedSecrets(tried.map(\.1))) where decryptor.tryDecrypt(t.0, sharedSecret: secret) != nil {
-            found += 1
-        }
-    } * Double(decryptors.count * runs.count) / Double(pairs)
-    report("orchard_trial_decryption_per_pair", perPair)
+    // On every path (issue 23); AVX2 and portable run the same Swift code.
+    for path in CurveBatchPath.allCases.reversed() where path.isSupported {
+        let perPair = measure(repeats: 3, count: decryptors.count * runs.count) { i in
+            let decryptor = decryptors[i / runs.count], run = runs[i % runs.count]
+            let tried = zip(run, OrchardDecryptor.ephemeralPoints(run, path: path)).compactMap { a, epk in epk.map { (a, $0) } }
+            for (t, secret) in zip(tried, decryptor.sharedSecrets(tried.map(\.1), path: path))
+            where decryptor.tryDecrypt(t.0, sharedSecret: secret) != nil {
+                found += 1
+            }
+        } * Double(decryptors.count * runs.count) / Double(pairs)
+        report("orchard_trial_decryption_per_pair_\(path.rawValue)", perPair)
+    }
     print(#"{"bench":"orchard_pairs","pairs":\#(pairs),"actions":\#(actions.count),"keys":\#(keys.count),"notes_found":\#(found)}"#)
     var q = [UInt8](repeating: 0, count: 32), n = [UInt8](repeating: 7, count: 32), p = [UInt8](repeating: 0, count: 32)
     p[0] = 9
@@ -85,6 +89,25 @@ func orchardBench(blocksPath: String, seeds: [[UInt8]]) throws {
     let splits = keys.map { PallasGLVScalar(PallasScalar(bytes: $0.ivk.bytes)!) }
     report("pallas_scalar_mul", measure(repeats: 3, count: 2_000) { i in _ = base.times(splits[i % keys.count]) })
     report("pallas_scalar_mul_plain_window", measure(repeats: 3, count: 2_000) { i in _ = base.times(keys[i % keys.count].ivk.bytes) })
+    // Issue 23: [ivk]epk for runs of 64 points by CCurveBatch's GLV ladder, per point, on each
+    // path with a kernel of its own (AVX2 runs the portable one), beside the Swift ladder's
+    // run of 64 (the scanner's path before the batch): one inversion per run in both.
+    let epks = runs[0].compactMap(OrchardDecryptor.ephemeralPoint)
+    report("pallas_batch_swift_per_point", measure(repeats: 3, count: 30) { i in
+        _ = PallasPoint.encodeAll(epks.map { $0.times(splits[i % keys.count]) })
+    } / Double(epks.count))
+    for path in [CurveBatchPath.ifma] where path.isSupported {
+        report("pallas_batch_per_point_\(path.rawValue)", measure(repeats: 3, count: 200) { i in
+            _ = PallasBatch.encodedMultiples(epks, by: splits[i % keys.count], path: path)
+        } / Double(epks.count))
+    }
+    // The epks' decoding (square roots), per point: the Swift code and the kernel.
+    let encodings = runs[0].map(\.ephemeralKey)
+    for path in [CurveBatchPath.portable, .ifma] where path.isSupported {
+        report("pallas_decode_per_point_\(path == .ifma ? "ifma" : "swift")", measure(repeats: 3, count: 100) { _ in
+            _ = PallasBatch.decodeAll(encodings, path: path)
+        } / Double(encodings.count))
+    }
     fieldKernelBench()
 }
 

@@ -1,4 +1,7 @@
 #include "satchel_curve_batch.h"
+#include "wipe.h"
+#include <stdlib.h>
+#include <string.h>
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -74,27 +77,59 @@ void satchel_mod52_init(satchel_mod52 *m, const uint64_t p[4]) {
     for (int i = 0; i < 6; i++) inv *= 2 - p[0] * inv;
     m->pinv = (0 - inv) & MASK52;
     for (int j = 0; j < 5; j++) m->b3[j] = 0;
+    /* R = 2^260 mod p and R^2 mod p by doublings of 1 (p is public). */
+    fe1 r = {{1, 0, 0, 0, 0}};
+    for (int i = 0; i < 520; i++) {
+        fe1_add(m, &r, &r, &r);
+        if (i == 259) for (int j = 0; j < 5; j++) m->one[j] = r.v[j];
+    }
+    for (int j = 0; j < 5; j++) m->r2[j] = r.v[j];
+}
+
+/* k·R mod p for a small public k, by double-and-add. */
+static void fe1_small(const satchel_mod52 *m, fe1 *r, uint64_t k) {
+    fe1 unit, acc = {{0, 0, 0, 0, 0}};
+    for (int j = 0; j < 5; j++) unit.v[j] = m->one[j];
+    for (int bit = 63; bit >= 0; bit--) {
+        fe1_add(m, &acc, &acc, &acc);
+        if ((k >> bit) & 1) fe1_add(m, &acc, &acc, &unit);  /* k is public: a curve constant */
+    }
+    *r = acc;
 }
 
 void satchel_mod52_set_b(satchel_mod52 *m, uint64_t b) {
-    /* R = 2^260 mod p by 260 doublings of 1, then 3b·R by double-and-add. */
-    fe1 r = {{1, 0, 0, 0, 0}}, acc = {{0, 0, 0, 0, 0}};
-    for (int i = 0; i < 260; i++) fe1_add(m, &r, &r, &r);
-    for (int bit = 63; bit >= 0; bit--) {
-        fe1_add(m, &acc, &acc, &acc);
-        if ((3 * b >> bit) & 1) fe1_add(m, &acc, &acc, &r);  /* b is public: a curve constant */
-    }
-    for (int j = 0; j < 5; j++) m->b3[j] = acc.v[j];
+    fe1 t;
+    fe1_small(m, &t, b);
+    for (int j = 0; j < 5; j++) m->b[j] = t.v[j];
+    fe1_small(m, &t, 3 * b);
+    for (int j = 0; j < 5; j++) m->b3[j] = t.v[j];
 }
 
-/* The complete formulas, once, for each backend (pallas_formulas.inc). */
+/* r = a where mask is all ones, b where it is 0. */
+static inline void fe1_select(fe1 *r, uint64_t mask, const fe1 *a, const fe1 *b) {
+    for (int j = 0; j < 5; j++) r->v[j] = (a->v[j] & mask) | (b->v[j] & ~mask);
+}
+
+/* All ones where a = b (both reduced). */
+static inline uint64_t fe1_eq(const fe1 *a, const fe1 *b) {
+    uint64_t diff = 0;
+    for (int j = 0; j < 5; j++) diff |= a->v[j] ^ b->v[j];
+    return 0 - ((diff - 1) >> 63);  /* diff < 2^52 */
+}
+
+/* The complete formulas, the GLV ladder and the square root, once for each backend
+ * (point_formulas.inc). */
 #define FE fe1
 #define CTX const satchel_mod52
 #define FE_MUL(r, a, b) fe1_mul(c, r, a, b)
 #define FE_ADD(r, a, b) fe1_add(c, r, a, b)
 #define FE_SUB(r, a, b) fe1_sub(c, r, a, b)
+#define FE_SELECT(r, mask, a, b) fe1_select(r, mask, a, b)
+#define FE_EQ(a, b) fe1_eq(a, b)
+#define MASK_NOT(m) (~(m))
 #define FE_B3(c) ((const fe1 *)(c)->b3)
-#define PREFIX(name) lane1_##name
+#define ATTR
+#define NAME(name) lane1_##name
 #include "point_formulas.inc"  /* which undefines them */
 
 static void load1(fe1 *out, const uint64_t x[5][8], int lane) { for (int j = 0; j < 5; j++) out->v[j] = x[j][lane]; }
@@ -127,6 +162,8 @@ static void point8_portable(const satchel_mod52 *c, satchel_point8 *r, const sat
 /* ---- Eight lanes, AVX-512 IFMA. ---- */
 #if defined(__x86_64__)
 #define IFMA __attribute__((target("avx512f,avx512ifma")))
+/* Fully unrolled, or the limbs live in memory and the products wait on loads. */
+#define UNROLL _Pragma("GCC unroll 16")
 
 typedef struct { __m512i v[5]; } fe8;
 typedef struct { __m512i p[5], pinv, b3[5]; } ctx8;
@@ -134,44 +171,54 @@ typedef struct { __m512i p[5], pinv, b3[5]; } ctx8;
 IFMA static inline void fe8_reduce_once(const ctx8 *c, fe8 *r, const __m512i z[5]) {
     const __m512i mask = _mm512_set1_epi64((long long)MASK52), zero = _mm512_setzero_si512();
     __m512i d[5], borrow = zero;
+    UNROLL
     for (int j = 0; j < 5; j++) {
         __m512i t = _mm512_sub_epi64(_mm512_sub_epi64(z[j], c->p[j]), borrow);
         borrow = _mm512_srli_epi64(t, 63);
         d[j] = _mm512_and_si512(t, mask);
     }
     __mmask8 keep = _mm512_test_epi64_mask(borrow, borrow);  /* lanes that borrowed keep z */
+    UNROLL
     for (int j = 0; j < 5; j++) r->v[j] = _mm512_mask_blend_epi64(keep, d[j], z[j]);
 }
 
+/* The whole product first (50 independent multiply-adds), then the reduction column by column
+ * (product scanning): only the five quotients wait on each other. Same value as fe1_mul. */
 IFMA static inline void fe8_mul(const ctx8 *c, fe8 *r, const fe8 *a, const fe8 *b) {
     const __m512i mask = _mm512_set1_epi64((long long)MASK52), zero = _mm512_setzero_si512();
-    __m512i z[6] = {zero, zero, zero, zero, zero, zero};
+    __m512i z[10];
+    UNROLL
+    for (int k = 0; k < 10; k++) z[k] = zero;
+    UNROLL
     for (int i = 0; i < 5; i++) {
-        __m512i bi = b->v[i];
+        UNROLL
         for (int j = 0; j < 5; j++) {
-            z[j] = _mm512_madd52lo_epu64(z[j], a->v[j], bi);
-            z[j + 1] = _mm512_madd52hi_epu64(z[j + 1], a->v[j], bi);
+            z[i + j] = _mm512_madd52lo_epu64(z[i + j], a->v[j], b->v[i]);
+            z[i + j + 1] = _mm512_madd52hi_epu64(z[i + j + 1], a->v[j], b->v[i]);
         }
-        __m512i q = _mm512_madd52lo_epu64(zero, z[0], c->pinv);
-        for (int j = 0; j < 5; j++) {
-            z[j] = _mm512_madd52lo_epu64(z[j], q, c->p[j]);
-            z[j + 1] = _mm512_madd52hi_epu64(z[j + 1], q, c->p[j]);
-        }
-        __m512i carry = _mm512_srli_epi64(z[0], 52);
-        for (int j = 0; j < 5; j++) z[j] = z[j + 1];
-        z[5] = zero;
-        z[0] = _mm512_add_epi64(z[0], carry);
     }
-    for (int j = 0; j < 4; j++) {
+    UNROLL
+    for (int i = 0; i < 5; i++) {
+        __m512i q = _mm512_madd52lo_epu64(zero, z[i], c->pinv);
+        UNROLL
+        for (int j = 0; j < 5; j++) {
+            z[i + j] = _mm512_madd52lo_epu64(z[i + j], q, c->p[j]);
+            z[i + j + 1] = _mm512_madd52hi_epu64(z[i + j + 1], q, c->p[j]);
+        }
+        z[i + 1] = _mm512_add_epi64(z[i + 1], _mm512_srli_epi64(z[i], 52));  /* z[i] is 0 mod 2^52 */
+    }
+    UNROLL
+    for (int j = 5; j < 9; j++) {
         z[j + 1] = _mm512_add_epi64(z[j + 1], _mm512_srli_epi64(z[j], 52));
         z[j] = _mm512_and_si512(z[j], mask);
     }
-    fe8_reduce_once(c, r, z);
+    fe8_reduce_once(c, r, z + 5);
 }
 
 IFMA static inline void fe8_add(const ctx8 *c, fe8 *r, const fe8 *a, const fe8 *b) {
     const __m512i mask = _mm512_set1_epi64((long long)MASK52);
     __m512i z[5], carry = _mm512_setzero_si512();
+    UNROLL
     for (int j = 0; j < 5; j++) {
         __m512i t = _mm512_add_epi64(_mm512_add_epi64(a->v[j], b->v[j]), carry);
         carry = _mm512_srli_epi64(t, 52);
@@ -183,12 +230,14 @@ IFMA static inline void fe8_add(const ctx8 *c, fe8 *r, const fe8 *a, const fe8 *
 IFMA static inline void fe8_sub(const ctx8 *c, fe8 *r, const fe8 *a, const fe8 *b) {
     const __m512i mask = _mm512_set1_epi64((long long)MASK52), zero = _mm512_setzero_si512();
     __m512i d[5], borrow = zero;
+    UNROLL
     for (int j = 0; j < 5; j++) {
         __m512i t = _mm512_sub_epi64(_mm512_sub_epi64(a->v[j], b->v[j]), borrow);
         borrow = _mm512_srli_epi64(t, 63);
         d[j] = _mm512_and_si512(t, mask);
     }
     __m512i add = _mm512_sub_epi64(zero, borrow), carry = zero;
+    UNROLL
     for (int j = 0; j < 5; j++) {
         __m512i t = _mm512_add_epi64(_mm512_add_epi64(d[j], _mm512_and_si512(c->p[j], add)), carry);
         carry = _mm512_srli_epi64(t, 52);
@@ -196,13 +245,31 @@ IFMA static inline void fe8_sub(const ctx8 *c, fe8 *r, const fe8 *a, const fe8 *
     }
 }
 
+/* A mask has a bit per lane (fe8_eq's), or is all ones or 0 for every lane (a key's digit or
+ * sign: its low 8 bits are then the lanes'). */
+IFMA static inline void fe8_select(fe8 *r, uint64_t mask, const fe8 *a, const fe8 *b) {
+    __mmask8 k = (__mmask8)mask;
+    UNROLL
+    for (int j = 0; j < 5; j++) r->v[j] = _mm512_mask_blend_epi64(k, b->v[j], a->v[j]);
+}
+
+IFMA static inline uint64_t fe8_eq(const fe8 *a, const fe8 *b) {
+    __mmask8 k = 0xFF;
+    for (int j = 0; j < 5; j++) k &= _mm512_cmpeq_epi64_mask(a->v[j], b->v[j]);
+    return k;
+}
+
 #define FE fe8
 #define CTX const ctx8
 #define FE_MUL(r, a, b) fe8_mul(c, r, a, b)
 #define FE_ADD(r, a, b) fe8_add(c, r, a, b)
 #define FE_SUB(r, a, b) fe8_sub(c, r, a, b)
+#define FE_SELECT(r, mask, a, b) fe8_select(r, mask, a, b)
+#define FE_EQ(a, b) fe8_eq(a, b)
+#define MASK_NOT(m) ((m) ^ 0xFF)
 #define FE_B3(c) ((const fe8 *)(c)->b3)
-#define PREFIX(name) IFMA lane8_##name
+#define ATTR IFMA
+#define NAME(name) lane8_##name
 #include "point_formulas.inc"  /* which undefines them */
 
 IFMA static void ctx8_make(ctx8 *c, const satchel_mod52 *m) {
@@ -241,24 +308,31 @@ IFMA static void point8_ifma(const satchel_mod52 *m, satchel_point8 *r, const sa
 }
 #endif
 
+/* Whether `path` runs the IFMA kernels here (AVX2 has no 52-bit multiplier: it runs the
+ * portable code, as every machine without IFMA does). */
+static int use_ifma(enum satchel_simd_path path) {
+#if defined(__x86_64__)
+    return path == SATCHEL_SIMD_IFMA && satchel_simd_supported(SATCHEL_SIMD_IFMA);
+#else
+    (void)path;
+    return 0;
+#endif
+}
+
 void satchel_fe52_mul8(enum satchel_simd_path path, const satchel_mod52 *m, uint64_t r[5][8],
                        const uint64_t a[5][8], const uint64_t b[5][8]) {
 #if defined(__x86_64__)
-    if (path == SATCHEL_SIMD_IFMA && satchel_simd_supported(SATCHEL_SIMD_IFMA)) { mul8_ifma(m, r, a, b); return; }
-#else
-    (void)path;
+    if (use_ifma(path)) { mul8_ifma(m, r, a, b); return; }
 #endif
-    /* AVX2 has no 52-bit multiplier: its field kernels (radix 2^26) are not written yet, so it
-     * runs the portable code, as every machine without IFMA does. */
+    (void)path;
     mul8_portable(m, r, a, b);
 }
 
 static void point8(enum satchel_simd_path path, const satchel_mod52 *m, satchel_point8 *r, const satchel_point8 *a, const satchel_point8 *b) {
 #if defined(__x86_64__)
-    if (path == SATCHEL_SIMD_IFMA && satchel_simd_supported(SATCHEL_SIMD_IFMA)) { point8_ifma(m, r, a, b); return; }
-#else
-    (void)path;
+    if (use_ifma(path)) { point8_ifma(m, r, a, b); return; }
 #endif
+    (void)path;
     point8_portable(m, r, a, b);
 }
 
@@ -269,4 +343,275 @@ void satchel_point52_add8(enum satchel_simd_path path, const satchel_mod52 *m, s
 
 void satchel_point52_double8(enum satchel_simd_path path, const satchel_mod52 *m, satchel_point8 *r, const satchel_point8 *a) {
     point8(path, m, r, a, 0);
+}
+
+/* ---- GLV multiplication of many points by one split scalar. ---- */
+
+static void limbs52(uint64_t l[5], const uint64_t w[4]) {
+    for (int j = 0; j < 5; j++) {
+        int bit = 52 * j, word = bit / 64, shift = bit % 64;
+        uint64_t v = w[word] >> shift;
+        if (shift > 12 && word + 1 < 4) v |= w[word + 1] << (64 - shift);
+        l[j] = v & MASK52;
+    }
+}
+
+static void words64(uint64_t w[4], const uint64_t l[5]) {
+    for (int i = 0; i < 4; i++) w[i] = 0;
+    for (int j = 0; j < 5; j++) {
+        int bit = 52 * j, word = bit / 64, shift = bit % 64;
+        w[word] |= l[j] << shift;
+        if (shift > 12 && word + 1 < 4) w[word + 1] |= l[j] >> (64 - shift);
+    }
+}
+
+/* Montgomery form of a canonical value (a·R^2·R^-1), and back (a·1·R^-1). */
+static void fe1_to_mont(const satchel_mod52 *m, fe1 *r, const uint64_t w[4]) {
+    fe1 a, r2;
+    limbs52(a.v, w);
+    for (int j = 0; j < 5; j++) r2.v[j] = m->r2[j];
+    fe1_mul(m, r, &a, &r2);
+}
+
+static void fe1_from_mont(const satchel_mod52 *m, fe1 *r, const fe1 *a) {
+    const fe1 unit = {{1, 0, 0, 0, 0}};
+    fe1_mul(m, r, a, &unit);
+}
+
+/* a^(p-2): the exponent is public, so its bits may branch. */
+static void fe1_invert(const satchel_mod52 *m, fe1 *r, const fe1 *a) {
+    uint64_t e[5], borrow = 2;
+    for (int j = 0; j < 5; j++) { uint64_t t = m->p[j] - borrow; borrow = t >> 63; e[j] = t & MASK52; }
+    fe1 acc;
+    for (int j = 0; j < 5; j++) acc.v[j] = m->one[j];
+    for (int bit = 259; bit >= 0; bit--) {
+        fe1_mul(m, &acc, &acc, &acc);
+        if ((e[bit / 52] >> (bit % 52)) & 1) fe1_mul(m, &acc, &acc, a);
+    }
+    *r = acc;
+}
+
+static uint64_t fe1_zero_mask(const fe1 *a) {
+    uint64_t any = a->v[0] | a->v[1] | a->v[2] | a->v[3] | a->v[4];  /* < 2^52 */
+    return 0 - ((any - 1) >> 63);
+}
+
+#if defined(__x86_64__)
+/* 8 points (canonical radix-2^52 limbs, limb-major) through the ladder; X, Y, Z out. */
+IFMA static void glv8_ifma(const satchel_mod52 *m, const fe1 *zeta, const uint8_t *d1, const uint8_t *d2, size_t windows,
+                           uint64_t neg1, uint64_t neg2, const uint64_t in[2][5][8], uint64_t out[3][5][8]) {
+    ctx8 c;
+    ctx8_make(&c, m);
+    fe8 p[3], acc[3], z8, one8, r2;
+    for (int j = 0; j < 5; j++) {
+        z8.v[j] = _mm512_set1_epi64((long long)zeta->v[j]);
+        one8.v[j] = _mm512_set1_epi64((long long)m->one[j]);
+        r2.v[j] = _mm512_set1_epi64((long long)m->r2[j]);
+    }
+    load8(&p[0], in[0]);
+    load8(&p[1], in[1]);
+    fe8_mul(&c, &p[0], &p[0], &r2);
+    fe8_mul(&c, &p[1], &p[1], &r2);
+    p[2] = one8;
+    lane8_glv(&c, acc, p, &z8, &one8, d1, d2, windows, neg1, neg2);
+    for (int k = 0; k < 3; k++) store8(out[k], &acc[k]);
+    wipe(acc, sizeof acc);
+}
+#endif
+
+int satchel_glv_batch(enum satchel_simd_path path, const satchel_mod52 *m, const uint64_t zeta[4],
+                      const uint8_t *digits1, const uint8_t *digits2, size_t windows, int negative1, int negative2,
+                      const uint64_t *points, size_t n, uint8_t *out) {
+    if (n == 0) return 0;
+    fe1 *res = malloc(n * 3 * sizeof(fe1)), *prefix = malloc(n * sizeof(fe1));
+    if (!res || !prefix) { free(res); free(prefix); return -2; }
+    const uint64_t neg1 = 0 - (uint64_t)(negative1 != 0), neg2 = 0 - (uint64_t)(negative2 != 0);
+    fe1 zeta1, one1;
+    fe1_to_mont(m, &zeta1, zeta);
+    for (int j = 0; j < 5; j++) one1.v[j] = m->one[j];
+    const int ifma = use_ifma(path);
+    (void)ifma;  /* only x86-64 has the kernel */
+    for (size_t base = 0; base < n; base += 8) {
+        size_t count = n - base < 8 ? n - base : 8;
+#if defined(__x86_64__)
+        if (ifma) {
+            /* A partial last vector repeats its first point in the lanes it does not use. */
+            uint64_t in[2][5][8], acc[3][5][8], l[5];
+            for (size_t lane = 0; lane < 8; lane++) {
+                const uint64_t *point = points + 8 * (base + (lane < count ? lane : 0));
+                for (int k = 0; k < 2; k++) {
+                    limbs52(l, point + 4 * k);
+                    for (int j = 0; j < 5; j++) in[k][j][lane] = l[j];
+                }
+            }
+            glv8_ifma(m, &zeta1, digits1, digits2, windows, neg1, neg2, in, acc);
+            for (size_t lane = 0; lane < count; lane++)
+                for (int k = 0; k < 3; k++)
+                    for (int j = 0; j < 5; j++) res[3 * (base + lane) + k].v[j] = acc[k][j][lane];
+            wipe(acc, sizeof acc);
+            continue;
+        }
+#endif
+        for (size_t lane = 0; lane < count; lane++) {
+            const uint64_t *point = points + 8 * (base + lane);
+            fe1 p[3];
+            fe1_to_mont(m, &p[0], point);
+            fe1_to_mont(m, &p[1], point + 4);
+            p[2] = one1;
+            lane1_glv(m, &res[3 * (base + lane)], p, &zeta1, &one1, digits1, digits2, windows, neg1, neg2);
+        }
+    }
+    /* One inversion for all Z (Montgomery's trick); the identity's Z = 0 takes 1. */
+    fe1 running = one1, inverse, zinv, x, y, zi;
+    for (size_t i = 0; i < n; i++) {
+        prefix[i] = running;
+        fe1_select(&zi, fe1_zero_mask(&res[3 * i + 2]), &one1, &res[3 * i + 2]);
+        fe1_mul(m, &running, &running, &zi);
+    }
+    fe1_invert(m, &inverse, &running);
+    for (size_t i = n; i-- > 0;) {
+        uint64_t identity = fe1_zero_mask(&res[3 * i + 2]), w[4];
+        fe1_select(&zi, identity, &one1, &res[3 * i + 2]);
+        fe1_mul(m, &zinv, &inverse, &prefix[i]);
+        fe1_mul(m, &inverse, &inverse, &zi);
+        fe1_mul(m, &x, &res[3 * i], &zinv);
+        fe1_mul(m, &y, &res[3 * i + 1], &zinv);
+        fe1_from_mont(m, &x, &x);
+        fe1_from_mont(m, &y, &y);
+        words64(w, x.v);
+        uint8_t *o = out + 32 * i;
+        for (int b = 0; b < 32; b++) o[b] = (uint8_t)(w[b / 8] >> (8 * (b % 8))) & (uint8_t)~identity;
+        o[31] |= (uint8_t)((y.v[0] & 1) << 7) & (uint8_t)~identity;
+    }
+    wipe(res, n * 3 * sizeof(fe1));
+    wipe(prefix, n * sizeof(fe1));
+    wipe(&x, sizeof x); wipe(&y, sizeof y); wipe(&zinv, sizeof zinv); wipe(&inverse, sizeof inverse); wipe(&running, sizeof running);
+    free(res);
+    free(prefix);
+    return 0;
+}
+
+/* ---- Decoding points: batched square roots. ---- */
+
+void satchel_mod52_set_sqrt(satchel_mod52 *m, uint64_t nonsquare) {
+    uint64_t w[4], t[4];
+    words64(w, m->p);
+    w[0] -= 1;  /* p is odd: no borrow */
+    int s = 0;
+    while (((w[s / 64] >> (s % 64)) & 1) == 0) s++;
+    for (int i = 0; i < 4; i++) {  /* t = (p − 1) >> s */
+        int word = i + s / 64, shift = s % 64;
+        uint64_t v = word < 4 ? w[word] >> shift : 0;
+        if (shift && word + 1 < 4) v |= w[word + 1] << (64 - shift);
+        t[i] = v;
+    }
+    m->s = s;
+    for (int i = 0; i < 4; i++) m->c3[i] = (t[i] >> 1) | (i < 3 ? t[i + 1] << 63 : 0);  /* (t − 1)/2: t is odd */
+    int bits = 256;
+    while (bits > 0 && ((m->c3[(bits - 1) / 64] >> ((bits - 1) % 64)) & 1) == 0) bits--;
+    m->c3bits = bits;
+    fe1 c, one, c5;
+    fe1_small(m, &c, nonsquare);
+    for (int j = 0; j < 5; j++) one.v[j] = m->one[j];
+    int tbits = 256;
+    while (tbits > 0 && ((t[(tbits - 1) / 64] >> ((tbits - 1) % 64)) & 1) == 0) tbits--;
+    lane1_pow(m, &c5, &c, t, tbits, &one);
+    for (int j = 0; j < 5; j++) m->c5[j] = c5.v[j];
+}
+
+/* Canonical y (limbs) and the mask of the lanes where x^3 + b is a square, from canonical x. */
+static uint64_t sqrt1(const satchel_mod52 *m, fe1 *y, const fe1 *x) {
+    fe1 xm, rhs, one, c5, b, r2;
+    for (int j = 0; j < 5; j++) { one.v[j] = m->one[j]; c5.v[j] = m->c5[j]; b.v[j] = m->b[j]; r2.v[j] = m->r2[j]; }
+    fe1_mul(m, &xm, x, &r2);
+    fe1_mul(m, &rhs, &xm, &xm);
+    fe1_mul(m, &rhs, &rhs, &xm);
+    fe1_add(m, &rhs, &rhs, &b);
+    uint64_t square = lane1_sqrt(m, y, &rhs, &one, &c5, m->c3, m->c3bits, m->s);
+    fe1_from_mont(m, y, y);
+    return square;
+}
+
+#if defined(__x86_64__)
+IFMA static uint64_t sqrt8_ifma(const satchel_mod52 *m, uint64_t y[5][8], const uint64_t x[5][8]) {
+    ctx8 c;
+    ctx8_make(&c, m);
+    fe8 xm, rhs, one, c5, b, r2, unit, root;
+    for (int j = 0; j < 5; j++) {
+        one.v[j] = _mm512_set1_epi64((long long)m->one[j]);
+        c5.v[j] = _mm512_set1_epi64((long long)m->c5[j]);
+        b.v[j] = _mm512_set1_epi64((long long)m->b[j]);
+        r2.v[j] = _mm512_set1_epi64((long long)m->r2[j]);
+        unit.v[j] = _mm512_set1_epi64(j == 0 ? 1 : 0);
+    }
+    load8(&xm, x);
+    fe8_mul(&c, &xm, &xm, &r2);
+    fe8_mul(&c, &rhs, &xm, &xm);
+    fe8_mul(&c, &rhs, &rhs, &xm);
+    fe8_add(&c, &rhs, &rhs, &b);
+    uint64_t square = lane8_sqrt(&c, &root, &rhs, &one, &c5, m->c3, m->c3bits, m->s);
+    fe8_mul(&c, &root, &root, &unit);
+    store8(y, &root);
+    return square;
+}
+#endif
+
+void satchel_weierstrass_decode_batch(enum satchel_simd_path path, const satchel_mod52 *m, const uint8_t *encodings,
+                                      size_t n, uint64_t *points, uint8_t *ok) {
+    const int ifma = use_ifma(path);
+    uint64_t pw[4];
+    words64(pw, m->p);
+    for (size_t base = 0; base < n; base += 8) {
+        size_t count = n - base < 8 ? n - base : 8;
+        uint64_t x[5][8], y[5][8], xw[8][4], square = 0;
+        uint8_t valid[8], sign[8];
+        for (size_t lane = 0; lane < 8; lane++) {
+            const uint8_t *e = encodings + 32 * (base + (lane < count ? lane : 0));
+            uint64_t any = 0;
+            for (int i = 0; i < 4; i++) {
+                uint64_t v = 0;
+                for (int k = 7; k >= 0; k--) v = v << 8 | e[8 * i + k];
+                xw[lane][i] = v;
+                any |= v;
+            }
+            sign[lane] = e[31] >> 7;
+            xw[lane][3] &= 0x7FFFFFFFFFFFFFFFULL;
+            /* x < p, compared from the top word; the all-zero encoding is the identity's. */
+            int below = 0;
+            for (int i = 3; i >= 0; i--) {
+                if (xw[lane][i] != pw[i]) { below = xw[lane][i] < pw[i]; break; }
+            }
+            valid[lane] = (uint8_t)(below && any != 0);
+            if (!valid[lane]) for (int i = 0; i < 4; i++) xw[lane][i] = 0;
+            uint64_t l[5];
+            limbs52(l, xw[lane]);
+            for (int j = 0; j < 5; j++) x[j][lane] = l[j];
+        }
+#if defined(__x86_64__)
+        if (ifma) square = sqrt8_ifma(m, y, x);
+#endif
+        if (!ifma) {
+            for (size_t lane = 0; lane < count; lane++) {
+                fe1 xl, yl;
+                load1(&xl, x, lane);
+                square |= sqrt1(m, &yl, &xl) & (1ULL << lane);
+                store1(y, &yl, lane);
+            }
+        }
+        for (size_t lane = 0; lane < count; lane++) {
+            size_t i = base + lane;
+            uint64_t *out = points + 8 * i;
+            ok[i] = (uint8_t)(valid[lane] && ((square >> lane) & 1));
+            if (!ok[i]) { for (int k = 0; k < 8; k++) out[k] = 0; continue; }
+            fe1 yl, neg;
+            load1(&yl, y, lane);
+            if ((yl.v[0] & 1) != sign[lane]) {  /* y = 0 has no other sign: x^3 + b = 0 keeps it */
+                const fe1 zero = {{0, 0, 0, 0, 0}};
+                fe1_sub(m, &neg, &zero, &yl);
+                yl = neg;
+            }
+            for (int k = 0; k < 4; k++) out[k] = xw[lane][k];
+            words64(out + 4, yl.v);
+        }
+    }
 }

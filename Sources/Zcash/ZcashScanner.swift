@@ -152,11 +152,9 @@ public struct ZcashScanner: ChainScanner {
     private func scan(_ transactions: [ZcashCompactTransaction], actions run: [(Int, Int)]) throws(ScanError)
         -> [(place: (Int, Int), output: ReceivedOutput)] {
         guard let external = orchardExternal else { return [] }
-        var tried = run.compactMap { place -> (place: (Int, Int), epk: PallasPoint)? in
-            let tx = transactions[place.0]
-            guard tx.height != nil, let epk = OrchardDecryptor.ephemeralPoint(tx.actions[place.1]) else { return nil }
-            return (place, epk)
-        }
+        let known = run.filter { transactions[$0.0].height != nil }
+        let epks = OrchardDecryptor.ephemeralPoints(known.map { transactions[$0.0].actions[$0.1] })
+        var tried = zip(known, epks).compactMap { place, epk in epk.map { (place: place, epk: $0) } }
         var found = [(place: (Int, Int), output: ReceivedOutput)]()
         for (decryptor, change) in [(external, false), (orchardInternal, true)] {
             guard let decryptor, !tried.isEmpty else { continue }

@@ -32,18 +32,35 @@ int satchel_simd_forced_unavailable(void);
  * 1 when it names no path, or one this CPU cannot run. */
 enum satchel_simd_path satchel_simd_choose(const char *forced, int *unavailable);
 
-/* A modulus in radix 2^52, -p^-1 mod 2^52, and for point arithmetic on y^2 = x^3 + b the
- * constant 3b in Montgomery form. */
+/* A modulus in radix 2^52, -p^-1 mod 2^52, R and R^2 mod p (R = 2^260); for point
+ * arithmetic on y^2 = x^3 + b the constants b and 3b in Montgomery form; for square roots,
+ * p − 1 = 2^s·t with (t − 1)/2 in 64-bit words and c^t in Montgomery form (c a non-square). */
 typedef struct {
     uint64_t p[5];
     uint64_t pinv;
-    uint64_t b3[5];
+    uint64_t b[5], b3[5];
+    uint64_t one[5];
+    uint64_t r2[5];
+    int s, c3bits;
+    uint64_t c3[4];
+    uint64_t c5[5];
 } satchel_mod52;
 
 /* From p as four little-endian 64-bit words (p odd, p < 2^255). */
 void satchel_mod52_init(satchel_mod52 *m, const uint64_t p[4]);
 /* The curve y^2 = x^3 + b over that field (Pallas: b = 5), for the point functions. */
 void satchel_mod52_set_b(satchel_mod52 *m, uint64_t b);
+/* The square-root constants, from a non-square of the field (Pallas's p: 5). */
+void satchel_mod52_set_sqrt(satchel_mod52 *m, uint64_t nonsquare);
+
+/* Decodes n encodings of points of y^2 = x^3 + b (32 bytes each: x little-endian, y's parity
+ * in bit 255; the curve and the square root set up above): where x < p and x^3 + b is a
+ * square, ok[i] = 1 and points[8i ..< 8i + 8] = x then y in canonical little-endian 64-bit
+ * words; elsewhere ok[i] = 0 and the words are zero. The all-zero encoding (the identity's)
+ * is not decoded here: ok = 0. IFMA decodes 8 per vector. Encodings are public (no secret
+ * flows through this), so their checks may branch. */
+void satchel_weierstrass_decode_batch(enum satchel_simd_path path, const satchel_mod52 *m, const uint8_t *encodings,
+                                      size_t n, uint64_t *points, uint8_t *ok);
 
 /* 8 points in projective coordinates (X : Y : Z), each coordinate in Montgomery form (x·2^260
  * mod p), limb-major as above; the identity is (0 : R : 0). */
@@ -57,6 +74,19 @@ void satchel_point52_add8(enum satchel_simd_path path, const satchel_mod52 *m, s
                           const satchel_point8 *a, const satchel_point8 *b);
 void satchel_point52_double8(enum satchel_simd_path path, const satchel_mod52 *m, satchel_point8 *r,
                              const satchel_point8 *a);
+
+/* GLV scalar multiplication on y^2 = x^3 + b (the curve set with satchel_mod52_set_b) with
+ * the endomorphism φ(x, y) = (ζx, y) = [λ](x, y): for each of n affine points P_i, given as
+ * x then y in canonical little-endian 64-bit words (8 words a point, each coordinate < p, the
+ * point on the curve), the encoding of [k1]P_i + [k2]φ(P_i): x little-endian with y's parity
+ * in bit 255 (Pallas's repr_P; p < 2^255), 32 zero bytes for the identity. k1 and k2 are the
+ * halves of a scalar k = k1 + k2·λ, each given by its sign (nonzero: negative) and `windows`
+ * 4-bit digits of its magnitude, least significant first; ζ is canonical. IFMA runs 8 points
+ * per ladder; every path shares one inversion among all n. No branch or memory access
+ * depends on a digit or a sign. Returns 0, or −2 when memory ran out. */
+int satchel_glv_batch(enum satchel_simd_path path, const satchel_mod52 *m, const uint64_t zeta[4],
+                      const uint8_t *digits1, const uint8_t *digits2, size_t windows, int negative1, int negative2,
+                      const uint64_t *points, size_t n, uint8_t *out);
 
 /* r = a * b * 2^-260 mod p for 8 lanes, each limb < 2^52 and each element < p; r may alias a
  * or b. `path` is what satchel_simd_path() gave, or any supported path (tests). */

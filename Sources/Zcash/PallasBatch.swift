@@ -1,0 +1,96 @@
+import CCurveBatch
+import CSodium
+import WalletCore
+
+/// Many Pallas points decoded, and times one scalar, batched (issue 23): CCurveBatch's GLV
+/// ladder and square roots over 8 points per vector on AVX-512 IFMA, one field inversion for
+/// all encodings. Orchard's trial decryption: KA^Orchard of one ivk with a run of epks.
+///
+/// Paths without a vector kernel (AVX2, portable) run the Swift code, which is faster there
+/// than CCurveBatch's portable radix-2^52 kernel: that kernel is the bit-exact reference the
+/// tests hold the vector one to.
+public enum PallasBatch {
+    /// Whether `path` runs CCurveBatch's kernel here (else the Swift code).
+    public static func hasOwnKernel(_ path: CurveBatchPath) -> Bool { path == .ifma && path.isSupported }
+
+    /// F_p with b = 5, in CCurveBatch's radix-2^52 Montgomery form; made once.
+    private static let field: satchel_mod52 = {
+        var m = satchel_mod52()
+        let p = PallasBaseModulus.modulus
+        var words = [p.l0, p.l1, p.l2, p.l3]
+        satchel_mod52_init(&m, &words)
+        satchel_mod52_set_b(&m, 5)
+        satchel_mod52_set_sqrt(&m, 5)  // 5 is the least non-square mod p
+        return m
+    }()
+
+    private static let zeta: [UInt64] = { let z = PallasGLV.zeta.canonical; return [z.l0, z.l1, z.l2, z.l3] }()
+
+    /// repr_P([k]P) for every point: the bytes of `PallasPoint.encodeAll(points.map { $0.times(k) })`.
+    public static func encodedMultiples(_ points: [PallasPoint], by k: PallasGLVScalar, path: CurveBatchPath = .inUse) -> [[UInt8]] {
+        hasOwnKernel(path) ? kernelMultiples(points, by: k, path: path) : PallasPoint.encodeAll(points.map { $0.times(k) })
+    }
+
+    /// `PallasPoint(bytes:)` of every encoding: nil for a non-canonical x or one with no point
+    /// (or not 32 bytes), the identity for 32 zero bytes.
+    public static func decodeAll(_ encodings: [[UInt8]], path: CurveBatchPath = .inUse) -> [PallasPoint?] {
+        hasOwnKernel(path) ? kernelDecode(encodings, path: path) : encodings.map(PallasPoint.init(bytes:))
+    }
+
+    /// `encodedMultiples` by CCurveBatch's kernel on `path`, whichever it is (tests).
+    static func kernelMultiples(_ points: [PallasPoint], by k: PallasGLVScalar, path: CurveBatchPath) -> [[UInt8]] {
+        // The identity has no affine form to give the ladder; its multiple is the identity.
+        let affine = points.map { $0.z == .one ? (x: $0.x, y: $0.y) : $0.affine }
+        var flat = [UInt64]()
+        flat.reserveCapacity(8 * points.count)
+        for case let (x, y)? in affine {
+            let cx = x.canonical, cy = y.canonical
+            flat += [cx.l0, cx.l1, cx.l2, cx.l3, cy.l0, cy.l1, cy.l2, cy.l3]
+        }
+        let count = flat.count / 8
+        var out = [UInt8](repeating: 0, count: 32 * count)
+        defer { out.withUnsafeMutableBytes { sodium_memzero($0.baseAddress, $0.count) } }  // shared secrets
+        if count > 0 {
+            var m = field
+            let status = out.withUnsafeMutableBufferPointer { o in
+                flat.withUnsafeBufferPointer { p in
+                    satchel_glv_batch(path.c, &m, zeta, k.digits1, k.digits2, PallasGLVScalar.windows,
+                                      k.negative1 ? 1 : 0, k.negative2 ? 1 : 0, p.baseAddress!, count, o.baseAddress!)
+                }
+            }
+            // −2: malloc failed for a few kilobytes; nothing sensible is left to do.
+            precondition(status == 0, "out of memory in the curve batch")
+        }
+        var next = 0
+        return affine.map { a in
+            guard a != nil else { return [UInt8](repeating: 0, count: 32) }
+            defer { next += 1 }
+            return Array(out[32 * next..<32 * next + 32])
+        }
+    }
+
+    /// `decodeAll` by CCurveBatch's kernel on `path`, whichever it is (tests).
+    static func kernelDecode(_ encodings: [[UInt8]], path: CurveBatchPath) -> [PallasPoint?] {
+        let tried = encodings.indices.filter { encodings[$0].count == 32 && encodings[$0].contains { $0 != 0 } }
+        var out = encodings.map { $0.count == 32 ? PallasPoint?.some(.identity) : nil }
+        guard !tried.isEmpty else { return out }
+        let flat = tried.flatMap { encodings[$0] }
+        var words = [UInt64](repeating: 0, count: 8 * tried.count)
+        var ok = [UInt8](repeating: 0, count: tried.count)
+        var m = field
+        words.withUnsafeMutableBufferPointer { w in
+            ok.withUnsafeMutableBufferPointer { o in
+                flat.withUnsafeBufferPointer { e in
+                    satchel_weierstrass_decode_batch(path.c, &m, e.baseAddress!, tried.count, w.baseAddress!, o.baseAddress!)
+                }
+            }
+        }
+        for (k, i) in tried.enumerated() {
+            guard ok[k] == 1 else { out[i] = nil; continue }
+            let w = words[8 * k..<8 * k + 8].map { $0 }
+            out[i] = PallasPoint(affineX: PallasBase(canonical: Limbs(w[0], w[1], w[2], w[3])),
+                                 affineY: PallasBase(canonical: Limbs(w[4], w[5], w[6], w[7])))
+        }
+        return out
+    }
+}
