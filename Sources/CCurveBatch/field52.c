@@ -76,6 +76,7 @@ void satchel_mod52_init(satchel_mod52 *m, const uint64_t p[4]) {
     uint64_t inv = 1;
     for (int i = 0; i < 6; i++) inv *= 2 - p[0] * inv;
     m->pinv = (0 - inv) & MASK52;
+    m->sparse = m->p[3] == 0 && m->p[4] == 1ULL << 46;
     for (int j = 0; j < 5; j++) m->b3[j] = 0;
     /* R = 2^260 mod p and R^2 mod p by doublings of 1 (p is public). */
     fe1 r = {{1, 0, 0, 0, 0}};
@@ -122,15 +123,16 @@ static inline uint64_t fe1_eq(const fe1 *a, const fe1 *b) {
 #define FE fe1
 #define CTX const satchel_mod52
 #define FE_MUL(r, a, b) fe1_mul(c, r, a, b)
+#define FE_SQR(r, a) fe1_mul(c, r, a, a)
 #define FE_ADD(r, a, b) fe1_add(c, r, a, b)
 #define FE_SUB(r, a, b) fe1_sub(c, r, a, b)
 #define FE_SELECT(r, mask, a, b) fe1_select(r, mask, a, b)
 #define FE_EQ(a, b) fe1_eq(a, b)
-#define MASK_NOT(m) (~(m))
 #define FE_B3(c) ((const fe1 *)(c)->b3)
 #define ATTR
 #define NAME(name) lane1_##name
-#include "point_formulas.inc"  /* which undefines them */
+#include "point_formulas.inc"
+#include "point_formulas_undef.inc"
 
 static void load1(fe1 *out, const uint64_t x[5][8], int lane) { for (int j = 0; j < 5; j++) out->v[j] = x[j][lane]; }
 static void store1(uint64_t x[5][8], const fe1 *in, int lane) { for (int j = 0; j < 5; j++) x[j][lane] = in->v[j]; }
@@ -165,15 +167,20 @@ static void point8_portable(const satchel_mod52 *c, satchel_point8 *r, const sat
 /* Fully unrolled, or the limbs live in memory and the products wait on loads. */
 #define UNROLL _Pragma("GCC unroll 16")
 
+/* An element here is only kept below 2p (limbs normalized), not below p: a product of two
+ * such is below 4p²/2^260 + p < 2p for any p < 2^255 without its final subtraction, sums
+ * and differences subtract or add 2p. fe8_canon makes an element canonical where it must
+ * be (before a comparison, and for what leaves the kernel). */
 typedef struct { __m512i v[5]; } fe8;
-typedef struct { __m512i p[5], pinv, b3[5]; } ctx8;
+typedef struct { __m512i p[5], p2[5], pinv, b3[5]; } ctx8;
 
-IFMA static inline void fe8_reduce_once(const ctx8 *c, fe8 *r, const __m512i z[5]) {
+/* r = z − m unless that borrows (z < 2m). */
+IFMA static inline void fe8_reduce_by(fe8 *r, const __m512i z[5], const __m512i m[5]) {
     const __m512i mask = _mm512_set1_epi64((long long)MASK52), zero = _mm512_setzero_si512();
     __m512i d[5], borrow = zero;
     UNROLL
     for (int j = 0; j < 5; j++) {
-        __m512i t = _mm512_sub_epi64(_mm512_sub_epi64(z[j], c->p[j]), borrow);
+        __m512i t = _mm512_sub_epi64(_mm512_sub_epi64(z[j], m[j]), borrow);
         borrow = _mm512_srli_epi64(t, 63);
         d[j] = _mm512_and_si512(t, mask);
     }
@@ -182,10 +189,41 @@ IFMA static inline void fe8_reduce_once(const ctx8 *c, fe8 *r, const __m512i z[5
     for (int j = 0; j < 5; j++) r->v[j] = _mm512_mask_blend_epi64(keep, d[j], z[j]);
 }
 
-/* The whole product first (50 independent multiply-adds), then the reduction column by column
- * (product scanning): only the five quotients wait on each other. Same value as fe1_mul. */
-IFMA static inline void fe8_mul(const ctx8 *c, fe8 *r, const fe8 *a, const fe8 *b) {
+/* Below p, from below 2p. */
+IFMA static inline void fe8_canon(const ctx8 *c, fe8 *r, const fe8 *a) { fe8_reduce_by(r, a->v, c->p); }
+
+/* The reduction of the product's ten columns z (fe8_mul's second half). `sparse`: p's limb 3
+ * is 0 and limb 4 is 2^46 (p = 2^254 + c, c < 2^156: Pallas and Vesta), so q·p's last two
+ * columns are shifts instead of eight multiply-adds out of 55. */
+IFMA static inline void fe8_montgomery(const ctx8 *c, fe8 *r, __m512i z[10], const int sparse) {
     const __m512i mask = _mm512_set1_epi64((long long)MASK52), zero = _mm512_setzero_si512();
+    UNROLL
+    for (int i = 0; i < 5; i++) {
+        __m512i q = _mm512_madd52lo_epu64(zero, z[i], c->pinv);
+        UNROLL
+        for (int j = 0; j < (sparse ? 3 : 5); j++) {
+            z[i + j] = _mm512_madd52lo_epu64(z[i + j], q, c->p[j]);
+            z[i + j + 1] = _mm512_madd52hi_epu64(z[i + j + 1], q, c->p[j]);
+        }
+        if (sparse) {  /* q·2^46·2^(52·4): its low 6 bits into limb 4, the rest into limb 5 */
+            z[i + 4] = _mm512_add_epi64(z[i + 4], _mm512_and_si512(_mm512_slli_epi64(q, 46), mask));
+            z[i + 5] = _mm512_add_epi64(z[i + 5], _mm512_srli_epi64(q, 6));
+        }
+        z[i + 1] = _mm512_add_epi64(z[i + 1], _mm512_srli_epi64(z[i], 52));  /* z[i] is 0 mod 2^52 */
+    }
+    UNROLL
+    for (int j = 5; j < 9; j++) {
+        z[j + 1] = _mm512_add_epi64(z[j + 1], _mm512_srli_epi64(z[j], 52));
+        r->v[j - 5] = _mm512_and_si512(z[j], mask);
+    }
+    r->v[4] = z[9];  /* below 2p < 2^256: no carry out of the top limb */
+}
+
+/* The whole product first (50 independent multiply-adds), then the reduction column by column
+ * (product scanning): only the five quotients wait on each other. Congruent to fe1_mul's
+ * value, below 2p for factors below 2p. */
+IFMA static inline void fe8_mul_impl(const ctx8 *c, fe8 *r, const fe8 *a, const fe8 *b, const int sparse) {
+    const __m512i zero = _mm512_setzero_si512();
     __m512i z[10];
     UNROLL
     for (int k = 0; k < 10; k++) z[k] = zero;
@@ -197,23 +235,38 @@ IFMA static inline void fe8_mul(const ctx8 *c, fe8 *r, const fe8 *a, const fe8 *
             z[i + j + 1] = _mm512_madd52hi_epu64(z[i + j + 1], a->v[j], b->v[i]);
         }
     }
+    fe8_montgomery(c, r, z, sparse);
+}
+
+/* a²: the ten cross products once, doubled by a shift, then the five squares (30 multiply-adds
+ * instead of 50). */
+IFMA static inline void fe8_sqr_impl(const ctx8 *c, fe8 *r, const fe8 *a, const int sparse) {
+    const __m512i zero = _mm512_setzero_si512();
+    __m512i z[10];
+    UNROLL
+    for (int k = 0; k < 10; k++) z[k] = zero;
     UNROLL
     for (int i = 0; i < 5; i++) {
-        __m512i q = _mm512_madd52lo_epu64(zero, z[i], c->pinv);
         UNROLL
-        for (int j = 0; j < 5; j++) {
-            z[i + j] = _mm512_madd52lo_epu64(z[i + j], q, c->p[j]);
-            z[i + j + 1] = _mm512_madd52hi_epu64(z[i + j + 1], q, c->p[j]);
+        for (int j = i + 1; j < 5; j++) {
+            z[i + j] = _mm512_madd52lo_epu64(z[i + j], a->v[j], a->v[i]);
+            z[i + j + 1] = _mm512_madd52hi_epu64(z[i + j + 1], a->v[j], a->v[i]);
         }
-        z[i + 1] = _mm512_add_epi64(z[i + 1], _mm512_srli_epi64(z[i], 52));  /* z[i] is 0 mod 2^52 */
     }
     UNROLL
-    for (int j = 5; j < 9; j++) {
-        z[j + 1] = _mm512_add_epi64(z[j + 1], _mm512_srli_epi64(z[j], 52));
-        z[j] = _mm512_and_si512(z[j], mask);
+    for (int k = 1; k < 10; k++) z[k] = _mm512_slli_epi64(z[k], 1);
+    UNROLL
+    for (int i = 0; i < 5; i++) {
+        z[2 * i] = _mm512_madd52lo_epu64(z[2 * i], a->v[i], a->v[i]);
+        z[2 * i + 1] = _mm512_madd52hi_epu64(z[2 * i + 1], a->v[i], a->v[i]);
     }
-    fe8_reduce_once(c, r, z + 5);
+    fe8_montgomery(c, r, z, sparse);
 }
+
+IFMA static inline void fe8_mul(const ctx8 *c, fe8 *r, const fe8 *a, const fe8 *b) { fe8_mul_impl(c, r, a, b, 0); }
+IFMA static inline void fe8_sqr(const ctx8 *c, fe8 *r, const fe8 *a) { fe8_sqr_impl(c, r, a, 0); }
+IFMA static inline void fe8_mul_sparse(const ctx8 *c, fe8 *r, const fe8 *a, const fe8 *b) { fe8_mul_impl(c, r, a, b, 1); }
+IFMA static inline void fe8_sqr_sparse(const ctx8 *c, fe8 *r, const fe8 *a) { fe8_sqr_impl(c, r, a, 1); }
 
 IFMA static inline void fe8_add(const ctx8 *c, fe8 *r, const fe8 *a, const fe8 *b) {
     const __m512i mask = _mm512_set1_epi64((long long)MASK52);
@@ -224,7 +277,7 @@ IFMA static inline void fe8_add(const ctx8 *c, fe8 *r, const fe8 *a, const fe8 *
         carry = _mm512_srli_epi64(t, 52);
         z[j] = _mm512_and_si512(t, mask);
     }
-    fe8_reduce_once(c, r, z);
+    fe8_reduce_by(r, z, c->p2);  /* below 4p, then below 2p */
 }
 
 IFMA static inline void fe8_sub(const ctx8 *c, fe8 *r, const fe8 *a, const fe8 *b) {
@@ -239,7 +292,7 @@ IFMA static inline void fe8_sub(const ctx8 *c, fe8 *r, const fe8 *a, const fe8 *
     __m512i add = _mm512_sub_epi64(zero, borrow), carry = zero;
     UNROLL
     for (int j = 0; j < 5; j++) {
-        __m512i t = _mm512_add_epi64(_mm512_add_epi64(d[j], _mm512_and_si512(c->p[j], add)), carry);
+        __m512i t = _mm512_add_epi64(_mm512_add_epi64(d[j], _mm512_and_si512(c->p2[j], add)), carry);
         carry = _mm512_srli_epi64(t, 52);
         r->v[j] = _mm512_and_si512(t, mask);
     }
@@ -253,35 +306,54 @@ IFMA static inline void fe8_select(fe8 *r, uint64_t mask, const fe8 *a, const fe
     for (int j = 0; j < 5; j++) r->v[j] = _mm512_mask_blend_epi64(k, b->v[j], a->v[j]);
 }
 
-IFMA static inline uint64_t fe8_eq(const fe8 *a, const fe8 *b) {
+/* Compared canonical: an element is only kept below 2p. */
+IFMA static inline uint64_t fe8_eq(const ctx8 *c, const fe8 *a, const fe8 *b) {
+    fe8 x, y;
+    fe8_canon(c, &x, a);
+    fe8_canon(c, &y, b);
     __mmask8 k = 0xFF;
-    for (int j = 0; j < 5; j++) k &= _mm512_cmpeq_epi64_mask(a->v[j], b->v[j]);
+    for (int j = 0; j < 5; j++) k &= _mm512_cmpeq_epi64_mask(x.v[j], y.v[j]);
     return k;
 }
 
 #define FE fe8
 #define CTX const ctx8
-#define FE_MUL(r, a, b) fe8_mul(c, r, a, b)
 #define FE_ADD(r, a, b) fe8_add(c, r, a, b)
 #define FE_SUB(r, a, b) fe8_sub(c, r, a, b)
 #define FE_SELECT(r, mask, a, b) fe8_select(r, mask, a, b)
-#define FE_EQ(a, b) fe8_eq(a, b)
-#define MASK_NOT(m) ((m) ^ 0xFF)
+#define FE_EQ(a, b) fe8_eq(c, a, b)
 #define FE_B3(c) ((const fe8 *)(c)->b3)
 #define ATTR IFMA
+#define FE_MUL(r, a, b) fe8_mul(c, r, a, b)
+#define FE_SQR(r, a) fe8_sqr(c, r, a)
 #define NAME(name) lane8_##name
-#include "point_formulas.inc"  /* which undefines them */
+#include "point_formulas.inc"
+#undef FE_MUL
+#undef FE_SQR
+#undef NAME
+/* The same for a Pallas-shaped modulus (fe8_montgomery's `sparse`). */
+#define FE_MUL(r, a, b) fe8_mul_sparse(c, r, a, b)
+#define FE_SQR(r, a) fe8_sqr_sparse(c, r, a)
+#define NAME(name) lane8s_##name
+#include "point_formulas.inc"
+#include "point_formulas_undef.inc"
 
 IFMA static void ctx8_make(ctx8 *c, const satchel_mod52 *m) {
     for (int j = 0; j < 5; j++) {
         c->p[j] = _mm512_set1_epi64((long long)m->p[j]);
+        c->p2[j] = _mm512_set1_epi64((long long)(j == 4 ? m->p[j] << 1 | m->p[j - 1] >> 51 : (m->p[j] << 1 | (j ? m->p[j - 1] >> 51 : 0)) & MASK52));
         c->b3[j] = _mm512_set1_epi64((long long)m->b3[j]);
     }
     c->pinv = _mm512_set1_epi64((long long)m->pinv);
 }
 
 IFMA static void load8(fe8 *out, const uint64_t x[5][8]) { for (int j = 0; j < 5; j++) out->v[j] = _mm512_loadu_si512((const void *)x[j]); }
-IFMA static void store8(uint64_t x[5][8], const fe8 *in) { for (int j = 0; j < 5; j++) _mm512_storeu_si512((void *)x[j], in->v[j]); }
+/* What leaves the kernel is canonical. */
+IFMA static void store8(const ctx8 *c, uint64_t x[5][8], const fe8 *in) {
+    fe8 r;
+    fe8_canon(c, &r, in);
+    for (int j = 0; j < 5; j++) _mm512_storeu_si512((void *)x[j], r.v[j]);
+}
 
 IFMA static void mul8_ifma(const satchel_mod52 *m, uint64_t r[5][8], const uint64_t a[5][8], const uint64_t b[5][8]) {
     ctx8 c;
@@ -290,7 +362,7 @@ IFMA static void mul8_ifma(const satchel_mod52 *m, uint64_t r[5][8], const uint6
     load8(&x, a);
     load8(&y, b);
     fe8_mul(&c, &z, &x, &y);
-    store8(r, &z);
+    store8(&c, r, &z);
 }
 
 IFMA static void point8_ifma(const satchel_mod52 *m, satchel_point8 *r, const satchel_point8 *a, const satchel_point8 *b) {
@@ -304,7 +376,7 @@ IFMA static void point8_ifma(const satchel_mod52 *m, satchel_point8 *r, const sa
     } else {
         lane8_double(&c, out, p);
     }
-    store8(r->x, &out[0]); store8(r->y, &out[1]); store8(r->z, &out[2]);
+    store8(&c, r->x, &out[0]); store8(&c, r->y, &out[1]); store8(&c, r->z, &out[2]);
 }
 #endif
 
@@ -413,8 +485,9 @@ IFMA static void glv8_ifma(const satchel_mod52 *m, const fe1 *zeta, const uint8_
     fe8_mul(&c, &p[0], &p[0], &r2);
     fe8_mul(&c, &p[1], &p[1], &r2);
     p[2] = one8;
-    lane8_glv(&c, acc, p, &z8, &one8, d1, d2, windows, neg1, neg2);
-    for (int k = 0; k < 3; k++) store8(out[k], &acc[k]);
+    if (m->sparse) lane8s_glv(&c, acc, p, &z8, &one8, d1, d2, windows, neg1, neg2);
+    else lane8_glv(&c, acc, p, &z8, &one8, d1, d2, windows, neg1, neg2);
+    for (int k = 0; k < 3; k++) store8(&c, out[k], &acc[k]);
     wipe(acc, sizeof acc);
 }
 #endif
@@ -549,9 +622,10 @@ IFMA static uint64_t sqrt8_ifma(const satchel_mod52 *m, uint64_t y[5][8], const 
     fe8_mul(&c, &rhs, &xm, &xm);
     fe8_mul(&c, &rhs, &rhs, &xm);
     fe8_add(&c, &rhs, &rhs, &b);
-    uint64_t square = lane8_sqrt(&c, &root, &rhs, &one, &c5, m->c3, m->c3bits, m->s);
+    uint64_t square = m->sparse ? lane8s_sqrt(&c, &root, &rhs, &one, &c5, m->c3, m->c3bits, m->s)
+                                : lane8_sqrt(&c, &root, &rhs, &one, &c5, m->c3, m->c3bits, m->s);
     fe8_mul(&c, &root, &root, &unit);
-    store8(y, &root);
+    store8(&c, y, &root);
     return square;
 }
 #endif

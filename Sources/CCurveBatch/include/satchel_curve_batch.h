@@ -32,12 +32,14 @@ int satchel_simd_forced_unavailable(void);
  * 1 when it names no path, or one this CPU cannot run. */
 enum satchel_simd_path satchel_simd_choose(const char *forced, int *unavailable);
 
-/* A modulus in radix 2^52, -p^-1 mod 2^52, R and R^2 mod p (R = 2^260); for point
+/* A modulus in radix 2^52, -p^-1 mod 2^52, R and R^2 mod p (R = 2^260), whether it is
+ * Pallas-shaped (2^254 + c, c < 2^156: its reduction has shifts for multiplications); for point
  * arithmetic on y^2 = x^3 + b the constants b and 3b in Montgomery form; for square roots,
  * p − 1 = 2^s·t with (t − 1)/2 in 64-bit words and c^t in Montgomery form (c a non-square). */
 typedef struct {
     uint64_t p[5];
     uint64_t pinv;
+    int sparse;
     uint64_t b[5], b3[5];
     uint64_t one[5];
     uint64_t r2[5];
