@@ -83,6 +83,10 @@ public struct ZcashCompactTransaction: ChainTransaction {
     public var firstActionPosition: UInt64?
     /// NU6.3's Ironwood actions (CompactTx field 9), counted and not scanned yet.
     public var ironwoodActionCount = 0
+    /// Each action's epk, decoded when the block was parsed: all of a block's together (batched
+    /// square roots), once for every wallet that scans it. nil where the ephemeral key is no
+    /// point or the identity (`OrchardDecryptor.ephemeralPoint`).
+    public var ephemeralPoints: [PallasPoint?] = []
 }
 
 /// Ironwood actions (NU6.3: Orchard-shaped, lead byte 0x03) seen by this process: not scanned
@@ -220,6 +224,11 @@ extension ZcashCompactBlock {
             transactions.append(compact)
             position = position.map { $0 + UInt64(outputs.count) }
             actionPosition = actionPosition.map { $0 + UInt64(actions.count) }
+        }
+        var decoded = OrchardDecryptor.ephemeralPoints(transactions.flatMap(\.actions))[...]
+        for t in transactions.indices {
+            transactions[t].ephemeralPoints = Array(decoded.prefix(transactions[t].actions.count))
+            decoded = decoded.dropFirst(transactions[t].actions.count)
         }
         var block = ZcashCompactBlock(height: wire.height, id: Array(wire.hash), previousID: Array(wire.prevHash), time: wire.time,
                                       transactions: transactions, saplingTreeSize: treeSize,

@@ -152,9 +152,13 @@ public struct ZcashScanner: ChainScanner {
     private func scan(_ transactions: [ZcashCompactTransaction], actions run: [(Int, Int)]) throws(ScanError)
         -> [(place: (Int, Int), output: ReceivedOutput)] {
         guard let external = orchardExternal else { return [] }
-        let known = run.filter { transactions[$0.0].height != nil }
-        let epks = OrchardDecryptor.ephemeralPoints(known.map { transactions[$0.0].actions[$0.1] })
-        var tried = zip(known, epks).compactMap { place, epk in epk.map { (place: place, epk: $0) } }
+        var tried = run.compactMap { place -> (place: (Int, Int), epk: PallasPoint)? in
+            let tx = transactions[place.0]
+            guard tx.height != nil else { return nil }
+            // Decoded with the block (`ephemeralPoints`); one at a time only for a transaction made otherwise.
+            let epk = tx.ephemeralPoints.count == tx.actions.count ? tx.ephemeralPoints[place.1] : OrchardDecryptor.ephemeralPoint(tx.actions[place.1])
+            return epk.map { (place, $0) }
+        }
         var found = [(place: (Int, Int), output: ReceivedOutput)]()
         for (decryptor, change) in [(external, false), (orchardInternal, true)] {
             guard let decryptor, !tried.isEmpty else { continue }

@@ -149,4 +149,40 @@ final class OrchardFixtureTests: XCTestCase {
             for d in decryptors { XCTAssertNil(d.tryDecrypt(action), c["reason"] as? String ?? "") }
         }
     }
+
+    /// A block's epks are decoded when it is parsed, all together (`ephemeralPoints`), as each
+    /// action's own decoding does: the fixture's 459, and in a block of its actions with some
+    /// ephemeral keys made no point, the identity or non-canonical, exactly those are nil.
+    func testEphemeralPointsDecodedWithTheBlock() throws {
+        let source = try CompactBlockFileSource(path: fixture.appendingPathComponent("compact_blocks.jsonl").path)
+        let data = try source.blocks(from: 2_950_000, count: 100)
+        var actions = 0
+        for d in data {
+            for tx in try ZcashCompactBlock.parse(d.blob, expectedHeight: d.height).transactions {
+                XCTAssertEqual(tx.ephemeralPoints.map { $0?.bytes }, tx.actions.map { OrchardDecryptor.ephemeralPoint($0)?.bytes })
+                XCTAssertTrue(tx.ephemeralPoints.allSatisfy { $0 != nil })
+                actions += tx.actions.count
+            }
+        }
+        XCTAssertEqual(actions, 459)
+        // All actions in one block's one transaction, every third epk broken in turn.
+        var wire = try WireCompactBlock(serializedBytes: data[0].blob)
+        var tx = WireCompactTx()
+        tx.txid = Data(repeating: 3, count: 32)
+        tx.actions = try data.flatMap { try WireCompactBlock(serializedBytes: $0.blob).vtx.flatMap(\.actions) }
+        let p = PallasBaseModulus.modulus.littleEndianBytes
+        let broken: [[UInt8]] = [[UInt8](repeating: 0, count: 32), p, [UInt8](repeating: 0xFF, count: 32)]
+        var noPoint = [UInt8](repeating: 0, count: 32)
+        noPoint[0] = 1
+        while PallasPoint(bytes: noPoint) != nil { noPoint[0] += 1 }
+        for i in stride(from: 1, to: tx.actions.count, by: 3) {
+            tx.actions[i].ephemeralKey = Data((broken + [noPoint])[(i / 3) % 4])
+        }
+        wire.vtx = [tx]
+        wire.clearChainMetadata()
+        let parsed = try XCTUnwrap(ZcashCompactBlock.from(wire, expectedHeight: data[0].height).transactions.first)
+        XCTAssertEqual(parsed.ephemeralPoints.count, 459)
+        XCTAssertEqual(parsed.ephemeralPoints.indices.filter { parsed.ephemeralPoints[$0] == nil }, Array(stride(from: 1, to: 459, by: 3)))
+        XCTAssertEqual(parsed.ephemeralPoints.map { $0?.bytes }, parsed.actions.map { OrchardDecryptor.ephemeralPoint($0)?.bytes })
+    }
 }
