@@ -125,6 +125,7 @@ static inline uint64_t fe1_eq(const fe1 *a, const fe1 *b) {
 #define FE_MUL(r, a, b) fe1_mul(c, r, a, b)
 #define FE_SQR(r, a) fe1_mul(c, r, a, a)
 #define FE_ADD(r, a, b) fe1_add(c, r, a, b)
+#define FE_ADD_NR(r, a, b) fe1_add(c, r, a, b)
 #define FE_SUB(r, a, b) fe1_sub(c, r, a, b)
 #define FE_SELECT(r, mask, a, b) fe1_select(r, mask, a, b)
 #define FE_EQ(a, b) fe1_eq(a, b)
@@ -280,6 +281,18 @@ IFMA static inline void fe8_add(const ctx8 *c, fe8 *r, const fe8 *a, const fe8 *
     fe8_reduce_by(r, z, c->p2);  /* below 4p, then below 2p */
 }
 
+/* a + b below 4p, for a product only (fe8_montgomery: below 16p²/2^260 + p < 2p). */
+IFMA static inline void fe8_add_nr(fe8 *r, const fe8 *a, const fe8 *b) {
+    const __m512i mask = _mm512_set1_epi64((long long)MASK52);
+    __m512i carry = _mm512_setzero_si512();
+    UNROLL
+    for (int j = 0; j < 5; j++) {
+        __m512i t = _mm512_add_epi64(_mm512_add_epi64(a->v[j], b->v[j]), carry);
+        carry = _mm512_srli_epi64(t, 52);
+        r->v[j] = j < 4 ? _mm512_and_si512(t, mask) : t;
+    }
+}
+
 IFMA static inline void fe8_sub(const ctx8 *c, fe8 *r, const fe8 *a, const fe8 *b) {
     const __m512i mask = _mm512_set1_epi64((long long)MASK52), zero = _mm512_setzero_si512();
     __m512i d[5], borrow = zero;
@@ -319,6 +332,7 @@ IFMA static inline uint64_t fe8_eq(const ctx8 *c, const fe8 *a, const fe8 *b) {
 #define FE fe8
 #define CTX const ctx8
 #define FE_ADD(r, a, b) fe8_add(c, r, a, b)
+#define FE_ADD_NR(r, a, b) fe8_add_nr(r, a, b)
 #define FE_SUB(r, a, b) fe8_sub(c, r, a, b)
 #define FE_SELECT(r, mask, a, b) fe8_select(r, mask, a, b)
 #define FE_EQ(a, b) fe8_eq(c, a, b)
@@ -470,8 +484,8 @@ static uint64_t fe1_zero_mask(const fe1 *a) {
 
 #if defined(__x86_64__)
 /* 8 points (canonical radix-2^52 limbs, limb-major) through the ladder; X, Y, Z out. */
-IFMA static void glv8_ifma(const satchel_mod52 *m, const fe1 *zeta, const uint8_t *d1, const uint8_t *d2, size_t windows,
-                           uint64_t neg1, uint64_t neg2, const uint64_t in[2][5][8], uint64_t out[3][5][8]) {
+IFMA static void glv8_ifma(const satchel_mod52 *m, const fe1 *zeta, const int8_t *d1, const int8_t *d2, size_t windows,
+                           const uint64_t in[2][5][8], uint64_t out[3][5][8]) {
     ctx8 c;
     ctx8_make(&c, m);
     fe8 p[3], acc[3], z8, one8, r2;
@@ -485,54 +499,116 @@ IFMA static void glv8_ifma(const satchel_mod52 *m, const fe1 *zeta, const uint8_
     fe8_mul(&c, &p[0], &p[0], &r2);
     fe8_mul(&c, &p[1], &p[1], &r2);
     p[2] = one8;
-    if (m->sparse) lane8s_glv(&c, acc, p, &z8, &one8, d1, d2, windows, neg1, neg2);
-    else lane8_glv(&c, acc, p, &z8, &one8, d1, d2, windows, neg1, neg2);
+    if (m->sparse) lane8s_glv(&c, acc, p, &z8, &one8, d1, d2, windows);
+    else lane8_glv(&c, acc, p, &z8, &one8, d1, d2, windows);
     for (int k = 0; k < 3; k++) store8(&c, out[k], &acc[k]);
     wipe(acc, sizeof acc);
 }
 #endif
 
+#if defined(__x86_64__)
+/* The encodings of n results in blocks of 8 (X, Y, Z canonical in Montgomery form, limb-major):
+ * Montgomery's trick down each lane across the blocks, the eight inversions as one vector
+ * exponentiation, then x = X/Z and y = Y/Z a vector at a time. */
+IFMA static int encode_all_ifma(const satchel_mod52 *m, uint64_t (*acc)[3][5][8], size_t n, uint8_t *out) {
+    const size_t blocks = (n + 7) / 8;
+    fe8 *prefix = aligned_alloc(64, blocks * sizeof(fe8));  /* vector loads and stores need 64 */
+    if (!prefix) return -2;
+    ctx8 c;
+    ctx8_make(&c, m);
+    fe8 one8, unit, zero, running, inverse, zinv, zi, x, y, z;
+    memset(&zero, 0, sizeof zero);
+    for (int j = 0; j < 5; j++) {
+        one8.v[j] = _mm512_set1_epi64((long long)m->one[j]);
+        unit.v[j] = _mm512_set1_epi64(j == 0 ? 1 : 0);
+    }
+    uint64_t e[5], borrow = 2, w[4];  /* p − 2, public */
+    for (int j = 0; j < 5; j++) { uint64_t t = m->p[j] - borrow; borrow = t >> 63; e[j] = t & MASK52; }
+    words64(w, e);
+    running = one8;
+    for (size_t b = 0; b < blocks; b++) {  /* the identity's Z = 0 takes 1 */
+        load8(&z, acc[b][2]);
+        fe8_select(&zi, fe8_eq(&c, &z, &zero), &one8, &z);
+        prefix[b] = running;
+        fe8_mul(&c, &running, &running, &zi);
+    }
+    if (m->sparse) lane8s_pow(&c, &inverse, &running, w, 255, &one8);
+    else lane8_pow(&c, &inverse, &running, w, 255, &one8);
+    for (size_t b = blocks; b-- > 0;) {
+        load8(&z, acc[b][2]);
+        uint64_t identity = fe8_eq(&c, &z, &zero);
+        fe8_select(&zi, identity, &one8, &z);
+        fe8_mul(&c, &zinv, &inverse, &prefix[b]);
+        fe8_mul(&c, &inverse, &inverse, &zi);
+        load8(&x, acc[b][0]);
+        load8(&y, acc[b][1]);
+        fe8_mul(&c, &x, &x, &zinv);
+        fe8_mul(&c, &y, &y, &zinv);
+        fe8_mul(&c, &x, &x, &unit);
+        fe8_mul(&c, &y, &y, &unit);
+        store8(&c, acc[b][0], &x);  /* the affine x and y, canonical, over X and Y */
+        store8(&c, acc[b][1], &y);
+        for (size_t lane = 0; lane < 8 && 8 * b + lane < n; lane++) {
+            uint64_t l[5], words[4], keep = ((identity >> lane) & 1) - 1;  /* 0 for the identity */
+            for (int j = 0; j < 5; j++) l[j] = acc[b][0][j][lane];
+            words64(words, l);
+            uint8_t *o = out + 32 * (8 * b + lane);
+            for (int k = 0; k < 32; k++) o[k] = (uint8_t)(words[k / 8] >> (8 * (k % 8))) & (uint8_t)keep;
+            o[31] |= (uint8_t)((acc[b][1][0][lane] & 1) << 7) & (uint8_t)keep;
+        }
+    }
+    wipe(prefix, blocks * sizeof(fe8));
+    free(prefix);
+    wipe(&running, sizeof running); wipe(&inverse, sizeof inverse); wipe(&zinv, sizeof zinv);
+    wipe(&x, sizeof x); wipe(&y, sizeof y);
+    return 0;
+}
+
+/* The IFMA path of satchel_glv_batch: 8 points per ladder, a partial last vector repeating its
+ * first point in the lanes it does not use. */
+static int glv_all_ifma(const satchel_mod52 *m, const fe1 *zeta, const int8_t *d1, const int8_t *d2, size_t windows,
+                        const uint64_t *points, size_t n, uint8_t *out) {
+    const size_t blocks = (n + 7) / 8;
+    uint64_t (*acc)[3][5][8] = malloc(blocks * sizeof *acc);
+    if (!acc) return -2;
+    for (size_t b = 0; b < blocks; b++) {
+        uint64_t in[2][5][8], l[5];
+        for (size_t lane = 0; lane < 8; lane++) {
+            const uint64_t *point = points + 8 * (8 * b + lane < n ? 8 * b + lane : 8 * b);
+            for (int k = 0; k < 2; k++) {
+                limbs52(l, point + 4 * k);
+                for (int j = 0; j < 5; j++) in[k][j][lane] = l[j];
+            }
+        }
+        glv8_ifma(m, zeta, d1, d2, windows, in, acc[b]);
+    }
+    int status = encode_all_ifma(m, acc, n, out);
+    wipe(acc, blocks * sizeof *acc);
+    free(acc);
+    return status;
+}
+#endif
+
 int satchel_glv_batch(enum satchel_simd_path path, const satchel_mod52 *m, const uint64_t zeta[4],
-                      const uint8_t *digits1, const uint8_t *digits2, size_t windows, int negative1, int negative2,
+                      const int8_t *digits1, const int8_t *digits2, size_t windows,
                       const uint64_t *points, size_t n, uint8_t *out) {
     if (n == 0) return 0;
-    fe1 *res = malloc(n * 3 * sizeof(fe1)), *prefix = malloc(n * sizeof(fe1));
-    if (!res || !prefix) { free(res); free(prefix); return -2; }
-    const uint64_t neg1 = 0 - (uint64_t)(negative1 != 0), neg2 = 0 - (uint64_t)(negative2 != 0);
     fe1 zeta1, one1;
     fe1_to_mont(m, &zeta1, zeta);
     for (int j = 0; j < 5; j++) one1.v[j] = m->one[j];
-    const int ifma = use_ifma(path);
-    (void)ifma;  /* only x86-64 has the kernel */
-    for (size_t base = 0; base < n; base += 8) {
-        size_t count = n - base < 8 ? n - base : 8;
 #if defined(__x86_64__)
-        if (ifma) {
-            /* A partial last vector repeats its first point in the lanes it does not use. */
-            uint64_t in[2][5][8], acc[3][5][8], l[5];
-            for (size_t lane = 0; lane < 8; lane++) {
-                const uint64_t *point = points + 8 * (base + (lane < count ? lane : 0));
-                for (int k = 0; k < 2; k++) {
-                    limbs52(l, point + 4 * k);
-                    for (int j = 0; j < 5; j++) in[k][j][lane] = l[j];
-                }
-            }
-            glv8_ifma(m, &zeta1, digits1, digits2, windows, neg1, neg2, in, acc);
-            for (size_t lane = 0; lane < count; lane++)
-                for (int k = 0; k < 3; k++)
-                    for (int j = 0; j < 5; j++) res[3 * (base + lane) + k].v[j] = acc[k][j][lane];
-            wipe(acc, sizeof acc);
-            continue;
-        }
+    if (use_ifma(path)) return glv_all_ifma(m, &zeta1, digits1, digits2, windows, points, n, out);
 #endif
-        for (size_t lane = 0; lane < count; lane++) {
-            const uint64_t *point = points + 8 * (base + lane);
-            fe1 p[3];
-            fe1_to_mont(m, &p[0], point);
-            fe1_to_mont(m, &p[1], point + 4);
-            p[2] = one1;
-            lane1_glv(m, &res[3 * (base + lane)], p, &zeta1, &one1, digits1, digits2, windows, neg1, neg2);
-        }
+    (void)path;
+    fe1 *res = malloc(n * 3 * sizeof(fe1)), *prefix = malloc(n * sizeof(fe1));
+    if (!res || !prefix) { free(res); free(prefix); return -2; }
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t *point = points + 8 * i;
+        fe1 p[3];
+        fe1_to_mont(m, &p[0], point);
+        fe1_to_mont(m, &p[1], point + 4);
+        p[2] = one1;
+        lane1_glv(m, &res[3 * i], p, &zeta1, &one1, digits1, digits2, windows);
     }
     /* One inversion for all Z (Montgomery's trick); the identity's Z = 0 takes 1. */
     fe1 running = one1, inverse, zinv, x, y, zi;

@@ -83,14 +83,16 @@ public struct OrchardDecryptor: Sendable {
         let k = Self.key(sharedSecret: sharedSecret, ephemeralKey: action.ephemeralKey)
         let p = SaplingDecryptor.plaintext52(key: k, ciphertext: action.ciphertext)
         guard p[0] == 0x02, let rho = PallasBase(bytes: action.nullifier) else { return nil }
-        let d = Array(p[1..<12])
+        let d = Array(p[1..<12]), rseed = Array(p[20..<52])
         let value = p[12..<20].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         let gd = OrchardAddress.diversifyHash(d)
+        // The epk check first: a lead byte of 0x02 by chance (1 in 256 of the actions tried)
+        // then costs one scalar multiplication, not also the one pk_d needs.
+        let esk = OrchardNote.esk(rseed: rseed, rho: rho)
+        guard !esk.isZero, gd.times(esk).bytes == action.ephemeralKey else { return nil }
         let address = OrchardAddress(diversifier: d, transmissionKey: gd.times(ivk).bytes)
-        let note = OrchardNote(address: address, value: value, rho: rho, rseed: Array(p[20..<52]))
-        let esk = note.esk
-        guard !esk.isZero, gd.times(esk).bytes == action.ephemeralKey,
-              let cmx = note.cmx, cmx.bytes == action.cmx else { return nil }
+        let note = OrchardNote(address: address, value: value, rho: rho, rseed: rseed)
+        guard let cmx = note.cmx, cmx.bytes == action.cmx else { return nil }
         return DecryptedOrchardNote(note: note, key: k)
     }
 }

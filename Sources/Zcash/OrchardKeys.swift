@@ -247,7 +247,9 @@ public struct OrchardNote: Sendable {
 
     public var rcm: PallasScalar { .reduced(Blake2.prfExpand(rseed, [0x05] + rho.bytes)) }
     public var psi: PallasBase { .reduced(Blake2.prfExpand(rseed, [0x09] + rho.bytes)) }
-    public var esk: PallasScalar { .reduced(Blake2.prfExpand(rseed, [0x04] + rho.bytes)) }
+    public var esk: PallasScalar { Self.esk(rseed: rseed, rho: rho) }
+    /// esk of a note with this rseed and rho (the address is not needed).
+    static func esk(rseed: [UInt8], rho: PallasBase) -> PallasScalar { .reduced(Blake2.prfExpand(rseed, [0x04] + rho.bytes)) }
 
     /// NoteCommit^Orchard_rcm(repr g_d, repr pk_d, v, rho, psi), the point; nil when
     /// pk_d is no point.

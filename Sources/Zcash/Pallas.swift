@@ -257,13 +257,17 @@ enum PallasGLV {
 }
 
 /// A scalar k split as k1 + k2·λ (mod q) with |k1|, |k2| < 2^132, kept as each half's sign
-/// and 4-bit digits of its magnitude, least significant first. Made once per key.
+/// and 4-bit digits of its magnitude, least significant first; and each half as signed 4-bit
+/// digits in [−8, 8] with its sign folded in (for CCurveBatch's 9-entry tables). Made once
+/// per key.
 public struct PallasGLVScalar: Sendable {
     static let windows = 33
     let digits1: [UInt8]
     let digits2: [UInt8]
     let negative1: Bool
     let negative2: Bool
+    let signed1: [Int8]
+    let signed2: [Int8]
 
     public init(_ k: PallasScalar) {
         let value = k.canonical
@@ -273,6 +277,22 @@ public struct PallasGLVScalar: Sendable {
         let k2 = beta1 * PallasGLV.b1abs - beta2 * PallasGLV.b2
         (digits1, negative1) = Self.signedDigits(k1)
         (digits2, negative2) = Self.signedDigits(k2)
+        signed1 = Self.recoded(digits1, negative: negative1)
+        signed2 = Self.recoded(digits2, negative: negative2)
+    }
+
+    /// Digits in [0, 15] as digits in [−7, 8] (a digit over 8 becomes d − 16 and carries 1),
+    /// negated for a negative half; by arithmetic, not by branch: the digits are a key's.
+    private static func recoded(_ digits: [UInt8], negative: Bool) -> [Int8] {
+        let flip = 0 &- Int(UInt8(negative ? 1 : 0))  // −1 negates: (d ^ −1) − (−1) = −d
+        var carry = 0
+        let out = digits.map { digit -> Int8 in
+            let v = Int(digit) + carry
+            carry = ((8 &- v) >> 63) & 1  // 1 when v > 8
+            return Int8((v - 16 * carry) ^ flip) - Int8(flip)
+        }
+        precondition(carry == 0, "a GLV half is out of its bound")
+        return out
     }
 
     /// A small signed value's sign and magnitude digits: a value mod q with its top word set

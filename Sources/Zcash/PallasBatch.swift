@@ -54,8 +54,7 @@ public enum PallasBatch {
             var m = field
             let status = out.withUnsafeMutableBufferPointer { o in
                 flat.withUnsafeBufferPointer { p in
-                    satchel_glv_batch(path.c, &m, zeta, k.digits1, k.digits2, PallasGLVScalar.windows,
-                                      k.negative1 ? 1 : 0, k.negative2 ? 1 : 0, p.baseAddress!, count, o.baseAddress!)
+                    satchel_glv_batch(path.c, &m, zeta, k.signed1, k.signed2, PallasGLVScalar.windows, p.baseAddress!, count, o.baseAddress!)
                 }
             }
             // −2: malloc failed for a few kilobytes; nothing sensible is left to do.

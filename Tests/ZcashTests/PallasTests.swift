@@ -152,6 +152,11 @@ final class PallasTests: XCTestCase {
     func testGLVSplitAndMultiplication() throws {
         var generator = SystemRandomNumberGenerator()
         func scalar() -> PallasScalar { PallasScalar(wide: (0..<64).map { _ in UInt8.random(in: 0...255, using: &generator) }) }
+        func signedHalf(_ digits: [Int8]) -> PallasScalar {
+            digits.reversed().reduce(PallasScalar.zero) { acc, d in
+                acc * PallasScalar(16) + (d < 0 ? PallasScalar(UInt64(-Int(d))).negated : PallasScalar(UInt64(d)))
+            }
+        }
         func half(_ digits: [UInt8], _ negative: Bool) -> PallasScalar {
             let m = digits.reversed().reduce(PallasScalar.zero) { $0 * PallasScalar(16) + PallasScalar(UInt64($1)) }
             return negative ? m.negated : m
@@ -164,6 +169,9 @@ final class PallasTests: XCTestCase {
             XCTAssertEqual(split.digits1.count, PallasGLVScalar.windows)
             XCTAssertTrue(split.digits1[32] <= 1 && split.digits2[32] <= 1, "a half of 2^129 or more")
             XCTAssertTrue(half(split.digits1, split.negative1) + half(split.digits2, split.negative2) * PallasGLV.lambda == k)
+            // The signed digits (CCurveBatch's) give the same halves, each digit in [−8, 8].
+            XCTAssertTrue((split.signed1 + split.signed2).allSatisfy { (-8...8).contains($0) })
+            XCTAssertTrue(signedHalf(split.signed1) + signedHalf(split.signed2) * PallasGLV.lambda == k)
         }
         var point = PallasGroupHash.hash(domain: "z.cash:Orchard", message: Array("G".utf8))
         for k in edges + (0..<30).map({ _ in scalar() }) {

@@ -82,12 +82,12 @@ void satchel_point52_double8(enum satchel_simd_path path, const satchel_mod52 *m
  * x then y in canonical little-endian 64-bit words (8 words a point, each coordinate < p, the
  * point on the curve), the encoding of [k1]P_i + [k2]φ(P_i): x little-endian with y's parity
  * in bit 255 (Pallas's repr_P; p < 2^255), 32 zero bytes for the identity. k1 and k2 are the
- * halves of a scalar k = k1 + k2·λ, each given by its sign (nonzero: negative) and `windows`
- * 4-bit digits of its magnitude, least significant first; ζ is canonical. IFMA runs 8 points
- * per ladder; every path shares one inversion among all n. No branch or memory access
- * depends on a digit or a sign. Returns 0, or −2 when memory ran out. */
+ * halves of a scalar k = k1 + k2·λ, each given as `windows` signed 4-bit digits in [−8, 8],
+ * least significant first; ζ is canonical. IFMA runs 8 points per ladder; every path shares
+ * one inversion among all n (IFMA: one per lane). No branch or memory access depends on a
+ * digit. Returns 0, or −2 when memory ran out. */
 int satchel_glv_batch(enum satchel_simd_path path, const satchel_mod52 *m, const uint64_t zeta[4],
-                      const uint8_t *digits1, const uint8_t *digits2, size_t windows, int negative1, int negative2,
+                      const int8_t *digits1, const int8_t *digits2, size_t windows,
                       const uint64_t *points, size_t n, uint8_t *out);
 
 /* r = a * b * 2^-260 mod p for 8 lanes, each limb < 2^52 and each element < p; r may alias a
