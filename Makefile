@@ -56,7 +56,9 @@ demo: build
 # inputs, every path this CPU runs (make test holds them on 10^5).
 check-long:
 	swift build -c release --product monero-bench
+	swift build -c release --product zcash-bench
 	"$$(swift build -c release --show-bin-path)/monero-bench" --oracle 10000000
+	"$$(swift build -c release --show-bin-path)/zcash-bench" --oracle 1000000
 
 # Benchmarks in a release build, against a C reference measured in the same run.
 bench:

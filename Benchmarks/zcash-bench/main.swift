@@ -6,10 +6,17 @@
 import Glibc
 #endif
 import BenchSupport
+import Dispatch
 import CCurveBatch
 import CSodium
 import WalletCore
 import Zcash
+
+// --oracle N (make check-long): the Pallas kernel against the Swift code on N random points
+// and N random encodings, on every path this CPU runs (the portable kernel on a tenth).
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--oracle", let count = Int(CommandLine.arguments[2]) {
+    exit(pallasOracle(count) ? 0 : 1)
+}
 
 var seeds = [[UInt8]]()
 while let line = readLine() { if !line.isEmpty, let bytes = try? Hex.decode(line) { seeds.append(bytes) } }
@@ -151,4 +158,40 @@ func fieldKernelBench() {
     let y = PallasBase(987_654_321)
     report("pallas_fp_mul_swift", measure(repeats: 3, count: 1_000_000) { _ in x = x * y })
     withExtendedLifetime(x) {}
+}
+
+/// Random points (a walk from a random multiple of a generator by a random step) times random
+/// scalars in batches of 1 to 200, and random encodings (about half of them points), through
+/// PallasBatch's kernel on every path, against the Swift ladder and `PallasPoint(bytes:)`.
+func pallasOracle(_ count: Int) -> Bool {
+    let g = PallasGroupHash.hash(domain: "z.cash:Orchard", message: Array("G".utf8))
+    @Sendable func scalar() -> PallasScalar { PallasScalar(wide: (0..<64).map { _ in UInt8.random(in: 0...255) }) }
+    let chunks = 64
+    let failures = Locked([String]())
+    DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+        var done = 0, point = g.times(scalar())
+        let step = g.times(scalar()), share = count / chunks + (chunk < count % chunks ? 1 : 0)
+        while done < share, failures.get().isEmpty {
+            let n = min(Int.random(in: 1...200), share - done)
+            let points = (0..<n).map { _ in point = point + step; return point }
+            let k = PallasGLVScalar(scalar())
+            let want = PallasPoint.encodeAll(points.map { $0.times(k) })
+            let encodings = (0..<n).map { i -> [UInt8] in
+                i % 2 == 0 ? points[i].bytes : (0..<32).map { j in UInt8.random(in: 0...255) & (j == 31 ? 0xBF : 0xFF) }
+            }
+            let decoded = encodings.map { PallasPoint(bytes: $0)?.bytes }
+            for path in CurveBatchPath.allCases where path.isSupported && (path == .ifma || chunk % 10 == 0) {
+                if PallasBatch.kernelMultiples(points, by: k, path: path) != want {
+                    failures.withLock { $0.append("[k]P on \(path.rawValue) differs (batch of \(n))") }
+                } else if PallasBatch.kernelDecode(encodings, path: path).map({ $0?.bytes }) != decoded {
+                    failures.withLock { $0.append("decoding on \(path.rawValue) differs (batch of \(n))") }
+                }
+            }
+            done += n
+        }
+    }
+    let failure = failures.get().first
+    let paths = CurveBatchPath.allCases.filter(\.isSupported).map(\.rawValue).joined(separator: ", ")
+    print(failure.map { "oracle: \($0)" } ?? "oracle: \(count) Pallas points and encodings, paths \(paths) (the portable kernel on a tenth): all equal to the Swift code")
+    return failure == nil
 }

@@ -37,8 +37,8 @@ public enum PallasBatch {
         hasOwnKernel(path) ? kernelDecode(encodings, path: path) : encodings.map(PallasPoint.init(bytes:))
     }
 
-    /// `encodedMultiples` by CCurveBatch's kernel on `path`, whichever it is (tests).
-    static func kernelMultiples(_ points: [PallasPoint], by k: PallasGLVScalar, path: CurveBatchPath) -> [[UInt8]] {
+    /// `encodedMultiples` by CCurveBatch's kernel on `path`, whichever it is (tests, oracles).
+    public static func kernelMultiples(_ points: [PallasPoint], by k: PallasGLVScalar, path: CurveBatchPath) -> [[UInt8]] {
         // The identity has no affine form to give the ladder; its multiple is the identity.
         let affine = points.map { $0.z == .one ? (x: $0.x, y: $0.y) : $0.affine }
         var flat = [UInt64]()
@@ -68,8 +68,8 @@ public enum PallasBatch {
         }
     }
 
-    /// `decodeAll` by CCurveBatch's kernel on `path`, whichever it is (tests).
-    static func kernelDecode(_ encodings: [[UInt8]], path: CurveBatchPath) -> [PallasPoint?] {
+    /// `decodeAll` by CCurveBatch's kernel on `path`, whichever it is (tests, oracles).
+    public static func kernelDecode(_ encodings: [[UInt8]], path: CurveBatchPath) -> [PallasPoint?] {
         let tried = encodings.indices.filter { encodings[$0].count == 32 && encodings[$0].contains { $0 != 0 } }
         var out = encodings.map { $0.count == 32 ? PallasPoint?.some(.identity) : nil }
         guard !tried.isEmpty else { return out }
