@@ -13,6 +13,7 @@ import argparse, json, os, shutil, subprocess, sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BLOCKS = os.path.join(ROOT, "Tests", "Fixtures", "fixtures", "zcash-orchard", "compact_blocks.jsonl")
+SANDBLASTED = os.path.join(ROOT, "Tests", "Fixtures", "fixtures", "zcash-mainnet-sample", "mainnet_1735000_sandblasted.compact.pb")
 
 
 def main():
@@ -21,7 +22,7 @@ def main():
     args = ap.parse_args()
     seeds = "\n".join(bytes([i] * 32).hex() for i in range(1, 23)) + "\n"
     pin = ["taskset", "-c", "0"] if shutil.which("taskset") else []
-    p = subprocess.run(pin + [os.path.join(args.bin, "zcash-bench"), "orchard", BLOCKS], input=seeds, capture_output=True, text=True)
+    p = subprocess.run(pin + [os.path.join(args.bin, "zcash-bench"), "orchard", BLOCKS, SANDBLASTED], input=seeds, capture_output=True, text=True)
     if p.returncode != 0:
         sys.exit(f"bench: zcash-bench orchard exited {p.returncode}: {p.stderr[-400:]}")
     lines = {r["bench"]: r for r in (json.loads(l) for l in p.stdout.splitlines())}
@@ -52,6 +53,16 @@ def main():
             us = v["seconds_per_op"] * 1e6
             print(f"; {k[len('pallas_batch_per_point_'):]} kernel {us:.1f} µs ({us / x25519:.2f}x, {swift_batch / us:.1f}x faster)", end="")
     print()
+    if "jubjub_batch_swift_per_point" in lines:
+        js = lines["jubjub_batch_swift_per_point"]["seconds_per_op"] * 1e6
+        jd = lines["jubjub_decode_swift_per_point"]["seconds_per_op"] * 1e6
+        print(f"  Sapling's [8·ivk]epk (Jubjub), runs of 64 mainnet epks, per point: Swift {js:.1f} µs ({js / x25519:.2f}x X25519)", end="")
+        if "jubjub_batch_per_point_ifma" in lines:
+            ji = lines["jubjub_batch_per_point_ifma"]["seconds_per_op"] * 1e6
+            jdi = lines["jubjub_decode_per_point_ifma"]["seconds_per_op"] * 1e6
+            print(f"; ifma kernel {ji:.1f} µs ({ji / x25519:.2f}x, {js / ji:.1f}x faster); decoding an epk: Swift {jd:.1f} µs, ifma {jdi:.1f} µs")
+        else:
+            print(f"; decoding an epk: {jd:.1f} µs")
     print(f"  one Swift GLV multiplication: {mul:.1f} µs (plain 4-bit window: {plain:.1f} µs, {plain / mul:.2f}x slower)")
     print("  the radix-2^52 field kernel (C), per product:")
     swift_mul = lines["pallas_fp_mul_swift"]["seconds_per_op"] * 1e9

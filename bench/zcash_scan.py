@@ -14,14 +14,16 @@ WALLET = os.path.join(ROOT, "Tests", "Fixtures", "fixtures", "zcash-sapling", "w
 SHARED_JSONL = os.path.join(ROOT, "..", "shared", "fixtures", "zcash-mainnet-sample", "mainnet_1735000_sandblasted.compact.jsonl")
 
 
-def scan(binary, blocks, birthday, key, work, one_core=False):
+def scan(binary, blocks, birthday, key, work, one_core=False, path=None):
     """(wall seconds, CPU seconds, records) of one scan-blocks run; `one_core` pins it to CPU 0
-    (the per-core figure: on two hyperthreads of one core, CPU time per thread rises)."""
+    (the per-core figure: on two hyperthreads of one core, CPU time per thread rises); `path`
+    forces a curve-kernel path (SATCHEL_SIMD)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     pin = ["taskset", "-c", "0"] if one_core and shutil.which("taskset") else []
+    env = dict(os.environ, SATCHEL_SIMD=path) if path else None
     p = subprocess.run(pin + [binary, "--chain", "zcash", "--blocks", blocks, "--birthday", str(birthday), "--state-dir",
-                        tempfile.mkdtemp(dir=work), "--progress", "none"], input=json.dumps(key) + "\n", capture_output=True, text=True)
+                        tempfile.mkdtemp(dir=work), "--progress", "none"], input=json.dumps(key) + "\n", capture_output=True, text=True, env=env)
     wall = time.perf_counter() - t
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if p.returncode != 0:
@@ -75,6 +77,22 @@ def main():
               f"(Satchel {py / ours:4.0f}× faster); notes found: {sum(1 for x in hits if x is not None)}")
     else:
         print(f"  (Python reference skipped: no `cryptography` package, or {os.path.normpath(SHARED_JSONL)} is not there)")
+    # Issue 23: the same scan on each curve-kernel path this CPU runs (IFMA: CCurveBatch's
+    # Edwards ladder; AVX2 and portable: the Swift code), as a ratio to libsodium's X25519 in
+    # the same run (goals: IFMA <= 0.85x, AVX2 <= 1.8x, portable <= 3.5x).
+    flags = open("/proc/cpuinfo").read() if os.path.exists("/proc/cpuinfo") else ""
+    paths = [p for p, flag in (("ifma", "avx512ifma"), ("avx2", "avx2"), ("portable", "")) if flag == "" or f" {flag}" in flags]
+    x = subprocess.run(["taskset", "-c", "0", os.path.join(args.bin, "zcash-bench"), "x25519"] if shutil.which("taskset")
+                       else [os.path.join(args.bin, "zcash-bench"), "x25519"], capture_output=True, text=True)
+    x25519 = json.loads(x.stdout.splitlines()[0])["seconds_per_op"] * 1e6
+    print(f"  per curve-kernel path, sandblasted block 1,735,000, ufvk (2 IVKs), best of 5; libsodium X25519 same run: {x25519:.1f} µs")
+    blocks = os.path.join(SAMPLE, "mainnet_1735000_sandblasted.compact.pb")
+    for path in paths:
+        cpu = min(scan(binary, blocks, 1735000, keys["ufvk (2 IVKs: receive and change)"][0], work, one_core=True, path=path)[1] for _ in range(5))
+        per = cpu / (2005 * 2) * 1e6
+        goal = {"ifma": 0.85, "avx2": 1.8, "portable": 3.5}[path]
+        results[f"path {path}"] = {"cpu_us_per_trial": per, "x25519_us": x25519, "ratio": per / x25519, "notes": 0}
+        print(f"    {path:8s} {per:6.1f} µs/trial/core = {per / x25519:4.2f}x X25519 (goal <= {goal}x)")
     os.makedirs(os.path.join(ROOT, "bench", "results"), exist_ok=True)
     json.dump(results, open(os.path.join(ROOT, "bench", "results", "zcash-scan.json"), "w"), indent=1)
     if any(v["notes"] for k, v in results.items() if isinstance(v, dict)):

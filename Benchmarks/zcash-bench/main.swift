@@ -12,10 +12,21 @@ import CSodium
 import WalletCore
 import Zcash
 
-// --oracle N (make check-long): the Pallas kernel against the Swift code on N random points
-// and N random encodings, on every path this CPU runs (the portable kernel on a tenth).
+// --oracle N (make check-long): the Pallas and Jubjub kernels against the Swift code on N random
+// points and N random encodings each, on every path this CPU runs (the portable kernel on a tenth).
 if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--oracle", let count = Int(CommandLine.arguments[2]) {
     exit(pallasOracle(count) ? 0 : 1)
+}
+
+// x25519: libsodium's X25519 per operation, the yardstick of issue 23's ratios (bench/zcash_scan.py).
+if CommandLine.arguments.count == 2, CommandLine.arguments[1] == "x25519" {
+    var q = [UInt8](repeating: 0, count: 32), n = [UInt8](repeating: 7, count: 32), p = [UInt8](repeating: 0, count: 32)
+    p[0] = 9
+    report("x25519", measure(repeats: 3, count: 20_000) { _ in
+        _ = crypto_scalarmult_curve25519(&q, n, p)
+        n[0] = q[0]
+    })
+    exit(0)
 }
 
 var seeds = [[UInt8]]()
@@ -26,7 +37,7 @@ guard !seeds.isEmpty else {
     exit(64)
 }
 
-if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "orchard" {
+if CommandLine.arguments.count >= 3, CommandLine.arguments[1] == "orchard" {
     try orchardBench(blocksPath: CommandLine.arguments[2], seeds: seeds)
     exit(0)
 }
@@ -114,6 +125,25 @@ func orchardBench(blocksPath: String, seeds: [[UInt8]]) throws {
             _ = PallasBatch.encodedMultiples(epks, by: splits[i % keys.count], path: path)
         } / Double(epks.count))
     }
+    // Issue 23, Sapling: [8·ivk]epk for runs of 64 epks by CCurveBatch's Edwards ladder, per
+    // point, beside the Swift code's (the portable path), and the epks' decoding.
+    let saplingBlock = CommandLine.arguments.count > 3 ? CommandLine.arguments[3] : nil
+    if let saplingBlock, let data = try CompactBlockFileSource(path: saplingBlock).blocks(from: 1_735_000, count: 1).first {
+        let outputs = try ZcashCompactBlock.parse(data.blob, expectedHeight: data.height).transactions.flatMap(\.outputs)
+        let jEncodings = Array(outputs.prefix(64).map(\.ephemeralKey))
+        let jEpks = jEncodings.compactMap { JubjubPoint(bytes: $0) }
+        let jk = JubjubBatch.Scalar(Fr(wide: Array(seeds[0].prefix(32)) + [UInt8](repeating: 0, count: 32)))
+        report("jubjub_batch_swift_per_point", measure(repeats: 3, count: 5) { _ in
+            _ = JubjubBatch.encodedMultiples(jEpks, by: jk, cofactor: true, path: .portable)
+        } / Double(jEpks.count))
+        report("jubjub_decode_swift_per_point", measure(repeats: 3, count: 20) { _ in _ = JubjubBatch.decodeAll(jEncodings, path: .portable) } / Double(jEncodings.count))
+        for path in [CurveBatchPath.ifma] where path.isSupported {
+            report("jubjub_batch_per_point_\(path.rawValue)", measure(repeats: 3, count: 100) { _ in
+                _ = JubjubBatch.encodedMultiples(jEpks, by: jk, cofactor: true, path: path)
+            } / Double(jEpks.count))
+            report("jubjub_decode_per_point_\(path.rawValue)", measure(repeats: 3, count: 100) { _ in _ = JubjubBatch.decodeAll(jEncodings, path: path) } / Double(jEncodings.count))
+        }
+    }
     fieldKernelBench()
 }
 
@@ -162,7 +192,7 @@ func fieldKernelBench() {
 
 /// Random points (a walk from a random multiple of a generator by a random step) times random
 /// scalars in batches of 1 to 200, and random encodings (about half of them points), through
-/// PallasBatch's kernel on every path, against the Swift ladder and `PallasPoint(bytes:)`.
+/// PallasBatch's and JubjubBatch's kernels on every path, against the Swift code.
 func pallasOracle(_ count: Int) -> Bool {
     let g = PallasGroupHash.hash(domain: "z.cash:Orchard", message: Array("G".utf8))
     @Sendable func scalar() -> PallasScalar { PallasScalar(wide: (0..<64).map { _ in UInt8.random(in: 0...255) }) }
@@ -187,11 +217,26 @@ func pallasOracle(_ count: Int) -> Bool {
                     failures.withLock { $0.append("decoding on \(path.rawValue) differs (batch of \(n))") }
                 }
             }
+            // Jubjub: a walk from a point of the whole curve (a small-order part and all), Sapling's KA.
+            var start = [UInt8](repeating: 0, count: 32), jubjub: JubjubPoint? = nil
+            while jubjub == nil { start = (0..<32).map { j in UInt8.random(in: 0...255) & (j == 31 ? 0xBF : 0xFF) }; jubjub = JubjubPoint(bytes: start) }
+            let jStep = SaplingGenerators.spendAuth.times(Fr(wide: (0..<64).map { _ in UInt8.random(in: 0...255) }))
+            let jPoints = (0..<n).map { _ in jubjub = jubjub! + jStep; return jubjub! }
+            let jScalar = Fr(wide: (0..<64).map { _ in UInt8.random(in: 0...255) }), jk = JubjubBatch.Scalar(jScalar)
+            let jWant = jPoints.map { $0.timesCofactor().times(jScalar).bytes }
+            let jDecoded = encodings.map { JubjubPoint(bytes: $0)?.bytes }
+            for path in CurveBatchPath.allCases where path.isSupported && (path == .ifma || chunk % 10 == 0) {
+                if JubjubBatch.kernelMultiples(jPoints, by: jk, cofactor: true, path: path) != jWant {
+                    failures.withLock { $0.append("Jubjub [8k]P on \(path.rawValue) differs (batch of \(n))") }
+                } else if JubjubBatch.kernelDecode(encodings, path: path).map({ $0?.bytes }) != jDecoded {
+                    failures.withLock { $0.append("Jubjub decoding on \(path.rawValue) differs (batch of \(n))") }
+                }
+            }
             done += n
         }
     }
     let failure = failures.get().first
     let paths = CurveBatchPath.allCases.filter(\.isSupported).map(\.rawValue).joined(separator: ", ")
-    print(failure.map { "oracle: \($0)" } ?? "oracle: \(count) Pallas points and encodings, paths \(paths) (the portable kernel on a tenth): all equal to the Swift code")
+    print(failure.map { "oracle: \($0)" } ?? "oracle: \(count) Pallas and \(count) Jubjub points and encodings, paths \(paths) (the portable kernel on a tenth): all equal to the Swift code")
     return failure == nil
 }

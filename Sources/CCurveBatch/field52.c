@@ -130,6 +130,7 @@ static inline uint64_t fe1_eq(const fe1 *a, const fe1 *b) {
 #define FE_SELECT(r, mask, a, b) fe1_select(r, mask, a, b)
 #define FE_EQ(a, b) fe1_eq(a, b)
 #define FE_B3(c) ((const fe1 *)(c)->b3)
+#define FE_D2(c) ((const fe1 *)(c)->d2)
 #define ATTR
 #define NAME(name) lane1_##name
 #include "point_formulas.inc"
@@ -173,7 +174,7 @@ static void point8_portable(const satchel_mod52 *c, satchel_point8 *r, const sat
  * and differences subtract or add 2p. fe8_canon makes an element canonical where it must
  * be (before a comparison, and for what leaves the kernel). */
 typedef struct { __m512i v[5]; } fe8;
-typedef struct { __m512i p[5], p2[5], pinv, b3[5]; } ctx8;
+typedef struct { __m512i p[5], p2[5], pinv, b3[5], d2[5]; } ctx8;
 
 /* r = z − m unless that borrows (z < 2m). */
 IFMA static inline void fe8_reduce_by(fe8 *r, const __m512i z[5], const __m512i m[5]) {
@@ -337,6 +338,7 @@ IFMA static inline uint64_t fe8_eq(const ctx8 *c, const fe8 *a, const fe8 *b) {
 #define FE_SELECT(r, mask, a, b) fe8_select(r, mask, a, b)
 #define FE_EQ(a, b) fe8_eq(c, a, b)
 #define FE_B3(c) ((const fe8 *)(c)->b3)
+#define FE_D2(c) ((const fe8 *)(c)->d2)
 #define ATTR IFMA
 #define FE_MUL(r, a, b) fe8_mul(c, r, a, b)
 #define FE_SQR(r, a) fe8_sqr(c, r, a)
@@ -357,6 +359,7 @@ IFMA static void ctx8_make(ctx8 *c, const satchel_mod52 *m) {
         c->p[j] = _mm512_set1_epi64((long long)m->p[j]);
         c->p2[j] = _mm512_set1_epi64((long long)(j == 4 ? m->p[j] << 1 | m->p[j - 1] >> 51 : (m->p[j] << 1 | (j ? m->p[j - 1] >> 51 : 0)) & MASK52));
         c->b3[j] = _mm512_set1_epi64((long long)m->b3[j]);
+        c->d2[j] = _mm512_set1_epi64((long long)m->d2[j]);
     }
     c->pinv = _mm512_set1_epi64((long long)m->pinv);
 }
@@ -482,35 +485,63 @@ static uint64_t fe1_zero_mask(const fe1 *a) {
     return 0 - ((any - 1) >> 63);
 }
 
+/* What a ladder needs besides the points: the scalar's digits, and φ's ζ (GLV) or whether to
+ * clear the cofactor first (Edwards). */
+typedef struct {
+    const int8_t *d1, *d2;
+    size_t windows;
+    fe1 zeta;
+    int cofactor;
+} ladder_args;
+
 #if defined(__x86_64__)
-/* 8 points (canonical radix-2^52 limbs, limb-major) through the ladder; X, Y, Z out. */
-IFMA static void glv8_ifma(const satchel_mod52 *m, const fe1 *zeta, const int8_t *d1, const int8_t *d2, size_t windows,
-                           const uint64_t in[2][5][8], uint64_t out[3][5][8]) {
-    ctx8 c;
-    ctx8_make(&c, m);
-    fe8 p[3], acc[3], z8, one8, r2;
+/* 8 points (canonical radix-2^52 limbs, limb-major: x or u, then y or v) through a ladder;
+ * X, Y, Z out, canonical in Montgomery form. */
+typedef void (*ladder8_fn)(const satchel_mod52 *m, const ladder_args *a, const uint64_t in[2][5][8], uint64_t out[3][5][8]);
+
+/* 8 affine points into Montgomery form with Z = 1 (p[0], p[1], p[2]); one = R mod p. */
+IFMA static void load_affine8(const ctx8 *c, const satchel_mod52 *m, fe8 *p, fe8 *one, const uint64_t in[2][5][8]) {
+    fe8 r2;
     for (int j = 0; j < 5; j++) {
-        z8.v[j] = _mm512_set1_epi64((long long)zeta->v[j]);
-        one8.v[j] = _mm512_set1_epi64((long long)m->one[j]);
+        one->v[j] = _mm512_set1_epi64((long long)m->one[j]);
         r2.v[j] = _mm512_set1_epi64((long long)m->r2[j]);
     }
-    load8(&p[0], in[0]);
-    load8(&p[1], in[1]);
-    fe8_mul(&c, &p[0], &p[0], &r2);
-    fe8_mul(&c, &p[1], &p[1], &r2);
-    p[2] = one8;
-    if (m->sparse) lane8s_glv(&c, acc, p, &z8, &one8, d1, d2, windows);
-    else lane8_glv(&c, acc, p, &z8, &one8, d1, d2, windows);
+    for (int k = 0; k < 2; k++) {
+        load8(&p[k], in[k]);
+        fe8_mul(c, &p[k], &p[k], &r2);
+    }
+    p[2] = *one;
+}
+
+IFMA static void glv8_ifma(const satchel_mod52 *m, const ladder_args *a, const uint64_t in[2][5][8], uint64_t out[3][5][8]) {
+    ctx8 c;
+    ctx8_make(&c, m);
+    fe8 p[3], acc[3], z8, one8;
+    for (int j = 0; j < 5; j++) z8.v[j] = _mm512_set1_epi64((long long)a->zeta.v[j]);
+    load_affine8(&c, m, p, &one8, in);
+    if (m->sparse) lane8s_glv(&c, acc, p, &z8, &one8, a->d1, a->d2, a->windows);
+    else lane8_glv(&c, acc, p, &z8, &one8, a->d1, a->d2, a->windows);
     for (int k = 0; k < 3; k++) store8(&c, out[k], &acc[k]);
     wipe(acc, sizeof acc);
 }
-#endif
 
-#if defined(__x86_64__)
+IFMA static void edwards8_ifma(const satchel_mod52 *m, const ladder_args *a, const uint64_t in[2][5][8], uint64_t out[3][5][8]) {
+    ctx8 c;
+    ctx8_make(&c, m);
+    fe8 p[4], acc[4], one8;
+    load_affine8(&c, m, p, &one8, in);
+    fe8_mul(&c, &p[3], &p[0], &p[1]);
+    if (m->sparse) lane8s_ed_mul(&c, acc, p, &one8, a->d1, a->windows, a->cofactor);
+    else lane8_ed_mul(&c, acc, p, &one8, a->d1, a->windows, a->cofactor);
+    for (int k = 0; k < 3; k++) store8(&c, out[k], &acc[k]);
+    wipe(acc, sizeof acc);
+}
+
 /* The encodings of n results in blocks of 8 (X, Y, Z canonical in Montgomery form, limb-major):
  * Montgomery's trick down each lane across the blocks, the eight inversions as one vector
- * exponentiation, then x = X/Z and y = Y/Z a vector at a time. */
-IFMA static int encode_all_ifma(const satchel_mod52 *m, uint64_t (*acc)[3][5][8], size_t n, uint8_t *out) {
+ * exponentiation, then the affine coordinates a vector at a time. Weierstrass: x with y's
+ * parity, zeros for the identity (Z = 0); Edwards: v with u's parity (Z is never 0). */
+IFMA static int encode_all_ifma(const satchel_mod52 *m, uint64_t (*acc)[3][5][8], size_t n, uint8_t *out, int edwards) {
     const size_t blocks = (n + 7) / 8;
     fe8 *prefix = aligned_alloc(64, blocks * sizeof(fe8));  /* vector loads and stores need 64 */
     if (!prefix) return -2;
@@ -534,6 +565,7 @@ IFMA static int encode_all_ifma(const satchel_mod52 *m, uint64_t (*acc)[3][5][8]
     }
     if (m->sparse) lane8s_pow(&c, &inverse, &running, w, 255, &one8);
     else lane8_pow(&c, &inverse, &running, w, 255, &one8);
+    const int word = edwards ? 1 : 0, parity = edwards ? 0 : 1;
     for (size_t b = blocks; b-- > 0;) {
         load8(&z, acc[b][2]);
         uint64_t identity = fe8_eq(&c, &z, &zero);
@@ -546,15 +578,15 @@ IFMA static int encode_all_ifma(const satchel_mod52 *m, uint64_t (*acc)[3][5][8]
         fe8_mul(&c, &y, &y, &zinv);
         fe8_mul(&c, &x, &x, &unit);
         fe8_mul(&c, &y, &y, &unit);
-        store8(&c, acc[b][0], &x);  /* the affine x and y, canonical, over X and Y */
+        store8(&c, acc[b][0], &x);  /* the affine coordinates, canonical, over X and Y */
         store8(&c, acc[b][1], &y);
         for (size_t lane = 0; lane < 8 && 8 * b + lane < n; lane++) {
             uint64_t l[5], words[4], keep = ((identity >> lane) & 1) - 1;  /* 0 for the identity */
-            for (int j = 0; j < 5; j++) l[j] = acc[b][0][j][lane];
+            for (int j = 0; j < 5; j++) l[j] = acc[b][word][j][lane];
             words64(words, l);
             uint8_t *o = out + 32 * (8 * b + lane);
             for (int k = 0; k < 32; k++) o[k] = (uint8_t)(words[k / 8] >> (8 * (k % 8))) & (uint8_t)keep;
-            o[31] |= (uint8_t)((acc[b][1][0][lane] & 1) << 7) & (uint8_t)keep;
+            o[31] |= (uint8_t)((acc[b][parity][0][lane] & 1) << 7) & (uint8_t)keep;
         }
     }
     wipe(prefix, blocks * sizeof(fe8));
@@ -564,10 +596,10 @@ IFMA static int encode_all_ifma(const satchel_mod52 *m, uint64_t (*acc)[3][5][8]
     return 0;
 }
 
-/* The IFMA path of satchel_glv_batch: 8 points per ladder, a partial last vector repeating its
- * first point in the lanes it does not use. */
-static int glv_all_ifma(const satchel_mod52 *m, const fe1 *zeta, const int8_t *d1, const int8_t *d2, size_t windows,
-                        const uint64_t *points, size_t n, uint8_t *out) {
+/* The IFMA path: 8 points per ladder, a partial last vector repeating its first point in the
+ * lanes it does not use. */
+static int ladder_all_ifma(const satchel_mod52 *m, ladder8_fn ladder, const ladder_args *a, const uint64_t *points, size_t n,
+                           uint8_t *out, int edwards) {
     const size_t blocks = (n + 7) / 8;
     uint64_t (*acc)[3][5][8] = malloc(blocks * sizeof *acc);
     if (!acc) return -2;
@@ -580,38 +612,22 @@ static int glv_all_ifma(const satchel_mod52 *m, const fe1 *zeta, const int8_t *d
                 for (int j = 0; j < 5; j++) in[k][j][lane] = l[j];
             }
         }
-        glv8_ifma(m, zeta, d1, d2, windows, in, acc[b]);
+        ladder(m, a, in, acc[b]);
     }
-    int status = encode_all_ifma(m, acc, n, out);
+    int status = encode_all_ifma(m, acc, n, out, edwards);
     wipe(acc, blocks * sizeof *acc);
     free(acc);
     return status;
 }
 #endif
 
-int satchel_glv_batch(enum satchel_simd_path path, const satchel_mod52 *m, const uint64_t zeta[4],
-                      const int8_t *digits1, const int8_t *digits2, size_t windows,
-                      const uint64_t *points, size_t n, uint8_t *out) {
-    if (n == 0) return 0;
-    fe1 zeta1, one1;
-    fe1_to_mont(m, &zeta1, zeta);
+/* The portable path's encodings of n results (X, Y, Z a point), as encode_all_ifma's. */
+static int encode_all_portable(const satchel_mod52 *m, const fe1 *res, size_t n, uint8_t *out, int edwards) {
+    fe1 *prefix = malloc(n * sizeof(fe1));
+    if (!prefix) return -2;
+    fe1 one1, running, inverse, zinv, x, y, zi;
     for (int j = 0; j < 5; j++) one1.v[j] = m->one[j];
-#if defined(__x86_64__)
-    if (use_ifma(path)) return glv_all_ifma(m, &zeta1, digits1, digits2, windows, points, n, out);
-#endif
-    (void)path;
-    fe1 *res = malloc(n * 3 * sizeof(fe1)), *prefix = malloc(n * sizeof(fe1));
-    if (!res || !prefix) { free(res); free(prefix); return -2; }
-    for (size_t i = 0; i < n; i++) {
-        const uint64_t *point = points + 8 * i;
-        fe1 p[3];
-        fe1_to_mont(m, &p[0], point);
-        fe1_to_mont(m, &p[1], point + 4);
-        p[2] = one1;
-        lane1_glv(m, &res[3 * i], p, &zeta1, &one1, digits1, digits2, windows);
-    }
-    /* One inversion for all Z (Montgomery's trick); the identity's Z = 0 takes 1. */
-    fe1 running = one1, inverse, zinv, x, y, zi;
+    running = one1;
     for (size_t i = 0; i < n; i++) {
         prefix[i] = running;
         fe1_select(&zi, fe1_zero_mask(&res[3 * i + 2]), &one1, &res[3 * i + 2]);
@@ -627,17 +643,67 @@ int satchel_glv_batch(enum satchel_simd_path path, const satchel_mod52 *m, const
         fe1_mul(m, &y, &res[3 * i + 1], &zinv);
         fe1_from_mont(m, &x, &x);
         fe1_from_mont(m, &y, &y);
-        words64(w, x.v);
+        words64(w, edwards ? y.v : x.v);
         uint8_t *o = out + 32 * i;
         for (int b = 0; b < 32; b++) o[b] = (uint8_t)(w[b / 8] >> (8 * (b % 8))) & (uint8_t)~identity;
-        o[31] |= (uint8_t)((y.v[0] & 1) << 7) & (uint8_t)~identity;
+        o[31] |= (uint8_t)(((edwards ? x.v[0] : y.v[0]) & 1) << 7) & (uint8_t)~identity;
     }
-    wipe(res, n * 3 * sizeof(fe1));
     wipe(prefix, n * sizeof(fe1));
     wipe(&x, sizeof x); wipe(&y, sizeof y); wipe(&zinv, sizeof zinv); wipe(&inverse, sizeof inverse); wipe(&running, sizeof running);
-    free(res);
     free(prefix);
     return 0;
+}
+
+/* One point (Montgomery form, Z = 1) through a ladder, X, Y, Z out: the portable path. */
+typedef void (*ladder1_fn)(const satchel_mod52 *m, const ladder_args *a, fe1 out[3], const fe1 p[3]);
+
+static void glv1(const satchel_mod52 *m, const ladder_args *a, fe1 out[3], const fe1 p[3]) {
+    lane1_glv(m, out, p, &a->zeta, &p[2], a->d1, a->d2, a->windows);
+}
+
+static void edwards1(const satchel_mod52 *m, const ladder_args *a, fe1 out[3], const fe1 p[3]) {
+    fe1 q[4] = {p[0], p[1], p[2], p[2]}, acc[4];
+    fe1_mul(m, &q[3], &p[0], &p[1]);
+    lane1_ed_mul(m, acc, q, &p[2], a->d1, a->windows, a->cofactor);
+    for (int k = 0; k < 3; k++) out[k] = acc[k];
+    wipe(acc, sizeof acc);
+}
+
+/* Every point through the ladder on `path`, then the encodings. */
+static int ladder_all(enum satchel_simd_path path, const satchel_mod52 *m, const ladder_args *a, ladder1_fn one_ladder,
+                      const uint64_t *points, size_t n, uint8_t *out, int edwards) {
+    if (n == 0) return 0;
+#if defined(__x86_64__)
+    if (use_ifma(path)) return ladder_all_ifma(m, edwards ? edwards8_ifma : glv8_ifma, a, points, n, out, edwards);
+#endif
+    (void)path;
+    fe1 *res = malloc(n * 3 * sizeof(fe1));
+    if (!res) return -2;
+    for (size_t i = 0; i < n; i++) {
+        fe1 p[3];
+        fe1_to_mont(m, &p[0], points + 8 * i);
+        fe1_to_mont(m, &p[1], points + 8 * i + 4);
+        for (int j = 0; j < 5; j++) p[2].v[j] = m->one[j];
+        one_ladder(m, a, &res[3 * i], p);
+    }
+    int status = encode_all_portable(m, res, n, out, edwards);
+    wipe(res, n * 3 * sizeof(fe1));
+    free(res);
+    return status;
+}
+
+int satchel_glv_batch(enum satchel_simd_path path, const satchel_mod52 *m, const uint64_t zeta[4],
+                      const int8_t *digits1, const int8_t *digits2, size_t windows,
+                      const uint64_t *points, size_t n, uint8_t *out) {
+    ladder_args a = {digits1, digits2, windows, {{0}}, 0};
+    fe1_to_mont(m, &a.zeta, zeta);
+    return ladder_all(path, m, &a, glv1, points, n, out, 0);
+}
+
+int satchel_edwards_mul_batch(enum satchel_simd_path path, const satchel_mod52 *m, const int8_t *digits, size_t windows,
+                              int cofactor, const uint64_t *points, size_t n, uint8_t *out) {
+    ladder_args a = {digits, 0, windows, {{0}}, cofactor};
+    return ladder_all(path, m, &a, edwards1, points, n, out, 1);
 }
 
 /* ---- Decoding points: batched square roots. ---- */
@@ -668,46 +734,87 @@ void satchel_mod52_set_sqrt(satchel_mod52 *m, uint64_t nonsquare) {
     for (int j = 0; j < 5; j++) m->c5[j] = c5.v[j];
 }
 
-/* Canonical y (limbs) and the mask of the lanes where x^3 + b is a square, from canonical x. */
-static uint64_t sqrt1(const satchel_mod52 *m, fe1 *y, const fe1 *x) {
-    fe1 xm, rhs, one, c5, b, r2;
-    for (int j = 0; j < 5; j++) { one.v[j] = m->one[j]; c5.v[j] = m->c5[j]; b.v[j] = m->b[j]; r2.v[j] = m->r2[j]; }
-    fe1_mul(m, &xm, x, &r2);
-    fe1_mul(m, &rhs, &xm, &xm);
-    fe1_mul(m, &rhs, &rhs, &xm);
-    fe1_add(m, &rhs, &rhs, &b);
-    uint64_t square = lane1_sqrt(m, y, &rhs, &one, &c5, m->c3, m->c3bits, m->s);
-    fe1_from_mont(m, y, y);
+void satchel_mod52_set_edwards(satchel_mod52 *m, const uint64_t d[4]) {
+    fe1 dm, d2;
+    fe1_to_mont(m, &dm, d);
+    fe1_add(m, &d2, &dm, &dm);
+    for (int j = 0; j < 5; j++) { m->d[j] = dm.v[j]; m->d2[j] = d2.v[j]; }
+}
+
+/* The other coordinate of a point from the one its encoding gives (canonical limbs, in and
+ * out), and the mask of the lanes where it exists. Weierstrass: y from x, y^2 = x^3 + b.
+ * Edwards: u from v, u^2 = (v^2 − 1)/(d·v^2 + 1), the denominator inverted by p − 2 (d·v^2 + 1
+ * is never 0: d is not a square). One body for each backend. */
+#define ROOT_BODY(FE_T, MUL, SQR, ADD, SUB, POW, SQRT, ARG)                                  \
+    FE_T given, rhs, num, den, root, inv;                                                \
+    MUL(&given, x, &r2);                                                                 \
+    if (!edwards) {                                                                      \
+        SQR(&rhs, &given);                                                               \
+        MUL(&rhs, &rhs, &given);                                                         \
+        ADD(&rhs, &rhs, &b);                                                             \
+    } else {                                                                             \
+        SQR(&num, &given);                                                               \
+        MUL(&den, &num, &d);                                                             \
+        ADD(&den, &den, &one);                                                           \
+        SUB(&num, &num, &one);                                                           \
+        POW(ARG, &inv, &den, pm2, 255, &one);                                            \
+        MUL(&rhs, &num, &inv);                                                           \
+    }                                                                                    \
+    uint64_t square = SQRT(ARG, &root, &rhs, &one, &c5, m->c3, m->c3bits, m->s);         \
+    MUL(&root, &root, &unit);
+
+static void p_minus_2(const satchel_mod52 *m, uint64_t w[4]) {
+    uint64_t e[5], borrow = 2;
+    for (int j = 0; j < 5; j++) { uint64_t t = m->p[j] - borrow; borrow = t >> 63; e[j] = t & MASK52; }
+    words64(w, e);
+}
+
+static uint64_t root1(const satchel_mod52 *m, fe1 *y, const fe1 *x, int edwards) {
+    fe1 one, c5, b, d, r2, unit = {{1, 0, 0, 0, 0}};
+    uint64_t pm2[4];
+    p_minus_2(m, pm2);
+    for (int j = 0; j < 5; j++) { one.v[j] = m->one[j]; c5.v[j] = m->c5[j]; b.v[j] = m->b[j]; d.v[j] = m->d[j]; r2.v[j] = m->r2[j]; }
+#define MUL1(r, a, bb) fe1_mul(m, r, a, bb)
+#define SQR1(r, a) fe1_mul(m, r, a, a)
+#define ADD1(r, a, bb) fe1_add(m, r, a, bb)
+#define SUB1(r, a, bb) fe1_sub(m, r, a, bb)
+    ROOT_BODY(fe1, MUL1, SQR1, ADD1, SUB1, lane1_pow, lane1_sqrt, m)
+    *y = root;
     return square;
 }
 
 #if defined(__x86_64__)
-IFMA static uint64_t sqrt8_ifma(const satchel_mod52 *m, uint64_t y[5][8], const uint64_t x[5][8]) {
+IFMA static uint64_t root8_ifma(const satchel_mod52 *m, uint64_t y[5][8], const uint64_t xl[5][8], int edwards) {
     ctx8 c;
     ctx8_make(&c, m);
-    fe8 xm, rhs, one, c5, b, r2, unit, root;
+    fe8 one, c5, b, d, r2, unit, xv, *x = &xv;
+    uint64_t pm2[4];
+    p_minus_2(m, pm2);
     for (int j = 0; j < 5; j++) {
         one.v[j] = _mm512_set1_epi64((long long)m->one[j]);
         c5.v[j] = _mm512_set1_epi64((long long)m->c5[j]);
         b.v[j] = _mm512_set1_epi64((long long)m->b[j]);
+        d.v[j] = _mm512_set1_epi64((long long)m->d[j]);
         r2.v[j] = _mm512_set1_epi64((long long)m->r2[j]);
         unit.v[j] = _mm512_set1_epi64(j == 0 ? 1 : 0);
     }
-    load8(&xm, x);
-    fe8_mul(&c, &xm, &xm, &r2);
-    fe8_mul(&c, &rhs, &xm, &xm);
-    fe8_mul(&c, &rhs, &rhs, &xm);
-    fe8_add(&c, &rhs, &rhs, &b);
-    uint64_t square = m->sparse ? lane8s_sqrt(&c, &root, &rhs, &one, &c5, m->c3, m->c3bits, m->s)
-                                : lane8_sqrt(&c, &root, &rhs, &one, &c5, m->c3, m->c3bits, m->s);
-    fe8_mul(&c, &root, &root, &unit);
+    load8(x, xl);
+#define MUL8(r, a, bb) fe8_mul(&c, r, a, bb)
+#define SQR8(r, a) fe8_sqr(&c, r, a)
+#define ADD8(r, a, bb) fe8_add(&c, r, a, bb)
+#define SUB8(r, a, bb) fe8_sub(&c, r, a, bb)
+#define POW8(ctx, r, a, e, bits, o) (m->sparse ? lane8s_pow(ctx, r, a, e, bits, o) : lane8_pow(ctx, r, a, e, bits, o))
+#define SQRT8(ctx, r, a, o, c5v, c3, bits, s) (m->sparse ? lane8s_sqrt(ctx, r, a, o, c5v, c3, bits, s) : lane8_sqrt(ctx, r, a, o, c5v, c3, bits, s))
+    ROOT_BODY(fe8, MUL8, SQR8, ADD8, SUB8, POW8, SQRT8, &c)
     store8(&c, y, &root);
     return square;
 }
 #endif
 
-void satchel_weierstrass_decode_batch(enum satchel_simd_path path, const satchel_mod52 *m, const uint8_t *encodings,
-                                      size_t n, uint64_t *points, uint8_t *ok) {
+/* Weierstrass (x, y), x given, the all-zero encoding the identity's and not decoded here; or
+ * Edwards (u, v), v given. */
+static void decode_batch(enum satchel_simd_path path, const satchel_mod52 *m, const uint8_t *encodings, size_t n,
+                         uint64_t *points, uint8_t *ok, int edwards) {
     const int ifma = use_ifma(path);
     uint64_t pw[4];
     words64(pw, m->p);
@@ -726,42 +833,55 @@ void satchel_weierstrass_decode_batch(enum satchel_simd_path path, const satchel
             }
             sign[lane] = e[31] >> 7;
             xw[lane][3] &= 0x7FFFFFFFFFFFFFFFULL;
-            /* x < p, compared from the top word; the all-zero encoding is the identity's. */
+            /* below p, compared from the top word */
             int below = 0;
             for (int i = 3; i >= 0; i--) {
                 if (xw[lane][i] != pw[i]) { below = xw[lane][i] < pw[i]; break; }
             }
-            valid[lane] = (uint8_t)(below && any != 0);
+            valid[lane] = (uint8_t)(below && (edwards || any != 0));
             if (!valid[lane]) for (int i = 0; i < 4; i++) xw[lane][i] = 0;
             uint64_t l[5];
             limbs52(l, xw[lane]);
             for (int j = 0; j < 5; j++) x[j][lane] = l[j];
         }
 #if defined(__x86_64__)
-        if (ifma) square = sqrt8_ifma(m, y, x);
+        if (ifma) square = root8_ifma(m, y, x, edwards);
 #endif
         if (!ifma) {
             for (size_t lane = 0; lane < count; lane++) {
                 fe1 xl, yl;
                 load1(&xl, x, lane);
-                square |= sqrt1(m, &yl, &xl) & (1ULL << lane);
+                square |= root1(m, &yl, &xl, edwards) & (1ULL << lane);
                 store1(y, &yl, lane);
             }
         }
         for (size_t lane = 0; lane < count; lane++) {
             size_t i = base + lane;
             uint64_t *out = points + 8 * i;
-            ok[i] = (uint8_t)(valid[lane] && ((square >> lane) & 1));
-            if (!ok[i]) { for (int k = 0; k < 8; k++) out[k] = 0; continue; }
             fe1 yl, neg;
             load1(&yl, y, lane);
-            if ((yl.v[0] & 1) != sign[lane]) {  /* y = 0 has no other sign: x^3 + b = 0 keeps it */
-                const fe1 zero = {{0, 0, 0, 0, 0}};
-                fe1_sub(m, &neg, &zero, &yl);
+            const int zero = (yl.v[0] | yl.v[1] | yl.v[2] | yl.v[3] | yl.v[4]) == 0;
+            /* ZIP 216: u = 0 has one encoding, without the sign bit */
+            ok[i] = (uint8_t)(valid[lane] && ((square >> lane) & 1) && !(edwards && zero && sign[lane]));
+            if (!ok[i]) { for (int k = 0; k < 8; k++) out[k] = 0; continue; }
+            if ((yl.v[0] & 1) != sign[lane]) {  /* 0 has no other sign (Weierstrass: x^3 + b = 0 keeps it) */
+                const fe1 z0 = {{0, 0, 0, 0, 0}};
+                fe1_sub(m, &neg, &z0, &yl);
                 yl = neg;
             }
-            for (int k = 0; k < 4; k++) out[k] = xw[lane][k];
-            words64(out + 4, yl.v);
+            uint64_t *given = out + (edwards ? 4 : 0), *root = out + (edwards ? 0 : 4);
+            for (int k = 0; k < 4; k++) given[k] = xw[lane][k];
+            words64(root, yl.v);
         }
     }
+}
+
+void satchel_weierstrass_decode_batch(enum satchel_simd_path path, const satchel_mod52 *m, const uint8_t *encodings,
+                                      size_t n, uint64_t *points, uint8_t *ok) {
+    decode_batch(path, m, encodings, n, points, ok, 0);
+}
+
+void satchel_edwards_decode_batch(enum satchel_simd_path path, const satchel_mod52 *m, const uint8_t *encodings,
+                                  size_t n, uint64_t *points, uint8_t *ok) {
+    decode_batch(path, m, encodings, n, points, ok, 1);
 }

@@ -87,6 +87,9 @@ public struct ZcashCompactTransaction: ChainTransaction {
     /// square roots), once for every wallet that scans it. nil where the ephemeral key is no
     /// point or the identity (`OrchardDecryptor.ephemeralPoint`).
     public var ephemeralPoints: [PallasPoint?] = []
+    /// Each Sapling output's epk, decoded the same way (its cofactor not cleared); nil where it
+    /// is no point.
+    public var outputEphemeralPoints: [JubjubPoint?] = []
 }
 
 /// Ironwood actions (NU6.3: Orchard-shaped, lead byte 0x03) seen by this process: not scanned
@@ -226,9 +229,12 @@ extension ZcashCompactBlock {
             actionPosition = actionPosition.map { $0 + UInt64(actions.count) }
         }
         var decoded = OrchardDecryptor.ephemeralPoints(transactions.flatMap(\.actions))[...]
+        var decodedOutputs = JubjubBatch.decodeAll(transactions.flatMap { $0.outputs.map(\.ephemeralKey) })[...]
         for t in transactions.indices {
             transactions[t].ephemeralPoints = Array(decoded.prefix(transactions[t].actions.count))
             decoded = decoded.dropFirst(transactions[t].actions.count)
+            transactions[t].outputEphemeralPoints = Array(decodedOutputs.prefix(transactions[t].outputs.count))
+            decodedOutputs = decodedOutputs.dropFirst(transactions[t].outputs.count)
         }
         var block = ZcashCompactBlock(height: wire.height, id: Array(wire.hash), previousID: Array(wire.prevHash), time: wire.time,
                                       transactions: transactions, saplingTreeSize: treeSize,

@@ -283,7 +283,7 @@ public struct PallasGLVScalar: Sendable {
 
     /// Digits in [0, 15] as digits in [−7, 8] (a digit over 8 becomes d − 16 and carries 1),
     /// negated for a negative half; by arithmetic, not by branch: the digits are a key's.
-    private static func recoded(_ digits: [UInt8], negative: Bool) -> [Int8] {
+    static func recoded(_ digits: [UInt8], negative: Bool) -> [Int8] {
         let flip = 0 &- Int(UInt8(negative ? 1 : 0))  // −1 negates: (d ^ −1) − (−1) = −d
         var carry = 0
         let out = digits.map { digit -> Int8 in

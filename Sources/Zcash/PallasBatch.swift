@@ -70,26 +70,33 @@ public enum PallasBatch {
 
     /// `decodeAll` by CCurveBatch's kernel on `path`, whichever it is (tests, oracles).
     public static func kernelDecode(_ encodings: [[UInt8]], path: CurveBatchPath) -> [PallasPoint?] {
+        // The identity's 32 zero bytes are not the kernel's to decode.
         let tried = encodings.indices.filter { encodings[$0].count == 32 && encodings[$0].contains { $0 != 0 } }
         var out = encodings.map { $0.count == 32 ? PallasPoint?.some(.identity) : nil }
-        guard !tried.isEmpty else { return out }
+        var m = field
+        let words = CurveBatchDecoding.words(encodings, tried) { satchel_weierstrass_decode_batch(path.c, &m, $0, $1, $2, $3) }
+        for (i, w) in zip(tried, words) {
+            out[i] = w.map { PallasPoint(affineX: PallasBase(canonical: Limbs($0[0], $0[1], $0[2], $0[3])),
+                                         affineY: PallasBase(canonical: Limbs($0[4], $0[5], $0[6], $0[7]))) }
+        }
+        return out
+    }
+}
+
+/// A CCurveBatch decoding call over the encodings at `tried`: each one's 8 canonical words
+/// (two coordinates), or nil where it decodes to no point.
+enum CurveBatchDecoding {
+    static func words(_ encodings: [[UInt8]], _ tried: [Int],
+                      _ call: (UnsafePointer<UInt8>, Int, UnsafeMutablePointer<UInt64>, UnsafeMutablePointer<UInt8>) -> Void) -> [[UInt64]?] {
+        guard !tried.isEmpty else { return [] }
         let flat = tried.flatMap { encodings[$0] }
         var words = [UInt64](repeating: 0, count: 8 * tried.count)
         var ok = [UInt8](repeating: 0, count: tried.count)
-        var m = field
         words.withUnsafeMutableBufferPointer { w in
             ok.withUnsafeMutableBufferPointer { o in
-                flat.withUnsafeBufferPointer { e in
-                    satchel_weierstrass_decode_batch(path.c, &m, e.baseAddress!, tried.count, w.baseAddress!, o.baseAddress!)
-                }
+                flat.withUnsafeBufferPointer { e in call(e.baseAddress!, tried.count, w.baseAddress!, o.baseAddress!) }
             }
         }
-        for (k, i) in tried.enumerated() {
-            guard ok[k] == 1 else { out[i] = nil; continue }
-            let w = words[8 * k..<8 * k + 8].map { $0 }
-            out[i] = PallasPoint(affineX: PallasBase(canonical: Limbs(w[0], w[1], w[2], w[3])),
-                                 affineY: PallasBase(canonical: Limbs(w[4], w[5], w[6], w[7])))
-        }
-        return out
+        return tried.indices.map { k in ok[k] == 1 ? Array(words[8 * k..<8 * k + 8]) : nil }
     }
 }

@@ -49,11 +49,27 @@ public struct DecryptedNote: Sendable {
 public struct SaplingDecryptor: Sendable {
     public let ivk: Fr
     public let consensus: SaplingConsensus
+    /// ivk as `JubjubBatch` reads it, once per key.
+    let scalar: JubjubBatch.Scalar
 
     public init(ivk: Fr, consensus: SaplingConsensus) {
         self.ivk = ivk
         self.consensus = consensus
+        scalar = JubjubBatch.Scalar(ivk)
         Sodium.ensureInitialized()
+    }
+
+    /// KA^Sapling.Agree for many ephemeral keys (decoded, the cofactor not yet cleared) and this
+    /// one ivk: the hot path of a scan, batched (`JubjubBatch`: 8 epks per vector ladder where
+    /// the CPU has AVX-512 IFMA, one field inversion per lane for all).
+    public func sharedSecrets(_ epks: [JubjubPoint], path: CurveBatchPath = .inUse) -> [[UInt8]] {
+        JubjubBatch.encodedMultiples(epks, by: scalar, cofactor: true, path: path)
+    }
+
+    /// The note, if this output is the wallet's at `height`, given KA^Sapling's result for it.
+    public func tryDecrypt(_ output: CompactSaplingOutput, sharedSecret: [UInt8], height: UInt64) -> DecryptedNote? {
+        let k = Self.key(sharedSecret: sharedSecret, ephemeralKey: output.ephemeralKey)
+        return check(plaintext: Self.plaintext52(key: k, ciphertext: output.ciphertext), key: k, output: output, height: height)
     }
 
     /// KA^Sapling.Agree: [8·ivk]epk, as its encoding; nil for an ephemeral key that is no

@@ -115,24 +115,24 @@ public struct ZcashScanner: ChainScanner {
     public mutating func takeNewAddresses() -> [AddressEntry] { [] }
 
     public func scan(_ transactions: [ZcashCompactTransaction]) throws(ScanError) -> [[ReceivedOutput]] {
-        // Work items: one Sapling output, or a run of up to 64 of the block's Orchard actions,
-        // whose key agreements share one inversion (`OrchardDecryptor.sharedSecrets`).
-        enum Item { case output(Int, Int), actions([(Int, Int)]) }
-        var items = [Item]()
-        var actions = [(Int, Int)]()
+        // Work items: runs of up to 64 of the blocks' Sapling outputs or Orchard actions, whose
+        // key agreements are batched (`SaplingDecryptor.sharedSecrets`, `OrchardDecryptor.sharedSecrets`).
+        enum Item { case outputs([(Int, Int)]), actions([(Int, Int)]) }
+        var outputs = [(Int, Int)](), actions = [(Int, Int)]()
         for t in transactions.indices {
-            if external != nil { items += transactions[t].outputs.indices.map { .output(t, $0) } }
+            if external != nil { outputs += transactions[t].outputs.indices.map { (t, $0) } }
             if orchardExternal != nil { actions += transactions[t].actions.indices.map { (t, $0) } }
         }
         // What is tried: the Sapling outputs (when the wallet has a Sapling key) and the actions.
-        let size = items.count + actions.count
-        items += stride(from: 0, to: actions.count, by: 64).map { .actions(Array(actions[$0..<min($0 + 64, actions.count)])) }
+        let size = outputs.count + actions.count
+        let items = stride(from: 0, to: outputs.count, by: 64).map { Item.outputs(Array(outputs[$0..<min($0 + 64, outputs.count)])) }
+            + stride(from: 0, to: actions.count, by: 64).map { Item.actions(Array(actions[$0..<min($0 + 64, actions.count)])) }
         // A sandblasted block holds thousands of outputs: past a few hundred its outputs are
         // spread over the cores (the engine gives one block one task).
         let one = { @Sendable (item: Item) in
             Result { () throws(ScanError) -> [(place: (Int, Int, Bool), output: ReceivedOutput)] in
                 switch item {
-                case .output(let t, let i): try self.scan(transactions[t], output: i).map { [((t, i, false), $0)] } ?? []
+                case .outputs(let run): try self.scan(transactions, outputs: run).map { (($0.place.0, $0.place.1, false), $0.output) }
                 case .actions(let run): try self.scan(transactions, actions: run).map { (($0.place.0, $0.place.1, true), $0.output) }
                 }
             }
@@ -205,23 +205,33 @@ public struct ZcashScanner: ChainScanner {
     }
 
     /// Output `i` of `tx` if it is the wallet's: the external key first, then the internal one.
-    private func scan(_ tx: ZcashCompactTransaction, output i: Int) throws(ScanError) -> ReceivedOutput? {
-        let output = tx.outputs[i]
-        guard let height = tx.height, let external, let externalDecryptor, let epk = SaplingDecryptor.ephemeralPoint(output) else { return nil }
-        let position = tx.firstPosition.map { $0 + UInt64(i) }
-        var o: ReceivedOutput
-        let key: [UInt8]
-        if let note = externalDecryptor.tryDecrypt(output, ephemeralPoint: epk, height: height) {
-            o = received(note, tx: tx, index: i, position: position, ivk: external, nk: nk, change: false)
-            key = note.key
-        } else if let internalDecryptor, let note = internalDecryptor.tryDecrypt(output, ephemeralPoint: epk, height: height) {
-            o = received(note, tx: tx, index: i, position: position, ivk: internalKey!, nk: internalNK, change: true)
-            key = note.key
-        } else {
-            return nil
+    /// The outputs at `run` (transaction, output) that pay the wallet: each is tried with the
+    /// external Sapling key, then the ones it does not open with the internal key.
+    private func scan(_ transactions: [ZcashCompactTransaction], outputs run: [(Int, Int)]) throws(ScanError)
+        -> [(place: (Int, Int), output: ReceivedOutput)] {
+        guard let external, let externalDecryptor else { return [] }
+        var tried = run.compactMap { place -> (place: (Int, Int), epk: JubjubPoint)? in
+            let tx = transactions[place.0]
+            guard tx.height != nil, tx.outputs[place.1].ciphertext.count == 52, tx.outputs[place.1].cmu.count == 32 else { return nil }
+            // Decoded with the block (`outputEphemeralPoints`); one at a time only for a transaction made otherwise.
+            let epk = tx.outputEphemeralPoints.count == tx.outputs.count ? tx.outputEphemeralPoints[place.1]
+                : JubjubPoint(bytes: tx.outputs[place.1].ephemeralKey)
+            return epk.map { (place, $0) }
         }
-        o.memo = try Self.memo(tx.fullCiphertexts?[i], key: key, of: "Sapling output \(i)", in: tx)
-        return o
+        var found = [(place: (Int, Int), output: ReceivedOutput)]()
+        let keys = [(externalDecryptor, external, nk, false)] + (internalDecryptor.map { [($0, internalKey!, internalNK, true)] } ?? [])
+        for (decryptor, ivk, nk, change) in keys where !tried.isEmpty {
+            var left = [(place: (Int, Int), epk: JubjubPoint)]()
+            for (t, secret) in zip(tried, decryptor.sharedSecrets(tried.map(\.epk))) {
+                let tx = transactions[t.place.0], i = t.place.1
+                guard let note = decryptor.tryDecrypt(tx.outputs[i], sharedSecret: secret, height: tx.height!) else { left.append(t); continue }
+                var o = received(note, tx: tx, index: i, position: tx.firstPosition.map { $0 + UInt64(i) }, ivk: ivk, nk: nk, change: change)
+                o.memo = try Self.memo(tx.fullCiphertexts?[i], key: note.key, of: "Sapling output \(i)", in: tx)
+                found.append((t.place, o))
+            }
+            tried = left
+        }
+        return found
     }
 
     private func received(_ d: DecryptedNote, tx: ZcashCompactTransaction, index: Int, position: UInt64?,

@@ -46,6 +46,7 @@ typedef struct {
     int s, c3bits;
     uint64_t c3[4];
     uint64_t c5[5];
+    uint64_t d[5], d2[5];  /* a twisted Edwards curve's d and 2d, Montgomery form */
 } satchel_mod52;
 
 /* From p as four little-endian 64-bit words (p odd, p < 2^255). */
@@ -54,6 +55,23 @@ void satchel_mod52_init(satchel_mod52 *m, const uint64_t p[4]);
 void satchel_mod52_set_b(satchel_mod52 *m, uint64_t b);
 /* The square-root constants, from a non-square of the field (Pallas's p: 5). */
 void satchel_mod52_set_sqrt(satchel_mod52 *m, uint64_t nonsquare);
+/* The twisted Edwards curve −u^2 + v^2 = 1 + d·u^2·v^2 over that field (Jubjub), d canonical. */
+void satchel_mod52_set_edwards(satchel_mod52 *m, const uint64_t d[4]);
+
+/* [k]P (or [k]([8]P) when `cofactor`) on that Edwards curve for n points given as u then v in
+ * canonical 64-bit words (8 words a point, on the curve), k as `windows` signed 4-bit digits in
+ * [−8, 8], least significant first: out gets each result's encoding, v little-endian with u's
+ * parity in bit 255 (Jubjub's repr_J). IFMA runs 8 points per ladder; one inversion per call
+ * (IFMA: per lane). No branch or memory access depends on a digit. Returns 0, or −2. */
+int satchel_edwards_mul_batch(enum satchel_simd_path path, const satchel_mod52 *m, const int8_t *digits, size_t windows,
+                              int cofactor, const uint64_t *points, size_t n, uint8_t *out);
+
+/* Decodes n encodings of that Edwards curve's points (v little-endian, u's parity in bit 255;
+ * the square root set up): ok[i] = 1 and points[8i ..< 8i + 8] = u then v (canonical words)
+ * where v < p, u^2 = (v^2 − 1)/(d·v^2 + 1) has a root, and not u = 0 with the sign bit set
+ * (ZIP 216); else ok[i] = 0 and zero words. Encodings are public; their checks may branch. */
+void satchel_edwards_decode_batch(enum satchel_simd_path path, const satchel_mod52 *m, const uint8_t *encodings,
+                                  size_t n, uint64_t *points, uint8_t *ok);
 
 /* Decodes n encodings of points of y^2 = x^3 + b (32 bytes each: x little-endian, y's parity
  * in bit 255; the curve and the square root set up above): where x < p and x^3 + b is a
