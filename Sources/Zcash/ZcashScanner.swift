@@ -204,7 +204,6 @@ public struct ZcashScanner: ChainScanner {
         return j.high == 0 && j.low <= UInt64(UInt32.max) ? UInt32(j.low) : UInt32.max
     }
 
-    /// Output `i` of `tx` if it is the wallet's: the external key first, then the internal one.
     /// The outputs at `run` (transaction, output) that pay the wallet: each is tried with the
     /// external Sapling key, then the ones it does not open with the internal key.
     private func scan(_ transactions: [ZcashCompactTransaction], outputs run: [(Int, Int)]) throws(ScanError)
