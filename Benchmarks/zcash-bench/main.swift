@@ -6,6 +6,7 @@
 import Glibc
 #endif
 import BenchSupport
+import Foundation
 import Dispatch
 import CCurveBatch
 import CSodium
@@ -16,6 +17,40 @@ import Zcash
 // points and N random encodings each, on every path this CPU runs (the portable kernel on a tenth).
 if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--oracle", let count = Int(CommandLine.arguments[2]) {
     exit(pallasOracle(count) ? 0 : 1)
+}
+
+// relink N IN.pb OUT.pb: IN's block 1,735,000 (the sandblasted one) N times as a chain of linked blocks (heights, hashes,
+// parents, tree sizes and txids made consistent), for a Sapling bench on ≥ 40,000 real outputs.
+if CommandLine.arguments.count == 5, CommandLine.arguments[1] == "relink", let times = Int(CommandLine.arguments[2]) {
+    guard let first = try CompactBlockFileSource(path: CommandLine.arguments[3]).blocks(from: 1_735_000, count: 1).first else { exit(65) }
+    let block = try WireCompactBlock(serializedBytes: first.blob)
+    let outputs = UInt32(block.vtx.reduce(0) { $0 + $1.outputs.count }), actions = UInt32(block.vtx.reduce(0) { $0 + $1.actions.count })
+    var out = [UInt8](), parent = block.prevHash
+    for i in 0..<times {
+        var b = block
+        b.height = block.height + UInt64(i)
+        b.hash = Data((0..<32).map { UInt8(truncatingIfNeeded: (i + 1) >> (8 * ($0 % 4))) ^ UInt8($0) })
+        b.prevHash = parent
+        parent = b.hash
+        b.chainMetadata.saplingCommitmentTreeSize = block.chainMetadata.saplingCommitmentTreeSize + UInt32(i) * outputs
+        b.chainMetadata.orchardCommitmentTreeSize = block.chainMetadata.orchardCommitmentTreeSize + UInt32(i) * actions
+        for t in b.vtx.indices {
+            var id = [UInt8](b.vtx[t].txid)
+            for k in 0..<4 { id[k] ^= UInt8(truncatingIfNeeded: i >> (8 * k)) }
+            b.vtx[t].txid = Data(id)
+        }
+        let bytes: [UInt8] = try b.serializedBytes()
+        var n = bytes.count
+        repeat {
+            let low = UInt8(truncatingIfNeeded: n & 0x7F)
+            out.append(n >= 0x80 ? low | 0x80 : low)
+            n >>= 7
+        } while n > 0
+        out += bytes
+    }
+    guard FileManager.default.createFile(atPath: CommandLine.arguments[4], contents: Data(out)) else { exit(74) }
+    print(#"{"bench":"relink","blocks":\#(times),"outputs":\#(Int(outputs) * times),"first":\#(block.height)}"#)
+    exit(0)
 }
 
 // x25519: libsodium's X25519 per operation, the yardstick of issue 23's ratios (bench/zcash_scan.py).
