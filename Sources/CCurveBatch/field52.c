@@ -467,17 +467,20 @@ static void fe1_from_mont(const satchel_mod52 *m, fe1 *r, const fe1 *a) {
     fe1_mul(m, r, a, &unit);
 }
 
-/* a^(p-2): the exponent is public, so its bits may branch. */
-static void fe1_invert(const satchel_mod52 *m, fe1 *r, const fe1 *a) {
+/* p − 2 in 64-bit words: the exponent of an inversion (public, so its bits may branch). */
+static void p_minus_2(const satchel_mod52 *m, uint64_t w[4]) {
     uint64_t e[5], borrow = 2;
     for (int j = 0; j < 5; j++) { uint64_t t = m->p[j] - borrow; borrow = t >> 63; e[j] = t & MASK52; }
-    fe1 acc;
-    for (int j = 0; j < 5; j++) acc.v[j] = m->one[j];
-    for (int bit = 259; bit >= 0; bit--) {
-        fe1_mul(m, &acc, &acc, &acc);
-        if ((e[bit / 52] >> (bit % 52)) & 1) fe1_mul(m, &acc, &acc, a);
-    }
-    *r = acc;
+    words64(w, e);
+}
+
+/* a^(p−2). */
+static void fe1_invert(const satchel_mod52 *m, fe1 *r, const fe1 *a) {
+    uint64_t w[4];
+    fe1 one;
+    p_minus_2(m, w);
+    for (int j = 0; j < 5; j++) one.v[j] = m->one[j];
+    lane1_pow(m, r, a, w, 255, &one);
 }
 
 static uint64_t fe1_zero_mask(const fe1 *a) {
@@ -553,9 +556,8 @@ IFMA static int encode_all_ifma(const satchel_mod52 *m, uint64_t (*acc)[3][5][8]
         one8.v[j] = _mm512_set1_epi64((long long)m->one[j]);
         unit.v[j] = _mm512_set1_epi64(j == 0 ? 1 : 0);
     }
-    uint64_t e[5], borrow = 2, w[4];  /* p − 2, public */
-    for (int j = 0; j < 5; j++) { uint64_t t = m->p[j] - borrow; borrow = t >> 63; e[j] = t & MASK52; }
-    words64(w, e);
+    uint64_t w[4];
+    p_minus_2(m, w);
     running = one8;
     for (size_t b = 0; b < blocks; b++) {  /* the identity's Z = 0 takes 1 */
         load8(&z, acc[b][2]);
@@ -762,12 +764,6 @@ void satchel_mod52_set_edwards(satchel_mod52 *m, const uint64_t d[4]) {
     }                                                                                    \
     uint64_t square = SQRT(ARG, &root, &rhs, &one, &c5, m->c3, m->c3bits, m->s);         \
     MUL(&root, &root, &unit);
-
-static void p_minus_2(const satchel_mod52 *m, uint64_t w[4]) {
-    uint64_t e[5], borrow = 2;
-    for (int j = 0; j < 5; j++) { uint64_t t = m->p[j] - borrow; borrow = t >> 63; e[j] = t & MASK52; }
-    words64(w, e);
-}
 
 static uint64_t root1(const satchel_mod52 *m, fe1 *y, const fe1 *x, int edwards) {
     fe1 one, c5, b, d, r2, unit = {{1, 0, 0, 0, 0}};

@@ -1,5 +1,4 @@
 import CCurveBatch
-import CSodium
 import WalletCore
 
 /// Many Jubjub points decoded, and times one scalar, batched (issue 23): CCurveBatch's Edwards
@@ -48,7 +47,6 @@ public enum JubjubBatch {
 
     /// `encodedMultiples` by CCurveBatch's kernel on `path`, whichever it is (tests, oracles).
     public static func kernelMultiples(_ points: [JubjubPoint], by k: Scalar, cofactor: Bool, path: CurveBatchPath) -> [[UInt8]] {
-        guard !points.isEmpty else { return [] }
         var flat = [UInt64]()
         flat.reserveCapacity(8 * points.count)
         for p in points {
@@ -56,17 +54,10 @@ public enum JubjubBatch {
             let u = (p.x * zi).canonical, v = (p.y * zi).canonical
             flat.append(contentsOf: [u.l0, u.l1, u.l2, u.l3, v.l0, v.l1, v.l2, v.l3])
         }
-        var out = [UInt8](repeating: 0, count: 32 * points.count)
-        defer { out.withUnsafeMutableBytes { sodium_memzero($0.baseAddress, $0.count) } }  // shared secrets
         var m = field
-        let status = out.withUnsafeMutableBufferPointer { o in
-            flat.withUnsafeBufferPointer { p in
-                satchel_edwards_mul_batch(path.c, &m, k.digits, k.digits.count, cofactor ? 1 : 0, p.baseAddress!, points.count, o.baseAddress!)
-            }
+        return CurveBatchCall.encodings(of: flat) { p, count, o in
+            satchel_edwards_mul_batch(path.c, &m, k.digits, k.digits.count, cofactor ? 1 : 0, p, count, o)
         }
-        // −2: malloc failed for a few kilobytes; nothing sensible is left to do.
-        precondition(status == 0, "out of memory in the curve batch")
-        return (0..<points.count).map { Array(out[32 * $0..<32 * $0 + 32]) }
     }
 
     /// `decodeAll` by CCurveBatch's kernel on `path`, whichever it is (tests, oracles).
@@ -74,7 +65,7 @@ public enum JubjubBatch {
         let tried = encodings.indices.filter { encodings[$0].count == 32 }
         var out = [JubjubPoint?](repeating: nil, count: encodings.count)
         var m = field
-        let words = CurveBatchDecoding.words(encodings, tried) { satchel_edwards_decode_batch(path.c, &m, $0, $1, $2, $3) }
+        let words = CurveBatchCall.words(encodings, tried) { satchel_edwards_decode_batch(path.c, &m, $0, $1, $2, $3) }
         for (i, w) in zip(tried, words) {
             out[i] = w.map { JubjubPoint(u: Fq(canonical: Limbs($0[0], $0[1], $0[2], $0[3])), v: Fq(canonical: Limbs($0[4], $0[5], $0[6], $0[7]))) }
         }

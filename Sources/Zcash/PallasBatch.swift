@@ -47,24 +47,13 @@ public enum PallasBatch {
             let cx = x.canonical, cy = y.canonical
             flat += [cx.l0, cx.l1, cx.l2, cx.l3, cy.l0, cy.l1, cy.l2, cy.l3]
         }
-        let count = flat.count / 8
-        var out = [UInt8](repeating: 0, count: 32 * count)
-        defer { out.withUnsafeMutableBytes { sodium_memzero($0.baseAddress, $0.count) } }  // shared secrets
-        if count > 0 {
-            var m = field
-            let status = out.withUnsafeMutableBufferPointer { o in
-                flat.withUnsafeBufferPointer { p in
-                    satchel_glv_batch(path.c, &m, zeta, k.signed1, k.signed2, PallasGLVScalar.windows, p.baseAddress!, count, o.baseAddress!)
-                }
-            }
-            // −2: malloc failed for a few kilobytes; nothing sensible is left to do.
-            precondition(status == 0, "out of memory in the curve batch")
-        }
-        var next = 0
+        var m = field
+        var encoded = CurveBatchCall.encodings(of: flat) { p, count, o in
+            satchel_glv_batch(path.c, &m, zeta, k.signed1, k.signed2, PallasGLVScalar.windows, p, count, o)
+        }[...]
         return affine.map { a in
             guard a != nil else { return [UInt8](repeating: 0, count: 32) }
-            defer { next += 1 }
-            return Array(out[32 * next..<32 * next + 32])
+            return encoded.popFirst()!
         }
     }
 
@@ -74,7 +63,7 @@ public enum PallasBatch {
         let tried = encodings.indices.filter { encodings[$0].count == 32 && encodings[$0].contains { $0 != 0 } }
         var out = encodings.map { $0.count == 32 ? PallasPoint?.some(.identity) : nil }
         var m = field
-        let words = CurveBatchDecoding.words(encodings, tried) { satchel_weierstrass_decode_batch(path.c, &m, $0, $1, $2, $3) }
+        let words = CurveBatchCall.words(encodings, tried) { satchel_weierstrass_decode_batch(path.c, &m, $0, $1, $2, $3) }
         for (i, w) in zip(tried, words) {
             out[i] = w.map { PallasPoint(affineX: PallasBase(canonical: Limbs($0[0], $0[1], $0[2], $0[3])),
                                          affineY: PallasBase(canonical: Limbs($0[4], $0[5], $0[6], $0[7]))) }
@@ -83,9 +72,24 @@ public enum PallasBatch {
     }
 }
 
-/// A CCurveBatch decoding call over the encodings at `tried`: each one's 8 canonical words
-/// (two coordinates), or nil where it decodes to no point.
-enum CurveBatchDecoding {
+/// The Swift side of CCurveBatch's point calls, for `PallasBatch` and `JubjubBatch`.
+enum CurveBatchCall {
+    /// A multiplication call over points given as 8 canonical words each (two coordinates):
+    /// each result's 32-byte encoding. The call's buffer is wiped (the results are shared secrets).
+    static func encodings(of points: [UInt64],
+                          _ call: (UnsafePointer<UInt64>, Int, UnsafeMutablePointer<UInt8>) -> Int32) -> [[UInt8]] {
+        let count = points.count / 8
+        guard count > 0 else { return [] }
+        var out = [UInt8](repeating: 0, count: 32 * count)
+        defer { out.withUnsafeMutableBytes { sodium_memzero($0.baseAddress, $0.count) } }
+        let status = out.withUnsafeMutableBufferPointer { o in points.withUnsafeBufferPointer { call($0.baseAddress!, count, o.baseAddress!) } }
+        // −2: malloc failed for a few kilobytes; nothing sensible is left to do.
+        precondition(status == 0, "out of memory in the curve batch")
+        return (0..<count).map { Array(out[32 * $0..<32 * $0 + 32]) }
+    }
+
+    /// A decoding call over the encodings at `tried`: each one's 8 canonical words (two
+    /// coordinates), or nil where it decodes to no point.
     static func words(_ encodings: [[UInt8]], _ tried: [Int],
                       _ call: (UnsafePointer<UInt8>, Int, UnsafeMutablePointer<UInt64>, UnsafeMutablePointer<UInt8>) -> Void) -> [[UInt64]?] {
         guard !tried.isEmpty else { return [] }
