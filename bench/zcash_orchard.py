@@ -6,8 +6,8 @@ Issue 23's goals: at most 0.5x X25519 on the IFMA path, at most 3.5x on the port
 The scanner's path: a block's epks decoded together when it is parsed (batched square roots),
 once for every wallet; decryptors made once per wallet; a block's actions in runs of 64, their
 key agreements [ivk]epk by the GLV
-endomorphism, 8 per vector ladder on IFMA, one inversion per run. AVX2 and portable run the
-Swift curve code (faster there than a radix-2^52 kernel without IFMA).
+endomorphism, 8 per ladder on IFMA and AVX2, one inversion per run. The portable path runs the
+Swift curve code (faster there than the portable radix-2^52 C kernel).
 """
 import argparse, json, os, shutil, subprocess, sys
 

@@ -78,7 +78,7 @@ def main():
     else:
         print(f"  (Python reference skipped: no `cryptography` package, or {os.path.normpath(SHARED_JSONL)} is not there)")
     # Issue 23: the same scan on each curve-kernel path this CPU runs (IFMA: CCurveBatch's
-    # Edwards ladder; AVX2 and portable: the Swift code), as a ratio to libsodium's X25519 in
+    # Edwards ladder; AVX2: the same on two vectors of 4 lanes; portable: the Swift code), as a ratio to libsodium's X25519 in
     # the same run (goals: IFMA <= 0.85x, AVX2 <= 1.8x, portable <= 3.5x).
     flags = open("/proc/cpuinfo").read() if os.path.exists("/proc/cpuinfo") else ""
     paths = [p for p, flag in (("ifma", "avx512ifma"), ("avx2", "avx2"), ("portable", "")) if flag == "" or f" {flag}" in flags]

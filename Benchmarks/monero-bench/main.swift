@@ -15,6 +15,7 @@ import Monero
 import WalletCore
 import WalletScan
 
+Sodium.ensureInitialized()  // libsodium's fast X25519, the yardstick, only after sodium_init
 let args = CommandLine.arguments
 
 /// --relink N BLOCKS TXS OUT-BLOCKS OUT-TXS: the chain N times over as one chain, for the

@@ -163,6 +163,15 @@ static void point8_portable(const satchel_mod52 *c, satchel_point8 *r, const sat
     }
 }
 
+/* What a ladder needs besides the points: the scalar's digits, and φ's ζ (GLV) or whether to
+ * clear the cofactor first (Edwards). */
+typedef struct {
+    const int8_t *d1, *d2;
+    size_t windows;
+    fe1 zeta;
+    int cofactor;
+} ladder_args;
+
 /* ---- Eight lanes, AVX-512 IFMA. ---- */
 #if defined(__x86_64__)
 #define IFMA __attribute__((target("avx512f,avx512ifma")))
@@ -395,13 +404,23 @@ IFMA static void point8_ifma(const satchel_mod52 *m, satchel_point8 *r, const sa
     }
     store8(&c, r->x, &out[0]); store8(&c, r->y, &out[1]); store8(&c, r->z, &out[2]);
 }
+
+#include "field26.inc"
 #endif
 
-/* Whether `path` runs the IFMA kernels here (AVX2 has no 52-bit multiplier: it runs the
- * portable code, as every machine without IFMA does). */
+/* Whether `path` runs the IFMA kernels here, or the AVX2 ones (field26.inc). */
 static int use_ifma(enum satchel_simd_path path) {
 #if defined(__x86_64__)
     return path == SATCHEL_SIMD_IFMA && satchel_simd_supported(SATCHEL_SIMD_IFMA);
+#else
+    (void)path;
+    return 0;
+#endif
+}
+
+static int use_avx2(enum satchel_simd_path path) {
+#if defined(__x86_64__)
+    return path == SATCHEL_SIMD_AVX2 && satchel_simd_supported(SATCHEL_SIMD_AVX2);
 #else
     (void)path;
     return 0;
@@ -412,6 +431,7 @@ void satchel_fe52_mul8(enum satchel_simd_path path, const satchel_mod52 *m, uint
                        const uint64_t a[5][8], const uint64_t b[5][8]) {
 #if defined(__x86_64__)
     if (use_ifma(path)) { mul8_ifma(m, r, a, b); return; }
+    if (use_avx2(path)) { mul8_avx2(m, r, a, b); return; }
 #endif
     (void)path;
     mul8_portable(m, r, a, b);
@@ -420,6 +440,7 @@ void satchel_fe52_mul8(enum satchel_simd_path path, const satchel_mod52 *m, uint
 static void point8(enum satchel_simd_path path, const satchel_mod52 *m, satchel_point8 *r, const satchel_point8 *a, const satchel_point8 *b) {
 #if defined(__x86_64__)
     if (use_ifma(path)) { point8_ifma(m, r, a, b); return; }
+    if (use_avx2(path)) { point8_avx2(m, r, a, b); return; }
 #endif
     (void)path;
     point8_portable(m, r, a, b);
@@ -487,15 +508,6 @@ static uint64_t fe1_zero_mask(const fe1 *a) {
     uint64_t any = a->v[0] | a->v[1] | a->v[2] | a->v[3] | a->v[4];  /* < 2^52 */
     return 0 - ((any - 1) >> 63);
 }
-
-/* What a ladder needs besides the points: the scalar's digits, and φ's ζ (GLV) or whether to
- * clear the cofactor first (Edwards). */
-typedef struct {
-    const int8_t *d1, *d2;
-    size_t windows;
-    fe1 zeta;
-    int cofactor;
-} ladder_args;
 
 #if defined(__x86_64__)
 /* 8 points (canonical radix-2^52 limbs, limb-major: x or u, then y or v) through a ladder;
@@ -598,10 +610,13 @@ IFMA static int encode_all_ifma(const satchel_mod52 *m, uint64_t (*acc)[3][5][8]
     return 0;
 }
 
-/* The IFMA path: 8 points per ladder, a partial last vector repeating its first point in the
- * lanes it does not use. */
-static int ladder_all_ifma(const satchel_mod52 *m, ladder8_fn ladder, const ladder_args *a, const uint64_t *points, size_t n,
-                           uint8_t *out, int edwards) {
+static int encode_all_portable(const satchel_mod52 *m, const fe1 *res, size_t n, uint8_t *out, int edwards);
+
+/* The vector paths: 8 points per ladder (IFMA: one vector, AVX2: two), a partial last block
+ * repeating its first point in the lanes it does not use. AVX2 encodes with the portable code:
+ * a few products a point against a ladder's thousands. */
+static int ladder_blocks(const satchel_mod52 *m, ladder8_fn ladder, const ladder_args *a, const uint64_t *points, size_t n,
+                         uint8_t *out, int edwards, int ifma) {
     const size_t blocks = (n + 7) / 8;
     uint64_t (*acc)[3][5][8] = malloc(blocks * sizeof *acc);
     if (!acc) return -2;
@@ -616,7 +631,19 @@ static int ladder_all_ifma(const satchel_mod52 *m, ladder8_fn ladder, const ladd
         }
         ladder(m, a, in, acc[b]);
     }
-    int status = encode_all_ifma(m, acc, n, out, edwards);
+    int status = -2;
+    if (ifma) {
+        status = encode_all_ifma(m, acc, n, out, edwards);
+    } else {
+        fe1 *res = malloc(n * 3 * sizeof(fe1));
+        if (res) {
+            for (size_t i = 0; i < n; i++)
+                for (int k = 0; k < 3; k++) load1(&res[3 * i + k], acc[i / 8][k], (int)(i % 8));
+            status = encode_all_portable(m, res, n, out, edwards);
+            wipe(res, n * 3 * sizeof(fe1));
+            free(res);
+        }
+    }
     wipe(acc, blocks * sizeof *acc);
     free(acc);
     return status;
@@ -676,7 +703,8 @@ static int ladder_all(enum satchel_simd_path path, const satchel_mod52 *m, const
                       const uint64_t *points, size_t n, uint8_t *out, int edwards) {
     if (n == 0) return 0;
 #if defined(__x86_64__)
-    if (use_ifma(path)) return ladder_all_ifma(m, edwards ? edwards8_ifma : glv8_ifma, a, points, n, out, edwards);
+    if (use_ifma(path)) return ladder_blocks(m, edwards ? edwards8_ifma : glv8_ifma, a, points, n, out, edwards, 1);
+    if (use_avx2(path)) return ladder_blocks(m, edwards ? edwards8_avx2 : glv8_avx2, a, points, n, out, edwards, 0);
 #endif
     (void)path;
     fe1 *res = malloc(n * 3 * sizeof(fe1));
@@ -805,13 +833,35 @@ IFMA static uint64_t root8_ifma(const satchel_mod52 *m, uint64_t y[5][8], const 
     store8(&c, y, &root);
     return square;
 }
+
+/* The same on AVX2. */
+AVX2 static uint64_t root8_avx2(const satchel_mod52 *m, uint64_t y[5][8], const uint64_t xl[5][8], int edwards) {
+    ctx8a c;
+    ctx8a_make(&c, m);
+    const uint64_t unit52[5] = {1, 0, 0, 0, 0};
+    fe8a one, c5, b, d, r2, unit, xv, *x = &xv;
+    uint64_t pm2[4];
+    p_minus_2(m, pm2);
+    fe8a_set(&one, m->one); fe8a_set(&c5, m->c5); fe8a_set(&b, m->b); fe8a_set(&d, m->d); fe8a_set(&r2, m->r2);
+    fe8a_set(&unit, unit52);
+    load8a(x, xl);
+#define MUL8A(r, a, bb) fe8a_mul(&c, r, a, bb)
+#define SQR8A(r, a) fe8a_sqr(&c, r, a)
+#define ADD8A(r, a, bb) fe8a_add(&c, r, a, bb)
+#define SUB8A(r, a, bb) fe8a_sub(&c, r, a, bb)
+#define POW8A(ctx, r, a, e, bits, o) BY_SHAPE(ctx, pow, ctx, r, a, e, bits, o)
+#define SQRT8A(ctx, r, a, o, c5v, c3, bits, s) BY_SHAPE(ctx, sqrt, ctx, r, a, o, c5v, c3, bits, s)
+    ROOT_BODY(fe8a, MUL8A, SQR8A, ADD8A, SUB8A, POW8A, SQRT8A, &c)
+    store8a(&c, y, &root);
+    return square;
+}
 #endif
 
 /* Weierstrass (x, y), x given, the all-zero encoding the identity's and not decoded here; or
  * Edwards (u, v), v given. */
 static void decode_batch(enum satchel_simd_path path, const satchel_mod52 *m, const uint8_t *encodings, size_t n,
                          uint64_t *points, uint8_t *ok, int edwards) {
-    const int ifma = use_ifma(path);
+    const int ifma = use_ifma(path), avx2 = use_avx2(path);
     uint64_t pw[4];
     words64(pw, m->p);
     for (size_t base = 0; base < n; base += 8) {
@@ -842,8 +892,9 @@ static void decode_batch(enum satchel_simd_path path, const satchel_mod52 *m, co
         }
 #if defined(__x86_64__)
         if (ifma) square = root8_ifma(m, y, x, edwards);
+        if (avx2) square = root8_avx2(m, y, x, edwards);
 #endif
-        if (!ifma) {
+        if (!ifma && !avx2) {
             for (size_t lane = 0; lane < count; lane++) {
                 fe1 xl, yl;
                 load1(&xl, x, lane);

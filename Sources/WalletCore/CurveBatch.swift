@@ -61,6 +61,7 @@ public enum X25519Batch {
                             _ body: (UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<UInt8>, UnsafePointer<UInt8>) -> Int32) -> [[UInt8]] {
         precondition(points.allSatisfy { $0.count == 32 })
         guard !points.isEmpty else { return [] }
+        Sodium.ensureInitialized()  // the portable path is libsodium's ladder: its fast one only after sodium_init
         var out = [UInt8](repeating: 0, count: 32 * points.count)
         let flat = points.flatMap { $0 }
         let status = out.withUnsafeMutableBufferPointer { o in

@@ -3,15 +3,15 @@ import CSodium
 import WalletCore
 
 /// Many Pallas points decoded, and times one scalar, batched (issue 23): CCurveBatch's GLV
-/// ladder and square roots over 8 points per vector on AVX-512 IFMA, one field inversion for
-/// all encodings. Orchard's trial decryption: KA^Orchard of one ivk with a run of epks.
+/// ladder and square roots over 8 points per ladder on AVX-512 IFMA and AVX2, one field
+/// inversion for all encodings. Orchard's trial decryption: KA^Orchard of one ivk with a run
+/// of epks.
 ///
-/// Paths without a vector kernel (AVX2, portable) run the Swift code, which is faster there
-/// than CCurveBatch's portable radix-2^52 kernel: that kernel is the bit-exact reference the
-/// tests hold the vector one to.
+/// The portable path runs the Swift code, which is faster there than CCurveBatch's portable
+/// radix-2^52 kernel: that kernel is the bit-exact reference the tests hold the vector ones to.
 public enum PallasBatch {
     /// Whether `path` runs CCurveBatch's kernel here (else the Swift code).
-    public static func hasOwnKernel(_ path: CurveBatchPath) -> Bool { path == .ifma && path.isSupported }
+    public static func hasOwnKernel(_ path: CurveBatchPath) -> Bool { (path == .ifma || path == .avx2) && path.isSupported }
 
     /// F_p with b = 5, in CCurveBatch's radix-2^52 Montgomery form; made once.
     private static let field: satchel_mod52 = {

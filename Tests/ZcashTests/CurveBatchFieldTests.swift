@@ -123,7 +123,7 @@ final class CurveBatchFieldTests: XCTestCase {
             let w = points(want)
             return flat(r.x) == flat(w.x) && flat(r.y) == flat(w.y) && flat(r.z) == flat(w.z)
         }
-        let paths = [SATCHEL_SIMD_PORTABLE, SATCHEL_SIMD_IFMA].filter { satchel_simd_supported($0) != 0 }
+        let paths = [SATCHEL_SIMD_PORTABLE, SATCHEL_SIMD_AVX2, SATCHEL_SIMD_IFMA].filter { satchel_simd_supported($0) != 0 }
         for round in 0..<200 {
             var a = (0..<8).map { _ in point() }, b = (0..<8).map { _ in point() }
             if round == 0 {
