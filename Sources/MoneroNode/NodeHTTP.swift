@@ -86,12 +86,15 @@ enum NodeHTTP {
             switch unwrapInboundIn(data) {
             case .head(let head):
                 status = Int(head.status.code)
-                if let length = head.headers.first(name: "Content-Length").flatMap(Int.init), length > maxBytes {
-                    promise.fail(Failure.tooLarge(maxBytes))
+                if let length = head.headers.first(name: "Content-Length").flatMap(Int.init) {
+                    if length > maxBytes { return promise.fail(Failure.tooLarge(maxBytes)) }
+                    // One allocation for a long answer (get_blocks.bin's run to 17 MB), not a
+                    // copy at each doubling: the event loop's time is the scan's wait.
+                    if length > 0 { body.reserveCapacity(length) }
                 }
-            case .body(var buffer):
+            case .body(let buffer):
                 guard body.count + buffer.readableBytes <= maxBytes else { return promise.fail(Failure.tooLarge(maxBytes)) }
-                body += buffer.readBytes(length: buffer.readableBytes) ?? []
+                buffer.withUnsafeReadableBytes { body.append(contentsOf: $0) }
             case .end:
                 promise.succeed(Reply(status: status, body: body))
             }
