@@ -50,7 +50,27 @@ public struct JubjubPoint: Sendable {
     /// repr_J: v in 32 little-endian bytes with u's low bit in bit 255.
     public var bytes: [UInt8] {
         let zi = z.inverse
-        let u = x * zi, v = y * zi
+        return Self.encoding(u: x * zi, v: y * zi)
+    }
+
+    /// repr_J of every point, their Z inverted together (Montgomery's trick): one field
+    /// inversion for all instead of one each (Z is never 0 on this complete curve).
+    public static func encodeAll(_ points: [JubjubPoint]) -> [[UInt8]] {
+        var prefix = [Fq](repeating: .one, count: points.count), running = Fq.one
+        for (i, p) in points.enumerated() {
+            prefix[i] = running
+            running = running * p.z
+        }
+        var inverse = running.inverse, out = [[UInt8]](repeating: [], count: points.count)
+        for i in points.indices.reversed() {
+            let zi = inverse * prefix[i]
+            inverse = inverse * points[i].z
+            out[i] = encoding(u: points[i].x * zi, v: points[i].y * zi)
+        }
+        return out
+    }
+
+    private static func encoding(u: Fq, v: Fq) -> [UInt8] {
         var out = v.bytes
         if u.isOdd { out[31] |= 0x80 }
         return out
@@ -59,17 +79,49 @@ public struct JubjubPoint: Sendable {
     /// abst_J: nil when v is not canonical, when no u fits, or for the non-canonical u = 0 with
     /// its sign bit set (ZIP-216).
     public init?(bytes: [UInt8]) {
+        guard let (v, sign) = Self.coordinate(bytes) else { return nil }
+        let vv = v.squared()
+        // d·v² + 1 ≠ 0 since d is not a square.
+        guard let point = Self.finish(v: v, vv: vv, inverseDenominator: (JubjubPoint.d * vv + .one).inverse, sign: sign) else { return nil }
+        self = point
+    }
+
+    /// `JubjubPoint(bytes:)` of every encoding, the denominators d·v² + 1 inverted together
+    /// (Montgomery's trick): one field inversion for all instead of one each.
+    public static func decodeAll(_ encodings: [[UInt8]]) -> [JubjubPoint?] {
+        let given = encodings.map(coordinate)
+        let squares = given.map { $0.map { $0.0.squared() } }
+        var prefix = [Fq](repeating: .one, count: encodings.count), running = Fq.one
+        for i in encodings.indices {
+            prefix[i] = running
+            if let vv = squares[i] { running = running * (d * vv + .one) }
+        }
+        var inverse = running.inverse, out = [JubjubPoint?](repeating: nil, count: encodings.count)
+        for i in encodings.indices.reversed() {
+            guard let (v, sign) = given[i], let vv = squares[i] else { continue }
+            out[i] = finish(v: v, vv: vv, inverseDenominator: inverse * prefix[i], sign: sign)
+            inverse = inverse * (d * vv + .one)
+        }
+        return out
+    }
+
+    /// v and the sign bit of an encoding; nil for a wrong length or a non-canonical v.
+    private static func coordinate(_ bytes: [UInt8]) -> (Fq, Bool)? {
         guard bytes.count == 32 else { return nil }
         var vBytes = bytes
         let sign = vBytes[31] >> 7 == 1
         vBytes[31] &= 0x7F
         guard let v = Fq(bytes: vBytes) else { return nil }
-        let vv = v.squared()
-        // u² = (v² − 1) / (d·v² + 1); d·v² + 1 ≠ 0 since d is not a square.
-        guard var u = ((vv - .one) * (JubjubPoint.d * vv + .one).inverse).squareRoot else { return nil }
+        return (v, sign)
+    }
+
+    /// The point with v, u from u² = (v² − 1)/(d·v² + 1) and the sign (ZIP 216: u = 0 only
+    /// without it); nil where u² has no root.
+    private static func finish(v: Fq, vv: Fq, inverseDenominator: Fq, sign: Bool) -> JubjubPoint? {
+        guard var u = ((vv - .one) * inverseDenominator).squareRoot else { return nil }
         if u.isZero && sign { return nil }
         if u.isOdd != sign { u = u.negated }
-        self.init(u: u, v: v)
+        return JubjubPoint(u: u, v: v)
     }
 
     /// `a` where `choice`, else `b`, without a branch.

@@ -37,12 +37,12 @@ public enum JubjubBatch {
     /// every point.
     public static func encodedMultiples(_ points: [JubjubPoint], by k: Scalar, cofactor: Bool, path: CurveBatchPath = .inUse) -> [[UInt8]] {
         hasOwnKernel(path) ? kernelMultiples(points, by: k, cofactor: cofactor, path: path)
-            : points.map { (cofactor ? $0.timesCofactor() : $0).times(k.value).bytes }
+            : JubjubPoint.encodeAll(points.map { (cofactor ? $0.timesCofactor() : $0).times(k.value) })
     }
 
     /// `JubjubPoint(bytes:)` of every encoding.
     public static func decodeAll(_ encodings: [[UInt8]], path: CurveBatchPath = .inUse) -> [JubjubPoint?] {
-        hasOwnKernel(path) ? kernelDecode(encodings, path: path) : encodings.map(JubjubPoint.init(bytes:))
+        hasOwnKernel(path) ? kernelDecode(encodings, path: path) : JubjubPoint.decodeAll(encodings)
     }
 
     /// `encodedMultiples` by CCurveBatch's kernel on `path`, whichever it is (tests, oracles).

@@ -8,7 +8,8 @@ import XCTest
 /// code as the oracle, on every path this CPU runs: repr_J([k]P) and repr_J([k]([8]P)) (Sapling's
 /// KA) over 10^5 random points on the IFMA and AVX2 paths (10^4 on the portable kernel, which the
 /// scanner does not use: the Swift code is the portable path), in batches of 1, 7, 8, 9, 63, 64, 65 and
-/// 200, points with a small-order part included; and the decoding against `JubjubPoint(bytes:)`.
+/// 200, points with a small-order part included; and the decodings (the kernel's, and
+/// `JubjubPoint.decodeAll`'s) against `JubjubPoint(bytes:)`.
 final class JubjubBatchTests: XCTestCase {
     private static let paths = CurveBatchPath.allCases.filter(\.isSupported)
 
@@ -76,6 +77,10 @@ final class JubjubBatchTests: XCTestCase {
                            points.map { $0.timesCofactor().times(k.value).bytes })
             XCTAssertEqual(JubjubBatch.kernelMultiples([], by: k, cofactor: true, path: path), [])
         }
+        // The Swift code's batch encoding (the portable path's), on points with Z ≠ 1.
+        let multiples = (0..<65).map { _ in Self.anyPoint(&generator).times(Self.scalar(&generator)) }
+        XCTAssertEqual(JubjubPoint.encodeAll(multiples), multiples.map(\.bytes))
+        XCTAssertEqual(JubjubPoint.encodeAll([]), [])
     }
 
     /// Random encodings (about half decode), points' own encodings with either sign, v ≥ q, the
@@ -114,6 +119,10 @@ final class JubjubBatchTests: XCTestCase {
                 XCTAssertEqual(differ, [], "batch \(b) on \(path.rawValue): these decode otherwise")
             }
             XCTAssertEqual(JubjubBatch.decodeAll(batch).map { $0?.bytes }, want)
+            // The Swift code's batch decoding (the portable path's), u itself compared: its parity
+            // alone would let a wrong u through half the time.
+            let one = batch.map { JubjubPoint(bytes: $0).map { [$0.x, $0.y, $0.z] } }
+            XCTAssertEqual(JubjubPoint.decodeAll(batch).map { $0.map { [$0.x, $0.y, $0.z] } }, one, "batch \(b), JubjubPoint.decodeAll")
         }
         XCTAssertGreaterThan(decoded, 2_000)
     }
