@@ -773,8 +773,9 @@ void satchel_mod52_set_edwards(satchel_mod52 *m, const uint64_t d[4]) {
 
 /* The other coordinate of a point from the one its encoding gives (canonical limbs, in and
  * out), and the mask of the lanes where it exists. Weierstrass: y from x, y^2 = x^3 + b.
- * Edwards: u from v, u^2 = (v^2 − 1)/(d·v^2 + 1), the denominator inverted by p − 2 (d·v^2 + 1
- * is never 0: d is not a square). One body for each backend. */
+ * Edwards: u from v, u^2 = (v^2 − 1)/(d·v^2 + 1), the denominator inverted by INVERT (d·v^2 + 1
+ * is never 0: d is not a square): by p − 2, or (vector paths) read from edwards_inverses'. One
+ * body for each backend. */
 #define ROOT_BODY(FE_T, MUL, SQR, ADD, SUB, POW, SQRT, ARG)                                  \
     FE_T given, rhs, num, den, root, inv;                                                \
     MUL(&given, x, &r2);                                                                 \
@@ -787,7 +788,7 @@ void satchel_mod52_set_edwards(satchel_mod52 *m, const uint64_t d[4]) {
         MUL(&den, &num, &d);                                                             \
         ADD(&den, &den, &one);                                                           \
         SUB(&num, &num, &one);                                                           \
-        POW(ARG, &inv, &den, pm2, 255, &one);                                            \
+        INVERT(&inv, &den);                                                              \
         MUL(&rhs, &num, &inv);                                                           \
     }                                                                                    \
     uint64_t square = SQRT(ARG, &root, &rhs, &one, &c5, m->c3, m->c3bits, m->s);         \
@@ -802,13 +803,16 @@ static uint64_t root1(const satchel_mod52 *m, fe1 *y, const fe1 *x, int edwards)
 #define SQR1(r, a) fe1_mul(m, r, a, a)
 #define ADD1(r, a, bb) fe1_add(m, r, a, bb)
 #define SUB1(r, a, bb) fe1_sub(m, r, a, bb)
+#define INVERT(r, a) lane1_pow(m, r, a, pm2, 255, &one)
     ROOT_BODY(fe1, MUL1, SQR1, ADD1, SUB1, lane1_pow, lane1_sqrt, m)
+#undef INVERT
     *y = root;
     return square;
 }
 
 #if defined(__x86_64__)
-IFMA static uint64_t root8_ifma(const satchel_mod52 *m, uint64_t y[5][8], const uint64_t xl[5][8], int edwards) {
+IFMA static uint64_t root8_ifma(const satchel_mod52 *m, uint64_t y[5][8], const uint64_t xl[5][8], int edwards,
+                               const uint64_t (*inverse)[8]) {
     ctx8 c;
     ctx8_make(&c, m);
     fe8 one, c5, b, d, r2, unit, xv, *x = &xv;
@@ -829,13 +833,16 @@ IFMA static uint64_t root8_ifma(const satchel_mod52 *m, uint64_t y[5][8], const 
 #define SUB8(r, a, bb) fe8_sub(&c, r, a, bb)
 #define POW8(ctx, r, a, e, bits, o) (m->sparse ? lane8s_pow(ctx, r, a, e, bits, o) : lane8_pow(ctx, r, a, e, bits, o))
 #define SQRT8(ctx, r, a, o, c5v, c3, bits, s) (m->sparse ? lane8s_sqrt(ctx, r, a, o, c5v, c3, bits, s) : lane8_sqrt(ctx, r, a, o, c5v, c3, bits, s))
+#define INVERT(r, a) do { if (inverse) load8(r, inverse); else POW8(&c, r, a, pm2, 255, &one); } while (0)
     ROOT_BODY(fe8, MUL8, SQR8, ADD8, SUB8, POW8, SQRT8, &c)
+#undef INVERT
     store8(&c, y, &root);
     return square;
 }
 
 /* The same on AVX2. */
-AVX2 static uint64_t root8_avx2(const satchel_mod52 *m, uint64_t y[5][8], const uint64_t xl[5][8], int edwards) {
+AVX2 static uint64_t root8_avx2(const satchel_mod52 *m, uint64_t y[5][8], const uint64_t xl[5][8], int edwards,
+                               const uint64_t (*inverse)[8]) {
     ctx8a c;
     ctx8a_make(&c, m);
     const uint64_t unit52[5] = {1, 0, 0, 0, 0};
@@ -851,11 +858,89 @@ AVX2 static uint64_t root8_avx2(const satchel_mod52 *m, uint64_t y[5][8], const 
 #define SUB8A(r, a, bb) fe8a_sub(&c, r, a, bb)
 #define POW8A(ctx, r, a, e, bits, o) BY_SHAPE(ctx, pow, ctx, r, a, e, bits, o)
 #define SQRT8A(ctx, r, a, o, c5v, c3, bits, s) BY_SHAPE(ctx, sqrt, ctx, r, a, o, c5v, c3, bits, s)
+#define INVERT(r, a) do { if (inverse) load8a(r, inverse); else POW8A(&c, r, a, pm2, 255, &one); } while (0)
     ROOT_BODY(fe8a, MUL8A, SQR8A, ADD8A, SUB8A, POW8A, SQRT8A, &c)
+#undef INVERT
     store8a(&c, y, &root);
     return square;
 }
+
+/* Edwards decoding on a vector path: the denominators d·v^2 + 1 of every block (Montgomery
+ * form) inverted together, Montgomery's trick down each lane across the blocks and one vector
+ * exponentiation, instead of one per block. 0 if there is no memory (each block then inverts
+ * its own). */
+#define INVERSES_BODY(FE_T, MUL, SQR, ADD, POW, LOAD, STORE, SET, ARG)                   \
+    FE_T one, d, r2, running, v, den, inv, t;                                            \
+    FE_T *dens = aligned_alloc(64, blocks * sizeof(FE_T));                               \
+    if (!dens) return 0;                                                                 \
+    uint64_t pm2[4];                                                                     \
+    p_minus_2(m, pm2);                                                                   \
+    SET(&one, m->one); SET(&d, m->d); SET(&r2, m->r2);                                   \
+    running = one;                                                                       \
+    for (size_t b = 0; b < blocks; b++) {                                                \
+        LOAD(&v, x[b]);                                                                  \
+        MUL(&v, &v, &r2);                                                                \
+        SQR(&den, &v);                                                                   \
+        MUL(&den, &den, &d);                                                             \
+        ADD(&dens[b], &den, &one);                                                       \
+        STORE(inverses[b], &running);  /* the prefix, until the way back */              \
+        MUL(&running, &running, &dens[b]);                                               \
+    }                                                                                    \
+    POW(ARG, &inv, &running, pm2, 255, &one);                                            \
+    for (size_t b = blocks; b-- > 0;) {                                                  \
+        LOAD(&t, inverses[b]);                                                           \
+        MUL(&t, &t, &inv);                                                               \
+        MUL(&inv, &inv, &dens[b]);                                                       \
+        STORE(inverses[b], &t);                                                          \
+    }                                                                                    \
+    free(dens);                                                                          \
+    return 1;
+
+IFMA static int edwards_inverses_ifma(const satchel_mod52 *m, const uint64_t (*x)[5][8], size_t blocks, uint64_t (*inverses)[5][8]) {
+    ctx8 c;
+    ctx8_make(&c, m);
+#define LOAD8(r, a) load8(r, a)
+#define STORE8(a, r) store8(&c, a, r)
+#define SET8(r, l) do { for (int j = 0; j < 5; j++) (r)->v[j] = _mm512_set1_epi64((long long)(l)[j]); } while (0)
+    INVERSES_BODY(fe8, MUL8, SQR8, ADD8, POW8, LOAD8, STORE8, SET8, &c)
+}
+
+AVX2 static int edwards_inverses_avx2(const satchel_mod52 *m, const uint64_t (*x)[5][8], size_t blocks, uint64_t (*inverses)[5][8]) {
+    ctx8a c;
+    ctx8a_make(&c, m);
+#define STORE8A(a, r) store8a(&c, a, r)
+    INVERSES_BODY(fe8a, MUL8A, SQR8A, ADD8A, POW8A, load8a, STORE8A, fe8a_set, &c)
+}
 #endif
+
+/* Block `base` of the encodings (8 of them, a partial block repeating its first): x (or v) as
+ * canonical limbs, zero where the encoding is not below p (or, Weierstrass, all zero). */
+static void parse_block(const uint8_t *encodings, size_t n, size_t base, const uint64_t pw[4], int edwards,
+                        uint64_t x[5][8], uint64_t xw[8][4], uint8_t valid[8], uint8_t sign[8]) {
+    size_t count = n - base < 8 ? n - base : 8;
+    for (size_t lane = 0; lane < 8; lane++) {
+        const uint8_t *e = encodings + 32 * (base + (lane < count ? lane : 0));
+        uint64_t any = 0;
+        for (int i = 0; i < 4; i++) {
+            uint64_t v = 0;
+            for (int k = 7; k >= 0; k--) v = v << 8 | e[8 * i + k];
+            xw[lane][i] = v;
+            any |= v;
+        }
+        sign[lane] = e[31] >> 7;
+        xw[lane][3] &= 0x7FFFFFFFFFFFFFFFULL;
+        /* below p, compared from the top word */
+        int below = 0;
+        for (int i = 3; i >= 0; i--) {
+            if (xw[lane][i] != pw[i]) { below = xw[lane][i] < pw[i]; break; }
+        }
+        valid[lane] = (uint8_t)(below && (edwards || any != 0));
+        if (!valid[lane]) for (int i = 0; i < 4; i++) xw[lane][i] = 0;
+        uint64_t l[5];
+        limbs52(l, xw[lane]);
+        for (int j = 0; j < 5; j++) x[j][lane] = l[j];
+    }
+}
 
 /* Weierstrass (x, y), x given, the all-zero encoding the identity's and not decoded here; or
  * Edwards (u, v), v given. */
@@ -864,35 +949,38 @@ static void decode_batch(enum satchel_simd_path path, const satchel_mod52 *m, co
     const int ifma = use_ifma(path), avx2 = use_avx2(path);
     uint64_t pw[4];
     words64(pw, m->p);
+    const size_t blocks = (n + 7) / 8;
+    uint64_t (*inverses)[5][8] = NULL;
+    (void)blocks;
+#if defined(__x86_64__)
+    if (edwards && (ifma || avx2) && blocks > 1) {
+        uint64_t (*xs)[5][8] = malloc(blocks * sizeof *xs);
+        inverses = malloc(blocks * sizeof *inverses);
+        if (xs && inverses) {
+            uint64_t xw[8][4];
+            uint8_t valid[8], sign[8];
+            for (size_t b = 0; b < blocks; b++) parse_block(encodings, n, 8 * b, pw, edwards, xs[b], xw, valid, sign);
+            if (!(ifma ? edwards_inverses_ifma : edwards_inverses_avx2)(m, (const uint64_t (*)[5][8])xs, blocks, inverses)) {
+                free(inverses);
+                inverses = NULL;
+            }
+        } else {
+            free(inverses);
+            inverses = NULL;
+        }
+        free(xs);
+    }
+#endif
     for (size_t base = 0; base < n; base += 8) {
         size_t count = n - base < 8 ? n - base : 8;
         uint64_t x[5][8], y[5][8], xw[8][4], square = 0;
         uint8_t valid[8], sign[8];
-        for (size_t lane = 0; lane < 8; lane++) {
-            const uint8_t *e = encodings + 32 * (base + (lane < count ? lane : 0));
-            uint64_t any = 0;
-            for (int i = 0; i < 4; i++) {
-                uint64_t v = 0;
-                for (int k = 7; k >= 0; k--) v = v << 8 | e[8 * i + k];
-                xw[lane][i] = v;
-                any |= v;
-            }
-            sign[lane] = e[31] >> 7;
-            xw[lane][3] &= 0x7FFFFFFFFFFFFFFFULL;
-            /* below p, compared from the top word */
-            int below = 0;
-            for (int i = 3; i >= 0; i--) {
-                if (xw[lane][i] != pw[i]) { below = xw[lane][i] < pw[i]; break; }
-            }
-            valid[lane] = (uint8_t)(below && (edwards || any != 0));
-            if (!valid[lane]) for (int i = 0; i < 4; i++) xw[lane][i] = 0;
-            uint64_t l[5];
-            limbs52(l, xw[lane]);
-            for (int j = 0; j < 5; j++) x[j][lane] = l[j];
-        }
+        parse_block(encodings, n, base, pw, edwards, x, xw, valid, sign);
+        const uint64_t (*inverse)[8] = inverses ? (const uint64_t (*)[8])inverses[base / 8] : NULL;
+        (void)inverse;
 #if defined(__x86_64__)
-        if (ifma) square = root8_ifma(m, y, x, edwards);
-        if (avx2) square = root8_avx2(m, y, x, edwards);
+        if (ifma) square = root8_ifma(m, y, x, edwards, inverse);
+        if (avx2) square = root8_avx2(m, y, x, edwards, inverse);
 #endif
         if (!ifma && !avx2) {
             for (size_t lane = 0; lane < count; lane++) {
@@ -921,6 +1009,7 @@ static void decode_batch(enum satchel_simd_path path, const satchel_mod52 *m, co
             words64(root, yl.v);
         }
     }
+    free(inverses);
 }
 
 void satchel_weierstrass_decode_batch(enum satchel_simd_path path, const satchel_mod52 *m, const uint8_t *encodings,
