@@ -776,7 +776,7 @@ void satchel_mod52_set_edwards(satchel_mod52 *m, const uint64_t d[4]) {
  * Edwards: u from v, u^2 = (v^2 − 1)/(d·v^2 + 1), the denominator inverted by INVERT (d·v^2 + 1
  * is never 0: d is not a square): by p − 2, or (vector paths) read from edwards_inverses'. One
  * body for each backend. */
-#define ROOT_BODY(FE_T, MUL, SQR, ADD, SUB, POW, SQRT, ARG)                                  \
+#define ROOT_BODY(FE_T, MUL, SQR, ADD, SUB, SQRT, ARG)                                       \
     FE_T given, rhs, num, den, root, inv;                                                \
     MUL(&given, x, &r2);                                                                 \
     if (!edwards) {                                                                      \
@@ -804,7 +804,7 @@ static uint64_t root1(const satchel_mod52 *m, fe1 *y, const fe1 *x, int edwards)
 #define ADD1(r, a, bb) fe1_add(m, r, a, bb)
 #define SUB1(r, a, bb) fe1_sub(m, r, a, bb)
 #define INVERT(r, a) lane1_pow(m, r, a, pm2, 255, &one)
-    ROOT_BODY(fe1, MUL1, SQR1, ADD1, SUB1, lane1_pow, lane1_sqrt, m)
+    ROOT_BODY(fe1, MUL1, SQR1, ADD1, SUB1, lane1_sqrt, m)
 #undef INVERT
     *y = root;
     return square;
@@ -834,7 +834,7 @@ IFMA static uint64_t root8_ifma(const satchel_mod52 *m, uint64_t y[5][8], const 
 #define POW8(ctx, r, a, e, bits, o) (m->sparse ? lane8s_pow(ctx, r, a, e, bits, o) : lane8_pow(ctx, r, a, e, bits, o))
 #define SQRT8(ctx, r, a, o, c5v, c3, bits, s) (m->sparse ? lane8s_sqrt(ctx, r, a, o, c5v, c3, bits, s) : lane8_sqrt(ctx, r, a, o, c5v, c3, bits, s))
 #define INVERT(r, a) do { if (inverse) load8(r, inverse); else POW8(&c, r, a, pm2, 255, &one); } while (0)
-    ROOT_BODY(fe8, MUL8, SQR8, ADD8, SUB8, POW8, SQRT8, &c)
+    ROOT_BODY(fe8, MUL8, SQR8, ADD8, SUB8, SQRT8, &c)
 #undef INVERT
     store8(&c, y, &root);
     return square;
@@ -859,7 +859,7 @@ AVX2 static uint64_t root8_avx2(const satchel_mod52 *m, uint64_t y[5][8], const 
 #define POW8A(ctx, r, a, e, bits, o) BY_SHAPE(ctx, pow, ctx, r, a, e, bits, o)
 #define SQRT8A(ctx, r, a, o, c5v, c3, bits, s) BY_SHAPE(ctx, sqrt, ctx, r, a, o, c5v, c3, bits, s)
 #define INVERT(r, a) do { if (inverse) load8a(r, inverse); else POW8A(&c, r, a, pm2, 255, &one); } while (0)
-    ROOT_BODY(fe8a, MUL8A, SQR8A, ADD8A, SUB8A, POW8A, SQRT8A, &c)
+    ROOT_BODY(fe8a, MUL8A, SQR8A, ADD8A, SUB8A, SQRT8A, &c)
 #undef INVERT
     store8a(&c, y, &root);
     return square;

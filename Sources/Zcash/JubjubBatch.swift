@@ -2,9 +2,10 @@ import CCurveBatch
 import WalletCore
 
 /// Many Jubjub points decoded, and times one scalar, batched (issue 23): CCurveBatch's Edwards
-/// ladder and square roots over 8 points per vector on AVX-512 IFMA, one field inversion per
-/// lane for all encodings. Sapling's trial decryption: KA^Sapling of one ivk with many epks.
-/// Paths without a vector kernel run the Swift code (as `PallasBatch`).
+/// ladder and square roots over 8 points per ladder on AVX-512 IFMA and AVX2, one field
+/// inversion for all encodings and one for all decodings' denominators. Sapling's trial
+/// decryption: KA^Sapling of one ivk with many epks. The portable path runs the Swift code (as
+/// `PallasBatch`), with the same shared inversions (`JubjubPoint.decodeAll`, `encodeAll`).
 public enum JubjubBatch {
     /// Whether `path` runs CCurveBatch's kernel here (else the Swift code).
     public static func hasOwnKernel(_ path: CurveBatchPath) -> Bool { (path == .ifma || path == .avx2) && path.isSupported }
