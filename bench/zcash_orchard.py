@@ -40,7 +40,7 @@ def main():
           " (the scanner decodes a block's epks when it parses it, for every wallet)")
     decoding = {}
     for name, us in per_path.items():
-        goal = "goal: <= 0.5x" if name == "ifma" else "goal: <= 3.5x" if name == "portable" else "Swift code, as portable"
+        goal = "goal: <= 0.5x" if name == "ifma" else "goal: <= 3.5x" if name == "portable" else "no goal of its own"
         decoding[name] = lines[f"orchard_decoding_per_action_{name}"]["seconds_per_op"] * 1e6
         trying = lines[f"orchard_trying_per_pair_{name}"]["seconds_per_op"] * 1e6
         print(f"    {name:8s} path: {us:7.1f} µs per pair  ->  {us / x25519:4.2f}x X25519 ({goal});"
@@ -57,12 +57,13 @@ def main():
         js = lines["jubjub_batch_swift_per_point"]["seconds_per_op"] * 1e6
         jd = lines["jubjub_decode_swift_per_point"]["seconds_per_op"] * 1e6
         print(f"  Sapling's [8·ivk]epk (Jubjub), runs of 64 mainnet epks, per point: Swift {js:.1f} µs ({js / x25519:.2f}x X25519)", end="")
-        if "jubjub_batch_per_point_ifma" in lines:
-            ji = lines["jubjub_batch_per_point_ifma"]["seconds_per_op"] * 1e6
-            jdi = lines["jubjub_decode_per_point_ifma"]["seconds_per_op"] * 1e6
-            print(f"; ifma kernel {ji:.1f} µs ({ji / x25519:.2f}x, {js / ji:.1f}x faster); decoding an epk: Swift {jd:.1f} µs, ifma {jdi:.1f} µs")
-        else:
-            print(f"; decoding an epk: {jd:.1f} µs")
+        decodings = [f"Swift {jd:.1f} µs"]
+        for path in ("avx2", "ifma"):
+            if f"jubjub_batch_per_point_{path}" in lines:
+                ji = lines[f"jubjub_batch_per_point_{path}"]["seconds_per_op"] * 1e6
+                decodings.append(f"{path} {lines[f'jubjub_decode_per_point_{path}']['seconds_per_op'] * 1e6:.1f} µs")
+                print(f"; {path} kernel {ji:.1f} µs ({ji / x25519:.2f}x, {js / ji:.1f}x faster)", end="")
+        print("; decoding an epk: " + ", ".join(decodings))
     print(f"  one Swift GLV multiplication: {mul:.1f} µs (plain 4-bit window: {plain:.1f} µs, {plain / mul:.2f}x slower)")
     print("  the radix-2^52 field kernel (C), per product:")
     swift_mul = lines["pallas_fp_mul_swift"]["seconds_per_op"] * 1e9
@@ -74,7 +75,7 @@ def main():
     doubles = {k[len("pallas_double_per_lane_"):]: v["seconds_per_op"] * 1e9 for k, v in lines.items() if k.startswith("pallas_double_per_lane_")}
     print(f"    a Pallas point doubling, Swift: {swift_double:6.1f} ns;" + "".join(
         f" {name} 8 lanes: {ns:6.1f} ns per lane ({swift_double / ns:4.1f}x);" for name, ns in doubles.items()))
-    print("    (the portable radix-2^52 kernel is the bit-exact reference of the IFMA one, not a fast path)")
+    print("    (the portable radix-2^52 kernel is the bit-exact reference of the vector ones, not a fast path)")
     if pairs["notes_found"] != 0:
         sys.exit("bench: a note was found for keys that own none")
     os.makedirs(os.path.join(ROOT, "bench", "results"), exist_ok=True)
