@@ -43,50 +43,6 @@ enum SigningScheme: String, ExpressibleByArgument, CaseIterable {
     case ecdsa, schnorr
 }
 
-/// The signing key of the run, and the keys derived from it, each derived once per path.
-final class KeyCache {
-    private var byPath: [String: SecureBytes] = [:]
-    private var pairs: [String: Secp256k1.SchnorrKeyPair] = [:]
-    private var publicKeys: [String: String] = [:]
-
-    /// The compressed public key in hex, computed once per key (it costs as much as a signature).
-    func publicKeyHex(_ key: SecureBytes, tag: String, cacheable: Bool) throws -> String {
-        if cacheable, let hex = publicKeys[tag] { return hex }
-        let hex = Hex.encode(try Secp256k1.publicKey(of: key).compressed)
-        if cacheable { publicKeys[tag] = hex }
-        return hex
-    }
-
-    func key(_ source: KeySource, path: String?, cacheable: Bool) throws -> (key: SecureBytes, path: String?) {
-        switch source {
-        case .single(let key):
-            guard path == nil else { throw DerivationError.unsupported("a lone private key has no paths; drop \"path\"") }
-            return (key, nil)
-        case .monero:
-            throw DerivationError.unsupported("Monero keys do not sign secp256k1 hashes")
-        case .zcash:
-            throw DerivationError.unsupported("a Zcash key-store entry holds Sapling keys, which do not sign secp256k1 hashes; store the phrase as a BIP39 entry")
-        case .bip32(let root, let origin, _):
-            guard let text = path else { throw RecordError.missingField("path", expected: "the BIP32 path of the signing key, or --path") }
-            let parsed = try DerivationPath(parsing: text)
-            let path = parsed.description  // one spelling per key, whether ' or h was typed
-            if cacheable, let key = byPath[path] { return (key, path) }
-            // From a seed the path is absolute; from an imported key it is relative to it.
-            let node = try root.derive(parsed.components, base: origin ?? DerivationPath())
-            guard let key = node.privateKey else { throw DerivationError.unsupported("an extended public key cannot sign; give the xprv") }
-            if cacheable { byPath[path] = key }
-            return (key, path)
-        }
-    }
-
-    func schnorr(_ key: SecureBytes, tag: String, taproot: Bool, cacheable: Bool) throws -> Secp256k1.SchnorrKeyPair {
-        if cacheable, let pair = pairs[tag] { return pair }
-        let pair = try Secp256k1.SchnorrKeyPair(privateKey: key, taprootTweak: taproot)
-        if cacheable { pairs[tag] = pair }
-        return pair
-    }
-}
-
 extension SignHashCommand {
     struct Sign: ParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Sign each record's hash.")
@@ -167,7 +123,7 @@ extension SignHashCommand {
             } catch let error as any WalletError {
                 return try pipeline.fail(error).exitIfFailed()
             }
-            let cache = KeyCache()
+            let cache = SigningKeyCache()
             try pipeline.run(inputs: input.files) { record in
                 var out = record
                 out["type"] = .string("signature")
