@@ -408,21 +408,14 @@ IFMA static void point8_ifma(const satchel_mod52 *m, satchel_point8 *r, const sa
 #include "field26.inc"
 #endif
 
-/* Whether `path` runs the IFMA kernels here, or the AVX2 ones (field26.inc). */
-static int use_ifma(enum satchel_simd_path path) {
+/* Whether `path` is `kernel`'s and this CPU runs it: the IFMA kernels, or the AVX2 ones
+ * (field26.inc). */
+static int runs(enum satchel_simd_path path, enum satchel_simd_path kernel) {
 #if defined(__x86_64__)
-    return path == SATCHEL_SIMD_IFMA && satchel_simd_supported(SATCHEL_SIMD_IFMA);
+    return path == kernel && satchel_simd_supported(kernel);
 #else
     (void)path;
-    return 0;
-#endif
-}
-
-static int use_avx2(enum satchel_simd_path path) {
-#if defined(__x86_64__)
-    return path == SATCHEL_SIMD_AVX2 && satchel_simd_supported(SATCHEL_SIMD_AVX2);
-#else
-    (void)path;
+    (void)kernel;
     return 0;
 #endif
 }
@@ -430,8 +423,8 @@ static int use_avx2(enum satchel_simd_path path) {
 void satchel_fe52_mul8(enum satchel_simd_path path, const satchel_mod52 *m, uint64_t r[5][8],
                        const uint64_t a[5][8], const uint64_t b[5][8]) {
 #if defined(__x86_64__)
-    if (use_ifma(path)) { mul8_ifma(m, r, a, b); return; }
-    if (use_avx2(path)) { mul8_avx2(m, r, a, b); return; }
+    if (runs(path, SATCHEL_SIMD_IFMA)) { mul8_ifma(m, r, a, b); return; }
+    if (runs(path, SATCHEL_SIMD_AVX2)) { mul8_avx2(m, r, a, b); return; }
 #endif
     (void)path;
     mul8_portable(m, r, a, b);
@@ -439,8 +432,8 @@ void satchel_fe52_mul8(enum satchel_simd_path path, const satchel_mod52 *m, uint
 
 static void point8(enum satchel_simd_path path, const satchel_mod52 *m, satchel_point8 *r, const satchel_point8 *a, const satchel_point8 *b) {
 #if defined(__x86_64__)
-    if (use_ifma(path)) { point8_ifma(m, r, a, b); return; }
-    if (use_avx2(path)) { point8_avx2(m, r, a, b); return; }
+    if (runs(path, SATCHEL_SIMD_IFMA)) { point8_ifma(m, r, a, b); return; }
+    if (runs(path, SATCHEL_SIMD_AVX2)) { point8_avx2(m, r, a, b); return; }
 #endif
     (void)path;
     point8_portable(m, r, a, b);
@@ -703,8 +696,8 @@ static int ladder_all(enum satchel_simd_path path, const satchel_mod52 *m, const
                       const uint64_t *points, size_t n, uint8_t *out, int edwards) {
     if (n == 0) return 0;
 #if defined(__x86_64__)
-    if (use_ifma(path)) return ladder_blocks(m, edwards ? edwards8_ifma : glv8_ifma, a, points, n, out, edwards, 1);
-    if (use_avx2(path)) return ladder_blocks(m, edwards ? edwards8_avx2 : glv8_avx2, a, points, n, out, edwards, 0);
+    if (runs(path, SATCHEL_SIMD_IFMA)) return ladder_blocks(m, edwards ? edwards8_ifma : glv8_ifma, a, points, n, out, edwards, 1);
+    if (runs(path, SATCHEL_SIMD_AVX2)) return ladder_blocks(m, edwards ? edwards8_avx2 : glv8_avx2, a, points, n, out, edwards, 0);
 #endif
     (void)path;
     fe1 *res = malloc(n * 3 * sizeof(fe1));
@@ -946,7 +939,7 @@ static void parse_block(const uint8_t *encodings, size_t n, size_t base, const u
  * Edwards (u, v), v given. */
 static void decode_batch(enum satchel_simd_path path, const satchel_mod52 *m, const uint8_t *encodings, size_t n,
                          uint64_t *points, uint8_t *ok, int edwards) {
-    const int ifma = use_ifma(path), avx2 = use_avx2(path);
+    const int ifma = runs(path, SATCHEL_SIMD_IFMA), avx2 = runs(path, SATCHEL_SIMD_AVX2);
     uint64_t pw[4];
     words64(pw, m->p);
     const size_t blocks = (n + 7) / 8;

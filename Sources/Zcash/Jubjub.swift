@@ -56,18 +56,7 @@ public struct JubjubPoint: Sendable {
     /// repr_J of every point, their Z inverted together (Montgomery's trick): one field
     /// inversion for all instead of one each (Z is never 0 on this complete curve).
     public static func encodeAll(_ points: [JubjubPoint]) -> [[UInt8]] {
-        var prefix = [Fq](repeating: .one, count: points.count), running = Fq.one
-        for (i, p) in points.enumerated() {
-            prefix[i] = running
-            running = running * p.z
-        }
-        var inverse = running.inverse, out = [[UInt8]](repeating: [], count: points.count)
-        for i in points.indices.reversed() {
-            let zi = inverse * prefix[i]
-            inverse = inverse * points[i].z
-            out[i] = encoding(u: points[i].x * zi, v: points[i].y * zi)
-        }
-        return out
+        zip(points, Fq.invertedAll(points.map(\.z))).map { p, zi in encoding(u: p.x * zi, v: p.y * zi) }
     }
 
     private static func encoding(u: Fq, v: Fq) -> [UInt8] {
@@ -91,18 +80,12 @@ public struct JubjubPoint: Sendable {
     public static func decodeAll(_ encodings: [[UInt8]]) -> [JubjubPoint?] {
         let given = encodings.map(coordinate)
         let squares = given.map { $0.map { $0.0.squared() } }
-        var prefix = [Fq](repeating: .one, count: encodings.count), running = Fq.one
-        for i in encodings.indices {
-            prefix[i] = running
-            if let vv = squares[i] { running = running * (d * vv + .one) }
+        // An encoding that gives no v takes 1, which it does not read.
+        let inverses = Fq.invertedAll(squares.map { $0.map { d * $0 + .one } ?? .one })
+        return encodings.indices.map { i in
+            guard let (v, sign) = given[i], let vv = squares[i] else { return nil }
+            return finish(v: v, vv: vv, inverseDenominator: inverses[i], sign: sign)
         }
-        var inverse = running.inverse, out = [JubjubPoint?](repeating: nil, count: encodings.count)
-        for i in encodings.indices.reversed() {
-            guard let (v, sign) = given[i], let vv = squares[i] else { continue }
-            out[i] = finish(v: v, vv: vv, inverseDenominator: inverse * prefix[i], sign: sign)
-            inverse = inverse * (d * vv + .one)
-        }
-        return out
     }
 
     /// v and the sign bit of an encoding; nil for a wrong length or a non-canonical v.

@@ -8,7 +8,7 @@ import WalletCore
 /// `PallasBatch`), with the same shared inversions (`JubjubPoint.decodeAll`, `encodeAll`).
 public enum JubjubBatch {
     /// Whether `path` runs CCurveBatch's kernel here (else the Swift code).
-    public static func hasOwnKernel(_ path: CurveBatchPath) -> Bool { (path == .ifma || path == .avx2) && path.isSupported }
+    public static func hasOwnKernel(_ path: CurveBatchPath) -> Bool { CurveBatchCall.hasKernel(path) }
 
     /// F_q with Jubjub's d, in CCurveBatch's radix-2^52 Montgomery form; made once.
     private static let field: satchel_mod52 = {

@@ -79,18 +79,10 @@ public struct PallasPoint: Sendable, Equatable {
     /// repr_P of each point, with one field inversion for all (Montgomery's trick).
     public static func encodeAll(_ points: [PallasPoint]) -> [[UInt8]] {
         // The identity's z = 0 would zero every product: it takes 1 and is written as zeros.
-        let zs = points.map { PallasBase.select($0.z.isZero, .one, $0.z) }
-        var prefix = [PallasBase](repeating: .one, count: zs.count)
-        var running = PallasBase.one
-        for i in zs.indices { prefix[i] = running; running = running * zs[i] }
-        var inverse = running.inverse
-        var out = [[UInt8]](repeating: [], count: points.count)
-        for i in zs.indices.reversed() {
-            let zInverse = inverse * prefix[i]
-            inverse = inverse * zs[i]
-            out[i] = points[i].isIdentity ? [UInt8](repeating: 0, count: 32) : encode((points[i].x * zInverse, points[i].y * zInverse))
+        let inverses = PallasBase.invertedAll(points.map { PallasBase.select($0.z.isZero, .one, $0.z) })
+        return zip(points, inverses).map { p, zInverse in
+            p.isIdentity ? [UInt8](repeating: 0, count: 32) : encode((p.x * zInverse, p.y * zInverse))
         }
-        return out
     }
 
     /// Extract_P: x, and 0 for the identity.

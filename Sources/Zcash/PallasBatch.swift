@@ -11,7 +11,7 @@ import WalletCore
 /// radix-2^52 kernel: that kernel is the bit-exact reference the tests hold the vector ones to.
 public enum PallasBatch {
     /// Whether `path` runs CCurveBatch's kernel here (else the Swift code).
-    public static func hasOwnKernel(_ path: CurveBatchPath) -> Bool { (path == .ifma || path == .avx2) && path.isSupported }
+    public static func hasOwnKernel(_ path: CurveBatchPath) -> Bool { CurveBatchCall.hasKernel(path) }
 
     /// F_p with b = 5, in CCurveBatch's radix-2^52 Montgomery form; made once.
     private static let field: satchel_mod52 = {
@@ -74,6 +74,10 @@ public enum PallasBatch {
 
 /// The Swift side of CCurveBatch's point calls, for `PallasBatch` and `JubjubBatch`.
 enum CurveBatchCall {
+    /// Whether `path` has CCurveBatch's vector kernels for these curves and this CPU runs them
+    /// (the portable path runs the Swift code).
+    static func hasKernel(_ path: CurveBatchPath) -> Bool { (path == .ifma || path == .avx2) && path.isSupported }
+
     /// A multiplication call over points given as 8 canonical words each (two coordinates):
     /// each result's 32-byte encoding. The call's buffer is wiped (the results are shared secrets).
     static func encodings(of points: [UInt64],

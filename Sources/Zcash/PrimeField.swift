@@ -268,6 +268,22 @@ public struct PrimeField<M: FieldModulus>: Equatable, Sendable {
     /// The inverse (Fermat), 0 for 0.
     public var inverse: Self { power(M.modulus.subtracting(Limbs(2, 0, 0, 0)).0) }
 
+    /// The inverse of every value with one inversion for all (Montgomery's trick: the running
+    /// products, one inversion, then back down). The values must not be 0: one 0 zeroes them all.
+    public static func invertedAll(_ values: [Self]) -> [Self] {
+        var prefix = [Self](repeating: .one, count: values.count), running = Self.one
+        for (i, value) in values.enumerated() {
+            prefix[i] = running
+            running = running * value
+        }
+        var inverse = running.inverse
+        for i in values.indices.reversed() {
+            prefix[i] = prefix[i] * inverse  // value i's inverse
+            inverse = inverse * values[i]
+        }
+        return prefix
+    }
+
     /// `a` where `choice`, else `b`, without a branch.
     @inline(__always) static func select(_ choice: Bool, _ a: Self, _ b: Self) -> Self {
         Self(mont: Limbs.select(0 &- UInt64(choice ? 1 : 0), a.mont, b.mont))

@@ -25,6 +25,15 @@ final class PallasTests: XCTestCase {
         }
     }
 
+    /// One inversion for many (Montgomery's trick) against one each, on both curves' fields.
+    func testInvertedAll() {
+        let values = (1...65).map { PallasBase(UInt64($0) &* 0x9E37_79B9_7F4A_7C15) }
+        XCTAssertEqual(PallasBase.invertedAll(values), values.map(\.inverse))
+        let fq = (1...9).map { Fq(UInt64($0) &* 0xC2B2_AE3D_27D4_EB4F) }
+        XCTAssertEqual(Fq.invertedAll(fq), fq.map(\.inverse))
+        XCTAssertEqual(Fq.invertedAll([]), [])
+    }
+
     func testMapToCurve() throws {
         let rows = try ZcashVectors.rows("orchard/orchard_map_to_curve.json")
         XCTAssertEqual(rows.count, 13)
