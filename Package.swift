@@ -78,7 +78,7 @@ let package = Package(
         .target(name: "KeycardSimulator", dependencies: ["WalletCard", "WalletKeys", "WalletCore"]),
         .target(name: "WalletQR", dependencies: ["CQREncode", "WalletCore"]),
         .target(name: "WalletCLI", dependencies: [
-            "CProcess", "WalletCore", "WalletKeys", "WalletScan", "Monero", "Zcash", "WalletKeyStore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "CProcess", "WalletCore", "WalletKeys", "WalletQR", "WalletScan", "Monero", "Zcash", "WalletKeyStore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
         .executableTarget(name: "mnemonic", dependencies: [
@@ -121,7 +121,7 @@ let package = Package(
         .testTarget(name: "ZcashLightwalletdTests", dependencies: ["ZcashLightwalletd", "WalletCore"]),
         .testTarget(name: "MoneroNodeTests", dependencies: ["MoneroNode", "WalletScan", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "WalletCardTests", dependencies: ["WalletCard", "WalletCardCLI", "KeycardSimulator", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
-        .testTarget(name: "WalletCLITests", dependencies: ["WalletCLI", "WalletKeys", "WalletCore"]),
+        .testTarget(name: "WalletCLITests", dependencies: ["WalletCLI", "WalletKeys", "WalletQR", "WalletCore"]),
         .testTarget(name: "EndToEndTests", dependencies: ["SatchelTestSupport"]),
     ]
 )

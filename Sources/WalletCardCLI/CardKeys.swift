@@ -118,3 +118,26 @@ extension Keycard {
         return try BIP39().mnemonic(fromEntropy: SecureBytes(entropy), language: language)
     }
 }
+
+extension CardKeys: KeyDevice {
+    /// EXPORT KEY of the private key, which the card allows inside EIP-1581 only.
+    public func privateKey(at path: [UInt32]) throws -> SecureBytes? {
+        try keycard.exportKey(path: path, kind: .privateKey).privateKey
+    }
+}
+
+extension ChainOptions {
+    /// The run's key inputs: a reader for key records (with the BIP39 passphrase the options
+    /// gave) and, with --wallet or --card, the key that replaces them (the card's master node,
+    /// and the card itself for the nodes below it). With --wallet, `walletRecord` is the
+    /// record the run starts from: the entry's birthdays.
+    public func keyInputs(_ passphrase: PassphraseOptions, _ wallet: WalletOptions,
+                          _ cardOptions: CardKeyOptions) throws -> (RecordKeys, KeySource?, CardKeys?, walletRecord: JSONObject) {
+        let shared = try passphrase.read()
+        if let card = try cardOptions.keys(wallet.keyStore) {
+            return (recordKeys(sharedPassphrase: shared), .bip32(try card.masterPlaceholder(), origin: DerivationPath(), fromSeed: true), card, JSONObject())
+        }
+        let (records, source, start) = try keyInputs(sharedPassphrase: shared, wallet)
+        return (records, source, nil, start)
+    }
+}

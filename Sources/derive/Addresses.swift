@@ -1,0 +1,82 @@
+import ArgumentParser
+import WalletCardCLI
+import WalletCLI
+import WalletCore
+import WalletKeys
+
+extension DeriveCommand {
+    struct Addresses: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Receive (and change) addresses with their public keys.",
+            discussion: """
+            Presets: m/purpose'/coin'/account'/change/index for --count indexes from --index.
+            From an account xpub: change/index below it. --path takes any BIP32 path, with a
+            range in its last step (m/84h/0h/0h/0/0-19); from an extended key the path is
+            relative to that key (m is the key itself).
+            """)
+
+        @OptionGroup var chainOptions: ChainOptions
+
+        @Option(help: "Chain: 0 receive, 1 change, or both.")
+        var change: String = "0"
+
+        @Option(help: "First address index (Monero: first minor index).")
+        var index: UInt32 = 0
+
+        @Option(help: "How many addresses per chain.")
+        var count: UInt32 = 1
+
+        @Option(help: ArgumentHelp("A BIP32 path instead of the presets; ' or h marks hardened; the last step may be a range a-b.", valueName: "path"))
+        var path: String?
+
+        @Option(help: ArgumentHelp("Monero: also write the integrated address of the primary address with this 8-byte payment id (hex).", valueName: "hex"))
+        var paymentId: String?
+
+        @Flag(help: "Show each address as a QR code on the terminal (/dev/tty), beside the records on stdout.")
+        var qr = false
+
+        @Option(help: ArgumentHelp("Write each address as a QR code image ADDRESS.png or .svg into this directory, and name it in \"qr_file\".", valueName: "dir"))
+        var qrDir: String?
+
+        @Option(help: "Image format for --qr-dir: png or svg.")
+        var qrFormat: String = "png"
+
+        @OptionGroup var passphrase: PassphraseOptions
+        @OptionGroup var walletOptions: WalletOptions
+        @OptionGroup var cardOptions: CardKeyOptions
+        @OptionGroup var input: InputFiles
+
+        func validate() throws {
+            if cardOptions.card && walletOptions.wallet != nil { throw ValidationError("give --wallet or --card, not both") }
+            guard ["png", "svg"].contains(qrFormat) else { throw ValidationError("--qr-format must be png or svg") }
+            guard ["0", "1", "both"].contains(change) else { throw ValidationError("--change must be 0, 1 or both") }
+            guard count >= 1, UInt64(index) + UInt64(count) <= UInt64(DerivationPath.hardened) else {
+                throw ValidationError("--index and --count must stay within 0..2^31-1, with --count at least 1")
+            }
+            if let path {
+                do { _ = try DerivationPath.parseRange(path) } catch { throw ValidationError(error.message) }
+            }
+            if let paymentId, (try? Hex.decode(paymentId))?.count != 8 { throw ValidationError("--payment-id is 8 bytes of hex (16 digits)") }
+        }
+
+
+        func run() throws {
+            let pipeline = RecordPipeline(tool: "derive")
+            pipeline.phraseLines = true
+            let keys: RecordKeys, walletSource: KeySource?, card: CardKeys?, show: QRSink
+            do {
+                (keys, walletSource, card, _) = try chainOptions.keyInputs(passphrase, walletOptions, cardOptions)
+                show = try QRSink(terminal: qr, directory: qrDir, format: qrFormat)
+            } catch let error as any WalletError {
+                return try pipeline.fail(error).exitIfFailed()
+            }
+            let request = AddressRequest(chainOptions: chainOptions, chains: change == "both" ? [0, 1] : [UInt32(change)!],
+                                         index: index, count: count, path: path, paymentId: paymentId)
+            let body = { (record: JSONObject, emit: (JSONObject) throws(CLIError) -> Void) throws in
+                try request.addresses(record, keys: keys, walletSource: walletSource, device: card) { out throws(CLIError) in try emit(try show.attach(out)) }
+            }
+            // With --wallet or --card the key is there: no input records are read.
+            try (walletSource != nil ? pipeline.runOnce(JSONObject(), body) : pipeline.run(inputs: input.files, body)).exitIfFailed()
+        }
+    }
+}

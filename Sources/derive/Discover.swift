@@ -1,0 +1,58 @@
+import ArgumentParser
+import WalletCardCLI
+import WalletCLI
+import WalletCore
+import WalletKeys
+
+extension DeriveCommand {
+    struct Discover: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "BIP44 account discovery against a list of used addresses (no web API).",
+            discussion: """
+            Scans accounts 0, 1, … of --purpose/--coin: in each, the receive and change chains
+            until --gap consecutive addresses are unused. Discovery stops at the first account
+            with no used address, as BIP44 says. Used addresses come from --used FILE: one
+            address per line, or JSON records with an "address" field (derive's or scan-blocks'
+            output). Writes one record per used account (path, xpub, used counts, the next
+            unused receive and change indexes) and a final "discovery" record.
+            """)
+
+        @OptionGroup var chainOptions: ChainOptions
+
+        @Option(help: ArgumentHelp("Addresses known to have history: plain lines or JSON records with \"address\".", valueName: "file"))
+        var used: String
+
+        @Option(help: "Consecutive unused addresses that end a chain (BIP44: 20).")
+        var gap: UInt32 = 20
+
+        @Option(help: "Accounts to look at, at most.")
+        var maxAccounts: UInt32 = 100
+
+        @OptionGroup var passphrase: PassphraseOptions
+        @OptionGroup var walletOptions: WalletOptions
+        @OptionGroup var cardOptions: CardKeyOptions
+        @OptionGroup var input: InputFiles
+
+        func validate() throws {
+            if cardOptions.card && walletOptions.wallet != nil { throw ValidationError("give --wallet or --card, not both") }
+            guard (1...AccountDiscovery.maxGap).contains(gap) else { throw ValidationError("--gap must be 1 to \(AccountDiscovery.maxGap)") }
+            guard (1...DerivationPath.hardened).contains(maxAccounts) else { throw ValidationError("--max-accounts must be 1 to 2^31") }
+        }
+
+        func run() throws {
+            let pipeline = RecordPipeline(tool: "derive")
+            pipeline.phraseLines = true
+            let keys: RecordKeys, walletSource: KeySource?, card: CardKeys?, request: DiscoveryRequest
+            do {
+                (keys, walletSource, card, _) = try chainOptions.keyInputs(passphrase, walletOptions, cardOptions)
+                request = DiscoveryRequest(chainOptions: chainOptions, discovery: AccountDiscovery(gap: gap, maxAccounts: maxAccounts), used: try UsedAddresses.read(used))
+            } catch let error as any WalletError {
+                return try pipeline.fail(error).exitIfFailed()
+            }
+            let body = { (record: JSONObject, emit: (JSONObject) throws(CLIError) -> Void) throws in
+                try request.accounts(record, keys: keys, walletSource: walletSource, device: card, emit: emit)
+            }
+            try (walletSource != nil ? pipeline.runOnce(JSONObject(), body) : pipeline.run(inputs: input.files, body)).exitIfFailed()
+        }
+    }
+}
