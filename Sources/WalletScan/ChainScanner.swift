@@ -76,6 +76,8 @@ public protocol ChainScanner: Sendable {
 
     /// Ties a state to the wallet's keys: a state made for other keys is refused.
     var stateID: String { get }
+    /// The state file's base name: the chain, its network and an id of the wallet's public keys.
+    var stateName: String { get }
     var spendsKnown: Bool { get }
     /// Makes the address table from `cached` entries and derives what they lack.
     mutating func prepare(cached: [AddressEntry]) throws

@@ -62,7 +62,7 @@ final class SQLiteDatabase {
         }
     }
 
-    enum Value {
+    enum Value: Equatable {
         case int(Int64)
         case text(String)
         case blob([UInt8])
@@ -144,12 +144,15 @@ public enum ScanStateError: WalletError, Equatable {
     case database(String)
     case locked(String)
     case walletMismatch(String)
+    /// A state written by a later release, whose schema this one does not know.
+    case newerSchema(path: String, version: Int)
 
     public var code: String {
         switch self {
         case .database: "scan.state_database"
         case .locked: "scan.locked"
         case .walletMismatch: "scan.state_mismatch"
+        case .newerSchema: "scan.state_too_new"
         }
     }
 
@@ -158,6 +161,7 @@ public enum ScanStateError: WalletError, Equatable {
         case .database: .ioError
         case .locked: .tryAgain
         case .walletMismatch: .usage
+        case .newerSchema: .dataError
         }
     }
 
@@ -166,6 +170,7 @@ public enum ScanStateError: WalletError, Equatable {
         case .database(let m): "state database: \(m)"
         case .locked(let path): "another scan of this wallet is running (lock \(path) is held); try again later"
         case .walletMismatch(let m): m
+        case .newerSchema(let path, let version): "the state in \(path) has schema \(version), written by a later Satchel (this one writes \(ScanStateStore.schemaVersion)): scan with that release, or move the state away to scan again from the birthday"
         }
     }
 }

@@ -4,29 +4,35 @@ import WalletCore
 /// spends, the address table, and the outbox of events committed but not yet delivered.
 /// Every change of a batch is one transaction.
 ///
-/// The schema is the first (Monero) one, kept so existing states stay valid; its columns hold
-/// every chain's outputs: major = account, minor = address index, key_image = spend tag,
-/// payment_id = memo, output_key = one-time key or note commitment; the subaddresses table is
-/// the address table.
+/// The schema speaks of every chain: an output's account and address index (Monero: major
+/// and minor), its spend tag (a key image, a nullifier) and memo (a payment id, a memo), its
+/// output key (a one-time key, a note commitment); the address table holds each address's
+/// key. Its version is SQLite's `user_version`: 0 is 0.5.0's schema (Monero's column names),
+/// which `migrate` renames in place, in one transaction.
 final class ScanStateStore {
     let db: SQLiteDatabase
 
+    /// The schema this release writes.
+    static let schemaVersion = 1
+
     init(path: String, walletID: String, birthday: Int) throws {
         db = try SQLiteDatabase(path: path)
+        try Self.migrate(db, path: path)
         try db.execute("""
             CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
             CREATE TABLE IF NOT EXISTS blocks (height INTEGER PRIMARY KEY, hash BLOB NOT NULL);
             CREATE TABLE IF NOT EXISTS outputs (
                 txid BLOB NOT NULL, idx INTEGER NOT NULL, height INTEGER NOT NULL, amount TEXT NOT NULL,
-                major INTEGER NOT NULL, minor INTEGER NOT NULL, output_key BLOB NOT NULL, key_image BLOB,
-                unlock_time TEXT NOT NULL, coinbase INTEGER NOT NULL, payment_id BLOB,
+                account INTEGER NOT NULL, address_index INTEGER NOT NULL, output_key BLOB NOT NULL, spend_tag BLOB,
+                unlock_time TEXT NOT NULL, coinbase INTEGER NOT NULL, memo BLOB,
                 spent_height INTEGER, spent_txid BLOB, PRIMARY KEY (txid, idx));
-            CREATE INDEX IF NOT EXISTS outputs_key_image ON outputs (key_image);
+            CREATE INDEX IF NOT EXISTS outputs_spend_tag ON outputs (spend_tag);
             CREATE TABLE IF NOT EXISTS outbox (id INTEGER PRIMARY KEY, height INTEGER NOT NULL, record BLOB NOT NULL);
-            CREATE TABLE IF NOT EXISTS subaddresses (major INTEGER NOT NULL, minor INTEGER NOT NULL, spend_key BLOB NOT NULL,
-                PRIMARY KEY (major, minor));
+            CREATE TABLE IF NOT EXISTS address_table (account INTEGER NOT NULL, address_index INTEGER NOT NULL, key BLOB NOT NULL,
+                PRIMARY KEY (account, address_index));
             CREATE TABLE IF NOT EXISTS pending_reported (txid BLOB NOT NULL, idx INTEGER NOT NULL, PRIMARY KEY (txid, idx));
             CREATE TABLE IF NOT EXISTS tallies (height INTEGER PRIMARY KEY, tally BLOB NOT NULL);
+            PRAGMA user_version = \(Self.schemaVersion);
             """)
         let stored = try db.query("SELECT value FROM meta WHERE key = 'wallet'").first?.first?.text
         if let stored, stored != walletID {
@@ -37,6 +43,29 @@ final class ScanStateStore {
                 try db.query("INSERT INTO meta VALUES ('wallet', ?), ('birthday', ?), ('next_height', ?)",
                              [.text(walletID), .text(String(birthday)), .text(String(birthday))])
             }
+        }
+    }
+
+    /// Brings a state of an earlier schema to this one, in one transaction (a crash leaves
+    /// the old schema, which the next run migrates again); a later schema is refused.
+    static func migrate(_ db: SQLiteDatabase, path: String) throws {
+        let version = Int(try db.query("PRAGMA user_version").first?.first?.int ?? 0)
+        guard version <= schemaVersion else { throw ScanStateError.newerSchema(path: path, version: version) }
+        guard version == 0, try !db.query("SELECT 1 FROM pragma_table_info('outputs') WHERE name = 'major'").isEmpty else { return }
+        _ = try db.transaction {
+            try db.execute("""
+                ALTER TABLE outputs RENAME COLUMN major TO account;
+                ALTER TABLE outputs RENAME COLUMN minor TO address_index;
+                ALTER TABLE outputs RENAME COLUMN key_image TO spend_tag;
+                ALTER TABLE outputs RENAME COLUMN payment_id TO memo;
+                DROP INDEX IF EXISTS outputs_key_image;
+                CREATE INDEX outputs_spend_tag ON outputs (spend_tag);
+                ALTER TABLE subaddresses RENAME TO address_table;
+                ALTER TABLE address_table RENAME COLUMN major TO account;
+                ALTER TABLE address_table RENAME COLUMN minor TO address_index;
+                ALTER TABLE address_table RENAME COLUMN spend_key TO key;
+                PRAGMA user_version = \(schemaVersion);
+                """)
         }
     }
 
@@ -92,7 +121,7 @@ final class ScanStateStore {
 
     /// Marks the owned output with this spend tag spent; the output it was, if it was one.
     func markSpent(spendTag: [UInt8], height: Int, txID: [UInt8]) throws -> ReceivedOutput? {
-        let rows = try db.query("SELECT * FROM outputs WHERE key_image = ? AND spent_height IS NULL", [.blob(spendTag)])
+        let rows = try db.query("SELECT * FROM outputs WHERE spend_tag = ? AND spent_height IS NULL", [.blob(spendTag)])
         guard let output = rows.first.map(Self.row)?.output else { return nil }
         try db.query("UPDATE outputs SET spent_height = ?, spent_txid = ? WHERE txid = ? AND idx = ?",
                      [.int(Int64(height)), .blob(txID), .blob(output.txID), .int(Int64(output.index))])
@@ -170,14 +199,14 @@ final class ScanStateStore {
 
     /// The address table of earlier runs: deriving 10,000 keys on every cron run is waste.
     func addresses() throws -> [AddressEntry] {
-        try db.query("SELECT major, minor, spend_key FROM subaddresses").map {
+        try db.query("SELECT account, address_index, key FROM address_table").map {
             AddressEntry(account: UInt32($0[0].int ?? 0), index: UInt32($0[1].int ?? 0), key: $0[2].blob ?? [])
         }
     }
 
     func addAddresses(_ entries: [AddressEntry]) throws {
         for e in entries {
-            try db.query("INSERT OR IGNORE INTO subaddresses VALUES (?, ?, ?)", [.int(Int64(e.account)), .int(Int64(e.index)), .blob(e.key)])
+            try db.query("INSERT OR IGNORE INTO address_table VALUES (?, ?, ?)", [.int(Int64(e.account)), .int(Int64(e.index)), .blob(e.key)])
         }
     }
 

@@ -5,9 +5,10 @@ import Glibc
 import WalletCore
 
 /// The Wallet Initializer: gathers what a sync needs — the wallets with their birthdays, the
-/// state directory, the block source — and names each missing piece. It is a value that
-/// resolves once; it answers no queries and holds no connection, and it knows no chain: a
-/// wallet comes as the name of its state (which the chain derives from its public keys).
+/// state directory, the block source — names each missing piece, and takes each wallet's
+/// lock. It is a value that resolves once; it answers no queries and holds no connection, and
+/// it knows no chain: a wallet comes as the name of its state (which the chain derives from
+/// its public keys), and the chain's words for its keys and sources come in `chainWords`.
 public struct WalletInitializer {
     public struct Wallet {
         /// The wallet's name in events (a key-store entry's name); nil for one unnamed wallet.
@@ -29,12 +30,28 @@ public struct WalletInitializer {
     public var birthday: Int?
     public var stateDirectory: String?
     public var source: BlockSource?
+    public var chainWords: ChainWords
 
-    public init(wallets: [Wallet] = [], birthday: Int? = nil, stateDirectory: String? = nil, source: BlockSource? = nil) {
+    /// How the chain's front end names a wallet's key fields and its block sources, in the
+    /// errors that ask for them.
+    public struct ChainWords: Sendable, Equatable {
+        /// "view_key with public_spend_key, spend_key, or a Monero mnemonic".
+        public let keyRecordFields: String
+        /// "--node HOST:PORT, or --blocks FILE (and --txs FILE)".
+        public let blockSources: String
+
+        public init(keyRecordFields: String, blockSources: String) {
+            (self.keyRecordFields, self.blockSources) = (keyRecordFields, blockSources)
+        }
+    }
+
+    public init(wallets: [Wallet] = [], birthday: Int? = nil, stateDirectory: String? = nil, source: BlockSource? = nil,
+                chainWords: ChainWords = ChainWords(keyRecordFields: "the wallet's keys", blockSources: "a block source")) {
         self.wallets = wallets
         self.birthday = birthday
         self.stateDirectory = stateDirectory
         self.source = source
+        self.chainWords = chainWords
     }
 
     public struct ResolvedWallet {
@@ -47,6 +64,25 @@ public struct WalletInitializer {
     public struct Resolved {
         public let wallets: [ResolvedWallet]
         public let source: BlockSource
+
+        /// Takes every wallet's lock, or none: one scan per wallet at a time, and a second one
+        /// exits 75 at once (cron runs that overlap).
+        public func lock() throws -> WalletLocks {
+            let locks = WalletLocks()
+            for wallet in wallets {
+                let lock = open(wallet.lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+                guard lock >= 0 else {
+                    locks.release()
+                    throw InitializerError.stateDirectory(wallet.lockPath)
+                }
+                locks.descriptors.append(lock)
+                guard flock(lock, LOCK_EX | LOCK_NB) == 0 else {
+                    locks.release()
+                    throw ScanStateError.locked(wallet.lockPath)
+                }
+            }
+            return locks
+        }
     }
 
     /// $XDG_DATA_HOME/satchel/scan, else ~/.local/share/satchel/scan.
@@ -81,7 +117,7 @@ public struct WalletInitializer {
     }
 
     public func resolve() throws(InitializerError) -> Resolved {
-        guard !wallets.isEmpty else { throw .noWallet }
+        guard !wallets.isEmpty else { throw .noWallet(keyRecordFields: chainWords.keyRecordFields) }
         var seen = Set<String>(), names = Set<String>()
         for wallet in wallets {
             guard seen.insert(wallet.stateName).inserted else { throw .sameWalletTwice(wallet.name ?? wallet.stateName) }
@@ -93,7 +129,7 @@ public struct WalletInitializer {
             guard birthday >= 0 else { throw .badBirthday(birthday) }
             return birthday
         }
-        guard let source else { throw .noSource }
+        guard let source else { throw .noSource(chainWords.blockSources) }
         try Self.reserveOpenFiles(Self.openFilesNeeded(wallets: wallets.count), wallets: wallets.count)
         let directory = stateDirectory ?? Self.defaultStateDirectory
         do { try PrivateDirectory.prepare(directory) } catch {
@@ -111,14 +147,28 @@ public struct WalletInitializer {
     }
 }
 
+/// A run's wallet locks (flock on each wallet's lock file), held until `release`.
+public final class WalletLocks {
+    fileprivate var descriptors = [Int32]()
+
+    public func release() {
+        descriptors.forEach { close($0) }
+        descriptors = []
+    }
+
+    deinit { release() }
+}
+
 public enum InitializerError: WalletError, Equatable {
-    case noWallet
+    /// The chain's key fields, for the message.
+    case noWallet(keyRecordFields: String)
     /// The wallet's name when several are scanned.
     case noBirthday(String?)
     case badBirthday(Int)
     case sameWalletTwice(String)
     case sameName(String)
-    case noSource
+    /// The chain's block sources, for the message.
+    case noSource(String)
     case stateDirectory(String)
     case looseStateDirectory(path: String, mode: String)
     /// More wallets than this process may hold files open for.
@@ -148,13 +198,13 @@ public enum InitializerError: WalletError, Equatable {
 
     public var message: String {
         switch self {
-        case .noWallet: "no wallet: give --wallet NAME, or a key record on stdin (view_key with public_spend_key, spend_key, or a Monero mnemonic)"
+        case .noWallet(let fields): "no wallet: give --wallet NAME, or a key record on stdin (\(fields))"
         case .noBirthday(let name?): "no birthday for wallet '\(name)': store one in its entry or record, or give --birthday HEIGHT (for every wallet)"
         case .noBirthday(nil): "no birthday: give --birthday HEIGHT (the first block that can hold the wallet's outputs; 0 scans everything), or store one in the key-store entry"
         case .badBirthday(let h): "birthday \(h) is not a block height"
         case .sameWalletTwice(let w): "wallet '\(w)' is given twice (the same keys): scan it once"
         case .sameName(let name): "two wallets are named '\(name)': their records could not be told apart; give each its own name"
-        case .noSource: "no block source: give --node HOST:PORT, or --blocks FILE (and --txs FILE)"
+        case .noSource(let sources): "no block source: give \(sources)"
         case .stateDirectory(let d): "cannot create the state directory \(d)"
         case .looseStateDirectory(let d, let mode): "the state directory \(d) is open to other users (\(mode)); it holds which outputs are yours: chmod 700 it"
         case .tooManyWallets(let wallets, let files, let limit): "\(wallets) wallets need about \(files) open files, and this process may open \(limit) (its hard limit, ulimit -Hn): raise the limit, or split the wallets over several runs"

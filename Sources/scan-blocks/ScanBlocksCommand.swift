@@ -1,14 +1,12 @@
 import ArgumentParser
-import Foundation
 import WalletCLI
 import Monero
 import MoneroNode
 import WalletCore
 import WalletKeys
 import WalletScan
-#if canImport(Glibc)
-import Glibc
-#endif
+import Zcash
+import ZcashLightwalletd
 
 @main
 struct ScanBlocksCommand: ParsableCommand {
@@ -146,11 +144,18 @@ struct ScanBlocksCommand: ParsableCommand {
         return parts.count == 2 && parts.allSatisfy({ $0 >= 1 && $0 <= 100_000 }) ? (parts[0], parts[1]) : nil
     }
 
-    /// A wallet to scan, as given: its name in events (nil for one unnamed wallet), keys and birthday.
-    struct GivenWallet {
-        let name: String?
-        let keys: MoneroKeys
-        let birthday: Int?
+    /// The scan's own options, for the library's run.
+    var scanRun: ScanRun {
+        var run = ScanRun()
+        (run.birthday, run.stateDirectory, run.rescan, run.maxReorgDepth) = (birthday, stateDir, rescan, maxReorgDepth)
+        (run.follow, run.interval, run.untilHeight, run.maxBlocks, run.progress) = (follow, interval, untilHeight, maxBlocks, progress)
+        return run
+    }
+
+    /// The run's wallets, read for `reader`'s chain.
+    func gather<R: ScanWalletReader>(_ reader: R) throws -> [GivenWallet<R.Scanner>] {
+        try WalletsGiven.read(names: walletNames, walletsFile: wallets)
+            .wallets(reader, keyStore: keyStore, keyOptions: keyOptions, stdinHoldsKey: blocks != "-")
     }
 
     func run() throws {
@@ -163,308 +168,33 @@ struct ScanBlocksCommand: ParsableCommand {
                 throw CLIError.usage("\(blocks) is not JSON Lines of Monero blocks (it starts with byte 0x\(Hex.encode([first]))): "
                     + "Zcash compact blocks (a .pb stream) are scanned with --chain zcash")
             }
-            let given = try gatherWallets(network: net)
-            let scanners = given.map { MoneroScanner(keys: $0.keys, network: net, lookahead: parsedLookahead!) }
+            let reader = MoneroWalletReader(network: net, lookahead: parsedLookahead!)
+            let given = try gather(reader)
             var source: (any BlockSource)?
             if let blocks { source = try FileBlockSource(blocksPath: blocks, transactionsPath: txs) }
             if let node { source = try MoneroRPCSource(address: node, timeout: timeout) }
-            try synchronize(pipeline, wallets: given.map { ($0.name, $0.birthday) }, scanners: scanners,
-                            stateNames: scanners.map(\.stateName), source: source)
+            try scanRun.synchronize(pipeline, reader: reader, wallets: given, source: source)
         } catch let error as any WalletError {
             try pipeline.fail(error).exitIfFailed()
         }
     }
 
-    /// The run for any chain: state, locks, the synchronizer, events to stdout.
-    func synchronize<C: ChainScanner>(_ pipeline: RecordPipeline, wallets given: [(name: String?, birthday: Int?)], scanners: [C],
-                                      stateNames: [String], source: (any BlockSource)?, afterEachRun: () -> Void = {}) throws {
-        do {
-            var initializer = WalletInitializer(birthday: birthday, stateDirectory: stateDir)
-            initializer.wallets = zip(given, stateNames).map { WalletInitializer.Wallet(name: $0.name, stateName: $1, birthday: $0.birthday) }
-            initializer.source = source
-            let resolved = try initializer.resolve()
-
-            // One scan per wallet at a time: a second one exits 75 at once (cron overlap).
-            var locks = [Int32]()
-            defer { locks.forEach { close($0) } }
-            for wallet in resolved.wallets {
-                let lock = open(wallet.lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-                guard lock >= 0 else { throw InitializerError.stateDirectory(wallet.lockPath) }
-                locks.append(lock)
-                guard flock(lock, LOCK_EX | LOCK_NB) == 0 else { throw ScanStateError.locked(wallet.lockPath) }
-            }
-
-            let sync = try Synchronizer<C>(
-                wallets: zip(resolved.wallets, scanners).map { .init(name: $0.name, scanner: $1, statePath: $0.statePath, birthday: $0.birthday) },
-                source: resolved.source)
-            sync.maxReorgDepth = maxReorgDepth
-            if rescan { try sync.resetToBirthday() }
-            let books = Dictionary(uniqueKeysWithValues: zip(given.map { $0.name ?? "" }, scanners).map { ($0, AddressBook(scanner: $1)) })
-            let sink = StandardOutputSink(pipeline: pipeline, progress: progress, balanceOnChange: follow) { event, wallet in
-                EventRecords.record(event, chain: C.self, wallet: wallet, addresses: books[wallet ?? ""]!)
-            }
-            repeat {
-                try sync.run(untilHeight: untilHeight, maxBlocks: maxBlocks, sink: sink)
-                afterEachRun()
-                try pipeline.flush()
-                if follow { Thread.sleep(forTimeInterval: interval) }
-            } while follow
-            sink.endProgress()
-            try pipeline.flush()
-        } catch let error as any WalletError {
-            try pipeline.fail(error).exitIfFailed()
+    /// --chain zcash: Sapling and Orchard notes in compact blocks, from a file or a lightwalletd.
+    func runZcash(_ pipeline: RecordPipeline) throws {
+        let reader = ZcashWalletReader(network: ["mainnet", "main"].contains(network) ? .main : .test)
+        let given = try gather(reader)
+        var source: (any BlockSource)? = try blocks.map { try CompactBlockFileSource(path: $0, transactionsPath: txs) }
+        if let lightwalletd {
+            var options = LightwalletdSource.Options()
+            options.plaintext = plaintext
+            options.trustRoots = caFile
+            options.timeout = timeout
+            source = try LightwalletdSource(address: lightwalletd, options: options)
         }
-    }
-
-    /// The --wallet names and the --wallets file's lines: key-store entries' names, and key
-    /// records (a line starting with "{"); blank lines and "#" comments are skipped.
-    func walletsFile() throws -> (names: [String], records: [(name: String?, record: JSONObject, what: String)]) {
-        var names = walletNames
-        var records = [(name: String?, record: JSONObject, what: String)]()
-        guard let wallets else { return (names, records) }
-        // A line at a time: the file has no size limit (10,000 wallets are about 2 MB).
-        try SecretInput.forEachLine(ofFile: wallets) { line, lineNumber in
-            let what = "\(wallets) line \(lineNumber)"
-            var trimmed = Array(line.drop { $0 == 0x20 || $0 == 0x09 }.reversed().drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }.reversed())
-            defer { SecureBytes.wipe(&trimmed) }
-            if trimmed.isEmpty || trimmed.first == UInt8(ascii: "#") { return }
-            if trimmed.first == UInt8(ascii: "{") {
-                let record: JSONObject
-                do { record = try JSONParser.parseObject(trimmed) } catch let error as JSONSyntaxError {
-                    throw ScanError.malformed(what: what, reason: "not a JSON object (\(error.reason) at byte \(error.offset))")
-                }
-                records.append((try record.optionalString("name"), record, what))
-            } else {
-                let name = String(decoding: trimmed, as: UTF8.self)
-                guard !name.contains(where: { $0 == " " || $0 == "\t" }) else {
-                    throw ScanError.malformed(what: what, reason: "a line holds a key-store entry's name or a JSON key record")
-                }
-                names.append(name)
+        try scanRun.synchronize(pipeline, reader: reader, wallets: given, source: source) {
+            if let n = IronwoodActions.untold() {
+                pipeline.warn("\(n) Ironwood action\(n == 1 ? " was" : "s were") not scanned (NU6.3's pool): this version finds Orchard and Sapling notes only, so a balance may miss Ironwood funds")
             }
         }
-        return (names, records)
-    }
-
-    /// The wallets of this run: key-store entries (--wallet, names in --wallets), key records
-    /// (--wallets, --key-file/--key-fd), or the one key record on stdin.
-    func gatherWallets(network: MoneroNetwork) throws -> [GivenWallet] {
-        var (names, records) = try walletsFile()
-        var given = [GivenWallet]()
-        if !names.isEmpty {
-            for name in names { try keyStore.requireEntry(name) }
-            let passphrase = try keyStore.passphrase(confirm: false)
-            for name in names {
-                let entry = try keyStore.store.load(name, passphrase: passphrase)
-                guard case .monero(let keys) = try KeyStoreRecords.keySource(entry, bip39Passphrase: nil) else {
-                    throw DerivationError.unsupported("entry '\(name)' is not a Monero wallet")
-                }
-                given.append(GivenWallet(name: name, keys: keys, birthday: entry.metadata.birthdays["xmr"]))
-            }
-        }
-        if let record = try keyOptions.read() {
-            records.append((nil, record, "the key record"))
-        } else if names.isEmpty && records.isEmpty && isatty(0) == 0 && blocks != "-", let record = try SingleRecord.read() {
-            records.append((nil, record, "the key record on stdin"))
-        }
-        let several = names.count + records.count > 1
-        for (name, record, what) in records {
-            var scratch = record
-            let source: KeySource
-            do {
-                source = try RecordKeys(coin: "xmr", accountPath: nil, sharedPassphrase: nil, moneroNetwork: network).source(record, out: &scratch)
-            } catch let error as any WalletError where several {
-                throw ScanError.malformed(what: what, reason: error.message)
-            }
-            guard case .monero(let keys) = source else {
-                throw DerivationError.unsupported("\(what) is not a Monero wallet (Zcash keys are scanned with --chain zcash)")
-            }
-            // Several wallets' events are told apart by name; a record without one is named by its address.
-            let label = name ?? (several ? keys.primaryAddress(network) : nil)
-            given.append(GivenWallet(name: label, keys: keys, birthday: try record.optionalInt("birthday", in: 0...Self.maxHeight)))
-        }
-        return given
-    }
-}
-
-/// Event records: the engine's events in the chain's words, with the wallet's name.
-enum EventRecords {
-    static func record<C: ChainScanner>(_ event: ScanEvent, chain: C.Type, wallet: String?, addresses: AddressBook<C>) -> JSONObject {
-        let names = C.fieldNames
-        var r = JSONObject()
-        func head(_ type: String) {
-            r["type"] = .string(type)
-            r["chain"] = .string(C.chainName)
-            if let wallet { r["wallet"] = .string(wallet) }
-        }
-        /// An output's index, and its pool where the chain has several.
-        func putIndex(_ index: Int, as key: String) {
-            let pool = C.pool(ofIndex: index)
-            if let pool { r["pool"] = .string(pool.name) }
-            r[key] = .number(String(pool?.index ?? index))
-        }
-        func put(_ o: ReceivedOutput) {
-            r["txid"] = .string(Hex.encode(o.txID))
-            putIndex(o.index, as: "index")
-            r["amount"] = .string(String(o.amount))
-            r[names.account] = .number(String(o.account))
-            r[names.addressIndex] = .number(String(o.addressIndex))
-            if let address = addresses.scanner.addressPaid(o) ?? addresses.address(account: o.account, index: o.addressIndex) {
-                r["address"] = .string(address)
-            }
-            if let memo = o.memo { for (key, value) in C.memoFields(memo) { r[key] = .string(value) } }
-            if let tag = o.spendTag { r[names.spendTag] = .string(Hex.encode(tag)) }
-            if let position = o.position { r["position"] = .number(String(position)) }
-            if o.unlockTime != 0 { r["unlock_time"] = .string(String(o.unlockTime)) }
-            if o.isCoinbase { r["coinbase"] = .bool(true) }
-            if o.isChange { r["change"] = .bool(true) }
-        }
-        switch event {
-        case .received(let o, let confirmations):
-            head("received")
-            r["height"] = .number(String(o.height ?? 0))
-            put(o)
-            r["confirmations"] = .number(String(confirmations))
-        case .pending(let o):
-            head("pending")
-            put(o)
-            r["confirmations"] = .number("0")
-        case .spent(let s, let confirmations):
-            head("spent")
-            r["height"] = .number(String(s.height))
-            r["txid"] = .string(Hex.encode(s.spendingTxID))
-            r[names.spendTag] = .string(Hex.encode(s.spendTag))
-            r["output_txid"] = .string(Hex.encode(s.outputTxID))
-            putIndex(s.outputIndex, as: "output_index")
-            r["amount"] = .string(String(s.amount))
-            r[names.account] = .number(String(s.account))
-            r[names.addressIndex] = .number(String(s.addressIndex))
-            r["confirmations"] = .number(String(confirmations))
-        case .reorg(let fork, let outputs, let spends):
-            head("reorg")
-            r["fork_height"] = .number(String(fork))
-            r["undone_outputs"] = .number(String(outputs))
-            r["undone_spends"] = .number(String(spends))
-        case .balance(let b):
-            head("balance")
-            r["height"] = .number(String(b.height))
-            r["total"] = .string(String(b.total))
-            r["unlocked"] = .string(String(b.unlocked))
-            r["spends_known"] = .bool(b.spendsKnown)
-            if !b.perPool.isEmpty {
-                var pools = JSONObject()
-                for name in b.perPool.keys.sorted() {
-                    let sums = b.perPool[name]!
-                    pools[name] = .object(JSONObject(["total": .string(String(sums.total)), "unlocked": .string(String(sums.unlocked))]))
-                }
-                r["pools"] = .object(pools)
-            }
-            r["accounts"] = .array(b.perAccount.keys.sorted().map { account in
-                .object(JSONObject([names.account: .number(String(account)), "total": .string(String(b.perAccount[account]!.total)),
-                                    "unlocked": .string(String(b.perAccount[account]!.unlocked))]))
-            })
-        case .progress:
-            break
-        }
-        return r
-    }
-}
-
-/// Each address's text, derived once: a wallet's payments land on few addresses, and deriving
-/// one costs two scalar multiplications.
-final class AddressBook<C: ChainScanner> {
-    let scanner: C
-    private var known = [UInt64: String?]()
-
-    init(scanner: C) { self.scanner = scanner }
-
-    func address(account: UInt32, index: UInt32) -> String? {
-        let key = UInt64(account) << 32 | UInt64(index)
-        if let text = known[key] { return text }
-        let text = scanner.address(account: account, index: index)
-        known[key] = text
-        return text
-    }
-}
-
-/// scan-blocks' stdout as the synchronizer's event sink. Kept events are written straight to
-/// the descriptor (after whatever the pipeline holds) and synced; when stdout is a regular file
-/// (`>> payments.jsonl`), the synchronizer can read back what a killed run wrote, so no event
-/// is written twice.
-final class StandardOutputSink: EventSink {
-    let pipeline: RecordPipeline
-    let progress: String
-    let record: (ScanEvent, String?) -> JSONObject
-    private let onTerminal = isatty(2) != 0
-    private let output = OutputStream.standardOutput
-    /// With --follow: a balance record only when the balance differs from the last one written
-    /// (a poll that finds new blocks but no payment writes nothing).
-    let balanceOnChange: Bool
-    private var lastBalance = [String: [UInt8]]()
-
-    init(pipeline: RecordPipeline, progress: String, balanceOnChange: Bool = false, record: @escaping (ScanEvent, String?) -> JSONObject) {
-        self.pipeline = pipeline
-        self.progress = progress
-        self.balanceOnChange = balanceOnChange
-        self.record = record
-    }
-
-    func encode(_ event: ScanEvent, wallet: String?, id: Int64) -> [UInt8] {
-        var r = record(event, wallet)
-        r["event_id"] = .number(String(id))
-        var line = [UInt8]()
-        JSONWriter.serialize(RecordSchema.stamped(r), into: &line)
-        line.append(0x0A)
-        return line
-    }
-
-    func write(_ bytes: [UInt8]) throws {
-        try pipeline.flush()
-        try output.write(bytes)
-        try output.sync()
-    }
-
-    func show(_ event: ScanEvent, wallet: String?) throws {
-        if case .balance = event, balanceOnChange {
-            var r = record(event, wallet)
-            r["height"] = nil  // the height moves with every block; the balance may not
-            var key = [UInt8]()
-            JSONWriter.serialize(r, into: &key)
-            if key == lastBalance[wallet ?? ""] { return }
-            lastBalance[wallet ?? ""] = key
-        }
-        guard case .progress(let height, let chainHeight) = event else { return try pipeline.emit(record(event, wallet)) }
-        switch progress {
-        case "jsonl":
-            let tip = chainHeight.map { #","chain_height":\#($0)"# } ?? ""
-            try? OutputStream.standardError.write(#"{"type":"progress","height":\#(height)"# + tip + "}\n")
-        case "auto" where onTerminal: try? OutputStream.standardError.write("\r" + Self.bar(height: height, chainHeight: chainHeight))
-        default: break
-        }
-    }
-
-    /// "[#########-----------]  45%  5200/11500", one line, redrawn in place; "block 5200" when
-    /// the source cannot tell the tip (a file is read as a stream).
-    static func bar(height: Int, chainHeight: Int?, width: Int = 30) -> String {
-        guard let chainHeight else { return "block \(height)" }
-        let fraction = chainHeight > 0 ? min(1, Double(height) / Double(chainHeight)) : 1
-        let filled = Int(fraction * Double(width))
-        let percent = String(Int(fraction * 100))
-        return "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "] "
-            + String(repeating: " ", count: 3 - percent.count) + percent + "%  \(height)/\(chainHeight)"
-    }
-
-    func endProgress() {
-        if progress == "auto" && onTerminal { try? OutputStream.standardError.write("\n") }
-    }
-
-    func position() throws -> SinkPosition? {
-        try pipeline.flush()
-        return output.filePosition().map { SinkPosition(device: $0.device, inode: $0.inode, offset: $0.offset) }
-    }
-
-    func contents(at position: SinkPosition, count: Int) throws -> (bytes: [UInt8], end: Int64)? {
-        guard let now = output.filePosition(), now.device == position.device, now.inode == position.inode,
-              let bytes = output.readBack(device: position.device, inode: position.inode, offset: position.offset, count: count) else { return nil }
-        return (bytes, now.offset)
     }
 }
