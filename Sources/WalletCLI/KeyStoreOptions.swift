@@ -73,6 +73,22 @@ public struct WalletOptions: ParsableArguments {
 
 /// Entries ↔ records and key sources: the one place that knows what each kind's secret holds.
 public enum KeyStoreRecords {
+
+    /// The public record of an entry: name, kind, birthdays, creation time; nothing secret.
+    public static func listing(_ m: EntryMetadata) -> JSONObject {
+        var out = JSONObject()
+        out["type"] = .string("entry")
+        out["name"] = .string(m.name)
+        out["kind"] = .string(m.kind.rawValue)
+        out["created"] = .number(String(m.created))
+        out["birthdays"] = .object(birthdayObject(m.birthdays))
+        if m.kind == .bip39Mnemonic {
+            out["language"] = .string(m.language ?? "english")
+            out["passphrase_protected"] = .bool(m.passphraseProtected)
+        }
+        if let path = m.path { out["path"] = .string(path) }
+        return out
+    }
     public static func keySource(_ entry: KeyStoreEntry, bip39Passphrase: SecureBytes?) throws -> KeySource {
         let m = entry.metadata
         switch m.kind {

@@ -118,6 +118,20 @@ public final class RecordPipeline {
     }
 
     /// Reports a fatal error that ends the run (I/O, usage) on stderr only.
+    /// A command whose body emits records and throws WalletErrors (keystore, card-info): a
+    /// failure is reported on stderr and ends the process with its exit status, as does an
+    /// error record the body reported.
+    public static func reporting(tool: String, _ body: (RecordPipeline) throws -> Void) throws {
+        let pipeline = RecordPipeline(tool: tool)
+        do {
+            try body(pipeline)
+            try pipeline.flush()
+            try pipeline.status.exitIfFailed()
+        } catch let error as any WalletError {
+            try pipeline.fail(error).exitIfFailed()
+        }
+    }
+
     public func fail(_ error: any WalletError) -> ExitStatus {
         try? flush()
         status = max(status, error.exitStatus)
