@@ -117,7 +117,6 @@ public final class RecordPipeline {
         try? diagnostics.write("\(tool): warning: \(message)\n")
     }
 
-    /// Reports a fatal error that ends the run (I/O, usage) on stderr only.
     /// A command whose body emits records and throws WalletErrors (keystore, card-info): a
     /// failure is reported on stderr and ends the process with its exit status, as does an
     /// error record the body reported.
@@ -132,6 +131,7 @@ public final class RecordPipeline {
         }
     }
 
+    /// Reports a fatal error that ends the run (I/O, usage) on stderr only.
     public func fail(_ error: any WalletError) -> ExitStatus {
         try? flush()
         status = max(status, error.exitStatus)
