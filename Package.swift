@@ -70,6 +70,8 @@ let package = Package(
             .product(name: "GRPCNIOTransportHTTP2Posix", package: "grpc-swift-nio-transport"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
         ]),
+        // Bitcoin-family chains: raw blocks (segwit; Litecoin's MWEB to come), for scan-blocks (issue 25).
+        .target(name: "Bitcoin", dependencies: ["CSodium", "WalletScan", "WalletKeys", "WalletCore"]),
         .target(name: "WalletKeyStore", dependencies: ["CSodium", "WalletCore"]),
         .target(name: "WalletCard", dependencies: ["COpenSSL", "CSodium", "CPCSCLite", "WalletCore"]),
         .target(name: "WalletCardCLI", dependencies: [
@@ -118,6 +120,7 @@ let package = Package(
         .testTarget(name: "WalletScanTests", dependencies: ["WalletScan", "Monero", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "MoneroTests", dependencies: ["Monero", "CSodium", "WalletScan", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "ZcashTests", dependencies: ["Zcash", "CCurveBatch", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
+        .testTarget(name: "BitcoinTests", dependencies: ["Bitcoin", "WalletScan", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "ZcashLightwalletdTests", dependencies: ["ZcashLightwalletd", "WalletCore"]),
         .testTarget(name: "MoneroNodeTests", dependencies: ["MoneroNode", "WalletScan", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "WalletCardTests", dependencies: ["WalletCard", "WalletCardCLI", "KeycardSimulator", "WalletKeys", "WalletCore", "SatchelTestSupport"]),

@@ -1,0 +1,269 @@
+import CSodium
+import WalletCore
+import WalletScan
+
+/// A transaction input: the output it spends (txid in internal byte order, vout).
+public struct BitcoinInput: Sendable, Equatable {
+    public let previousTxID: [UInt8]
+    public let previousIndex: UInt32
+
+    /// The outpoint as the engine's spend tag: txid ‖ vout (little-endian), 36 bytes.
+    public var outpoint: [UInt8] { Bitcoin.outpoint(previousTxID, previousIndex) }
+}
+
+/// A transaction output: its value in satoshis and its scriptPubKey.
+public struct BitcoinOutput: Sendable, Equatable {
+    public let value: UInt64
+    public let script: [UInt8]
+}
+
+/// A transaction, parsed: ids in internal byte order (display order is reversed).
+public struct BitcoinTransaction: ChainTransaction, Sendable {
+    /// SHA256d of the serialization without marker, flag and witnesses.
+    public let id: [UInt8]
+    /// SHA256d of the whole serialization (equal to `id` without witnesses).
+    public let wtxid: [UInt8]
+    public let inputs: [BitcoinInput]
+    public let outputs: [BitcoinOutput]
+    public let hasWitness: Bool
+    /// The first input's witness stack (the coinbase's witness reserved value lives there).
+    public let firstWitness: [[UInt8]]
+    /// The first input's scriptSig (the coinbase's BIP34 height lives there).
+    public let firstScriptSig: [UInt8]
+
+    /// A coinbase spends nothing: one input whose outpoint is all zeros with index 0xffffffff.
+    public var isCoinbase: Bool {
+        inputs.count == 1 && inputs[0].previousIndex == 0xFFFF_FFFF && inputs[0].previousTxID.allSatisfy { $0 == 0 }
+    }
+
+    /// The outpoints its inputs spend (none for a coinbase).
+    public var spendTags: [[UInt8]] { isCoinbase ? [] : inputs.map(\.outpoint) }
+}
+
+/// A block, parsed and checked: the merkle root of its txids, and where a transaction has a
+/// witness, the BIP141 commitment in the coinbase.
+public struct BitcoinBlock: ChainBlock, Sendable {
+    /// The header's SHA256d, internal byte order.
+    public let id: [UInt8]
+    public let previousID: [UInt8]
+    public let merkleRoot: [UInt8]
+    public let version: Int32
+    public let time: UInt32
+    public let bits: UInt32
+    public let nonce: UInt32
+    public let transactions: [BitcoinTransaction]
+}
+
+public enum Bitcoin {
+    /// txid ‖ vout (little-endian).
+    public static func outpoint(_ txid: [UInt8], _ index: UInt32) -> [UInt8] {
+        txid + withUnsafeBytes(of: index.littleEndian) { Array($0) }
+    }
+
+    /// A hash as Bitcoin shows it: byte-reversed hex.
+    public static func display(_ hash: [UInt8]) -> String { Hex.encode(hash.reversed()) }
+
+    /// The internal bytes of a displayed (reversed) hash.
+    public static func internalBytes(ofDisplayed hex: String) throws -> [UInt8] { Array(try Hex.decode(hex).reversed()) }
+
+    /// SHA256(SHA256(bytes)).
+    public static func sha256d(_ bytes: UnsafeRawBufferPointer) -> [UInt8] { Hash.sha256(Hash.sha256(bytes)) }
+
+    public static func sha256d(_ bytes: [UInt8]) -> [UInt8] { bytes.withUnsafeBytes { sha256d($0) } }
+
+    /// The merkle root of `hashes` (Bitcoin's: an odd level repeats its last hash), and
+    /// whether some level ended in two equal hashes — CVE-2012-2459: such a list has the same
+    /// root as a shorter one, so a block with it is refused.
+    public static func merkleRoot(_ hashes: [[UInt8]]) -> (root: [UInt8], mutated: Bool) {
+        guard !hashes.isEmpty else { return ([UInt8](repeating: 0, count: 32), false) }
+        var level = hashes, mutated = false
+        while level.count > 1 {
+            var next = [[UInt8]]()
+            next.reserveCapacity((level.count + 1) / 2)
+            for i in stride(from: 0, to: level.count, by: 2) {
+                let right = i + 1 < level.count ? level[i + 1] : level[i]
+                if i + 1 < level.count, level[i] == level[i + 1] { mutated = true }
+                next.append(sha256d(level[i] + right))
+            }
+            level = next
+        }
+        return (level[0], mutated)
+    }
+
+    /// A block's largest size: 4 MB of weight is at most 4 MB of bytes.
+    public static let maxBlockSize = 4_000_000
+
+    /// Parses a whole block (`getblock HASH 0`'s bytes) and checks it: every byte used, the
+    /// merkle root, the witness commitment. `what` names it in errors ("block 702861").
+    public static func parseBlock(_ bytes: [UInt8], what: String) throws(ScanError) -> BitcoinBlock {
+        guard bytes.count <= maxBlockSize else { throw .malformed(what: what, reason: "\(bytes.count) bytes, more than a block may have") }
+        var reader = ByteReader(bytes, what: what)
+        guard bytes.count >= 80 else { throw .truncated(what: what, offset: bytes.count) }
+        let header = bytes.withUnsafeBytes { UnsafeRawBufferPointer(rebasing: $0[0..<80]) }
+        let id = sha256d(header)
+        let version = try reader.int32()
+        let previous = try reader.take(32)
+        let merkle = try reader.take(32)
+        let time = try reader.uint32(), bits = try reader.uint32(), nonce = try reader.uint32()
+        // The smallest transaction is 60 bytes (version, one input, no output, locktime).
+        let count = try reader.compactSize(maximum: (bytes.count - reader.offset) / 60)
+        guard count >= 1 else { throw .malformed(what: what, reason: "a block without a coinbase transaction") }
+        var transactions = [BitcoinTransaction]()
+        transactions.reserveCapacity(count)
+        for index in 0..<count {
+            transactions.append(try reader.transaction(index: index))
+        }
+        guard reader.isAtEnd else { throw .malformed(what: what, reason: "\(bytes.count - reader.offset) bytes after the last transaction") }
+        guard transactions[0].isCoinbase else { throw .malformed(what: what, reason: "its first transaction is not a coinbase") }
+        if let extra = transactions.dropFirst().firstIndex(where: \.isCoinbase) {
+            throw .malformed(what: what, reason: "transaction \(extra) is a second coinbase")
+        }
+        let (root, mutated) = merkleRoot(transactions.map(\.id))
+        guard root == merkle else {
+            throw .hashMismatch(what: "\(what)'s merkle root", expected: display(merkle), computed: display(root))
+        }
+        guard !mutated else { throw .malformed(what: what, reason: "its transaction list repeats a pair (CVE-2012-2459)") }
+        try checkWitnessCommitment(transactions, what: what)
+        return BitcoinBlock(id: id, previousID: previous, merkleRoot: merkle, version: version, time: time, bits: bits, nonce: nonce,
+                            transactions: transactions)
+    }
+
+    /// BIP141: with any witness in the block, the coinbase commits to the witness merkle root
+    /// (the coinbase's wtxid taken as zeros) and its witness reserved value, in its last
+    /// output whose script starts 6a24aa21a9ed.
+    static func checkWitnessCommitment(_ transactions: [BitcoinTransaction], what: String) throws(ScanError) {
+        guard transactions.contains(where: \.hasWitness) else { return }
+        let prefix: [UInt8] = [0x6A, 0x24, 0xAA, 0x21, 0xA9, 0xED]
+        guard let commitment = transactions[0].outputs.last(where: { $0.script.count >= 38 && Array($0.script.prefix(6)) == prefix }) else {
+            throw .malformed(what: what, reason: "transactions have witnesses and the coinbase commits to none (BIP141)")
+        }
+        let coinbaseWitness = transactions[0].firstWitness
+        guard coinbaseWitness.count == 1, coinbaseWitness[0].count == 32 else {
+            throw .malformed(what: what, reason: "the coinbase's witness is not one 32-byte reserved value (BIP141)")
+        }
+        let (root, _) = merkleRoot([[UInt8](repeating: 0, count: 32)] + transactions.dropFirst().map(\.wtxid))
+        let computed = sha256d(root + coinbaseWitness[0])
+        let expected = Array(commitment.script[6..<38])
+        guard computed == expected else {
+            throw .hashMismatch(what: "\(what)'s witness commitment", expected: Hex.encode(expected), computed: Hex.encode(computed))
+        }
+    }
+
+    /// The height a coinbase states (BIP34: its scriptSig starts with the height, pushed).
+    public static func bip34Height(_ coinbase: BitcoinTransaction) -> Int? {
+        let script = coinbase.firstScriptSig
+        guard let first = script.first, (1...8).contains(first), script.count > Int(first) else { return nil }
+        var height = 0
+        for (i, byte) in script[1...Int(first)].enumerated() { height |= Int(byte) << (8 * i) }
+        return height
+    }
+}
+
+/// Bitcoin's serialization over the engine's checked reader: little-endian integers and
+/// CompactSize counts.
+extension ByteReader {
+    mutating func skip(_ n: Int) throws(ScanError) {
+        guard n >= 0, n <= bytes.count - offset else { throw .truncated(what: what, offset: offset) }
+        offset += n
+    }
+
+    mutating func uint(_ size: Int) throws(ScanError) -> UInt64 {
+        guard size <= bytes.count - offset else { throw .truncated(what: what, offset: offset) }
+        var value: UInt64 = 0
+        for i in 0..<size { value |= UInt64(bytes[offset + i]) << (8 * UInt64(i)) }
+        offset += size
+        return value
+    }
+
+    mutating func uint32() throws(ScanError) -> UInt32 { UInt32(try uint(4)) }
+    mutating func int32() throws(ScanError) -> Int32 { Int32(bitPattern: try uint32()) }
+
+    /// A CompactSize count no larger than `maximum` (what the remaining bytes could hold), so
+    /// no count sizes a loop or an allocation beyond the data.
+    mutating func compactSize(maximum: Int) throws(ScanError) -> Int {
+        let at = offset
+        let first = try byte()
+        let value: UInt64 = switch first {
+        case 0xFD: try uint(2)
+        case 0xFE: try uint(4)
+        case 0xFF: try uint(8)
+        default: UInt64(first)
+        }
+        guard value <= UInt64(max(maximum, 0)) else {
+            throw .malformed(what: what, reason: "a count of \(value) at byte \(at) exceeds the data")
+        }
+        return Int(value)
+    }
+
+    /// One transaction; its txid hashes the stripped serialization (version, inputs, outputs,
+    /// locktime) without copying it, and its wtxid the whole.
+    mutating func transaction(index: Int) throws(ScanError) -> BitcoinTransaction {
+        let start = offset
+        let what = "\(self.what) transaction \(index)"
+        try skip(4)
+        var hasWitness = false
+        if offset + 1 < bytes.count, bytes[offset] == 0 {
+            // A segwit marker: no transaction has zero inputs, so 0x00 here is never a count.
+            let flag = bytes[offset + 1]
+            guard flag == 0x01 else { throw .malformed(what: what, reason: "an unknown transaction flag 0x\(Hex.encode([flag]))") }
+            hasWitness = true
+            offset += 2
+        }
+        let bodyStart = offset
+        // The smallest input is 41 bytes, the smallest output 9.
+        let inputCount = try compactSize(maximum: (bytes.count - offset) / 41)
+        guard inputCount >= 1 else { throw .malformed(what: what, reason: "a transaction without inputs") }
+        var inputs = [BitcoinInput]()
+        inputs.reserveCapacity(inputCount)
+        var firstScriptSig = [UInt8]()
+        for i in 0..<inputCount {
+            let txid = try take(32)
+            let vout = try uint32()
+            let scriptLength = try compactSize(maximum: bytes.count - offset)
+            if i == 0 { firstScriptSig = try take(scriptLength) } else { try skip(scriptLength) }
+            try skip(4)  // sequence
+            inputs.append(BitcoinInput(previousTxID: txid, previousIndex: vout))
+        }
+        let outputCount = try compactSize(maximum: (bytes.count - offset) / 9)
+        var outputs = [BitcoinOutput]()
+        outputs.reserveCapacity(outputCount)
+        for _ in 0..<outputCount {
+            let value = try uint(8)
+            guard value <= 21_000_000 * 100_000_000 else { throw .malformed(what: what, reason: "an output of \(value) satoshis, more than exist") }
+            let length = try compactSize(maximum: bytes.count - offset)
+            outputs.append(BitcoinOutput(value: value, script: try take(length)))
+        }
+        let bodyEnd = offset
+        var firstWitness = [[UInt8]]()
+        if hasWitness {
+            var any = false
+            for i in 0..<inputCount {
+                let items = try compactSize(maximum: bytes.count - offset)
+                any = any || items > 0
+                for _ in 0..<items {
+                    let length = try compactSize(maximum: bytes.count - offset)
+                    if i == 0 { firstWitness.append(try take(length)) } else { try skip(length) }
+                }
+            }
+            // BIP144: a transaction that says it has witnesses must have one.
+            guard any else { throw .malformed(what: what, reason: "a witness flag with no witness data") }
+        }
+        try skip(4)  // locktime
+        let end = offset
+        let (txid, wtxid) = bytes.withUnsafeBytes { all -> ([UInt8], [UInt8]) in
+            let whole = Bitcoin.sha256d(UnsafeRawBufferPointer(rebasing: all[start..<end]))
+            guard hasWitness else { return (whole, whole) }
+            var state = crypto_hash_sha256_state()
+            crypto_hash_sha256_init(&state)
+            let base = all.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            crypto_hash_sha256_update(&state, base + start, 4)
+            crypto_hash_sha256_update(&state, base + bodyStart, UInt64(bodyEnd - bodyStart))
+            crypto_hash_sha256_update(&state, base + end - 4, 4)
+            var first = [UInt8](repeating: 0, count: 32)
+            crypto_hash_sha256_final(&state, &first)
+            return (Hash.sha256(first), whole)
+        }
+        return BitcoinTransaction(id: txid, wtxid: wtxid, inputs: inputs, outputs: outputs, hasWitness: hasWitness,
+                                  firstWitness: firstWitness, firstScriptSig: firstScriptSig)
+    }
+}

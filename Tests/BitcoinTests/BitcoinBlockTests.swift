@@ -1,0 +1,98 @@
+import Foundation
+import SatchelTestSupport
+import WalletCore
+import WalletScan
+import XCTest
+@testable import Bitcoin
+
+/// The raw-block parser on two real mainnet blocks (one before segwit, one with 2,065 segwit
+/// transactions): every txid and wtxid, the merkle root, the witness commitment, and refusals.
+final class BitcoinBlockTests: XCTestCase {
+    private let blocks = [
+        (name: "block413567", height: 413_567, hash: "0000000000000000025aff8be8a55df8f89c77296db6198f272d6577325d4069", txs: 1_557, segwit: 0),
+        (name: "block702861", height: 702_861, hash: "000000000000000000000c835b2adcaedc20fdf6ee440009c249452c726dafae", txs: 2_500, segwit: 2_065),
+    ]
+
+    private func raw(_ name: String) throws -> [UInt8] {
+        Array(try Data(contentsOf: TestPaths.fixture("bitcoin-mainnet/\(name).raw")))
+    }
+
+    private var expected: [[String: Any]] {
+        (try! TestPaths.json(TestPaths.fixture("bitcoin-mainnet/expected-watch.json")) as! [String: Any])["blocks"] as! [[String: Any]]
+    }
+
+    func testEveryTxidAndWtxidOfBothBlocks() throws {
+        for (i, b) in blocks.enumerated() {
+            let block = try Bitcoin.parseBlock(try raw(b.name), what: b.name)
+            XCTAssertEqual(Bitcoin.display(block.id), b.hash)
+            XCTAssertEqual(Bitcoin.display(block.previousID), expected[i]["prev_hash"] as? String)
+            XCTAssertEqual(Bitcoin.display(block.merkleRoot), expected[i]["merkle_root"] as? String)
+            XCTAssertEqual(block.time, (expected[i]["time"] as? NSNumber)?.uint32Value)
+            XCTAssertEqual(block.transactions.count, b.txs)
+            XCTAssertEqual(block.transactions.filter(\.hasWitness).count, b.segwit)
+            XCTAssertEqual(Bitcoin.bip34Height(block.transactions[0]), b.height)
+            let lines = try String(contentsOf: TestPaths.fixture("bitcoin-mainnet/\(b.name).txids"), encoding: .utf8).split(separator: "\n")
+            XCTAssertEqual(lines.count, b.txs)
+            for (tx, line) in zip(block.transactions, lines) {
+                XCTAssertEqual("\(Bitcoin.display(tx.id)) \(Bitcoin.display(tx.wtxid))", String(line))
+            }
+            let total = block.transactions.flatMap(\.outputs).reduce(UInt64(0)) { $0 + $1.value }
+            XCTAssertEqual(String(total), (expected[i]["total_output_value"] as? NSNumber)?.stringValue ?? expected[i]["total_output_value"] as? String)
+            XCTAssertTrue(block.transactions[0].isCoinbase)
+            XCTAssertEqual(block.transactions[0].spendTags, [])
+            XCTAssertEqual(block.transactions[1].spendTags, block.transactions[1].inputs.map { $0.previousTxID + withUnsafeBytes(of: $0.previousIndex.littleEndian) { Array($0) } })
+        }
+    }
+
+    func testAChangedByteIsCaught() throws {
+        let good = try raw("block702861")
+        // The last transaction's locktime: its txid, so the merkle root, changes.
+        var locktime = good
+        locktime[locktime.count - 1] ^= 1
+        XCTAssertThrowsError(try Bitcoin.parseBlock(locktime, what: "block 702861")) {
+            guard case .hashMismatch(let what, let expected, _)? = $0 as? ScanError else { return XCTFail("\($0)") }
+            XCTAssertEqual(what, "block 702861's merkle root")
+            XCTAssertEqual(expected, self.expected[1]["merkle_root"] as? String)
+        }
+        // The coinbase's witness reserved value: txids stay, the witness commitment fails.
+        let reserved = try Bitcoin.parseBlock(good, what: "b").transactions[0].firstWitness[0]
+        let at = try XCTUnwrap(Self.find([0x01, 0x20] + reserved, in: good)) + 2
+        var witness = good
+        witness[at] ^= 1
+        XCTAssertThrowsError(try Bitcoin.parseBlock(witness, what: "block 702861")) {
+            guard case .hashMismatch(let what, _, _)? = $0 as? ScanError else { return XCTFail("\($0)") }
+            XCTAssertEqual(what, "block 702861's witness commitment")
+        }
+        // The coinbase's segwit flag (after 80 + 3 + 4 bytes and the marker).
+        XCTAssertEqual(Array(good[87...88]), [0x00, 0x01])
+        var flag = good
+        flag[88] = 0x02
+        XCTAssertThrowsError(try Bitcoin.parseBlock(flag, what: "block 702861")) {
+            XCTAssertEqual($0 as? ScanError, .malformed(what: "block 702861 transaction 0", reason: "an unknown transaction flag 0x02"))
+        }
+        XCTAssertThrowsError(try Bitcoin.parseBlock(Array(good.dropLast()), what: "block 702861")) {
+            guard case .truncated? = $0 as? ScanError else { return XCTFail("\($0)") }
+        }
+        XCTAssertThrowsError(try Bitcoin.parseBlock(good + [0], what: "block 702861")) {
+            XCTAssertEqual($0 as? ScanError, .malformed(what: "block 702861", reason: "1 bytes after the last transaction"))
+        }
+        XCTAssertThrowsError(try Bitcoin.parseBlock(Array(good.prefix(79)), what: "block 702861")) {
+            XCTAssertEqual($0 as? ScanError, .truncated(what: "block 702861", offset: 79))
+        }
+    }
+
+    /// CVE-2012-2459: [a, b, c, c] has the root of [a, b, c]; the repeated pair is told.
+    func testMerkleMutationIsTold() {
+        let h = (1...3).map { [UInt8](repeating: UInt8($0), count: 32) }
+        let three = Bitcoin.merkleRoot(h), four = Bitcoin.merkleRoot(h + [h[2]])
+        XCTAssertEqual(three.root, four.root)
+        XCTAssertFalse(three.mutated)
+        XCTAssertTrue(four.mutated)
+        XCTAssertEqual(Bitcoin.merkleRoot([h[0]]).root, h[0])
+    }
+
+    private static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
+        guard needle.count <= haystack.count else { return nil }
+        return (0...(haystack.count - needle.count)).first { haystack[$0..<($0 + needle.count)].elementsEqual(needle) }
+    }
+}
