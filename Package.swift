@@ -120,7 +120,7 @@ let package = Package(
         .testTarget(name: "WalletScanTests", dependencies: ["WalletScan", "Monero", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "MoneroTests", dependencies: ["Monero", "CSodium", "WalletScan", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "ZcashTests", dependencies: ["Zcash", "CCurveBatch", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
-        .testTarget(name: "BitcoinTests", dependencies: ["Bitcoin", "WalletScan", "WalletCore", "SatchelTestSupport"]),
+        .testTarget(name: "BitcoinTests", dependencies: ["Bitcoin", "WalletScan", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "ZcashLightwalletdTests", dependencies: ["ZcashLightwalletd", "WalletCore"]),
         .testTarget(name: "MoneroNodeTests", dependencies: ["MoneroNode", "WalletScan", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "WalletCardTests", dependencies: ["WalletCard", "WalletCardCLI", "KeycardSimulator", "WalletKeys", "WalletCore", "SatchelTestSupport"]),

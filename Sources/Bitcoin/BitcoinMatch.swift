@@ -1,0 +1,53 @@
+import WalletCore
+
+/// What one block holds for a wallet: the outputs that pay its scripts and the inputs that
+/// spend its outputs.
+public struct BitcoinFindings: Sendable, Equatable {
+    public struct Received: Sendable, Equatable {
+        public let txIndex: Int
+        public let txid: [UInt8]
+        public let vout: UInt32
+        public let value: UInt64
+        public let script: [UInt8]
+        public let coinbase: Bool
+    }
+
+    public struct Spent: Sendable, Equatable {
+        public let txIndex: Int
+        public let txid: [UInt8]
+        public let vin: Int
+        /// The output it spends: txid ‖ vout.
+        public let outpoint: [UInt8]
+    }
+
+    public var received: [Received] = []
+    public var spent: [Spent] = []
+}
+
+extension BitcoinBlock {
+    /// The wallet's findings in this block. `scripts`: the watched scriptPubKeys, matched
+    /// whole (a key's P2PKH hash in a P2SH or P2WPKH script is another script, not a match);
+    /// `owned`: outpoints the wallet holds unspent from earlier blocks. Transactions are taken
+    /// in block order, so an output that a later transaction of the same block spends is
+    /// found received and then spent.
+    public func findings(watching scripts: Set<[UInt8]>, owned: Set<[UInt8]>) -> BitcoinFindings {
+        var found = BitcoinFindings()
+        var owned = owned
+        for (txIndex, tx) in transactions.enumerated() {
+            if !tx.isCoinbase && !owned.isEmpty {
+                for (vin, input) in tx.inputs.enumerated() {
+                    let outpoint = input.outpoint
+                    if owned.remove(outpoint) != nil {
+                        found.spent.append(.init(txIndex: txIndex, txid: tx.id, vin: vin, outpoint: outpoint))
+                    }
+                }
+            }
+            for (vout, output) in tx.outputs.enumerated() where scripts.contains(output.script) {
+                found.received.append(.init(txIndex: txIndex, txid: tx.id, vout: UInt32(vout), value: output.value,
+                                            script: output.script, coinbase: tx.isCoinbase))
+                owned.insert(Bitcoin.outpoint(tx.id, UInt32(vout)))
+            }
+        }
+        return found
+    }
+}
