@@ -17,7 +17,9 @@ final class ScanStateStore {
 
     init(path: String, walletID: String, birthday: Int) throws {
         db = try SQLiteDatabase(path: path)
-        try Self.migrate(db, path: path)
+        // Stamped once, when the tables are made: setting it on every open would be a commit
+        // per wallet per run.
+        let stamp = try Self.migrate(db, path: path) < Self.schemaVersion ? "PRAGMA user_version = \(Self.schemaVersion);" : ""
         try db.execute("""
             CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
             CREATE TABLE IF NOT EXISTS blocks (height INTEGER PRIMARY KEY, hash BLOB NOT NULL);
@@ -32,7 +34,7 @@ final class ScanStateStore {
                 PRIMARY KEY (account, address_index));
             CREATE TABLE IF NOT EXISTS pending_reported (txid BLOB NOT NULL, idx INTEGER NOT NULL, PRIMARY KEY (txid, idx));
             CREATE TABLE IF NOT EXISTS tallies (height INTEGER PRIMARY KEY, tally BLOB NOT NULL);
-            PRAGMA user_version = \(Self.schemaVersion);
+            \(stamp)
             """)
         let stored = try db.query("SELECT value FROM meta WHERE key = 'wallet'").first?.first?.text
         if let stored, stored != walletID {
@@ -47,11 +49,12 @@ final class ScanStateStore {
     }
 
     /// Brings a state of an earlier schema to this one, in one transaction (a crash leaves
-    /// the old schema, which the next run migrates again); a later schema is refused.
-    static func migrate(_ db: SQLiteDatabase, path: String) throws {
+    /// the old schema, which the next run migrates again); a later schema is refused. The
+    /// schema version the state has now (0: a new, empty file).
+    static func migrate(_ db: SQLiteDatabase, path: String) throws -> Int {
         let version = Int(try db.query("PRAGMA user_version").first?.first?.int ?? 0)
         guard version <= schemaVersion else { throw ScanStateError.newerSchema(path: path, version: version) }
-        guard version == 0, try !db.query("SELECT 1 FROM pragma_table_info('outputs') WHERE name = 'major'").isEmpty else { return }
+        guard version == 0, try !db.query("SELECT 1 FROM pragma_table_info('outputs') WHERE name = 'major'").isEmpty else { return version }
         _ = try db.transaction {
             try db.execute("""
                 ALTER TABLE outputs RENAME COLUMN major TO account;
@@ -67,6 +70,7 @@ final class ScanStateStore {
                 PRAGMA user_version = \(schemaVersion);
                 """)
         }
+        return schemaVersion
     }
 
     func meta(_ key: String) throws -> String? { try db.query("SELECT value FROM meta WHERE key = ?", [.text(key)]).first?.first?.text }

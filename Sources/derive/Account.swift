@@ -1,4 +1,5 @@
 import ArgumentParser
+import WalletCardCLI
 import WalletCLI
 import WalletCore
 
@@ -22,17 +23,10 @@ extension DeriveCommand {
         @OptionGroup var input: InputFiles
 
         func run() throws {
-            let pipeline = RecordPipeline(tool: "derive")
-            pipeline.phraseLines = true
-            let keys: RecordKeys, walletSource: KeySource?, walletRecord: JSONObject
-            do { (keys, walletSource, walletRecord) = try chainOptions.keyInputs(passphrase, walletOptions) } catch let error as any WalletError {
-                return try pipeline.fail(error).exitIfFailed()
-            }
             let request = AccountRequest(chainOptions: chainOptions, viewOnly: viewOnly)
-            let body = { (record: JSONObject, emit: (JSONObject) throws(CLIError) -> Void) throws in
-                try emit(try request.account(record, keys: keys, walletSource: walletSource))
+            try chainOptions.runDerive(passphrase, walletOptions, inputs: input.files, fromEntry: true) { keys in
+                { record, emit in try emit(try request.account(record, keys: keys.records, walletSource: keys.source)) }
             }
-            try (walletSource != nil ? pipeline.runOnce(walletRecord, body) : pipeline.run(inputs: input.files, body)).exitIfFailed()
         }
     }
 }

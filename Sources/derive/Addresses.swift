@@ -61,22 +61,15 @@ extension DeriveCommand {
 
 
         func run() throws {
-            let pipeline = RecordPipeline(tool: "derive")
-            pipeline.phraseLines = true
-            let keys: RecordKeys, walletSource: KeySource?, card: CardKeys?, show: QRSink
-            do {
-                (keys, walletSource, card, _) = try chainOptions.keyInputs(passphrase, walletOptions, cardOptions)
-                show = try QRSink(terminal: qr, directory: qrDir, format: qrFormat)
-            } catch let error as any WalletError {
-                return try pipeline.fail(error).exitIfFailed()
+            try chainOptions.runDerive(passphrase, walletOptions, card: cardOptions, inputs: input.files) { keys in
+                let show = try QRSink(terminal: qr, directory: qrDir, format: qrFormat)
+                let request = AddressRequest(chainOptions: chainOptions, chains: change == "both" ? [0, 1] : [UInt32(change)!],
+                                             index: index, count: count, path: path, paymentId: paymentId)
+                // With --wallet or --card the key is there: no input records are read.
+                return { record, emit in
+                    try request.addresses(record, keys: keys.records, walletSource: keys.source, device: keys.card) { out throws(CLIError) in try emit(try show.attach(out)) }
+                }
             }
-            let request = AddressRequest(chainOptions: chainOptions, chains: change == "both" ? [0, 1] : [UInt32(change)!],
-                                         index: index, count: count, path: path, paymentId: paymentId)
-            let body = { (record: JSONObject, emit: (JSONObject) throws(CLIError) -> Void) throws in
-                try request.addresses(record, keys: keys, walletSource: walletSource, device: card) { out throws(CLIError) in try emit(try show.attach(out)) }
-            }
-            // With --wallet or --card the key is there: no input records are read.
-            try (walletSource != nil ? pipeline.runOnce(JSONObject(), body) : pipeline.run(inputs: input.files, body)).exitIfFailed()
         }
     }
 }

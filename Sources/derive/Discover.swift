@@ -40,19 +40,10 @@ extension DeriveCommand {
         }
 
         func run() throws {
-            let pipeline = RecordPipeline(tool: "derive")
-            pipeline.phraseLines = true
-            let keys: RecordKeys, walletSource: KeySource?, card: CardKeys?, request: DiscoveryRequest
-            do {
-                (keys, walletSource, card, _) = try chainOptions.keyInputs(passphrase, walletOptions, cardOptions)
-                request = DiscoveryRequest(chainOptions: chainOptions, discovery: AccountDiscovery(gap: gap, maxAccounts: maxAccounts), used: try UsedAddresses.read(used))
-            } catch let error as any WalletError {
-                return try pipeline.fail(error).exitIfFailed()
+            try chainOptions.runDerive(passphrase, walletOptions, card: cardOptions, inputs: input.files) { keys in
+                let request = DiscoveryRequest(chainOptions: chainOptions, discovery: AccountDiscovery(gap: gap, maxAccounts: maxAccounts), used: try UsedAddresses.read(used))
+                return { record, emit in try request.accounts(record, keys: keys.records, walletSource: keys.source, device: keys.card, emit: emit) }
             }
-            let body = { (record: JSONObject, emit: (JSONObject) throws(CLIError) -> Void) throws in
-                try request.accounts(record, keys: keys, walletSource: walletSource, device: card, emit: emit)
-            }
-            try (walletSource != nil ? pipeline.runOnce(JSONObject(), body) : pipeline.run(inputs: input.files, body)).exitIfFailed()
         }
     }
 }

@@ -35,8 +35,6 @@ public protocol ScanWalletReader {
     func wallet(record: JSONObject) throws -> Scanner?
     /// What a record of another chain's keys is told: "is not a … wallet".
     var notThisChain: String { get }
-    /// The name in events of a record without one, when several wallets are scanned.
-    func label(_ scanner: Scanner) -> String
 }
 
 /// The wallets a run was given, before they are read: key-store entries' names (--wallet,
@@ -85,7 +83,7 @@ public struct WalletsGiven {
     /// is asked for), then the records, with the key record of --key-file/--key-fd, or else
     /// the one on stdin when nothing else was given and `stdinHoldsKey` (stdin is not the
     /// block stream) and stdin is not a terminal. With several wallets a record's error names
-    /// its line, and a record without a "name" is named by the reader (its address).
+    /// its line, and a record without a "name" is named by its first address.
     public func wallets<R: ScanWalletReader>(_ reader: R, keyStore: KeyStoreOptions, keyOptions: KeyOptions,
                                               stdinHoldsKey: Bool) throws -> [GivenWallet<R.Scanner>] {
         var given = [GivenWallet<R.Scanner>]()
@@ -110,8 +108,9 @@ public struct WalletsGiven {
                 throw ScanError.malformed(what: what, reason: error.message)
             }
             guard let scanner = read else { throw DerivationError.unsupported("\(what) \(reader.notThisChain)") }
-            // Several wallets' events are told apart by name.
-            let label = try record.optionalString("name") ?? (several ? reader.label(scanner) : nil)
+            // Several wallets' events are told apart by name: a record without one is named by
+            // its first address.
+            let label = try record.optionalString("name") ?? (several ? scanner.address(account: 0, index: 0) ?? scanner.stateName : nil)
             given.append(GivenWallet(name: label, scanner: scanner, birthday: try record.optionalInt("birthday", in: 0...KeyStoreRecords.maxHeight)))
         }
         return given
@@ -145,8 +144,6 @@ public struct MoneroWalletReader: ScanWalletReader {
         guard case .monero(let keys) = source else { return nil }
         return MoneroScanner(keys: keys, network: network, lookahead: lookahead)
     }
-
-    public func label(_ scanner: MoneroScanner) -> String { scanner.address(account: 0, index: 0) ?? scanner.stateName }
 }
 
 /// Zcash wallets: zec entries, and records with a ufvk, uivk, extended_full_viewing_key, or a
@@ -178,8 +175,6 @@ public struct ZcashWalletReader: ScanWalletReader {
         let account = try record.optionalInt("account", in: 0...Int(Int32.max)) ?? 0
         return Self.scanner(try ZcashAccountKeys(seed: seed, network: network, account: UInt32(account)))
     }
-
-    public func label(_ scanner: ZcashScanner) -> String { scanner.address(account: 0, index: 0) ?? scanner.stateName }
 
     /// Full viewing keys when every pool the keys have comes with one (spends known), else
     /// incoming keys for all: a wallet's spends are known in all its pools or in none.
