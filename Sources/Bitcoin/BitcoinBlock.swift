@@ -30,6 +30,9 @@ public struct BitcoinTransaction: ChainTransaction, Sendable {
     public let firstWitness: [[UInt8]]
     /// The first input's scriptSig (the coinbase's BIP34 height lives there).
     public let firstScriptSig: [UInt8]
+    /// Litecoin's integrating transaction (HogEx), last in a block with MWEB: its outputs
+    /// after the first are peg-outs from the extension block.
+    public var isHogEx = false
 
     /// A coinbase spends nothing: one input whose outpoint is all zeros with index 0xffffffff.
     public var isCoinbase: Bool {
@@ -52,6 +55,19 @@ public struct BitcoinBlock: ChainBlock, Sendable {
     public let bits: UInt32
     public let nonce: UInt32
     public let transactions: [BitcoinTransaction]
+    /// Litecoin: the block carries an MWEB extension block after its transactions (skipped:
+    /// MWEB outputs are not scanned).
+    public var hasMWEB = false
+}
+
+/// What a chain's serialization allows beyond Bitcoin's.
+public struct BitcoinDialect: Sendable, Equatable {
+    /// Litecoin's MWEB (LIP-0002/0003): transaction flag 0x08 with its mweb_tx_present byte,
+    /// the HogEx, and the extension block after a block's transactions.
+    public var mweb = false
+
+    public static let bitcoin = BitcoinDialect()
+    public static let litecoin = BitcoinDialect(mweb: true)
 }
 
 public enum Bitcoin {
@@ -95,7 +111,7 @@ public enum Bitcoin {
 
     /// Parses a whole block (`getblock HASH 0`'s bytes) and checks it: every byte used, the
     /// merkle root, the witness commitment. `what` names it in errors ("block 702861").
-    public static func parseBlock(_ bytes: [UInt8], what: String) throws(ScanError) -> BitcoinBlock {
+    public static func parseBlock(_ bytes: [UInt8], what: String, dialect: BitcoinDialect = .bitcoin) throws(ScanError) -> BitcoinBlock {
         guard bytes.count <= maxBlockSize else { throw .malformed(what: what, reason: "\(bytes.count) bytes, more than a block may have") }
         var reader = ByteReader(bytes, what: what)
         guard bytes.count >= 80 else { throw .truncated(what: what, offset: bytes.count) }
@@ -111,7 +127,22 @@ public enum Bitcoin {
         var transactions = [BitcoinTransaction]()
         transactions.reserveCapacity(count)
         for index in 0..<count {
-            transactions.append(try reader.transaction(index: index))
+            transactions.append(try reader.transaction(index: index, dialect: dialect, inBlock: true))
+        }
+        var hasMWEB = false
+        if let hogEx = transactions.firstIndex(where: \.isHogEx) {
+            guard hogEx == count - 1, count >= 2 else {
+                throw .malformed(what: what, reason: "transaction \(hogEx) is a HogEx, which must be the last of two or more")
+            }
+            // The extension block follows, behind a presence byte; it is the rest of the block.
+            switch try reader.byte() {
+            case 0: break
+            case 1:
+                guard !reader.isAtEnd else { throw .truncated(what: what, offset: reader.offset) }
+                hasMWEB = true
+                reader.offset = bytes.count
+            case let other: throw .malformed(what: what, reason: "an MWEB presence byte of \(other) after the transactions")
+            }
         }
         guard reader.isAtEnd else { throw .malformed(what: what, reason: "\(bytes.count - reader.offset) bytes after the last transaction") }
         guard transactions[0].isCoinbase else { throw .malformed(what: what, reason: "its first transaction is not a coinbase") }
@@ -124,8 +155,19 @@ public enum Bitcoin {
         }
         guard !mutated else { throw .malformed(what: what, reason: "its transaction list repeats a pair (CVE-2012-2459)") }
         try checkWitnessCommitment(transactions, what: what)
-        return BitcoinBlock(id: id, previousID: previous, merkleRoot: merkle, version: version, time: time, bits: bits, nonce: nonce,
-                            transactions: transactions)
+        var block = BitcoinBlock(id: id, previousID: previous, merkleRoot: merkle, version: version, time: time, bits: bits, nonce: nonce,
+                                 transactions: transactions)
+        block.hasMWEB = hasMWEB
+        return block
+    }
+
+    /// One transaction alone (a mempool's): every byte used. A Litecoin transaction's MWEB
+    /// part is skipped; one with nothing else (MWEB to MWEB) has no inputs or outputs here.
+    public static func parseTransaction(_ bytes: [UInt8], what: String, dialect: BitcoinDialect = .bitcoin) throws(ScanError) -> BitcoinTransaction {
+        var reader = ByteReader(bytes, what: what)
+        let tx = try reader.transaction(index: 0, dialect: dialect, inBlock: false, named: what)
+        guard reader.isAtEnd else { throw .malformed(what: what, reason: "\(bytes.count - reader.offset) bytes after the transaction") }
+        return tx
     }
 
     /// BIP141: with any witness in the block, the coinbase commits to the witness merkle root
@@ -196,23 +238,27 @@ extension ByteReader {
     }
 
     /// One transaction; its txid hashes the stripped serialization (version, inputs, outputs,
-    /// locktime) without copying it, and its wtxid the whole.
-    mutating func transaction(index: Int) throws(ScanError) -> BitcoinTransaction {
+    /// locktime) without copying it, and its wtxid the whole but for an MWEB part. `inBlock`:
+    /// among a block's transactions, where an MWEB part is refused (the extension block holds
+    /// them) and a flag 0x08 without one marks the HogEx; alone, the MWEB part is skipped.
+    mutating func transaction(index: Int, dialect: BitcoinDialect, inBlock: Bool, named: String? = nil) throws(ScanError) -> BitcoinTransaction {
         let start = offset
-        let what = "\(self.what) transaction \(index)"
+        let what = named ?? "\(self.what) transaction \(index)"
         try skip(4)
-        var hasWitness = false
+        var flag: UInt8 = 0
         if offset + 1 < bytes.count, bytes[offset] == 0 {
-            // A segwit marker: no transaction has zero inputs, so 0x00 here is never a count.
-            let flag = bytes[offset + 1]
-            guard flag == 0x01 else { throw .malformed(what: what, reason: "an unknown transaction flag 0x\(Hex.encode([flag]))") }
-            hasWitness = true
+            // A marker: no transaction has zero inputs, so 0x00 here is never a count.
+            flag = bytes[offset + 1]
+            let known: UInt8 = dialect.mweb ? 0x09 : 0x01
+            guard flag != 0, flag & ~known == 0 else { throw .malformed(what: what, reason: "an unknown transaction flag 0x\(Hex.encode([flag]))") }
             offset += 2
         }
+        let hasWitness = flag & 0x01 != 0, hasMWEB = flag & 0x08 != 0
         let bodyStart = offset
         // The smallest input is 41 bytes, the smallest output 9.
         let inputCount = try compactSize(maximum: (bytes.count - offset) / 41)
-        guard inputCount >= 1 else { throw .malformed(what: what, reason: "a transaction without inputs") }
+        // Only an MWEB-to-MWEB transaction, outside blocks, has no canonical input.
+        guard inputCount >= 1 || (hasMWEB && !inBlock) else { throw .malformed(what: what, reason: "a transaction without inputs") }
         var inputs = [BitcoinInput]()
         inputs.reserveCapacity(inputCount)
         var firstScriptSig = [UInt8]()
@@ -248,22 +294,50 @@ extension ByteReader {
             // BIP144: a transaction that says it has witnesses must have one.
             guard any else { throw .malformed(what: what, reason: "a witness flag with no witness data") }
         }
+        let witnessEnd = offset
+        var isHogEx = false
+        if hasMWEB {
+            if try byte() == 0 {
+                // No MWEB part: the HogEx, which pays at least the extension block's own output.
+                guard inBlock, !outputs.isEmpty else { throw .malformed(what: what, reason: "an MWEB flag with neither an MWEB part nor a HogEx's outputs") }
+                isHogEx = true
+            } else {
+                guard !inBlock else { throw .malformed(what: what, reason: "an MWEB part among a block's transactions (the extension block holds them)") }
+                // What follows is the MWEB part, up to the locktime: not scanned.
+                guard bytes.count - offset >= 4 else { throw .truncated(what: what, offset: offset) }
+                offset = bytes.count - 4
+            }
+        }
         try skip(4)  // locktime
         let end = offset
         let (txid, wtxid) = bytes.withUnsafeBytes { all -> ([UInt8], [UInt8]) in
-            let whole = Bitcoin.sha256d(UnsafeRawBufferPointer(rebasing: all[start..<end]))
-            guard hasWitness else { return (whole, whole) }
-            var state = crypto_hash_sha256_state()
-            crypto_hash_sha256_init(&state)
             let base = all.baseAddress!.assumingMemoryBound(to: UInt8.self)
-            crypto_hash_sha256_update(&state, base + start, 4)
-            crypto_hash_sha256_update(&state, base + bodyStart, UInt64(bodyEnd - bodyStart))
-            crypto_hash_sha256_update(&state, base + end - 4, 4)
-            var first = [UInt8](repeating: 0, count: 32)
-            crypto_hash_sha256_final(&state, &first)
-            return (Hash.sha256(first), whole)
+            let witnessMarker: [UInt8] = [0, 1]
+            return witnessMarker.withUnsafeBufferPointer { marker in
+                /// SHA256d over pieces of the serialization, without copying them.
+                func sha256d(_ parts: [(UnsafePointer<UInt8>, Int)]) -> [UInt8] {
+                    var state = crypto_hash_sha256_state()
+                    crypto_hash_sha256_init(&state)
+                    for (from, count) in parts { crypto_hash_sha256_update(&state, from, UInt64(count)) }
+                    var first = [UInt8](repeating: 0, count: 32)
+                    crypto_hash_sha256_final(&state, &first)
+                    return Hash.sha256(first)
+                }
+                let whole = (base + start, end - start)
+                if flag == 0 {
+                    let hash = sha256d([whole])
+                    return (hash, hash)
+                }
+                let txid = sha256d([(base + start, 4), (base + bodyStart, bodyEnd - bodyStart), (base + end - 4, 4)])
+                guard hasWitness else { return (txid, txid) }
+                // The wtxid leaves an MWEB part out, its flag saying witness only (Litecoin's SERIALIZE_NO_MWEB).
+                guard hasMWEB else { return (txid, sha256d([whole])) }
+                return (txid, sha256d([(base + start, 4), (marker.baseAddress!, 2), (base + bodyStart, witnessEnd - bodyStart), (base + end - 4, 4)]))
+            }
         }
-        return BitcoinTransaction(id: txid, wtxid: wtxid, inputs: inputs, outputs: outputs, hasWitness: hasWitness,
-                                  firstWitness: firstWitness, firstScriptSig: firstScriptSig)
+        var tx = BitcoinTransaction(id: txid, wtxid: wtxid, inputs: inputs, outputs: outputs, hasWitness: hasWitness,
+                                    firstWitness: firstWitness, firstScriptSig: firstScriptSig)
+        tx.isHogEx = isHogEx
+        return tx
     }
 }

@@ -3,7 +3,7 @@ import WalletCore
 /// BIP44 account discovery with a gap limit, over any notion of "used": derive asks a list of
 /// addresses, a scanner asks whether a script has been paid. Accounts 0, 1, … are walked,
 /// each receive and change chain until `gap` consecutive keys are unused, and the walk ends
-/// at the first account with no used key, as BIP44 says.
+/// after the first account whose receive chain has no used key, as BIP44 says.
 public struct AccountDiscovery: Sendable {
     /// Consecutive unused keys that end a chain (BIP44: 20).
     public let gap: UInt32
@@ -36,11 +36,22 @@ public struct AccountDiscovery: Sendable {
         public let change: ChainUsage
     }
 
+    /// The end (exclusive) of a chain's window once its next unused index is `nextUnused`:
+    /// every used key and the `gap` after the last. A scanner watches this window, and widens
+    /// it as payments arrive.
+    public func windowEnd(nextUnused: UInt32) -> UInt32 {
+        UInt32(min(UInt64(nextUnused) + UInt64(gap), UInt64(DerivationPath.hardened)))
+    }
+
+    /// BIP44: discovery goes on to the next account only when this one's external (receive)
+    /// chain has been used.
+    public static func goesOn(receiveUsed: Bool) -> Bool { receiveUsed }
+
     /// Walks one chain below `parent`; `isUsed(index, key)` asks of each child key. An index
     /// with no valid child key (BIP32's rare case) counts as unused.
     public func walk(_ parent: ExtendedKey, isUsed: (UInt32, Secp256k1.PublicKey) throws -> Bool) rethrows -> ChainUsage {
         var next: UInt32 = 0, used = 0, index: UInt32 = 0
-        while index < next + gap && index < DerivationPath.hardened {
+        while index < windowEnd(nextUnused: next) {
             if let child = try? parent.child(index), try isUsed(index, child.publicKey) {
                 used += 1
                 next = index + 1
@@ -67,6 +78,7 @@ public struct AccountDiscovery: Sendable {
             if usage[0].used == 0 && usage[1].used == 0 { break }
             try found(Account(number: number, path: path, node: account, receive: usage[0], change: usage[1]))
             number += 1
+            guard Self.goesOn(receiveUsed: usage[0].used > 0) else { break }
         }
         return number
     }

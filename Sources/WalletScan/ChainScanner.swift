@@ -48,14 +48,24 @@ public struct AddressEntry: Sendable, Equatable {
 public struct OutputFieldNames: Sendable {
     public let account: String
     public let addressIndex: String
-    public let spendTag: String
+    /// nil: not shown (Bitcoin's is the outpoint, which txid and vout already say).
+    public let spendTag: String?
     public let memo: String
+    /// An output's index in its transaction, and its amount.
+    public let index: String
+    public let amount: String
+    /// The spending input's index in spent records; nil: not shown.
+    public let input: String?
 
-    public init(account: String, addressIndex: String, spendTag: String, memo: String) {
+    public init(account: String, addressIndex: String, spendTag: String?, memo: String,
+                index: String = "index", amount: String = "amount", input: String? = nil) {
         self.account = account
         self.addressIndex = addressIndex
         self.spendTag = spendTag
         self.memo = memo
+        self.index = index
+        self.amount = amount
+        self.input = input
     }
 }
 
@@ -110,6 +120,16 @@ public protocol ChainScanner: Sendable {
     /// for a chain with several (`ReceivedOutput.index` must be unique within a transaction,
     /// so a chain may fold the pool into it); nil for a chain with one.
     static func pool(ofIndex index: Int) -> (name: String, index: Int)?
+    /// A transaction id as the chain's tools show it (Bitcoin: byte-reversed); by default its hex.
+    static func transactionID(_ id: [UInt8]) -> String
+    /// Record fields naming where an output was paid (`addressIndex` nil: the account alone,
+    /// in balances); by default the account and address index under `fieldNames`.
+    func placeFields(account: UInt32, addressIndex: UInt32?) -> [(key: String, value: JSONValue)]
+    /// Record fields an output adds for its chain; by default its unlock time, when it has one.
+    static func outputFields(_ output: ReceivedOutput) -> [(key: String, value: JSONValue)]
+    /// A balance's sums in the chain's words (`pending`: the mempool's part of `total`); by
+    /// default total and unlocked.
+    static func sumFields(total: UInt64, unlocked: UInt64, pending: UInt64) -> [(key: String, value: JSONValue)]
 }
 
 extension ChainScanner {
@@ -117,4 +137,18 @@ extension ChainScanner {
     public static func memoFields(_ memo: [UInt8]) -> [(key: String, value: String)] { [(fieldNames.memo, Hex.encode(memo))] }
     public var balancePools: [String]? { nil }
     public static func pool(ofIndex index: Int) -> (name: String, index: Int)? { nil }
+
+    public static func transactionID(_ id: [UInt8]) -> String { Hex.encode(id) }
+
+    public func placeFields(account: UInt32, addressIndex: UInt32?) -> [(key: String, value: JSONValue)] {
+        [(Self.fieldNames.account, .number(String(account)))] + (addressIndex.map { [(Self.fieldNames.addressIndex, .number(String($0)))] } ?? [])
+    }
+
+    public static func outputFields(_ output: ReceivedOutput) -> [(key: String, value: JSONValue)] {
+        output.unlockTime == 0 ? [] : [("unlock_time", .string(String(output.unlockTime)))]
+    }
+
+    public static func sumFields(total: UInt64, unlocked: UInt64, pending: UInt64) -> [(key: String, value: JSONValue)] {
+        [("total", .string(String(total))), ("unlocked", .string(String(unlocked)))]
+    }
 }

@@ -150,6 +150,8 @@ public struct SpentOutput: Sendable, Equatable {
     public let amount: UInt64
     public let account: UInt32
     public let addressIndex: UInt32
+    /// Which of the spending transaction's inputs (its place among the transaction's spend tags).
+    public var input = 0
 }
 
 public struct Balance: Sendable, Equatable {
@@ -157,6 +159,9 @@ public struct Balance: Sendable, Equatable {
     public let total: UInt64
     public let unlocked: UInt64
     public let perAccount: [UInt32: (total: UInt64, unlocked: UInt64)]
+    /// What the mempool pays the wallet (counted in `total`), and per account.
+    public var pending: UInt64 = 0
+    public var pendingPerAccount: [UInt32: UInt64] = [:]
     /// Per value pool, for a chain with several (`ChainScanner.pool(ofIndex:)`); empty otherwise.
     public var perPool: [String: (total: UInt64, unlocked: UInt64)] = [:]
     /// False for a view-only wallet: spends cannot be seen, so the totals are an upper bound.
@@ -174,6 +179,7 @@ public struct Balance: Sendable, Equatable {
 
     public static func == (a: Balance, b: Balance) -> Bool {
         a.height == b.height && a.total == b.total && a.unlocked == b.unlocked && a.spendsKnown == b.spendsKnown
+            && a.pending == b.pending && a.pendingPerAccount == b.pendingPerAccount
             && a.perAccount.keys == b.perAccount.keys
             && a.perAccount.allSatisfy { b.perAccount[$0.key]!.total == $0.value.total && b.perAccount[$0.key]!.unlocked == $0.value.unlocked }
             && a.perPool.keys == b.perPool.keys

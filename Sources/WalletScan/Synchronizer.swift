@@ -202,7 +202,9 @@ public final class Synchronizer<Chain: ChainScanner> {
                 if let parentTally = try slot.state.blockTally(height - 1), let why = block.contradiction(parentTally: parentTally) {
                     throw blamed(ScanError.malformed(what: "block \(height)", reason: why))
                 }
-                if try store(block, height: height, found: found[i]!.get(), slot: slot, into: &events) {
+                let (outputs, grew) = try widened(block, found: found[i]!.get(), slot: slot)
+                try store(block, height: height, found: outputs, slot: slot, into: &events)
+                if grew {
                     // The address table grew: scan the rest of the batch again with it.
                     let scanner = slot.scanner
                     for j in (i + 1)..<blocks.count {
@@ -249,20 +251,35 @@ public final class Synchronizer<Chain: ChainScanner> {
         return slot.birthday - 1
     }
 
-    /// Stores a block: its hash, the spends of owned outputs, the outputs found; their events
-    /// go to `events`. Returns whether the address table grew.
+    /// A block's outputs once the address table has grown to take them all in: an output
+    /// that widens the window (a gap limit, a lookahead) may be followed, or preceded, in the
+    /// same block by a payment to an address only the wider window holds, so the block is
+    /// scanned again until the table stops growing. Returns whether it grew.
+    private func widened(_ block: Chain.Block, found: [[ReceivedOutput]], slot: Slot) throws -> (outputs: [[ReceivedOutput]], grew: Bool) {
+        var outputs = found, grew = false
+        while true {
+            var grewNow = false
+            for output in outputs.joined() where try slot.scanner.noteStored(output) { grewNow = true }
+            guard grewNow else { return (outputs, grew) }
+            grew = true
+            outputs = try slot.scanner.scan(block.transactions)
+        }
+    }
+
+    /// Stores a block: its hash, the spends of owned outputs, the outputs found (the address
+    /// table already holds them all); their events go to `events`.
     private func store(_ block: Chain.Block, height: Int, found: [[ReceivedOutput]], slot: Slot,
-                       into events: inout [(height: Int, event: ScanEvent)]) throws -> Bool {
+                       into events: inout [(height: Int, event: ScanEvent)]) throws {
         try slot.state.addBlock(height, hash: block.id, tally: block.tally)
-        var grew = false
         for (tx, outputs) in zip(block.transactions, found) {
             var spendsOurs = false
             if slot.scanner.spendsKnown {
-                for tag in tx.spendTags where slot.unspentTags.contains(tag) {
+                for (input, tag) in tx.spendTags.enumerated() where slot.unspentTags.contains(tag) {
                     guard let o = try slot.state.markSpent(spendTag: tag, height: height, txID: tx.id) else { continue }
                     slot.unspentTags.remove(tag)
-                    let spent = SpentOutput(height: height, spendingTxID: tx.id, spendTag: tag, outputTxID: o.txID, outputIndex: o.index,
+                    var spent = SpentOutput(height: height, spendingTxID: tx.id, spendTag: tag, outputTxID: o.txID, outputIndex: o.index,
                                             amount: o.amount, account: o.account, addressIndex: o.addressIndex)
+                    spent.input = input
                     events.append((height, .spent(spent, confirmations: 0)))
                     spendsOurs = true
                 }
@@ -280,10 +297,8 @@ public final class Synchronizer<Chain: ChainScanner> {
                 try slot.state.addOutput(o)
                 if let tag = o.spendTag { slot.unspentTags.insert(tag) }
                 events.append((height, .received(o, confirmations: 0)))
-                if try slot.scanner.noteStored(o) { grew = true }
             }
         }
-        return grew
     }
 
     /// Mempool receipts: all count in the balance; each is reported once, through the outbox.
@@ -324,7 +339,10 @@ public final class Synchronizer<Chain: ChainScanner> {
                 pools[pool] = (sums.total + o.amount, sums.unlocked + (free ? o.amount : 0))
             }
         }
-        return Balance(height: walletHeight, total: total, unlocked: unlocked, perAccount: accounts, perPool: pools, spendsKnown: slot.scanner.spendsKnown)
+        var balance = Balance(height: walletHeight, total: total, unlocked: unlocked, perAccount: accounts, perPool: pools, spendsKnown: slot.scanner.spendsKnown)
+        balance.pending = slot.pendingIncoming.values.reduce(0, +)
+        balance.pendingPerAccount = slot.pendingIncoming
+        return balance
     }
 
     /// One batch being fetched on another thread.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Bitcoin
 import WalletCLI
 import Monero
 import MoneroNode
@@ -18,7 +19,7 @@ struct ScanBlocksCommand: ParsableCommand {
 
     static let configuration = CommandConfiguration(
         commandName: "scan-blocks",
-        abstract: "The wallet synchronizer: finds Monero and Zcash (Sapling) wallets' payments and spends in blocks, resumably.",
+        abstract: "The wallet synchronizer: finds Monero, Zcash, Bitcoin and Litecoin wallets' payments and spends in blocks, resumably.",
         discussion: """
         Writes events as JSON Lines: received, spent, pending (mempool), reorg, and a final
         balance. State (scanned height, outputs, key images, events not yet written) is kept
@@ -29,7 +30,8 @@ struct ScanBlocksCommand: ParsableCommand {
 
         --chain zcash reads lightwalletd's compact blocks (.pb stream or JSON Lines, or live with
         --lightwalletd over gRPC and TLS) and trial-decrypts every Sapling output with the
-        wallet's viewing keys.
+        wallet's viewing keys. --chain bitcoin or litecoin reads raw blocks (JSON Lines of height,
+        hash, hex) and watches each account's scripts up to --gap-limit past the last used one.
 
         Example (cron, every 5 minutes):
           */5 * * * * scan-blocks --wallet shop --keystore-pass-file ~/.pass --blocks /srv/xmr/blocks.jsonl --txs /srv/xmr/txs.jsonl >> payments.jsonl
@@ -39,10 +41,10 @@ struct ScanBlocksCommand: ParsableCommand {
         version: SatchelVersion.string + " (curve kernels: \(CurveBatchPath.inUse.rawValue)"
             + (CurveBatchPath.forcedButUnavailable ? "; SATCHEL_SIMD names a path this CPU lacks" : "") + ")")
 
-    @Option(help: "Chain: monero or zcash (Sapling, from compact blocks).")
+    @Option(help: "Chain: monero, zcash (from compact blocks), bitcoin or litecoin (from raw blocks).")
     var chain: String = "monero"
 
-    @Option(help: "mainnet, testnet or stagenet (regtest chains use mainnet addresses).")
+    @Option(help: "mainnet, testnet or stagenet (Monero's regtest uses mainnet addresses); bitcoin and litecoin: also regtest (and signet).")
     var network: String = "mainnet"
 
     @Option(help: ArgumentHelp("First block height to scan (the wallet's birthday); default: the key-store entry's xmr (zec) birthday.", valueName: "height"))
@@ -106,9 +108,17 @@ struct ScanBlocksCommand: ParsableCommand {
 
     @OptionGroup var keyOptions: KeyOptions
 
+    @OptionGroup var bitcoin: BitcoinScanOptions
+
     func validate() throws {
-        guard ["monero", "zcash"].contains(chain) else { throw ValidationError("--chain must be monero or zcash") }
-        if chain == "zcash" {
+        guard ["monero", "zcash"].contains(chain) || BitcoinScanOptions.chains.contains(chain) else {
+            throw ValidationError("--chain must be monero, zcash, bitcoin or litecoin")
+        }
+        try bitcoin.validate(chain: chain, network: network)
+        if BitcoinScanOptions.chains.contains(chain) {
+            if node != nil || lightwalletd != nil { throw ValidationError("--chain \(chain) reads --blocks FILE") }
+            if txs != nil { throw ValidationError("--txs is Monero's and Zcash's; \(chain) mempool transactions come with --mempool FILE") }
+        } else if chain == "zcash" {
             guard ["mainnet", "main", "testnet", "test"].contains(network) else { throw ValidationError("--network must be mainnet or testnet for zcash") }
             if node != nil { throw ValidationError("--node is monerod's; Zcash compact blocks come from --blocks or --lightwalletd") }
             if lightwalletd != nil && blocks != nil { throw ValidationError("give --blocks or --lightwalletd, not both") }
@@ -162,6 +172,8 @@ struct ScanBlocksCommand: ParsableCommand {
         let pipeline = RecordPipeline(tool: "scan-blocks")
         do {
             if chain == "zcash" { return try runZcash(pipeline) }
+            if chain == "bitcoin" { return try bitcoin.run(BitcoinMainChain.self, network: network, blocks: blocks, scanRun: scanRun, pipeline: pipeline, gather: gather) }
+            if chain == "litecoin" { return try bitcoin.run(LitecoinChain.self, network: network, blocks: blocks, scanRun: scanRun, pipeline: pipeline, gather: gather) }
             let net = MoneroNetwork.all.first { $0.name == network }!
             // Before the keys are read: a Zcash stream names its option, not its key's kind.
             if let blocks, blocks != "-", let first = try ByteStream.firstByte(of: blocks), first != UInt8(ascii: "{") {

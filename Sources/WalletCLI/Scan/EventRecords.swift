@@ -20,19 +20,21 @@ public enum EventRecords {
             if let pool { r["pool"] = .string(pool.name) }
             r[key] = .number(String(pool?.index ?? index))
         }
+        func put(_ fields: [(key: String, value: JSONValue)]) {
+            for (key, value) in fields { r[key] = value }
+        }
         func put(_ o: ReceivedOutput) {
-            r["txid"] = .string(Hex.encode(o.txID))
-            putIndex(o.index, as: "index")
-            r["amount"] = .string(String(o.amount))
-            r[names.account] = .number(String(o.account))
-            r[names.addressIndex] = .number(String(o.addressIndex))
+            r["txid"] = .string(C.transactionID(o.txID))
+            putIndex(o.index, as: names.index)
+            r[names.amount] = .string(String(o.amount))
+            put(addresses.scanner.placeFields(account: o.account, addressIndex: o.addressIndex))
             if let address = addresses.scanner.addressPaid(o) ?? addresses.address(account: o.account, index: o.addressIndex) {
                 r["address"] = .string(address)
             }
             if let memo = o.memo { for (key, value) in C.memoFields(memo) { r[key] = .string(value) } }
-            if let tag = o.spendTag { r[names.spendTag] = .string(Hex.encode(tag)) }
+            if let tag = o.spendTag, let key = names.spendTag { r[key] = .string(Hex.encode(tag)) }
             if let position = o.position { r["position"] = .number(String(position)) }
-            if o.unlockTime != 0 { r["unlock_time"] = .string(String(o.unlockTime)) }
+            put(C.outputFields(o))
             if o.isCoinbase { r["coinbase"] = .bool(true) }
             if o.isChange { r["change"] = .bool(true) }
         }
@@ -49,13 +51,13 @@ public enum EventRecords {
         case .spent(let s, let confirmations):
             head("spent")
             r["height"] = .number(String(s.height))
-            r["txid"] = .string(Hex.encode(s.spendingTxID))
-            r[names.spendTag] = .string(Hex.encode(s.spendTag))
-            r["output_txid"] = .string(Hex.encode(s.outputTxID))
-            putIndex(s.outputIndex, as: "output_index")
-            r["amount"] = .string(String(s.amount))
-            r[names.account] = .number(String(s.account))
-            r[names.addressIndex] = .number(String(s.addressIndex))
+            r["txid"] = .string(C.transactionID(s.spendingTxID))
+            if let key = names.input { r[key] = .number(String(s.input)) }
+            if let key = names.spendTag { r[key] = .string(Hex.encode(s.spendTag)) }
+            r["output_txid"] = .string(C.transactionID(s.outputTxID))
+            putIndex(s.outputIndex, as: "output_" + names.index)
+            r[names.amount] = .string(String(s.amount))
+            put(addresses.scanner.placeFields(account: s.account, addressIndex: s.addressIndex))
             r["confirmations"] = .number(String(confirmations))
         case .reorg(let fork, let outputs, let spends):
             head("reorg")
@@ -65,8 +67,7 @@ public enum EventRecords {
         case .balance(let b):
             head("balance")
             r["height"] = .number(String(b.height))
-            r["total"] = .string(String(b.total))
-            r["unlocked"] = .string(String(b.unlocked))
+            put(C.sumFields(total: b.total, unlocked: b.unlocked, pending: b.pending))
             r["spends_known"] = .bool(b.spendsKnown)
             if !b.perPool.isEmpty {
                 var pools = JSONObject()
@@ -77,8 +78,12 @@ public enum EventRecords {
                 r["pools"] = .object(pools)
             }
             r["accounts"] = .array(b.perAccount.keys.sorted().map { account in
-                .object(JSONObject([names.account: .number(String(account)), "total": .string(String(b.perAccount[account]!.total)),
-                                    "unlocked": .string(String(b.perAccount[account]!.unlocked))]))
+                let sums = b.perAccount[account]!
+                let fields = addresses.scanner.placeFields(account: account, addressIndex: nil)
+                    + C.sumFields(total: sums.total, unlocked: sums.unlocked, pending: b.pendingPerAccount[account] ?? 0)
+                var entry = JSONObject()
+                for (key, value) in fields { entry[key] = value }
+                return .object(entry)
             })
         case .progress:
             break

@@ -1,0 +1,80 @@
+import WalletCore
+import WalletKeys
+
+/// A Bitcoin-family chain, as a type: the engine's chain name and parsing rules are static.
+public protocol BitcoinFamily: Sendable {
+    /// "bitcoin" or "litecoin", in records and state names.
+    static var name: String { get }
+    /// The coin's code in `CoinNetwork` ("btc", "ltc").
+    static var coin: String { get }
+    static var dialect: BitcoinDialect { get }
+    /// The BIP44 purposes a seed is scanned under (86 where the chain has taproot wallets).
+    static var purposes: [UInt32] { get }
+    /// The network magic before each block in blk*.dat files, per network.
+    static func magic(network: String) -> [UInt8]?
+}
+
+public enum BitcoinMainChain: BitcoinFamily {
+    public static let name = "bitcoin"
+    public static let coin = "btc"
+    public static let dialect = BitcoinDialect.bitcoin
+    public static let purposes: [UInt32] = [44, 49, 84, 86]
+    public static func magic(network: String) -> [UInt8]? {
+        ["main": [0xF9, 0xBE, 0xB4, 0xD9], "test": [0x0B, 0x11, 0x09, 0x07], "signet": [0x0A, 0x03, 0xCF, 0x40],
+         "regtest": [0xFA, 0xBF, 0xB5, 0xDA]][network]
+    }
+}
+
+public enum LitecoinChain: BitcoinFamily {
+    public static let name = "litecoin"
+    public static let coin = "ltc"
+    public static let dialect = BitcoinDialect.litecoin
+    public static let purposes: [UInt32] = [44, 49, 84]
+    public static func magic(network: String) -> [UInt8]? {
+        ["main": [0xFB, 0xC0, 0xB6, 0xDB], "test": [0xFD, 0xD2, 0xC8, 0xF1], "regtest": [0xFA, 0xBF, 0xB5, 0xDA]][network]
+    }
+}
+
+/// One network of a Bitcoin-family chain: address prefixes, coin type, blk*.dat magic.
+public struct BitcoinNetwork: Sendable {
+    public let chainName: String
+    public let coin: CoinNetwork
+    public let magic: [UInt8]
+    public let purposes: [UInt32]
+
+    /// `network`: main, test, regtest or signet (mainnet and testnet too).
+    public init<C: BitcoinFamily>(_ chain: C.Type, network given: String) throws(DerivationError) {
+        let network = ["mainnet": "main", "testnet": "test"][given] ?? given
+        guard let coin = CoinNetwork.find(coin: C.coin, network: network), let magic = C.magic(network: network) else {
+            throw .unsupported(CoinNetwork.noNetworkMessage(coin: C.coin, network: given))
+        }
+        (chainName, self.coin, self.magic, purposes) = (C.name, coin, magic, C.purposes.filter { ScriptKind.forPurpose($0).map(coin.scripts.contains) ?? false })
+    }
+
+    /// The scriptPubKey paying `key` in a script kind (P2TR: the BIP86-tweaked output key).
+    public static func script(for key: Secp256k1.PublicKey, kind: ScriptKind) throws -> [UInt8] {
+        switch kind {
+        case .p2pkh: return [0x76, 0xA9, 0x14] + Hash.hash160(key.compressed) + [0x88, 0xAC]
+        case .p2shP2wpkh: return [0xA9, 0x14] + Hash.hash160([0x00, 0x14] + Hash.hash160(key.compressed)) + [0x87]
+        case .p2wpkh: return [0x00, 0x14] + Hash.hash160(key.compressed)
+        case .p2tr: return [0x51, 0x20] + (try key.taprootOutputKey())
+        case .ethereum: throw DerivationError.unsupported("not a Bitcoin script")
+        }
+    }
+
+    /// The address a standard scriptPubKey pays, in this network's encoding; nil for others.
+    public func address(of script: [UInt8]) -> String? {
+        switch script.count {
+        case 25 where script[0] == 0x76 && script[1] == 0xA9 && script[2] == 0x14 && script[23] == 0x88 && script[24] == 0xAC:
+            return Base58.encodeCheck(coin.p2pkhPrefix + script[3..<23])
+        case 23 where script[0] == 0xA9 && script[1] == 0x14 && script[22] == 0x87:
+            return Base58.encodeCheck(coin.p2shPrefix + script[2..<22])
+        case 22 where script[0] == 0x00 && script[1] == 0x14, 34 where script[0] == 0x00 && script[1] == 0x20:
+            return coin.bech32HRP.map { SegwitAddress.encode(hrp: $0, version: 0, program: Array(script[2...])) }
+        case 34 where script[0] == 0x51 && script[1] == 0x20:
+            return coin.bech32HRP.map { SegwitAddress.encode(hrp: $0, version: 1, program: Array(script[2...])) }
+        default:
+            return nil
+        }
+    }
+}

@@ -1,0 +1,113 @@
+import Foundation
+import WalletCore
+import WalletScan
+
+/// Raw blocks as JSON Lines, in height order: {"height","hash","hex"} with an optional "prev"
+/// (what `getblock HASH 0` returns, with its height and hash beside it), plain or zstd; "-"
+/// is stdin. Mempool transactions come from another file of {"txid","hex"} records.
+public final class BitcoinRecordSource: BlockSource, @unchecked Sendable {  // every use holds `lock`
+    private let lock = NSLock()
+    private let path: String
+    private let mempoolPath: String?
+    private var lines: LineStream
+    private var nextHeight: Int?
+    private var firstHeight: Int?
+    private var held: BlockData?
+
+    public init(path: String, mempoolPath: String?) throws {
+        self.path = path
+        self.mempoolPath = mempoolPath
+        lines = try LineStream(path: path)
+    }
+
+    public func chainHeight() throws -> Int? { nil }
+
+    public func blocks(from height: Int, count: Int) throws -> [BlockData] {
+        lock.lock()
+        defer { lock.unlock() }
+        if let next = nextHeight, height < next - (held == nil ? 0 : 1) {
+            guard path != "-" else {
+                throw ScanError.unsupported("cannot go back in the chain read from stdin (a reorg against the stored chain): give --blocks a file")
+            }
+            lines = try LineStream(path: path)
+            (nextHeight, held) = (nil, nil)
+        }
+        var out = [BlockData]()
+        while out.count < count {
+            let block: BlockData
+            if let kept = held {
+                block = kept
+                held = nil
+            } else {
+                guard let read = try nextRecord() else { break }
+                block = read
+            }
+            if firstHeight == nil {
+                firstHeight = block.height
+                guard block.height <= height else { throw ScanError.unsupported("\(lines.name) starts at block \(block.height), after the birthday \(height)") }
+            }
+            if block.height < height { continue }
+            guard block.height == height + out.count else { held = block; break }
+            out.append(block)
+        }
+        return out
+    }
+
+    /// The next block record, checked for order and form; the hex is decoded, not parsed.
+    private func nextRecord() throws -> BlockData? {
+        guard let (number, line) = try lines.next() else { return nil }
+        let what = "\(lines.name) line \(number)"
+        let record = try BitcoinRecords.object(line, what: what)
+        guard case .number(let text)? = record["height"], let height = Int(text), (0...BlockData.maxHeight).contains(height) else {
+            throw ScanError.malformed(what: what, reason: "a block record needs a height (a whole number), a hash and the hex")
+        }
+        if let expected = nextHeight, height != expected {
+            throw ScanError.malformed(what: what, reason: "block \(height) out of order (expected \(expected))")
+        }
+        nextHeight = height + 1
+        let hash = try BitcoinRecords.hash(record, "hash", what: what)
+        guard case .string(let hex)? = record["hex"] else { throw ScanError.malformed(what: what, reason: "a block record needs its raw block as \"hex\"") }
+        let blob: [UInt8]
+        do { blob = try Hex.decode(hex) } catch { throw ScanError.malformed(what: "block \(height)", reason: error.message) }
+        if let prev = try BitcoinRecords.hash(record, "prev", what: what), blob.count >= 36, Array(blob[4..<36]) != prev {
+            throw ScanError.malformed(what: "block \(height)", reason: "its header's parent is not the record's \"prev\"")
+        }
+        return BlockData(height: height, blob: blob, transactions: [], claimedID: hash)
+    }
+
+    public func mempool() throws -> [[UInt8]] {
+        try mempoolPath.map(BitcoinRecords.mempool) ?? []
+    }
+}
+
+/// The record forms Bitcoin sources share.
+public enum BitcoinRecords {
+    static func object(_ line: [UInt8], what: String) throws -> JSONObject {
+        do { return try JSONParser.parseObject(line) } catch {
+            throw ScanError.malformed(what: what, reason: "not a JSON object (\(error.reason) at byte \(error.offset))")
+        }
+    }
+
+    /// A displayed (byte-reversed) 32-byte hash field, in internal order; nil when absent.
+    static func hash(_ record: JSONObject, _ key: String, what: String) throws -> [UInt8]? {
+        guard let value = record[key] else { return nil }
+        guard case .string(let text) = value, text.count == 64, let bytes = try? Bitcoin.internalBytes(ofDisplayed: text) else {
+            throw ScanError.malformed(what: what, reason: "\"\(key)\" must be a 64-digit hex hash")
+        }
+        return bytes
+    }
+
+    /// A mempool file's transactions: {"txid","hex"} records (the txid is the node's word for
+    /// it, and not checked: an MWEB transaction's is not a hash of these bytes).
+    public static func mempool(_ path: String) throws -> [[UInt8]] {
+        let lines = try LineStream(path: path)
+        var out = [[UInt8]]()
+        while let (number, line) = try lines.next() {
+            let what = "\(lines.name) line \(number)"
+            let record = try object(line, what: what)
+            guard case .string(let hex)? = record["hex"] else { throw ScanError.malformed(what: what, reason: "a mempool record needs the raw transaction as \"hex\"") }
+            do { out.append(try Hex.decode(hex)) } catch { throw ScanError.malformed(what: what, reason: error.message) }
+        }
+        return out
+    }
+}

@@ -1,0 +1,221 @@
+import Foundation
+import SatchelTestSupport
+import XCTest
+
+/// A real litecoind (Debian's 0.21) in regtest on 127.0.0.1, past MWEB activation. A seed's
+/// accounts (BIP44, 49, 84, and a second BIP84 account) are paid — across a gap, twice in one
+/// block with the later index first, by a coinbase, and from the mempool — and spend within one
+/// block; then the chain is reorganised. scan-blocks over the node's raw blocks must agree
+/// with a watch-only wallet of the node that holds the same descriptors (importmulti):
+/// listunspent and getbalances. Every process is stopped at the end.
+final class LitecoinLiveNodeTests: XCTestCase {
+    static let phrase = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
+    var dir = ""
+    var node: Process?
+    var port = 0
+
+    override func setUpWithError() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/litecoind") else {
+            throw XCTSkip("litecoind is not installed (scripts/install-deps.sh --test installs Debian's litecoind)")
+        }
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-ltc-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir + "/node", withIntermediateDirectories: true)
+        port = 30_000 + Int.random(in: 0..<9_000)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/litecoind")
+        p.arguments = ["-regtest", "-datadir=\(dir)/node", "-rpcport=\(port)", "-rpcbind=127.0.0.1", "-rpcallowip=127.0.0.1", "-listen=0",
+                       "-rest", "-fallbackfee=0.0001", "-printtoconsole=0", "-discover=0", "-dnsseed=0"]
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        node = p
+        let deadline = Date().addingTimeInterval(60)
+        while (try? cli("getblockcount")) == nil {
+            guard Date() < deadline, p.isRunning else { throw XCTSkip("litecoind did not start") }
+            Thread.sleep(forTimeInterval: 0.3)
+        }
+    }
+
+    override func tearDownWithError() throws {
+        if let node, node.isRunning {
+            _ = try? cli("stop")
+            let deadline = Date().addingTimeInterval(30)
+            while node.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.2) }
+            if node.isRunning { node.terminate() }
+            node.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(atPath: dir)
+    }
+
+    /// litecoin-cli against the test's node; its answer, trimmed. Throws on a non-zero exit.
+    @discardableResult
+    func cli(_ args: String..., wallet: String? = nil) throws -> String { try run(args, wallet: wallet) }
+
+    private func run(_ args: [String], wallet: String?) throws -> String {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/litecoin-cli")
+        p.arguments = ["-regtest", "-datadir=\(dir)/node", "-rpcport=\(port)"] + (wallet.map { ["-rpcwallet=\($0)"] } ?? []) + args
+        let out = Pipe(), err = Pipe()
+        (p.standardOutput, p.standardError) = (out, err)
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        let problem = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        guard p.terminationStatus == 0 else { throw NSError(domain: "litecoin-cli", code: Int(p.terminationStatus), userInfo: [NSLocalizedDescriptionKey: "\(args): \(problem)"]) }
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    func json(_ args: String..., wallet: String? = nil) throws -> Any {
+        try JSONSerialization.jsonObject(with: Data(try run(args, wallet: wallet).utf8), options: [.fragmentsAllowed])
+    }
+
+    private func derive(_ command: String) throws -> [[String: Any]] {
+        let r = try Shell.run("derive \(command) --coin ltc --network regtest", stdin: Data(#"{"mnemonic":"\#(Self.phrase)"}"#.utf8))
+        XCTAssertEqual(r.status, 0, r.stderr)
+        return r.records
+    }
+
+    private func address(purpose: Int, account: Int = 0, change: Int = 0, index: Int) throws -> String {
+        try derive("addresses --purpose \(purpose) --account \(account) --change \(change) --index \(index) --count 1")[0]["address"] as! String
+    }
+
+    private func mine(_ n: Int, to address: String) throws { try cli("generatetoaddress", String(n), address) }
+
+    /// The chain as JSON Lines of raw blocks, and the mempool's transactions.
+    private func export() throws {
+        let tip = Int(try cli("getblockcount"))!
+        var lines = ""
+        for height in 0...tip {
+            let hash = try cli("getblockhash", String(height))
+            lines += #"{"height":\#(height),"hash":"\#(hash)","hex":"\#(try cli("getblock", hash, "0"))"}"# + "\n"
+        }
+        try lines.write(toFile: dir + "/blocks.jsonl", atomically: true, encoding: .utf8)
+        var pool = ""
+        for txid in try json("getrawmempool") as! [String] {
+            pool += #"{"txid":"\#(txid)","hex":"\#(try cli("getrawtransaction", txid))"}"# + "\n"
+        }
+        try pool.write(toFile: dir + "/mempool.jsonl", atomically: true, encoding: .utf8)
+    }
+
+    private func scan(state: String, gap: Int = 20) throws -> Shell.Result {
+        let r = try Shell.run("scan-blocks --chain litecoin --network regtest --birthday 0 --state-dir \(dir)/\(state) --gap-limit \(gap)"
+                              + " --blocks \(dir)/blocks.jsonl --mempool \(dir)/mempool.jsonl", stdin: Data(#"{"mnemonic":"\#(Self.phrase)"}"#.utf8))
+        XCTAssertEqual(r.status, 0, r.stderr)
+        return r
+    }
+
+    /// Litoshis of a JSON amount in LTC.
+    private func litoshis(_ value: Any?) -> UInt64 {
+        UInt64(((value as? NSNumber)?.doubleValue ?? -1) * 1e8 + 0.5)
+    }
+
+    /// The scan's unspent confirmed outputs (txid:vout value), from its received and spent events.
+    private func unspent(_ records: [[String: Any]], matureOnly: Bool, tip: Int) -> [String: UInt64] {
+        var out = [String: UInt64]()
+        for r in records where r["type"] as? String == "received" {
+            // listunspent leaves out what cannot be spent yet: coinbases under 101 confirmations, peg-outs under 6.
+            let confirmations = tip - (r["height"] as! Int) + 1
+            if matureOnly, r["coinbase"] as? Bool == true && confirmations < 101 || r["pegout"] as? Bool == true && confirmations < 6 { continue }
+            out["\(r["txid"]!):\(r["vout"]!)"] = UInt64(r["value"] as! String)!
+        }
+        for r in records where r["type"] as? String == "spent" { out["\(r["output_txid"]!):\(r["output_vout"]!)"] = nil }
+        return out
+    }
+
+    private func assertAgrees(_ r: Shell.Result, file: StaticString = #filePath, line: UInt = #line) throws {
+        let tip = Int(try cli("getblockcount"))!
+        let node = try json("listunspent", "1", "9999999", "[]", "true", wallet: "watch") as! [[String: Any]]
+        var expected = [String: UInt64]()
+        for u in node { expected["\(u["txid"]!):\(u["vout"]!)"] = litoshis(u["amount"]) }
+        XCTAssertEqual(unspent(r.records, matureOnly: true, tip: tip), expected, "listunspent", file: file, line: line)
+        let balances = (try json("getbalances", wallet: "watch") as! [String: Any])["watchonly"] as! [String: Any]
+        let balance = r.records.last { $0["type"] as? String == "balance" }
+        XCTAssertEqual(balance?["height"] as? Int, tip + 1, file: file, line: line)
+        XCTAssertEqual(balance?["confirmed"] as? String, String(litoshis(balances["trusted"])), "trusted", file: file, line: line)
+        XCTAssertEqual(balance?["unconfirmed"] as? String, String(litoshis(balances["untrusted_pending"])), "untrusted_pending", file: file, line: line)
+        XCTAssertEqual(balance?["immature"] as? String, String(litoshis(balances["immature"])), "immature", file: file, line: line)
+    }
+
+    func testScanAgreesWithTheNodesWatchOnlyWallet() throws {
+        try cli("createwallet", "miner")
+        try cli("createwallet", "watch", "true")
+        try cli("createwallet", "spender")
+        // The watch-only wallet holds the seed's account descriptors, receive and change, 100 keys each.
+        var requests = [[String: Any]]()
+        for (purpose, account) in [(44, 0), (49, 0), (84, 0), (84, 1)] {
+            let record = try derive("account --purpose \(purpose) --account \(account)")[0]
+            for (key, isChange) in [("descriptor", false), ("change_descriptor", true)] {
+                requests.append(["desc": record[key] as! String, "range": [0, 99], "watchonly": true, "timestamp": 0, "internal": isChange])
+            }
+        }
+        let imported = String(decoding: try JSONSerialization.data(withJSONObject: requests), as: UTF8.self)
+        XCTAssertFalse(try cli("importmulti", imported, wallet: "watch").contains("false"))
+        let miner = try cli("getnewaddress", "", "bech32", wallet: "miner")
+        // MWEB activates at 432, whose block needs a peg-in: from then on every block ends in a HogEx.
+        try mine(431, to: miner)
+        try cli("createwallet", "mweb")
+        try cli("sendtoaddress", try cli("getnewaddress", "", "mweb", wallet: "mweb"), "3", wallet: "miner")
+        try mine(1, to: miner)
+        let send = { (address: String, amount: String) throws in _ = try self.cli("sendtoaddress", address, amount, wallet: "miner") }
+        // Every script kind, and a second BIP84 account (found because account 0's receive chain is used).
+        try send(try address(purpose: 84, index: 0), "1.0")
+        try send(try address(purpose: 44, index: 3), "0.44")
+        try send(try address(purpose: 49, index: 1), "0.49")
+        try send(try address(purpose: 84, account: 1, index: 0), "0.841")
+        try mine(1, to: miner)
+        // One block: index 30 (before index 15 in the block), 15, and 60 (past the window at gap 20).
+        try send(try address(purpose: 84, index: 30), "0.3")
+        try send(try address(purpose: 84, index: 15), "0.15")
+        try send(try address(purpose: 84, index: 60), "0.6")
+        try mine(1, to: miner)
+        // A coinbase to the wallet, immature for 100 more blocks.
+        try mine(1, to: try address(purpose: 84, index: 2))
+        // Spends in one block: 84/0/0/0's output to 84/0/0/5, then that new output on to the miner.
+        for index in [0, 5] {
+            let wif = try derive("addresses --purpose 84 --index \(index) --count 1 --private")[0]["wif"] as! String
+            try cli("importprivkey", wif, "", "false", wallet: "spender")
+        }
+        try cli("rescanblockchain", wallet: "spender")
+        try cli("sendtoaddress", try address(purpose: 84, index: 5), "1.0", "", "", "true", wallet: "spender")
+        let rest = (try json("getbalances", wallet: "spender") as! [String: Any])["mine"] as! [String: Any]
+        let all = String(format: "%.8f", (rest["trusted"] as! NSNumber).doubleValue)
+        try cli("sendtoaddress", miner, all, "", "", "true", wallet: "spender")
+        try mine(1, to: miner)
+        let spendBlock = try cli("getbestblockhash")
+        // A peg-out from the MWEB to the wallet: a HogEx output, immature for 6 blocks.
+        try cli("sendtoaddress", try address(purpose: 84, index: 9), "0.9", wallet: "mweb")
+        try mine(1, to: miner)
+        // Waiting in the mempool: a payment from outside.
+        try send(try address(purpose: 84, index: 7), "0.07")
+        try export()
+
+        // Gap 20: everything but index 60.
+        let narrow = try scan(state: "narrow")
+        let paths = narrow.records.filter { $0["type"] as? String == "received" }.map { $0["path"] as! String }
+        XCTAssertEqual(Set(paths), ["m/84'/1'/0'/0/0", "m/44'/1'/0'/0/3", "m/49'/1'/0'/0/1", "m/84'/1'/1'/0/0", "m/84'/1'/0'/0/30",
+                                    "m/84'/1'/0'/0/15", "m/84'/1'/0'/0/2", "m/84'/1'/0'/0/5", "m/84'/1'/0'/0/9"])
+        XCTAssertEqual(paths.count, 9)
+        XCTAssertEqual(narrow.records.filter { $0["pegout"] as? Bool == true }.map { $0["path"] as? String }, ["m/84'/1'/0'/0/9"])
+        XCTAssertEqual(narrow.records.filter { $0["type"] as? String == "spent" }.count, 2)
+        XCTAssertEqual(narrow.records.filter { $0["type"] as? String == "pending" }.map { $0["path"] as? String }, ["m/84'/1'/0'/0/7"])
+        // Gap 40 sees index 60 too, and agrees with the node's wallet.
+        let wide = try scan(state: "wide", gap: 40)
+        XCTAssertTrue(wide.records.contains { $0["path"] as? String == "m/84'/1'/0'/0/60" })
+        try assertAgrees(wide)
+
+        // A reorg: the spend block is undone, and its transactions mined again in a longer branch.
+        try cli("invalidateblock", spendBlock)
+        // Another coinbase address, so the new blocks differ from the invalidated ones; one
+        // block more than was undone, so the new branch is longer.
+        try mine(3, to: try cli("getnewaddress", "", "bech32", wallet: "miner"))
+        try send(try address(purpose: 84, index: 8), "0.08")
+        try export()
+        let after = try scan(state: "wide", gap: 40)
+        let reorg = after.records.first { $0["type"] as? String == "reorg" }
+        XCTAssertEqual(reorg?["fork_height"] as? Int, Int(try cli("getblockcount"))! - 3)
+        let fresh = try scan(state: "fresh", gap: 40)
+        try assertAgrees(fresh)
+        XCTAssertEqual(after.records.last?["confirmed"] as? String, fresh.records.last?["confirmed"] as? String)
+        XCTAssertEqual(after.records.last?["total"] as? String, fresh.records.last?["total"] as? String)
+    }
+}
