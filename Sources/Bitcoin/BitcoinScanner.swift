@@ -227,7 +227,7 @@ public struct BitcoinScanner<C: BitcoinFamily>: ChainScanner {
         var grew = try widen(code, chain)
         // Discovery: a used receive chain brings the next account into the watch set.
         let number = code & 0x0FFF_FFFF
-        if master != nil, chain == 0, AccountDiscovery.goesOn(receiveUsed: true), number + 1 < discovery.maxAccounts, accounts[code + 1] == nil {
+        if master != nil, AccountDiscovery.goesOn(receiveUsed: chain == 0), number + 1 < discovery.maxAccounts, accounts[code + 1] == nil {
             try watch(code + 1)
             grew = true
         }

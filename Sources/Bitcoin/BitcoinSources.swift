@@ -57,7 +57,7 @@ public final class BitcoinRecordSource: BlockSource, @unchecked Sendable {  // e
     private func nextRecord() throws -> BlockData? {
         guard let (number, line) = try lines.next() else { return nil }
         let what = "\(lines.name) line \(number)"
-        let record = try BitcoinRecords.object(line, what: what)
+        let record = try FileBlockSource.object(line, what: what)
         guard case .number(let text)? = record["height"], let height = Int(text), (0...BlockData.maxHeight).contains(height) else {
             throw ScanError.malformed(what: what, reason: "a block record needs a height (a whole number), a hash and the hex")
         }
@@ -82,12 +82,6 @@ public final class BitcoinRecordSource: BlockSource, @unchecked Sendable {  // e
 
 /// The record forms Bitcoin sources share.
 public enum BitcoinRecords {
-    static func object(_ line: [UInt8], what: String) throws -> JSONObject {
-        do { return try JSONParser.parseObject(line) } catch {
-            throw ScanError.malformed(what: what, reason: "not a JSON object (\(error.reason) at byte \(error.offset))")
-        }
-    }
-
     /// A displayed (byte-reversed) 32-byte hash field, in internal order; nil when absent.
     static func hash(_ record: JSONObject, _ key: String, what: String) throws -> [UInt8]? {
         guard let value = record[key] else { return nil }
@@ -104,7 +98,7 @@ public enum BitcoinRecords {
         var out = [[UInt8]]()
         while let (number, line) = try lines.next() {
             let what = "\(lines.name) line \(number)"
-            let record = try object(line, what: what)
+            let record = try FileBlockSource.object(line, what: what)
             guard case .string(let hex)? = record["hex"] else { throw ScanError.malformed(what: what, reason: "a mempool record needs the raw transaction as \"hex\"") }
             do { out.append(try Hex.decode(hex)) } catch { throw ScanError.malformed(what: what, reason: error.message) }
         }

@@ -57,13 +57,14 @@ public struct AccountDescriptor: Sendable {
         let xpub = steps.removeFirst()
         var key = try ExtendedKey(parsing: xpub)
         guard !key.isPrivate else { throw refuse("a watch-only scan takes an extended public key, not a private one") }
+        var extra = [UInt32]()
         for step in steps.dropLast(2) {
             let index = try DerivationPath.index(step)
             guard index < DerivationPath.hardened else { throw .hardenedFromPublicKey(path: "the step \(step) after the xpub") }
             key = try key.child(index)
+            extra.append(index)
         }
         if let written = origin {
-            let extra = try steps.dropLast(2).map { step throws(DerivationError) in try DerivationPath.index(step) }
             let path = written.path.appending(extra)
             guard path.components.count == Int(key.depth) else {
                 throw refuse("its origin and steps say depth \(path.components.count), the key is at depth \(key.depth)")

@@ -23,11 +23,7 @@ public struct AddressPlan: Sendable {
         if !fromSeed, key.version.testnet != chain.testnet, coin != "eth" {
             throw .unsupported("the extended key is for \(key.version.testnet ? "a test" : "the main") network, not \(coin) \(network)")
         }
-        let implied: ScriptKind? = switch key.version.publicPrefix {
-        case "ypub", "upub": .p2shP2wpkh
-        case "zpub", "vpub": .p2wpkh
-        default: nil
-        }
+        let implied = key.version.impliedScript
         if let requested, let implied, requested != implied {
             throw .unsupported("a \(key.version.publicPrefix) key is for \(implied.rawValue), not \(requested.rawValue)")
         }

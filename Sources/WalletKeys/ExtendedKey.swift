@@ -39,6 +39,16 @@ public struct ExtendedKeyVersion: Sendable, Equatable {
         case (_, true): tpub
         }
     }
+
+    /// The script a SLIP-132 prefix says (ypub/upub P2SH-P2WPKH, zpub/vpub P2WPKH); nil for
+    /// xpub/tpub, which serve P2PKH and P2TR alike.
+    public var impliedScript: ScriptKind? {
+        switch publicPrefix {
+        case "ypub", "upub": .p2shP2wpkh
+        case "zpub", "vpub": .p2wpkh
+        default: nil
+        }
+    }
 }
 
 /// A BIP32 extended key: a private or public key with its chain code and place in the tree.

@@ -194,7 +194,8 @@ public final class FileBlockSource: BlockSource, @unchecked Sendable {  // every
         return nil
     }
 
-    private static func object(_ line: [UInt8], what: String) throws -> JSONObject {
+    /// One JSON Lines record, or the error naming its line.
+    package static func object(_ line: [UInt8], what: String) throws -> JSONObject {
         do { return try JSONParser.parseObject(line) } catch {
             throw ScanError.malformed(what: what, reason: "not a JSON object (\(error.reason) at byte \(error.offset))")
         }

@@ -53,11 +53,7 @@ public struct BitcoinWalletReader<C: BitcoinFamily>: ScanWalletReader {
     /// A seed's master key (discovery), or one account's key.
     func scanner(_ key: ExtendedKey, origin: DerivationPath?, fromSeed: Bool, purpose: UInt32?) throws -> BitcoinScanner<C> {
         if fromSeed { return BitcoinScanner(master: key, network: network, coinType: coinType, discovery: discovery) }
-        let implied: ScriptKind? = switch key.version.publicPrefix {
-        case "ypub", "upub": .p2shP2wpkh
-        case "zpub", "vpub": .p2wpkh
-        default: nil
-        }
+        let implied = key.version.impliedScript
         let asked = try purpose.map { number throws(DerivationError) -> ScriptKind in
             guard let kind = ScriptKind.forPurpose(number) else { throw .unsupported("purpose \(number) is not 44, 49, 84 or 86") }
             return kind
