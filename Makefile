@@ -70,11 +70,13 @@ bench:
 	swift build -c release --product scan-blocks
 	swift build -c release --product monero-bench
 	swift build -c release --product zcash-bench
+	swift build -c release --product bitcoin-bench
 	python3 bench/run.py --bin "$$(swift build -c release --show-bin-path)"
 	python3 bench/monero_bulk.py --bin "$$(swift build -c release --show-bin-path)"
 	python3 bench/zcash_keys.py --bin "$$(swift build -c release --show-bin-path)"
 	python3 bench/zcash_scan.py --bin "$$(swift build -c release --show-bin-path)"
 	python3 bench/zcash_orchard.py --bin "$$(swift build -c release --show-bin-path)"
+	python3 bench/bitcoin_scan.py --bin "$$(swift build -c release --show-bin-path)"
 
 install: deps
 	@set -e; \

@@ -49,14 +49,16 @@ let package = Package(
         .target(name: "WalletKeys", dependencies: ["WalletCore"]),
         .target(name: "WalletScan", dependencies: ["CSQLite", "CZstd", "WalletCore"]),
         .target(name: "Monero", dependencies: ["CSodium", "WalletScan", "WalletKeys", "WalletCore"]),
-        // The only Monero code that opens sockets: monerod's RPC over SwiftNIO's HTTP/1.1 (not
-        // URLSession, whose libcurl keeps the tools from linking statically), scan-blocks' alone.
-        .target(name: "MoneroNode", dependencies: [
-            "Monero", "WalletScan", "WalletCore",
+        // HTTP/1.1 to a node over SwiftNIO (not URLSession, whose libcurl keeps the tools from
+        // linking statically): one deadline per call, capped answers. scan-blocks' alone.
+        .target(name: "NodeHTTP", dependencies: [
+            "WalletCore",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
         ]),
+        // The only Monero code that opens sockets: monerod's RPC.
+        .target(name: "MoneroNode", dependencies: ["Monero", "NodeHTTP", "WalletScan", "WalletCore"]),
         // Field arithmetic unoptimized is 30× slower: the tests' trial decryptions need -O in debug too.
         .target(name: "Zcash", dependencies: ["CBlake2", "CCurveBatch", "COpenSSL", "CSodium", "WalletKeys", "WalletScan", "WalletCore",
                                               .product(name: "SwiftProtobuf", package: "swift-protobuf")],
@@ -71,7 +73,9 @@ let package = Package(
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
         ]),
         // Bitcoin-family chains (Bitcoin, Litecoin with MWEB): raw blocks, watch sets of scripts, block sources.
-        .target(name: "Bitcoin", dependencies: ["CSodium", "WalletScan", "WalletKeys", "WalletCore"]),
+        .target(name: "Bitcoin", dependencies: ["COpenSSL", "WalletScan", "WalletKeys", "WalletCore"]),
+        // The only Bitcoin code that opens sockets: bitcoind's (litecoind's) JSON-RPC and REST.
+        .target(name: "BitcoinNode", dependencies: ["Bitcoin", "NodeHTTP", "WalletScan", "WalletCore"]),
         .target(name: "WalletKeyStore", dependencies: ["CSodium", "WalletCore"]),
         .target(name: "WalletCard", dependencies: ["COpenSSL", "CSodium", "CPCSCLite", "WalletCore"]),
         .target(name: "WalletCardCLI", dependencies: [
@@ -100,7 +104,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "scan-blocks", dependencies: [
-            "WalletCLI", "WalletScan", "Bitcoin", "Monero", "MoneroNode", "Zcash", "ZcashLightwalletd", "WalletKeys", "WalletCore",
+            "WalletCLI", "WalletScan", "Bitcoin", "BitcoinNode", "Monero", "MoneroNode", "Zcash", "ZcashLightwalletd", "WalletKeys", "WalletCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "card-info", dependencies: [
@@ -111,6 +115,7 @@ let package = Package(
         .target(name: "BenchSupport", path: "Benchmarks/BenchSupport"),
         .executableTarget(name: "monero-bench", dependencies: ["BenchSupport", "Monero", "WalletScan", "WalletCore", "CSodium"], path: "Benchmarks/monero-bench"),
         .executableTarget(name: "zcash-bench", dependencies: ["BenchSupport", "Zcash", "CCurveBatch", "WalletCore", "CSodium"], path: "Benchmarks/zcash-bench"),
+        .executableTarget(name: "bitcoin-bench", dependencies: ["BenchSupport", "Bitcoin", "COpenSSL", "WalletScan", "WalletCore"], path: "Benchmarks/bitcoin-bench"),
         .executableTarget(name: "satchel-bench", dependencies: ["BenchSupport", "WalletKeys", "WalletCore"], path: "Benchmarks/satchel-bench"),
 
         .target(name: "SatchelTestSupport", path: "Tests/SatchelTestSupport"),
@@ -122,7 +127,7 @@ let package = Package(
         .testTarget(name: "ZcashTests", dependencies: ["Zcash", "CCurveBatch", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "BitcoinTests", dependencies: ["Bitcoin", "WalletScan", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "ZcashLightwalletdTests", dependencies: ["ZcashLightwalletd", "WalletCore"]),
-        .testTarget(name: "MoneroNodeTests", dependencies: ["MoneroNode", "WalletScan", "WalletCore", "SatchelTestSupport"]),
+        .testTarget(name: "MoneroNodeTests", dependencies: ["MoneroNode", "NodeHTTP", "WalletScan", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "WalletCardTests", dependencies: ["WalletCard", "WalletCardCLI", "KeycardSimulator", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "WalletCLITests", dependencies: ["WalletCLI", "WalletKeys", "WalletQR", "WalletCore"]),
         .testTarget(name: "EndToEndTests", dependencies: ["SatchelTestSupport"]),

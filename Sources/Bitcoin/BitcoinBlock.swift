@@ -1,20 +1,32 @@
-import CSodium
 import WalletCore
 import WalletScan
 
 /// A transaction input: the output it spends (txid in internal byte order, vout).
 public struct BitcoinInput: Sendable, Equatable {
-    public let previousTxID: [UInt8]
-    public let previousIndex: UInt32
+    /// The outpoint, txid ‖ vout (little-endian), as the block has it: a slice, not a copy.
+    public let outpointBytes: ArraySlice<UInt8>
 
-    /// The outpoint as the engine's spend tag: txid ‖ vout (little-endian), 36 bytes.
-    public var outpoint: [UInt8] { Bitcoin.outpoint(previousTxID, previousIndex) }
+    public var previousTxID: [UInt8] { Array(outpointBytes.prefix(32)) }
+    public var previousIndex: UInt32 {
+        outpointBytes.suffix(4).reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+    }
+
+    /// The outpoint as the engine's spend tag: 36 bytes.
+    public var outpoint: [UInt8] { Array(outpointBytes) }
 }
 
 /// A transaction output: its value in satoshis and its scriptPubKey.
 public struct BitcoinOutput: Sendable, Equatable {
     public let value: UInt64
-    public let script: [UInt8]
+    /// The scriptPubKey as the block has it: a slice, not a copy.
+    public let scriptBytes: ArraySlice<UInt8>
+
+    public var script: [UInt8] { Array(scriptBytes) }
+
+    public init(value: UInt64, script: [UInt8]) { (self.value, scriptBytes) = (value, script[...]) }
+    init(value: UInt64, scriptBytes: ArraySlice<UInt8>) { (self.value, self.scriptBytes) = (value, scriptBytes) }
+
+    public static func == (lhs: BitcoinOutput, rhs: BitcoinOutput) -> Bool { lhs.value == rhs.value && lhs.scriptBytes == rhs.scriptBytes }
 }
 
 /// A transaction, parsed: ids in internal byte order (display order is reversed).
@@ -36,7 +48,7 @@ public struct BitcoinTransaction: ChainTransaction, Sendable {
 
     /// A coinbase spends nothing: one input whose outpoint is all zeros with index 0xffffffff.
     public var isCoinbase: Bool {
-        inputs.count == 1 && inputs[0].previousIndex == 0xFFFF_FFFF && inputs[0].previousTxID.allSatisfy { $0 == 0 }
+        inputs.count == 1 && inputs[0].previousIndex == 0xFFFF_FFFF && inputs[0].outpointBytes.prefix(32).allSatisfy { $0 == 0 }
     }
 
     /// The outpoints its inputs spend (none for a coinbase).
@@ -83,7 +95,7 @@ public enum Bitcoin {
     public static func internalBytes(ofDisplayed hex: String) throws -> [UInt8] { Array(try Hex.decode(hex).reversed()) }
 
     /// SHA256(SHA256(bytes)).
-    public static func sha256d(_ bytes: UnsafeRawBufferPointer) -> [UInt8] { Hash.sha256(Hash.sha256(bytes)) }
+    public static func sha256d(_ bytes: UnsafeRawBufferPointer) -> [UInt8] { DoubleSHA256.hash(bytes) }
 
     public static func sha256d(_ bytes: [UInt8]) -> [UInt8] { bytes.withUnsafeBytes { sha256d($0) } }
 
@@ -99,7 +111,10 @@ public enum Bitcoin {
             for i in stride(from: 0, to: level.count, by: 2) {
                 let right = i + 1 < level.count ? level[i + 1] : level[i]
                 if i + 1 < level.count, level[i] == level[i + 1] { mutated = true }
-                next.append(sha256d(level[i] + right))
+                var h = DoubleSHA256()
+                level[i].withUnsafeBytes { h.update($0) }
+                right.withUnsafeBytes { h.update($0) }
+                next.append(h.finish())
             }
             level = next
         }
@@ -159,6 +174,18 @@ public enum Bitcoin {
                                  transactions: transactions)
         block.hasMWEB = hasMWEB
         return block
+    }
+
+    /// Where each transaction of a block lies (for the benchmark's reference: hashing them).
+    package static func transactionRanges(_ bytes: [UInt8], dialect: BitcoinDialect = .bitcoin) throws(ScanError) -> [Range<Int>] {
+        var reader = ByteReader(bytes, what: "block")
+        try reader.skip(80)
+        let count = try reader.compactSize(maximum: bytes.count / 60)
+        return try (0..<count).map { index throws(ScanError) in
+            let start = reader.offset
+            _ = try reader.transaction(index: index, dialect: dialect, inBlock: true)
+            return start..<reader.offset
+        }
     }
 
     /// One transaction alone (a mempool's): every byte used. A Litecoin transaction's MWEB
@@ -243,14 +270,16 @@ extension ByteReader {
     /// them) and a flag 0x08 without one marks the HogEx; alone, the MWEB part is skipped.
     mutating func transaction(index: Int, dialect: BitcoinDialect, inBlock: Bool, named: String? = nil) throws(ScanError) -> BitcoinTransaction {
         let start = offset
-        let what = named ?? "\(self.what) transaction \(index)"
+        let blockWhat = self.what
+        /// The transaction's name, for errors only: made when one is thrown.
+        func what() -> String { named ?? "\(blockWhat) transaction \(index)" }
         try skip(4)
         var flag: UInt8 = 0
         if offset + 1 < bytes.count, bytes[offset] == 0 {
             // A marker: no transaction has zero inputs, so 0x00 here is never a count.
             flag = bytes[offset + 1]
             let known: UInt8 = dialect.mweb ? 0x09 : 0x01
-            guard flag != 0, flag & ~known == 0 else { throw .malformed(what: what, reason: "an unknown transaction flag 0x\(Hex.encode([flag]))") }
+            guard flag != 0, flag & ~known == 0 else { throw .malformed(what: what(), reason: "an unknown transaction flag 0x\(Hex.encode([flag]))") }
             offset += 2
         }
         let hasWitness = flag & 0x01 != 0, hasMWEB = flag & 0x08 != 0
@@ -258,26 +287,31 @@ extension ByteReader {
         // The smallest input is 41 bytes, the smallest output 9.
         let inputCount = try compactSize(maximum: (bytes.count - offset) / 41)
         // Only an MWEB-to-MWEB transaction, outside blocks, has no canonical input.
-        guard inputCount >= 1 || (hasMWEB && !inBlock) else { throw .malformed(what: what, reason: "a transaction without inputs") }
+        guard inputCount >= 1 || (hasMWEB && !inBlock) else { throw .malformed(what: what(), reason: "a transaction without inputs") }
         var inputs = [BitcoinInput]()
         inputs.reserveCapacity(inputCount)
         var firstScriptSig = [UInt8]()
+        // Only the first transaction (a coinbase) needs its first scriptSig and witness: BIP34's
+        // height, BIP141's reserved value.
+        let keepFirst = index == 0
         for i in 0..<inputCount {
-            let txid = try take(32)
-            let vout = try uint32()
+            let at = offset
+            try skip(36)
             let scriptLength = try compactSize(maximum: bytes.count - offset)
-            if i == 0 { firstScriptSig = try take(scriptLength) } else { try skip(scriptLength) }
+            if i == 0 && keepFirst { firstScriptSig = try take(scriptLength) } else { try skip(scriptLength) }
             try skip(4)  // sequence
-            inputs.append(BitcoinInput(previousTxID: txid, previousIndex: vout))
+            inputs.append(BitcoinInput(outpointBytes: bytes[at..<at + 36]))
         }
         let outputCount = try compactSize(maximum: (bytes.count - offset) / 9)
         var outputs = [BitcoinOutput]()
         outputs.reserveCapacity(outputCount)
         for _ in 0..<outputCount {
             let value = try uint(8)
-            guard value <= 21_000_000 * 100_000_000 else { throw .malformed(what: what, reason: "an output of \(value) satoshis, more than exist") }
+            guard value <= 21_000_000 * 100_000_000 else { throw .malformed(what: what(), reason: "an output of \(value) satoshis, more than exist") }
             let length = try compactSize(maximum: bytes.count - offset)
-            outputs.append(BitcoinOutput(value: value, script: try take(length)))
+            let at = offset
+            try skip(length)
+            outputs.append(BitcoinOutput(value: value, scriptBytes: bytes[at..<at + length]))
         }
         let bodyEnd = offset
         var firstWitness = [[UInt8]]()
@@ -288,52 +322,51 @@ extension ByteReader {
                 any = any || items > 0
                 for _ in 0..<items {
                     let length = try compactSize(maximum: bytes.count - offset)
-                    if i == 0 { firstWitness.append(try take(length)) } else { try skip(length) }
+                    if i == 0 && keepFirst { firstWitness.append(try take(length)) } else { try skip(length) }
                 }
             }
             // BIP144: a transaction that says it has witnesses must have one.
-            guard any else { throw .malformed(what: what, reason: "a witness flag with no witness data") }
+            guard any else { throw .malformed(what: what(), reason: "a witness flag with no witness data") }
         }
         let witnessEnd = offset
         var isHogEx = false
         if hasMWEB {
             if try byte() == 0 {
                 // No MWEB part: the HogEx, which pays at least the extension block's own output.
-                guard inBlock, !outputs.isEmpty else { throw .malformed(what: what, reason: "an MWEB flag with neither an MWEB part nor a HogEx's outputs") }
+                guard inBlock, !outputs.isEmpty else { throw .malformed(what: what(), reason: "an MWEB flag with neither an MWEB part nor a HogEx's outputs") }
                 isHogEx = true
             } else {
-                guard !inBlock else { throw .malformed(what: what, reason: "an MWEB part among a block's transactions (the extension block holds them)") }
+                guard !inBlock else { throw .malformed(what: what(), reason: "an MWEB part among a block's transactions (the extension block holds them)") }
                 // What follows is the MWEB part, up to the locktime: not scanned.
-                guard bytes.count - offset >= 4 else { throw .truncated(what: what, offset: offset) }
+                guard bytes.count - offset >= 4 else { throw .truncated(what: what(), offset: offset) }
                 offset = bytes.count - 4
             }
         }
         try skip(4)  // locktime
         let end = offset
         let (txid, wtxid) = bytes.withUnsafeBytes { all -> ([UInt8], [UInt8]) in
-            let base = all.baseAddress!.assumingMemoryBound(to: UInt8.self)
-            let witnessMarker: [UInt8] = [0, 1]
-            return witnessMarker.withUnsafeBufferPointer { marker in
-                /// SHA256d over pieces of the serialization, without copying them.
-                func sha256d(_ parts: [(UnsafePointer<UInt8>, Int)]) -> [UInt8] {
-                    var state = crypto_hash_sha256_state()
-                    crypto_hash_sha256_init(&state)
-                    for (from, count) in parts { crypto_hash_sha256_update(&state, from, UInt64(count)) }
-                    var first = [UInt8](repeating: 0, count: 32)
-                    crypto_hash_sha256_final(&state, &first)
-                    return Hash.sha256(first)
-                }
-                let whole = (base + start, end - start)
-                if flag == 0 {
-                    let hash = sha256d([whole])
-                    return (hash, hash)
-                }
-                let txid = sha256d([(base + start, 4), (base + bodyStart, bodyEnd - bodyStart), (base + end - 4, 4)])
-                guard hasWitness else { return (txid, txid) }
-                // The wtxid leaves an MWEB part out, its flag saying witness only (Litecoin's SERIALIZE_NO_MWEB).
-                guard hasMWEB else { return (txid, sha256d([whole])) }
-                return (txid, sha256d([(base + start, 4), (marker.baseAddress!, 2), (base + bodyStart, witnessEnd - bodyStart), (base + end - 4, 4)]))
+            // SHA256d over pieces of the serialization, without copying them.
+            let base = all.baseAddress!
+            var whole = DoubleSHA256()
+            whole.update(base + start, count: end - start)
+            if flag == 0 {
+                let hash = whole.finish()
+                return (hash, hash)
             }
+            var stripped = DoubleSHA256()
+            stripped.update(base + start, count: 4)
+            stripped.update(base + bodyStart, count: bodyEnd - bodyStart)
+            stripped.update(base + end - 4, count: 4)
+            let txid = stripped.finish()
+            guard hasWitness else { return (txid, txid) }
+            // The wtxid leaves an MWEB part out, its flag saying witness only (Litecoin's SERIALIZE_NO_MWEB).
+            guard hasMWEB else { return (txid, whole.finish()) }
+            var witnessOnly = DoubleSHA256()
+            witnessOnly.update(base + start, count: 4)
+            withUnsafeBytes(of: UInt16(0x0100).littleEndian) { witnessOnly.update($0) }  // marker 0, flag 1
+            witnessOnly.update(base + bodyStart, count: witnessEnd - bodyStart)
+            witnessOnly.update(base + end - 4, count: 4)
+            return (txid, witnessOnly.finish())
         }
         var tx = BitcoinTransaction(id: txid, wtxid: wtxid, inputs: inputs, outputs: outputs, hasWitness: hasWitness,
                                     firstWitness: firstWitness, firstScriptSig: firstScriptSig)

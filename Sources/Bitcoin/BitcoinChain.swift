@@ -12,6 +12,8 @@ public protocol BitcoinFamily: Sendable {
     static var purposes: [UInt32] { get }
     /// The network magic before each block in blk*.dat files, per network.
     static func magic(network: String) -> [UInt8]?
+    /// The node's JSON-RPC port and its data directory under $HOME (where its .cookie is), per network.
+    static func node(network: String) -> (rpcPort: Int, directory: String)?
 }
 
 public enum BitcoinMainChain: BitcoinFamily {
@@ -23,6 +25,10 @@ public enum BitcoinMainChain: BitcoinFamily {
         ["main": [0xF9, 0xBE, 0xB4, 0xD9], "test": [0x0B, 0x11, 0x09, 0x07], "signet": [0x0A, 0x03, 0xCF, 0x40],
          "regtest": [0xFA, 0xBF, 0xB5, 0xDA]][network]
     }
+    public static func node(network: String) -> (rpcPort: Int, directory: String)? {
+        ["main": (8332, ".bitcoin"), "test": (18332, ".bitcoin/testnet3"), "signet": (38332, ".bitcoin/signet"),
+         "regtest": (18443, ".bitcoin/regtest")][network]
+    }
 }
 
 public enum LitecoinChain: BitcoinFamily {
@@ -33,6 +39,9 @@ public enum LitecoinChain: BitcoinFamily {
     public static func magic(network: String) -> [UInt8]? {
         ["main": [0xFB, 0xC0, 0xB6, 0xDB], "test": [0xFD, 0xD2, 0xC8, 0xF1], "regtest": [0xFA, 0xBF, 0xB5, 0xDA]][network]
     }
+    public static func node(network: String) -> (rpcPort: Int, directory: String)? {
+        ["main": (9332, ".litecoin"), "test": (19332, ".litecoin/testnet4"), "regtest": (19443, ".litecoin/regtest")][network]
+    }
 }
 
 /// One network of a Bitcoin-family chain: address prefixes, coin type, blk*.dat magic.
@@ -41,14 +50,18 @@ public struct BitcoinNetwork: Sendable {
     public let coin: CoinNetwork
     public let magic: [UInt8]
     public let purposes: [UInt32]
+    /// The node's default RPC port, and its data directory relative to $HOME.
+    public let rpcPort: Int
+    public let nodeDirectory: String
 
     /// `network`: main, test, regtest or signet (mainnet and testnet too).
     public init<C: BitcoinFamily>(_ chain: C.Type, network given: String) throws(DerivationError) {
         let network = ["mainnet": "main", "testnet": "test"][given] ?? given
-        guard let coin = CoinNetwork.find(coin: C.coin, network: network), let magic = C.magic(network: network) else {
+        guard let coin = CoinNetwork.find(coin: C.coin, network: network), let magic = C.magic(network: network), let node = C.node(network: network) else {
             throw .unsupported(CoinNetwork.noNetworkMessage(coin: C.coin, network: given))
         }
         (chainName, self.coin, self.magic, purposes) = (C.name, coin, magic, C.purposes.filter { ScriptKind.forPurpose($0).map(coin.scripts.contains) ?? false })
+        (rpcPort, nodeDirectory) = node
     }
 
     /// The scriptPubKey paying `key` in a script kind (P2TR: the BIP86-tweaked output key).

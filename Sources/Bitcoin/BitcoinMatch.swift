@@ -1,4 +1,5 @@
 import WalletCore
+import WalletScan
 
 /// What one block holds for a wallet: the outputs that pay its scripts and the inputs that
 /// spend its outputs.
@@ -31,18 +32,20 @@ extension BitcoinBlock {
     /// in block order, so an output that a later transaction of the same block spends is
     /// found received and then spent.
     public func findings(watching scripts: Set<[UInt8]>, owned: Set<[UInt8]>) -> BitcoinFindings {
+        findings(watching: FilteredByteSet(scripts), owned: FilteredByteSet(owned))
+    }
+
+    /// The same, over filtered sets (what a scanner keeps).
+    public func findings(watching scripts: FilteredByteSet, owned: FilteredByteSet) -> BitcoinFindings {
         var found = BitcoinFindings()
         var owned = owned
         for (txIndex, tx) in transactions.enumerated() {
             if !tx.isCoinbase && !owned.isEmpty {
-                for (vin, input) in tx.inputs.enumerated() {
-                    let outpoint = input.outpoint
-                    if owned.remove(outpoint) != nil {
-                        found.spent.append(.init(txIndex: txIndex, txid: tx.id, vin: vin, outpoint: outpoint))
-                    }
+                for (vin, input) in tx.inputs.enumerated() where owned.remove(input.outpointBytes) {
+                    found.spent.append(.init(txIndex: txIndex, txid: tx.id, vin: vin, outpoint: input.outpoint))
                 }
             }
-            for (vout, output) in tx.outputs.enumerated() where scripts.contains(output.script) {
+            for (vout, output) in tx.outputs.enumerated() where scripts.contains(output.scriptBytes) {
                 found.received.append(.init(txIndex: txIndex, txid: tx.id, vout: UInt32(vout), value: output.value,
                                             script: output.script, coinbase: tx.isCoinbase))
                 owned.insert(Bitcoin.outpoint(tx.id, UInt32(vout)))

@@ -63,7 +63,9 @@ public struct BitcoinScanner<C: BitcoinFamily>: ChainScanner {
     private var accounts: [UInt32: WatchAccount]
     private let identity: [UInt8]
     private var windows = [UInt64: Window]()
-    private var scripts = [[UInt8]: UInt64]()
+    private var scripts = [ByteKey: UInt64]()
+    /// The same scripts, filtered: most of a block's outputs are ruled out at one bit.
+    private var watched = FilteredByteSet()
     private var fresh = [AddressEntry]()
 
     struct Window: Sendable {
@@ -187,7 +189,8 @@ public struct BitcoinScanner<C: BitcoinFamily>: ChainScanner {
             // BIP32's rare invalid child: that index has no key, and is skipped.
             guard let child = try? node.child(index) else { continue }
             let script = try BitcoinNetwork.script(for: child.publicKey, kind: account.script)
-            scripts[script] = UInt64(code) << 32 | UInt64(chain << 31 | index)
+            scripts[ByteKey(script)] = UInt64(code) << 32 | UInt64(chain << 31 | index)
+            watched.insert(script)
             fresh.append(AddressEntry(account: code, index: chain << 31 | index, key: script))
         }
         window.derived = end
@@ -197,7 +200,8 @@ public struct BitcoinScanner<C: BitcoinFamily>: ChainScanner {
 
     public mutating func prepare(cached: [AddressEntry]) throws {
         for entry in cached {
-            scripts[entry.key] = UInt64(entry.account) << 32 | UInt64(entry.index)
+            scripts[ByteKey(entry.key)] = UInt64(entry.account) << 32 | UInt64(entry.index)
+            watched.insert(entry.key)
             let key = Self.windowKey(entry.account, entry.index >> 31)
             var window = windows[key] ?? Window()
             window.derived = max(window.derived, (entry.index & 0x7FFF_FFFF) + 1)
@@ -238,7 +242,7 @@ public struct BitcoinScanner<C: BitcoinFamily>: ChainScanner {
         transactions.map { tx in
             var found = [ReceivedOutput]()
             for (vout, output) in tx.outputs.enumerated() {
-                guard let place = scripts[output.script] else { continue }
+                guard watched.mayContain(output.scriptBytes), let place = scripts[ByteKey(output.scriptBytes)] else { continue }
                 let maturity = tx.isHogEx && vout >= 1 ? Self.pegOutMaturity : 0
                 found.append(ReceivedOutput(height: nil, txID: tx.id, index: vout, amount: output.value, account: UInt32(place >> 32),
                                             addressIndex: UInt32(truncatingIfNeeded: place), spendTag: Bitcoin.outpoint(tx.id, UInt32(vout)),

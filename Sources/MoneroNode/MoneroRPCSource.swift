@@ -1,5 +1,6 @@
 import Foundation
 import Monero
+import NodeHTTP
 import WalletCore
 import WalletScan
 
@@ -7,26 +8,11 @@ import WalletScan
 /// binary get_blocks_by_height.bin, get_height and get_transaction_pool (JSON) for the rest.
 /// Only this type opens sockets; by default it only talks to loopback.
 public final class MoneroRPCSource: BlockSource, Sendable {
-    public let url: URL
-    public let timeout: TimeInterval
-    public let retries: Int
-
-    let host: String
-    let port: Int
-    /// The URL's path, ending in "/", before the RPC's own (a node behind a proxy's prefix).
-    let basePath: String
+    let client: NodeClient
+    public var url: String { client.url }
 
     public init(address: String, timeout: TimeInterval = 30, retries: Int = 3) throws(SourceError) {
-        let text = address.contains("://") ? address : "http://" + address
-        guard let url = URL(string: text), url.scheme == "http", let host = url.host, !host.isEmpty else { throw .badAddress(address) }
-        self.url = url
-        self.host = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-        self.port = url.port ?? 18081
-        guard (1...65535).contains(port) else { throw .badAddress(address) }
-        let path = url.path
-        self.basePath = path.hasSuffix("/") ? path : path + "/"
-        self.timeout = timeout
-        self.retries = retries
+        client = try NodeClient(address: address, defaultPort: 18081, timeout: timeout, retries: retries, maxReply: Self.maxReply)
     }
 
     public func chainHeight() throws -> Int? {
@@ -145,9 +131,9 @@ public final class MoneroRPCSource: BlockSource, Sendable {
         }
     }
 
-    public var serverName: String? { "the node at \(url.absoluteString)" }
+    public var serverName: String? { "the node at \(url)" }
 
-    private func bad(_ what: String) -> SourceError { .badReply(node: url.absoluteString, what) }
+    private func bad(_ what: String) -> SourceError { .badReply(node: url, what) }
 
     /// A binary call's answer read as epee: a reply that is not is the node's fault (76).
     private func epee(path: String, body: [UInt8]) throws -> EpeeStorage.Value {
@@ -164,58 +150,10 @@ public final class MoneroRPCSource: BlockSource, Sendable {
     }
 
     private func post(path: String, body: [UInt8], json: Bool = false) throws -> [UInt8] {
-        var lastError = "no answer"
-        for attempt in 0..<max(retries, 1) {
-            if attempt > 0 { Thread.sleep(forTimeInterval: 0.5 * Double(attempt)) }
-            do {
-                let reply = try NodeHTTP.post(host: host, port: port, path: basePath + path,
-                                              contentType: json ? "application/json" : "application/octet-stream",
-                                              body: body, timeout: timeout, maxReply: Self.maxReply)
-                if reply.status == 200 { return reply.body }
-                lastError = "HTTP \(reply.status)"
-            } catch NodeHTTP.Failure.tooLarge(let limit) {
-                throw bad("\(path) (an answer over \(limit) bytes)")
-            } catch let failure as NodeHTTP.Failure {
-                lastError = failure.description
-            } catch {
-                lastError = "\(error)"
-            }
-        }
-        throw SourceError.unavailable(url.absoluteString, lastError)
+        try client.send(path: path, body: body, contentType: json ? "application/json" : "application/octet-stream").body
     }
 
     /// No answer of monerod's is near this (get_blocks.bin's 1,000 blocks are tens of MB): a
     /// reply that goes on past it is not monerod's, and is not buffered further.
     static let maxReply = 512 << 20
-}
-
-public enum SourceError: WalletError, Equatable {
-    case badAddress(String)
-    case unavailable(String, String)
-    /// The node's URL, and the call (and what was wrong with its answer).
-    case badReply(node: String, String)
-
-    public var code: String {
-        switch self {
-        case .badAddress: "source.bad_address"
-        case .unavailable: "source.unavailable"
-        case .badReply: "source.bad_reply"
-        }
-    }
-
-    public var exitStatus: ExitStatus {
-        switch self {
-        case .badAddress: .usage
-        case .unavailable: .unavailable
-        case .badReply: .protocolError
-        }
-    }
-
-    public var message: String {
-        switch self {
-        case .badAddress(let a): "'\(a)' is not a node address (host:port or http://host:port: monerod's RPC over HTTP, on loopback or a network you trust)"
-        case .unavailable(let url, let why): "the node at \(url) does not answer (\(why))"
-        case .badReply(let node, let what): "the reply of the node at \(node) to \(what) is not what Monero's RPC returns"
-        }
-    }
 }

@@ -86,8 +86,17 @@ public enum SecretInput {
         }
     }
 
-    /// Opens a secret file as `.file` reads it: its owner's alone, a regular file or a pipe.
-    private static func openFile(_ path: String) throws(SecretInputError) -> Int32 {
+    /// A secret file that its group may read too, not others: a node's RPC cookie, which the
+    /// node may share with its group (bitcoind -rpccookieperms=group).
+    public static func read(groupReadableFile path: String) throws(SecretInputError) -> SecureBytes {
+        let fd = try openFile(path, forbidden: 0o007)
+        defer { close(fd) }
+        return try readAll(fd)
+    }
+
+    /// Opens a secret file as `.file` reads it: its owner's alone (no bit of `forbidden` set),
+    /// a regular file or a pipe.
+    private static func openFile(_ path: String, forbidden: mode_t = 0o077) throws(SecretInputError) -> Int32 {
         // /dev/fd/N is a link to an open descriptor: what `--key-file <(…)` names. Other
         // links are not followed.
         let descriptorPath = path.hasPrefix("/dev/fd/") || path.hasPrefix("/proc/self/fd/")
@@ -100,7 +109,7 @@ public enum SecretInput {
             close(fd)
             throw .notRegularFile(path: path)
         }
-        guard info.st_mode & 0o077 == 0 else {
+        guard info.st_mode & forbidden == 0 else {
             close(fd)
             throw .readableByOthers(path: path, mode: String(info.st_mode & 0o777, radix: 8))
         }

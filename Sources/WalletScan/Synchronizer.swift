@@ -31,10 +31,10 @@ public final class Synchronizer<Chain: ChainScanner> {
         var pendingIncoming = [UInt32: UInt64]()
         /// The spend tags of the wallet's unspent outputs, so that the inputs of other people's
         /// transactions (nearly all) cost no query.
-        var unspentTags = Set<[UInt8]>()
+        var unspentTags = FilteredByteSet()
 
         func loadUnspentTags(_ rows: [ScanStateStore.Row]? = nil) throws {
-            unspentTags = Set(try (rows ?? state.allOutputs()).filter { $0.spentHeight == nil }.compactMap(\.output.spendTag))
+            unspentTags = FilteredByteSet(try (rows ?? state.allOutputs()).filter { $0.spentHeight == nil }.compactMap(\.output.spendTag))
         }
 
         init(_ wallet: Wallet) throws {
@@ -273,7 +273,8 @@ public final class Synchronizer<Chain: ChainScanner> {
         try slot.state.addBlock(height, hash: block.id, tally: block.tally)
         for (tx, outputs) in zip(block.transactions, found) {
             var spendsOurs = false
-            if slot.scanner.spendsKnown {
+            // A wallet that holds nothing unspent has nothing to lose: no tags are made.
+            if slot.scanner.spendsKnown && !slot.unspentTags.isEmpty {
                 for (input, tag) in tx.spendTags.enumerated() where slot.unspentTags.contains(tag) {
                     guard let o = try slot.state.markSpent(spendTag: tag, height: height, txID: tx.id) else { continue }
                     slot.unspentTags.remove(tag)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Bitcoin
+import BitcoinNode
 import WalletCLI
 import Monero
 import MoneroNode
@@ -59,7 +60,7 @@ struct ScanBlocksCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Transaction records, JSON Lines, plain or zstd: tx_hash, hex, in_pool (zcash: height, txid, raw_tx, for memos).", valueName: "file"))
     var txs: String?
 
-    @Option(help: ArgumentHelp("A monerod RPC address, e.g. 127.0.0.1:18081, instead of --blocks.", valueName: "host:port"))
+    @Option(help: ArgumentHelp("A node's RPC address instead of --blocks: monerod's (127.0.0.1:18081), or bitcoind's or litecoind's (the network's RPC port by default).", valueName: "host:port"))
     var node: String?
 
     @Option(help: ArgumentHelp("--chain zcash: a lightwalletd's gRPC address, e.g. lwd.example.org:9067, instead of --blocks; TLS unless --plaintext.", valueName: "host:port"))
@@ -114,9 +115,9 @@ struct ScanBlocksCommand: ParsableCommand {
         guard ["monero", "zcash"].contains(chain) || BitcoinScanOptions.chains.contains(chain) else {
             throw ValidationError("--chain must be monero, zcash, bitcoin or litecoin")
         }
-        try bitcoin.validate(chain: chain, network: network)
+        try bitcoin.validate(chain: chain, network: network, node: node)
         if BitcoinScanOptions.chains.contains(chain) {
-            if node != nil || lightwalletd != nil { throw ValidationError("--chain \(chain) reads --blocks FILE") }
+            if lightwalletd != nil { throw ValidationError("--lightwalletd is Zcash's; a \(chain) node's RPC address goes to --node") }
             if txs != nil { throw ValidationError("--txs is Monero's and Zcash's; \(chain) mempool transactions come with --mempool FILE") }
         } else if chain == "zcash" {
             guard ["mainnet", "main", "testnet", "test"].contains(network) else { throw ValidationError("--network must be mainnet or testnet for zcash") }
@@ -172,8 +173,8 @@ struct ScanBlocksCommand: ParsableCommand {
         let pipeline = RecordPipeline(tool: "scan-blocks")
         do {
             if chain == "zcash" { return try runZcash(pipeline) }
-            if chain == "bitcoin" { return try bitcoin.run(BitcoinMainChain.self, network: network, blocks: blocks, scanRun: scanRun, pipeline: pipeline, gather: gather) }
-            if chain == "litecoin" { return try bitcoin.run(LitecoinChain.self, network: network, blocks: blocks, scanRun: scanRun, pipeline: pipeline, gather: gather) }
+            if chain == "bitcoin" { return try runBitcoin(BitcoinMainChain.self, pipeline) }
+            if chain == "litecoin" { return try runBitcoin(LitecoinChain.self, pipeline) }
             let net = MoneroNetwork.all.first { $0.name == network }!
             // Before the keys are read: a Zcash stream names its option, not its key's kind.
             if let blocks, blocks != "-", let first = try ByteStream.firstByte(of: blocks), first != UInt8(ascii: "{") {
@@ -189,6 +190,14 @@ struct ScanBlocksCommand: ParsableCommand {
         } catch let error as any WalletError {
             try pipeline.fail(error).exitIfFailed()
         }
+    }
+
+    /// --chain bitcoin or litecoin: raw blocks from a file or the node's RPC.
+    func runBitcoin<C: BitcoinFamily>(_ chain: C.Type, _ pipeline: RecordPipeline) throws {
+        let net = try BitcoinNetwork(C.self, network: network)
+        var source = try bitcoin.fileSource(blocks: blocks, network: net)
+        if let node { source = try BitcoinRPCSource(address: node, network: net, timeout: timeout, credentials: bitcoin.credentials(network: net)) }
+        try bitcoin.run(C.self, network: net, source: source, scanRun: scanRun, pipeline: pipeline, gather: gather)
     }
 
     /// --chain zcash: Sapling and Orchard notes in compact blocks, from a file or a lightwalletd.

@@ -96,3 +96,26 @@ final class BitcoinBlockTests: XCTestCase {
         return (0...(haystack.count - needle.count)).first { haystack[$0..<($0 + needle.count)].elementsEqual(needle) }
     }
 }
+
+/// OpenSSL's SHA256d against libsodium's SHA-256 twice, as the oracle: random lengths across
+/// block boundaries, given whole and in pieces.
+final class DoubleSHA256Tests: XCTestCase {
+    func testAgreesWithLibsodium() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<3_000 {
+            let n = Int.random(in: 0...300, using: &generator)
+            let bytes = (0..<n).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let expected = Hash.sha256(Hash.sha256(bytes))
+            XCTAssertEqual(bytes.withUnsafeBytes { Bitcoin.sha256d($0) }, expected)
+            let cut = Int.random(in: 0...n, using: &generator)
+            var pieces = DoubleSHA256()
+            bytes.withUnsafeBytes { all in
+                pieces.update(UnsafeRawBufferPointer(rebasing: all[0..<cut]))
+                pieces.update(UnsafeRawBufferPointer(rebasing: all[cut...]))
+            }
+            XCTAssertEqual(pieces.finish(), expected)
+        }
+        // The empty message's SHA256d.
+        XCTAssertEqual(Hex.encode(Bitcoin.sha256d([])), "5df6e0e2761359d30a8275058e299fcc0381534545f55cf43e41983f5d4c9456")
+    }
+}

@@ -87,7 +87,7 @@ final class HostileInputTests: XCTestCase {
         for (mode, timeout, status, message) in [("silent", 2, 69, "no complete answer within 2.0 s"), ("trickle", 2, 69, "no complete answer within 2.0 s"),
                                                  ("endless", 100, 76, "an answer over 536870912 bytes"), ("heights=-1", 2, 76, "get_height"),
                                                  // Data from a node that does not parse is the node's fault, named (76; 65 before).
-                                                 ("epee=garbage", 2, 76, "to get_blocks_by_height.bin (node reply is malformed: not epee portable storage) is not what Monero's RPC returns"),
+                                                 ("epee=garbage", 2, 76, "to get_blocks_by_height.bin (node reply is malformed: not epee portable storage) is not what its RPC returns"),
                                                  ("epee=truncated", 2, 76, "to get_blocks_by_height.bin (node reply (epee) ends early (at byte 52))"),
                                                  ("block=garbage", 2, 76, "sent chain data that does not check: block 0 is malformed: block ends early (at byte 3); use another node or server"),
                                                  ("txblob=bad", 2, 76, "to get_transaction_pool (transaction 0's tx_blob is not hex)")] {

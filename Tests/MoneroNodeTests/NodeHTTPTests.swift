@@ -1,6 +1,7 @@
 import Foundation
 import SatchelTestSupport
 @testable import MoneroNode
+import NodeHTTP
 import WalletCore
 import WalletScan
 import XCTest
@@ -78,10 +79,10 @@ final class NodeHTTPTests: XCTestCase {
     }
 
     func testAddresses() throws {
-        XCTAssertEqual(try MoneroRPCSource(address: "127.0.0.1:18081").port, 18081)
-        XCTAssertEqual(try MoneroRPCSource(address: "localhost").port, 18081)
-        XCTAssertEqual(try MoneroRPCSource(address: "http://[::1]:28081").host, "::1")
-        XCTAssertEqual(try MoneroRPCSource(address: "http://node:18089/monero").basePath, "/monero/")
+        XCTAssertEqual(try MoneroRPCSource(address: "127.0.0.1:18081").client.port, 18081)
+        XCTAssertEqual(try MoneroRPCSource(address: "localhost").client.port, 18081)
+        XCTAssertEqual(try MoneroRPCSource(address: "http://[::1]:28081").client.host, "::1")
+        XCTAssertEqual(try MoneroRPCSource(address: "http://node:18089/monero").client.basePath, "/monero/")
         for bad in ["", "https://node:18081", "ftp://x", "http://:18081"] {
             XCTAssertThrowsError(try MoneroRPCSource(address: bad), bad)
         }

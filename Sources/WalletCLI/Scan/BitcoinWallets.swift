@@ -1,3 +1,4 @@
+import Foundation
 import ArgumentParser
 import Bitcoin
 import WalletCore
@@ -88,18 +89,29 @@ public struct BitcoinScanOptions: ParsableArguments {
     @Option(help: ArgumentHelp("--chain bitcoin|litecoin: the SLIP-44 coin type a seed's accounts use (default 0 Bitcoin, 2 Litecoin, 1 on test networks).", valueName: "n"))
     public var coinType: UInt32?
 
-    @Option(help: ArgumentHelp("--chain bitcoin|litecoin: mempool transactions, JSON Lines of txid and hex (plain or zstd).", valueName: "file"))
+    @Option(help: ArgumentHelp("--chain bitcoin|litecoin with --blocks: mempool transactions, JSON Lines of txid and hex (plain or zstd).", valueName: "file"))
     public var mempool: String?
+
+    @Option(help: ArgumentHelp("--chain bitcoin|litecoin with --node: the node's RPC cookie (default ~/.bitcoin/.cookie, ~/.litecoin/.cookie, in the network's directory).", valueName: "file"))
+    public var rpcCookie: String?
+
+    @Option(help: ArgumentHelp("--chain bitcoin|litecoin with --node: a file (mode 0600) holding user:password for the node's RPC.", valueName: "file"))
+    public var rpcCredentials: String?
 
     public init() {}
 
     public static let chains = ["bitcoin", "litecoin"]
 
-    public func validate(chain: String, network: String) throws {
+    public func validate(chain: String, network: String, node: String?) throws {
         guard Self.chains.contains(chain) else {
-            if mempool != nil || coinType != nil || gapLimit != 20 { throw ValidationError("--gap-limit, --coin-type and --mempool go with --chain bitcoin or litecoin") }
+            if mempool != nil || coinType != nil || gapLimit != 20 || rpcCookie != nil || rpcCredentials != nil {
+                throw ValidationError("--gap-limit, --coin-type, --mempool, --rpc-cookie and --rpc-credentials go with --chain bitcoin or litecoin")
+            }
             return
         }
+        if node != nil && mempool != nil { throw ValidationError("--mempool goes with --blocks: with --node the node's mempool is read") }
+        if node == nil && (rpcCookie != nil || rpcCredentials != nil) { throw ValidationError("--rpc-cookie and --rpc-credentials go with --node") }
+        if rpcCookie != nil && rpcCredentials != nil { throw ValidationError("give --rpc-cookie or --rpc-credentials, not both") }
         guard (1...AccountDiscovery.maxGap).contains(gapLimit) else { throw ValidationError("--gap-limit must be 1 to \(AccountDiscovery.maxGap)") }
         if let coinType, coinType >= DerivationPath.hardened { throw ValidationError("--coin-type must be below 2^31") }
         do throws(DerivationError) {
@@ -109,13 +121,51 @@ public struct BitcoinScanOptions: ParsableArguments {
         }
     }
 
-    /// Scans Bitcoin-family wallets: `gather` reads them for the chain's reader.
-    public func run<C: BitcoinFamily>(_ chain: C.Type, network: String, blocks: String?, scanRun: ScanRun, pipeline: RecordPipeline,
+    /// Scans Bitcoin-family wallets from `source` (nil: --blocks or the key store's word on
+    /// where blocks come from): `gather` reads them for the chain's reader.
+    public func run<C: BitcoinFamily>(_ chain: C.Type, network: BitcoinNetwork, source: (any BlockSource)?, scanRun: ScanRun, pipeline: RecordPipeline,
                                       gather: (BitcoinWalletReader<C>) throws -> [GivenWallet<BitcoinScanner<C>>]) throws {
-        let reader = BitcoinWalletReader<C>(network: try BitcoinNetwork(C.self, network: network), coinType: coinType,
-                                            discovery: AccountDiscovery(gap: gapLimit))
+        let reader = BitcoinWalletReader<C>(network: network, coinType: coinType, discovery: AccountDiscovery(gap: gapLimit))
         let given = try gather(reader)
-        let source = try blocks.map { try BitcoinRecordSource(path: $0, mempoolPath: mempool) }
         try scanRun.synchronize(pipeline, reader: reader, wallets: given, source: source)
+    }
+
+    /// --blocks as a source: JSON Lines of raw blocks (with --mempool FILE), or the node's
+    /// block files (a blocks directory, or one blk*.dat file), told apart by the first byte.
+    public func fileSource(blocks: String?, network: BitcoinNetwork) throws -> (any BlockSource)? {
+        guard let blocks else { return nil }
+        var isDirectory: ObjCBool = false
+        let exists = blocks != "-" && FileManager.default.fileExists(atPath: blocks, isDirectory: &isDirectory)
+        let binary = try exists && !isDirectory.boolValue && ByteStream.firstByte(of: blocks).map { $0 != UInt8(ascii: "{") } == true
+        if isDirectory.boolValue || binary {
+            if mempool != nil { throw CLIError.usage("--mempool goes with --blocks of JSON Lines; \(blocks) is block files") }
+            return try BitcoinBlockFileSource(path: blocks, magic: network.magic)
+        }
+        return try BitcoinRecordSource(path: blocks, mempoolPath: mempool)
+    }
+
+    /// How the node's RPC login is read, each time it is needed ("user:password"): from
+    /// --rpc-credentials (its owner's alone), --rpc-cookie, or the node's own cookie in its
+    /// default data directory. A cookie is read again when the node refuses the last one: the
+    /// node writes a new one when it restarts.
+    public func credentials(network: BitcoinNetwork) -> @Sendable () throws -> String {
+        if let rpcCredentials { return { try Self.login(rpcCredentials, isCookie: false) } }
+        if let rpcCookie { return { try Self.login(rpcCookie, isCookie: true) } }
+        let file = (ProcessInfo.processInfo.environment["HOME"] ?? "") + "/" + network.nodeDirectory + "/.cookie"
+        return {
+            guard FileManager.default.fileExists(atPath: file) else {
+                throw CLIError.usage("no RPC login for the node: there is no cookie at \(file); give the node's cookie with --rpc-cookie FILE (in its data directory), or a file of user:password with --rpc-credentials FILE")
+            }
+            return try Self.login(file, isCookie: true)
+        }
+    }
+
+    private static func login(_ file: String, isCookie: Bool) throws -> String {
+        let secret = try isCookie ? SecretInput.read(groupReadableFile: file) : SecretInput.read(.file(file))
+        let text = String(decoding: secret.bytes, as: UTF8.self)
+        guard let colon = text.firstIndex(of: ":"), colon != text.startIndex, !text.contains("\n") else {
+            throw CLIError.usage("\(file) does not hold one line user:password (as a node's .cookie does)")
+        }
+        return text
     }
 }

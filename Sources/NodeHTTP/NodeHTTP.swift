@@ -2,19 +2,19 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 
-/// One HTTP/1.1 POST on a connection of its own, over SwiftNIO: no libcurl (Foundation's
+/// One HTTP/1.1 request on a connection of its own, over SwiftNIO: no libcurl (Foundation's
 /// URLSession needs it, and with it no tool could be linked statically), and the whole call —
 /// connect, request, every byte of the answer — bounded by one deadline, so a node that
 /// accepts and never answers, or trickles, cannot hang a cron job. The answer's size is
 /// capped as it arrives.
-enum NodeHTTP {
-    enum Failure: Error, CustomStringConvertible {
+public enum NodeHTTP {
+    public enum Failure: Error, CustomStringConvertible {
         case timedOut(seconds: Double)
         case tooLarge(Int)
         case closedEarly
         case connect(String)
 
-        var description: String {
+        public var description: String {
             switch self {
             case .timedOut(let s): "no complete answer within \(s) s"
             case .tooLarge(let n): "an answer over \(n) bytes"
@@ -24,15 +24,27 @@ enum NodeHTTP {
         }
     }
 
-    struct Reply: Sendable {
-        let status: Int
-        let body: [UInt8]
+    public struct Reply: Sendable {
+        public let status: Int
+        public let body: [UInt8]
     }
 
     /// One thread for every call of the process: calls are made one at a time per source.
     static let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 
-    static func post(host: String, port: Int, path: String, contentType: String, body: [UInt8],
+    /// A POST of `body`; `headers` go beside Host, Content-Type and Content-Length.
+    public static func post(host: String, port: Int, path: String, contentType: String, body: [UInt8],
+                            headers: [(String, String)] = [], timeout: Double, maxReply: Int) throws -> Reply {
+        try send(.POST, host: host, port: port, path: path, headers: headers + [("Content-Type", contentType)], body: body,
+                 timeout: timeout, maxReply: maxReply)
+    }
+
+    /// A GET (a REST resource): no body.
+    public static func get(host: String, port: Int, path: String, headers: [(String, String)] = [], timeout: Double, maxReply: Int) throws -> Reply {
+        try send(.GET, host: host, port: port, path: path, headers: headers, body: nil, timeout: timeout, maxReply: maxReply)
+    }
+
+    static func send(_ method: HTTPMethod, host: String, port: Int, path: String, headers: [(String, String)], body: [UInt8]?,
                      timeout: Double, maxReply: Int) throws -> Reply {
         let loop = group.next()
         let promise = loop.makePromise(of: Reply.self)
@@ -54,15 +66,15 @@ enum NodeHTTP {
             case .success(let channel):
                 // Whatever ends the call (an answer, the deadline, an error) closes the connection.
                 promise.futureResult.whenComplete { _ in channel.close(promise: nil) }
-                var head = HTTPRequestHead(version: .http1_1, method: .POST, uri: path)
+                var head = HTTPRequestHead(version: .http1_1, method: method, uri: path)
                 head.headers.add(name: "Host", value: host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)")
-                head.headers.add(name: "Content-Type", value: contentType)
-                head.headers.add(name: "Content-Length", value: String(body.count))
+                for (name, value) in headers { head.headers.add(name: name, value: value) }
+                if let body { head.headers.add(name: "Content-Length", value: String(body.count)) }
                 // No "Connection: close": monerod's epee server, asked to close, stops after the
                 // first 128 KiB of a larger answer. The call closes the connection itself once
                 // the answer is complete (Content-Length says when).
                 channel.write(HTTPClientRequestPart.head(head), promise: nil)
-                channel.write(HTTPClientRequestPart.body(.byteBuffer(channel.allocator.buffer(bytes: body))), promise: nil)
+                if let body { channel.write(HTTPClientRequestPart.body(.byteBuffer(channel.allocator.buffer(bytes: body))), promise: nil) }
                 channel.writeAndFlush(HTTPClientRequestPart.end(nil)).whenFailure { promise.fail($0) }
             }
         }

@@ -1,0 +1,70 @@
+// bitcoin-bench: a full mainnet block (702861: 1.38 MB, 2,500 transactions) parsed, checked
+// (txids, wtxids, merkle root, witness commitment) and matched against 1,000 watched scripts,
+// beside the reference measured in the same run: SHA256d over each of its transactions (OpenSSL's
+// low-level SHA-256, which picks SHA-NI, AVX2 or plain code at run time; the parser hashes with
+// the same), the hashing no scanner can skip. libsodium's plain-C SHA-256 is shown beside it. One JSON
+// line per measurement; bench/bitcoin_scan.py adds the block-file throughput and prints ratios.
+#if canImport(Glibc)
+import Glibc
+#endif
+import BenchSupport
+import Bitcoin
+import COpenSSL
+import Foundation
+import WalletCore
+import WalletScan
+
+let arguments = CommandLine.arguments
+guard arguments.count == 2, let data = FileManager.default.contents(atPath: arguments[1]) else {
+    let message = "bitcoin-bench: give the path of a raw mainnet block (block702861.raw)\n"
+    _ = message.withCString { write(2, $0, strlen($0)) }
+    exit(64)
+}
+let block = Array(data)
+let ranges = try Bitcoin.transactionRanges(block)
+
+/// SHA256d with OpenSSL's low-level SHA-256 (the reference) over part of the block: no
+/// allocation, no EVP context, so that what is timed is the hashing.
+func opensslSHA256d(_ base: UnsafePointer<UInt8>, _ range: Range<Int>) -> UInt8 {
+    var context = SHA256_CTX()
+    var first = (UInt64(0), UInt64(0), UInt64(0), UInt64(0)), second = first
+    return withUnsafeMutableBytes(of: &first) { f in
+        withUnsafeMutableBytes(of: &second) { s in
+            SHA256_Init(&context)
+            SHA256_Update(&context, base + range.lowerBound, range.count)
+            SHA256_Final(f.baseAddress!.assumingMemoryBound(to: UInt8.self), &context)
+            SHA256_Init(&context)
+            SHA256_Update(&context, f.baseAddress!, 32)
+            SHA256_Final(s.baseAddress!.assumingMemoryBound(to: UInt8.self), &context)
+            return s[0]
+        }
+    }
+}
+
+// 1,000 watched scripts: 998 random P2WPKH and P2PKH scripts, and two that the block pays.
+var generator = SystemRandomNumberGenerator()
+var watched = Set<[UInt8]>()
+while watched.count < 998 {
+    let hash = (0..<20).map { _ in UInt8.random(in: 0...255, using: &generator) }
+    watched.insert(watched.count.isMultiple(of: 2) ? [0x00, 0x14] + hash : [0x76, 0xA9, 0x14] + hash + [0x88, 0xAC])
+}
+let parsed = try Bitcoin.parseBlock(block, what: "block 702861")
+for tx in parsed.transactions.prefix(40) where watched.count < 1_000 { watched.insert(tx.outputs[0].script) }
+let owned = Set(parsed.transactions.suffix(10).map { Bitcoin.outpoint($0.inputs[0].previousTxID, $0.inputs[0].previousIndex) })
+
+let watchedKeys = FilteredByteSet(watched), ownedKeys = FilteredByteSet(owned)
+var sink = 0
+let rounds = 40
+report("btc_txs_sha256d_openssl", measure(repeats: 7, count: rounds) { _ in
+    block.withUnsafeBufferPointer { b in for range in ranges { sink &+= Int(opensslSHA256d(b.baseAddress!, range)) } }
+})
+report("btc_txs_sha256d_libsodium", measure(repeats: 7, count: rounds) { _ in
+    block.withUnsafeBytes { b in for range in ranges { sink &+= Int(Hash.sha256(Hash.sha256(UnsafeRawBufferPointer(rebasing: b[range])))[0]) } }
+})
+report("btc_block_parse_match", try measure(repeats: 7, count: rounds) { _ in
+    let parsedBlock = try Bitcoin.parseBlock(block, what: "block 702861")
+    let found = parsedBlock.findings(watching: watchedKeys, owned: ownedKeys)
+    sink &+= found.received.count + found.spent.count
+})
+let found = parsed.findings(watching: watched, owned: owned)
+print(#"{"bench":"btc_block_facts","transactions":\#(ranges.count),"bytes":\#(block.count),"watched":\#(watched.count),"received":\#(found.received.count),"spent":\#(found.spent.count),"sink":\#(sink & 1)}"#)

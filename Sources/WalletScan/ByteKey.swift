@@ -1,0 +1,64 @@
+/// Bytes as a set or dictionary key, hashed in one call: `[UInt8]`'s own `hash(into:)` feeds
+/// the hasher a byte at a time, which made matching a block's scripts and outpoints cost as
+/// much as parsing it. A slice of a block's bytes is a key without a copy.
+public struct ByteKey: Hashable, Sendable {
+    public let bytes: ArraySlice<UInt8>
+
+    public init(_ bytes: ArraySlice<UInt8>) { self.bytes = bytes }
+    public init(_ bytes: [UInt8]) { self.bytes = bytes[...] }
+
+    public func hash(into hasher: inout Hasher) {
+        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+    }
+
+    public static func == (lhs: ByteKey, rhs: ByteKey) -> Bool {
+        lhs.bytes.count == rhs.bytes.count && lhs.bytes.withUnsafeBytes { l in rhs.bytes.withUnsafeBytes { r in l.elementsEqual(r) } }
+    }
+}
+
+/// A set of byte strings with a 65,536-bit filter in front: most lookups (a block's every
+/// script and outpoint against a wallet's few) end at one bit, with no hashing. The bit is
+/// chosen by two bytes from the middle of the key, which in a script's hash, a txid or a key
+/// image are uniform. Removing leaves the bit set: a filter may only err towards a lookup.
+public struct FilteredByteSet: Sendable {
+    private var members = Set<ByteKey>()
+    private var bits = [UInt64](repeating: 0, count: 1024)
+
+    public init() {}
+    public init<S: Sequence>(_ keys: S) where S.Element == [UInt8] {
+        for key in keys { insert(key[...]) }
+    }
+
+    public var isEmpty: Bool { members.isEmpty }
+    public var count: Int { members.count }
+
+    @inline(__always)
+    static func slot(_ bytes: ArraySlice<UInt8>) -> Int {
+        guard bytes.count >= 2 else { return bytes.count }
+        let mid = bytes.startIndex + bytes.count / 2 - 1
+        return (Int(bytes[mid]) << 8 | Int(bytes[mid + 1])) ^ (bytes.count &* 40_503 & 0xFFFF)
+    }
+
+    @inline(__always)
+    public func mayContain(_ bytes: ArraySlice<UInt8>) -> Bool {
+        let s = Self.slot(bytes)
+        return bits[s >> 6] & (1 << UInt64(s & 63)) != 0
+    }
+
+    public func contains(_ bytes: ArraySlice<UInt8>) -> Bool { mayContain(bytes) && members.contains(ByteKey(bytes)) }
+    public func contains(_ bytes: [UInt8]) -> Bool { contains(bytes[...]) }
+
+    public mutating func insert(_ bytes: ArraySlice<UInt8>) {
+        let s = Self.slot(bytes)
+        bits[s >> 6] |= 1 << UInt64(s & 63)
+        members.insert(ByteKey(bytes))
+    }
+
+    public mutating func insert(_ bytes: [UInt8]) { insert(bytes[...]) }
+
+    /// True when it was there.
+    @discardableResult
+    public mutating func remove(_ bytes: ArraySlice<UInt8>) -> Bool { mayContain(bytes) && members.remove(ByteKey(bytes)) != nil }
+    @discardableResult
+    public mutating func remove(_ bytes: [UInt8]) -> Bool { remove(bytes[...]) }
+}

@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""make bench: scan-blocks --chain bitcoin against the hashing it cannot skip, in the same run.
+
+1. bitcoin-bench: mainnet block 702861 (1.38 MB, 2,500 transactions) parsed, checked and matched
+   against 1,000 watched scripts, as a ratio to SHA256d over each of its transactions (OpenSSL,
+   which dispatches to SHA-NI, AVX2 or plain code itself). Goal: at most 2x.
+2. Block files: a chain of copies of that block (each header's parent rewritten, so they link;
+   the transactions are the real ones) written as blk*.dat of 128 MiB, scanned end to end by the
+   release scan-blocks for a watch-only account: blocks per second on one core and on both.
+"""
+import argparse, hashlib, json, os, shutil, struct, subprocess, sys, tempfile, time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BLOCK = os.path.join(ROOT, "..", "shared", "fixtures", "bitcoin-mainnet", "block702861.raw")
+PHRASE = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
+MAGIC = bytes.fromhex("f9beb4d9")
+
+
+def sha256d(b):
+    return hashlib.sha256(hashlib.sha256(b).digest()).digest()
+
+
+def write_chain(directory, block, count):
+    """count copies of block, each the child of the one before (the first a genesis), in files of at most 128 MiB."""
+    parent, number, size, out = bytes(32), 0, 0, None
+    for _ in range(count):
+        b = block[:4] + parent + block[36:]
+        parent = sha256d(b[:80])
+        frame = MAGIC + struct.pack("<I", len(b)) + b
+        if out is None or size + len(frame) > 128 << 20:
+            if out:
+                out.close()
+            out = open(os.path.join(directory, "blk%05d.dat" % number), "wb")
+            number, size = number + 1, 0
+        out.write(frame)
+        size += len(frame)
+    out.write(bytes(1 << 20))  # the zeros a node leaves after its last block
+    out.close()
+
+
+def scan(bin_dir, blocks, key, cores):
+    state = tempfile.mkdtemp(prefix="satchel-bench-state-")
+    try:
+        cmd = [os.path.join(bin_dir, "scan-blocks"), "--chain", "bitcoin", "--birthday", "0", "--progress", "none",
+               "--state-dir", state, "--blocks", blocks]
+        if cores == 1:
+            cmd = ["taskset", "-c", "0"] + cmd
+        start = time.perf_counter()
+        p = subprocess.run(cmd, input=key, capture_output=True)
+        seconds = time.perf_counter() - start
+        if p.returncode != 0:
+            sys.exit("scan-blocks failed: " + p.stderr.decode())
+        balance = json.loads(p.stdout.decode().splitlines()[-1])
+        return seconds, balance
+    finally:
+        shutil.rmtree(state)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--blocks", type=int, default=150, help="copies of the block in the blk*.dat chain")
+    args = ap.parse_args()
+    if not os.path.exists(BLOCK):
+        sys.exit("bitcoin_scan.py: %s is missing (../shared beside the clone)" % BLOCK)
+    out = subprocess.run([os.path.join(args.bin, "bitcoin-bench"), BLOCK], capture_output=True, text=True, check=True).stdout
+    r = {j["bench"]: j for j in map(json.loads, out.splitlines())}
+    ref, ours = r["btc_txs_sha256d_openssl"]["seconds_per_op"], r["btc_block_parse_match"]["seconds_per_op"]
+    facts = r["btc_block_facts"]
+    print(json.dumps({"bench": "btc_block_parse_match", "block": 702861, "transactions": facts["transactions"], "watched": facts["watched"],
+                      "received": facts["received"], "ms": round(ours * 1e3, 3),
+                      "reference_sha256d_txs_openssl_ms": round(ref * 1e3, 3),
+                      "reference_sha256d_txs_libsodium_ms": round(r["btc_txs_sha256d_libsodium"]["seconds_per_op"] * 1e3, 3),
+                      "ratio": round(ours / ref, 2), "goal": "<= 2"}))
+
+    with open(BLOCK, "rb") as f:
+        block = f.read()
+    key = subprocess.run([os.path.join(args.bin, "derive"), "account", "--coin", "btc", "--purpose", "84"],
+                         input=json.dumps({"mnemonic": PHRASE}).encode(), capture_output=True, check=True).stdout
+    key = json.dumps({"descriptor": json.loads(key)["descriptor"]}).encode() + b"\n"
+    work = tempfile.mkdtemp(prefix="satchel-bench-blk-")
+    try:
+        write_chain(work, block, args.blocks)
+        scan(args.bin, work, key, 2)  # the page cache warm for both
+        for cores in (1, 2):
+            seconds, balance = scan(args.bin, work, key, cores)
+            assert balance["type"] == "balance" and balance["height"] == args.blocks, balance
+            print(json.dumps({"bench": "btc_blk_files_scan", "cores": cores, "blocks": args.blocks, "mb": round(len(block) * args.blocks / 1e6),
+                              "seconds": round(seconds, 2), "blocks_per_second": round(args.blocks / seconds, 1),
+                              "ms_per_block": round(seconds / args.blocks * 1e3, 2),
+                              "ratio_to_sha256d_txs": round(seconds / args.blocks / ref, 2)}))
+    finally:
+        shutil.rmtree(work)
+
+
+if __name__ == "__main__":
+    main()
