@@ -66,5 +66,8 @@ report("btc_block_parse_match", try measure(repeats: 7, count: rounds) { _ in
     let found = parsedBlock.findings(watching: watchedKeys, owned: ownedKeys)
     sink &+= found.received.count + found.spent.count
 })
+report("btc_block_parse", try measure(repeats: 7, count: rounds) { _ in
+    sink &+= try Bitcoin.parseBlock(block, what: "block 702861").transactions.count
+})
 let found = parsed.findings(watching: watched, owned: owned)
 print(#"{"bench":"btc_block_facts","transactions":\#(ranges.count),"bytes":\#(block.count),"watched":\#(watched.count),"received":\#(found.received.count),"spent":\#(found.spent.count),"sink":\#(sink & 1)}"#)

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import WalletCore
 import WalletScan
 
@@ -104,21 +107,30 @@ public enum Bitcoin {
     /// root as a shorter one, so a block with it is refused.
     public static func merkleRoot(_ hashes: [[UInt8]]) -> (root: [UInt8], mutated: Bool) {
         guard !hashes.isEmpty else { return ([UInt8](repeating: 0, count: 32), false) }
-        var level = hashes, mutated = false
-        while level.count > 1 {
-            var next = [[UInt8]]()
-            next.reserveCapacity((level.count + 1) / 2)
-            for i in stride(from: 0, to: level.count, by: 2) {
-                let right = i + 1 < level.count ? level[i + 1] : level[i]
-                if i + 1 < level.count, level[i] == level[i + 1] { mutated = true }
-                var h = DoubleSHA256()
-                level[i].withUnsafeBytes { h.update($0) }
-                right.withUnsafeBytes { h.update($0) }
-                next.append(h.finish())
+        // One buffer, each level written over the one below it (a node's pair is read before
+        // it is written, and lies at or after it): no array per node.
+        var level = [UInt8]()
+        level.reserveCapacity(hashes.count * 32)
+        for hash in hashes { level += hash }
+        var count = hashes.count, mutated = false
+        level.withUnsafeMutableBytes { buffer in
+            let base = buffer.baseAddress!
+            while count > 1 {
+                var next = 0
+                for i in stride(from: 0, to: count, by: 2) {
+                    let left = base + 32 * i
+                    let right = i + 1 < count ? left + 32 : left
+                    if i + 1 < count, memcmp(left, right, 32) == 0 { mutated = true }
+                    var h = DoubleSHA256()
+                    h.update(left, count: 32)
+                    h.update(right, count: 32)
+                    h.finish(into: base + 32 * next)
+                    next += 1
+                }
+                count = next
             }
-            level = next
         }
-        return (level[0], mutated)
+        return (Array(level[0..<32]), mutated)
     }
 
     /// A block's largest size: 4 MB of weight is at most 4 MB of bytes.

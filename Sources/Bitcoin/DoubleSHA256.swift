@@ -19,15 +19,20 @@ struct DoubleSHA256 {
     /// The digest of what was given, hashed again.
     mutating func finish() -> [UInt8] {
         [UInt8](unsafeUninitializedCapacity: 32) { out, initialized in
-            var first = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
-            withUnsafeMutableBytes(of: &first) { inner in
-                SHA256_Final(inner.baseAddress!.assumingMemoryBound(to: UInt8.self), &context)
-                var second = SHA256_CTX()
-                SHA256_Init(&second)
-                SHA256_Update(&second, inner.baseAddress!, 32)
-                SHA256_Final(out.baseAddress!, &second)
-            }
+            finish(into: out.baseAddress!)
             initialized = 32
+        }
+    }
+
+    /// The digest, hashed again, written to 32 bytes at `out`.
+    mutating func finish(into out: UnsafeMutableRawPointer) {
+        var first = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
+        withUnsafeMutableBytes(of: &first) { inner in
+            SHA256_Final(inner.baseAddress!.assumingMemoryBound(to: UInt8.self), &context)
+            var second = SHA256_CTX()
+            SHA256_Init(&second)
+            SHA256_Update(&second, inner.baseAddress!, 32)
+            SHA256_Final(out.assumingMemoryBound(to: UInt8.self), &second)
         }
     }
 

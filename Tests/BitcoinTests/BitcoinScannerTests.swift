@@ -1,0 +1,165 @@
+import Foundation
+import SatchelTestSupport
+import WalletCore
+import WalletKeys
+import XCTest
+@testable import Bitcoin
+@testable import WalletScan
+
+/// The Bitcoin scanner on the engine over small made-up chains (real serialization, checked
+/// merkle roots): the gap window and its widening inside one block, account discovery that
+/// stops at the first unused account, spends within a block, and several wallets in one pass.
+final class BitcoinScannerTests: XCTestCase {
+    var dir = ""
+    let network = try! BitcoinNetwork(BitcoinMainChain.self, network: "regtest")
+    let h = DerivationPath.hardened
+
+    override func setUpWithError() throws {
+        dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-btcscan-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
+
+    private func master(_ phrase: String = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about") -> ExtendedKey {
+        let bip39 = BIP39()
+        return try! ExtendedKey.master(seed: try! bip39.seed(of: try! bip39.parse(phrase, language: nil), passphrase: SecureBytes([])))
+    }
+
+    /// The P2WPKH script of m/84'/1'/account'/chain/index.
+    private func script(account: UInt32, chain: UInt32 = 0, index: UInt32, of key: ExtendedKey? = nil) throws -> [UInt8] {
+        let child = try (key ?? master()).derive([84 + h, 1 + h, account + h, chain, index])
+        return try BitcoinNetwork.script(for: child.publicKey, kind: .p2wpkh)
+    }
+
+    // MARK: a made-up chain
+
+    struct Tx {
+        var inputs: [[UInt8]] = []  // outpoints, 36 bytes
+        var outputs: [(script: [UInt8], value: UInt64)]
+    }
+
+    private func compact(_ n: Int) -> [UInt8] { n < 0xFD ? [UInt8(n)] : [0xFD, UInt8(n & 0xFF), UInt8(n >> 8)] }
+    private func le<T: FixedWidthInteger>(_ v: T) -> [UInt8] { withUnsafeBytes(of: v.littleEndian) { Array($0) } }
+
+    private func serialize(_ tx: Tx, coinbaseHeight: Int?) -> [UInt8] {
+        var out = le(UInt32(2))
+        if let height = coinbaseHeight {
+            out += [1] + [UInt8](repeating: 0, count: 32) + le(UInt32.max)
+            let push = [UInt8(3)] + le(UInt32(height)).prefix(3) + [0x51]  // BIP34 height, then padding
+            out += compact(push.count) + push + le(UInt32.max)
+        } else {
+            // No transaction spends nothing: one without inputs given spends a made-up outpoint.
+            let inputs = tx.inputs.isEmpty ? [Bitcoin.outpoint(Bitcoin.sha256d(tx.outputs.flatMap(\.script)), 9)] : tx.inputs
+            out += compact(inputs.count)
+            for outpoint in inputs { out += outpoint + [0] + le(UInt32.max) }
+        }
+        out += compact(tx.outputs.count)
+        for o in tx.outputs { out += le(o.value) + compact(o.script.count) + o.script }
+        return out + le(UInt32(0))
+    }
+
+    /// Blocks of these transactions after a coinbase each; returns them with every tx's txid.
+    private func chain(_ blocks: [[Tx]]) -> (data: [BlockData], txids: [[[UInt8]]]) {
+        var parent = [UInt8](repeating: 0, count: 32)
+        var data = [BlockData](), ids = [[[UInt8]]]()
+        for (height, txs) in blocks.enumerated() {
+            let raw = [serialize(Tx(outputs: [([0x51], 50)]), coinbaseHeight: height)] + txs.map { serialize($0, coinbaseHeight: nil) }
+            let txids = raw.map { Bitcoin.sha256d($0) }
+            let header = le(UInt32(4)) + parent + Bitcoin.merkleRoot(txids).root + le(UInt32(1_600_000_000 + height)) + le(UInt32(0x207F_FFFF)) + le(UInt32(height))
+            let blob = header + compact(raw.count) + raw.joined()
+            parent = Bitcoin.sha256d(header)
+            data.append(BlockData(height: height, blob: blob, transactions: [], claimedID: parent))
+            ids.append(Array(txids.dropFirst()))
+        }
+        return (data, ids)
+    }
+
+    final class MemorySource: BlockSource, @unchecked Sendable {
+        let blocks: [BlockData]
+        init(_ blocks: [BlockData]) { self.blocks = blocks }
+        func chainHeight() throws -> Int? { blocks.count }
+        func blocks(from height: Int, count: Int) throws -> [BlockData] { Array(blocks[min(height, blocks.count)..<min(blocks.count, height + count)]) }
+        func mempool() throws -> [[UInt8]] { [] }
+    }
+
+    final class Sink: EventSink {
+        var events = [(wallet: String?, event: ScanEvent)]()
+        func encode(_ event: ScanEvent, wallet: String?, id: Int64) -> [UInt8] {
+            events.append((wallet, event))
+            return Array("\(id)\n".utf8)
+        }
+        func write(_ bytes: [UInt8]) throws {}
+        func show(_ event: ScanEvent, wallet: String?) throws { events.append((wallet, event)) }
+        func position() throws -> SinkPosition? { nil }
+        func contents(at position: SinkPosition, count: Int) throws -> (bytes: [UInt8], end: Int64)? { nil }
+    }
+
+    /// Scans `blocks` for the wallets; the events of each wallet (by name).
+    private func scan(_ blocks: [BlockData], wallets: [(String?, BitcoinScanner<BitcoinMainChain>)], batch: Int = 50) throws -> [String: [ScanEvent]] {
+        let sync = try Synchronizer(wallets: wallets.map { .init(name: $0.0, scanner: $0.1, statePath: "\(dir)/\($0.0 ?? "only").db", birthday: 0) },
+                                    source: MemorySource(blocks))
+        sync.batchSize = batch
+        let sink = Sink()
+        try sync.run(sink: sink)
+        return Dictionary(grouping: sink.events, by: { $0.wallet ?? "" }).mapValues { $0.map(\.event) }
+    }
+
+    private func received(_ events: [ScanEvent]?) -> [(account: UInt32, index: UInt32, value: UInt64)] {
+        (events ?? []).compactMap { if case .received(let o, _) = $0 { (o.account & 0x0FFF_FFFF, o.addressIndex & 0x7FFF_FFFF, o.amount) } else { nil } }
+    }
+
+    // MARK: tests
+
+    /// Index 19 is inside the first window (0…19); 40 before 39 in one block is found because
+    /// 39's use widens the window and the block is scanned again; 61 is past 40 + 20.
+    func testTheGapWindowGrowsWithinABlock() throws {
+        let pay = { (index: UInt32, value: UInt64) in Tx(outputs: [(try! self.script(account: 0, index: index), value)]) }
+        let (blocks, _) = chain([[], [pay(19, 1_900)], [pay(40, 4_000), pay(39, 3_900)], [pay(61, 6_100)]])
+        let found = received(try scan(blocks, wallets: [(nil, BitcoinScanner(master: master(), network: network))])[""])
+        XCTAssertEqual(found.map(\.index), [19, 40, 39])
+        XCTAssertEqual(found.map(\.value), [1_900, 4_000, 3_900])
+        // A gap of 21 reaches 61.
+        try FileManager.default.removeItem(atPath: "\(dir)/only.db")
+        let wide = received(try scan(blocks, wallets: [(nil, BitcoinScanner(master: master(), network: network, discovery: AccountDiscovery(gap: 21)))])[""])
+        XCTAssertEqual(wide.map(\.index), [19, 40, 39, 61])
+    }
+
+    /// Accounts 0 and 2 paid: discovery stops at account 1, unused, so account 2 is not
+    /// watched; once account 1 is paid (in the same block, after account 2's payment), all are.
+    func testDiscoveryStopsAtTheFirstUnusedAccount() throws {
+        let gapped = chain([[Tx(outputs: [(try script(account: 0, index: 0), 10), (try script(account: 2, index: 0), 30)])]]).data
+        XCTAssertEqual(received(try scan(gapped, wallets: [("a", BitcoinScanner(master: master(), network: network))])["a"]).map(\.account), [0])
+        let paid = chain([[Tx(outputs: [(try script(account: 0, index: 0), 10), (try script(account: 2, index: 0), 30)]),
+                           Tx(outputs: [(try script(account: 1, index: 0), 20)])]]).data
+        XCTAssertEqual(Set(received(try scan(paid, wallets: [("b", BitcoinScanner(master: master(), network: network))])["b"]).map(\.account)), [0, 1, 2])
+        // A change address alone does not make an account used: discovery stops after it.
+        let change = chain([[Tx(outputs: [(try script(account: 0, chain: 1, index: 0), 10), (try script(account: 1, index: 0), 20)])]]).data
+        XCTAssertEqual(received(try scan(change, wallets: [("c", BitcoinScanner(master: master(), network: network))])["c"]).map(\.account), [0])
+    }
+
+    /// An output spent by a later transaction of its own block, and two wallets in one pass,
+    /// each seeing only its own.
+    func testSpendsWithinABlockAndTwoWallets() throws {
+        let other = master("legal winner thank year wave sausage worth useful legal winner thank yellow")
+        let first = Tx(outputs: [(try script(account: 0, index: 3), 5_000), (try script(account: 0, index: 0, of: other), 7_000)])
+        let firstID = chain([[first]]).txids[0][0]
+        let spend = Tx(inputs: [Bitcoin.outpoint(firstID, 0)], outputs: [([0x51], 4_900)])
+        let (blocks, ids) = chain([[first, spend]])
+        XCTAssertEqual(ids[0][0], firstID)
+        let account = try other.derive([84 + h, 1 + h, h]).neutered
+        let watchOnly = try BitcoinScanner<BitcoinMainChain>(accounts: [WatchAccount(script: .p2wpkh, number: 0, path: nil, key: account)], network: network)
+        let events = try scan(blocks, wallets: [("seed", BitcoinScanner(master: master(), network: network)), ("watch", watchOnly)])
+        XCTAssertEqual(received(events["seed"]).map(\.value), [5_000])
+        XCTAssertEqual(received(events["watch"]).map(\.value), [7_000])
+        let spent = (events["seed"] ?? []).compactMap { if case .spent(let s, _) = $0 { s } else { nil } }
+        XCTAssertEqual(spent.map(\.outputTxID), [firstID])
+        XCTAssertEqual(spent.map(\.input), [0])
+        XCTAssertEqual((events["watch"] ?? []).filter { if case .spent = $0 { true } else { false } }.count, 0)
+        guard case .balance(let seedBalance)? = events["seed"]?.last, case .balance(let watchBalance)? = events["watch"]?.last else {
+            return XCTFail("no balances")
+        }
+        XCTAssertEqual(seedBalance.total, 0)
+        XCTAssertEqual(watchBalance.total, 7_000)
+    }
+}
