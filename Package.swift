@@ -46,6 +46,9 @@ let package = Package(
         // libsodium's X25519 is the portable ladder.
         .target(name: "CCurveBatch", dependencies: ["CSodium"], cSettings: [.unsafeFlags(["-O2"])]),
         .target(name: "WalletCore", dependencies: ["CSodium", "CSecp256k1", "COpenSSL", "CCurveBatch"]),
+        // SHA256d two messages at a time on SHA-NI (cpuid at run time, its own target attribute),
+        // OpenSSL's SHA-256 otherwise: Bitcoin's txids, wtxids and merkle trees.
+        .target(name: "CSHA256", dependencies: ["COpenSSL"], cSettings: [.unsafeFlags(["-O2"])]),
         .target(name: "WalletKeys", dependencies: ["WalletCore"]),
         .target(name: "WalletScan", dependencies: ["CSQLite", "CZstd", "WalletCore"]),
         .target(name: "Monero", dependencies: ["CSodium", "WalletScan", "WalletKeys", "WalletCore"]),
@@ -73,7 +76,7 @@ let package = Package(
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
         ]),
         // Bitcoin-family chains (Bitcoin, Litecoin with MWEB): raw blocks, watch sets of scripts, block sources.
-        .target(name: "Bitcoin", dependencies: ["COpenSSL", "WalletScan", "WalletKeys", "WalletCore"]),
+        .target(name: "Bitcoin", dependencies: ["COpenSSL", "CSHA256", "WalletScan", "WalletKeys", "WalletCore"]),
         // The only Bitcoin code that opens sockets: bitcoind's (litecoind's) JSON-RPC and REST.
         .target(name: "BitcoinNode", dependencies: ["Bitcoin", "NodeHTTP", "WalletScan", "WalletCore"]),
         .target(name: "WalletKeyStore", dependencies: ["CSodium", "WalletCore"]),
@@ -115,7 +118,7 @@ let package = Package(
         .target(name: "BenchSupport", path: "Benchmarks/BenchSupport"),
         .executableTarget(name: "monero-bench", dependencies: ["BenchSupport", "Monero", "WalletScan", "WalletCore", "CSodium"], path: "Benchmarks/monero-bench"),
         .executableTarget(name: "zcash-bench", dependencies: ["BenchSupport", "Zcash", "CCurveBatch", "WalletCore", "CSodium"], path: "Benchmarks/zcash-bench"),
-        .executableTarget(name: "bitcoin-bench", dependencies: ["BenchSupport", "Bitcoin", "COpenSSL", "WalletScan", "WalletCore"], path: "Benchmarks/bitcoin-bench"),
+        .executableTarget(name: "bitcoin-bench", dependencies: ["BenchSupport", "Bitcoin", "COpenSSL", "CSHA256", "WalletScan", "WalletCore"], path: "Benchmarks/bitcoin-bench"),
         .executableTarget(name: "satchel-bench", dependencies: ["BenchSupport", "WalletKeys", "WalletCore"], path: "Benchmarks/satchel-bench"),
 
         .target(name: "SatchelTestSupport", path: "Tests/SatchelTestSupport"),
@@ -125,7 +128,7 @@ let package = Package(
         .testTarget(name: "WalletScanTests", dependencies: ["WalletScan", "Monero", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "MoneroTests", dependencies: ["Monero", "CSodium", "WalletScan", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "ZcashTests", dependencies: ["Zcash", "CCurveBatch", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
-        .testTarget(name: "BitcoinTests", dependencies: ["Bitcoin", "WalletScan", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
+        .testTarget(name: "BitcoinTests", dependencies: ["Bitcoin", "CSHA256", "WalletScan", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "ZcashLightwalletdTests", dependencies: ["ZcashLightwalletd", "WalletCore"]),
         .testTarget(name: "MoneroNodeTests", dependencies: ["MoneroNode", "NodeHTTP", "WalletScan", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "WalletCardTests", dependencies: ["WalletCard", "WalletCardCLI", "KeycardSimulator", "WalletKeys", "WalletCore", "SatchelTestSupport"]),

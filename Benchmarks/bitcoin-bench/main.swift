@@ -1,8 +1,9 @@
 // bitcoin-bench: a full mainnet block (702861: 1.38 MB, 2,500 transactions) parsed, checked
 // (txids, wtxids, merkle root, witness commitment) and matched against 1,000 watched scripts,
 // beside the reference measured in the same run: SHA256d over each of its transactions (OpenSSL's
-// low-level SHA-256, which picks SHA-NI, AVX2 or plain code at run time; the parser hashes with
-// the same), the hashing no scanner can skip. libsodium's plain-C SHA-256 is shown beside it. One JSON
+// low-level SHA-256, which picks SHA-NI, AVX2 or plain code at run time), the hashing no scanner
+// can skip. Beside it: the same hashing with the parser's two-stream SHA-NI code (CSHA256), and
+// with libsodium's plain C. One JSON
 // line per measurement; bench/bitcoin_scan.py adds the block-file throughput and prints ratios.
 #if canImport(Glibc)
 import Glibc
@@ -10,6 +11,7 @@ import Glibc
 import BenchSupport
 import Bitcoin
 import COpenSSL
+import CSHA256
 import Foundation
 import WalletCore
 import WalletScan
@@ -60,6 +62,17 @@ report("btc_txs_sha256d_openssl", measure(repeats: 7, count: rounds) { _ in
 })
 report("btc_txs_sha256d_libsodium", measure(repeats: 7, count: rounds) { _ in
     block.withUnsafeBytes { b in for range in ranges { sink &+= Int(Hash.sha256(Hash.sha256(UnsafeRawBufferPointer(rebasing: b[range])))[0]) } }
+})
+// The same hashing with Satchel's two-stream SHA-NI code (what the parser uses), for comparison.
+report("btc_txs_sha256d_two_stream", measure(repeats: 7, count: rounds) { _ in
+    block.withUnsafeBufferPointer { b in
+        let messages = ranges.map { r in
+            satchel_sha_message(data: (b.baseAddress! + r.lowerBound, nil, nil, nil), size: (r.count, 0, 0, 0), count: 1)
+        }
+        var out = [UInt8](repeating: 0, count: 32 * messages.count)
+        satchel_sha256d_many(messages, messages.count, &out)
+        sink &+= Int(out[0])
+    }
 })
 report("btc_block_parse_match", try measure(repeats: 7, count: rounds) { _ in
     let parsedBlock = try Bitcoin.parseBlock(block, what: "block 702861")

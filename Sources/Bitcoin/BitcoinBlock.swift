@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CSHA256
 import WalletCore
 import WalletScan
 
@@ -35,9 +36,12 @@ public struct BitcoinOutput: Sendable, Equatable {
 /// A transaction, parsed: ids in internal byte order (display order is reversed).
 public struct BitcoinTransaction: ChainTransaction, Sendable {
     /// SHA256d of the serialization without marker, flag and witnesses.
-    public let id: [UInt8]
+    public var id: [UInt8] { Array(idBytes) }
     /// SHA256d of the whole serialization (equal to `id` without witnesses).
-    public let wtxid: [UInt8]
+    public var wtxid: [UInt8] { Array(wtxidBytes) }
+    /// The ids as 32-byte slices of one buffer of the block's digests: no array each.
+    public internal(set) var idBytes: ArraySlice<UInt8> = []
+    public internal(set) var wtxidBytes: ArraySlice<UInt8> = []
     public let inputs: [BitcoinInput]
     public let outputs: [BitcoinOutput]
     public let hasWitness: Bool
@@ -49,9 +53,12 @@ public struct BitcoinTransaction: ChainTransaction, Sendable {
     /// after the first are peg-outs from the extension block.
     public var isHogEx = false
 
-    /// A coinbase spends nothing: one input whose outpoint is all zeros with index 0xffffffff.
-    public var isCoinbase: Bool {
-        inputs.count == 1 && inputs[0].previousIndex == 0xFFFF_FFFF && inputs[0].outpointBytes.prefix(32).allSatisfy { $0 == 0 }
+    /// A coinbase spends nothing: one input whose outpoint is all zeros with index 0xffffffff
+    /// (found once, at the parse: matching asks it of every transaction).
+    public internal(set) var isCoinbase = false
+
+    static func spendsNothing(_ inputs: [BitcoinInput]) -> Bool {
+        inputs.count == 1 && inputs[0].outpointBytes.prefix(32).allSatisfy { $0 == 0 } && inputs[0].outpointBytes.suffix(4).allSatisfy { $0 == 0xFF }
     }
 
     /// The outpoints its inputs spend (none for a coinbase).
@@ -106,28 +113,26 @@ public enum Bitcoin {
     /// whether some level ended in two equal hashes — CVE-2012-2459: such a list has the same
     /// root as a shorter one, so a block with it is refused.
     public static func merkleRoot(_ hashes: [[UInt8]]) -> (root: [UInt8], mutated: Bool) {
+        merkleRoot(flat: hashes.flatMap { $0 }[...])
+    }
+
+    /// The same over the hashes in a row, 32 bytes each.
+    static func merkleRoot(flat hashes: ArraySlice<UInt8>) -> (root: [UInt8], mutated: Bool) {
         guard !hashes.isEmpty else { return ([UInt8](repeating: 0, count: 32), false) }
-        // One buffer, each level written over the one below it (a node's pair is read before
-        // it is written, and lies at or after it): no array per node.
-        var level = [UInt8]()
-        level.reserveCapacity(hashes.count * 32)
-        for hash in hashes { level += hash }
-        var count = hashes.count, mutated = false
+        // One buffer, each level written over the one below it, pairs hashed two at a time;
+        // room for an odd level's repeated last hash.
+        var level = Array(hashes) + [UInt8](repeating: 0, count: 32)
+        var count = hashes.count / 32, mutated = false
         level.withUnsafeMutableBytes { buffer in
-            let base = buffer.baseAddress!
+            let base = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
             while count > 1 {
-                var next = 0
-                for i in stride(from: 0, to: count, by: 2) {
-                    let left = base + 32 * i
-                    let right = i + 1 < count ? left + 32 : left
-                    if i + 1 < count, memcmp(left, right, 32) == 0 { mutated = true }
-                    var h = DoubleSHA256()
-                    h.update(left, count: 32)
-                    h.update(right, count: 32)
-                    h.finish(into: base + 32 * next)
-                    next += 1
+                for i in stride(from: 0, to: count - 1, by: 2) where memcmp(base + 32 * i, base + 32 * (i + 1), 32) == 0 { mutated = true }
+                if count % 2 == 1 {
+                    (base + 32 * count).update(from: base + 32 * (count - 1), count: 32)
+                    count += 1
                 }
-                count = next
+                satchel_sha256d64(base, base, count / 2)
+                count /= 2
             }
         }
         return (Array(level[0..<32]), mutated)
@@ -153,8 +158,24 @@ public enum Bitcoin {
         guard count >= 1 else { throw .malformed(what: what, reason: "a block without a coinbase transaction") }
         var transactions = [BitcoinTransaction]()
         transactions.reserveCapacity(count)
+        // The ids are hashed after the parse, all at once: the txids first, so that their
+        // digests lie in a row as the merkle tree's first level, then the wtxids that differ.
+        var messages = [HashPieces](), witnessed = [(tx: Int, message: HashPieces)]()
+        messages.reserveCapacity(2 * count)
         for index in 0..<count {
-            transactions.append(try reader.transaction(index: index, dialect: dialect, inBlock: true))
+            let (tx, txid, wtxid) = try reader.transactionPieces(index: index, dialect: dialect, inBlock: true)
+            transactions.append(tx)
+            messages.append(txid)
+            if let wtxid { witnessed.append((index, wtxid)) }
+        }
+        messages += witnessed.map(\.message)
+        let digests = HashPieces.sha256d(messages, in: bytes)
+        for i in transactions.indices {
+            transactions[i].idBytes = digests[32 * i..<32 * i + 32]
+            transactions[i].wtxidBytes = transactions[i].idBytes
+        }
+        for (k, w) in witnessed.enumerated() {
+            transactions[w.tx].wtxidBytes = digests[32 * (count + k)..<32 * (count + k) + 32]
         }
         var hasMWEB = false
         if let hogEx = transactions.firstIndex(where: \.isHogEx) {
@@ -176,7 +197,7 @@ public enum Bitcoin {
         if let extra = transactions.dropFirst().firstIndex(where: \.isCoinbase) {
             throw .malformed(what: what, reason: "transaction \(extra) is a second coinbase")
         }
-        let (root, mutated) = merkleRoot(transactions.map(\.id))
+        let (root, mutated) = merkleRoot(flat: digests[0..<32 * count])
         guard root == merkle else {
             throw .hashMismatch(what: "\(what)'s merkle root", expected: display(merkle), computed: display(root))
         }
@@ -195,7 +216,7 @@ public enum Bitcoin {
         let count = try reader.compactSize(maximum: bytes.count / 60)
         return try (0..<count).map { index throws(ScanError) in
             let start = reader.offset
-            _ = try reader.transaction(index: index, dialect: dialect, inBlock: true)
+            _ = try reader.transactionPieces(index: index, dialect: dialect, inBlock: true)
             return start..<reader.offset
         }
     }
@@ -204,8 +225,10 @@ public enum Bitcoin {
     /// part is skipped; one with nothing else (MWEB to MWEB) has no inputs or outputs here.
     public static func parseTransaction(_ bytes: [UInt8], what: String, dialect: BitcoinDialect = .bitcoin) throws(ScanError) -> BitcoinTransaction {
         var reader = ByteReader(bytes, what: what)
-        let tx = try reader.transaction(index: 0, dialect: dialect, inBlock: false, named: what)
+        var (tx, txid, wtxid) = try reader.transactionPieces(index: 0, dialect: dialect, inBlock: false, named: what)
         guard reader.isAtEnd else { throw .malformed(what: what, reason: "\(bytes.count - reader.offset) bytes after the transaction") }
+        let digests = HashPieces.sha256d([txid] + (wtxid.map { [$0] } ?? []), in: bytes)
+        (tx.idBytes, tx.wtxidBytes) = (digests[0..<32], digests[(digests.count - 32)...])
         return tx
     }
 
@@ -222,7 +245,9 @@ public enum Bitcoin {
         guard coinbaseWitness.count == 1, coinbaseWitness[0].count == 32 else {
             throw .malformed(what: what, reason: "the coinbase's witness is not one 32-byte reserved value (BIP141)")
         }
-        let (root, _) = merkleRoot([[UInt8](repeating: 0, count: 32)] + transactions.dropFirst().map(\.wtxid))
+        var leaves = [UInt8](repeating: 0, count: 32 * transactions.count)
+        for i in transactions.indices.dropFirst() { leaves.replaceSubrange(32 * i..<32 * i + 32, with: transactions[i].wtxidBytes) }
+        let (root, _) = merkleRoot(flat: leaves[...])
         let computed = sha256d(root + coinbaseWitness[0])
         let expected = Array(commitment.script[6..<38])
         guard computed == expected else {
@@ -280,7 +305,8 @@ extension ByteReader {
     /// locktime) without copying it, and its wtxid the whole but for an MWEB part. `inBlock`:
     /// among a block's transactions, where an MWEB part is refused (the extension block holds
     /// them) and a flag 0x08 without one marks the HogEx; alone, the MWEB part is skipped.
-    mutating func transaction(index: Int, dialect: BitcoinDialect, inBlock: Bool, named: String? = nil) throws(ScanError) -> BitcoinTransaction {
+    mutating func transactionPieces(index: Int, dialect: BitcoinDialect, inBlock: Bool, named: String? = nil)
+        throws(ScanError) -> (BitcoinTransaction, txid: HashPieces, wtxid: HashPieces?) {
         let start = offset
         let blockWhat = self.what
         /// The transaction's name, for errors only: made when one is thrown.
@@ -356,33 +382,72 @@ extension ByteReader {
         }
         try skip(4)  // locktime
         let end = offset
-        let (txid, wtxid) = bytes.withUnsafeBytes { all -> ([UInt8], [UInt8]) in
-            // SHA256d over pieces of the serialization, without copying them.
-            let base = all.baseAddress!
-            var whole = DoubleSHA256()
-            whole.update(base + start, count: end - start)
-            if flag == 0 {
-                let hash = whole.finish()
-                return (hash, hash)
+        // What the ids hash, as pieces of the block (hashed later, two at a time).
+        var whole = HashPieces()
+        whole.add(start, end - start)
+        var txid = whole, wtxid: HashPieces?
+        if flag != 0 {
+            txid = HashPieces()
+            txid.add(start, 4)
+            txid.add(bodyStart, bodyEnd - bodyStart)
+            txid.add(end - 4, 4)
+            if hasWitness {
+                // The wtxid leaves an MWEB part out, its flag saying witness only (Litecoin's SERIALIZE_NO_MWEB).
+                if hasMWEB {
+                    var w = HashPieces()
+                    w.add(start, 4)
+                    w.add(HashPieces.witnessMarker, 2)
+                    w.add(bodyStart, witnessEnd - bodyStart)
+                    w.add(end - 4, 4)
+                    wtxid = w
+                } else {
+                    wtxid = whole
+                }
             }
-            var stripped = DoubleSHA256()
-            stripped.update(base + start, count: 4)
-            stripped.update(base + bodyStart, count: bodyEnd - bodyStart)
-            stripped.update(base + end - 4, count: 4)
-            let txid = stripped.finish()
-            guard hasWitness else { return (txid, txid) }
-            // The wtxid leaves an MWEB part out, its flag saying witness only (Litecoin's SERIALIZE_NO_MWEB).
-            guard hasMWEB else { return (txid, whole.finish()) }
-            var witnessOnly = DoubleSHA256()
-            witnessOnly.update(base + start, count: 4)
-            withUnsafeBytes(of: UInt16(0x0100).littleEndian) { witnessOnly.update($0) }  // marker 0, flag 1
-            witnessOnly.update(base + bodyStart, count: witnessEnd - bodyStart)
-            witnessOnly.update(base + end - 4, count: 4)
-            return (txid, witnessOnly.finish())
         }
-        var tx = BitcoinTransaction(id: txid, wtxid: wtxid, inputs: inputs, outputs: outputs, hasWitness: hasWitness,
+        var tx = BitcoinTransaction(inputs: inputs, outputs: outputs, hasWitness: hasWitness,
                                     firstWitness: firstWitness, firstScriptSig: firstScriptSig)
         tx.isHogEx = isHogEx
-        return tx
+        tx.isCoinbase = BitcoinTransaction.spendsNothing(inputs)
+        return (tx, txid, wtxid)
+    }
+}
+
+/// A message to hash as up to four pieces of a block: (offset, count) pairs, offset
+/// `witnessMarker` standing for the bytes 00 01.
+struct HashPieces {
+    static let witnessMarker = -1
+    private static let marker: [UInt8] = [0x00, 0x01]
+    var starts = (0, 0, 0, 0)
+    var counts = (0, 0, 0, 0)
+    var count = 0
+
+    mutating func add(_ start: Int, _ n: Int) {
+        switch count {
+        case 0: (starts.0, counts.0) = (start, n)
+        case 1: (starts.1, counts.1) = (start, n)
+        case 2: (starts.2, counts.2) = (start, n)
+        default: (starts.3, counts.3) = (start, n)
+        }
+        count += 1
+    }
+
+    private func message(_ base: UnsafePointer<UInt8>, _ marker: UnsafePointer<UInt8>) -> satchel_sha_message {
+        func at(_ start: Int) -> UnsafePointer<UInt8> { start == Self.witnessMarker ? marker : base + start }
+        return satchel_sha_message(data: (at(starts.0), at(starts.1), at(starts.2), at(starts.3)),
+                                   size: (counts.0, counts.1, counts.2, counts.3), count: Int32(count))
+    }
+
+    /// SHA256d of each message (two streams at a time where the CPU has SHA-NI): digest i
+    /// at 32 i.
+    static func sha256d(_ messages: [HashPieces], in bytes: [UInt8]) -> [UInt8] {
+        var digests = [UInt8](repeating: 0, count: 32 * messages.count)
+        bytes.withUnsafeBufferPointer { block in
+            marker.withUnsafeBufferPointer { marker in
+                let list = messages.map { $0.message(block.baseAddress!, marker.baseAddress!) }
+                digests.withUnsafeMutableBufferPointer { satchel_sha256d_many(list, list.count, $0.baseAddress!) }
+            }
+        }
+        return digests
     }
 }

@@ -39,13 +39,14 @@ extension BitcoinBlock {
     public func findings(watching scripts: FilteredByteSet, owned: FilteredByteSet) -> BitcoinFindings {
         var found = BitcoinFindings()
         var owned = owned
-        for (txIndex, tx) in transactions.enumerated() {
-            if !tx.isCoinbase && !owned.isEmpty {
-                for (vin, input) in tx.inputs.enumerated() where owned.remove(input.outpointBytes) {
-                    found.spent.append(.init(txIndex: txIndex, txid: tx.id, vin: vin, outpoint: input.outpoint))
+        for txIndex in transactions.indices {
+            if !transactions[txIndex].isCoinbase && !owned.isEmpty {
+                for (vin, input) in transactions[txIndex].inputs.enumerated() where owned.remove(input.outpointBytes) {
+                    found.spent.append(.init(txIndex: txIndex, txid: transactions[txIndex].id, vin: vin, outpoint: input.outpoint))
                 }
             }
-            for (vout, output) in tx.outputs.enumerated() where scripts.contains(output.scriptBytes) {
+            for (vout, output) in transactions[txIndex].outputs.enumerated() where scripts.contains(output.scriptBytes) {
+                let tx = transactions[txIndex]
                 found.received.append(.init(txIndex: txIndex, txid: tx.id, vout: UInt32(vout), value: output.value,
                                             script: output.script, coinbase: tx.isCoinbase))
                 owned.insert(Bitcoin.outpoint(tx.id, UInt32(vout)))

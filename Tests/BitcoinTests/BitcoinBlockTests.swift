@@ -4,6 +4,7 @@ import WalletCore
 import WalletScan
 import XCTest
 @testable import Bitcoin
+import CSHA256
 
 /// The raw-block parser on two real mainnet blocks (one before segwit, one with 2,065 segwit
 /// transactions): every txid and wtxid, the merkle root, the witness commitment, and refusals.
@@ -117,5 +118,63 @@ final class DoubleSHA256Tests: XCTestCase {
         }
         // The empty message's SHA256d.
         XCTAssertEqual(Hex.encode(Bitcoin.sha256d([])), "5df6e0e2761359d30a8275058e299fcc0381534545f55cf43e41983f5d4c9456")
+    }
+}
+
+/// The two-stream SHA-NI code (and its portable path) against libsodium's SHA-256 twice, on
+/// random messages in random pieces, several at once; merkle levels in place; NIST's "abc".
+final class TwoStreamSHA256Tests: XCTestCase {
+    override func tearDown() { satchel_sha256_force_portable(0) }
+
+    private func check(portable: Bool) {
+        satchel_sha256_force_portable(portable ? 1 : 0)
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<400 {
+            let n = Int.random(in: 0...9, using: &generator)
+            let bodies = (0..<n).map { _ in (0..<Int.random(in: 0...700, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) } }
+            var digests = [UInt8](repeating: 0, count: 32 * n)
+            // Each message in three pieces cut at random places.
+            let cuts = bodies.map { b -> (Int, Int) in
+                let first = Int.random(in: 0...b.count, using: &generator)
+                return (first, Int.random(in: first...b.count, using: &generator))
+            }
+            let pointers = bodies.map { b -> UnsafeMutablePointer<UInt8> in
+                let p = UnsafeMutablePointer<UInt8>.allocate(capacity: max(1, b.count))
+                p.update(from: b, count: b.count)
+                return p
+            }
+            defer { pointers.forEach { $0.deallocate() } }
+            var messages = [satchel_sha_message]()
+            for i in 0..<n {
+                let p = UnsafePointer(pointers[i]), (a, b) = cuts[i]
+                let sizes: (Int, Int, Int, Int) = (a, b - a, bodies[i].count - b, 0)
+                messages.append(satchel_sha_message(data: (p, p + a, p + b, nil), size: sizes, count: 3))
+            }
+            satchel_sha256d_many(messages, n, &digests)
+            for i in 0..<n { XCTAssertEqual(Array(digests[32 * i..<32 * i + 32]), Hash.sha256(Hash.sha256(bodies[i])), "message \(i) of \(n)") }
+        }
+        // A merkle level of 7 pairs, in place.
+        var level = (0..<7 * 64).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let expected = (0..<7).flatMap { Hash.sha256(Hash.sha256(Array(level[64 * $0..<64 * $0 + 64]))) }
+        level.withUnsafeMutableBufferPointer { satchel_sha256d64($0.baseAddress!, $0.baseAddress!, 7) }
+        XCTAssertEqual(Array(level[0..<7 * 32]), expected)
+        // SHA256d("abc"): FIPS 180's SHA-256("abc") hashed again.
+        var abc = Array("abc".utf8), out = [UInt8](repeating: 0, count: 32)
+        abc.withUnsafeMutableBufferPointer { p in
+            var m = satchel_sha_message(data: (UnsafePointer(p.baseAddress!), nil, nil, nil), size: (3, 0, 0, 0), count: 1)
+            satchel_sha256d_one(&m, &out)
+        }
+        XCTAssertEqual(Hex.encode(out), "4f8b42c22dd3729b519ba6f68d2da7cc5b2d606d05daed5ad5128cc03e6c6358")
+    }
+
+    func testSHANIPath() throws {
+        satchel_sha256_force_portable(0)
+        guard satchel_sha256_shani() == 1 else { throw XCTSkip("this CPU has no SHA-NI") }
+        check(portable: false)
+    }
+
+    func testPortablePath() {
+        check(portable: true)
+        XCTAssertEqual(satchel_sha256_shani(), 0)
     }
 }

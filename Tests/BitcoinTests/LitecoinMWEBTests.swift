@@ -111,7 +111,7 @@ final class LitecoinMWEBTests: XCTestCase {
         var reader = ByteReader(block, what: "b")
         try reader.skip(80)
         let count = try reader.compactSize(maximum: 10)
-        for i in 0..<count { _ = try reader.transaction(index: i, dialect: .litecoin, inBlock: true) }
+        for i in 0..<count { _ = try reader.transactionPieces(index: i, dialect: .litecoin, inBlock: true) }
         return reader.offset
     }
 }
