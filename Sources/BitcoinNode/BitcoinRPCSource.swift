@@ -43,9 +43,6 @@ public final class BitcoinRPCSource: BlockSource, Sendable {
 
     public var serverName: String? { "the node at \(client.url)" }
 
-    /// REST was used for blocks (nil: not asked yet): for tests.
-    public var usedREST: Bool? { state.get().rest }
-
     public func chainHeight() throws -> Int? { try tip() + 1 }
 
     private func tip() throws -> Int {

@@ -32,12 +32,14 @@ struct ScanBlocksCommand: ParsableCommand {
         --chain zcash reads lightwalletd's compact blocks (.pb stream or JSON Lines, or live with
         --lightwalletd over gRPC and TLS) and trial-decrypts every Sapling output with the
         wallet's viewing keys. --chain bitcoin or litecoin reads raw blocks (JSON Lines of height,
-        hash, hex) and watches each account's scripts up to --gap-limit past the last used one.
+        hash, hex; a node's blocks directory of blk*.dat; or live with --node from bitcoind's or
+        litecoind's RPC) and watches each account's scripts up to --gap-limit past the last used one.
 
         Example (cron, every 5 minutes):
           */5 * * * * scan-blocks --wallet shop --keystore-pass-file ~/.pass --blocks /srv/xmr/blocks.jsonl --txs /srv/xmr/txs.jsonl >> payments.jsonl
           scan-blocks --chain zcash --wallet zshop --keystore-pass-file ~/.pass --blocks /srv/zec/compact.pb >> zec-payments.jsonl
           scan-blocks --chain zcash --wallet zshop --keystore-pass-file ~/.pass --lightwalletd lwd.example.org:9067 >> zec-payments.jsonl
+          scan-blocks --chain bitcoin --wallet btc --keystore-pass-file ~/.pass --node 127.0.0.1 >> btc-payments.jsonl
         """,
         version: SatchelVersion.string + " (curve kernels: \(CurveBatchPath.inUse.rawValue)"
             + (CurveBatchPath.forcedButUnavailable ? "; SATCHEL_SIMD names a path this CPU lacks" : "") + ")")

@@ -221,6 +221,20 @@ final class LitecoinLiveNodeTests: XCTestCase {
         XCTAssertTrue(wide.records.contains { $0["path"] as? String == "m/84'/1'/0'/0/60" })
         try assertAgrees(wide)
 
+        // A wrong password is the node's refusal (77), said without the password; with no
+        // login given and no cookie where the node keeps it, a usage error (64) names the place.
+        XCTAssertTrue(FileManager.default.createFile(atPath: "\(dir)/wrong", contents: Data("__cookie__:not-the-password\n".utf8), attributes: [.posixPermissions: 0o600]))
+        let refused = try Shell.run("scan-blocks --chain litecoin --network regtest --birthday 0 --state-dir \(dir)/refused --node 127.0.0.1:\(port)"
+                                    + " --rpc-credentials \(dir)/wrong", stdin: Data(#"{"mnemonic":"\#(Self.phrase)"}"#.utf8))
+        XCTAssertEqual(refused.status, 77, refused.stderr)
+        XCTAssertTrue(refused.stderr.contains("source.refused") && refused.stderr.contains("HTTP 401"), refused.stderr)
+        XCTAssertFalse(refused.stderr.contains("not-the-password"), refused.stderr)
+        try FileManager.default.createDirectory(atPath: "\(dir)/home", withIntermediateDirectories: true)
+        let noCookie = try Shell.run("HOME=\(dir)/home scan-blocks --chain litecoin --network regtest --birthday 0 --state-dir \(dir)/refused --node 127.0.0.1:\(port)",
+                                     stdin: Data(#"{"mnemonic":"\#(Self.phrase)"}"#.utf8))
+        XCTAssertEqual(noCookie.status, 64, noCookie.stderr)
+        XCTAssertTrue(noCookie.stderr.contains("there is no cookie at \(dir)/home/.litecoin/regtest/.cookie"), noCookie.stderr)
+
         // A reorg: the spend block is undone, and its transactions mined again in a longer branch.
         try cli("invalidateblock", spendBlock)
         // Another coinbase address, so the new blocks differ from the invalidated ones; one

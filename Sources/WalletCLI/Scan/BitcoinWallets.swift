@@ -1,6 +1,6 @@
-import Foundation
 import ArgumentParser
 import Bitcoin
+import Foundation
 import WalletCore
 import WalletKeys
 import WalletKeyStore
