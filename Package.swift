@@ -76,7 +76,7 @@ let package = Package(
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
         ]),
         // Bitcoin-family chains (Bitcoin, Litecoin with MWEB): raw blocks, watch sets of scripts, block sources.
-        .target(name: "Bitcoin", dependencies: ["COpenSSL", "CSHA256", "WalletScan", "WalletKeys", "WalletCore"]),
+        .target(name: "Bitcoin", dependencies: ["CSHA256", "WalletScan", "WalletKeys", "WalletCore"]),
         // The only Bitcoin code that opens sockets: bitcoind's (litecoind's) JSON-RPC and REST.
         .target(name: "BitcoinNode", dependencies: ["Bitcoin", "NodeHTTP", "WalletScan", "WalletCore"]),
         .target(name: "WalletKeyStore", dependencies: ["CSodium", "WalletCore"]),

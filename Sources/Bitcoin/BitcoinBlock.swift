@@ -105,7 +105,13 @@ public enum Bitcoin {
     public static func internalBytes(ofDisplayed hex: String) throws -> [UInt8] { Array(try Hex.decode(hex).reversed()) }
 
     /// SHA256(SHA256(bytes)).
-    public static func sha256d(_ bytes: UnsafeRawBufferPointer) -> [UInt8] { DoubleSHA256.hash(bytes) }
+    public static func sha256d(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
+        var message = satchel_sha_message(data: (bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), nil, nil, nil), size: (bytes.count, 0, 0, 0), count: 1)
+        return [UInt8](unsafeUninitializedCapacity: 32) { out, n in
+            satchel_sha256d_one(&message, out.baseAddress!)
+            n = 32
+        }
+    }
 
     public static func sha256d(_ bytes: [UInt8]) -> [UInt8] { bytes.withUnsafeBytes { sha256d($0) } }
 

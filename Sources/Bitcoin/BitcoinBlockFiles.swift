@@ -145,7 +145,7 @@ public final class BitcoinBlockFileSource: BlockSource, @unchecked Sendable {  /
     static func isZstd(_ path: String) throws -> Bool {
         guard let handle = FileHandle(forReadingAtPath: path) else { throw ScanError.unreadable(path, "cannot open it") }
         defer { try? handle.close() }
-        return Array((try? handle.read(upToCount: 4)) ?? Data()) == [0x28, 0xB5, 0x2F, 0xFD]
+        return Array((try? handle.read(upToCount: 4)) ?? Data()) == Zstd.magic
     }
 
     /// `xor.dat` in the directory: eight bytes, all zero when the node does not obfuscate.

@@ -64,8 +64,8 @@ public struct BitcoinScanner<C: BitcoinFamily>: ChainScanner {
     private let identity: [UInt8]
     private var windows = [UInt64: Window]()
     private var scripts = [ByteKey: UInt64]()
-    /// The same scripts, filtered: most of a block's outputs are ruled out at one bit.
-    private var watched = FilteredByteSet()
+    /// A filter of the same scripts: most of a block's outputs are ruled out at one bit.
+    private var watched = ByteFilter()
     private var fresh = [AddressEntry]()
 
     struct Window: Sendable {
@@ -190,7 +190,7 @@ public struct BitcoinScanner<C: BitcoinFamily>: ChainScanner {
             guard let child = try? node.child(index) else { continue }
             let script = try BitcoinNetwork.script(for: child.publicKey, kind: account.script)
             scripts[ByteKey(script)] = UInt64(code) << 32 | UInt64(chain << 31 | index)
-            watched.insert(script)
+            watched.insert(script[...])
             fresh.append(AddressEntry(account: code, index: chain << 31 | index, key: script))
         }
         window.derived = end
@@ -201,7 +201,7 @@ public struct BitcoinScanner<C: BitcoinFamily>: ChainScanner {
     public mutating func prepare(cached: [AddressEntry]) throws {
         for entry in cached {
             scripts[ByteKey(entry.key)] = UInt64(entry.account) << 32 | UInt64(entry.index)
-            watched.insert(entry.key)
+            watched.insert(entry.key[...])
             let key = Self.windowKey(entry.account, entry.index >> 31)
             var window = windows[key] ?? Window()
             window.derived = max(window.derived, (entry.index & 0x7FFF_FFFF) + 1)

@@ -68,20 +68,6 @@ static const uint8_t *next_block(feeder *f, uint8_t block[64]) {
     return block;
 }
 
-/* The block SHA256d hashes second: a 32-byte digest, padded. */
-static void second_block(const uint32_t state[8], uint8_t block[64]) {
-    for (int i = 0; i < 8; i++) {
-        block[4 * i] = (uint8_t)(state[i] >> 24);
-        block[4 * i + 1] = (uint8_t)(state[i] >> 16);
-        block[4 * i + 2] = (uint8_t)(state[i] >> 8);
-        block[4 * i + 3] = (uint8_t)state[i];
-    }
-    block[32] = 0x80;
-    memset(block + 33, 0, 29);
-    block[62] = 0x01;  /* 256 bits */
-    block[63] = 0x00;
-}
-
 static void digest_out(const uint32_t state[8], uint8_t out[32]) {
     for (int i = 0; i < 8; i++) {
         out[4 * i] = (uint8_t)(state[i] >> 24);
@@ -89,6 +75,15 @@ static void digest_out(const uint32_t state[8], uint8_t out[32]) {
         out[4 * i + 2] = (uint8_t)(state[i] >> 8);
         out[4 * i + 3] = (uint8_t)state[i];
     }
+}
+
+/* The block SHA256d hashes second: a 32-byte digest, padded. */
+static void second_block(const uint32_t state[8], uint8_t block[64]) {
+    digest_out(state, block);
+    block[32] = 0x80;
+    memset(block + 33, 0, 29);
+    block[62] = 0x01;  /* 256 bits */
+    block[63] = 0x00;
 }
 
 /* ---- portable: OpenSSL (which has its own SSSE3/AVX2 code) ---- */

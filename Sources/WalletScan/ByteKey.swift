@@ -16,21 +16,14 @@ public struct ByteKey: Hashable, Sendable {
     }
 }
 
-/// A set of byte strings with a 65,536-bit filter in front: most lookups (a block's every
-/// script and outpoint against a wallet's few) end at one bit, with no hashing. The bit is
-/// chosen by two bytes from the middle of the key, which in a script's hash, a txid or a key
-/// image are uniform. Removing leaves the bit set: a filter may only err towards a lookup.
-public struct FilteredByteSet: Sendable {
-    private var members = Set<ByteKey>()
+/// A 65,536-bit filter of byte strings: most lookups (a block's every script and outpoint
+/// against a wallet's few) end at one bit, with no hashing. The bit is chosen by two bytes from
+/// the middle of the key, which in a script's hash, a txid or a key image are uniform. Bits are
+/// never cleared: a filter may only err towards a lookup.
+public struct ByteFilter: Sendable {
     private var bits = [UInt64](repeating: 0, count: 1024)
 
     public init() {}
-    public init<S: Sequence>(_ keys: S) where S.Element == [UInt8] {
-        for key in keys { insert(key[...]) }
-    }
-
-    public var isEmpty: Bool { members.isEmpty }
-    public var count: Int { members.count }
 
     @inline(__always)
     static func slot(_ bytes: ArraySlice<UInt8>) -> Int {
@@ -45,12 +38,33 @@ public struct FilteredByteSet: Sendable {
         return bits[s >> 6] & (1 << UInt64(s & 63)) != 0
     }
 
+    public mutating func insert(_ bytes: ArraySlice<UInt8>) {
+        let s = Self.slot(bytes)
+        bits[s >> 6] |= 1 << UInt64(s & 63)
+    }
+}
+
+/// A set of byte strings with a `ByteFilter` in front. Removing leaves the filter's bit set.
+public struct FilteredByteSet: Sendable {
+    private var members = Set<ByteKey>()
+    private var filter = ByteFilter()
+
+    public init() {}
+    public init<S: Sequence>(_ keys: S) where S.Element == [UInt8] {
+        for key in keys { insert(key[...]) }
+    }
+
+    public var isEmpty: Bool { members.isEmpty }
+    public var count: Int { members.count }
+
+    @inline(__always)
+    public func mayContain(_ bytes: ArraySlice<UInt8>) -> Bool { filter.mayContain(bytes) }
+
     public func contains(_ bytes: ArraySlice<UInt8>) -> Bool { mayContain(bytes) && members.contains(ByteKey(bytes)) }
     public func contains(_ bytes: [UInt8]) -> Bool { contains(bytes[...]) }
 
     public mutating func insert(_ bytes: ArraySlice<UInt8>) {
-        let s = Self.slot(bytes)
-        bits[s >> 6] |= 1 << UInt64(s & 63)
+        filter.insert(bytes)
         members.insert(ByteKey(bytes))
     }
 

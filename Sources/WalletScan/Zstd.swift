@@ -4,8 +4,8 @@ import Glibc
 #endif
 
 /// The first bytes of every zstd frame.
-enum Zstd {
-    static let magic: [UInt8] = [0x28, 0xB5, 0x2F, 0xFD]
+package enum Zstd {
+    package static let magic: [UInt8] = [0x28, 0xB5, 0x2F, 0xFD]
 }
 
 /// Bytes of a file or stdin, decompressed on the fly when they are zstd (found by the magic
