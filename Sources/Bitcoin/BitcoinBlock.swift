@@ -33,33 +33,102 @@ public struct BitcoinOutput: Sendable, Equatable {
     public static func == (lhs: BitcoinOutput, rhs: BitcoinOutput) -> Bool { lhs.value == rhs.value && lhs.scriptBytes == rhs.scriptBytes }
 }
 
-/// A transaction, parsed: ids in internal byte order (display order is reversed).
+/// Where an output lies in its block: value, and its script's offset and length.
+struct OutputEntry: Sendable {
+    let value: UInt64
+    let offset: Int32
+    let length: Int32
+}
+
+/// What a parsed block (or a lone transaction) holds, shared by its transactions: the bytes,
+/// the ids' digests, where every input's outpoint and every output's script lies. A handful of
+/// allocations per block instead of several per transaction: with one array per input list,
+/// output list and slice, a full block's parse was mostly malloc, retain and release.
+final class BitcoinTables: Sendable {
+    let bytes: [UInt8]
+    /// txid i at 32 i, wtxid i at 32 (count + i).
+    let digests: [UInt8]
+    let count: Int
+    /// The byte offset of each input's outpoint, every transaction's in order.
+    let outpoints: [Int32]
+    let outputs: [OutputEntry]
+    /// The first transaction's first scriptSig and first witness stack (a coinbase's BIP34
+    /// height and BIP141 reserved value live there).
+    let firstScriptSig: Range<Int>
+    let firstWitness: [Range<Int>]
+
+    init(bytes: [UInt8], digests: [UInt8], count: Int, outpoints: [Int32], outputs: [OutputEntry], firstScriptSig: Range<Int>,
+         firstWitness: [Range<Int>]) {
+        (self.bytes, self.digests, self.count, self.outpoints, self.outputs) = (bytes, digests, count, outpoints, outputs)
+        (self.firstScriptSig, self.firstWitness) = (firstScriptSig, firstWitness)
+    }
+}
+
+/// A transaction's inputs, read from its block's tables when asked for.
+public struct BitcoinInputs: RandomAccessCollection, Sendable {
+    let tables: BitcoinTables
+    let start: Int
+    public let endIndex: Int
+    public var startIndex: Int { 0 }
+
+    public subscript(position: Int) -> BitcoinInput {
+        precondition(position >= 0 && position < endIndex, "input index out of range")
+        let at = Int(tables.outpoints[start + position])
+        return BitcoinInput(outpointBytes: tables.bytes[at..<at + 36])
+    }
+}
+
+/// A transaction's outputs, read from its block's tables when asked for.
+public struct BitcoinOutputs: RandomAccessCollection, Sendable {
+    let tables: BitcoinTables
+    let start: Int
+    public let endIndex: Int
+    public var startIndex: Int { 0 }
+
+    public subscript(position: Int) -> BitcoinOutput {
+        precondition(position >= 0 && position < endIndex, "output index out of range")
+        let entry = tables.outputs[start + position]
+        return BitcoinOutput(value: entry.value, scriptBytes: tables.bytes[Int(entry.offset)..<Int(entry.offset) + Int(entry.length)])
+    }
+}
+
+/// A transaction, parsed: ids in internal byte order (display order is reversed). Its inputs,
+/// outputs and ids are read from its block's shared tables.
 public struct BitcoinTransaction: ChainTransaction, Sendable {
+    let tables: BitcoinTables
+    /// Its place in the block, and where its inputs and outputs start in the tables.
+    let index: Int32
+    let inputStart: Int32
+    let inputCount: Int32
+    let outputStart: Int32
+    let outputCount: Int32
+    public let hasWitness: Bool
+    /// Litecoin's integrating transaction (HogEx), last in a block with MWEB: its outputs
+    /// after the first are peg-outs from the extension block.
+    public internal(set) var isHogEx: Bool
+    /// A coinbase spends nothing: one input whose outpoint is all zeros with index 0xffffffff
+    /// (found once, at the parse: matching asks it of every transaction).
+    public internal(set) var isCoinbase: Bool
+
     /// SHA256d of the serialization without marker, flag and witnesses.
     public var id: [UInt8] { Array(idBytes) }
     /// SHA256d of the whole serialization (equal to `id` without witnesses).
     public var wtxid: [UInt8] { Array(wtxidBytes) }
-    /// The ids as 32-byte slices of one buffer of the block's digests: no array each.
-    public internal(set) var idBytes: ArraySlice<UInt8> = []
-    public internal(set) var wtxidBytes: ArraySlice<UInt8> = []
-    public let inputs: [BitcoinInput]
-    public let outputs: [BitcoinOutput]
-    public let hasWitness: Bool
-    /// The first input's witness stack (the coinbase's witness reserved value lives there).
-    public let firstWitness: [[UInt8]]
-    /// The first input's scriptSig (the coinbase's BIP34 height lives there).
-    public let firstScriptSig: [UInt8]
-    /// Litecoin's integrating transaction (HogEx), last in a block with MWEB: its outputs
-    /// after the first are peg-outs from the extension block.
-    public var isHogEx = false
-
-    /// A coinbase spends nothing: one input whose outpoint is all zeros with index 0xffffffff
-    /// (found once, at the parse: matching asks it of every transaction).
-    public internal(set) var isCoinbase = false
-
-    static func spendsNothing(_ inputs: [BitcoinInput]) -> Bool {
-        inputs.count == 1 && inputs[0].outpointBytes.prefix(32).allSatisfy { $0 == 0 } && inputs[0].outpointBytes.suffix(4).allSatisfy { $0 == 0xFF }
+    public var idBytes: ArraySlice<UInt8> { tables.digests[32 * Int(index)..<32 * Int(index) + 32] }
+    public var wtxidBytes: ArraySlice<UInt8> {
+        let at = 32 * (tables.count + Int(index))
+        return tables.digests[at..<at + 32]
     }
+
+    public var inputs: BitcoinInputs { BitcoinInputs(tables: tables, start: Int(inputStart), endIndex: Int(inputCount)) }
+    public var outputs: BitcoinOutputs { BitcoinOutputs(tables: tables, start: Int(outputStart), endIndex: Int(outputCount)) }
+
+    /// The first input's witness stack, kept for a block's first transaction only (the
+    /// coinbase's witness reserved value lives there).
+    public var firstWitness: [[UInt8]] { index == 0 ? tables.firstWitness.map { Array(tables.bytes[$0]) } : [] }
+    /// The first input's scriptSig, kept for a block's first transaction only (the coinbase's
+    /// BIP34 height lives there).
+    public var firstScriptSig: [UInt8] { index == 0 ? Array(tables.bytes[tables.firstScriptSig]) : [] }
 
     /// The outpoints its inputs spend (none for a coinbase).
     public var spendTags: [[UInt8]] { isCoinbase ? [] : inputs.map(\.outpoint) }
@@ -80,6 +149,8 @@ public struct BitcoinBlock: ChainBlock, Sendable {
     /// Litecoin: the block carries an MWEB extension block after its transactions (skipped:
     /// MWEB outputs are not scanned).
     public var hasMWEB = false
+    /// What its transactions read their inputs, outputs and ids from.
+    let tables: BitcoinTables
 }
 
 /// What a chain's serialization allows beyond Bitcoin's.
@@ -119,16 +190,23 @@ public enum Bitcoin {
     /// whether some level ended in two equal hashes — CVE-2012-2459: such a list has the same
     /// root as a shorter one, so a block with it is refused.
     public static func merkleRoot(_ hashes: [[UInt8]]) -> (root: [UInt8], mutated: Bool) {
-        merkleRoot(flat: hashes.flatMap { $0 }[...])
+        let flat = hashes.flatMap { $0 }
+        return flat.withUnsafeBytes { merkleRoot(leaves: $0) }
     }
 
-    /// The same over the hashes in a row, 32 bytes each.
-    static func merkleRoot(flat hashes: ArraySlice<UInt8>) -> (root: [UInt8], mutated: Bool) {
+    /// The same over leaves in a row, 32 bytes each; `zeroFirst`: the first leaf taken as zeros
+    /// (BIP141's witness tree, where the coinbase's wtxid stands as zeros).
+    static func merkleRoot(leaves hashes: UnsafeRawBufferPointer, zeroFirst: Bool = false) -> (root: [UInt8], mutated: Bool) {
         guard !hashes.isEmpty else { return ([UInt8](repeating: 0, count: 32), false) }
         // One buffer, each level written over the one below it, pairs hashed two at a time;
         // room for an odd level's repeated last hash.
-        var level = Array(hashes) + [UInt8](repeating: 0, count: 32)
         var count = hashes.count / 32, mutated = false
+        var level = [UInt8](unsafeUninitializedCapacity: hashes.count + 32) { buffer, n in
+            _ = buffer.initialize(from: hashes)
+            if zeroFirst { buffer.baseAddress!.update(repeating: 0, count: 32) }
+            buffer.baseAddress!.advanced(by: hashes.count).initialize(repeating: 0, count: 32)
+            n = hashes.count + 32
+        }
         level.withUnsafeMutableBytes { buffer in
             let base = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
             while count > 1 {
@@ -162,29 +240,12 @@ public enum Bitcoin {
         // The smallest transaction is 60 bytes (version, one input, no output, locktime).
         let count = try reader.compactSize(maximum: (bytes.count - reader.offset) / 60)
         guard count >= 1 else { throw .malformed(what: what, reason: "a block without a coinbase transaction") }
-        var transactions = [BitcoinTransaction]()
-        transactions.reserveCapacity(count)
-        // The ids are hashed after the parse, all at once: the txids first, so that their
-        // digests lie in a row as the merkle tree's first level, then the wtxids that differ.
-        var messages = [HashPieces](), witnessed = [(tx: Int, message: HashPieces)]()
-        messages.reserveCapacity(2 * count)
+        var builder = TableBuilder(count: count)
         for index in 0..<count {
-            let (tx, txid, wtxid) = try reader.transactionPieces(index: index, dialect: dialect, inBlock: true)
-            transactions.append(tx)
-            messages.append(txid)
-            if let wtxid { witnessed.append((index, wtxid)) }
-        }
-        messages += witnessed.map(\.message)
-        let digests = HashPieces.sha256d(messages, in: bytes)
-        for i in transactions.indices {
-            transactions[i].idBytes = digests[32 * i..<32 * i + 32]
-            transactions[i].wtxidBytes = transactions[i].idBytes
-        }
-        for (k, w) in witnessed.enumerated() {
-            transactions[w.tx].wtxidBytes = digests[32 * (count + k)..<32 * (count + k) + 32]
+            try reader.transactionPieces(index: index, dialect: dialect, inBlock: true, into: &builder)
         }
         var hasMWEB = false
-        if let hogEx = transactions.firstIndex(where: \.isHogEx) {
+        if let hogEx = builder.records.firstIndex(where: \.isHogEx) {
             guard hogEx == count - 1, count >= 2 else {
                 throw .malformed(what: what, reason: "transaction \(hogEx) is a HogEx, which must be the last of two or more")
             }
@@ -199,18 +260,19 @@ public enum Bitcoin {
             }
         }
         guard reader.isAtEnd else { throw .malformed(what: what, reason: "\(bytes.count - reader.offset) bytes after the last transaction") }
-        guard transactions[0].isCoinbase else { throw .malformed(what: what, reason: "its first transaction is not a coinbase") }
-        if let extra = transactions.dropFirst().firstIndex(where: \.isCoinbase) {
+        guard builder.records[0].isCoinbase else { throw .malformed(what: what, reason: "its first transaction is not a coinbase") }
+        if let extra = builder.records.dropFirst().firstIndex(where: \.isCoinbase) {
             throw .malformed(what: what, reason: "transaction \(extra) is a second coinbase")
         }
-        let (root, mutated) = merkleRoot(flat: digests[0..<32 * count])
+        let (tables, transactions) = builder.finish(bytes)
+        let (root, mutated) = tables.digests.withUnsafeBytes { merkleRoot(leaves: UnsafeRawBufferPointer(rebasing: $0[0..<32 * count])) }
         guard root == merkle else {
             throw .hashMismatch(what: "\(what)'s merkle root", expected: display(merkle), computed: display(root))
         }
         guard !mutated else { throw .malformed(what: what, reason: "its transaction list repeats a pair (CVE-2012-2459)") }
-        try checkWitnessCommitment(transactions, what: what)
+        try checkWitnessCommitment(transactions, tables: tables, what: what)
         var block = BitcoinBlock(id: id, previousID: previous, merkleRoot: merkle, version: version, time: time, bits: bits, nonce: nonce,
-                                 transactions: transactions)
+                                 transactions: transactions, tables: tables)
         block.hasMWEB = hasMWEB
         return block
     }
@@ -220,9 +282,10 @@ public enum Bitcoin {
         var reader = ByteReader(bytes, what: "block")
         try reader.skip(80)
         let count = try reader.compactSize(maximum: bytes.count / 60)
+        var builder = TableBuilder(count: count)
         return try (0..<count).map { index throws(ScanError) in
             let start = reader.offset
-            _ = try reader.transactionPieces(index: index, dialect: dialect, inBlock: true)
+            try reader.transactionPieces(index: index, dialect: dialect, inBlock: true, into: &builder)
             return start..<reader.offset
         }
     }
@@ -230,32 +293,32 @@ public enum Bitcoin {
     /// One transaction alone (a mempool's): every byte used. A Litecoin transaction's MWEB
     /// part is skipped; one with nothing else (MWEB to MWEB) has no inputs or outputs here.
     public static func parseTransaction(_ bytes: [UInt8], what: String, dialect: BitcoinDialect = .bitcoin) throws(ScanError) -> BitcoinTransaction {
+        // No transaction is larger than a block (and the tables' offsets are 32-bit).
+        guard bytes.count <= maxBlockSize else { throw .malformed(what: what, reason: "\(bytes.count) bytes, more than a block may have") }
         var reader = ByteReader(bytes, what: what)
-        var (tx, txid, wtxid) = try reader.transactionPieces(index: 0, dialect: dialect, inBlock: false, named: what)
+        var builder = TableBuilder(count: 1)
+        try reader.transactionPieces(index: 0, dialect: dialect, inBlock: false, named: what, into: &builder)
         guard reader.isAtEnd else { throw .malformed(what: what, reason: "\(bytes.count - reader.offset) bytes after the transaction") }
-        let digests = HashPieces.sha256d([txid] + (wtxid.map { [$0] } ?? []), in: bytes)
-        (tx.idBytes, tx.wtxidBytes) = (digests[0..<32], digests[(digests.count - 32)...])
-        return tx
+        return builder.finish(bytes).1[0]
     }
 
     /// BIP141: with any witness in the block, the coinbase commits to the witness merkle root
     /// (the coinbase's wtxid taken as zeros) and its witness reserved value, in its last
     /// output whose script starts 6a24aa21a9ed.
-    static func checkWitnessCommitment(_ transactions: [BitcoinTransaction], what: String) throws(ScanError) {
+    static func checkWitnessCommitment(_ transactions: [BitcoinTransaction], tables: BitcoinTables, what: String) throws(ScanError) {
         guard transactions.contains(where: \.hasWitness) else { return }
         let prefix: [UInt8] = [0x6A, 0x24, 0xAA, 0x21, 0xA9, 0xED]
-        guard let commitment = transactions[0].outputs.last(where: { $0.script.count >= 38 && Array($0.script.prefix(6)) == prefix }) else {
+        guard let commitment = transactions[0].outputs.last(where: { $0.scriptBytes.count >= 38 && $0.scriptBytes.prefix(6).elementsEqual(prefix) }) else {
             throw .malformed(what: what, reason: "transactions have witnesses and the coinbase commits to none (BIP141)")
         }
         let coinbaseWitness = transactions[0].firstWitness
         guard coinbaseWitness.count == 1, coinbaseWitness[0].count == 32 else {
             throw .malformed(what: what, reason: "the coinbase's witness is not one 32-byte reserved value (BIP141)")
         }
-        var leaves = [UInt8](repeating: 0, count: 32 * transactions.count)
-        for i in transactions.indices.dropFirst() { leaves.replaceSubrange(32 * i..<32 * i + 32, with: transactions[i].wtxidBytes) }
-        let (root, _) = merkleRoot(flat: leaves[...])
+        let count = tables.count
+        let (root, _) = tables.digests.withUnsafeBytes { merkleRoot(leaves: UnsafeRawBufferPointer(rebasing: $0[32 * count..<64 * count]), zeroFirst: true) }
         let computed = sha256d(root + coinbaseWitness[0])
-        let expected = Array(commitment.script[6..<38])
+        let expected = Array(commitment.scriptBytes.dropFirst(6).prefix(32))
         guard computed == expected else {
             throw .hashMismatch(what: "\(what)'s witness commitment", expected: Hex.encode(expected), computed: Hex.encode(computed))
         }
@@ -307,12 +370,13 @@ extension ByteReader {
         return Int(value)
     }
 
-    /// One transaction; its txid hashes the stripped serialization (version, inputs, outputs,
-    /// locktime) without copying it, and its wtxid the whole but for an MWEB part. `inBlock`:
-    /// among a block's transactions, where an MWEB part is refused (the extension block holds
-    /// them) and a flag 0x08 without one marks the HogEx; alone, the MWEB part is skipped.
-    mutating func transactionPieces(index: Int, dialect: BitcoinDialect, inBlock: Bool, named: String? = nil)
-        throws(ScanError) -> (BitcoinTransaction, txid: HashPieces, wtxid: HashPieces?) {
+    /// One transaction, its inputs, outputs and record added to `builder`, and what its ids
+    /// hash: the txid the stripped serialization (version, inputs, outputs, locktime) without
+    /// copying it, the wtxid the whole but for an MWEB part. `inBlock`: among a block's
+    /// transactions, where an MWEB part is refused (the extension block holds them) and a flag
+    /// 0x08 without one marks the HogEx; alone, the MWEB part is skipped.
+    mutating func transactionPieces(index: Int, dialect: BitcoinDialect, inBlock: Bool, named: String? = nil,
+                                    into builder: inout TableBuilder) throws(ScanError) {
         let start = offset
         let blockWhat = self.what
         /// The transaction's name, for errors only: made when one is thrown.
@@ -332,9 +396,7 @@ extension ByteReader {
         let inputCount = try compactSize(maximum: (bytes.count - offset) / 41)
         // Only an MWEB-to-MWEB transaction, outside blocks, has no canonical input.
         guard inputCount >= 1 || (hasMWEB && !inBlock) else { throw .malformed(what: what(), reason: "a transaction without inputs") }
-        var inputs = [BitcoinInput]()
-        inputs.reserveCapacity(inputCount)
-        var firstScriptSig = [UInt8]()
+        let inputStart = builder.outpoints.count, outputStart = builder.outputs.count
         // Only the first transaction (a coinbase) needs its first scriptSig and witness: BIP34's
         // height, BIP141's reserved value.
         let keepFirst = index == 0
@@ -342,23 +404,21 @@ extension ByteReader {
             let at = offset
             try skip(36)
             let scriptLength = try compactSize(maximum: bytes.count - offset)
-            if i == 0 && keepFirst { firstScriptSig = try take(scriptLength) } else { try skip(scriptLength) }
+            if i == 0 && keepFirst { builder.firstScriptSig = offset..<offset + scriptLength }
+            try skip(scriptLength)
             try skip(4)  // sequence
-            inputs.append(BitcoinInput(outpointBytes: bytes[at..<at + 36]))
+            builder.outpoints.append(Int32(at))
         }
         let outputCount = try compactSize(maximum: (bytes.count - offset) / 9)
-        var outputs = [BitcoinOutput]()
-        outputs.reserveCapacity(outputCount)
         for _ in 0..<outputCount {
             let value = try uint(8)
             guard value <= 21_000_000 * 100_000_000 else { throw .malformed(what: what(), reason: "an output of \(value) satoshis, more than exist") }
             let length = try compactSize(maximum: bytes.count - offset)
             let at = offset
             try skip(length)
-            outputs.append(BitcoinOutput(value: value, scriptBytes: bytes[at..<at + length]))
+            builder.outputs.append(OutputEntry(value: value, offset: Int32(at), length: Int32(length)))
         }
         let bodyEnd = offset
-        var firstWitness = [[UInt8]]()
         if hasWitness {
             var any = false
             for i in 0..<inputCount {
@@ -366,7 +426,8 @@ extension ByteReader {
                 any = any || items > 0
                 for _ in 0..<items {
                     let length = try compactSize(maximum: bytes.count - offset)
-                    if i == 0 && keepFirst { firstWitness.append(try take(length)) } else { try skip(length) }
+                    if i == 0 && keepFirst { builder.firstWitness.append(offset..<offset + length) }
+                    try skip(length)
                 }
             }
             // BIP144: a transaction that says it has witnesses must have one.
@@ -377,7 +438,7 @@ extension ByteReader {
         if hasMWEB {
             if try byte() == 0 {
                 // No MWEB part: the HogEx, which pays at least the extension block's own output.
-                guard inBlock, !outputs.isEmpty else { throw .malformed(what: what(), reason: "an MWEB flag with neither an MWEB part nor a HogEx's outputs") }
+                guard inBlock, outputCount > 0 else { throw .malformed(what: what(), reason: "an MWEB flag with neither an MWEB part nor a HogEx's outputs") }
                 isHogEx = true
             } else {
                 guard !inBlock else { throw .malformed(what: what(), reason: "an MWEB part among a block's transactions (the extension block holds them)") }
@@ -391,7 +452,7 @@ extension ByteReader {
         // What the ids hash, as pieces of the block (hashed later, two at a time).
         var whole = HashPieces()
         whole.add(start, end - start)
-        var txid = whole, wtxid: HashPieces?
+        var txid = whole
         if flag != 0 {
             txid = HashPieces()
             txid.add(start, 4)
@@ -405,17 +466,74 @@ extension ByteReader {
                     w.add(HashPieces.witnessMarker, 2)
                     w.add(bodyStart, witnessEnd - bodyStart)
                     w.add(end - 4, 4)
-                    wtxid = w
+                    builder.witnessed.append((index, w))
                 } else {
-                    wtxid = whole
+                    builder.witnessed.append((index, whole))
                 }
             }
         }
-        var tx = BitcoinTransaction(inputs: inputs, outputs: outputs, hasWitness: hasWitness,
-                                    firstWitness: firstWitness, firstScriptSig: firstScriptSig)
-        tx.isHogEx = isHogEx
-        tx.isCoinbase = BitcoinTransaction.spendsNothing(inputs)
-        return (tx, txid, wtxid)
+        builder.messages.append(txid)
+        // A coinbase spends nothing: one input, all zeros with index 0xffffffff.
+        let isCoinbase = inputCount == 1 && bytes[Int(builder.outpoints[inputStart])..<Int(builder.outpoints[inputStart]) + 36].enumerated().allSatisfy {
+            $0.element == ($0.offset < 32 ? 0 : 0xFF)
+        }
+        builder.records.append(TableBuilder.Record(inputStart: Int32(inputStart), inputCount: Int32(inputCount), outputStart: Int32(outputStart),
+                                                   outputCount: Int32(outputCount), hasWitness: hasWitness, isHogEx: isHogEx, isCoinbase: isCoinbase))
+    }
+}
+
+/// A block's tables as the parse fills them, and the messages its ids hash.
+struct TableBuilder {
+    struct Record {
+        let inputStart: Int32, inputCount: Int32, outputStart: Int32, outputCount: Int32
+        let hasWitness: Bool, isHogEx: Bool, isCoinbase: Bool
+    }
+
+    var records = [Record]()
+    var outpoints = [Int32]()
+    var outputs = [OutputEntry]()
+    var firstScriptSig = 0..<0
+    var firstWitness = [Range<Int>]()
+    /// Transaction i's txid message at i.
+    var messages = [HashPieces]()
+    /// The wtxid messages of the transactions with witnesses, and which each is.
+    var witnessed = [(tx: Int, message: HashPieces)]()
+
+    init(count: Int) {
+        records.reserveCapacity(count)
+        messages.reserveCapacity(2 * count)
+        // A full block has about 2.5 inputs and 2.7 outputs per transaction.
+        outpoints.reserveCapacity(3 * count)
+        outputs.reserveCapacity(3 * count)
+    }
+
+    /// Hashes the ids (all at once, two messages at a time where the CPU has SHA-NI) and
+    /// makes the tables and the transactions over them.
+    mutating func finish(_ bytes: [UInt8]) -> (BitcoinTables, [BitcoinTransaction]) {
+        let count = records.count, witnessCount = witnessed.count
+        messages += witnessed.map(\.message)
+        // txid i at 32 i; the wtxids hashed into a row after them, then each moved to its
+        // transaction's place 32 (count + i). Moved from the last down: transaction i's place is
+        // never before its row entry's, so no entry is written over before it is moved.
+        let digests = [UInt8](unsafeUninitializedCapacity: 64 * count) { buffer, n in
+            let base = buffer.baseAddress!
+            HashPieces.sha256d(messages, in: bytes, into: base)
+            for k in (0..<witnessCount).reversed() {
+                (base + 32 * (count + witnessed[k].tx)).update(from: base + 32 * (count + k), count: 32)
+            }
+            for i in 0..<count where !records[i].hasWitness {
+                (base + 32 * (count + i)).update(from: base + 32 * i, count: 32)
+            }
+            n = 64 * count
+        }
+        let tables = BitcoinTables(bytes: bytes, digests: digests, count: count, outpoints: outpoints, outputs: outputs,
+                                   firstScriptSig: firstScriptSig, firstWitness: firstWitness)
+        let transactions = records.indices.map { i in
+            let r = records[i]
+            return BitcoinTransaction(tables: tables, index: Int32(i), inputStart: r.inputStart, inputCount: r.inputCount, outputStart: r.outputStart,
+                                      outputCount: r.outputCount, hasWitness: r.hasWitness, isHogEx: r.isHogEx, isCoinbase: r.isCoinbase)
+        }
+        return (tables, transactions)
     }
 }
 
@@ -445,15 +563,21 @@ struct HashPieces {
     }
 
     /// SHA256d of each message (two streams at a time where the CPU has SHA-NI): digest i
-    /// at 32 i.
-    static func sha256d(_ messages: [HashPieces], in bytes: [UInt8]) -> [UInt8] {
-        var digests = [UInt8](repeating: 0, count: 32 * messages.count)
+    /// at out + 32 i.
+    static func sha256d(_ messages: [HashPieces], in bytes: [UInt8], into out: UnsafeMutablePointer<UInt8>) {
         bytes.withUnsafeBufferPointer { block in
             marker.withUnsafeBufferPointer { marker in
                 let list = messages.map { $0.message(block.baseAddress!, marker.baseAddress!) }
-                digests.withUnsafeMutableBufferPointer { satchel_sha256d_many(list, list.count, $0.baseAddress!) }
+                satchel_sha256d_many(list, list.count, out)
             }
         }
-        return digests
+    }
+
+    /// The same into a new array.
+    static func sha256d(_ messages: [HashPieces], in bytes: [UInt8]) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: 32 * messages.count) { buffer, n in
+            if !messages.isEmpty { sha256d(messages, in: bytes, into: buffer.baseAddress!) }
+            n = 32 * messages.count
+        }
     }
 }

@@ -35,21 +35,31 @@ extension BitcoinBlock {
         findings(watching: FilteredByteSet(scripts), owned: FilteredByteSet(owned))
     }
 
-    /// The same, over filtered sets (what a scanner keeps).
+    /// The same, over filtered sets (what a scanner keeps). Each script and outpoint is first
+    /// tested against the filter where it lies in the block; a slice is made only for the few
+    /// the filter lets through.
     public func findings(watching scripts: FilteredByteSet, owned: FilteredByteSet) -> BitcoinFindings {
         var found = BitcoinFindings()
         var owned = owned
-        for txIndex in transactions.indices {
-            if !transactions[txIndex].isCoinbase && !owned.isEmpty {
-                for (vin, input) in transactions[txIndex].inputs.enumerated() where owned.remove(input.outpointBytes) {
-                    found.spent.append(.init(txIndex: txIndex, txid: transactions[txIndex].id, vin: vin, outpoint: input.outpoint))
-                }
-            }
-            for (vout, output) in transactions[txIndex].outputs.enumerated() where scripts.contains(output.scriptBytes) {
+        let tables = self.tables
+        tables.bytes.withUnsafeBytes { raw in
+            for txIndex in transactions.indices {
                 let tx = transactions[txIndex]
-                found.received.append(.init(txIndex: txIndex, txid: tx.id, vout: UInt32(vout), value: output.value,
-                                            script: output.script, coinbase: tx.isCoinbase))
-                owned.insert(Bitcoin.outpoint(tx.id, UInt32(vout)))
+                if !tx.isCoinbase && !owned.isEmpty {
+                    for vin in 0..<Int(tx.inputCount) {
+                        let at = Int(tables.outpoints[Int(tx.inputStart) + vin])
+                        guard owned.mayContain(UnsafeRawBufferPointer(rebasing: raw[at..<at + 36])), owned.remove(tables.bytes[at..<at + 36]) else { continue }
+                        found.spent.append(.init(txIndex: txIndex, txid: tx.id, vin: vin, outpoint: Array(tables.bytes[at..<at + 36])))
+                    }
+                }
+                for vout in 0..<Int(tx.outputCount) {
+                    let entry = tables.outputs[Int(tx.outputStart) + vout]
+                    let script = Int(entry.offset)..<Int(entry.offset) + Int(entry.length)
+                    guard scripts.mayContain(UnsafeRawBufferPointer(rebasing: raw[script])), scripts.contains(tables.bytes[script]) else { continue }
+                    found.received.append(.init(txIndex: txIndex, txid: tx.id, vout: UInt32(vout), value: entry.value,
+                                                script: Array(tables.bytes[script]), coinbase: tx.isCoinbase))
+                    owned.insert(Bitcoin.outpoint(tx.id, UInt32(vout)))
+                }
             }
         }
         return found

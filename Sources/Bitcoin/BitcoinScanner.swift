@@ -241,12 +241,19 @@ public struct BitcoinScanner<C: BitcoinFamily>: ChainScanner {
     public func scan(_ transactions: [BitcoinTransaction]) -> [[ReceivedOutput]] {
         transactions.map { tx in
             var found = [ReceivedOutput]()
-            for (vout, output) in tx.outputs.enumerated() {
-                guard watched.mayContain(output.scriptBytes), let place = scripts[ByteKey(output.scriptBytes)] else { continue }
-                let maturity = tx.isHogEx && vout >= 1 ? Self.pegOutMaturity : 0
-                found.append(ReceivedOutput(height: nil, txID: tx.id, index: vout, amount: output.value, account: UInt32(place >> 32),
-                                            addressIndex: UInt32(truncatingIfNeeded: place), spendTag: Bitcoin.outpoint(tx.id, UInt32(vout)),
-                                            memo: nil, unlockTime: maturity, isCoinbase: tx.isCoinbase, outputKey: output.script))
+            let tables = tx.tables
+            // Each script is first tested against the filter where it lies in the block: no
+            // slice (each of which would retain the block) for the many the filter rules out.
+            tables.bytes.withUnsafeBytes { raw in
+                for vout in 0..<Int(tx.outputCount) {
+                    let entry = tables.outputs[Int(tx.outputStart) + vout]
+                    let script = Int(entry.offset)..<Int(entry.offset) + Int(entry.length)
+                    guard watched.mayContain(UnsafeRawBufferPointer(rebasing: raw[script])), let place = scripts[ByteKey(tables.bytes[script])] else { continue }
+                    let maturity = tx.isHogEx && vout >= 1 ? Self.pegOutMaturity : 0
+                    found.append(ReceivedOutput(height: nil, txID: tx.id, index: vout, amount: entry.value, account: UInt32(place >> 32),
+                                                addressIndex: UInt32(truncatingIfNeeded: place), spendTag: Bitcoin.outpoint(tx.id, UInt32(vout)),
+                                                memo: nil, unlockTime: maturity, isCoinbase: tx.isCoinbase, outputKey: Array(tables.bytes[script])))
+                }
             }
             return found
         }

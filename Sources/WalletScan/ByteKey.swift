@@ -32,8 +32,23 @@ public struct ByteFilter: Sendable {
         return (Int(bytes[mid]) << 8 | Int(bytes[mid + 1])) ^ (bytes.count &* 40_503 & 0xFFFF)
     }
 
+    /// The same slot for bytes in memory: a block's scripts are tested without a slice (each
+    /// of which would retain the block).
+    @inline(__always)
+    static func slot(_ bytes: UnsafeRawBufferPointer) -> Int {
+        guard bytes.count >= 2 else { return bytes.count }
+        let mid = bytes.count / 2 - 1
+        return (Int(bytes[mid]) << 8 | Int(bytes[mid + 1])) ^ (bytes.count &* 40_503 & 0xFFFF)
+    }
+
     @inline(__always)
     public func mayContain(_ bytes: ArraySlice<UInt8>) -> Bool {
+        let s = Self.slot(bytes)
+        return bits[s >> 6] & (1 << UInt64(s & 63)) != 0
+    }
+
+    @inline(__always)
+    public func mayContain(_ bytes: UnsafeRawBufferPointer) -> Bool {
         let s = Self.slot(bytes)
         return bits[s >> 6] & (1 << UInt64(s & 63)) != 0
     }
@@ -59,6 +74,8 @@ public struct FilteredByteSet: Sendable {
 
     @inline(__always)
     public func mayContain(_ bytes: ArraySlice<UInt8>) -> Bool { filter.mayContain(bytes) }
+    @inline(__always)
+    public func mayContain(_ bytes: UnsafeRawBufferPointer) -> Bool { filter.mayContain(bytes) }
 
     public func contains(_ bytes: ArraySlice<UInt8>) -> Bool { mayContain(bytes) && members.contains(ByteKey(bytes)) }
     public func contains(_ bytes: [UInt8]) -> Bool { contains(bytes[...]) }

@@ -111,7 +111,8 @@ final class LitecoinMWEBTests: XCTestCase {
         var reader = ByteReader(block, what: "b")
         try reader.skip(80)
         let count = try reader.compactSize(maximum: 10)
-        for i in 0..<count { _ = try reader.transactionPieces(index: i, dialect: .litecoin, inBlock: true) }
+        var builder = TableBuilder(count: count)
+        for i in 0..<count { try reader.transactionPieces(index: i, dialect: .litecoin, inBlock: true, into: &builder) }
         return reader.offset
     }
 }
