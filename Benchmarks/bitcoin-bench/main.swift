@@ -2,8 +2,9 @@
 // (txids, wtxids, merkle root, witness commitment) and matched against 1,000 watched scripts,
 // beside the reference measured in the same run: SHA256d over each of its transactions (OpenSSL's
 // low-level SHA-256, which picks SHA-NI, AVX2 or plain code at run time), the hashing no scanner
-// can skip. Beside it: the same hashing with the parser's two-stream SHA-NI code (CSHA256), and
-// with libsodium's plain C. One JSON
+// can skip. Beside it: the same hashing with the parser's own code (CSHA256: eight AVX-512VL
+// lanes, two SHA-NI streams or OpenSSL, as SATCHEL_SHA or the CPU chooses), and with
+// libsodium's plain C. One JSON
 // line per measurement; bench/bitcoin_scan.py adds the block-file throughput and prints ratios.
 #if canImport(Glibc)
 import Glibc
@@ -63,8 +64,8 @@ report("btc_txs_sha256d_openssl", measure(repeats: 7, count: rounds) { _ in
 report("btc_txs_sha256d_libsodium", measure(repeats: 7, count: rounds) { _ in
     block.withUnsafeBytes { b in for range in ranges { sink &+= Int(Hash.sha256(Hash.sha256(UnsafeRawBufferPointer(rebasing: b[range])))[0]) } }
 })
-// The same hashing with Satchel's two-stream SHA-NI code (what the parser uses), for comparison.
-report("btc_txs_sha256d_two_stream", measure(repeats: 7, count: rounds) { _ in
+// The same hashing with Satchel's code on the path that runs (what the parser uses), for comparison.
+report("btc_txs_sha256d_satchel", measure(repeats: 7, count: rounds) { _ in
     block.withUnsafeBufferPointer { b in
         let messages = ranges.map { r in
             satchel_sha_message(data: (b.baseAddress! + r.lowerBound, nil, nil, nil), size: (r.count, 0, 0, 0), count: 1)
@@ -74,13 +75,19 @@ report("btc_txs_sha256d_two_stream", measure(repeats: 7, count: rounds) { _ in
         sink &+= Int(out[0])
     }
 })
+// What scan-blocks does with each block: parse, check the txids' merkle root, match.
 report("btc_block_parse_match", try measure(repeats: 7, count: rounds) { _ in
-    let parsedBlock = try Bitcoin.parseBlock(block, what: "block 702861")
+    let parsedBlock = try Bitcoin.parseBlock(block, what: "block 702861", verifyWitness: false)
     let found = parsedBlock.findings(watching: watchedKeys, owned: ownedKeys)
     sink &+= found.received.count + found.spent.count
 })
 report("btc_block_parse", try measure(repeats: 7, count: rounds) { _ in
-    sink &+= try Bitcoin.parseBlock(block, what: "block 702861").transactions.count
+    sink &+= try Bitcoin.parseBlock(block, what: "block 702861", verifyWitness: false).transactions.count
+})
+// The same parse with the BIP141 witness commitment checked too: every wtxid hashed, a second tree.
+report("btc_block_parse_verify_witness", try measure(repeats: 7, count: rounds) { _ in
+    sink &+= try Bitcoin.parseBlock(block, what: "block 702861", verifyWitness: true).transactions.count
 })
 let found = parsed.findings(watching: watched, owned: owned)
-print(#"{"bench":"btc_block_facts","transactions":\#(ranges.count),"bytes":\#(block.count),"watched":\#(watched.count),"received":\#(found.received.count),"spent":\#(found.spent.count),"sink":\#(sink & 1)}"#)
+let path = ["portable", "shani", "avx512"][Int(satchel_sha256_path())]
+print(#"{"bench":"btc_block_facts","sha256_path":"\#(path)","transactions":\#(ranges.count),"bytes":\#(block.count),"watched":\#(watched.count),"received":\#(found.received.count),"spent":\#(found.spent.count),"sink":\#(sink & 1)}"#)

@@ -46,9 +46,12 @@ struct OutputEntry: Sendable {
 /// output list and slice, a full block's parse was mostly malloc, retain and release.
 final class BitcoinTables: Sendable {
     let bytes: [UInt8]
-    /// txid i at 32 i, wtxid i at 32 (count + i).
+    /// txid i at 32 i; when the wtxids were hashed with them (the witness commitment
+    /// checked), wtxid i at 32 (count + i).
     let digests: [UInt8]
     let count: Int
+    /// What the wtxids of the transactions with witnesses hash, for those not hashed yet.
+    let witnessed: [HashPieces]
     /// The byte offset of each input's outpoint, every transaction's in order.
     let outpoints: [Int32]
     let outputs: [OutputEntry]
@@ -57,9 +60,9 @@ final class BitcoinTables: Sendable {
     let firstScriptSig: Range<Int>
     let firstWitness: [Range<Int>]
 
-    init(bytes: [UInt8], digests: [UInt8], count: Int, outpoints: [Int32], outputs: [OutputEntry], firstScriptSig: Range<Int>,
-         firstWitness: [Range<Int>]) {
-        (self.bytes, self.digests, self.count, self.outpoints, self.outputs) = (bytes, digests, count, outpoints, outputs)
+    init(bytes: [UInt8], digests: [UInt8], count: Int, witnessed: [HashPieces], outpoints: [Int32], outputs: [OutputEntry],
+         firstScriptSig: Range<Int>, firstWitness: [Range<Int>]) {
+        (self.bytes, self.digests, self.count, self.witnessed, self.outpoints, self.outputs) = (bytes, digests, count, witnessed, outpoints, outputs)
         (self.firstScriptSig, self.firstWitness) = (firstScriptSig, firstWitness)
     }
 }
@@ -102,6 +105,8 @@ public struct BitcoinTransaction: ChainTransaction, Sendable {
     let inputCount: Int32
     let outputStart: Int32
     let outputCount: Int32
+    /// Its wtxid's message among the tables' `witnessed` (-1: no witness).
+    let witnessIndex: Int32
     public let hasWitness: Bool
     /// Litecoin's integrating transaction (HogEx), last in a block with MWEB: its outputs
     /// after the first are peg-outs from the extension block.
@@ -112,12 +117,18 @@ public struct BitcoinTransaction: ChainTransaction, Sendable {
 
     /// SHA256d of the serialization without marker, flag and witnesses.
     public var id: [UInt8] { Array(idBytes) }
-    /// SHA256d of the whole serialization (equal to `id` without witnesses).
+    /// SHA256d of the whole serialization (equal to `id` without witnesses). Hashed when
+    /// asked for, unless the block's witness commitment was checked: a scanner reads no
+    /// witness, and the wtxids were half of a block's hashing.
     public var wtxid: [UInt8] { Array(wtxidBytes) }
     public var idBytes: ArraySlice<UInt8> { tables.digests[32 * Int(index)..<32 * Int(index) + 32] }
     public var wtxidBytes: ArraySlice<UInt8> {
-        let at = 32 * (tables.count + Int(index))
-        return tables.digests[at..<at + 32]
+        if tables.digests.count == 64 * tables.count {
+            let at = 32 * (tables.count + Int(index))
+            return tables.digests[at..<at + 32]
+        }
+        guard witnessIndex >= 0 else { return idBytes }
+        return HashPieces.sha256d([tables.witnessed[Int(witnessIndex)]], in: tables.bytes)[...]
     }
 
     public var inputs: BitcoinInputs { BitcoinInputs(tables: tables, start: Int(inputStart), endIndex: Int(inputCount)) }
@@ -226,8 +237,14 @@ public enum Bitcoin {
     public static let maxBlockSize = 4_000_000
 
     /// Parses a whole block (`getblock HASH 0`'s bytes) and checks it: every byte used, the
-    /// merkle root, the witness commitment. `what` names it in errors ("block 702861").
-    public static func parseBlock(_ bytes: [UInt8], what: String, dialect: BitcoinDialect = .bitcoin) throws(ScanError) -> BitcoinBlock {
+    /// merkle root of the txids (which commits to every input and output), and with
+    /// `verifyWitness` the BIP141 witness commitment. `what` names it in errors ("block 702861").
+    ///
+    /// The scanner leaves the witness commitment out: it commits only to witness data, which
+    /// a watch-only scan never reads, and checking it means hashing every wtxid and a second
+    /// tree — half of a block's hashing.
+    public static func parseBlock(_ bytes: [UInt8], what: String, dialect: BitcoinDialect = .bitcoin,
+                                  verifyWitness: Bool = true) throws(ScanError) -> BitcoinBlock {
         guard bytes.count <= maxBlockSize else { throw .malformed(what: what, reason: "\(bytes.count) bytes, more than a block may have") }
         var reader = ByteReader(bytes, what: what)
         guard bytes.count >= 80 else { throw .truncated(what: what, offset: bytes.count) }
@@ -264,13 +281,13 @@ public enum Bitcoin {
         if let extra = builder.records.dropFirst().firstIndex(where: \.isCoinbase) {
             throw .malformed(what: what, reason: "transaction \(extra) is a second coinbase")
         }
-        let (tables, transactions) = builder.finish(bytes)
+        let (tables, transactions) = builder.finish(bytes, hashWitnesses: verifyWitness)
         let (root, mutated) = tables.digests.withUnsafeBytes { merkleRoot(leaves: UnsafeRawBufferPointer(rebasing: $0[0..<32 * count])) }
         guard root == merkle else {
             throw .hashMismatch(what: "\(what)'s merkle root", expected: display(merkle), computed: display(root))
         }
         guard !mutated else { throw .malformed(what: what, reason: "its transaction list repeats a pair (CVE-2012-2459)") }
-        try checkWitnessCommitment(transactions, tables: tables, what: what)
+        if verifyWitness { try checkWitnessCommitment(transactions, tables: tables, what: what) }
         var block = BitcoinBlock(id: id, previousID: previous, merkleRoot: merkle, version: version, time: time, bits: bits, nonce: nonce,
                                  transactions: transactions, tables: tables)
         block.hasMWEB = hasMWEB
@@ -299,7 +316,7 @@ public enum Bitcoin {
         var builder = TableBuilder(count: 1)
         try reader.transactionPieces(index: 0, dialect: dialect, inBlock: false, named: what, into: &builder)
         guard reader.isAtEnd else { throw .malformed(what: what, reason: "\(bytes.count - reader.offset) bytes after the transaction") }
-        return builder.finish(bytes).1[0]
+        return builder.finish(bytes, hashWitnesses: true).1[0]
     }
 
     /// BIP141: with any witness in the block, the coinbase commits to the witness merkle root
@@ -452,7 +469,7 @@ extension ByteReader {
         // What the ids hash, as pieces of the block (hashed later, two at a time).
         var whole = HashPieces()
         whole.add(start, end - start)
-        var txid = whole
+        var txid = whole, witnessIndex: Int32 = -1
         if flag != 0 {
             txid = HashPieces()
             txid.add(start, 4)
@@ -466,9 +483,9 @@ extension ByteReader {
                     w.add(HashPieces.witnessMarker, 2)
                     w.add(bodyStart, witnessEnd - bodyStart)
                     w.add(end - 4, 4)
-                    builder.witnessed.append((index, w))
+                    witnessIndex = builder.addWitnessed(index, w)
                 } else {
-                    builder.witnessed.append((index, whole))
+                    witnessIndex = builder.addWitnessed(index, whole)
                 }
             }
         }
@@ -478,14 +495,15 @@ extension ByteReader {
             $0.element == ($0.offset < 32 ? 0 : 0xFF)
         }
         builder.records.append(TableBuilder.Record(inputStart: Int32(inputStart), inputCount: Int32(inputCount), outputStart: Int32(outputStart),
-                                                   outputCount: Int32(outputCount), hasWitness: hasWitness, isHogEx: isHogEx, isCoinbase: isCoinbase))
+                                                   outputCount: Int32(outputCount), witnessIndex: witnessIndex, hasWitness: hasWitness, isHogEx: isHogEx,
+                                                   isCoinbase: isCoinbase))
     }
 }
 
 /// A block's tables as the parse fills them, and the messages its ids hash.
 struct TableBuilder {
     struct Record {
-        let inputStart: Int32, inputCount: Int32, outputStart: Int32, outputCount: Int32
+        let inputStart: Int32, inputCount: Int32, outputStart: Int32, outputCount: Int32, witnessIndex: Int32
         let hasWitness: Bool, isHogEx: Bool, isCoinbase: Bool
     }
 
@@ -496,8 +514,16 @@ struct TableBuilder {
     var firstWitness = [Range<Int>]()
     /// Transaction i's txid message at i.
     var messages = [HashPieces]()
-    /// The wtxid messages of the transactions with witnesses, and which each is.
-    var witnessed = [(tx: Int, message: HashPieces)]()
+    /// The wtxid messages of the transactions with witnesses, and which transaction each is.
+    var witnessed = [HashPieces]()
+    var witnessedTx = [Int]()
+
+    /// Adds transaction `tx`'s wtxid message; returns its place.
+    mutating func addWitnessed(_ tx: Int, _ message: HashPieces) -> Int32 {
+        witnessed.append(message)
+        witnessedTx.append(tx)
+        return Int32(witnessed.count - 1)
+    }
 
     init(count: Int) {
         records.reserveCapacity(count)
@@ -507,31 +533,34 @@ struct TableBuilder {
         outputs.reserveCapacity(3 * count)
     }
 
-    /// Hashes the ids (all at once, two messages at a time where the CPU has SHA-NI) and
-    /// makes the tables and the transactions over them.
-    mutating func finish(_ bytes: [UInt8]) -> (BitcoinTables, [BitcoinTransaction]) {
+    /// Hashes the txids (all at once, several messages at a time where the CPU can) and, with
+    /// `hashWitnesses`, the wtxids too; makes the tables and the transactions over them.
+    mutating func finish(_ bytes: [UInt8], hashWitnesses: Bool) -> (BitcoinTables, [BitcoinTransaction]) {
         let count = records.count, witnessCount = witnessed.count
-        messages += witnessed.map(\.message)
+        if hashWitnesses { messages += witnessed }
         // txid i at 32 i; the wtxids hashed into a row after them, then each moved to its
         // transaction's place 32 (count + i). Moved from the last down: transaction i's place is
         // never before its row entry's, so no entry is written over before it is moved.
-        let digests = [UInt8](unsafeUninitializedCapacity: 64 * count) { buffer, n in
+        let digests = [UInt8](unsafeUninitializedCapacity: (hashWitnesses ? 64 : 32) * count) { buffer, n in
             let base = buffer.baseAddress!
             HashPieces.sha256d(messages, in: bytes, into: base)
+            n = 32 * count
+            guard hashWitnesses else { return }
             for k in (0..<witnessCount).reversed() {
-                (base + 32 * (count + witnessed[k].tx)).update(from: base + 32 * (count + k), count: 32)
+                (base + 32 * (count + witnessedTx[k])).update(from: base + 32 * (count + k), count: 32)
             }
             for i in 0..<count where !records[i].hasWitness {
                 (base + 32 * (count + i)).update(from: base + 32 * i, count: 32)
             }
             n = 64 * count
         }
-        let tables = BitcoinTables(bytes: bytes, digests: digests, count: count, outpoints: outpoints, outputs: outputs,
-                                   firstScriptSig: firstScriptSig, firstWitness: firstWitness)
+        let tables = BitcoinTables(bytes: bytes, digests: digests, count: count, witnessed: hashWitnesses ? [] : witnessed,
+                                   outpoints: outpoints, outputs: outputs, firstScriptSig: firstScriptSig, firstWitness: firstWitness)
         let transactions = records.indices.map { i in
             let r = records[i]
             return BitcoinTransaction(tables: tables, index: Int32(i), inputStart: r.inputStart, inputCount: r.inputCount, outputStart: r.outputStart,
-                                      outputCount: r.outputCount, hasWitness: r.hasWitness, isHogEx: r.isHogEx, isCoinbase: r.isCoinbase)
+                                      outputCount: r.outputCount, witnessIndex: hashWitnesses ? -1 : r.witnessIndex, hasWitness: r.hasWitness,
+                                      isHogEx: r.isHogEx, isCoinbase: r.isCoinbase)
         }
         return (tables, transactions)
     }

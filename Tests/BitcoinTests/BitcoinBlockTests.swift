@@ -22,26 +22,30 @@ final class BitcoinBlockTests: XCTestCase {
         (try! TestPaths.json(TestPaths.fixture("bitcoin-mainnet/expected-watch.json")) as! [String: Any])["blocks"] as! [[String: Any]]
     }
 
+    /// With the witness commitment checked (every wtxid hashed with the txids) and without
+    /// (as the scanner parses: each wtxid hashed when asked for), the same ids.
     func testEveryTxidAndWtxidOfBothBlocks() throws {
-        for (i, b) in blocks.enumerated() {
-            let block = try Bitcoin.parseBlock(try raw(b.name), what: b.name)
-            XCTAssertEqual(Bitcoin.display(block.id), b.hash)
-            XCTAssertEqual(Bitcoin.display(block.previousID), expected[i]["prev_hash"] as? String)
-            XCTAssertEqual(Bitcoin.display(block.merkleRoot), expected[i]["merkle_root"] as? String)
-            XCTAssertEqual(block.time, (expected[i]["time"] as? NSNumber)?.uint32Value)
-            XCTAssertEqual(block.transactions.count, b.txs)
-            XCTAssertEqual(block.transactions.filter(\.hasWitness).count, b.segwit)
-            XCTAssertEqual(Bitcoin.bip34Height(block.transactions[0]), b.height)
-            let lines = try String(contentsOf: TestPaths.fixture("bitcoin-mainnet/\(b.name).txids"), encoding: .utf8).split(separator: "\n")
-            XCTAssertEqual(lines.count, b.txs)
-            for (tx, line) in zip(block.transactions, lines) {
-                XCTAssertEqual("\(Bitcoin.display(tx.id)) \(Bitcoin.display(tx.wtxid))", String(line))
+        for verify in [false, true] {
+            for (i, b) in blocks.enumerated() {
+                let block = try Bitcoin.parseBlock(try raw(b.name), what: b.name, verifyWitness: verify)
+                XCTAssertEqual(Bitcoin.display(block.id), b.hash)
+                XCTAssertEqual(Bitcoin.display(block.previousID), expected[i]["prev_hash"] as? String)
+                XCTAssertEqual(Bitcoin.display(block.merkleRoot), expected[i]["merkle_root"] as? String)
+                XCTAssertEqual(block.time, (expected[i]["time"] as? NSNumber)?.uint32Value)
+                XCTAssertEqual(block.transactions.count, b.txs)
+                XCTAssertEqual(block.transactions.filter(\.hasWitness).count, b.segwit)
+                XCTAssertEqual(Bitcoin.bip34Height(block.transactions[0]), b.height)
+                let lines = try String(contentsOf: TestPaths.fixture("bitcoin-mainnet/\(b.name).txids"), encoding: .utf8).split(separator: "\n")
+                XCTAssertEqual(lines.count, b.txs)
+                for (tx, line) in zip(block.transactions, lines) {
+                    XCTAssertEqual("\(Bitcoin.display(tx.id)) \(Bitcoin.display(tx.wtxid))", String(line))
+                }
+                let total = block.transactions.flatMap(\.outputs).reduce(UInt64(0)) { $0 + $1.value }
+                XCTAssertEqual(String(total), (expected[i]["total_output_value"] as? NSNumber)?.stringValue ?? expected[i]["total_output_value"] as? String)
+                XCTAssertTrue(block.transactions[0].isCoinbase)
+                XCTAssertEqual(block.transactions[0].spendTags, [])
+                XCTAssertEqual(block.transactions[1].spendTags, block.transactions[1].inputs.map { $0.previousTxID + withUnsafeBytes(of: $0.previousIndex.littleEndian) { Array($0) } })
             }
-            let total = block.transactions.flatMap(\.outputs).reduce(UInt64(0)) { $0 + $1.value }
-            XCTAssertEqual(String(total), (expected[i]["total_output_value"] as? NSNumber)?.stringValue ?? expected[i]["total_output_value"] as? String)
-            XCTAssertTrue(block.transactions[0].isCoinbase)
-            XCTAssertEqual(block.transactions[0].spendTags, [])
-            XCTAssertEqual(block.transactions[1].spendTags, block.transactions[1].inputs.map { $0.previousTxID + withUnsafeBytes(of: $0.previousIndex.littleEndian) { Array($0) } })
         }
     }
 
@@ -64,6 +68,13 @@ final class BitcoinBlockTests: XCTestCase {
             guard case .hashMismatch(let what, _, _)? = $0 as? ScanError else { return XCTFail("\($0)") }
             XCTAssertEqual(what, "block 702861's witness commitment")
         }
+        // The scanner's parse leaves the commitment out (it reads no witness): the same
+        // block parses, every txid and output as in the good one.
+        let unchecked = try Bitcoin.parseBlock(witness, what: "block 702861", verifyWitness: false)
+        let checked = try Bitcoin.parseBlock(good, what: "block 702861")
+        XCTAssertEqual(unchecked.transactions.map(\.id), checked.transactions.map(\.id))
+        XCTAssertEqual(unchecked.transactions.flatMap(\.outputs), checked.transactions.flatMap(\.outputs))
+        XCTAssertNotEqual(unchecked.transactions[0].wtxid, checked.transactions[0].wtxid)
         // The coinbase's segwit flag (after 80 + 3 + 4 bytes and the marker).
         XCTAssertEqual(Array(good[87...88]), [0x00, 0x01])
         var flag = good
@@ -119,17 +130,23 @@ final class DoubleSHA256Tests: XCTestCase {
     }
 }
 
-/// The two-stream SHA-NI code (and its portable path) against libsodium's SHA-256 twice, on
-/// random messages in random pieces, several at once; merkle levels in place; NIST's "abc".
-final class TwoStreamSHA256Tests: XCTestCase {
-    override func tearDown() { satchel_sha256_force_portable(0) }
+/// Each SHA256d path (eight AVX-512VL lanes, two SHA-NI streams, OpenSSL) against libsodium's
+/// SHA-256 twice, on random messages in random pieces, up to 40 at once (the lanes fill, run
+/// dry and hand their last messages to one-at-a-time code); merkle levels in place, fewer and
+/// more pairs than lanes; NIST's "abc".
+final class SHA256dPathTests: XCTestCase {
+    override func tearDown() { satchel_sha256_force(-1) }
 
-    private func check(portable: Bool) {
-        satchel_sha256_force_portable(portable ? 1 : 0)
+    private func check(path: Int32) {
+        XCTAssertEqual(satchel_sha256_force(path), 1)
+        XCTAssertEqual(satchel_sha256_path(), path)
         var generator = SystemRandomNumberGenerator()
-        for _ in 0..<400 {
-            let n = Int.random(in: 0...9, using: &generator)
-            let bodies = (0..<n).map { _ in (0..<Int.random(in: 0...700, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) } }
+        for _ in 0..<300 {
+            let n = Int.random(in: 0...40, using: &generator)
+            // Mostly short messages, some long ones (several blocks past the rest).
+            let bodies = (0..<n).map { _ in
+                (0..<Int.random(in: 0...(Int.random(in: 0..<5, using: &generator) == 0 ? 5000 : 700), using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            }
             var digests = [UInt8](repeating: 0, count: 32 * n)
             // Each message in three pieces cut at random places.
             let cuts = bodies.map { b -> (Int, Int) in
@@ -151,11 +168,13 @@ final class TwoStreamSHA256Tests: XCTestCase {
             satchel_sha256d_many(messages, n, &digests)
             for i in 0..<n { XCTAssertEqual(Array(digests[32 * i..<32 * i + 32]), Hash.sha256(Hash.sha256(bodies[i])), "message \(i) of \(n)") }
         }
-        // A merkle level of 7 pairs, in place.
-        var level = (0..<7 * 64).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        let expected = (0..<7).flatMap { Hash.sha256(Hash.sha256(Array(level[64 * $0..<64 * $0 + 64]))) }
-        level.withUnsafeMutableBufferPointer { satchel_sha256d64($0.baseAddress!, $0.baseAddress!, 7) }
-        XCTAssertEqual(Array(level[0..<7 * 32]), expected)
+        // Merkle levels, in place.
+        for pairs in [1, 7, 8, 19, 64] {
+            var level = (0..<pairs * 64).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let expected = (0..<pairs).flatMap { Hash.sha256(Hash.sha256(Array(level[64 * $0..<64 * $0 + 64]))) }
+            level.withUnsafeMutableBufferPointer { satchel_sha256d64($0.baseAddress!, $0.baseAddress!, pairs) }
+            XCTAssertEqual(Array(level[0..<pairs * 32]), expected, "\(pairs) pairs")
+        }
         // SHA256d("abc"): FIPS 180's SHA-256("abc") hashed again.
         var abc = Array("abc".utf8), out = [UInt8](repeating: 0, count: 32)
         abc.withUnsafeMutableBufferPointer { p in
@@ -165,14 +184,25 @@ final class TwoStreamSHA256Tests: XCTestCase {
         XCTAssertEqual(Hex.encode(out), "4f8b42c22dd3729b519ba6f68d2da7cc5b2d606d05daed5ad5128cc03e6c6358")
     }
 
+    func testAVX512Path() throws {
+        guard satchel_sha256_has(Int32(SATCHEL_SHA_AVX512)) == 1 else { throw XCTSkip("this CPU has no AVX-512VL") }
+        check(path: Int32(SATCHEL_SHA_AVX512))
+    }
+
     func testSHANIPath() throws {
-        satchel_sha256_force_portable(0)
-        guard satchel_sha256_shani() == 1 else { throw XCTSkip("this CPU has no SHA-NI") }
-        check(portable: false)
+        guard satchel_sha256_has(Int32(SATCHEL_SHA_SHANI)) == 1 else { throw XCTSkip("this CPU has no SHA-NI") }
+        check(path: Int32(SATCHEL_SHA_SHANI))
     }
 
     func testPortablePath() {
-        check(portable: true)
-        XCTAssertEqual(satchel_sha256_shani(), 0)
+        check(path: Int32(SATCHEL_SHA_PORTABLE))
+    }
+
+    /// A path the CPU lacks is refused and nothing changes.
+    func testForcingAnUnknownPath() {
+        XCTAssertEqual(satchel_sha256_force(7), 0)
+        XCTAssertEqual(satchel_sha256_force(-1), 1)
+        XCTAssertEqual(satchel_sha256_has(7), 0)
+        XCTAssertEqual(satchel_sha256_has(Int32(SATCHEL_SHA_PORTABLE)), 1)
     }
 }
