@@ -594,11 +594,11 @@ int satchel_sha256_path(void) {
     int c = __atomic_load_n(&chosen, __ATOMIC_ACQUIRE);
     if (c < 0) {
         const char *want = getenv("SATCHEL_SHA");
+        int best = satchel_sha256_has(SATCHEL_SHA_AVX512) ? SATCHEL_SHA_AVX512 : satchel_sha256_has(SATCHEL_SHA_SHANI) ? SATCHEL_SHA_SHANI : SATCHEL_SHA_PORTABLE;
         if (want && !strcmp(want, "portable")) c = SATCHEL_SHA_PORTABLE;
         else if (want && !strcmp(want, "shani") && satchel_sha256_has(SATCHEL_SHA_SHANI)) c = SATCHEL_SHA_SHANI;
-        else if (satchel_sha256_has(SATCHEL_SHA_AVX512) && !(want && !strcmp(want, "shani"))) c = SATCHEL_SHA_AVX512;
-        else if (satchel_sha256_has(SATCHEL_SHA_SHANI)) c = SATCHEL_SHA_SHANI;
-        else c = SATCHEL_SHA_PORTABLE;
+        else if (want && !strcmp(want, "avx512") && satchel_sha256_has(SATCHEL_SHA_AVX512)) c = SATCHEL_SHA_AVX512;
+        else c = best;
         __atomic_store_n(&chosen, c, __ATOMIC_RELEASE);
     }
     return c;
