@@ -110,10 +110,10 @@ public struct BitcoinTransaction: ChainTransaction, Sendable {
     public let hasWitness: Bool
     /// Litecoin's integrating transaction (HogEx), last in a block with MWEB: its outputs
     /// after the first are peg-outs from the extension block.
-    public internal(set) var isHogEx: Bool
+    public let isHogEx: Bool
     /// A coinbase spends nothing: one input whose outpoint is all zeros with index 0xffffffff
     /// (found once, at the parse: matching asks it of every transaction).
-    public internal(set) var isCoinbase: Bool
+    public let isCoinbase: Bool
 
     /// SHA256d of the serialization without marker, flag and witnesses.
     public var id: [UInt8] { Array(idBytes) }

@@ -26,14 +26,10 @@ public struct ByteFilter: Sendable {
     public init() {}
 
     @inline(__always)
-    static func slot(_ bytes: ArraySlice<UInt8>) -> Int {
-        guard bytes.count >= 2 else { return bytes.count }
-        let mid = bytes.startIndex + bytes.count / 2 - 1
-        return (Int(bytes[mid]) << 8 | Int(bytes[mid + 1])) ^ (bytes.count &* 40_503 & 0xFFFF)
-    }
+    static func slot(_ bytes: ArraySlice<UInt8>) -> Int { bytes.withUnsafeBytes { slot($0) } }
 
-    /// The same slot for bytes in memory: a block's scripts are tested without a slice (each
-    /// of which would retain the block).
+    /// Bytes in memory are tested as they lie: a block's scripts need no slice (each of which
+    /// would retain the block).
     @inline(__always)
     static func slot(_ bytes: UnsafeRawBufferPointer) -> Int {
         guard bytes.count >= 2 else { return bytes.count }
