@@ -131,6 +131,20 @@ public struct BitcoinTransaction: ChainTransaction, Sendable {
         return HashPieces.sha256d([tables.witnessed[Int(witnessIndex)]], in: tables.bytes)[...]
     }
 
+    /// Each output whose script `filter` may hold, as (vout, value, script): the filter is
+    /// tested on the script where it lies in the block, and a slice is made only for the few it
+    /// lets through (each slice retains the block).
+    public func outputs(passing filter: ByteFilter, _ body: (Int, UInt64, ArraySlice<UInt8>) -> Void) {
+        let tables = self.tables
+        tables.bytes.withUnsafeBytes { raw in
+            for vout in 0..<Int(outputCount) {
+                let entry = tables.outputs[Int(outputStart) + vout]
+                let script = Int(entry.offset)..<Int(entry.offset) + Int(entry.length)
+                if filter.mayContain(UnsafeRawBufferPointer(rebasing: raw[script])) { body(vout, entry.value, tables.bytes[script]) }
+            }
+        }
+    }
+
     public var inputs: BitcoinInputs { BitcoinInputs(tables: tables, start: Int(inputStart), endIndex: Int(inputCount)) }
     public var outputs: BitcoinOutputs { BitcoinOutputs(tables: tables, start: Int(outputStart), endIndex: Int(outputCount)) }
 

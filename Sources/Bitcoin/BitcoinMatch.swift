@@ -52,12 +52,10 @@ extension BitcoinBlock {
                         found.spent.append(.init(txIndex: txIndex, txid: tx.id, vin: vin, outpoint: Array(tables.bytes[at..<at + 36])))
                     }
                 }
-                for vout in 0..<Int(tx.outputCount) {
-                    let entry = tables.outputs[Int(tx.outputStart) + vout]
-                    let script = Int(entry.offset)..<Int(entry.offset) + Int(entry.length)
-                    guard scripts.mayContain(UnsafeRawBufferPointer(rebasing: raw[script])), scripts.contains(tables.bytes[script]) else { continue }
-                    found.received.append(.init(txIndex: txIndex, txid: tx.id, vout: UInt32(vout), value: entry.value,
-                                                script: Array(tables.bytes[script]), coinbase: tx.isCoinbase))
+                tx.outputs(passing: scripts.filter) { vout, value, script in
+                    guard scripts.contains(script) else { return }
+                    found.received.append(.init(txIndex: txIndex, txid: tx.id, vout: UInt32(vout), value: value,
+                                                script: Array(script), coinbase: tx.isCoinbase))
                     owned.insert(Bitcoin.outpoint(tx.id, UInt32(vout)))
                 }
             }

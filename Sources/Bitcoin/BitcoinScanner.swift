@@ -241,19 +241,12 @@ public struct BitcoinScanner<C: BitcoinFamily>: ChainScanner {
     public func scan(_ transactions: [BitcoinTransaction]) -> [[ReceivedOutput]] {
         transactions.map { tx in
             var found = [ReceivedOutput]()
-            let tables = tx.tables
-            // Each script is first tested against the filter where it lies in the block: no
-            // slice (each of which would retain the block) for the many the filter rules out.
-            tables.bytes.withUnsafeBytes { raw in
-                for vout in 0..<Int(tx.outputCount) {
-                    let entry = tables.outputs[Int(tx.outputStart) + vout]
-                    let script = Int(entry.offset)..<Int(entry.offset) + Int(entry.length)
-                    guard watched.mayContain(UnsafeRawBufferPointer(rebasing: raw[script])), let place = scripts[ByteKey(tables.bytes[script])] else { continue }
-                    let maturity = tx.isHogEx && vout >= 1 ? Self.pegOutMaturity : 0
-                    found.append(ReceivedOutput(height: nil, txID: tx.id, index: vout, amount: entry.value, account: UInt32(place >> 32),
-                                                addressIndex: UInt32(truncatingIfNeeded: place), spendTag: Bitcoin.outpoint(tx.id, UInt32(vout)),
-                                                memo: nil, unlockTime: maturity, isCoinbase: tx.isCoinbase, outputKey: Array(tables.bytes[script])))
-                }
+            tx.outputs(passing: watched) { vout, value, script in
+                guard let place = scripts[ByteKey(script)] else { return }
+                let maturity = tx.isHogEx && vout >= 1 ? Self.pegOutMaturity : 0
+                found.append(ReceivedOutput(height: nil, txID: tx.id, index: vout, amount: value, account: UInt32(place >> 32),
+                                            addressIndex: UInt32(truncatingIfNeeded: place), spendTag: Bitcoin.outpoint(tx.id, UInt32(vout)),
+                                            memo: nil, unlockTime: maturity, isCoinbase: tx.isCoinbase, outputKey: Array(script)))
             }
             return found
         }

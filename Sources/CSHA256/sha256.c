@@ -263,29 +263,39 @@ typedef struct {
     size_t index;
 } lane;
 
-/* The lane's next block to compress, starting the next message when its own is done; 0 when
- * no message is left. */
-static int lane_next(lane *l, picker *p, uint8_t *out, const uint8_t **block) {
+/* A lane's state lies in eight words `stride` apart: its own s[8] (stride 1) for SHA-NI, a
+ * column of the vector state (stride LANES) for AVX-512. */
+static void state_get(const uint32_t *s, int stride, uint32_t out[8]) {
+    for (int i = 0; i < 8; i++) out[i] = s[i * stride];
+}
+
+static void state_reset(uint32_t *s, int stride) {
+    for (int i = 0; i < 8; i++) s[i * stride] = IV[i];
+}
+
+/* The lane's next block to compress into `s`, starting the next message when its own is
+ * done; NULL when no message is left. */
+static const uint8_t *lane_next(lane *l, uint32_t *s, int stride, picker *p, uint8_t *out) {
     for (;;) {
         if (l->phase == 0) {
-            const uint8_t *p = next_block(&l->f, l->buf);
-            if (p) {
-                *block = p;
-                return 1;
-            }
-            second_block(l->s, l->buf);
-            memcpy(l->s, IV, sizeof IV);
+            const uint8_t *b = next_block(&l->f, l->buf);
+            if (b) return b;
+            uint32_t h[8];
+            state_get(s, stride, h);
+            second_block(h, l->buf);
+            state_reset(s, stride);
             l->phase = 1;
-            *block = l->buf;
-            return 1;
+            return l->buf;
         }
         if (l->phase == 1) {
-            digest_out(l->s, out + 32 * l->index);
+            uint32_t h[8];
+            state_get(s, stride, h);
+            digest_out(h, out + 32 * l->index);
             l->phase = 2;
         }
-        if (!pick(p, &l->index)) return 0;
+        if (!pick(p, &l->index)) return NULL;
         feeder_init(&l->f, &p->m[l->index]);
-        memcpy(l->s, IV, sizeof IV);
+        state_reset(s, stride);
         l->phase = 0;
     }
 }
@@ -295,11 +305,10 @@ static void shani_many(const satchel_sha_message *m, size_t n, uint8_t *out) {
     a.phase = b.phase = 2;
     picker p = {m, n, 0, 0, 0};
     for (;;) {
-        const uint8_t *pa = NULL, *pb = NULL;
-        int ha = lane_next(&a, &p, out, &pa), hb = lane_next(&b, &p, out, &pb);
-        if (ha && hb) compress_two(a.s, pa, b.s, pb);
-        else if (ha) compress_one(a.s, pa);
-        else if (hb) compress_one(b.s, pb);
+        const uint8_t *pa = lane_next(&a, a.s, 1, &p, out), *pb = lane_next(&b, b.s, 1, &p, out);
+        if (pa && pb) compress_two(a.s, pa, b.s, pb);
+        else if (pa) compress_one(a.s, pa);
+        else if (pb) compress_one(b.s, pb);
         else break;
     }
 }
@@ -412,14 +421,6 @@ AVX512VL static void compress8(vstate *v, const uint8_t *const block[LANES]) {
     rounds8(v, w);
 }
 
-static void vstate_reset(vstate *v, int lane) {
-    for (int i = 0; i < 8; i++) v->s[i][lane] = IV[i];
-}
-
-static void vstate_get(const vstate *v, int lane, uint32_t s[8]) {
-    for (int i = 0; i < 8; i++) s[i] = v->s[i][lane];
-}
-
 /* One block into a single state, for the last messages of a batch when too few are left to
  * fill the lanes: OpenSSL's block function (SHA-NI or SSSE3/AVX2 as the CPU has). */
 static void compress_scalar(uint32_t s[8], const uint8_t *block) {
@@ -428,32 +429,6 @@ static void compress_scalar(uint32_t s[8], const uint8_t *block) {
     memcpy(c.h, s, 32);
     SHA256_Transform(&c, block);
     memcpy(s, c.h, 32);
-}
-
-/* Lane `l`'s next block, as lane_next does for SHA-NI, its state in column l of `v`. */
-static const uint8_t *vlane_next(lane *ln, vstate *v, int l, picker *p, uint8_t *out) {
-    for (;;) {
-        if (ln->phase == 0) {
-            const uint8_t *p = next_block(&ln->f, ln->buf);
-            if (p) return p;
-            uint32_t s[8];
-            vstate_get(v, l, s);
-            second_block(s, ln->buf);
-            vstate_reset(v, l);
-            ln->phase = 1;
-            return ln->buf;
-        }
-        if (ln->phase == 1) {
-            uint32_t s[8];
-            vstate_get(v, l, s);
-            digest_out(s, out + 32 * ln->index);
-            ln->phase = 2;
-        }
-        if (!pick(p, &ln->index)) return NULL;
-        feeder_init(&ln->f, &p->m[ln->index]);
-        vstate_reset(v, l);
-        ln->phase = 0;
-    }
 }
 
 /* Below this many busy lanes, with no message left to start, the rest is finished one
@@ -467,7 +442,7 @@ AVX512VL static void avx512_many(const satchel_sha_message *m, size_t n, uint8_t
     picker p = {m, n, 0, 0, 0};
     for (int l = 0; l < LANES; l++) {
         ln[l].phase = 2;
-        vstate_reset(&v, l);
+        state_reset(&v.s[0][l], LANES);
     }
     const uint8_t *block[LANES];
     for (;;) {
@@ -485,7 +460,7 @@ AVX512VL static void avx512_many(const satchel_sha_message *m, size_t n, uint8_t
                 busy++;
                 continue;
             }
-            block[l] = vlane_next(&ln[l], &v, l, &p, out);
+            block[l] = lane_next(&ln[l], &v.s[0][l], LANES, &p, out);
             if (block[l]) busy++;
             else block[l] = idle;
         }
@@ -497,7 +472,7 @@ AVX512VL static void avx512_many(const satchel_sha_message *m, size_t n, uint8_t
     for (int l = 0; l < LANES; l++) {
         if (block[l] == idle) continue;
         uint32_t s[8];
-        vstate_get(&v, l, s);
+        state_get(&v.s[0][l], LANES, s);
         compress_scalar(s, block[l]);
         if (ln[l].phase == 0) {
             for (const uint8_t *p; (p = next_block(&ln[l].f, ln[l].buf));) compress_scalar(s, p);
@@ -521,7 +496,7 @@ AVX512VL static void avx512_d64(uint8_t *out, const uint8_t *in, size_t n) {
         vstate v;
         const uint8_t *block[LANES];
         for (int l = 0; l < LANES; l++) {
-            vstate_reset(&v, l);
+            state_reset(&v.s[0][l], LANES);
             block[l] = in + 64 * (i + l);
         }
         compress8(&v, block);
@@ -531,7 +506,7 @@ AVX512VL static void avx512_d64(uint8_t *out, const uint8_t *in, size_t n) {
         w[8] = _mm256_set1_epi32((int)0x80000000u);
         for (int k = 9; k < 15; k++) w[k] = _mm256_setzero_si256();
         w[15] = _mm256_set1_epi32(256);
-        for (int l = 0; l < LANES; l++) vstate_reset(&v, l);
+        for (int l = 0; l < LANES; l++) state_reset(&v.s[0][l], LANES);
         rounds8(&v, w);
         /* Rows again: digest l is word k of lane l, big-endian. */
         __m256i r[8];
@@ -540,16 +515,11 @@ AVX512VL static void avx512_d64(uint8_t *out, const uint8_t *in, size_t n) {
         for (int l = 0; l < LANES; l++) _mm256_storeu_si256((__m256i *)(out + 32 * (i + l)), _mm256_shuffle_epi8(r[l], swap));
     }
     for (; i < n; i++) {
+        /* The pair is copied out before its digest is written (out may be in). */
         uint8_t a[64];
         memcpy(a, in + 64 * i, 64);
-        uint32_t s[8];
-        memcpy(s, IV, sizeof IV);
-        compress_scalar(s, a);
-        compress_scalar(s, pad);
-        second_block(s, a);
-        memcpy(s, IV, sizeof IV);
-        compress_scalar(s, a);
-        digest_out(s, out + 32 * i);
+        satchel_sha_message ma = {{a}, {64}, 1};
+        satchel_sha256d_one(&ma, out + 32 * i);
     }
 }
 

@@ -38,10 +38,7 @@ public struct ByteFilter: Sendable {
     }
 
     @inline(__always)
-    public func mayContain(_ bytes: ArraySlice<UInt8>) -> Bool {
-        let s = Self.slot(bytes)
-        return bits[s >> 6] & (1 << UInt64(s & 63)) != 0
-    }
+    public func mayContain(_ bytes: ArraySlice<UInt8>) -> Bool { bytes.withUnsafeBytes { mayContain($0) } }
 
     @inline(__always)
     public func mayContain(_ bytes: UnsafeRawBufferPointer) -> Bool {
@@ -58,7 +55,8 @@ public struct ByteFilter: Sendable {
 /// A set of byte strings with a `ByteFilter` in front. Removing leaves the filter's bit set.
 public struct FilteredByteSet: Sendable {
     private var members = Set<ByteKey>()
-    private var filter = ByteFilter()
+    /// The filter in front, for callers that test bytes where they lie before asking the set.
+    public private(set) var filter = ByteFilter()
 
     public init() {}
     public init<S: Sequence>(_ keys: S) where S.Element == [UInt8] {
