@@ -15,6 +15,7 @@ let package = Package(
         .executable(name: "mnemonic", targets: ["mnemonic"]),
         .executable(name: "derive", targets: ["derive"]),
         .executable(name: "sign-hash", targets: ["sign-hash"]),
+        .executable(name: "sign-tx", targets: ["sign-tx"]),
         .executable(name: "keystore", targets: ["keystore"]),
         .executable(name: "scan-blocks", targets: ["scan-blocks"]),
         .executable(name: "card-info", targets: ["card-info"]),
@@ -79,6 +80,9 @@ let package = Package(
         .target(name: "Bitcoin", dependencies: ["CSHA256", "WalletScan", "WalletKeys", "WalletCore"]),
         // The only Bitcoin code that opens sockets: bitcoind's (litecoind's) JSON-RPC and REST.
         .target(name: "BitcoinNode", dependencies: ["Bitcoin", "NodeHTTP", "WalletScan", "WalletCore"]),
+        // Ethereum's transactions (legacy EIP-155, EIP-2930, EIP-1559), RLP, EIP-191 and EIP-712:
+        // what is signed, built here; the key is the caller's.
+        .target(name: "Ethereum", dependencies: ["WalletCore"]),
         .target(name: "WalletKeyStore", dependencies: ["CSodium", "WalletCore"]),
         .target(name: "WalletCard", dependencies: ["COpenSSL", "CSodium", "CPCSCLite", "WalletCore"]),
         .target(name: "WalletCardCLI", dependencies: [
@@ -87,7 +91,7 @@ let package = Package(
         .target(name: "KeycardSimulator", dependencies: ["WalletCard", "WalletKeys", "WalletCore"]),
         .target(name: "WalletQR", dependencies: ["CQREncode", "WalletCore"]),
         .target(name: "WalletCLI", dependencies: [
-            "CProcess", "WalletCore", "WalletKeys", "WalletQR", "WalletScan", "Monero", "Zcash", "Bitcoin", "WalletKeyStore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "CProcess", "WalletCore", "WalletKeys", "WalletQR", "WalletScan", "Monero", "Zcash", "Bitcoin", "Ethereum", "WalletKeyStore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
         .executableTarget(name: "mnemonic", dependencies: [
@@ -100,6 +104,10 @@ let package = Package(
         ]),
         .executableTarget(name: "sign-hash", dependencies: [
             "WalletCLI", "WalletCard", "WalletCardCLI", "WalletKeys", "WalletCore",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .executableTarget(name: "sign-tx", dependencies: [
+            "WalletCLI", "WalletKeys", "WalletCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "keystore", dependencies: [
@@ -128,6 +136,7 @@ let package = Package(
         .testTarget(name: "WalletScanTests", dependencies: ["WalletScan", "Monero", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "MoneroTests", dependencies: ["Monero", "CSodium", "WalletScan", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "ZcashTests", dependencies: ["Zcash", "CCurveBatch", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
+        .testTarget(name: "EthereumTests", dependencies: ["Ethereum", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "BitcoinTests", dependencies: ["Bitcoin", "CSHA256", "WalletScan", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "ZcashLightwalletdTests", dependencies: ["ZcashLightwalletd", "WalletCore"]),
         .testTarget(name: "MoneroNodeTests", dependencies: ["MoneroNode", "NodeHTTP", "WalletScan", "WalletCore", "SatchelTestSupport"]),

@@ -60,6 +60,19 @@ public struct RecordKeys: Sendable {
         return try MnemonicSchemes.handler(for: mnemonic.scheme).seed(of: mnemonic, passphrase: passphrase)
     }
 
+    /// The key a record is signed with: its own key material (of which nothing then outlives the
+    /// record: `ownKey`), or the run's (--key-file, --key-fd, --wallet); never both.
+    public func signingSource(_ record: JSONObject, runSource: KeySource?, out: inout JSONObject) throws -> (source: KeySource, ownKey: Bool) {
+        let ownKey = Self.hasKey(record)
+        if ownKey && runSource != nil {
+            throw RecordError.conflictingFields(["a key in the record", "--key-file/--key-fd/--wallet"])
+        }
+        guard let source = ownKey ? try self.source(record, out: &out) : runSource else {
+            throw RecordError.missingField("private_key", expected: "a key in the record, or --key-file, --key-fd or --wallet")
+        }
+        return (source, ownKey)
+    }
+
     /// The key material of a record. `out` loses a consumed "passphrase" field.
     public func source(_ record: JSONObject, out: inout JSONObject) throws -> KeySource {
         let fields = ["mnemonic", "seed"].filter { record[$0] != nil }

@@ -1,22 +1,27 @@
 import WalletCore
 import WalletKeys
 
-/// The signing key of a run, and the keys derived from it, each derived once per path (sign-hash's,
-/// and the transaction signer's to come). `cacheable` is false for a key a record brought itself:
+/// The signing key of a run, and the keys derived from it, each derived once per path (sign-hash's
+/// and sign-tx's). `cacheable` is false for a key a record brought itself:
 /// nothing of it outlives the record.
 public final class SigningKeyCache {
     public init() {}
 
     private var byPath: [String: SecureBytes] = [:]
     private var pairs: [String: Secp256k1.SchnorrKeyPair] = [:]
-    private var publicKeys: [String: String] = [:]
+    private var publicKeys: [String: Secp256k1.PublicKey] = [:]
 
-    /// The compressed public key in hex, computed once per key (it costs as much as a signature).
+    /// The public key, computed once per key (it costs as much as a signature).
+    public func publicKey(_ key: SecureBytes, tag: String, cacheable: Bool) throws -> Secp256k1.PublicKey {
+        if cacheable, let known = publicKeys[tag] { return known }
+        let publicKey = try Secp256k1.publicKey(of: key)
+        if cacheable { publicKeys[tag] = publicKey }
+        return publicKey
+    }
+
+    /// The compressed public key in hex.
     public func publicKeyHex(_ key: SecureBytes, tag: String, cacheable: Bool) throws -> String {
-        if cacheable, let hex = publicKeys[tag] { return hex }
-        let hex = Hex.encode(try Secp256k1.publicKey(of: key).compressed)
-        if cacheable { publicKeys[tag] = hex }
-        return hex
+        Hex.encode(try publicKey(key, tag: tag, cacheable: cacheable).compressed)
     }
 
     public func key(_ source: KeySource, path: String?, cacheable: Bool) throws -> (key: SecureBytes, path: String?) {

@@ -94,7 +94,8 @@ public enum Hex {
         return SecureBytes(plain)
     }
 
-    private static func nibble(_ c: UInt8) -> UInt8? {
+    /// The value of one hex digit (either case).
+    public static func nibble(_ c: UInt8) -> UInt8? {
         switch c {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): c - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): c - UInt8(ascii: "a") + 10

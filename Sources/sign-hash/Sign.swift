@@ -56,22 +56,10 @@ extension SignHashCommand {
         func run() throws {
             let pipeline = RecordPipeline(tool: "sign-hash")
             let reader: RecordKeys
-            var runSource: KeySource?
+            let runSource: KeySource?
             do {
-                let bip39Passphrase = try passphrase.read()
-                reader = RecordKeys(coin: nil, accountPath: nil, sharedPassphrase: bip39Passphrase)
-                runSource = try walletOptions.keySource(bip39Passphrase: bip39Passphrase)
-                if let keyRecord = try keyOptions.read() {
-                    var scratch = keyRecord
-                    runSource = try reader.source(keyRecord, out: &scratch)
-                }
-                // On a terminal with no key given: the phrase is asked for without echo, and
-                // the hash records are then typed (or pasted) one per line.
-                if runSource == nil, !cardOptions.card, input.files.isEmpty, isatty(0) != 0 {
-                    let record = try PhraseLine.prompted()
-                    var scratch = record
-                    runSource = try reader.source(record, out: &scratch)
-                }
+                (reader, runSource) = try keyOptions.runKey(passphrase: passphrase, wallet: walletOptions,
+                                                             promptOnTerminal: !cardOptions.card && input.files.isEmpty)
             } catch let error as any WalletError {
                 return try pipeline.fail(error).exitIfFailed()
             }

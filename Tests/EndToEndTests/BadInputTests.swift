@@ -68,7 +68,7 @@ final class BadInputTests: XCTestCase {
                                        "mnemonic": Self.phrase, "seed": "000102030405060708090a0b0c0d0e0f",
                                        "xprv": "xprv9s21ZrQH143K3QTDL4LXw2F7HEK3wJUD2nW2nRk4stbPy6cq3jPPqjiChkVvvNKmPGJxWUtg6LnF5kejMRNNU3TGtRBeJgk33yuGBxrMPHi",
                                        "passphrase": "TREZOR", "private_view_key": String(repeating: "0", count: 64)]
-        for command in ["derive", "derive account", "sign-hash", "sign-hash verify", "mnemonic validate", "mnemonic to-seed"] {
+        for command in ["derive", "derive account", "sign-hash", "sign-hash verify", "sign-tx", "mnemonic validate", "mnemonic to-seed"] {
             let r = try Shell.run(command, stdin: Shell.lines([upstream]))
             XCTAssertEqual(r.status, 0, command + ": " + r.stderr)
             XCTAssertEqual(r.records.count, 1, command)

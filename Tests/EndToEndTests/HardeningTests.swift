@@ -56,6 +56,7 @@ final class HardeningTests: XCTestCase {
             ("mnemonic validate", record),
             ("derive --purpose 84", record),
             ("sign-hash sign --path m/0", #"{"mnemonic":"\#(Self.phrase)","hash":"\#(hash)"}"# + "\n"),
+            ("sign-tx --path m/0", #"{"mnemonic":"\#(Self.phrase)","message":"x"}"# + "\n"),
             // keystore waits for its passphrase after reading the phrase; these two wait on stdin
             // for a key record and for the PIN record.
             ("mkfifo pass; keystore add w --keystore ks --keystore-pass-fd 5 5<>pass", record),

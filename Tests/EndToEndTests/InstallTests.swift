@@ -7,7 +7,7 @@ import XCTest
 /// installed tools run with the Swift toolchain out of reach; make uninstall removes what
 /// install made, and no directory it did not make.
 final class InstallTests: XCTestCase {
-    let tools = ["mnemonic", "derive", "sign-hash", "keystore", "scan-blocks", "card-info"]
+    let tools = ["mnemonic", "derive", "sign-hash", "sign-tx", "keystore", "scan-blocks", "card-info"]
 
     func testInstallRunWithoutToolchainAndUninstall() throws {
         let prefix = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-prefix-\(UUID().uuidString)").path

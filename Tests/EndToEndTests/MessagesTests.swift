@@ -22,7 +22,7 @@ final class MessagesTests: XCTestCase {
         // No terminal (setsid) and no passphrase option: an unknown name is said first (66),
         // not "cannot prompt".
         for command in ["keystore export nosuch", "keystore passwd nosuch", "keystore birthday nosuch btc=1", "keystore destroy nosuch",
-                        "derive --wallet nosuch", "sign-hash --wallet nosuch", "card-info verify-pin --pairing nosuch"] {
+                        "derive --wallet nosuch", "sign-hash --wallet nosuch", "sign-tx --wallet nosuch", "card-info verify-pin --pairing nosuch"] {
             let r = try Shell.run("setsid -w \(command) --keystore \(dir)/ks < /dev/null")
             XCTAssertEqual(r.status, 66, command + ": " + r.stderr)
             XCTAssertTrue(r.stderr.contains("keystore.unknown_entry"), command + ": " + r.stderr)

@@ -37,6 +37,9 @@ final class RecordSchemaTests: XCTestCase {
         assertStamped(signed, ["signature"], "sign")
         assertStamped(try Shell.run("sign-hash verify", stdin: signed.stdout), ["verification"], "verify")
         assertStamped(try Shell.run("sign-hash recover", stdin: signed.stdout), ["recovery"], "recover")
+        let tx: [String: Any] = ["mnemonic": Self.about, "eth_tx": ["chainId": 1, "nonce": 0, "gas": 21000, "gasPrice": 1]]
+        assertStamped(try Shell.run("sign-tx --path m/44h/60h/0h/0/0", stdin: Shell.lines([tx, ["mnemonic": Self.about, "message": "m"]])),
+                      ["eth_tx_summary", "eth_tx", "message_signature"], "sign-tx")
         assertStamped(try Shell.run("keystore add w \(ks)", stdin: phrase), ["entry"], "add")
         assertStamped(try Shell.run("keystore list \(ks)"), ["entry"], "list")
         assertStamped(try Shell.run("keystore export w \(ks)"), ["key"], "export")

@@ -30,13 +30,7 @@ public struct HashSigner {
         var out = record
         out["type"] = .string("signature")
         let hash = try HashSignatures.hashToSign(record)
-        let ownKey = RecordKeys.hasKey(record)
-        if ownKey && runSource != nil {
-            throw RecordError.conflictingFields(["a key in the record", "--key-file/--key-fd/--wallet"])
-        }
-        guard let source = ownKey ? try reader.source(record, out: &out) : runSource else {
-            throw RecordError.missingField("private_key", expected: "a key in the record, or --key-file, --key-fd or --wallet")
-        }
+        let (source, ownKey) = try reader.signingSource(record, runSource: runSource, out: &out)
         let (key, keyPath) = try cache.key(source, path: try record.optionalString("path") ?? path, cacheable: !ownKey)
         out = SecretFields.removed(from: out)
         if let keyPath { out["path"] = .string(keyPath) }

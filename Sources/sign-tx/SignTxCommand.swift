@@ -1,0 +1,83 @@
+import ArgumentParser
+import WalletCLI
+import WalletCore
+import WalletKeys
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@main
+struct SignTxCommand: ParsableCommand {
+    /// Core dumps off before anything is read: a crash must not write secrets to disk.
+    static func main() {
+        ProcessHardening.disableCoreDumps()
+        main(nil)
+    }
+
+    static let configuration = CommandConfiguration(
+        commandName: "sign-tx",
+        abstract: "Offline signing of Ethereum transactions, personal messages and EIP-712 typed data, with a summary first.",
+        discussion: """
+        Reads records and writes, for each, a summary of what is about to be signed and then the
+        signed record:
+          {"eth_tx":{"to":…,"value":…,"nonce":…,"gas":…,"maxFeePerGas":…,"maxPriorityFeePerGas":…,"chainId":1}}
+            → eth_tx_summary, then {"type":"eth_tx","raw":"0x…","hash":"0x…",…}
+          {"message":"text"} or {"message_hex":"0x…"} → message_signature (EIP-191 personal_sign)
+          {"typed_data":{types, primaryType, domain, message}} → typed_data_summary, typed_data_signature (EIP-712 v4)
+        The key's path is the record's "path" or --path. The key is a seed, phrase, xprv or
+        private_key in the record, a private --key-file, --key-fd or a key-store entry (--wallet).
+        Nothing secret is read from arguments or the environment.
+
+        Examples:
+          sign-tx --wallet main --path "m/44h/60h/0h/0/0" < txs.jsonl
+          sign-tx --key-fd 3 --confirm 3<key.json < tx.jsonl
+        See sign-tx(1).
+        """,
+        version: SatchelVersion.string
+    )
+
+    @Option(help: ArgumentHelp("The key's BIP32 path when a record has no \"path\".", valueName: "path"))
+    var path: String?
+
+    @Flag(help: "Show each summary on the terminal and sign only when the answer is yes.")
+    var confirm = false
+
+    @OptionGroup var keyOptions: KeyOptions
+    @OptionGroup var passphrase: PassphraseOptions
+    @OptionGroup var walletOptions: WalletOptions
+    @OptionGroup var input: InputFiles
+
+    func validate() throws {
+        if walletOptions.wallet != nil && (keyOptions.keyFile != nil || keyOptions.keyFd != nil) {
+            throw ValidationError("give --wallet or --key-file/--key-fd, not both")
+        }
+        if let path { do { _ = try DerivationPath(parsing: path) } catch { throw ValidationError(error.message) } }
+    }
+
+    func run() throws {
+        let pipeline = RecordPipeline(tool: "sign-tx")
+        let reader: RecordKeys
+        let runSource: KeySource?
+        let terminal: Confirmation?
+        do {
+            terminal = confirm ? try Confirmation.terminal() : nil
+            (reader, runSource) = try keyOptions.runKey(passphrase: passphrase, wallet: walletOptions, promptOnTerminal: input.files.isEmpty)
+        } catch let error as any WalletError {
+            return try pipeline.fail(error).exitIfFailed()
+        }
+        let cache = SigningKeyCache()
+        try pipeline.run(inputs: input.files) { record, emit in
+            guard try EthereumRecords.isEthereum(record) else {
+                throw RecordError.missingField("eth_tx", expected: "a record to sign: eth_tx, message, message_hex or typed_data")
+            }
+            var out = record
+            let (source, ownKey) = try reader.signingSource(record, runSource: runSource, out: &out)
+            let keys = SoftwareKeys(source, cache: cache, cacheable: !ownKey)
+            let signed = try EthereumRecords.sign(SecretFields.removed(from: out), path: path, keys: keys) { summary in
+                try emit(summary)
+                if let terminal { try terminal.ask(summary) }
+            }
+            try emit(signed)
+        }.exitIfFailed()
+    }
+}
