@@ -31,4 +31,22 @@ final class FixtureProvenanceTests: XCTestCase {
             XCTAssertEqual(Hex.encode(Hash.sha256(Array(data))), hash, path)
         }
     }
+
+    /// Folders made or copied by hand in this project pin their files in their own README.
+    func testHandMadeFoldersMatchTheirReadme() throws {
+        for folder in ["ethereum", "psbt", "bitcoin-sighash"] {
+            let base = TestPaths.fixtures.appendingPathComponent(folder)
+            let readme = try String(contentsOf: base.appendingPathComponent("README.md"), encoding: .utf8)
+            var pinned = [String: String]()
+            for line in readme.split(separator: "\n") {
+                let parts = line.split(separator: " ", omittingEmptySubsequences: true)
+                if parts.count == 2, parts[0].count == 64, parts[0].allSatisfy(\.isHexDigit) { pinned[String(parts[1])] = String(parts[0]) }
+            }
+            let files = try FileManager.default.contentsOfDirectory(atPath: base.path).filter { !$0.hasSuffix(".md") }
+            XCTAssertEqual(Set(files), Set(pinned.keys), folder)
+            for (name, hash) in pinned {
+                XCTAssertEqual(Hex.encode(Hash.sha256(Array(try Data(contentsOf: base.appendingPathComponent(name))))), hash, "\(folder)/\(name)")
+            }
+        }
+    }
 }
