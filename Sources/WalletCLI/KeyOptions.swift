@@ -33,7 +33,6 @@ public struct KeyOptions: ParsableArguments {
     }
 }
 
-
 extension KeyOptions {
     /// The signing tools' run key and the reader of keys in records: a key-store entry
     /// (--wallet) or this key record (--key-file/--key-fd, which wins), the BIP39 passphrase

@@ -3,9 +3,6 @@ import WalletCardCLI
 import WalletCLI
 import WalletCore
 import WalletKeys
-#if canImport(Glibc)
-import Glibc
-#endif
 
 extension SignHashCommand {
     struct Sign: ParsableCommand {

@@ -2,9 +2,6 @@ import ArgumentParser
 import WalletCLI
 import WalletCore
 import WalletKeys
-#if canImport(Glibc)
-import Glibc
-#endif
 
 @main
 struct SignTxCommand: ParsableCommand {

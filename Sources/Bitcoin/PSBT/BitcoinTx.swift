@@ -135,7 +135,9 @@ struct SerialWriter {
     mutating func int32(_ v: Int32) { uint32(UInt32(bitPattern: v)) }
     mutating func uint64(_ v: UInt64) { withUnsafeBytes(of: v.littleEndian) { out.append(contentsOf: $0) } }
 
-    mutating func compactSize(_ n: Int) {
+    mutating func compactSize(_ n: Int) { compactSize(UInt64(n)) }
+
+    mutating func compactSize(_ n: UInt64) {
         switch n {
         case ..<0xFD: out.append(UInt8(n))
         case ...0xFFFF: out.append(0xFD); withUnsafeBytes(of: UInt16(n).littleEndian) { out.append(contentsOf: $0) }

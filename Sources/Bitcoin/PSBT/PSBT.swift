@@ -15,7 +15,7 @@ public struct PSBT: Sendable, Equatable {
 
         public init(type: UInt64, keyData: [UInt8] = [], value: [UInt8]) {
             var w = SerialWriter()
-            w.compactSize(Int(type))
+            w.compactSize(type)
             self.key = w.out + keyData
             (self.type, self.keyData, self.value) = (type, keyData, value)
         }
@@ -110,8 +110,8 @@ public struct PSBT: Sendable, Equatable {
         // A full previous transaction must be the one the input spends, with the output it
         // names: otherwise its amounts could be anyone's.
         for (i, map) in inputs.enumerated() {
-            guard let raw = map.value(PSBTField.inNonWitnessUtxo) else { continue }
-            let previous = try! BitcoinTx(parsing: raw)  // checked by PSBTField.check
+            // Its value was read as a transaction by PSBTField.check.
+            guard let raw = map.value(PSBTField.inNonWitnessUtxo), let previous = try? BitcoinTx(parsing: raw) else { continue }
             let spent = transaction.inputs[i]
             guard previous.txid == spent.previousTxID else {
                 throw .utxoMismatch(input: i, reason: "PSBT_IN_NON_WITNESS_UTXO is transaction \(Bitcoin.display(previous.txid)), and the input spends \(Bitcoin.display(spent.previousTxID))")
