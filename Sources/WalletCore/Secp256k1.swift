@@ -63,14 +63,16 @@ public enum Secp256k1 {
             return PublicKey(raw: key)
         }
 
-        /// BIP86/BIP341 output key: the x-only key of P + H_TapTweak(x(P))·G (no script tree).
-        public func taprootOutputKey() throws(CurveError) -> [UInt8] {
+        /// BIP341 output key: the x-only key of P + H_TapTweak(x(P) ‖ merkleRoot)·G (BIP86: no
+        /// script tree, no merkle root).
+        public func taprootOutputKey(merkleRoot: [UInt8]? = nil) throws(CurveError) -> [UInt8] {
+            guard merkleRoot == nil || merkleRoot!.count == 32 else { throw .invalidTweak }
             var key = raw
             var xonly = secp256k1_xonly_pubkey()
             _ = secp256k1_xonly_pubkey_from_pubkey(Secp256k1.context, &xonly, nil, &key)
             var internalKey = [UInt8](repeating: 0, count: 32)
             _ = secp256k1_xonly_pubkey_serialize(Secp256k1.context, &internalKey, &xonly)
-            let tweak = Hash.tagged("TapTweak", internalKey)
+            let tweak = Hash.tagged("TapTweak", internalKey + (merkleRoot ?? []))
             var output = secp256k1_pubkey()
             guard secp256k1_xonly_pubkey_tweak_add(Secp256k1.context, &output, &xonly, tweak) == 1 else { throw .invalidTweak }
             var outputXonly = secp256k1_xonly_pubkey()

@@ -121,13 +121,14 @@ extension Secp256k1 {
     public final class SchnorrKeyPair: @unchecked Sendable {
         var keypair = secp256k1_keypair()
 
-        /// `taprootTweak`: tweak the key by H_TapTweak(x(P)) first (BIP341 key-path spend of a
-        /// BIP86 output, no script tree).
-        public init(privateKey: SecureBytes, taprootTweak: Bool = false) throws(CurveError) {
+        /// `taprootTweak`: tweak the key by H_TapTweak(x(P) ‖ merkleRoot) first (BIP341 key-path
+        /// spend; no `merkleRoot` is a BIP86 output, with no script tree).
+        public init(privateKey: SecureBytes, taprootTweak: Bool = false, merkleRoot: [UInt8]? = nil) throws(CurveError) {
             let ok = privateKey.withUnsafeBytes { secp256k1_keypair_create(Secp256k1.context, &keypair, $0.uint8Pointer) }
             guard ok == 1 else { throw .invalidPrivateKey }
             if taprootTweak {
-                let tweak = Hash.tagged("TapTweak", internalXOnly)
+                guard merkleRoot == nil || merkleRoot!.count == 32 else { throw .invalidTweak }
+                let tweak = Hash.tagged("TapTweak", internalXOnly + (merkleRoot ?? []))
                 guard secp256k1_keypair_xonly_tweak_add(Secp256k1.context, &keypair, tweak) == 1 else { throw .invalidTweak }
             }
         }

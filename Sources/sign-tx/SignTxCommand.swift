@@ -1,4 +1,5 @@
 import ArgumentParser
+import Bitcoin
 import WalletCLI
 import WalletCore
 import WalletKeys
@@ -13,19 +14,24 @@ struct SignTxCommand: ParsableCommand {
 
     static let configuration = CommandConfiguration(
         commandName: "sign-tx",
-        abstract: "Offline signing of Ethereum transactions, personal messages and EIP-712 typed data, with a summary first.",
+        abstract: "Offline signing of Bitcoin and Litecoin PSBTs, Ethereum transactions, personal messages and EIP-712 typed data, a summary first.",
         discussion: """
         Reads records and writes, for each, a summary of what is about to be signed and then the
         signed record:
+          {"psbt":"<base64>"} → psbt_summary (inputs, outputs, change, fee), then
+            {"type":"psbt","psbt":"<base64>","complete":…} (with --finalize and every input
+            signed, "hex": the network transaction); --in FILE reads a .psbt file instead
           {"eth_tx":{"to":…,"value":…,"nonce":…,"gas":…,"maxFeePerGas":…,"maxPriorityFeePerGas":…,"chainId":1}}
             → eth_tx_summary, then {"type":"eth_tx","raw":"0x…","hash":"0x…",…}
           {"message":"text"} or {"message_hex":"0x…"} → message_signature (EIP-191 personal_sign)
           {"typed_data":{types, primaryType, domain, message}} → typed_data_summary, typed_data_signature (EIP-712 v4)
-        The key's path is the record's "path" or --path. The key is a seed, phrase, xprv or
+        A PSBT's inputs are signed where its derivation fields name our master fingerprint.
+        For Ethereum the key's path is the record's "path" or --path. The key is a seed, phrase, xprv or
         private_key in the record, a private --key-file, --key-fd or a key-store entry (--wallet).
         Nothing secret is read from arguments or the environment.
 
         Examples:
+          sign-tx --wallet main --network test --in unsigned.psbt --out signed.psbt
           sign-tx --wallet main --path "m/44h/60h/0h/0/0" < txs.jsonl
           sign-tx --key-fd 3 --confirm 3<key.json < tx.jsonl
         See sign-tx(1).
@@ -39,6 +45,7 @@ struct SignTxCommand: ParsableCommand {
     @Flag(help: "Show each summary on the terminal and sign only when the answer is yes.")
     var confirm = false
 
+    @OptionGroup(title: "PSBTs") var psbtOptions: PSBTOptions
     @OptionGroup var keyOptions: KeyOptions
     @OptionGroup var passphrase: PassphraseOptions
     @OptionGroup var walletOptions: WalletOptions
@@ -49,6 +56,7 @@ struct SignTxCommand: ParsableCommand {
             throw ValidationError("give --wallet or --key-file/--key-fd, not both")
         }
         if let path { do { _ = try DerivationPath(parsing: path) } catch { throw ValidationError(error.message) } }
+        if psbtOptions.inFile != nil && !input.files.isEmpty { throw ValidationError("--in reads one PSBT file; give no record files with it") }
     }
 
     func run() throws {
@@ -56,16 +64,44 @@ struct SignTxCommand: ParsableCommand {
         let reader: RecordKeys
         let runSource: KeySource?
         let terminal: Confirmation?
+        let psbts: PSBTRecords
         do {
             terminal = confirm ? try Confirmation.terminal() : nil
-            (reader, runSource) = try keyOptions.runKey(passphrase: passphrase, wallet: walletOptions, promptOnTerminal: input.files.isEmpty)
+            psbts = try PSBTRecords(options: psbtOptions)
+            (reader, runSource) = try keyOptions.runKey(passphrase: passphrase, wallet: walletOptions, promptOnTerminal: input.files.isEmpty && psbtOptions.inFile == nil)
         } catch let error as any WalletError {
             return try pipeline.fail(error).exitIfFailed()
         }
         let cache = SigningKeyCache()
+        // The run's key signs every PSBT, its nodes derived once; a record's own key, its record only.
+        var runKeyring: BIP32Keyring?
+        func sign(_ psbt: PSBT, _ record: JSONObject, emit: (JSONObject) throws(CLIError) -> Void) throws -> PSBT {
+            var out = record
+            let (source, ownKey) = try reader.signingSource(record, runSource: runSource, out: &out)
+            let keys = try ownKey ? PSBTRecords.keyring(source) : runKeyring ?? PSBTRecords.keyring(source)
+            if !ownKey { runKeyring = keys }
+            let (signed, psbt) = try psbts.sign(psbt, record: SecretFields.removed(from: out), keys: keys) { summary in
+                try emit(summary)
+                if let terminal { try terminal.ask(summary) }
+            }
+            try emit(signed)
+            return psbt
+        }
+        if let file = psbtOptions.inFile {
+            return try pipeline.runOnce(JSONObject()) { record, emit in
+                let signed = try sign(try PSBTRecords.read(file: file), record, emit: emit)
+                if let out = psbtOptions.outFile { try PSBTRecords.write(signed, file: out) }
+            }.exitIfFailed()
+        }
         try pipeline.run(inputs: input.files) { record, emit in
+            if record["psbt"] != nil {
+                let others = EthereumRecords.fields.filter { record[$0] != nil }
+                if !others.isEmpty { throw RecordError.conflictingFields(["psbt"] + others) }
+                _ = try sign(try PSBTRecords.psbt(record), record, emit: emit)
+                return
+            }
             guard try EthereumRecords.isEthereum(record) else {
-                throw RecordError.missingField("eth_tx", expected: "a record to sign: eth_tx, message, message_hex or typed_data")
+                throw RecordError.missingField("psbt", expected: "a record to sign: psbt, eth_tx, message, message_hex or typed_data")
             }
             var out = record
             let (source, ownKey) = try reader.signingSource(record, runSource: runSource, out: &out)

@@ -57,6 +57,16 @@ public struct PSBT: Sendable, Equatable {
     /// fields describe (no scriptSigs, no witnesses).
     public let transaction: BitcoinTx
 
+    /// BIP174's Creator: a version 0 PSBT of an unsigned transaction, every map empty.
+    public init(unsignedTransaction tx: BitcoinTx) throws(PSBTError) {
+        guard tx.inputs.allSatisfy({ $0.scriptSig.isEmpty && $0.witness.isEmpty }) else { throw .unsignedTransaction("an input is already signed") }
+        version = 0
+        global = Map(pairs: [Pair(type: PSBTField.globalUnsignedTx, value: tx.serialized(witness: false))])
+        inputs = Array(repeating: Map(), count: tx.inputs.count)
+        outputs = Array(repeating: Map(), count: tx.outputs.count)
+        transaction = tx
+    }
+
     public init(base64 text: String) throws(PSBTError) {
         guard let bytes = Base64.decode(text.filter { !$0.isWhitespace }) else { throw .notBase64 }
         try self.init(parsing: bytes)

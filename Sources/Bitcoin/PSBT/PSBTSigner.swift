@@ -1,0 +1,400 @@
+import WalletCore
+import WalletKeys
+
+/// Why a PSBT was not signed. Each is found before any signature is made.
+public enum PSBTSignError: WalletError, Equatable {
+    /// An input without the output it spends: its amount, and so the fee, is unknown.
+    case missingUTXO(input: Int)
+    /// PSBT_IN_WITNESS_UTXO is not the output PSBT_IN_NON_WITNESS_UTXO says is spent.
+    case witnessUTXOMismatch(input: Int, reason: String)
+    /// A legacy input of ours with only PSBT_IN_WITNESS_UTXO: its amount is not signed, so unproven.
+    case legacyNeedsPreviousTransaction(input: Int)
+    /// A derivation field of our key whose path gives another public key.
+    case wrongDerivation(map: String, path: String, claimed: String, derived: String)
+    /// Our key, and a script that does not use it (or is not what the PSBT's scripts say).
+    case scriptMismatch(input: Int, reason: String)
+    case unsupportedScript(input: Int, reason: String)
+    case sighashNotAllowed(input: Int, type: String)
+    case negativeFee(inputs: UInt64, outputs: UInt64)
+    case feeAboveLimit(fee: UInt64, limit: UInt64)
+    /// A BIP44-style path whose coin type is another network's.
+    case wrongNetwork(path: String, expected: UInt32)
+    case nothingToSign
+    case notComplete(inputs: [Int])
+
+    public var code: String {
+        switch self {
+        case .missingUTXO: "psbt.missing_utxo"
+        case .witnessUTXOMismatch: "psbt.utxo_mismatch"
+        case .legacyNeedsPreviousTransaction: "psbt.missing_utxo"
+        case .wrongDerivation: "psbt.wrong_derivation"
+        case .scriptMismatch: "psbt.script_mismatch"
+        case .unsupportedScript: "psbt.unsupported_script"
+        case .sighashNotAllowed: "psbt.sighash_not_allowed"
+        case .negativeFee: "psbt.negative_fee"
+        case .feeAboveLimit: "psbt.fee_above_limit"
+        case .wrongNetwork: "psbt.wrong_network"
+        case .nothingToSign: "psbt.nothing_to_sign"
+        case .notComplete: "psbt.not_complete"
+        }
+    }
+
+    public var message: String {
+        switch self {
+        case .missingUTXO(let i):
+            "input \(i) has neither PSBT_IN_NON_WITNESS_UTXO nor PSBT_IN_WITNESS_UTXO: its amount, and so the fee, cannot be known (have the wallet that made the PSBT add them, e.g. Bitcoin Core's utxoupdatepsbt)"
+        case .witnessUTXOMismatch(let i, let reason): "input \(i): \(reason) (a PSBT that lies about an amount can hide its fee: not signed)"
+        case .legacyNeedsPreviousTransaction(let i):
+            "input \(i) is not segwit, and a legacy signature does not commit to the amount: the PSBT must carry the previous transaction (PSBT_IN_NON_WITNESS_UTXO) to prove it"
+        case .wrongDerivation(let map, let path, let claimed, let derived):
+            "\(map): the derivation names our key at \(path) as \(claimed), and that path gives \(derived) (a wrong or forged PSBT: not signed)"
+        case .scriptMismatch(let i, let reason): "input \(i): \(reason) (not signed)"
+        case .unsupportedScript(let i, let reason): "input \(i): \(reason)"
+        case .sighashNotAllowed(let i, let type):
+            "input \(i) asks for SIGHASH_\(type), which lets others change what this signature covers: sign it only on purpose, with --allow-sighash"
+        case .negativeFee(let inputs, let outputs): "the outputs (\(outputs) satoshis) are more than the inputs (\(inputs)): not a valid transaction"
+        case .feeAboveLimit(let fee, let limit): "the fee is \(fee) satoshis, more than the limit of \(limit) (--max-fee): not signed"
+        case .wrongNetwork(let path, let expected):
+            "our key's path \(path) has another network's coin type (this network's is \(expected)'): give the PSBT's network (--coin, --network)"
+        case .nothingToSign: "none of this PSBT's inputs names a key of ours (no PSBT_IN_BIP32_DERIVATION or PSBT_IN_TAP_BIP32_DERIVATION with our master fingerprint)"
+        case .notComplete(let inputs):
+            "--finalize: input\(inputs.count == 1 ? "" : "s") \(inputs.map(String.init).joined(separator: ", ")) still lack\(inputs.count == 1 ? "s" : "") signatures; the signed PSBT goes on to the other signers"
+        }
+    }
+}
+
+/// What a signer saw in a PSBT, for a person (or a script) to check before anything is signed:
+/// every input (ours or not, amount, our keys' paths), every output (amount, script, whether our
+/// own keys alone can spend it), the fee and the transaction's size.
+public struct PSBTReport: Sendable {
+    public struct Input: Sendable {
+        public let index: Int
+        public let previousTxID: [UInt8]
+        public let previousIndex: UInt32
+        public let amount: UInt64
+        public let script: [UInt8]
+        /// p2pkh, p2sh, p2sh-p2wpkh, p2sh-p2wsh, p2wpkh, p2wsh, p2tr or unknown.
+        public let kind: String
+        /// Our keys' paths in this input.
+        public let paths: [String]
+        /// The sighash type our signatures will use (nil: not ours).
+        public let sighash: UInt32?
+        /// Signatures added by this signer.
+        public internal(set) var signed = 0
+        /// Whether the input has every signature it needs (or was finalized already).
+        public internal(set) var complete = false
+        public var ours: Bool { !paths.isEmpty }
+    }
+
+    public struct Output: Sendable {
+        public let index: Int
+        public let amount: UInt64
+        public let script: [UInt8]
+        /// Our keys alone can spend it: the script was built again from keys derived here, never
+        /// taken on the PSBT's word.
+        public let change: Bool
+        public let paths: [String]
+    }
+
+    public let version: UInt32
+    public internal(set) var inputs: [Input]
+    public let outputs: [Output]
+    public let fee: UInt64
+    /// The virtual size: exact once every input is complete, otherwise estimated from each
+    /// input's script (nil when one cannot be estimated).
+    public internal(set) var vsize: Int?
+    public internal(set) var vsizeEstimated = true
+
+    public var complete: Bool { inputs.allSatisfy(\.complete) }
+}
+
+/// The PSBT Signer (BIP174) with the checks a careful signer makes first: the spent outputs
+/// proven (a previous transaction hashes to the outpoint, a witness UTXO agrees with it), every
+/// derivation of our key giving the key it claims, the script using that key, a fee within the
+/// limit, and only SIGHASH_ALL (or taproot's DEFAULT) unless others are allowed.
+public struct PSBTSigner {
+    public var allowOtherSighash = false
+    /// The most fee to sign, in satoshis.
+    public var maxFee: UInt64?
+    /// The network's BIP44 coin type: a standard path (44/49/84/86) of ours with another is refused.
+    public var coinType: UInt32?
+
+    public init(allowOtherSighash: Bool = false, maxFee: UInt64? = nil, coinType: UInt32? = nil) {
+        (self.allowOtherSighash, self.maxFee, self.coinType) = (allowOtherSighash, maxFee, coinType)
+    }
+
+    /// One signature to make.
+    enum Task {
+        case ecdsa(publicKey: [UInt8], path: [UInt32], sighash: Sighasher)
+        case schnorr(path: [UInt32], merkleRoot: [UInt8]?)
+    }
+
+    /// What a segwit v0 or legacy signature hashes.
+    enum Sighasher {
+        case legacy(scriptCode: [UInt8])
+        case segwitV0(scriptCode: [UInt8], amount: UInt64)
+    }
+
+    /// Checks `psbt`, hands the report to `confirm` (which may refuse by throwing), then signs
+    /// every input of ours. Nothing is signed when a check fails.
+    public func sign(_ psbt: PSBT, keys: PSBTKeyring, confirm: (PSBTReport) throws -> Void) throws -> (psbt: PSBT, report: PSBTReport) {
+        let tx = psbt.transaction
+        let utxos = try spentOutputs(psbt)
+        var report: PSBTReport
+        var tasks = [[Task]]()
+        var reportInputs = [PSBTReport.Input]()
+        for (i, map) in psbt.inputs.enumerated() {
+            let (kind, inputTasks, paths, sighash) = try plan(input: i, map: map, utxo: utxos[i], outputCount: tx.outputs.count, keys: keys)
+            tasks.append(inputTasks)
+            reportInputs.append(PSBTReport.Input(index: i, previousTxID: tx.inputs[i].previousTxID, previousIndex: tx.inputs[i].previousIndex,
+                                                 amount: utxos[i].value, script: utxos[i].script, kind: kind, paths: paths, sighash: sighash))
+        }
+        guard reportInputs.contains(where: \.ours) else { throw PSBTSignError.nothingToSign }
+        let totalIn = utxos.reduce(UInt64(0)) { $0 + $1.value }, totalOut = tx.outputs.reduce(UInt64(0)) { $0 + $1.value }
+        guard totalOut <= totalIn else { throw PSBTSignError.negativeFee(inputs: totalIn, outputs: totalOut) }
+        let fee = totalIn - totalOut
+        if let maxFee, fee > maxFee { throw PSBTSignError.feeAboveLimit(fee: fee, limit: maxFee) }
+        let outputs = try psbt.outputs.enumerated().map { try change(output: $0.offset, map: $0.element, script: tx.outputs[$0.offset].script, amount: tx.outputs[$0.offset].value, keys: keys) }
+        report = PSBTReport(version: psbt.version, inputs: reportInputs, outputs: outputs, fee: fee, vsize: nil)
+        for i in report.inputs.indices { report.inputs[i].complete = PSBTFinalizer.isComplete(psbt.inputs[i], utxo: utxos[i]) }
+        report.vsize = PSBTFinalizer.estimatedVsize(psbt, utxos: utxos)
+        try confirm(report)
+
+        var signed = psbt
+        for (i, inputTasks) in tasks.enumerated() {
+            for task in inputTasks {
+                switch task {
+                case .ecdsa(let publicKey, let path, let hasher):
+                    let type = signed.inputs[i].value(PSBTField.inSighashType)?.littleEndianUInt32 ?? Sighash.all
+                    let hash: [UInt8]
+                    switch hasher {
+                    case .legacy(let code): hash = try Sighash.legacy(tx, input: i, scriptCode: code, type: type)
+                    case .segwitV0(let code, let amount): hash = try Sighash.segwitV0(tx, input: i, scriptCode: code, amount: amount, type: type)
+                    }
+                    let signature = try keys.signECDSA(hash, at: path)
+                    signed.inputs[i].insertInOrder(PSBT.Pair(type: PSBTField.inPartialSig, keyData: publicKey, value: signature.der + [UInt8(truncatingIfNeeded: type)]))
+                case .schnorr(let path, let merkleRoot):
+                    let type = signed.inputs[i].value(PSBTField.inSighashType)?.littleEndianUInt32 ?? Sighash.taprootDefault
+                    let hash = try Sighash.taprootKeyPath(tx, input: i, prevouts: utxos, type: type)
+                    let signature = try keys.signSchnorr(hash, at: path, merkleRoot: merkleRoot)
+                    signed.inputs[i].insertInOrder(PSBT.Pair(type: PSBTField.inTapKeySig, value: signature + (type == Sighash.taprootDefault ? [] : [UInt8(type)])))
+                }
+                report.inputs[i].signed += 1
+            }
+            report.inputs[i].complete = PSBTFinalizer.isComplete(signed.inputs[i], utxo: utxos[i])
+        }
+        if report.complete, let final = try? PSBTFinalizer.finalized(signed), let raw = try? PSBTFinalizer.extract(final) {
+            report.vsize = PSBTFinalizer.vsize(raw)
+            report.vsizeEstimated = false
+        } else {
+            report.vsize = PSBTFinalizer.estimatedVsize(signed, utxos: utxos)
+        }
+        return (signed, report)
+    }
+
+    /// The output each input spends, proven where the PSBT can prove it.
+    func spentOutputs(_ psbt: PSBT) throws(PSBTSignError) -> [BitcoinTx.Output] {
+        var out = [BitcoinTx.Output]()
+        for (i, map) in psbt.inputs.enumerated() {
+            let spent = psbt.transaction.inputs[i]
+            // Both were checked as they were read: the previous transaction is the one spent.
+            let full = map.value(PSBTField.inNonWitnessUtxo).flatMap { try? BitcoinTx(parsing: $0) }?.outputs[Int(spent.previousIndex)]
+            let witness = map.value(PSBTField.inWitnessUtxo).flatMap(Self.txOut)
+            if let full, let witness, full != witness {
+                throw .witnessUTXOMismatch(input: i, reason: "PSBT_IN_WITNESS_UTXO (\(witness.value) satoshis to \(Hex.encode(witness.script))) is not output \(spent.previousIndex) of PSBT_IN_NON_WITNESS_UTXO (\(full.value) satoshis to \(Hex.encode(full.script)))")
+            }
+            guard let utxo = full ?? witness else { throw .missingUTXO(input: i) }
+            out.append(utxo)
+        }
+        return out
+    }
+
+    static func txOut(_ v: [UInt8]) -> BitcoinTx.Output? {
+        var r = SerialReader(v)
+        guard let amount = try? r.uint64(), let script = try? r.varBytes() else { return nil }
+        return BitcoinTx.Output(value: amount, script: script)
+    }
+
+    /// Our derivations in a map: (public key bytes as the field gives them, path), each checked
+    /// against the key its path gives.
+    static func ourKeys(_ map: PSBT.Map, type: UInt64, tapType: UInt64, name: String, keys: PSBTKeyring) throws -> (ecdsa: [([UInt8], [UInt32])], taproot: [(xOnly: [UInt8], leaves: Int, path: [UInt32])]) {
+        var ecdsa = [([UInt8], [UInt32])](), taproot = [([UInt8], Int, [UInt32])]()
+        for pair in map.pairs where pair.type == type || pair.type == tapType {
+            var origin = pair.value, leaves = 0
+            if pair.type == tapType {
+                var r = SerialReader(pair.value)
+                leaves = (try? r.compactSize(maximum: r.remaining / 32)) ?? 0
+                origin = Array(pair.value[(r.at + 32 * leaves)...])
+            }
+            let fingerprint = Array(origin.prefix(4))
+            let path = stride(from: 4, to: origin.count, by: 4).map { Array(origin[$0..<$0 + 4]).littleEndianUInt32 }
+            guard keys.owns(fingerprint: fingerprint, path: path) else { continue }
+            let derived = try keys.publicKey(at: path)
+            let text = DerivationPath(path).description
+            if pair.type == type {
+                let given = pair.keyData.count == 65 ? derived.uncompressed : derived.compressed
+                guard given == pair.keyData else { throw PSBTSignError.wrongDerivation(map: name, path: text, claimed: Hex.encode(pair.keyData), derived: Hex.encode(given)) }
+                ecdsa.append((pair.keyData, path))
+            } else {
+                let xOnly = Array(derived.compressed.dropFirst())
+                guard xOnly == pair.keyData else { throw PSBTSignError.wrongDerivation(map: name, path: text, claimed: Hex.encode(pair.keyData), derived: Hex.encode(xOnly)) }
+                taproot.append((pair.keyData, leaves, path))
+            }
+        }
+        return (ecdsa, taproot)
+    }
+
+    func checkNetwork(_ path: [UInt32]) throws(PSBTSignError) {
+        let h = DerivationPath.hardened
+        guard let coinType, path.count >= 2, [44, 49, 84, 86, 48].map({ $0 + h }).contains(path[0]), path[1] >= h else { return }
+        if path[1] - h != coinType { throw .wrongNetwork(path: DerivationPath(path).description, expected: coinType) }
+    }
+
+    /// An input's kind, the signatures to make, our paths and the sighash type.
+    func plan(input i: Int, map: PSBT.Map, utxo: BitcoinTx.Output, outputCount: Int, keys: PSBTKeyring) throws -> (String, [Task], [String], UInt32?) {
+        let (ecdsa, taproot) = try Self.ourKeys(map, type: PSBTField.inBIP32Derivation, tapType: PSBTField.inTapBIP32Derivation, name: "input \(i)", keys: keys)
+        let redeem = map.value(PSBTField.inRedeemScript), witnessScript = map.value(PSBTField.inWitnessScript)
+        let kind = Self.kind(utxo.script, redeem: redeem)
+        let paths = ecdsa.map { DerivationPath($0.1).description } + taproot.map { DerivationPath($0.path).description }
+        for p in ecdsa.map(\.1) + taproot.map(\.path) { try checkNetwork(p) }
+        let finalized = map.value(PSBTField.inFinalScriptSig) != nil || map.value(PSBTField.inFinalScriptWitness) != nil
+        if paths.isEmpty || finalized { return (kind, [], paths, nil) }
+
+        let explicit = map.value(PSBTField.inSighashType)?.littleEndianUInt32
+        let isTaproot = if case .p2tr = ScriptTemplate(utxo.script) { true } else { false }
+        let type = explicit ?? (isTaproot ? Sighash.taprootDefault : Sighash.all)
+        let allowed: Set<UInt32> = isTaproot ? [Sighash.taprootDefault, Sighash.all] : [Sighash.all]
+        if !allowed.contains(type) && !allowOtherSighash { throw PSBTSignError.sighashNotAllowed(input: i, type: Self.sighashName(type)) }
+        try Sighash.check(type, taproot: isTaproot)
+        if Sighash.base(type) == Sighash.single && i >= outputCount { throw Sighash.Failure.singleWithoutOutput(input: i) }
+
+        var tasks = [Task]()
+        let existing = Set(map.all(PSBTField.inPartialSig).map(\.keyData))
+        func mismatch(_ reason: String) -> PSBTSignError { .scriptMismatch(input: i, reason: reason) }
+        /// ECDSA tasks for our keys that `script` (a multisig or other script) pushes.
+        func scriptTasks(_ script: [UInt8], segwit: Bool) throws -> [Task] {
+            let pushed = Set(Script.pushes(script) ?? [])
+            var out = [Task]()
+            for (key, path) in ecdsa {
+                guard pushed.contains(key) else { throw mismatch("our key \(Hex.encode(key)) (\(DerivationPath(path))) is not in its script \(Hex.encode(script))") }
+                if segwit && key.count != 33 { throw mismatch("an uncompressed key cannot sign a segwit input") }
+                if existing.contains(key) { continue }
+                out.append(.ecdsa(publicKey: key, path: path, sighash: segwit ? .segwitV0(scriptCode: script, amount: utxo.value) : .legacy(scriptCode: script)))
+            }
+            return out
+        }
+        func keyHashTask(_ hash: [UInt8], segwit: Bool) throws -> [Task] {
+            var out = [Task]()
+            for (key, path) in ecdsa {
+                guard Hash.hash160(key) == hash else { throw mismatch("it pays key hash \(Hex.encode(hash)), and our key \(Hex.encode(key)) (\(DerivationPath(path))) hashes to \(Hex.encode(Hash.hash160(key)))") }
+                if segwit && key.count != 33 { throw mismatch("an uncompressed key cannot sign a segwit input") }
+                if existing.contains(key) { continue }
+                let code = ScriptTemplate.p2pkh(hash)
+                out.append(.ecdsa(publicKey: key, path: path, sighash: segwit ? .segwitV0(scriptCode: code, amount: utxo.value) : .legacy(scriptCode: code)))
+            }
+            return out
+        }
+        func witnessScriptTasks(_ programHash: [UInt8]) throws -> [Task] {
+            guard let ws = witnessScript else { throw mismatch("a P2WSH input with no PSBT_IN_WITNESS_SCRIPT") }
+            guard Hash.sha256(ws) == programHash else { throw mismatch("PSBT_IN_WITNESS_SCRIPT does not hash to the script's program") }
+            return try scriptTasks(ws, segwit: true)
+        }
+        if !taproot.isEmpty && !isTaproot { throw mismatch("a taproot derivation of ours on an input that is not P2TR") }
+        let legacyProof = map.value(PSBTField.inNonWitnessUtxo) != nil
+        switch ScriptTemplate(utxo.script) {
+        case .p2pkh(let h):
+            guard legacyProof else { throw PSBTSignError.legacyNeedsPreviousTransaction(input: i) }
+            tasks = try keyHashTask(h, segwit: false)
+        case .p2wpkh(let h):
+            tasks = try keyHashTask(h, segwit: true)
+        case .p2wsh(let h):
+            tasks = try witnessScriptTasks(h)
+        case .p2sh(let h):
+            guard let redeem else { throw mismatch("a P2SH input with no PSBT_IN_REDEEM_SCRIPT") }
+            guard Hash.hash160(redeem) == h else { throw mismatch("PSBT_IN_REDEEM_SCRIPT does not hash to the script's hash") }
+            switch ScriptTemplate(redeem) {
+            case .p2wpkh(let kh): tasks = try keyHashTask(kh, segwit: true)
+            case .p2wsh(let sh): tasks = try witnessScriptTasks(sh)
+            case .p2sh, .p2tr: throw PSBTSignError.unsupportedScript(input: i, reason: "a P2SH redeem script that is \(Self.kind(redeem, redeem: nil)) cannot be spent")
+            case .p2pkh, .other:
+                guard legacyProof else { throw PSBTSignError.legacyNeedsPreviousTransaction(input: i) }
+                tasks = try scriptTasks(redeem, segwit: false)
+            }
+        case .p2tr(let outputKey):
+            guard ecdsa.isEmpty else { throw mismatch("an ECDSA derivation of ours on a P2TR input") }
+            guard let internalKey = map.value(PSBTField.inTapInternalKey) else { throw mismatch("a P2TR input with no PSBT_IN_TAP_INTERNAL_KEY") }
+            let merkleRoot = map.value(PSBTField.inTapMerkleRoot)
+            let tweaked = try Secp256k1.PublicKey(parsing: [0x02] + internalKey).taprootOutputKey(merkleRoot: merkleRoot)
+            guard tweaked == outputKey else { throw mismatch("its output key is not PSBT_IN_TAP_INTERNAL_KEY tweaked\(merkleRoot == nil ? "" : " with PSBT_IN_TAP_MERKLE_ROOT")") }
+            let keyPath = taproot.filter { $0.xOnly == internalKey }
+            guard !keyPath.isEmpty else {
+                throw PSBTSignError.unsupportedScript(input: i, reason: "our key is in a script path of this taproot output; Satchel signs the key path only")
+            }
+            if map.value(PSBTField.inTapKeySig) == nil { tasks = [.schnorr(path: keyPath[0].path, merkleRoot: merkleRoot)] }
+        case .other:
+            throw PSBTSignError.unsupportedScript(input: i, reason: "it spends a script Satchel does not sign (\(Hex.encode(utxo.script)))")
+        }
+        return (kind, tasks, paths, type)
+    }
+
+    /// ALL, NONE, SINGLE (each maybe |ANYONECANPAY) or taproot's DEFAULT.
+    public static func sighashName(_ type: UInt32) -> String {
+        let base = ["DEFAULT", "ALL", "NONE", "SINGLE"][Int(min(type & 0x1F, 3))]
+        return type & Sighash.anyoneCanPay != 0 ? base + "|ANYONECANPAY" : base
+    }
+
+    /// The name of a spent script's kind, the redeem script's inside P2SH.
+    static func kind(_ script: [UInt8], redeem: [UInt8]?) -> String {
+        switch ScriptTemplate(script) {
+        case .p2pkh: "p2pkh"
+        case .p2wpkh: "p2wpkh"
+        case .p2wsh: "p2wsh"
+        case .p2tr: "p2tr"
+        case .other: "unknown"
+        case .p2sh:
+            switch redeem.map(ScriptTemplate.init) {
+            case .p2wpkh?: "p2sh-p2wpkh"
+            case .p2wsh?: "p2sh-p2wsh"
+            default: "p2sh"
+            }
+        }
+    }
+
+    /// Whether an output is ours alone to spend: its script built again from keys derived here.
+    func change(output o: Int, map: PSBT.Map, script: [UInt8], amount: UInt64, keys: PSBTKeyring) throws -> PSBTReport.Output {
+        let (ecdsa, taproot) = try Self.ourKeys(map, type: PSBTField.outBIP32Derivation, tapType: PSBTField.outTapBIP32Derivation, name: "output \(o)", keys: keys)
+        let paths = ecdsa.map { DerivationPath($0.1).description } + taproot.map { DerivationPath($0.path).description }
+        let ours = Set(ecdsa.map(\.0))
+        func keyHashIsOurs(_ h: [UInt8], segwit: Bool) -> Bool { ours.contains { Hash.hash160($0) == h && (!segwit || $0.count == 33) } }
+        /// A multisig whose threshold our keys meet alone.
+        func scriptIsOurs(_ s: [UInt8]) -> Bool {
+            guard let (m, keys) = Script.multisig(s) else { return false }
+            return keys.filter(ours.contains).count >= m
+        }
+        let redeem = map.value(PSBTField.outRedeemScript), ws = map.value(PSBTField.outWitnessScript)
+        func witnessIsOurs(_ h: [UInt8]) -> Bool { ws.map { Hash.sha256($0) == h && scriptIsOurs($0) } ?? false }
+        var change = false
+        switch ScriptTemplate(script) {
+        case .p2pkh(let h): change = keyHashIsOurs(h, segwit: false)
+        case .p2wpkh(let h): change = keyHashIsOurs(h, segwit: true)
+        case .p2wsh(let h): change = witnessIsOurs(h)
+        case .p2sh(let h):
+            if let redeem, Hash.hash160(redeem) == h {
+                switch ScriptTemplate(redeem) {
+                case .p2wpkh(let kh): change = keyHashIsOurs(kh, segwit: true)
+                case .p2wsh(let sh): change = witnessIsOurs(sh)
+                default: change = scriptIsOurs(redeem)
+                }
+            }
+        case .p2tr(let outputKey):
+            // Key path only: a script tree could let others spend it.
+            if map.value(PSBTField.outTapTree) == nil, let internalKey = map.value(PSBTField.outTapInternalKey),
+               taproot.contains(where: { $0.xOnly == internalKey }),
+               let tweaked = try? Secp256k1.PublicKey(parsing: [0x02] + internalKey).taprootOutputKey() {
+                change = tweaked == outputKey
+            }
+        case .other: break
+        }
+        return PSBTReport.Output(index: o, amount: amount, script: script, change: change, paths: paths)
+    }
+}

@@ -1,0 +1,280 @@
+import Bitcoin
+import Foundation
+import SatchelTestSupport
+import WalletCore
+import WalletKeys
+import XCTest
+
+/// The PSBT Signer, Finalizer and Extractor: BIP174's worked example of the roles byte for byte
+/// (Tests/Fixtures/psbt/bip174-roles.json), and each refusal by name. The live flow against
+/// litecoind is in the end-to-end tests.
+final class PSBTSignerTests: XCTestCase {
+    static func roles() throws -> [String: Any] {
+        try JSONSerialization.jsonObject(with: Data(contentsOf: TestPaths.projectFixture("psbt/bip174-roles.json"))) as! [String: Any]
+    }
+
+    static func master(_ v: [String: Any]) throws -> ExtendedKey { try ExtendedKey(parsing: v["master_tprv"] as! String) }
+
+    /// One of BIP174's signers: the master key, holding only some of the paths.
+    final class SomeKeys: PSBTKeyring {
+        let keys: BIP32Keyring, paths: Set<[UInt32]>
+        init(_ keys: BIP32Keyring, paths: [String]) throws { (self.keys, self.paths) = (keys, Set(try paths.map { try DerivationPath(parsing: $0).components })) }
+        func owns(fingerprint: [UInt8], path: [UInt32]) -> Bool { keys.owns(fingerprint: fingerprint, path: path) && paths.contains(path) }
+        func publicKey(at path: [UInt32]) throws -> Secp256k1.PublicKey { try keys.publicKey(at: path) }
+        func signECDSA(_ hash: [UInt8], at path: [UInt32]) throws -> ECDSASignature { try keys.signECDSA(hash, at: path) }
+        func signSchnorr(_ hash: [UInt8], at path: [UInt32], merkleRoot: [UInt8]?) throws -> [UInt8] { try keys.signSchnorr(hash, at: path, merkleRoot: merkleRoot) }
+    }
+
+    /// BIP174's signers use plain RFC 6979 nonces: each of its two signers, given its keys,
+    /// writes exactly the PSBT the BIP gives; one signer with the master key signs every input,
+    /// and its PSBT finalizes to the finalizer's PSBT and the extractor's transaction exactly.
+    func testBIP174SignerFinalizerAndExtractorVectors() throws {
+        let v = try Self.roles()
+        let psbt = try PSBT(base64: v["updated_with_sighash_all"] as! String)
+        let master = try BIP32Keyring(root: try Self.master(v), nonces: .rfc6979)
+        for n in [1, 2] {
+            let keys = try SomeKeys(master, paths: v["signer_\(n)_paths"] as! [String])
+            let (signed, report) = try PSBTSigner().sign(psbt, keys: keys) { _ in }
+            XCTAssertEqual(signed.base64, v["signed_by_signer_\(n)"] as? String, "signer \(n)")
+            XCTAssertEqual(report.inputs.map(\.signed), [1, 1])
+            XCTAssertFalse(report.complete)
+        }
+        var seen: PSBTReport?
+        let (signed, report) = try PSBTSigner().sign(psbt, keys: master) { seen = $0 }
+        XCTAssertEqual(seen?.fee, 10_000)
+        XCTAssertEqual(seen?.inputs.map(\.complete), [false, false])
+        XCTAssertEqual(report.inputs.map(\.kind), ["p2sh", "p2sh-p2wsh"])
+        XCTAssertEqual(report.inputs.map(\.amount), [50_000_000, 200_000_000])
+        XCTAssertEqual(report.inputs.map(\.paths), [["m/0'/0'/0'", "m/0'/0'/1'"], ["m/0'/0'/3'", "m/0'/0'/2'"]])
+        XCTAssertEqual(report.inputs.map(\.signed), [2, 2])
+        XCTAssertEqual(report.inputs.map(\.sighash), [Sighash.all, Sighash.all])
+        XCTAssertTrue(report.complete)
+        // Both outputs pay keys of this master (m/0'/0'/4' and 5'), checked by deriving them.
+        XCTAssertEqual(report.outputs.map(\.change), [true, true])
+        XCTAssertEqual(report.outputs.map(\.paths), [["m/0'/0'/4'"], ["m/0'/0'/5'"]])
+        // The same signatures as the two signers', every one (the combiner's PSBT has them all).
+        let combined = try PSBT(base64: v["combined"] as! String)
+        for i in 0..<2 {
+            XCTAssertEqual(Set(signed.inputs[i].all(PSBTField.inPartialSig).map { $0.keyData + $0.value }),
+                           Set(combined.inputs[i].all(PSBTField.inPartialSig).map { $0.keyData + $0.value }))
+        }
+        let final = try PSBTFinalizer.finalized(signed)
+        XCTAssertEqual(final.base64, v["finalized"] as? String)
+        XCTAssertEqual(try PSBTFinalizer.finalized(combined).base64, v["finalized"] as? String)
+        let tx = try PSBTFinalizer.extract(final)
+        XCTAssertEqual(Hex.encode(tx.serialized()), v["extracted_hex"] as? String)
+        XCTAssertEqual(report.vsize, PSBTFinalizer.vsize(tx))
+        XCTAssertFalse(report.vsizeEstimated)
+        // Signing again adds nothing: every key of ours has its signature.
+        let (again, second) = try PSBTSigner().sign(signed, keys: master) { _ in }
+        XCTAssertEqual(again, signed)
+        XCTAssertEqual(second.inputs.map(\.signed), [0, 0])
+    }
+
+    /// Bitcoin Core's low-R grinding: the three signatures whose first nonce already has a low R
+    /// are BIP174's; the fourth (R ≥ 2^255 there) is ground to a shorter one that still finalizes.
+    func testLowRGrindingChangesOnlyTheHighRSignature() throws {
+        let v = try Self.roles()
+        let expected = try PSBT(base64: v["combined"] as! String)
+        let (signed, _) = try PSBTSigner().sign(try PSBT(base64: v["updated_with_sighash_all"] as! String), keys: try BIP32Keyring(root: try Self.master(v))) { _ in }
+        // In key order: the combiner's PSBT has them in the order its two signers gave them.
+        let sigs = { (p: PSBT) in p.inputs.flatMap { $0.all(PSBTField.inPartialSig).sorted { $0.key.lexicographicallyPrecedes($1.key) } } }
+        XCTAssertEqual(sigs(signed).count, 4)
+        for (ours, theirs) in zip(sigs(signed), sigs(expected)) {
+            XCTAssertEqual(ours.keyData, theirs.keyData)
+            // DER's R length: 32 bytes for a low R, 33 (a zero byte first) for a high one.
+            XCTAssertEqual(ours.value[3], 0x20, "R is low")
+            if theirs.value[3] == 0x20 {
+                XCTAssertEqual(ours.value, theirs.value)
+            } else {
+                XCTAssertEqual(Hex.encode(theirs.keyData), "02dab61ff49a14db6a7d02b0cd1fbb78fc4b18312b5b4e54dae4dba2fbfef536d7")
+                XCTAssertNotEqual(ours.value, theirs.value)
+                XCTAssertLessThan(ours.value.count, theirs.value.count)
+            }
+        }
+        XCTAssertNoThrow(try PSBTFinalizer.extract(try PSBTFinalizer.finalized(signed)))
+    }
+
+    func refusal(_ psbt: PSBT, signer: PSBTSigner = PSBTSigner(), keys: PSBTKeyring? = nil, file: StaticString = #filePath, line: UInt = #line) throws -> PSBTSignError? {
+        let keys = try keys ?? BIP32Keyring(root: try Self.master(try Self.roles()))
+        var confirmed = false
+        do {
+            _ = try signer.sign(psbt, keys: keys) { _ in confirmed = true }
+            XCTFail("signed", file: file, line: line)
+            return nil
+        } catch let error as PSBTSignError {
+            XCTAssertFalse(confirmed, "refused before the summary", file: file, line: line)
+            return error
+        }
+    }
+
+    func testEachRefusalOfTheRolesPSBT() throws {
+        let v = try Self.roles()
+        let good = try PSBT(base64: v["updated_with_sighash_all"] as! String)
+        let fullOutput = [UInt8](try Hex.decode("80f0fa02000000001" + "7a9140fb9463421696b82c833af241c78c17ddbde493487"))
+
+        // A witness UTXO that is not the previous transaction's output: the fee attack.
+        var p = good
+        p.inputs[0].insertInOrder(PSBT.Pair(type: PSBTField.inWitnessUtxo, value: [0x81] + fullOutput.dropFirst()))
+        XCTAssertEqual(try refusal(p)?.code, "psbt.utxo_mismatch")
+        // The same output in both is fine.
+        p = good
+        p.inputs[0].insertInOrder(PSBT.Pair(type: PSBTField.inWitnessUtxo, value: fullOutput))
+        XCTAssertNoThrow(try PSBTSigner().sign(p, keys: try BIP32Keyring(root: try Self.master(v))) { _ in })
+
+        p = good
+        p.inputs[1].remove { $0.type == PSBTField.inWitnessUtxo }
+        XCTAssertEqual(try refusal(p), .missingUTXO(input: 1))
+
+        // A legacy input of ours proven by a witness UTXO alone.
+        p = good
+        p.inputs[0].remove { $0.type == PSBTField.inNonWitnessUtxo }
+        p.inputs[0].insertInOrder(PSBT.Pair(type: PSBTField.inWitnessUtxo, value: fullOutput))
+        XCTAssertEqual(try refusal(p), .legacyNeedsPreviousTransaction(input: 0))
+
+        // A derivation whose path gives another key.
+        p = good
+        let key = try Hex.decode("029583bf39ae0a609747ad199addd634fa6108559d6c5cd39b4c2183f1ab96e07f")
+        p.inputs[0].insertInOrder(PSBT.Pair(type: PSBTField.inBIP32Derivation, keyData: key, value: try Hex.decode("d90c6a4f000000800000008005000080")))
+        XCTAssertEqual(try refusal(p), .wrongDerivation(map: "input 0", path: "m/0'/0'/5'", claimed: Hex.encode(key),
+                                                         derived: "027f6399757d2eff55a136ad02c684b1838b6556e5f1b6b34282a94b6b50051096"))
+
+        // A redeem script that is not the one the output commits to.
+        p = good
+        var redeem = p.inputs[0].value(PSBTField.inRedeemScript)!
+        redeem[0] = 0x51
+        p.inputs[0].insertInOrder(PSBT.Pair(type: PSBTField.inRedeemScript, value: redeem))
+        XCTAssertEqual(try refusal(p), .scriptMismatch(input: 0, reason: "PSBT_IN_REDEEM_SCRIPT does not hash to the script's hash"))
+
+        // The fee limit: 10,000 satoshis is signed at a limit of 10,000, refused at 9,999.
+        XCTAssertEqual(try refusal(good, signer: PSBTSigner(maxFee: 9_999)), .feeAboveLimit(fee: 10_000, limit: 9_999))
+        XCTAssertNoThrow(try PSBTSigner(maxFee: 10_000).sign(good, keys: try BIP32Keyring(root: try Self.master(v))) { _ in })
+
+        // SIGHASH_SINGLE|ANYONECANPAY only when allowed, and then with that byte.
+        p = good
+        p.inputs[1].insertInOrder(PSBT.Pair(type: PSBTField.inSighashType, value: [0x83, 0, 0, 0]))
+        XCTAssertEqual(try refusal(p), .sighashNotAllowed(input: 1, type: "SINGLE|ANYONECANPAY"))
+        let (signed, report) = try PSBTSigner(allowOtherSighash: true).sign(p, keys: try BIP32Keyring(root: try Self.master(v))) { _ in }
+        XCTAssertEqual(signed.inputs[1].all(PSBTField.inPartialSig).map { $0.value.last }, [0x83, 0x83])
+        XCTAssertEqual(report.inputs[1].sighash, 0x83)
+
+        // Someone else's keys: nothing of theirs here.
+        let stranger = try BIP32Keyring(root: ExtendedKey.master(seed: SecureBytes([UInt8](repeating: 7, count: 32))))
+        XCTAssertEqual(try refusal(good, keys: stranger), .nothingToSign)
+
+        // A summary refused: no signature leaves the signer.
+        struct No: Error {}
+        XCTAssertThrowsError(try PSBTSigner().sign(good, keys: try BIP32Keyring(root: try Self.master(v))) { _ in throw No() }) { XCTAssertTrue($0 is No) }
+    }
+
+    // MARK: PSBTs built here: P2WPKH with change, taproot's key path
+
+    static let seed = SecureBytes((0..<32).map { UInt8($0) })
+    static let fingerprint = try! ExtendedKey.master(seed: seed).fingerprint
+
+    static func origin(_ path: String, leaves: Bool = false) throws -> [UInt8] {
+        (leaves ? [0x00] : []) + fingerprint + (try DerivationPath(parsing: path)).components.flatMap { c in withUnsafeBytes(of: c.littleEndian) { Array($0) } }
+    }
+
+    static func key(_ path: String) throws -> Secp256k1.PublicKey {
+        try ExtendedKey.master(seed: seed).derive(try DerivationPath(parsing: path).components).publicKey
+    }
+
+    static func txOut(_ value: UInt64, _ script: [UInt8]) -> [UInt8] {
+        withUnsafeBytes(of: value.littleEndian) { Array($0) } + [UInt8(script.count)] + script
+    }
+
+    /// A P2WPKH input of ours; outputs to a stranger, to our change (verified), and to a script
+    /// that the PSBT calls ours but pays a key hash of someone else.
+    func testP2WPKHSignatureAndChangeThatIsVerified() throws {
+        let spend = try Self.key("m/84'/1'/0'/0/0"), change = try Self.key("m/84'/1'/0'/1/0"), other = try Self.key("m/84'/1'/0'/1/1")
+        let inputScript = ScriptTemplate.p2wpkh(spend.compressed)
+        let tx = BitcoinTx(version: 2, inputs: [.init(previousTxID: [UInt8](repeating: 0xAB, count: 32), previousIndex: 1, sequence: 0xFFFF_FFFD)],
+                           outputs: [.init(value: 40_000, script: ScriptTemplate.p2wpkh([0x02] + [UInt8](repeating: 5, count: 32))),
+                                     .init(value: 59_000, script: ScriptTemplate.p2wpkh(change.compressed)),
+                                     .init(value: 500, script: ScriptTemplate.p2wpkh([0x03] + [UInt8](repeating: 6, count: 32)))],
+                           lockTime: 0)
+        var psbt = try PSBT(unsignedTransaction: tx)
+        psbt.inputs[0].insertInOrder(PSBT.Pair(type: PSBTField.inWitnessUtxo, value: Self.txOut(100_000, inputScript)))
+        psbt.inputs[0].insertInOrder(PSBT.Pair(type: PSBTField.inBIP32Derivation, keyData: spend.compressed, value: try Self.origin("m/84'/1'/0'/0/0")))
+        psbt.outputs[1].insertInOrder(PSBT.Pair(type: PSBTField.outBIP32Derivation, keyData: change.compressed, value: try Self.origin("m/84'/1'/0'/1/0")))
+        psbt.outputs[2].insertInOrder(PSBT.Pair(type: PSBTField.outBIP32Derivation, keyData: other.compressed, value: try Self.origin("m/84'/1'/0'/1/1")))
+        let keys = try BIP32Keyring(root: ExtendedKey.master(seed: Self.seed))
+        let (signed, report) = try PSBTSigner(coinType: 1).sign(psbt, keys: keys) { _ in }
+        XCTAssertEqual(report.fee, 500)
+        XCTAssertEqual(report.outputs.map(\.change), [false, true, false])
+        XCTAssertEqual(report.outputs[1].paths, ["m/84'/1'/0'/1/0"])
+        XCTAssertEqual(report.inputs[0].kind, "p2wpkh")
+        let sig = signed.inputs[0].all(PSBTField.inPartialSig)
+        XCTAssertEqual(sig.map(\.keyData), [spend.compressed])
+        // The signature verifies against BIP143's hash of this input.
+        let hash = try Sighash.segwitV0(tx, input: 0, scriptCode: ScriptTemplate.p2pkh(Hash.hash160(spend.compressed)), amount: 100_000, type: Sighash.all)
+        XCTAssertTrue(try Self.verifyDER(Array(sig[0].value.dropLast()), hash: hash, key: spend))
+        XCTAssertEqual(sig[0].value.last, 0x01)
+        let final = try PSBTFinalizer.extract(try PSBTFinalizer.finalized(signed))
+        XCTAssertEqual(final.inputs[0].witness, [sig[0].value, spend.compressed])
+        XCTAssertEqual(report.vsize, PSBTFinalizer.vsize(final))
+        // An estimated size is never below the real one (signatures counted at their largest).
+        XCTAssertGreaterThanOrEqual(PSBTFinalizer.estimatedVsize(psbt, utxos: [BitcoinTx.Output(value: 100_000, script: inputScript)])!, report.vsize!)
+
+        // The mainnet coin type for a testnet path: refused, the network named.
+        XCTAssertEqual(try refusal(psbt, signer: PSBTSigner(coinType: 0), keys: keys), .wrongNetwork(path: "m/84'/1'/0'/0/0", expected: 0))
+        // A change derivation whose path gives another key: refused, not just "not change".
+        var forged = psbt
+        forged.outputs[1].insertInOrder(PSBT.Pair(type: PSBTField.outBIP32Derivation, keyData: change.compressed, value: try Self.origin("m/84'/1'/0'/1/7")))
+        XCTAssertEqual(try refusal(forged, keys: keys)?.code, "psbt.wrong_derivation")
+        // Our key on an input that pays another key hash.
+        var wrongInput = psbt
+        wrongInput.inputs[0].insertInOrder(PSBT.Pair(type: PSBTField.inWitnessUtxo, value: Self.txOut(100_000, ScriptTemplate.p2wpkh(other.compressed))))
+        XCTAssertEqual(try refusal(wrongInput, keys: keys)?.code, "psbt.script_mismatch")
+    }
+
+    static func verifyDER(_ der: [UInt8], hash: [UInt8], key: Secp256k1.PublicKey) throws -> Bool {
+        // DER: 30 len 02 rlen r 02 slen s, each integer left-padded to 32 bytes.
+        let rLen = Int(der[3]), r = Array(der[4..<4 + rLen]), sLen = Int(der[5 + rLen]), s = Array(der[6 + rLen..<6 + rLen + sLen])
+        func fixed(_ v: [UInt8]) -> [UInt8] { let t = Array(v.drop { $0 == 0 }); return [UInt8](repeating: 0, count: 32 - t.count) + t }
+        return try Secp256k1.verifyECDSA(hash: hash, compact: fixed(r) + fixed(s), publicKey: key)
+    }
+
+    /// BIP86 key path: the x-only internal key of ours, the output key its tweak; the signature
+    /// is BIP340 over BIP341's hash, by the tweaked key, 64 bytes (SIGHASH_DEFAULT).
+    func testTaprootKeyPath() throws {
+        let internalKey = try Self.key("m/86'/1'/0'/0/0")
+        let xOnly = Array(internalKey.compressed.dropFirst())
+        let outputKey = try internalKey.taprootOutputKey()
+        let script = [0x51, 0x20] + outputKey
+        let otherScript = ScriptTemplate.p2wpkh(try Self.key("m/84'/1'/0'/0/9").compressed)
+        let tx = BitcoinTx(version: 2, inputs: [.init(previousTxID: [UInt8](repeating: 0xCD, count: 32), previousIndex: 0),
+                                               .init(previousTxID: [UInt8](repeating: 0xEF, count: 32), previousIndex: 3)],
+                           outputs: [.init(value: 70_000, script: [0x51, 0x20] + [UInt8](repeating: 9, count: 32))], lockTime: 0)
+        var psbt = try PSBT(unsignedTransaction: tx)
+        psbt.inputs[0].insertInOrder(PSBT.Pair(type: PSBTField.inWitnessUtxo, value: Self.txOut(50_000, script)))
+        psbt.inputs[0].insertInOrder(PSBT.Pair(type: PSBTField.inTapInternalKey, value: xOnly))
+        psbt.inputs[0].insertInOrder(PSBT.Pair(type: PSBTField.inTapBIP32Derivation, keyData: xOnly, value: try Self.origin("m/86'/1'/0'/0/0", leaves: true)))
+        // The second input is not ours (no derivation), but its UTXO is committed to.
+        psbt.inputs[1].insertInOrder(PSBT.Pair(type: PSBTField.inWitnessUtxo, value: Self.txOut(30_000, otherScript)))
+        let keys = try BIP32Keyring(root: ExtendedKey.master(seed: Self.seed))
+        let (signed, report) = try PSBTSigner(coinType: 1).sign(psbt, keys: keys) { _ in }
+        XCTAssertEqual(report.inputs.map(\.kind), ["p2tr", "p2wpkh"])
+        XCTAssertEqual(report.inputs.map(\.ours), [true, false])
+        XCTAssertEqual(report.inputs.map(\.complete), [true, false])
+        XCTAssertEqual(report.inputs[0].sighash, Sighash.taprootDefault)
+        let sig = try XCTUnwrap(signed.inputs[0].value(PSBTField.inTapKeySig))
+        XCTAssertEqual(sig.count, 64)
+        let hash = try Sighash.taprootKeyPath(tx, input: 0, prevouts: [.init(value: 50_000, script: script), .init(value: 30_000, script: otherScript)], type: 0)
+        XCTAssertTrue(Secp256k1.verifySchnorr(message: hash, signature: sig, xOnlyPublicKey: outputKey))
+        // The finalizer puts the signature alone in the witness; input 1 still waits for its signer.
+        XCTAssertThrowsError(try PSBTFinalizer.finalized(signed)) { XCTAssertEqual($0 as? PSBTSignError, .notComplete(inputs: [1])) }
+
+        // An internal key that does not tweak to the output key: refused.
+        var wrong = psbt
+        wrong.inputs[0].insertInOrder(PSBT.Pair(type: PSBTField.inTapMerkleRoot, value: [UInt8](repeating: 1, count: 32)))
+        XCTAssertEqual(try refusal(wrong, keys: keys)?.code, "psbt.script_mismatch")
+        // With SIGHASH_ALL asked for, the signature carries the byte (65 bytes).
+        var all = psbt
+        all.inputs[0].insertInOrder(PSBT.Pair(type: PSBTField.inSighashType, value: [1, 0, 0, 0]))
+        let (signedAll, _) = try PSBTSigner().sign(all, keys: keys) { _ in }
+        XCTAssertEqual(signedAll.inputs[0].value(PSBTField.inTapKeySig)?.count, 65)
+        XCTAssertEqual(signedAll.inputs[0].value(PSBTField.inTapKeySig)?.last, 0x01)
+    }
+}
