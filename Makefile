@@ -77,6 +77,7 @@ bench:
 	python3 bench/zcash_scan.py --bin "$$(swift build -c release --show-bin-path)"
 	python3 bench/zcash_orchard.py --bin "$$(swift build -c release --show-bin-path)"
 	python3 bench/bitcoin_scan.py --bin "$$(swift build -c release --show-bin-path)"
+	python3 bench/psbt_sign.py --bin "$$(swift build -c release --show-bin-path)"
 
 install: deps
 	@set -e; \

@@ -126,7 +126,7 @@ let package = Package(
         .target(name: "BenchSupport", path: "Benchmarks/BenchSupport"),
         .executableTarget(name: "monero-bench", dependencies: ["BenchSupport", "Monero", "WalletScan", "WalletCore", "CSodium"], path: "Benchmarks/monero-bench"),
         .executableTarget(name: "zcash-bench", dependencies: ["BenchSupport", "Zcash", "CCurveBatch", "WalletCore", "CSodium"], path: "Benchmarks/zcash-bench"),
-        .executableTarget(name: "bitcoin-bench", dependencies: ["BenchSupport", "Bitcoin", "COpenSSL", "CSHA256", "WalletScan", "WalletCore"], path: "Benchmarks/bitcoin-bench"),
+        .executableTarget(name: "bitcoin-bench", dependencies: ["BenchSupport", "Bitcoin", "COpenSSL", "CSHA256", "CSecp256k1", "WalletScan", "WalletKeys", "WalletCore"], path: "Benchmarks/bitcoin-bench"),
         .executableTarget(name: "satchel-bench", dependencies: ["BenchSupport", "WalletKeys", "WalletCore"], path: "Benchmarks/satchel-bench"),
 
         .target(name: "SatchelTestSupport", path: "Tests/SatchelTestSupport"),

@@ -18,6 +18,11 @@ import WalletCore
 import WalletScan
 
 let arguments = CommandLine.arguments
+// `bitcoin-bench psbt [inputs]`: PSBT signing against libsecp256k1's loop (PSBTBench.swift).
+if arguments.count >= 2 && arguments[1] == "psbt" {
+    try psbtBench(inputs: arguments.count > 2 ? Int(arguments[2]) ?? 100 : 100)
+    exit(0)
+}
 guard arguments.count == 2, let data = FileManager.default.contents(atPath: arguments[1]) else {
     let message = "bitcoin-bench: give the path of a raw mainnet block (block702861.raw)\n"
     _ = message.withCString { write(2, $0, strlen($0)) }

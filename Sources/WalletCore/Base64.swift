@@ -12,10 +12,14 @@ public enum Base64 {
     public static func encode(_ bytes: [UInt8]) -> String {
         var out = [UInt8]()
         out.reserveCapacity((bytes.count + 2) / 3 * 4)
+        let alphabet = Self.alphabet
         var i = 0
         while i + 3 <= bytes.count {
             let n = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2])
-            out += [alphabet[Int(n >> 18)], alphabet[Int(n >> 12 & 63)], alphabet[Int(n >> 6 & 63)], alphabet[Int(n & 63)]]
+            out.append(alphabet[Int(n >> 18)])
+            out.append(alphabet[Int(n >> 12 & 63)])
+            out.append(alphabet[Int(n >> 6 & 63)])
+            out.append(alphabet[Int(n & 63)])
             i += 3
         }
         if bytes.count - i == 1 {
@@ -30,11 +34,14 @@ public enum Base64 {
 
     /// nil unless the text is canonical base64: length a multiple of 4, padding only at the end,
     /// unused bits zero.
-    public static func decode(_ text: String) -> [UInt8]? {
-        let c = Array(text.utf8)
+    public static func decode(_ text: String) -> [UInt8]? { decode(utf8: Array(text.utf8)) }
+
+    /// The same, of the text's UTF-8 bytes.
+    public static func decode(utf8 c: [UInt8]) -> [UInt8]? {
         guard c.count % 4 == 0 else { return nil }
         var out = [UInt8]()
         out.reserveCapacity(c.count / 4 * 3)
+        let values = Self.values
         var i = 0
         while i < c.count {
             let last = i + 4 == c.count

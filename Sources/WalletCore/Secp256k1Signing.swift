@@ -67,22 +67,26 @@ extension Secp256k1 {
     public static func signECDSALowR(hash: [UInt8], privateKey: SecureBytes) throws(SignatureError) -> ECDSASignature {
         guard hash.count == 32 else { throw .invalidHashLength(hash.count) }
         var counter: UInt32 = 0
-        while true {
-            var sig = secp256k1_ecdsa_recoverable_signature()
-            var entropy = [UInt8](repeating: 0, count: 32)
-            withUnsafeBytes(of: counter.littleEndian) { entropy.replaceSubrange(0..<4, with: $0) }
-            let ok = privateKey.withUnsafeBytes { key in
-                entropy.withUnsafeBytes { e in
+        var sig = secp256k1_ecdsa_recoverable_signature()
+        var compact = [UInt8](repeating: 0, count: 64)
+        var recid: Int32 = 0
+        // The extra entropy: the counter, little-endian, in 32 bytes (on the stack: a signer of
+        // many inputs tries twice per signature on average).
+        var entropy = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
+        let ok = privateKey.withUnsafeBytes { key -> Bool in
+            while true {
+                entropy.0 = UInt64(counter).littleEndian
+                let signed = withUnsafeBytes(of: &entropy) { e in
                     secp256k1_ecdsa_sign_recoverable(context, &sig, hash, key.uint8Pointer, nil, counter == 0 ? nil : e.baseAddress)
                 }
+                guard signed == 1 else { return false }
+                _ = secp256k1_ecdsa_recoverable_signature_serialize_compact(context, &compact, &recid, &sig)
+                if compact[0] < 0x80 { return true }
+                counter += 1
             }
-            guard ok == 1 else { throw .invalidSignature }
-            var compact = [UInt8](repeating: 0, count: 64)
-            var recid: Int32 = 0
-            _ = secp256k1_ecdsa_recoverable_signature_serialize_compact(context, &compact, &recid, &sig)
-            if compact[0] < 0x80 { return ECDSASignature(compact: compact, recoveryID: Int(recid)) }
-            counter += 1
         }
+        guard ok else { throw .invalidSignature }
+        return ECDSASignature(compact: compact, recoveryID: Int(recid))
     }
 
     /// Verifies r ‖ s against a hash and key; a high-S signature is refused (libsecp256k1).

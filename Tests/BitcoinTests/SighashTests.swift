@@ -32,6 +32,30 @@ final class SighashTests: XCTestCase {
         XCTAssertEqual(defaults, 31)
     }
 
+    /// A transaction's shared hashes (BIP143's and BIP341's), computed once and used for every
+    /// input and type, give what a fresh computation gives (which the test above holds to
+    /// python-bitcointx).
+    func testSharedHashesServeEveryInput() throws {
+        let rows = try TestPaths.jsonLines(TestPaths.projectFixture("bitcoin-sighash/bitcointx-sighashes.jsonl"))
+        var compared = 0
+        for row in rows.prefix(60) {
+            let tx = try BitcoinTx(parsing: try Hex.decode(row["tx"] as! String))
+            let prevouts = try (row["prevouts"] as! [[String: Any]]).map { BitcoinTx.Output(value: UInt64($0["value"] as! Int), script: try Hex.decode($0["script"] as! String)) }
+            let code = try Hex.decode(row["script_code"] as! String)
+            let shared = Sighash.Shared(tx)
+            for input in tx.inputs.indices {
+                for type: UInt32 in [0x01, 0x02, 0x03, 0x81, 0x82, 0x83] where type & 0x1F != Sighash.single || input < tx.outputs.count {
+                    XCTAssertEqual(try Sighash.segwitV0(tx, input: input, scriptCode: code, amount: 1234, type: type, shared: shared),
+                                   try Sighash.segwitV0(tx, input: input, scriptCode: code, amount: 1234, type: type))
+                    XCTAssertEqual(try Sighash.taprootKeyPath(tx, input: input, prevouts: prevouts, type: type, shared: shared),
+                                   try Sighash.taprootKeyPath(tx, input: input, prevouts: prevouts, type: type))
+                    compared += 1
+                }
+            }
+        }
+        XCTAssertGreaterThan(compared, 300)
+    }
+
     /// SINGLE with no output of the input's index: legacy's "hash of one" bug, BIP341's
     /// failure; refused by all three rather than signed. Unknown types too.
     func testWhatIsRefused() throws {

@@ -78,14 +78,20 @@ public enum PSBTField {
     struct Rule {
         let name: String
         let keyData: KeyData
-        let versions: Set<UInt32>
+        let versions: Versions
         let value: (([UInt8]) throws(PSBTError) -> Void)?
 
         enum KeyData { case none, publicKey, xOnly, sized(Set<Int>), xpub, controlBlock, any }
+
+        /// The PSBT versions a field is allowed in (a Set here cost an allocation per field read).
+        struct Versions {
+            let v0: Bool, v2: Bool
+            func contains(_ version: UInt32) -> Bool { version == 0 ? v0 : version == 2 ? v2 : false }
+        }
     }
 
     static func rule(_ type: UInt64, _ scope: Scope) -> Rule? {
-        let both: Set<UInt32> = [0, 2], v0: Set<UInt32> = [0], v2: Set<UInt32> = [2]
+        let both = Rule.Versions(v0: true, v2: true), v0 = Rule.Versions(v0: true, v2: false), v2 = Rule.Versions(v0: false, v2: true)
         switch (scope, type) {
         case (_, proprietary): return Rule(name: "PSBT_\(scope == .global ? "GLOBAL" : scope == .input ? "IN" : "OUT")_PROPRIETARY", keyData: .any, versions: both, value: nil)
         case (.global, globalUnsignedTx): return Rule(name: "PSBT_GLOBAL_UNSIGNED_TX", keyData: .none, versions: v0, value: nil)

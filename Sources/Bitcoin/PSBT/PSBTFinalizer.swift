@@ -77,6 +77,27 @@ public enum PSBTFinalizer {
         return PSBTField.rule(type, .input) == nil
     }
 
+    /// The network transaction, its inputs finalized here where the PSBT has not (nil when one
+    /// cannot be).
+    /// `report`'s inputs are marked complete or not on the way.
+    static func networkTransaction(_ psbt: PSBT, utxos: [BitcoinTx.Output], completing report: inout PSBTReport) -> BitcoinTx? {
+        var tx = psbt.transaction
+        var all = true
+        for (i, map) in psbt.inputs.enumerated() {
+            var done = true
+            if isFinal(map) {
+                (tx.inputs[i].scriptSig, tx.inputs[i].witness) = finalFields(map)
+            } else if let (scriptSig, witness) = finalScripts(map, utxo: utxos[i]) {
+                (tx.inputs[i].scriptSig, tx.inputs[i].witness) = (scriptSig, witness)
+            } else {
+                done = false
+            }
+            report.inputs[i].complete = done
+            all = all && done
+        }
+        return all ? tx : nil
+    }
+
     /// A finalized input's scriptSig and witness stack (whose shape was checked as the PSBT was read).
     static func finalFields(_ map: PSBT.Map) -> (scriptSig: [UInt8], witness: [[UInt8]]) {
         var witness = [[UInt8]]()

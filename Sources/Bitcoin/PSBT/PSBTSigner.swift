@@ -161,6 +161,7 @@ public struct PSBTSigner {
         try confirm(report)
 
         var signed = psbt
+        let shared = Sighash.Shared(tx)
         for (i, inputTasks) in tasks.enumerated() {
             for task in inputTasks {
                 switch task {
@@ -169,25 +170,23 @@ public struct PSBTSigner {
                     let hash: [UInt8]
                     switch hasher {
                     case .legacy(let code): hash = try Sighash.legacy(tx, input: i, scriptCode: code, type: type)
-                    case .segwitV0(let code, let amount): hash = try Sighash.segwitV0(tx, input: i, scriptCode: code, amount: amount, type: type)
+                    case .segwitV0(let code, let amount): hash = try Sighash.segwitV0(tx, input: i, scriptCode: code, amount: amount, type: type, shared: shared)
                     }
                     let signature = try keys.signECDSA(hash, at: path)
                     signed.inputs[i].insertInOrder(PSBT.Pair(type: PSBTField.inPartialSig, keyData: publicKey, value: signature.der + [UInt8(truncatingIfNeeded: type)]))
                 case .schnorr(let path, let merkleRoot):
                     let type = signed.inputs[i].value(PSBTField.inSighashType)?.littleEndianUInt32 ?? Sighash.taprootDefault
-                    let hash = try Sighash.taprootKeyPath(tx, input: i, prevouts: utxos, type: type)
+                    let hash = try Sighash.taprootKeyPath(tx, input: i, prevouts: utxos, type: type, shared: shared)
                     let signature = try keys.signSchnorr(hash, at: path, merkleRoot: merkleRoot)
                     signed.inputs[i].insertInOrder(PSBT.Pair(type: PSBTField.inTapKeySig, value: signature + (type == Sighash.taprootDefault ? [] : [UInt8(type)])))
                 }
                 report.inputs[i].signed += 1
             }
-            report.inputs[i].complete = PSBTFinalizer.isComplete(signed.inputs[i], utxo: utxos[i])
         }
-        if report.complete, let final = try? PSBTFinalizer.finalized(signed), let raw = try? PSBTFinalizer.extract(final) {
-            report.vsize = PSBTFinalizer.vsize(raw)
+        // Complete inputs, and with all of them the exact size (the finalizer's scripts made once).
+        if let final = PSBTFinalizer.networkTransaction(signed, utxos: utxos, completing: &report) {
+            report.vsize = PSBTFinalizer.vsize(final)
             report.vsizeEstimated = false
-        } else {
-            report.vsize = PSBTFinalizer.estimatedVsize(signed, utxos: utxos)
         }
         return (signed, report)
     }
@@ -230,14 +229,17 @@ public struct PSBTSigner {
             let path = stride(from: 4, to: origin.count, by: 4).map { Array(origin[$0..<$0 + 4]).littleEndianUInt32 }
             guard keys.owns(fingerprint: fingerprint, path: path) else { continue }
             let derived = try keys.publicKey(at: path)
-            let text = DerivationPath(path).description
             if pair.type == type {
                 let given = pair.keyData.count == 65 ? derived.uncompressed : derived.compressed
-                guard given == pair.keyData else { throw PSBTSignError.wrongDerivation(map: name, path: text, claimed: Hex.encode(pair.keyData), derived: Hex.encode(given)) }
+                guard given == pair.keyData else {
+                    throw PSBTSignError.wrongDerivation(map: name, path: DerivationPath(path).description, claimed: Hex.encode(pair.keyData), derived: Hex.encode(given))
+                }
                 ecdsa.append((pair.keyData, path))
             } else {
                 let xOnly = Array(derived.compressed.dropFirst())
-                guard xOnly == pair.keyData else { throw PSBTSignError.wrongDerivation(map: name, path: text, claimed: Hex.encode(pair.keyData), derived: Hex.encode(xOnly)) }
+                guard xOnly == pair.keyData else {
+                    throw PSBTSignError.wrongDerivation(map: name, path: DerivationPath(path).description, claimed: Hex.encode(pair.keyData), derived: Hex.encode(xOnly))
+                }
                 taproot.append((pair.keyData, leaves, path))
             }
         }

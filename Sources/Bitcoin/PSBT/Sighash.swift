@@ -52,64 +52,92 @@ public enum Sighash {
         return Hash.sha256d(w.out)
     }
 
+    /// What every input's BIP143 hash shares — the hashes of all outpoints, all sequences and all
+    /// outputs — computed once per transaction: a signer of many inputs would otherwise hash
+    /// the whole transaction again for each (BIP143's reason for them).
+    public final class Shared {
+        let tx: BitcoinTx
+        public init(_ tx: BitcoinTx) { self.tx = tx }
+
+        lazy var segwitV0: (prevouts: [UInt8], sequences: [UInt8], outputs: [UInt8]) = {
+            var prevouts = SerialWriter(), sequences = SerialWriter(), outputs = SerialWriter()
+            for i in tx.inputs {
+                prevouts.bytes(i.previousTxID)
+                prevouts.uint32(i.previousIndex)
+                sequences.uint32(i.sequence)
+            }
+            for o in tx.outputs { outputs.uint64(o.value); outputs.varBytes(o.script) }
+            return (Bitcoin.sha256d(prevouts.out), Bitcoin.sha256d(sequences.out), Bitcoin.sha256d(outputs.out))
+        }()
+
+        /// BIP341's single hashes of the outpoints, spent amounts, spent scripts, sequences and
+        /// outputs (the spent outputs are the same for every input of one transaction).
+        private var taprootParts: [[UInt8]]?
+        func taproot(_ spent: [BitcoinTx.Output]) -> [[UInt8]] {
+            if let taprootParts { return taprootParts }
+            var p = SerialWriter(), a = SerialWriter(), s = SerialWriter(), q = SerialWriter(), o = SerialWriter()
+            for (i, out) in zip(tx.inputs, spent) {
+                p.bytes(i.previousTxID)
+                p.uint32(i.previousIndex)
+                a.uint64(out.value)
+                s.varBytes(out.script)
+                q.uint32(i.sequence)
+            }
+            for out in tx.outputs { o.uint64(out.value); o.varBytes(out.script) }
+            let parts = [p, a, s, q, o].map { Hash.sha256($0.out) }
+            taprootParts = parts
+            return parts
+        }
+    }
+
     /// BIP143 (segwit version 0): `amount` is the spent output's value, `scriptCode` the P2PKH
-    /// script of a P2WPKH key or the witness script of a P2WSH.
-    public static func segwitV0(_ tx: BitcoinTx, input: Int, scriptCode: [UInt8], amount: UInt64, type: UInt32) throws(Failure) -> [UInt8] {
+    /// script of a P2WPKH key or the witness script of a P2WSH. `shared`: the transaction's
+    /// hashes, kept for its other inputs.
+    public static func segwitV0(_ tx: BitcoinTx, input: Int, scriptCode: [UInt8], amount: UInt64, type: UInt32, shared: Shared? = nil) throws(Failure) -> [UInt8] {
         try check(type, taproot: false)
         let kind = base(type), acp = type & anyoneCanPay != 0
         let zero = [UInt8](repeating: 0, count: 32)
-        var prevouts = SerialWriter(), sequences = SerialWriter(), outputs = SerialWriter()
-        for i in tx.inputs {
-            prevouts.bytes(i.outpoint)
-            sequences.uint32(i.sequence)
-        }
+        let all = (shared ?? Shared(tx)).segwitV0
+        var outputs = zero
         if kind != single && kind != none {
-            for o in tx.outputs { outputs.uint64(o.value); outputs.varBytes(o.script) }
+            outputs = all.outputs
         } else if kind == single {
             guard input < tx.outputs.count else { throw .singleWithoutOutput(input: input) }
-            outputs.uint64(tx.outputs[input].value)
-            outputs.varBytes(tx.outputs[input].script)
+            var one = SerialWriter()
+            one.uint64(tx.outputs[input].value)
+            one.varBytes(tx.outputs[input].script)
+            outputs = Bitcoin.sha256d(one.out)
         }
         var w = SerialWriter()
+        w.out.reserveCapacity(160 + scriptCode.count)
         w.int32(tx.version)
-        w.bytes(acp ? zero : Hash.sha256d(prevouts.out))
-        w.bytes(acp || kind == single || kind == none ? zero : Hash.sha256d(sequences.out))
-        w.bytes(tx.inputs[input].outpoint)
+        w.bytes(acp ? zero : all.prevouts)
+        w.bytes(acp || kind == single || kind == none ? zero : all.sequences)
+        w.bytes(tx.inputs[input].previousTxID)
+        w.uint32(tx.inputs[input].previousIndex)
         w.varBytes(scriptCode)
         w.uint64(amount)
         w.uint32(tx.inputs[input].sequence)
-        w.bytes(kind == none ? zero : Hash.sha256d(outputs.out))
+        w.bytes(outputs)
         w.uint32(tx.lockTime)
         w.uint32(type)
-        return Hash.sha256d(w.out)
+        return Bitcoin.sha256d(w.out)
     }
 
     /// BIP341 key-path spending (no annex, no script path): every spent output's amount and
     /// script (`prevouts`, one per input) are committed to.
-    public static func taprootKeyPath(_ tx: BitcoinTx, input: Int, prevouts: [BitcoinTx.Output], type: UInt32) throws(Failure) -> [UInt8] {
+    public static func taprootKeyPath(_ tx: BitcoinTx, input: Int, prevouts: [BitcoinTx.Output], type: UInt32, shared: Shared? = nil) throws(Failure) -> [UInt8] {
         try check(type, taproot: true)
         guard prevouts.count == tx.inputs.count else { throw .missingPrevout(input: input) }
         let kind = base(type), acp = type & anyoneCanPay != 0
+        let parts = (shared ?? Shared(tx)).taproot(prevouts)
         var m = SerialWriter()
         m.uint8(0x00)  // epoch
         m.uint8(UInt8(type))
         m.int32(tx.version)
         m.uint32(tx.lockTime)
-        if !acp {
-            var p = SerialWriter(), a = SerialWriter(), s = SerialWriter(), q = SerialWriter()
-            for (i, o) in zip(tx.inputs, prevouts) {
-                p.bytes(i.outpoint)
-                a.uint64(o.value)
-                s.varBytes(o.script)
-                q.uint32(i.sequence)
-            }
-            m.bytes(Hash.sha256(p.out)); m.bytes(Hash.sha256(a.out)); m.bytes(Hash.sha256(s.out)); m.bytes(Hash.sha256(q.out))
-        }
-        if kind != none && kind != single {
-            var o = SerialWriter()
-            for out in tx.outputs { o.uint64(out.value); o.varBytes(out.script) }
-            m.bytes(Hash.sha256(o.out))
-        }
+        if !acp { for part in parts[0..<4] { m.bytes(part) } }
+        if kind != none && kind != single { m.bytes(parts[4]) }
         m.uint8(0)  // spend type: key path, no annex
         if acp {
             m.bytes(tx.inputs[input].outpoint)
