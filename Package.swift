@@ -86,7 +86,7 @@ let package = Package(
         .target(name: "WalletKeyStore", dependencies: ["CSodium", "WalletCore"]),
         .target(name: "WalletCard", dependencies: ["COpenSSL", "CSodium", "CPCSCLite", "WalletCore"]),
         .target(name: "WalletCardCLI", dependencies: [
-            "WalletCard", "WalletCLI", "WalletKeyStore", "WalletKeys", "WalletCore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "WalletCard", "WalletCLI", "Bitcoin", "WalletKeyStore", "WalletKeys", "WalletCore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .target(name: "KeycardSimulator", dependencies: ["WalletCard", "WalletKeys", "WalletCore"]),
         .target(name: "WalletQR", dependencies: ["CQREncode", "WalletCore"]),
@@ -107,7 +107,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "sign-tx", dependencies: [
-            "WalletCLI", "Bitcoin", "WalletKeys", "WalletCore",
+            "WalletCLI", "WalletCardCLI", "Bitcoin", "WalletKeys", "WalletCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "keystore", dependencies: [
@@ -140,8 +140,8 @@ let package = Package(
         .testTarget(name: "BitcoinTests", dependencies: ["Bitcoin", "CSHA256", "WalletScan", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "ZcashLightwalletdTests", dependencies: ["ZcashLightwalletd", "WalletCore"]),
         .testTarget(name: "MoneroNodeTests", dependencies: ["MoneroNode", "NodeHTTP", "WalletScan", "WalletCore", "SatchelTestSupport"]),
-        .testTarget(name: "WalletCardTests", dependencies: ["WalletCard", "WalletCardCLI", "KeycardSimulator", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
+        .testTarget(name: "WalletCardTests", dependencies: ["WalletCard", "WalletCardCLI", "WalletCLI", "KeycardSimulator", "Bitcoin", "Ethereum", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "WalletCLITests", dependencies: ["WalletCLI", "WalletKeys", "WalletQR", "WalletCore"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["SatchelTestSupport", "Bitcoin", "WalletCore"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["SatchelTestSupport", "Bitcoin", "WalletKeys", "WalletCore"]),
     ]
 )

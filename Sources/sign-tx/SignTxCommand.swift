@@ -1,5 +1,6 @@
 import ArgumentParser
 import Bitcoin
+import WalletCardCLI
 import WalletCLI
 import WalletCore
 import WalletKeys
@@ -26,14 +27,16 @@ struct SignTxCommand: ParsableCommand {
           {"message":"text"} or {"message_hex":"0x…"} → message_signature (EIP-191 personal_sign)
           {"typed_data":{types, primaryType, domain, message}} → typed_data_summary, typed_data_signature (EIP-712 v4)
         A PSBT's inputs are signed where its derivation fields name our master fingerprint.
-        For Ethereum the key's path is the record's "path" or --path. The key is a seed, phrase, xprv or
-        private_key in the record, a private --key-file, --key-fd or a key-store entry (--wallet).
+        For Ethereum the key's path is the record's "path" or --path. The key is a seed, phrase,
+        xprv or private_key in the record, a private --key-file, --key-fd, a key-store entry
+        (--wallet), or a Keycard (--card: the card signs each hash; it signs no taproot input).
         Nothing secret is read from arguments or the environment.
 
         Examples:
           sign-tx --wallet main --network test --in unsigned.psbt --out signed.psbt
           sign-tx --wallet main --path "m/44h/60h/0h/0/0" < txs.jsonl
           sign-tx --key-fd 3 --confirm 3<key.json < tx.jsonl
+          sign-tx --card --pairing my-card --coin ltc --in unsigned.psbt --out signed.psbt
         See sign-tx(1).
         """,
         version: SatchelVersion.string
@@ -46,6 +49,7 @@ struct SignTxCommand: ParsableCommand {
     var confirm = false
 
     @OptionGroup(title: "PSBTs") var psbtOptions: PSBTOptions
+    @OptionGroup(title: "Keycard") var cardOptions: CardKeyOptions
     @OptionGroup var keyOptions: KeyOptions
     @OptionGroup var passphrase: PassphraseOptions
     @OptionGroup var walletOptions: WalletOptions
@@ -54,6 +58,9 @@ struct SignTxCommand: ParsableCommand {
     func validate() throws {
         if walletOptions.wallet != nil && (keyOptions.keyFile != nil || keyOptions.keyFd != nil) {
             throw ValidationError("give --wallet or --key-file/--key-fd, not both")
+        }
+        if cardOptions.card && (walletOptions.wallet != nil || keyOptions.isGiven) {
+            throw ValidationError("give --card or --wallet/--key-file/--key-fd, not both")
         }
         if let path { do { _ = try DerivationPath(parsing: path) } catch { throw ValidationError(error.message) } }
         if psbtOptions.inFile != nil && !input.files.isEmpty { throw ValidationError("--in reads one PSBT file; give no record files with it") }
@@ -65,20 +72,33 @@ struct SignTxCommand: ParsableCommand {
         let runSource: KeySource?
         let terminal: Confirmation?
         let psbts: PSBTRecords
+        let card: CardKeys?
         do {
             terminal = confirm ? try Confirmation.terminal() : nil
             psbts = try PSBTRecords(options: psbtOptions)
-            (reader, runSource) = try keyOptions.runKey(passphrase: passphrase, wallet: walletOptions, promptOnTerminal: input.files.isEmpty && psbtOptions.inFile == nil)
+            // One card session (secure channel, PIN) for the whole run.
+            card = try cardOptions.keys(walletOptions.keyStore)
+            (reader, runSource) = try keyOptions.runKey(passphrase: passphrase, wallet: walletOptions,
+                                                        promptOnTerminal: card == nil && input.files.isEmpty && psbtOptions.inFile == nil)
         } catch let error as any WalletError {
             return try pipeline.fail(error).exitIfFailed()
         }
         let cache = SigningKeyCache()
         // The run's key signs every PSBT, its nodes derived once; a record's own key, its record only.
-        var runKeyring: BIP32Keyring?
+        var runKeyring: PSBTKeyring? = card.map(CardPSBTKeys.init)
+        /// The key of a record: the card's, the run's, or the record's own.
+        func keySource(_ record: JSONObject, _ out: inout JSONObject) throws -> (source: KeySource?, ownKey: Bool) {
+            if card != nil {
+                if RecordKeys.hasKey(record) { throw RecordError.conflictingFields(["a key in the record", "--card"]) }
+                return (nil, false)
+            }
+            let (source, ownKey) = try reader.signingSource(record, runSource: runSource, out: &out)
+            return (source, ownKey)
+        }
         func sign(_ psbt: PSBT, _ record: JSONObject, emit: (JSONObject) throws(CLIError) -> Void) throws -> PSBT {
             var out = record
-            let (source, ownKey) = try reader.signingSource(record, runSource: runSource, out: &out)
-            let keys = try ownKey ? PSBTRecords.keyring(source) : runKeyring ?? PSBTRecords.keyring(source)
+            let (source, ownKey) = try keySource(record, &out)
+            let keys = try ownKey ? PSBTRecords.keyring(source!) : runKeyring ?? PSBTRecords.keyring(source!)
             if !ownKey { runKeyring = keys }
             let (signed, psbt) = try psbts.sign(psbt, record: SecretFields.removed(from: out), keys: keys) { summary in
                 try emit(summary)
@@ -104,8 +124,8 @@ struct SignTxCommand: ParsableCommand {
                 throw RecordError.missingField("psbt", expected: "a record to sign: psbt, eth_tx, message, message_hex or typed_data")
             }
             var out = record
-            let (source, ownKey) = try reader.signingSource(record, runSource: runSource, out: &out)
-            let keys = SoftwareKeys(source, cache: cache, cacheable: !ownKey)
+            let (source, ownKey) = try keySource(record, &out)
+            let keys: SecpKeySource = try card ?? SoftwareKeys(source!, cache: cache, cacheable: !ownKey)
             let signed = try EthereumRecords.sign(SecretFields.removed(from: out), path: path, keys: keys) { summary in
                 try emit(summary)
                 if let terminal { try terminal.ask(summary) }

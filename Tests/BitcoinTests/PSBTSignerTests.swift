@@ -229,6 +229,46 @@ final class PSBTSignerTests: XCTestCase {
         XCTAssertEqual(try refusal(wrongInput, keys: keys)?.code, "psbt.script_mismatch")
     }
 
+    /// A version 2 PSBT (BIP370: the transaction in per-input and per-output fields) of the same
+    /// transaction as a version 0 one: the same signature, written back into the version 2 maps.
+    func testAVersion2PSBTIsSignedAsItsVersion0Twin() throws {
+        let spend = try Self.key("m/84'/1'/0'/0/0")
+        let tx = BitcoinTx(version: 2, inputs: [.init(previousTxID: [UInt8](repeating: 0x42, count: 32), previousIndex: 3, sequence: 0xFFFF_FFFD)],
+                           outputs: [.init(value: 90_000, script: ScriptTemplate.p2wpkh([0x02] + [UInt8](repeating: 5, count: 32)))], lockTime: 0)
+        let utxo = Self.txOut(100_000, ScriptTemplate.p2wpkh(spend.compressed))
+        let derivation = PSBT.Pair(type: PSBTField.inBIP32Derivation, keyData: spend.compressed, value: try Self.origin("m/84'/1'/0'/0/0"))
+        var v0 = try PSBT(unsignedTransaction: tx)
+        v0.inputs[0].insertInOrder(PSBT.Pair(type: PSBTField.inWitnessUtxo, value: utxo))
+        v0.inputs[0].insertInOrder(derivation)
+        func le32(_ v: UInt32) -> [UInt8] { withUnsafeBytes(of: v.littleEndian) { Array($0) } }
+        func le64(_ v: UInt64) -> [UInt8] { withUnsafeBytes(of: v.littleEndian) { Array($0) } }
+        let maps: [[PSBT.Pair]] = [
+            [.init(type: PSBTField.globalTxVersion, value: le32(2)), .init(type: PSBTField.globalInputCount, value: [1]),
+             .init(type: PSBTField.globalOutputCount, value: [1]), .init(type: PSBTField.globalVersion, value: le32(2))],
+            [.init(type: PSBTField.inWitnessUtxo, value: utxo), derivation, .init(type: PSBTField.inPreviousTxid, value: tx.inputs[0].previousTxID),
+             .init(type: PSBTField.inOutputIndex, value: le32(3)), .init(type: PSBTField.inSequence, value: le32(0xFFFF_FFFD))],
+            [.init(type: PSBTField.outAmount, value: le64(90_000)), .init(type: PSBTField.outScript, value: tx.outputs[0].script)],
+        ]
+        var bytes = PSBT.magic
+        for map in maps {
+            for pair in map { bytes += [UInt8(pair.key.count)] + pair.key + [UInt8(pair.value.count)] + pair.value }
+            bytes.append(0)
+        }
+        let v2 = try PSBT(parsing: bytes)
+        XCTAssertEqual(v2.version, 2)
+        XCTAssertEqual(v2.transaction, tx)
+        let keys = try BIP32Keyring(root: ExtendedKey.master(seed: Self.seed))
+        let (signed0, _) = try PSBTSigner(coinType: 1).sign(v0, keys: keys) { _ in }
+        let (signed2, report) = try PSBTSigner(coinType: 1).sign(v2, keys: keys) { _ in }
+        XCTAssertEqual(report.inputs.map(\.signed), [1])
+        XCTAssertEqual(signed2.inputs[0].all(PSBTField.inPartialSig), signed0.inputs[0].all(PSBTField.inPartialSig))
+        // Finalized, a version 2 input keeps the fields that make up the transaction.
+        let final = try PSBTFinalizer.finalized(signed2)
+        XCTAssertEqual(final.inputs[0].pairs.map(\.type), [PSBTField.inWitnessUtxo, PSBTField.inFinalScriptWitness, PSBTField.inPreviousTxid,
+                                                            PSBTField.inOutputIndex, PSBTField.inSequence])
+        XCTAssertEqual(try PSBTFinalizer.extract(final), try PSBTFinalizer.extract(try PSBTFinalizer.finalized(signed0)))
+    }
+
     static func verifyDER(_ der: [UInt8], hash: [UInt8], key: Secp256k1.PublicKey) throws -> Bool {
         // DER: 30 len 02 rlen r 02 slen s, each integer left-padded to 32 bytes.
         let rLen = Int(der[3]), r = Array(der[4..<4 + rLen]), sLen = Int(der[5 + rLen]), s = Array(der[6 + rLen..<6 + rLen + sLen])

@@ -1,5 +1,8 @@
+import Bitcoin
 import Foundation
 import SatchelTestSupport
+import WalletCore
+import WalletKeys
 import XCTest
 
 /// card-info through the real PC/SC stack: Debian's pcscd with vsmartcard's vpcd, and
@@ -156,6 +159,34 @@ final class KeycardPCSCTests: XCTestCase {
         let named = try Shell.run("sign-hash --card --pinless", stdin: Shell.lines([["hash": String(repeating: "ab", count: 32), "path": "m/44'/60'/0'/0/7"]]))
         XCTAssertEqual(named.status, 65)
         XCTAssertEqual(named.records.map { $0["code"] as? String }, ["record.conflicting_fields"])
+
+        // sign-tx on the card: an Ethereum transaction and a PSBT, each the software key's own
+        // (the card's nonces are RFC 6979, as the software key's without low-R grinding).
+        try secretFile("phrase.json", String(decoding: phrase, as: UTF8.self))
+        let ethTx = Shell.lines([["eth_tx": ["to": "0xF0109fC8DF283027b6285cc889F5aA624EaC1F55", "value": "1000", "nonce": 1, "gas": 21000,
+                                             "maxFeePerGas": "30000000000", "maxPriorityFeePerGas": "1000000000", "chainId": 1]]])
+        let ethOnCard = try Shell.run("sign-tx \(cardKey) --path m/44h/60h/0h/0/0", stdin: ethTx)
+        let ethInSoftware = try Shell.run("sign-tx --key-file \(dir)/phrase.json --path m/44h/60h/0h/0/0", stdin: ethTx)
+        XCTAssertEqual(ethOnCard.status, 0, ethOnCard.stderr)
+        XCTAssertEqual(ethOnCard.records.last?["raw"] as? String, ethInSoftware.records.last?["raw"] as? String)
+        XCTAssertEqual(ethOnCard.records.last?["from"] as? String, "0x9858EfFD232B4033E47d90003D41EC34EcaEda94")
+        let key = try XCTUnwrap(segwit.records.first?["public_key"] as? String)  // m/84'/0'/0'/0/0
+        let keyBytes = try Hex.decode(key)
+        var psbt = try PSBT(unsignedTransaction: BitcoinTx(version: 2, inputs: [.init(previousTxID: [UInt8](repeating: 5, count: 32), previousIndex: 1)],
+                                                           outputs: [.init(value: 9_000, script: [0x00, 0x14] + [UInt8](repeating: 7, count: 20))], lockTime: 0))
+        psbt.inputs[0].insertInOrder(PSBT.Pair(type: PSBTField.inWitnessUtxo, value: [0x10, 0x27, 0, 0, 0, 0, 0, 0, 22, 0x00, 0x14] + Hash.hash160(keyBytes)))
+        let origin = try Hex.decode("73c5da0a" + "54000080" + "00000080" + "00000080" + "00000000" + "00000000")
+        psbt.inputs[0].insertInOrder(PSBT.Pair(type: PSBTField.inBIP32Derivation, keyData: keyBytes, value: origin))
+        let record = Shell.lines([["psbt": psbt.base64]])
+        let psbtOnCard = try Shell.run("sign-tx \(cardKey)", stdin: record)
+        XCTAssertEqual(psbtOnCard.status, 0, psbtOnCard.stderr)
+        XCTAssertEqual(psbtOnCard.records.last?["complete"] as? Bool, true)
+        let signedPSBT = try PSBT(base64: try XCTUnwrap(psbtOnCard.records.last?["psbt"] as? String))
+        let cardSignature = try XCTUnwrap(signedPSBT.inputs[0].all(PSBTField.inPartialSig).first?.value)
+        let (inSoftware, _) = try PSBTSigner().sign(psbt, keys: try BIP32Keyring(root: try ExtendedKey.master(seed: try BIP39().seed(
+            of: try BIP39().parse("abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about", language: "english"), passphrase: nil)),
+            nonces: .rfc6979)) { _ in }
+        XCTAssertEqual(cardSignature, inSoftware.inputs[0].all(PSBTField.inPartialSig).first?.value)
 
         // A phrase from the card's TRNG, in another wordlist; it is a valid BIP39 phrase.
         let generated = try Shell.run("mnemonic generate --card --pairing my-card \(keystore) --words 12 --language french")

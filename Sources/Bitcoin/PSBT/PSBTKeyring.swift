@@ -14,6 +14,13 @@ public protocol PSBTKeyring: AnyObject {
     /// A BIP340 signature of `hash` by the key at `path` tweaked as BIP341 says for a key-path
     /// spend (`merkleRoot` nil: no script tree, as BIP86).
     func signSchnorr(_ hash: [UInt8], at path: [UInt32], merkleRoot: [UInt8]?) throws -> [UInt8]
+    /// Whether it makes BIP340 signatures at all (a Keycard of applet 3.x does not): a taproot
+    /// input is then refused before the summary.
+    var signsSchnorr: Bool { get }
+}
+
+extension PSBTKeyring {
+    public var signsSchnorr: Bool { true }
 }
 
 /// A software BIP32 key as a PSBT keyring: a master key (from a seed, or an xprv at depth 0), or

@@ -332,6 +332,9 @@ public struct PSBTSigner {
             guard !keyPath.isEmpty else {
                 throw PSBTSignError.unsupportedScript(input: i, reason: "our key is in a script path of this taproot output; Satchel signs the key path only")
             }
+            guard keys.signsSchnorr else {
+                throw PSBTSignError.unsupportedScript(input: i, reason: "a taproot input needs a BIP340 signature, which the signing device does not make (a Keycard of applet 3.x signs ECDSA only)")
+            }
             if map.value(PSBTField.inTapKeySig) == nil { tasks = [.schnorr(path: keyPath[0].path, merkleRoot: merkleRoot)] }
         case .other:
             throw PSBTSignError.unsupportedScript(input: i, reason: "it spends a script Satchel does not sign (\(Hex.encode(utxo.script)))")
