@@ -126,6 +126,14 @@ final class PSBTSignerTests: XCTestCase {
         p.inputs[1].remove { $0.type == PSBTField.inWitnessUtxo }
         XCTAssertEqual(try refusal(p), .missingUTXO(input: 1))
 
+        // A previous transaction changed after the PSBT was read (its lock time): the signer
+        // checks it against the outpoint again.
+        p = good
+        var previous = p.inputs[0].value(PSBTField.inNonWitnessUtxo)!
+        previous[previous.count - 1] ^= 1
+        p.inputs[0].insertInOrder(PSBT.Pair(type: PSBTField.inNonWitnessUtxo, value: previous))
+        XCTAssertEqual(try refusal(p), .witnessUTXOMismatch(input: 0, reason: "PSBT_IN_NON_WITNESS_UTXO is not the transaction whose output 0 the input spends"))
+
         // A legacy input of ours proven by a witness UTXO alone.
         p = good
         p.inputs[0].remove { $0.type == PSBTField.inNonWitnessUtxo }
@@ -254,6 +262,13 @@ final class PSBTSignerTests: XCTestCase {
             for pair in map { bytes += [UInt8(pair.key.count)] + pair.key + [UInt8(pair.value.count)] + pair.value }
             bytes.append(0)
         }
+        // An output amount of 2^64 − 1 (version 2 writes amounts as bare 8 bytes): refused, no
+        // sum overflows.
+        var huge = bytes
+        let at = huge.indices.first { $0 + 11 <= huge.count && Array(huge[$0..<$0 + 11]) == [1, 0x03, 8] + le64(90_000) }!
+        huge.replaceSubrange(at + 3..<at + 11, with: [UInt8](repeating: 0xFF, count: 8))
+        XCTAssertEqual(try refusal(try PSBT(parsing: huge), keys: try BIP32Keyring(root: ExtendedKey.master(seed: Self.seed)))?.code, "psbt.negative_fee")
+
         let v2 = try PSBT(parsing: bytes)
         XCTAssertEqual(v2.version, 2)
         XCTAssertEqual(v2.transaction, tx)

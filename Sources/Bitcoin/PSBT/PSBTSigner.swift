@@ -150,7 +150,10 @@ public struct PSBTSigner {
                                                  amount: utxos[i].value, script: utxos[i].script, kind: kind, paths: paths, sighash: sighash))
         }
         guard reportInputs.contains(where: \.ours) else { throw PSBTSignError.nothingToSign }
-        let totalIn = utxos.reduce(UInt64(0)) { $0 + $1.value }, totalOut = tx.outputs.reduce(UInt64(0)) { $0 + $1.value }
+        // Inputs are bounded by spentOutputs; outputs (a version 2 amount is any 8 bytes) are
+        // added without overflow, a sum past every input's being refused as it is.
+        let totalIn = utxos.reduce(UInt64(0)) { $0 + $1.value }
+        let totalOut = tx.outputs.reduce(UInt64(0)) { sum, o in let (s, over) = sum.addingReportingOverflow(o.value); return over ? .max : s }
         guard totalOut <= totalIn else { throw PSBTSignError.negativeFee(inputs: totalIn, outputs: totalOut) }
         let fee = totalIn - totalOut
         if let maxFee, fee > maxFee { throw PSBTSignError.feeAboveLimit(fee: fee, limit: maxFee) }
@@ -191,18 +194,30 @@ public struct PSBTSigner {
         return (signed, report)
     }
 
-    /// The output each input spends, proven where the PSBT can prove it.
+    /// The output each input spends, proven where the PSBT can prove it. The previous
+    /// transaction was checked against the outpoint as the PSBT was read, and is again here: a
+    /// PSBT's maps can be changed after it was read.
     func spentOutputs(_ psbt: PSBT) throws(PSBTSignError) -> [BitcoinTx.Output] {
         var out = [BitcoinTx.Output]()
+        var total: UInt64 = 0
         for (i, map) in psbt.inputs.enumerated() {
             let spent = psbt.transaction.inputs[i]
-            // Both were checked as they were read: the previous transaction is the one spent.
-            let full = map.value(PSBTField.inNonWitnessUtxo).flatMap { try? BitcoinTx(parsing: $0) }?.outputs[Int(spent.previousIndex)]
+            var full: BitcoinTx.Output?
+            if let raw = map.value(PSBTField.inNonWitnessUtxo) {
+                guard let previous = try? BitcoinTx(parsing: raw), previous.txid == spent.previousTxID, Int(spent.previousIndex) < previous.outputs.count else {
+                    throw .witnessUTXOMismatch(input: i, reason: "PSBT_IN_NON_WITNESS_UTXO is not the transaction whose output \(spent.previousIndex) the input spends")
+                }
+                full = previous.outputs[Int(spent.previousIndex)]
+            }
             let witness = map.value(PSBTField.inWitnessUtxo).flatMap(Self.txOut)
             if let full, let witness, full != witness {
                 throw .witnessUTXOMismatch(input: i, reason: "PSBT_IN_WITNESS_UTXO (\(witness.value) satoshis to \(Hex.encode(witness.script))) is not output \(spent.previousIndex) of PSBT_IN_NON_WITNESS_UTXO (\(full.value) satoshis to \(Hex.encode(full.script)))")
             }
             guard let utxo = full ?? witness else { throw .missingUTXO(input: i) }
+            // Each amount at most 21 million coins, so that no sum of them overflows.
+            guard utxo.value <= PSBTField.maxMoney else { throw .witnessUTXOMismatch(input: i, reason: "an amount of \(utxo.value) satoshis, more than 21 million coins") }
+            total += utxo.value
+            guard total <= UInt64.max / 2 else { throw .witnessUTXOMismatch(input: i, reason: "the inputs add up to more than there will ever be") }
             out.append(utxo)
         }
         return out
