@@ -102,6 +102,41 @@ final class SignTxEthereumToolTests: XCTestCase {
         XCTAssertEqual(r.records.first?["from"] as? String, "0x9858EfFD232B4033E47d90003D41EC34EcaEda94")
     }
 
+    /// sign-tx --confirm on a pseudo-terminal, answering `answer` to every question: the
+    /// terminal's text, the exit status and the output records' types.
+    func confirmed(_ record: String, key: String, options: String = "", answer: String) throws -> (terminal: String, status: Int32, types: [String?]) {
+        let script = """
+        import os, pty, sys
+        pid, fd = pty.fork()
+        if pid == 0:
+            os.execvp("bash", ["bash", "-c", 'sign-tx --confirm --key-file "$KEY" \(options) < "$IN" > "$OUT"'])
+        seen = b""
+        while b"[y/N]" not in seen:
+            seen += os.read(fd, 4096)
+        os.write(fd, b"\(answer)\\n")
+        while True:
+            try:
+                chunk = os.read(fd, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            seen += chunk
+        _, st = os.waitpid(pid, 0)
+        sys.stderr.write(seen.decode())
+        sys.exit(os.waitstatus_to_exitcode(st))
+        """
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-confirm-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
+        try script.write(to: dir.appendingPathComponent("answer.py"), atomically: true, encoding: .utf8)
+        try (record + "\n").write(to: dir.appendingPathComponent("in.jsonl"), atomically: true, encoding: .utf8)
+        let r = try Shell.run("KEY=\(key) IN=\(dir.path)/in.jsonl OUT=\(dir.path)/out.jsonl timeout 60 python3 \(dir.path)/answer.py")
+        let out = try String(contentsOf: dir.appendingPathComponent("out.jsonl"), encoding: .utf8)
+        let types = out.split(separator: "\n").map { (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["type"] as? String }
+        return (r.stderr, r.status, types)
+    }
+
     /// --confirm asks on the terminal: "n" signs nothing (an error record, exit 65), "y" signs;
     /// without a terminal it is a usage error before anything is read.
     func testConfirmAsksOnTheTerminal() throws {
@@ -110,39 +145,29 @@ final class SignTxEthereumToolTests: XCTestCase {
         let noTTY = try Shell.run("setsid sign-tx --confirm --key-file \(key) < /dev/null", stdin: Data())
         XCTAssertEqual(noTTY.status, 64, noTTY.stderr)
         for (answer, status, lastType) in [("n", 65, "error"), ("yes", 0, "eth_tx")] {
-            let script = """
-            import os, pty, sys
-            pid, fd = pty.fork()
-            if pid == 0:
-                os.execvp("bash", ["bash", "-c", 'sign-tx --confirm --key-file "$KEY" < "$IN" > "$OUT"'])
-            seen = b""
-            while b"[y/N]" not in seen:
-                seen += os.read(fd, 4096)
-            os.write(fd, b"\(answer)\\n")
-            while True:
-                try:
-                    chunk = os.read(fd, 4096)
-                except OSError:
-                    break
-                if not chunk:
-                    break
-                seen += chunk
-            _, st = os.waitpid(pid, 0)
-            sys.stderr.write(seen.decode())
-            sys.exit(os.waitstatus_to_exitcode(st))
-            """
-            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-confirm-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-            addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
-            try script.write(to: dir.appendingPathComponent("answer.py"), atomically: true, encoding: .utf8)
-            try (tx + "\n").write(to: dir.appendingPathComponent("in.jsonl"), atomically: true, encoding: .utf8)
-            let r = try Shell.run("KEY=\(key) IN=\(dir.path)/in.jsonl OUT=\(dir.path)/out.jsonl timeout 60 python3 \(dir.path)/answer.py")
-            XCTAssertEqual(r.status, Int32(status), r.stderr)
-            XCTAssertTrue(r.stderr.contains("  value_wei: 5\r\n"), r.stderr)
-            XCTAssertTrue(r.stderr.contains("  to: 0xF0109fC8DF283027b6285cc889F5aA624EaC1F55\r\n"), r.stderr)
-            let out = try String(contentsOf: dir.appendingPathComponent("out.jsonl"), encoding: .utf8)
-            let types = out.split(separator: "\n").map { (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["type"] as? String }
-            XCTAssertEqual(types, ["eth_tx_summary", lastType], out)
+            let r = try confirmed(tx, key: key, answer: answer)
+            XCTAssertEqual(r.status, Int32(status), r.terminal)
+            XCTAssertTrue(r.terminal.contains("  value_wei: 5\r\n"), r.terminal)
+            XCTAssertTrue(r.terminal.contains("  to: 0xF0109fC8DF283027b6285cc889F5aA624EaC1F55\r\n"), r.terminal)
+            XCTAssertEqual(r.types, ["eth_tx_summary", lastType])
+        }
+    }
+
+    /// A PSBT's summary on the terminal (BIP174's example, its master key in a key file): the
+    /// fee and the outputs are shown, "n" signs nothing, "y" signs.
+    func testConfirmShowsAPSBTsSummary() throws {
+        let roles = try JSONSerialization.jsonObject(with: Data(contentsOf: TestPaths.projectFixture("psbt/bip174-roles.json"))) as! [String: Any]
+        let key = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-tprv-\(UUID().uuidString).json").path
+        XCTAssertTrue(FileManager.default.createFile(atPath: key, contents: Data(#"{"xprv":"\#(roles["master_tprv"] as! String)"}"#.utf8),
+                                                    attributes: [.posixPermissions: 0o600]))
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: key) }
+        let record = #"{"psbt":"\#(roles["updated_with_sighash_all"] as! String)"}"#
+        for (answer, status, lastType) in [("n", 65, "error"), ("y", 0, "psbt")] {
+            let r = try confirmed(record, key: key, options: "--network test", answer: answer)
+            XCTAssertEqual(r.status, Int32(status), r.terminal)
+            XCTAssertTrue(r.terminal.contains("  fee: 10000\r\n"), r.terminal)
+            XCTAssertTrue(r.terminal.contains(#""address":"tb1qmpwzkuwsqc9snjvgdt4czhjsnywa5yjdzglap9","change":true"#), r.terminal)
+            XCTAssertEqual(r.types, ["psbt_summary", lastType])
         }
     }
 
