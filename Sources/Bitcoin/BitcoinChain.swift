@@ -67,9 +67,9 @@ public struct BitcoinNetwork: Sendable {
     /// The scriptPubKey paying `key` in a script kind (P2TR: the BIP86-tweaked output key).
     public static func script(for key: Secp256k1.PublicKey, kind: ScriptKind) throws -> [UInt8] {
         switch kind {
-        case .p2pkh: return [0x76, 0xA9, 0x14] + Hash.hash160(key.compressed) + [0x88, 0xAC]
-        case .p2shP2wpkh: return [0xA9, 0x14] + Hash.hash160([0x00, 0x14] + Hash.hash160(key.compressed)) + [0x87]
-        case .p2wpkh: return [0x00, 0x14] + Hash.hash160(key.compressed)
+        case .p2pkh: return ScriptTemplate.p2pkh(Hash.hash160(key.compressed))
+        case .p2shP2wpkh: return ScriptTemplate.p2sh(ScriptTemplate.p2wpkh(key.compressed))
+        case .p2wpkh: return ScriptTemplate.p2wpkh(key.compressed)
         case .p2tr: return [0x51, 0x20] + (try key.taprootOutputKey())
         case .ethereum: throw DerivationError.unsupported("not a Bitcoin script")
         }
@@ -77,17 +77,12 @@ public struct BitcoinNetwork: Sendable {
 
     /// The address a standard scriptPubKey pays, in this network's encoding; nil for others.
     public func address(of script: [UInt8]) -> String? {
-        switch script.count {
-        case 25 where script[0] == 0x76 && script[1] == 0xA9 && script[2] == 0x14 && script[23] == 0x88 && script[24] == 0xAC:
-            return Base58.encodeCheck(coin.p2pkhPrefix + script[3..<23])
-        case 23 where script[0] == 0xA9 && script[1] == 0x14 && script[22] == 0x87:
-            return Base58.encodeCheck(coin.p2shPrefix + script[2..<22])
-        case 22 where script[0] == 0x00 && script[1] == 0x14, 34 where script[0] == 0x00 && script[1] == 0x20:
-            return coin.bech32HRP.map { SegwitAddress.encode(hrp: $0, version: 0, program: Array(script[2...])) }
-        case 34 where script[0] == 0x51 && script[1] == 0x20:
-            return coin.bech32HRP.map { SegwitAddress.encode(hrp: $0, version: 1, program: Array(script[2...])) }
-        default:
-            return nil
+        switch ScriptTemplate(script) {
+        case .p2pkh(let hash): Base58.encodeCheck(coin.p2pkhPrefix + hash)
+        case .p2sh(let hash): Base58.encodeCheck(coin.p2shPrefix + hash)
+        case .p2wpkh(let program), .p2wsh(let program): coin.bech32HRP.map { SegwitAddress.encode(hrp: $0, version: 0, program: program) }
+        case .p2tr(let key): coin.bech32HRP.map { SegwitAddress.encode(hrp: $0, version: 1, program: key) }
+        case .other: nil
         }
     }
 }

@@ -24,7 +24,6 @@ public enum ScriptTemplate: Sendable, Equatable {
     public static func p2pkh(_ keyHash: [UInt8]) -> [UInt8] { [0x76, 0xA9, 0x14] + keyHash + [0x88, 0xAC] }
     public static func p2sh(_ script: [UInt8]) -> [UInt8] { [0xA9, 0x14] + Hash.hash160(script) + [0x87] }
     public static func p2wpkh(_ key: [UInt8]) -> [UInt8] { [0x00, 0x14] + Hash.hash160(key) }
-    public static func p2wsh(_ script: [UInt8]) -> [UInt8] { [0x00, 0x20] + Hash.sha256(script) }
 }
 
 /// Reading and writing script pushes, as a signer and finalizer need them.
