@@ -6,7 +6,7 @@ export PATH := $(PATH):/opt/swift/usr/bin
 SWIFT_FLAGS ?=
 BIN_DIR = $(shell swift build $(SWIFT_FLAGS) --show-bin-path)
 
-.PHONY: all deps test-deps build test unit e2e lint demo bench check-long clean install uninstall
+.PHONY: all deps test-deps build test unit e2e lint demo bench check-long clean install uninstall fuzz fuzz-smoke
 
 # make install [PREFIX=/usr/local] [DESTDIR=…] [CONFIG=release]: the tools, their man pages and
 # bash, zsh and fish completions (INSTALL_FROM=DIR installs already built tools from DIR).
@@ -38,8 +38,23 @@ build: deps
 
 # Unit tests, vector tests and end-to-end tests of the built executables (one swift test run),
 # then the man pages through mandoc's linter.
-test: test-deps build lint
+test: test-deps build lint fuzz-smoke
 	SATCHEL_BIN_DIR="$(BIN_DIR)" swift test $(SWIFT_FLAGS)
+
+# Every fuzz target over its committed corpus in the plain build (no sanitizer between the
+# code and the inputs), then in the instrumented build (.build-fuzz: libFuzzer, AddressSanitizer)
+# with FUZZ_SMOKE_SECONDS of fresh mutations each (docs/RELIABILITY.md).
+FUZZ_SMOKE_SECONDS ?= 3
+fuzz-smoke: build
+	@for t in $$("$(BIN_DIR)/satchel-fuzz" --list); do "$(BIN_DIR)/satchel-fuzz" "$$t" "Fuzz/corpus/$$t" || exit 1; done
+	scripts/fuzz.sh --smoke $(FUZZ_SMOKE_SECONDS)
+
+# make fuzz [FUZZ_RUNS=N] [FUZZ_TARGETS="psbt rlp"]: N executions a target (10^6 by default;
+# about 50 minutes for all on 2 cores), two targets at a time; inputs that add coverage are
+# merged into Fuzz/corpus, to be committed with any finding's regression test.
+FUZZ_RUNS ?= 1000000
+fuzz: test-deps
+	scripts/fuzz.sh --runs $(FUZZ_RUNS) $(FUZZ_TARGETS)
 
 # mandoc's linter, and the pages as man(1) renders them, with no troff warning.
 lint: test-deps

@@ -129,6 +129,12 @@ let package = Package(
         .executableTarget(name: "bitcoin-bench", dependencies: ["BenchSupport", "Bitcoin", "COpenSSL", "CSHA256", "CSecp256k1", "WalletScan", "WalletKeys", "WalletCore"], path: "Benchmarks/bitcoin-bench"),
         .executableTarget(name: "satchel-bench", dependencies: ["BenchSupport", "WalletKeys", "WalletCore"], path: "Benchmarks/satchel-bench"),
 
+        // Every parser's libFuzzer target (docs/RELIABILITY.md). A plain build replays inputs;
+        // `make fuzz` builds it apart (.build-fuzz) with -sanitize=fuzzer,address -DFUZZING.
+        .executableTarget(name: "satchel-fuzz", dependencies: [
+            "WalletCLI", "WalletKeys", "WalletCore", "Monero", "Zcash", "Bitcoin", "Ethereum", "WalletCard", "WalletKeyStore",
+        ], path: "Fuzz", exclude: ["corpus", "make-seeds.py"]),
+
         .target(name: "SatchelTestSupport", path: "Tests/SatchelTestSupport"),
         .testTarget(name: "WalletCoreTests", dependencies: ["WalletCore", "CSecp256k1", "CZstd", "CPCSCLite", "SatchelTestSupport"]),
         .testTarget(name: "WalletKeysTests", dependencies: ["WalletKeys", "WalletCore", "SatchelTestSupport"]),

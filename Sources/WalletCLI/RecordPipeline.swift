@@ -25,6 +25,15 @@ public enum RecordSchema {
         r["v"] = .number(String(version))
         return r.leading(["type", "v"])
     }
+
+    /// An upstream tool's record passing through: its own "v" kept (its format is that tool's),
+    /// this version's when it has none (written by hand); "type" and "v" first either way, so
+    /// every line a tool writes starts as a consumer expects.
+    public static func passedOn(_ record: JSONObject) -> JSONObject {
+        var r = record
+        if r["v"] == nil { r["v"] = .number(String(version)) }
+        return r.leading(["type", "v"])
+    }
 }
 
 /// The shared core of every tool: JSON Lines in, JSON Lines out, one error record per bad
@@ -216,7 +225,7 @@ public final class RecordPipeline {
             // An error record from a tool upstream travels on, so it reaches the end of the
             // pipeline with its own line number; it is not this tool's error. Its secret fields
             // (a tool upstream may have copied the input into it) do not travel with it.
-            if record["type"] == .string("error") { return try emitAsIs(SecretFields.removed(from: record)) }
+            if record["type"] == .string("error") { return try emitAsIs(RecordSchema.passedOn(SecretFields.removed(from: record))) }
             try apply(transform, to: record, at: location)
         }
     }

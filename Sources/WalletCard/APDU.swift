@@ -75,7 +75,9 @@ public struct TLV: Sendable, Equatable {
                 guard i + size <= bytes.count else { throw .malformedResponse("a TLV length runs past the end") }
                 length = bytes[i..<i + size].reduce(0) { $0 << 8 | Int($1) }
                 i += size
-            } else if length > 0x80 {
+                // Keycard writes the shortest form; another would give one answer two encodings.
+                guard length >= (size == 1 ? 0x80 : 0x100) else { throw .malformedResponse("a TLV length not in its shortest form") }
+            } else if length >= 0x80 {  // 0x80 is BER's indefinite length, never a length of 128
                 throw .malformedResponse("a TLV length form Keycard does not use (0x\(String(length, radix: 16)))")
             }
             guard length <= bytes.count - i else { throw .malformedResponse("a TLV value runs past the end") }

@@ -5,7 +5,7 @@ public enum Bech32 {
         var constant: UInt32 { self == .bech32 ? 1 : 0x2BC8_30A3 }
     }
 
-    static let charset = Array("qpzry9x8gf2tvdw0s3jn54khce6mua7l".utf8)
+    public static let charset = Array("qpzry9x8gf2tvdw0s3jn54khce6mua7l".utf8)
 
     private static func polymod(_ values: [UInt8]) -> UInt32 {
         let gen: [UInt32] = [0x3B6A_57B2, 0x2650_8E6D, 0x1EA1_19FA, 0x3D42_33DD, 0x2A14_62B3]

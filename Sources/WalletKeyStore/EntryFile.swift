@@ -5,7 +5,7 @@ import WalletCore
 /// The on-disk form of one entry (docs/keystore-format.md): a header with the KDF parameters,
 /// salt, nonce and a key check; the metadata in clear; the payload sealed with
 /// XChaCha20-Poly1305 under a key from Argon2id, everything before it authenticated as AD.
-enum EntryFile {
+package enum EntryFile {
     static let magic = Array("SATCHELK".utf8)
     static let version: UInt8 = 1
     static let argon2id: UInt8 = 2  // crypto_pwhash_ALG_ARGON2ID13
@@ -35,7 +35,7 @@ enum EntryFile {
     }
 
     /// The metadata alone, without the passphrase (for list).
-    static func metadata(of data: [UInt8], name: String) throws(KeyStoreError) -> EntryMetadata {
+    package static func metadata(of data: [UInt8], name: String) throws(KeyStoreError) -> EntryMetadata {
         try parse(data, name: name).metadata
     }
 
@@ -107,7 +107,7 @@ enum EntryFile {
     }
 
     // Metadata as sorted-key JSON: names, kinds, dates and heights only.
-    static func encode(_ m: EntryMetadata) -> [UInt8] {
+    package static func encode(_ m: EntryMetadata) -> [UInt8] {
         var object: [String: Any] = ["name": m.name, "kind": m.kind.rawValue, "created": m.created,
                                      "birthdays": m.birthdays, "passphrase_protected": m.passphraseProtected]
         if let language = m.language { object["language"] = language }
@@ -116,7 +116,7 @@ enum EntryFile {
         return Array((try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data())
     }
 
-    static func decode(_ bytes: [UInt8]) -> EntryMetadata? {
+    package static func decode(_ bytes: [UInt8]) -> EntryMetadata? {
         guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
               let name = object["name"] as? String, let kindText = object["kind"] as? String,
               let kind = EntryKind(rawValue: kindText), let created = object["created"] as? Int,

@@ -15,6 +15,7 @@ public struct Wordlist: Sendable {
     public let uniquePrefixLength: Int?
     /// The longest word's length in Unicode scalars.
     let longestWord: Int
+    private let spelling = Spelling()
 
     init(name: String, text: String, sha256: String, uniquePrefixLength: Int?) {
         self.name = name
@@ -57,12 +58,17 @@ public struct Wordlist: Sendable {
         // `bound` of the typed one can be; a typed "word" over twice the longest list word's
         // length has none, and its cost (quadratic in length) is never paid.
         guard word.unicodeScalars.count <= 2 * longestWord + 4 else { return [] }
-        let typed = Array(word)
+        let list = spelling.of(words)
+        // The typed word's Characters as the list's letter numbers; one the list lacks gets a
+        // number of its own, so equal numbers are exactly equal Characters.
+        var strangers = [Character: Int32]()
+        let typed = word.map { c in
+            list.letters[c] ?? strangers[c] ?? { let n = Int32(list.letters.count + strangers.count); strangers[c] = n; return n }()
+        }
         let bound = max(2, typed.count / 2)
         var scored: [(distance: Int, shared: Int, index: Int)] = []
         scored.reserveCapacity(words.count)
-        for (i, w) in words.enumerated() {
-            let candidate = Array(w)
+        for (i, candidate) in list.words.enumerated() {
             guard abs(candidate.count - typed.count) <= bound else { continue }
             let shared = zip(typed, candidate).prefix { $0 == $1 }.count
             scored.append((Self.editDistance(typed, candidate), shared, i))
@@ -75,23 +81,47 @@ public struct Wordlist: Sendable {
         return scored.prefix(limit).filter { $0.distance <= bound }.map { words[$0.index] }
     }
 
-    static func editDistance(_ a: [Character], _ b: [Character]) -> Int {
+    static func editDistance<Letter: Equatable>(_ a: [Letter], _ b: [Letter]) -> Int {
         if a.isEmpty { return b.count }
         if b.isEmpty { return a.count }
-        var previous2 = [Int](repeating: 0, count: b.count + 1)
-        var previous = Array(0...b.count)
-        var current = [Int](repeating: 0, count: b.count + 1)
-        for i in 1...a.count {
-            current[0] = i
-            for j in 1...b.count {
-                let cost = a[i - 1] == b[j - 1] ? 0 : 1
-                var d = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
-                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] { d = min(d, previous2[j - 2] + 1) }
-                current[j] = d
+        let width = b.count + 1
+        // Three rows on the stack: the suggestions call this for every word of a list.
+        return withUnsafeTemporaryAllocation(of: Int.self, capacity: 3 * width) { rows in
+            var (previous2, previous, current) = (0, width, 2 * width)
+            for j in 0..<width { rows[previous + j] = j }
+            for i in 1...a.count {
+                rows[current] = i
+                for j in 1...b.count {
+                    let cost = a[i - 1] == b[j - 1] ? 0 : 1
+                    var d = min(rows[previous + j] + 1, rows[current + j - 1] + 1, rows[previous + j - 1] + cost)
+                    if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] { d = min(d, rows[previous2 + j - 2] + 1) }
+                    rows[current + j] = d
+                }
+                (previous2, previous, current) = (previous, current, previous2)
             }
-            (previous2, previous, current) = (previous, current, previous2)
+            return rows[previous + b.count]
         }
-        return previous[b.count]
+    }
+}
+
+/// A list's words as small integers, a number per distinct Character, made the first time a
+/// suggestion is asked of the list (a typo is rare; the lists load at every start). Comparing
+/// Characters costs a Unicode comparison; comparing their numbers, one instruction, and the
+/// suggestions scan every word of the list.
+private final class Spelling: @unchecked Sendable {  // `made` is only touched under `lock`
+    private let lock = NSLock()
+    private var made: (letters: [Character: Int32], words: [[Int32]])?
+
+    func of(_ words: [String]) -> (letters: [Character: Int32], words: [[Int32]]) {
+        lock.lock()
+        defer { lock.unlock() }
+        if let made { return made }
+        var letters = [Character: Int32]()
+        let spelled = words.map { word in
+            word.map { c in letters[c] ?? { let n = Int32(letters.count); letters[c] = n; return n }() }
+        }
+        made = (letters, spelled)
+        return made!
     }
 }
 

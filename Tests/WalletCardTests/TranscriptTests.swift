@@ -188,6 +188,14 @@ final class TranscriptTests: XCTestCase {
         XCTAssertThrowsError(try TLV.parse([0xA4, 0x05, 1, 2]))
         XCTAssertThrowsError(try TLV.parse([0xA4, 0x81]))
         XCTAssertEqual(try TLV.parse([0x9F, 0x70, 0x01, 0xAA]), [TLV(tag: 0x9F70, value: [0xAA])])
+        // Found by the tlv fuzz target: a length written longer than it needs was read, and
+        // 0x80 (BER's indefinite form) was read as a length of 128.
+        XCTAssertThrowsError(try TLV.parse([0x00, 0x81, 0x01, 0x1F])) { XCTAssertEqual($0 as? CardError, .malformedResponse("a TLV length not in its shortest form")) }
+        XCTAssertThrowsError(try TLV.parse([0xA4, 0x82, 0x00, 0xC8] + [UInt8](repeating: 7, count: 200)))
+        XCTAssertThrowsError(try TLV.parse([0xA4, 0x80] + [UInt8](repeating: 7, count: 128))) {
+            XCTAssertEqual($0 as? CardError, .malformedResponse("a TLV length form Keycard does not use (0x80)"))
+        }
+        XCTAssertEqual(try TLV.parse([0xA4, 0x82, 0x01, 0x00] + [UInt8](repeating: 7, count: 256)), [TLV(tag: 0xA4, value: [UInt8](repeating: 7, count: 256))])
     }
 }
 

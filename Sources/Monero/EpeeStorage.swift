@@ -3,21 +3,23 @@ import WalletScan
 
 /// Monero's epee "portable storage" binary format, as far as get_blocks_by_height.bin needs it:
 /// a request with one array of uint64, and a reply of nested objects, strings and numbers.
-enum EpeeStorage {
-    indirect enum Value {
+/// Here, not in MoneroNode, so that the decoder of a node's untrusted answers builds and is
+/// fuzzed without the socket code.
+package enum EpeeStorage {
+    package indirect enum Value {
         case int(Int64), uint(UInt64), double(Double), string([UInt8]), bool(Bool)
         case object([String: Value])
         case array([Value])
 
-        subscript(key: String) -> Value? { if case .object(let o) = self { o[key] } else { nil } }
-        var string: [UInt8]? { if case .string(let s) = self { s } else { nil } }
-        var array: [Value]? { if case .array(let a) = self { a } else { nil } }
+        package subscript(key: String) -> Value? { if case .object(let o) = self { o[key] } else { nil } }
+        package var string: [UInt8]? { if case .string(let s) = self { s } else { nil } }
+        package var array: [Value]? { if case .array(let a) = self { a } else { nil } }
     }
 
-    static let header: [UInt8] = [0x01, 0x11, 0x01, 0x01, 0x01, 0x01, 0x02, 0x01, 0x01]
+    package static let header: [UInt8] = [0x01, 0x11, 0x01, 0x01, 0x01, 0x01, 0x02, 0x01, 0x01]
 
     /// {name: [uint64…]}
-    static func request(_ name: String, uint64s: [UInt64]) -> [UInt8] {
+    package static func request(_ name: String, uint64s: [UInt64]) -> [UInt8] {
         var out = header + packed(1)
         out.append(UInt8(name.utf8.count))
         out += Array(name.utf8)
@@ -29,7 +31,7 @@ enum EpeeStorage {
 
     /// get_blocks.bin's request from `startHeight` (> 0, so the daemon needs no block ids;
     /// it still wants the field): blocks with their transactions, not pruned.
-    static func blocksRequest(startHeight: UInt64) -> [UInt8] {
+    package static func blocksRequest(startHeight: UInt64) -> [UInt8] {
         var out = header + packed(3)
         func name(_ text: String, type: UInt8) { out.append(UInt8(text.utf8.count)); out += Array(text.utf8); out.append(type) }
         name("start_height", type: 0x05)
@@ -41,7 +43,7 @@ enum EpeeStorage {
         return out
     }
 
-    static func packed(_ v: UInt64) -> [UInt8] {
+    package static func packed(_ v: UInt64) -> [UInt8] {
         switch v {
         case 0..<64: return [UInt8(v << 2)]
         case 64..<16384: let x = UInt16(v << 2 | 1); return [UInt8(x & 0xff), UInt8(x >> 8)]
@@ -50,7 +52,7 @@ enum EpeeStorage {
         }
     }
 
-    static func parse(_ bytes: [UInt8]) throws(ScanError) -> Value {
+    package static func parse(_ bytes: [UInt8]) throws(ScanError) -> Value {
         var r = ByteReader(bytes, what: "node reply (epee)")
         guard try r.take(9) == header else { throw .malformed(what: "node reply", reason: "not epee portable storage") }
         return try section(&r, depth: 0)

@@ -1,5 +1,5 @@
 import XCTest
-@testable import MoneroNode
+@testable import Monero
 import WalletScan
 
 final class EpeeStorageTests: XCTestCase {

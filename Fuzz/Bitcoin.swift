@@ -1,0 +1,72 @@
+import Bitcoin
+import WalletCore
+import WalletKeys
+
+/// Bitcoin-family data: transactions and blocks (Litecoin's MWEB among them) as the scanner
+/// and the PSBT code read them, and PSBTs through the signer and finalizer.
+enum BitcoinTargets {
+    static let all = [
+        FuzzTarget(name: "bitcoin-tx", covers: "transactions: the scanner's reader against the PSBT code's, both dialects", run: transaction),
+        FuzzTarget(name: "bitcoin-block", covers: "blocks (merkle root made right by the target): batched txids against one by one", run: block),
+        FuzzTarget(name: "psbt", covers: "PSBTs (v0, v2): read, write, sign with BIP174's example key, finalize, extract", run: psbt),
+    ]
+
+    /// Two readers of one format agree: what both read has one txid and the same outputs, and
+    /// the PSBT code's transaction writes back as the very bytes read.
+    static func transaction(_ bytes: [UInt8]) {
+        let (selector, rest) = split(bytes)
+        let dialect: BitcoinDialect = selector & 1 == 0 ? .bitcoin : .litecoin
+        let scanned = try? Bitcoin.parseTransaction(rest, what: "fuzz", dialect: dialect)
+        guard dialect == .bitcoin, let tx = try? BitcoinTx(parsing: rest) else { return }
+        holds(tx.serialized(witness: tx.hasWitness) == rest, "a transaction did not write back as the bytes read")
+        guard let scanned else { return }
+        holds(scanned.id == tx.txid, "the two readers give different txids")
+        holds(Array(scanned.outputs.map { BitcoinTx.Output(value: $0.value, script: $0.script) }) == tx.outputs, "the two readers read different outputs")
+    }
+
+    /// The merkle root is rewritten from the transactions one by one, so mutations get past it;
+    /// the block's batched txids (SHA-NI, AVX-512 lanes) must then be the one-by-one txids.
+    static func block(_ bytes: [UInt8]) {
+        let (selector, rest) = split(bytes)
+        let dialect: BitcoinDialect = selector & 1 == 0 ? .bitcoin : .litecoin
+        var block = rest
+        guard let ranges = try? Bitcoin.transactionRanges(block, dialect: dialect) else {
+            _ = try? Bitcoin.parseBlock(block, what: "fuzz", dialect: dialect)
+            return
+        }
+        // A Litecoin HogEx is a block's alone (its MWEB flag without an MWEB part): nil here.
+        let ids = ranges.map { try? Bitcoin.parseTransaction(Array(block[$0]), what: "fuzz", dialect: dialect).id }
+        if !ids.isEmpty, !ids.contains(where: { $0 == nil }) {
+            block.replaceSubrange(36..<68, with: Bitcoin.merkleRoot(ids.map { $0! }).root)
+        }
+        guard let parsed = try? Bitcoin.parseBlock(block, what: "fuzz", dialect: dialect, verifyWitness: selector & 2 == 0) else { return }
+        holds(parsed.transactions.count == ranges.count, "the block has \(parsed.transactions.count) transactions, its ranges \(ranges.count)")
+        for (tx, id) in zip(parsed.transactions, ids) where id != nil { holds(tx.id == id, "a batched txid is not the one-by-one txid") }
+        holds(parsed.id == Bitcoin.sha256d(Array(block.prefix(80))), "a block id is not its header's hash")
+    }
+
+    /// BIP174's example master key (Tests/Fixtures/psbt): the corpus's PSBTs name it, so the
+    /// fuzzer reaches the signer's checks and signatures.
+    nonisolated(unsafe) static let keyring: BIP32Keyring = {
+        let root = try! ExtendedKey(parsing: "tprv8ZgxMBicQKsPd9TeAdPADNnSyH9SSUUbTVeFszDE23Ki6TBB5nCefAdHkK8Fm3qMQR6sHwA56zqRmKmxnHk37JkiFzvncDqoKmPWubu7hDF")
+        return try! BIP32Keyring(root: root, nonces: .rfc6979)
+    }()
+
+    static func psbt(_ bytes: [UInt8]) {
+        guard let read = try? PSBT(parsing: bytes) else {
+            holds((try? PSBT(base64: Base64.encode(bytes))) == nil, "the base64 reader took what the binary one refused")
+            return
+        }
+        let written = read.serialized()
+        guard let again = try? PSBT(parsing: written) else { holds(false, "a PSBT we wrote does not read"); return }
+        holds(again == read && again.serialized() == written, "a PSBT changed on a write and read")
+        holds((try? PSBT(base64: read.base64)) == read, "the base64 form reads as another PSBT")
+        var signer = PSBTSigner(allowOtherSighash: true)
+        signer.coinType = nil
+        guard let (signed, report) = try? signer.sign(read, keys: keyring, confirm: { _ in }) else { return }
+        holds(report.inputs.count == read.inputs.count && report.outputs.count == read.outputs.count, "the summary lost inputs or outputs")
+        holds((try? PSBT(parsing: signed.serialized())) == signed, "a signed PSBT does not read back")
+        guard report.complete, let final = try? PSBTFinalizer.finalized(signed), let tx = try? PSBTFinalizer.extract(final) else { return }
+        holds((try? BitcoinTx(parsing: tx.serialized())) == tx, "an extracted transaction does not read back")
+    }
+}
