@@ -44,14 +44,14 @@ test: test-deps build lint fuzz-smoke
 # Every fuzz target over its committed corpus in the plain build (no sanitizer between the
 # code and the inputs), then in the instrumented build (.build-fuzz: libFuzzer, AddressSanitizer)
 # with FUZZ_SMOKE_SECONDS of fresh mutations each (docs/RELIABILITY.md).
-FUZZ_SMOKE_SECONDS ?= 3
+FUZZ_SMOKE_SECONDS ?= 2
 fuzz-smoke: build
 	@for t in $$("$(BIN_DIR)/satchel-fuzz" --list); do "$(BIN_DIR)/satchel-fuzz" "$$t" "Fuzz/corpus/$$t" || exit 1; done
 	scripts/fuzz.sh --smoke $(FUZZ_SMOKE_SECONDS)
 
 # make fuzz [FUZZ_RUNS=N] [FUZZ_TARGETS="psbt rlp"]: N executions a target (10^6 by default;
-# about 50 minutes for all on 2 cores), two targets at a time; inputs that add coverage are
-# merged into Fuzz/corpus, to be committed with any finding's regression test.
+# about an hour for all on 2 cores, see docs/RELIABILITY.md), two targets at a time; inputs
+# that add coverage are merged into Fuzz/corpus, to be committed with any finding's regression test.
 FUZZ_RUNS ?= 1000000
 fuzz: test-deps
 	scripts/fuzz.sh --runs $(FUZZ_RUNS) $(FUZZ_TARGETS)

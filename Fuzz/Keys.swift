@@ -14,6 +14,8 @@ enum KeyTargets {
 
     /// A phrase read is the phrase its entropy makes; entropy made into a phrase reads back.
     static func phrase(_ bytes: [UInt8]) {
+        // 24 words of any list fit in 512 bytes; an unknown word costs a scan of its list.
+        guard bytes.count <= 512 else { return }
         let (selector, rest) = split(bytes)
         if selector & 1 == 0 {
             guard let mnemonic = try? MnemonicSchemes.parse(text(rest), scheme: nil, language: nil) else { return }

@@ -41,17 +41,22 @@ enum SatchelFuzz {
             for target in FuzzTargets.all { print(target.name) }
             exit(0)
         }
-        guard arguments.count >= 3, let target = FuzzTargets.all.first(where: { $0.name == arguments[1] }) else {
+        // The target travels as --target=NAME: libFuzzer passes on arguments that start with
+        // "--" untouched, and re-executes itself with them (-merge=1, -fork), so a child knows
+        // its target too.
+        let named = arguments.dropFirst().first { $0.hasPrefix("--target=") }.map { String($0.dropFirst("--target=".count)) }
+        let passed = named != nil ? arguments : [arguments[0], "--target=" + (arguments.count > 1 ? arguments[1] : "")] + arguments.dropFirst(2)
+        let name = named ?? (arguments.count > 1 ? arguments[1] : "")
+        guard passed.count >= 3, let target = FuzzTargets.all.first(where: { $0.name == name }) else {
             let names = FuzzTargets.all.map(\.name).joined(separator: " ")
             complain("usage: satchel-fuzz --list | TARGET FILE|DIR… | TARGET [libFuzzer flags] CORPUS…\ntargets: \(names)\n")
             exit(64)
         }
         selected = target
         #if FUZZING
-        // argv without the target's name: libFuzzer reads flags and corpus directories.
-        var argv: [UnsafeMutablePointer<CChar>?] = [CommandLine.unsafeArgv[0]] + (2..<Int(CommandLine.argc)).map { CommandLine.unsafeArgv[$0] }
+        var argv: [UnsafeMutablePointer<CChar>?] = passed.map { strdup($0) }
         argv.append(nil)
-        var argc = CInt(argv.count - 1)
+        var argc = CInt(passed.count)
         let status = argv.withUnsafeMutableBufferPointer { buffer in
             var pointer = buffer.baseAddress!
             return LLVMFuzzerRunDriver(&argc, &pointer) { runSelected($0, $1) }
@@ -59,7 +64,7 @@ enum SatchelFuzz {
         exit(status)
         #else
         var count = 0
-        for path in arguments.dropFirst(2) {
+        for path in passed.dropFirst() where !path.hasPrefix("-") {
             for file in inputFiles(path) {
                 guard let bytes = readFile(file) else {
                     complain("satchel-fuzz: cannot read \(file)\n")

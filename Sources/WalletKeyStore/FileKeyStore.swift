@@ -192,17 +192,10 @@ public struct FileKeyStore: KeyStorer {
         return try body()
     }
 
+    /// The entry replaced whole (AtomicFile: a writer killed midway leaves the old entry, and
+    /// its temporary is removed by the next write).
     private func atomicWrite(_ bytes: [UInt8], to file: String) throws(KeyStoreError) {
-        let temp = directory + "/.tmp-\(getpid())-\(Sodium.randomUniform(1 << 30))"
-        let fd = Glibc.open(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw .io("cannot create a file in \(directory): \(String(cString: strerror(errno)))") }
-        let ok = writeAll(fd, bytes) && fsync(fd) == 0
-        close(fd)
-        guard ok, rename(temp, file) == 0 else {
-            unlink(temp)
-            throw .io("cannot write \(file): \(String(cString: strerror(errno)))")
-        }
-        syncDirectory()
+        do { try AtomicFile.write(bytes, to: file, mode: 0o600) } catch { throw .io(error.reason) }
     }
 
     private func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {

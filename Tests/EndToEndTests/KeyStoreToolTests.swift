@@ -282,29 +282,6 @@ final class KeyStoreToolTests: XCTestCase {
                        "the entry stays stored after a failed confirmation")
     }
 
-    /// Killed at random moments while rewriting an entry, the store always holds one whole,
-    /// readable file, under the old or the new passphrase.
-    func testKillDuringWriteLeavesAValidEntry() throws {
-        XCTAssertEqual(try Shell.run("keystore add main \(ks)", stdin: Shell.lines([["mnemonic": about]])).status, 0)
-        var current = "pass", other = "newpass"
-        var killedMidway = 0
-        for i in 0..<12 {
-            let delay = String(format: "0.%03d", 20 + i * 23)
-            let r = try Shell.run("keystore passwd main --keystore \(dir)/ks --kdf interactive --keystore-pass-file \(dir)/\(current) --new-pass-file \(dir)/\(other) >/dev/null 2>&1 & pid=$!; sleep \(delay); kill -9 $pid 2>/dev/null && echo killed; wait $pid; true")
-            if r.out.contains("killed") { killedMidway += 1 }
-            let withCurrent = try Shell.run("keystore export main --keystore \(dir)/ks --keystore-pass-file \(dir)/\(current)")
-            if withCurrent.status != 0 {
-                let withOther = try Shell.run("keystore export main --keystore \(dir)/ks --keystore-pass-file \(dir)/\(other)")
-                XCTAssertEqual(withOther.status, 0, "neither passphrase opens the entry after kill \(i): \(withOther.stderr)")
-                XCTAssertEqual(withOther.records.first?["mnemonic"] as? String, about)
-                swap(&current, &other)
-            } else {
-                XCTAssertEqual(withCurrent.records.first?["mnemonic"] as? String, about)
-            }
-        }
-        XCTAssertGreaterThan(killedMidway, 0, "no run was killed before it finished")
-    }
-
     /// Two writers at once: the lock serialises them; both entries land, or the name clash is
     /// reported for exactly one.
     func testTwoWritersAtOnce() throws {

@@ -220,27 +220,23 @@ final class LitecoinLiveNodeTests: XCTestCase {
         let viaRPC = try scan(state: "rpc", gap: 40)
         try assertAgrees(viaRPC)
 
-        // kill -9: runs of 60 blocks killed after growing delays, then one to the end, all
-        // appending to one file: every event of a clean run in it once, ids in order.
-        var kills = 0
-        for i in 0..<8 {
-            let delay = String(format: "%.2f", 0.1 + Double(i) * 0.15)
-            let r = try Shell.run("scan-blocks --chain litecoin --network regtest --birthday 0 --gap-limit 40 \(fromNode) --key-file \(dir)/key.json"
-                                  + " --state-dir \(dir)/killed --max-blocks 60 --progress none >> \(dir)/killed.jsonl 2>/dev/null & p=$!; sleep \(delay); kill -9 $p 2>/dev/null && echo killed; wait $p; true")
-            if r.out.contains("killed") { kills += 1 }
-        }
-        let last = try Shell.run("scan-blocks --chain litecoin --network regtest --birthday 0 --gap-limit 40 \(fromNode) --key-file \(dir)/key.json"
-                                 + " --state-dir \(dir)/killed --progress none >> \(dir)/killed.jsonl")
-        XCTAssertEqual(last.status, 0, last.stderr)
-        XCTAssertGreaterThan(kills, 0, "no run was killed")
-        func stable(_ line: String) -> String {
-            line.replacingOccurrences(of: #","(confirmations|event_id)":[0-9]+"#, with: "", options: .regularExpression)
-        }
-        let got = try String(contentsOfFile: "\(dir)/killed.jsonl", encoding: .utf8).split(separator: "\n").map(String.init).filter { !$0.contains("\"balance\"") }
-        let wanted = viaRPC.lines.filter { !$0.contains("\"balance\"") }
-        XCTAssertEqual(got.map(stable).sorted(), wanted.map(stable).sorted(), "an event was lost, repeated or changed")
-        let ids = got.compactMap { line in line.range(of: #"(?<="event_id":)[0-9]+"#, options: .regularExpression).flatMap { Int(line[$0]) } }
-        XCTAssertEqual(ids, Array(1...max(1, wanted.count)), "event ids in order, none twice")
+        // kill -9 at 100 random moments (KillCampaign), scanning from the node into a file:
+        // whole lines after every kill, every round that ends equal to a clean run's events.
+        let campaign = URL(fileURLWithPath: "\(dir)/campaign")
+        try FileManager.default.createDirectory(at: campaign, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try KillCampaign.writeCheckers(to: campaign)
+        let command = "scan-blocks --chain litecoin --network regtest --birthday 0 --gap-limit 40 \(fromNode) --key-file \(dir)/key.json --progress none"
+        let started = Date()
+        let clean = try Shell.run("\(command) --state-dir clean > clean.jsonl", cwd: campaign)
+        XCTAssertEqual(clean.status, 0, clean.stderr)
+        let seconds = Date().timeIntervalSince(started)
+        XCTAssertEqual(try Shell.run("python3 same-events.py clean.jsonl /dev/stdin", stdin: Data(viaRPC.out.utf8), cwd: campaign).status, 0,
+                       "the campaign's clean run is the scan above")
+        let kills = KillCampaign.scan(command, wanted: "clean.jsonl", window: seconds * 1.2)
+        let outcome = try kills.execute(cwd: campaign)
+        XCTAssertNil(outcome.failure, outcome.failure ?? "")
+        XCTAssertEqual(outcome.kills, 100, outcome.log)
+        print("kill campaign scan-blocks from litecoind: \(outcome.kills) kills in \(outcome.attempts) runs, \(outcome.rounds) rounds completed, window \(String(format: "%.2f", kills.window)) s, seed \(kills.seed)")
 
         // The node's own block files (stale blocks of the reorg among them), read after it stopped.
         try stop()

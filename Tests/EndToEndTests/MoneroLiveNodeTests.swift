@@ -155,7 +155,9 @@ final class MoneroLiveNodeTests: XCTestCase {
         try rpc(minerPort, "refresh")
         try rpc(minerPort, "transfer", ["destinations": [["amount": 123_000_000_000, "address": sub01]]])
 
+        let started = Date()
         let first = try scan(seed)
+        let seconds = Date().timeIntervalSince(started)
         let wallet = try walletView(receiverPort)
         let received = first.records.filter { $0["type"] as? String == "received" }
         XCTAssertEqual(received.count, wallet.outputs.count)
@@ -164,6 +166,20 @@ final class MoneroLiveNodeTests: XCTestCase {
         XCTAssertEqual(first.records.filter { $0["type"] as? String == "pending" }.count, 1)
         XCTAssertTrue(received.contains { $0["payment_id"] as? String == "feedfacecafebeef" })
         assertAgrees(first, with: wallet, received: received)
+
+        // kill -9 at 100 random moments, scanning from the node into a file (KillCampaign):
+        // whole lines after every kill, every round that ends equal to the run above.
+        let campaign = URL(fileURLWithPath: dir + "/campaign")
+        try FileManager.default.createDirectory(at: campaign, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try KillCampaign.writeCheckers(to: campaign)
+        try first.stdout.write(to: campaign.appendingPathComponent("clean.jsonl"))
+        try seed.write(to: campaign.appendingPathComponent("key.json"))
+        let kills = KillCampaign.scan("scan-blocks --node 127.0.0.1:\(nodePort) --birthday 0 --lookahead 3,20 --progress none < key.json",
+                                      wanted: "clean.jsonl", window: seconds * 1.2)
+        let outcome = try kills.execute(cwd: campaign)
+        XCTAssertNil(outcome.failure, outcome.failure ?? "")
+        XCTAssertEqual(outcome.kills, 100, outcome.log)
+        print("kill campaign scan-blocks from monerod: \(outcome.kills) kills in \(outcome.attempts) runs, \(outcome.rounds) rounds completed, window \(String(format: "%.2f", kills.window)) s, seed \(kills.seed)")
 
         // Rerun: nothing new.
         let again = try scan(seed)

@@ -105,36 +105,15 @@ final class SignTxEthereumToolTests: XCTestCase {
     /// sign-tx --confirm on a pseudo-terminal, answering `answer` to every question: the
     /// terminal's text, the exit status and the output records' types.
     func confirmed(_ record: String, key: String, options: String = "", answer: String) throws -> (terminal: String, status: Int32, types: [String?]) {
-        let script = """
-        import os, pty, sys
-        pid, fd = pty.fork()
-        if pid == 0:
-            os.execvp("bash", ["bash", "-c", 'sign-tx --confirm --key-file "$KEY" \(options) < "$IN" > "$OUT"'])
-        seen = b""
-        while b"[y/N]" not in seen:
-            seen += os.read(fd, 4096)
-        os.write(fd, b"\(answer)\\n")
-        while True:
-            try:
-                chunk = os.read(fd, 4096)
-            except OSError:
-                break
-            if not chunk:
-                break
-            seen += chunk
-        _, st = os.waitpid(pid, 0)
-        sys.stderr.write(seen.decode())
-        sys.exit(os.waitstatus_to_exitcode(st))
-        """
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-confirm-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
-        try script.write(to: dir.appendingPathComponent("answer.py"), atomically: true, encoding: .utf8)
         try (record + "\n").write(to: dir.appendingPathComponent("in.jsonl"), atomically: true, encoding: .utf8)
-        let r = try Shell.run("KEY=\(key) IN=\(dir.path)/in.jsonl OUT=\(dir.path)/out.jsonl timeout 60 python3 \(dir.path)/answer.py")
+        let (shown, status) = try Terminal.run("sign-tx --confirm --key-file \(key) \(options) < \(dir.path)/in.jsonl > \(dir.path)/out.jsonl",
+                                               waitFor: "[y/N]", type: answer)
         let out = try String(contentsOf: dir.appendingPathComponent("out.jsonl"), encoding: .utf8)
         let types = out.split(separator: "\n").map { (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["type"] as? String }
-        return (r.stderr, r.status, types)
+        return (shown, status, types)
     }
 
     /// --confirm asks on the terminal: "n" signs nothing (an error record, exit 65), "y" signs;

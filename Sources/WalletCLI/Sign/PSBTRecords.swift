@@ -104,9 +104,11 @@ public struct PSBTRecords {
     }
 
     /// Writes the signed PSBT, binary, by a rename: a reader never sees half of it.
+    /// The signed PSBT replaces the file whole (AtomicFile: killed midway, the old file stays and
+    /// no temporary is left for long); 0666 less the umask, as a file a shell makes.
     public static func write(_ psbt: PSBT, file path: String) throws {
-        do { try Data(psbt.serialized()).write(to: URL(fileURLWithPath: path), options: .atomic) } catch {
-            throw CLIError.writeFailed(reason: "\(path): \(error.localizedDescription)")
+        do { try AtomicFile.write(psbt.serialized(), to: path, mode: 0o666) } catch {
+            throw CLIError.writeFailed(reason: error.reason)
         }
     }
 

@@ -1,0 +1,106 @@
+import Foundation
+
+/// kill -9 at random moments, as a test (docs/RELIABILITY.md): `run` is started again and
+/// again, each time killed after a random delay in [0, `window`) seconds, until `kills` runs
+/// were killed before they ended (a run that ends first is no kill). After every kill
+/// `afterKill` must succeed (no corrupt state, no half-written file); a run that ends on its
+/// own ends a round: `roundDone` checks the round's result and makes a fresh start.
+///
+/// The delays come from a seed given to awk's rand, printed with a failure, so a failing
+/// campaign can be replayed. One bash process runs the whole campaign: 100 kills cost the
+/// runs themselves, not 100 test-harness round trips.
+public struct KillCampaign {
+    public let run: String
+    public let afterKill: String
+    public let roundDone: String
+    public var kills = 100
+    public var window: Double
+    public var seed = UInt32.random(in: 1...1_000_000)
+
+    public init(run: String, afterKill: String, roundDone: String, window: Double) {
+        (self.run, self.afterKill, self.roundDone, self.window) = (run, afterKill, roundDone, window)
+    }
+
+    public struct Outcome {
+        public let kills: Int, attempts: Int, rounds: Int
+        public let failure: String?
+        public let log: String
+    }
+
+    /// Writes the checkers the campaigns share into `dir`:
+    /// `python3 whole-lines.py FILE…`: every line of each file whole and JSON (no half line);
+    /// `python3 same-events.py GOT WANTED`: a scan's events (balances aside) are the wanted
+    /// ones, each once, compared without confirmations and ids (they depend on where a run's
+    /// batches ended), and GOT's event ids run 1, 2, 3… as written.
+    public static func writeCheckers(to dir: URL) throws {
+        try """
+        import json, sys
+        for path in sys.argv[1:]:
+            try:
+                data = open(path, "rb").read()
+            except FileNotFoundError:
+                continue
+            if data and not data.endswith(b"\\n"):
+                sys.exit(path + ": ends inside a line")
+            for line in data.splitlines():
+                json.loads(line)
+        """.write(to: dir.appendingPathComponent("whole-lines.py"), atomically: true, encoding: .utf8)
+        try """
+        import json, re, sys
+        def events(path):
+            return [l for l in open(path).read().splitlines() if '"balance"' not in l]
+        def stable(line):
+            return re.sub(r',"(confirmations|event_id)":[0-9]+', "", line)
+        got, want = events(sys.argv[1]), events(sys.argv[2])
+        if sorted(map(stable, got)) != sorted(map(stable, want)):
+            sys.exit("an event was lost, repeated or changed")
+        ids = [json.loads(l)["event_id"] for l in got]
+        if ids != list(range(1, len(want) + 1)):
+            sys.exit("event ids %s" % ids)
+        """.write(to: dir.appendingPathComponent("same-events.py"), atomically: true, encoding: .utf8)
+    }
+
+    /// The campaign for a scan appending to out.jsonl with state in st/: after each kill the
+    /// file holds whole lines; a round that ends holds `wanted`'s events (run writeCheckers first).
+    public static func scan(_ command: String, wanted: String, window: Double) -> KillCampaign {
+        KillCampaign(run: "\(command) --state-dir st >> out.jsonl 2>> err.log",
+                     afterKill: "python3 whole-lines.py out.jsonl",
+                     roundDone: "python3 same-events.py out.jsonl \(wanted) && mkdir -p rounds && mv out.jsonl rounds/$rounds.jsonl && rm -rf st",
+                     window: window)
+    }
+
+    /// Runs the campaign in `cwd`; `failure` names the first broken check, with the seed.
+    public func execute(cwd: URL) throws -> Outcome {
+        let script = """
+        set -u
+        kills=0; attempts=0; rounds=0
+        while [ $kills -lt \(kills) ] && [ $attempts -lt \(kills * 4) ]; do
+          attempts=$((attempts + 1))
+          delay=$(awk -v s=\(seed) -v a=$attempts -v w=\(window) 'BEGIN { srand(s * 7919 + a); printf "%.3f", rand() * w }')
+          ( exec \(run) ) &
+          p=$!
+          sleep $delay
+          kill -9 $p 2>/dev/null
+          wait $p 2>/dev/null
+          status=$?
+          if [ $status -eq 137 ]; then
+            kills=$((kills + 1))
+            if ! ( \(afterKill) ); then echo "FAILED after kill $kills (attempt $attempts, delay $delay s, seed \(seed))"; exit 1; fi
+          elif [ $status -eq 0 ]; then
+            rounds=$((rounds + 1))
+            if ! ( \(roundDone) ); then echo "FAILED at the end of round $rounds (attempt $attempts, seed \(seed))"; exit 1; fi
+          else
+            echo "FAILED: a run exited $status (attempt $attempts, delay $delay s, seed \(seed))"; exit 1
+          fi
+        done
+        echo "kills=$kills attempts=$attempts rounds=$rounds"
+        """
+        let r = try Shell.run(script, cwd: cwd)
+        let last = r.lines.last ?? ""
+        func field(_ name: String) -> Int {
+            last.split(separator: " ").first { $0.hasPrefix(name + "=") }.flatMap { Int($0.dropFirst(name.count + 1)) } ?? -1
+        }
+        let failed = r.status != 0 ? (r.lines.last { $0.hasPrefix("FAILED") } ?? "exit \(r.status)") + "\n" + r.stderr : nil
+        return Outcome(kills: field("kills"), attempts: field("attempts"), rounds: field("rounds"), failure: failed, log: r.out + r.stderr)
+    }
+}
