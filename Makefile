@@ -36,18 +36,19 @@ test-deps:
 build: deps
 	swift build $(SWIFT_FLAGS)
 
-# Unit tests, vector tests and end-to-end tests of the built executables (one swift test run),
-# then the man pages through mandoc's linter.
-test: test-deps build lint fuzz-smoke
-	SATCHEL_BIN_DIR="$(BIN_DIR)" swift test $(SWIFT_FLAGS)
+# Unit tests, vector tests and end-to-end tests of the built executables: the XCTest bundle in
+# two shards side by side, and the fuzz smoke run beside them (scripts/test.sh); the man pages
+# through mandoc's linter first.
+test: test-deps build lint
+	swift build --build-tests $(SWIFT_FLAGS)
+	SATCHEL_BIN_DIR="$(BIN_DIR)" FUZZ_SMOKE_SECONDS=$(FUZZ_SMOKE_SECONDS) scripts/test.sh
 
 # Every fuzz target over its committed corpus in the plain build (no sanitizer between the
 # code and the inputs), then in the instrumented build (.build-fuzz: libFuzzer, AddressSanitizer)
 # with FUZZ_SMOKE_SECONDS of fresh mutations each (docs/RELIABILITY.md).
 FUZZ_SMOKE_SECONDS ?= 2
 fuzz-smoke: build
-	@for t in $$("$(BIN_DIR)/satchel-fuzz" --list); do "$(BIN_DIR)/satchel-fuzz" "$$t" "Fuzz/corpus/$$t" || exit 1; done
-	scripts/fuzz.sh --smoke $(FUZZ_SMOKE_SECONDS)
+	scripts/fuzz.sh --smoke $(FUZZ_SMOKE_SECONDS) "$(BIN_DIR)/satchel-fuzz"
 
 # make fuzz [FUZZ_RUNS=N] [FUZZ_TARGETS="psbt rlp"]: N executions a target (10^6 by default;
 # about an hour for all on 2 cores, see docs/RELIABILITY.md), two targets at a time; inputs

@@ -8,6 +8,12 @@ func systemLibrary(_ name: String, pkgConfig: String, apt: String) -> Target {
     .systemLibrary(name: name, pkgConfig: pkgConfig, providers: [.apt([apt])])
 }
 
+// The modules that compute (curve and field arithmetic, hashes, parsers, the card simulator)
+// are optimized in debug builds too: unoptimized, Swift's generic integer arithmetic makes a
+// test's scan or derivation 10-50 times slower, and the end-to-end tests run the tools
+// thousands of times. Tools' argument handling and the tests stay debuggable.
+let optimizedInDebug: [SwiftSetting] = [.unsafeFlags(["-O"], .when(configuration: .debug))]
+
 let package = Package(
     name: "Satchel",
     platforms: [.macOS(.v15)],  // grpc-swift-2 (the --lightwalletd source) needs macOS 15
@@ -46,13 +52,13 @@ let package = Package(
         // one binary runs on any x86-64); -O2 in debug too, as the tests run 10^5 products a path.
         // libsodium's X25519 is the portable ladder.
         .target(name: "CCurveBatch", dependencies: ["CSodium"], cSettings: [.unsafeFlags(["-O2"])]),
-        .target(name: "WalletCore", dependencies: ["CSodium", "CSecp256k1", "COpenSSL", "CCurveBatch"]),
+        .target(name: "WalletCore", dependencies: ["CSodium", "CSecp256k1", "COpenSSL", "CCurveBatch"], swiftSettings: optimizedInDebug),
         // SHA256d two messages at a time on SHA-NI (cpuid at run time, its own target attribute),
         // OpenSSL's SHA-256 otherwise: Bitcoin's txids, wtxids and merkle trees.
         .target(name: "CSHA256", dependencies: ["COpenSSL"], cSettings: [.unsafeFlags(["-O2"])]),
-        .target(name: "WalletKeys", dependencies: ["WalletCore"]),
-        .target(name: "WalletScan", dependencies: ["CSQLite", "CZstd", "WalletCore"]),
-        .target(name: "Monero", dependencies: ["CSodium", "WalletScan", "WalletKeys", "WalletCore"]),
+        .target(name: "WalletKeys", dependencies: ["WalletCore"], swiftSettings: optimizedInDebug),
+        .target(name: "WalletScan", dependencies: ["CSQLite", "CZstd", "WalletCore"], swiftSettings: optimizedInDebug),
+        .target(name: "Monero", dependencies: ["CSodium", "WalletScan", "WalletKeys", "WalletCore"], swiftSettings: optimizedInDebug),
         // HTTP/1.1 to a node over SwiftNIO (not URLSession, whose libcurl keeps the tools from
         // linking statically): one deadline per call, capped answers. scan-blocks' alone.
         .target(name: "NodeHTTP", dependencies: [
@@ -66,7 +72,7 @@ let package = Package(
         // Field arithmetic unoptimized is 30× slower: the tests' trial decryptions need -O in debug too.
         .target(name: "Zcash", dependencies: ["CBlake2", "CCurveBatch", "COpenSSL", "CSodium", "WalletKeys", "WalletScan", "WalletCore",
                                               .product(name: "SwiftProtobuf", package: "swift-protobuf")],
-                swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
+                swiftSettings: optimizedInDebug),
         // The only Zcash code that opens sockets: lightwalletd's gRPC service, apart so that the
         // chain's arithmetic builds and tests without SwiftNIO.
         .target(name: "ZcashLightwalletd", dependencies: [
@@ -77,18 +83,18 @@ let package = Package(
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
         ]),
         // Bitcoin-family chains (Bitcoin, Litecoin with MWEB): raw blocks, watch sets of scripts, block sources.
-        .target(name: "Bitcoin", dependencies: ["CSHA256", "WalletScan", "WalletKeys", "WalletCore"]),
+        .target(name: "Bitcoin", dependencies: ["CSHA256", "WalletScan", "WalletKeys", "WalletCore"], swiftSettings: optimizedInDebug),
         // The only Bitcoin code that opens sockets: bitcoind's (litecoind's) JSON-RPC and REST.
         .target(name: "BitcoinNode", dependencies: ["Bitcoin", "NodeHTTP", "WalletScan", "WalletCore"]),
         // Ethereum's transactions (legacy EIP-155, EIP-2930, EIP-1559), RLP, EIP-191 and EIP-712:
         // what is signed, built here; the key is the caller's.
-        .target(name: "Ethereum", dependencies: ["WalletCore"]),
+        .target(name: "Ethereum", dependencies: ["WalletCore"], swiftSettings: optimizedInDebug),
         .target(name: "WalletKeyStore", dependencies: ["CSodium", "WalletCore"]),
-        .target(name: "WalletCard", dependencies: ["COpenSSL", "CSodium", "CPCSCLite", "WalletCore"]),
+        .target(name: "WalletCard", dependencies: ["COpenSSL", "CSodium", "CPCSCLite", "WalletCore"], swiftSettings: optimizedInDebug),
         .target(name: "WalletCardCLI", dependencies: [
             "WalletCard", "WalletCLI", "Bitcoin", "WalletKeyStore", "WalletKeys", "WalletCore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        .target(name: "KeycardSimulator", dependencies: ["WalletCard", "WalletKeys", "WalletCore"]),
+        .target(name: "KeycardSimulator", dependencies: ["WalletCard", "WalletKeys", "WalletCore"], swiftSettings: optimizedInDebug),
         .target(name: "WalletQR", dependencies: ["CQREncode", "WalletCore"]),
         .target(name: "WalletCLI", dependencies: [
             "CProcess", "WalletCore", "WalletKeys", "WalletQR", "WalletScan", "Monero", "Zcash", "Bitcoin", "Ethereum", "WalletKeyStore", .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -6,10 +6,11 @@
 //
 // The fuzzing build compiles everything with -sanitize=fuzzer,address. libFuzzer brings its own
 // main, but SwiftPM links an executable with main = this module's entry point; so this main
-// takes the target's name off the arguments and hands the rest to libFuzzer's driver.
+// hands the arguments to libFuzzer's driver, the target's name among them as --target=NAME.
 #if canImport(Glibc)
 import Glibc
 #endif
+import WalletCore
 
 #if FUZZING
 @_silgen_name("LLVMFuzzerRunDriver")
@@ -85,14 +86,8 @@ enum SatchelFuzz {
 
     /// A file, or a directory's regular files in name order (a corpus).
     static func inputFiles(_ path: String) -> [String] {
-        guard let dir = opendir(path) else { return [path] }
-        defer { closedir(dir) }
-        var names = [String]()
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
-            if !name.hasPrefix(".") { names.append(path + "/" + name) }
-        }
-        return names.sorted()
+        guard let names = AtomicFile.names(in: path) else { return [path] }
+        return names.filter { !$0.hasPrefix(".") }.map { path + "/" + $0 }.sorted()
     }
 
     static func readFile(_ path: String) -> [UInt8]? {

@@ -22,14 +22,7 @@ public enum AtomicFile {
         let temp = "\(directory)/\(prefix)\(getpid())-\(Sodium.randomUniform(1 << 30))"
         let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
         guard fd >= 0 else { throw Failure(reason: "cannot create a file in \(directory): \(String(cString: strerror(errno)))") }
-        var offset = 0
-        var failure: Int32 = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { failure = errno; break }
-            offset += n
-        }
+        var failure = writeAll(fd, bytes)
         if failure == 0 && fsync(fd) != 0 { failure = errno }
         close(fd)
         if failure == 0 && rename(temp, path) != 0 { failure = errno }
@@ -37,17 +30,43 @@ public enum AtomicFile {
             unlink(temp)
             throw Failure(reason: "cannot write \(path): \(String(cString: strerror(failure)))")
         }
-        let dirFD = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if dirFD >= 0 { fsync(dirFD); close(dirFD) }
+        syncDirectory(directory)
+    }
+
+    /// Every byte to `fd`, through short writes and EINTR: 0, or the errno that stopped it.
+    public static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Int32 {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { return n < 0 ? errno : EIO }
+            offset += n
+        }
+        return 0
+    }
+
+    /// Syncs a directory, so that a rename or unlink in it outlives a crash.
+    public static func syncDirectory(_ path: String) {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if fd >= 0 { fsync(fd); close(fd) }
+    }
+
+    /// The names in a directory but "." and "..", unsorted; nil if it cannot be opened.
+    public static func names(in directory: String) -> [String]? {
+        guard let dir = opendir(directory) else { return nil }
+        defer { closedir(dir) }
+        var names = [String]()
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
     }
 
     /// Temporaries of this file whose writer's process is gone.
     static func removeStale(in directory: String, prefix: String) {
-        guard let dir = opendir(directory) else { return }
-        defer { closedir(dir) }
-        while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
-            guard name.hasPrefix(prefix), let pid = Int32(name.dropFirst(prefix.count).prefix(while: { $0 != "-" })) else { continue }
+        for name in names(in: directory) ?? [] where name.hasPrefix(prefix) {
+            guard let pid = Int32(name.dropFirst(prefix.count).prefix(while: { $0 != "-" })) else { continue }
             if kill(pid, 0) != 0 && errno == ESRCH { unlink("\(directory)/\(name)") }
         }
     }

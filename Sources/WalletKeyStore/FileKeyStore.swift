@@ -88,7 +88,7 @@ public struct FileKeyStore: KeyStorer {
             let interrupted = lstat(aside, &info) == 0
             if interrupted { try wipe(aside) }
             if Glibc.rename(path(name), aside) == 0 {
-                syncDirectory()
+                AtomicFile.syncDirectory(directory)
                 try wipe(aside)
             } else if errno != ENOENT {
                 throw .io("cannot move \(path(name)) aside: \(String(cString: strerror(errno)))")
@@ -105,11 +105,12 @@ public struct FileKeyStore: KeyStorer {
         var info = stat()
         fstat(fd, &info)
         let noise = Sodium.randomBytes(Int(info.st_size)).bytes
-        let ok = writeAll(fd, noise) && fsync(fd) == 0
+        var failure = AtomicFile.writeAll(fd, noise)
+        if failure == 0 && fsync(fd) != 0 { failure = errno }
         close(fd)
-        guard ok else { throw .io("cannot overwrite \(file): \(String(cString: strerror(errno)))") }
+        guard failure == 0 else { throw .io("cannot overwrite \(file): \(String(cString: strerror(failure)))") }
         guard unlink(file) == 0 else { throw .io("cannot remove \(file): \(String(cString: strerror(errno)))") }
-        syncDirectory()
+        AtomicFile.syncDirectory(directory)
     }
 
     public func changePassphrase(_ name: String, from old: SecureBytes, to new: SecureBytes) throws(KeyStoreError) {
@@ -196,21 +197,5 @@ public struct FileKeyStore: KeyStorer {
     /// its temporary is removed by the next write).
     private func atomicWrite(_ bytes: [UInt8], to file: String) throws(KeyStoreError) {
         do { try AtomicFile.write(bytes, to: file, mode: 0o600) } catch { throw .io(error.reason) }
-    }
-
-    private func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { return false }
-            offset += n
-        }
-        return true
-    }
-
-    private func syncDirectory() {
-        let fd = Glibc.open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if fd >= 0 { fsync(fd); close(fd) }
     }
 }

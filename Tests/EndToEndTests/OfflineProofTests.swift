@@ -30,8 +30,9 @@ final class OfflineProofTests: XCTestCase {
     /// Runs `command` in a namespace without network, traced; the network calls it made.
     func offline(_ command: String, stdin: Data = Data()) throws -> (result: Shell.Result, calls: [String]) {
         let trace = dir.appendingPathComponent("trace-\(UUID().uuidString)")
-        let quoted = command.replacingOccurrences(of: "'", with: "'\\''")
-        let r = try Shell.run("unshare --net strace -f -qq -e trace=socket,connect,bind,listen,accept,accept4,sendto,sendmsg,sendmmsg -e signal=none -o \(trace.path) bash -c '\(quoted)'",
+        // strace runs the tool itself, not a shell: bash started without $SHELL or $HOME asks
+        // the name service who the user is, and glibc first tries nscd's socket.
+        let r = try Shell.run("unshare --net strace -f -qq -e trace=socket,connect,bind,listen,accept,accept4,sendto,sendmsg,sendmmsg -e signal=none -o \(trace.path) -- \(command)",
                               stdin: stdin, cwd: dir)
         let calls = ((try? String(contentsOf: trace, encoding: .utf8)) ?? "<no trace>").split(separator: "\n").map(String.init)
         return (r, calls)

@@ -4,11 +4,14 @@ import Foundation
 /// again, each time killed after a random delay in [0, `window`) seconds, until `kills` runs
 /// were killed before they ended (a run that ends first is no kill). After every kill
 /// `afterKill` must succeed (no corrupt state, no half-written file); a run that ends on its
-/// own ends a round: `roundDone` checks the round's result and makes a fresh start.
+/// own ends a round: `roundDone` checks the round's result and makes a fresh start. After the
+/// last kill one run is left to end, so every campaign ends with a resume that is checked.
 ///
 /// The delays come from a seed given to awk's rand, printed with a failure, so a failing
-/// campaign can be replayed. One bash process runs the whole campaign: 100 kills cost the
-/// runs themselves, not 100 test-harness round trips.
+/// campaign can be replayed (as fractions of the window: a run from a fresh start that ends
+/// before its kill sets the window to a fifth more than it took, as the machine's load
+/// changes). One bash process runs the whole campaign: 100 kills cost the runs themselves,
+/// not 100 test-harness round trips.
 public struct KillCampaign {
     public let run: String
     public let afterKill: String
@@ -23,8 +26,28 @@ public struct KillCampaign {
 
     public struct Outcome {
         public let kills: Int, attempts: Int, rounds: Int
+        /// How many different delays the runs had (they must differ: random moments).
+        public let delays: Int
         public let failure: String?
         public let log: String
+    }
+
+    /// What is wrong with an outcome of this campaign, a message each, none when it held: a
+    /// check that failed, fewer kills than asked, or no round that ended (so no resume was
+    /// compared with a clean run).
+    public func problems(_ outcome: Outcome, what: String) -> [String] {
+        var problems = [String]()
+        if let failure = outcome.failure { problems.append("\(what): \(failure)") }
+        if outcome.kills != kills { problems.append("\(what): \(outcome.kills) of \(kills) runs killed before they ended\n\(outcome.log)") }
+        if outcome.rounds == 0 { problems.append("\(what): no run ended, so no resume was checked") }
+        if outcome.delays * 2 < outcome.attempts { problems.append("\(what): \(outcome.delays) different delays in \(outcome.attempts) runs: not random moments") }
+        return problems
+    }
+
+    /// The line a test prints: what happened, and the seed that repeats it.
+    public func summary(_ outcome: Outcome, what: String) -> String {
+        "kill campaign \(what): \(outcome.kills) kills in \(outcome.attempts) runs, \(outcome.rounds) rounds completed, "
+            + "window \(String(format: "%.2f", window)) s, seed \(seed)"
     }
 
     /// Writes the checkers the campaigns share into `dir`:
@@ -73,27 +96,52 @@ public struct KillCampaign {
     public func execute(cwd: URL) throws -> Outcome {
         let script = """
         set -u
-        kills=0; attempts=0; rounds=0
+        kills=0; attempts=0; rounds=0; window=\(window); fresh=1
+        # One stream of the seed, a fraction of the window per attempt. (Seeding awk anew for
+        # each attempt with seed * 7919 + attempt gave mawk one value for every attempt, seeds
+        # that large not told apart: every run of a campaign was killed at the same moment.)
+        fractions=($(awk -v s=\(seed) -v n=\(kills * 4) 'BEGIN { srand(s); for (i = 0; i < n; i++) printf "%.4f ", rand() }'))
         while [ $kills -lt \(kills) ] && [ $attempts -lt \(kills * 4) ]; do
+          delay=$(awk -v f=${fractions[$attempts]} -v w=$window 'BEGIN { printf "%.3f", f * w }')
           attempts=$((attempts + 1))
-          delay=$(awk -v s=\(seed) -v a=$attempts -v w=\(window) 'BEGIN { srand(s * 7919 + a); printf "%.3f", rand() * w }')
+          started=$EPOCHREALTIME
           ( exec \(run) ) &
           p=$!
-          sleep $delay
+          sleep $delay &
+          timer=$!
+          wait -n $p $timer 2>/dev/null
+          ended=$EPOCHREALTIME
           kill -9 $p 2>/dev/null
           wait $p 2>/dev/null
           status=$?
+          kill $timer 2>/dev/null; wait $timer 2>/dev/null
+          if [ $status -eq 0 ] && [ $fresh -eq 1 ]; then
+            # A run from a fresh start that ended before its kill sets the window: the machine's
+            # load changes while a campaign runs (other tests beside it), and so does a run's time.
+            window=$(awk -v a=$started -v b=$ended 'BEGIN { w = (b - a) * 1.2; printf "%.3f", w < 0.02 ? 0.02 : w }')
+          fi
+          fresh=0
           if [ $status -eq 137 ]; then
             kills=$((kills + 1))
             if ! ( \(afterKill) ); then echo "FAILED after kill $kills (attempt $attempts, delay $delay s, seed \(seed))"; exit 1; fi
           elif [ $status -eq 0 ]; then
             rounds=$((rounds + 1))
             if ! ( \(roundDone) ); then echo "FAILED at the end of round $rounds (attempt $attempts, seed \(seed))"; exit 1; fi
+            fresh=1
           else
             echo "FAILED: a run exited $status (attempt $attempts, delay $delay s, seed \(seed))"; exit 1
           fi
         done
-        echo "kills=$kills attempts=$attempts rounds=$rounds"
+        # The last kill is resumed too: one run left to its end, and its round checked.
+        if [ $kills -gt 0 ]; then
+          attempts=$((attempts + 1))
+          ( exec \(run) )
+          status=$?
+          [ $status -eq 0 ] || { echo "FAILED: the run after the last kill exited $status (seed \(seed))"; exit 1; }
+          rounds=$((rounds + 1))
+          if ! ( \(roundDone) ); then echo "FAILED at the end of round $rounds, after the last kill (seed \(seed))"; exit 1; fi
+        fi
+        echo "kills=$kills attempts=$attempts rounds=$rounds delays=$(printf '%s\\n' "${fractions[@]:0:attempts}" | sort -u | wc -l)"
         """
         let r = try Shell.run(script, cwd: cwd)
         let last = r.lines.last ?? ""
@@ -101,6 +149,6 @@ public struct KillCampaign {
             last.split(separator: " ").first { $0.hasPrefix(name + "=") }.flatMap { Int($0.dropFirst(name.count + 1)) } ?? -1
         }
         let failed = r.status != 0 ? (r.lines.last { $0.hasPrefix("FAILED") } ?? "exit \(r.status)") + "\n" + r.stderr : nil
-        return Outcome(kills: field("kills"), attempts: field("attempts"), rounds: field("rounds"), failure: failed, log: r.out + r.stderr)
+        return Outcome(kills: field("kills"), attempts: field("attempts"), rounds: field("rounds"), delays: field("delays"), failure: failed, log: r.out + r.stderr)
     }
 }
