@@ -16,11 +16,15 @@ enum EncodingTargets {
         if let decoded = try? Base58.decode(string) {
             holds(Base58.encode(decoded) == string, "Base58 decode∘encode is not the identity")
         }
-        // As bytes: encode then decode is the identity, and Base58Check finds one changed character.
-        guard bytes.count <= Base58.maxDecodedLength - 4 else { return }
+        // As bytes: encode then decode is the identity, and Base58Check finds one changed
+        // character, for encodings the decoder takes: its limit counts characters, and an
+        // encoding has at least as many characters as bytes.
+        guard bytes.count <= Base58.maxDecodedLength else { return }
         let encoded = Base58.encode(bytes)
+        guard encoded.utf8.count <= Base58.maxDecodedLength else { return }
         holds((try? Base58.decode(encoded)) == bytes, "Base58 encode∘decode is not the identity")
         let checked = Base58.encodeCheck(bytes)
+        guard checked.utf8.count <= Base58.maxDecodedLength else { return }
         holds((try? Base58.decodeCheck(checked)) == bytes, "Base58Check encode∘decode is not the identity")
         if let (position, replacement) = substitution(in: checked, from: Base58.alphabet, seed: bytes) {
             var changed = Array(checked.utf8)
