@@ -44,12 +44,15 @@ b=$?
 wait $a; a=$?
 wait $f; f=$?
 
-executed() {  # a log's last XCTest count
-    grep -E "^[[:space:]]+Executed [0-9]+ tests?," "$1" | tail -1 | sed -E 's/^[[:space:]]+Executed ([0-9]+) .*/\1/' | grep . || echo 0
+count_line() {  # a log's last XCTest count line, trimmed
+    grep -E "^[[:space:]]+Executed [0-9]+ tests?," "$1" | tail -1 | sed -E 's/^[[:space:]]+//'
 }
-summary() {  # name, status, log: the log's last XCTest count, or the fuzz lines' count
+executed() {  # the number of tests that line counts, or 0
+    count_line "$1" | sed -E 's/^Executed ([0-9]+) .*/\1/' | grep . || echo 0
+}
+summary() {  # name, status, log: the log's count line, or the fuzz lines' count
     local count
-    count=$(grep -E "^[[:space:]]+Executed [0-9]+ tests?," "$3" | tail -1 | sed -E 's/^[[:space:]]+//')
+    count=$(count_line "$3")
     printf '%-10s exit %-3s %5s s  %s\n' "$1" "$2" "$(cat "$3.time")" "${count:-$(grep -c ' runs ' "$3") fuzz targets}"
 }
 for part in shard-a shard-b fuzz-smoke; do
