@@ -51,7 +51,7 @@ fuzz-smoke: build
 	scripts/fuzz.sh --smoke $(FUZZ_SMOKE_SECONDS) "$(BIN_DIR)/satchel-fuzz"
 
 # make fuzz [FUZZ_RUNS=N] [FUZZ_TARGETS="psbt rlp"]: N executions a target (10^6 by default;
-# about 75 minutes for all on 2 cores, see docs/RELIABILITY.md), two targets at a time; inputs
+# about 76 minutes for all on 2 cores, see docs/RELIABILITY.md), two targets at a time; inputs
 # that add coverage are merged into Fuzz/corpus, to be committed with any finding's regression test.
 FUZZ_RUNS ?= 1000000
 fuzz: test-deps

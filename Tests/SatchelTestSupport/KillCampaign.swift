@@ -28,6 +28,8 @@ public struct KillCampaign {
         public let kills: Int, attempts: Int, rounds: Int
         /// How many different delays the runs had (they must differ: random moments).
         public let delays: Int
+        /// The window the campaign ended with (runs from a fresh start set it as they go).
+        public let window: Double
         public let failure: String?
         public let log: String
     }
@@ -47,7 +49,7 @@ public struct KillCampaign {
     /// The line a test prints: what happened, and the seed that repeats it.
     public func summary(_ outcome: Outcome, what: String) -> String {
         "kill campaign \(what): \(outcome.kills) kills in \(outcome.attempts) runs, \(outcome.rounds) rounds completed, "
-            + "window \(String(format: "%.2f", window)) s, seed \(seed)"
+            + "window \(String(format: "%.2f", window)) s at the start, \(String(format: "%.2f", outcome.window)) s at the end, seed \(seed)"
     }
 
     /// Writes the checkers the campaigns share into `dir`:
@@ -97,6 +99,11 @@ public struct KillCampaign {
         let script = """
         set -u
         kills=0; attempts=0; rounds=0; window=\(window); fresh=1
+        # A run that ended on its own ends a round: its result checked, and a fresh start made.
+        round_ended() {
+          rounds=$((rounds + 1))
+          if ! ( \(roundDone) ); then echo "FAILED at the end of round $rounds$1 (attempt $attempts, seed \(seed))"; exit 1; fi
+        }
         # One stream of the seed, a fraction of the window per attempt. (Seeding awk anew for
         # each attempt with seed * 7919 + attempt gave mawk one value for every attempt, seeds
         # that large not told apart: every run of a campaign was killed at the same moment.)
@@ -125,30 +132,31 @@ public struct KillCampaign {
             kills=$((kills + 1))
             if ! ( \(afterKill) ); then echo "FAILED after kill $kills (attempt $attempts, delay $delay s, seed \(seed))"; exit 1; fi
           elif [ $status -eq 0 ]; then
-            rounds=$((rounds + 1))
-            if ! ( \(roundDone) ); then echo "FAILED at the end of round $rounds (attempt $attempts, seed \(seed))"; exit 1; fi
+            round_ended ""
             fresh=1
           else
             echo "FAILED: a run exited $status (attempt $attempts, delay $delay s, seed \(seed))"; exit 1
           fi
         done
+        delays=$(printf '%s\\n' "${fractions[@]:0:attempts}" | sort -u | wc -l)
         # The last kill is resumed too: one run left to its end, and its round checked.
         if [ $kills -gt 0 ]; then
           attempts=$((attempts + 1))
           ( exec \(run) )
           status=$?
           [ $status -eq 0 ] || { echo "FAILED: the run after the last kill exited $status (seed \(seed))"; exit 1; }
-          rounds=$((rounds + 1))
-          if ! ( \(roundDone) ); then echo "FAILED at the end of round $rounds, after the last kill (seed \(seed))"; exit 1; fi
+          round_ended ", after the last kill"
         fi
-        echo "kills=$kills attempts=$attempts rounds=$rounds delays=$(printf '%s\\n' "${fractions[@]:0:attempts}" | sort -u | wc -l)"
+        echo "kills=$kills attempts=$attempts rounds=$rounds delays=$delays window=$window"
         """
         let r = try Shell.run(script, cwd: cwd)
         let last = r.lines.last ?? ""
-        func field(_ name: String) -> Int {
-            last.split(separator: " ").first { $0.hasPrefix(name + "=") }.flatMap { Int($0.dropFirst(name.count + 1)) } ?? -1
+        func value(_ name: String) -> Substring? {
+            last.split(separator: " ").first { $0.hasPrefix(name + "=") }?.dropFirst(name.count + 1)
         }
+        func field(_ name: String) -> Int { value(name).flatMap { Int($0) } ?? -1 }
         let failed = r.status != 0 ? (r.lines.last { $0.hasPrefix("FAILED") } ?? "exit \(r.status)") + "\n" + r.stderr : nil
-        return Outcome(kills: field("kills"), attempts: field("attempts"), rounds: field("rounds"), delays: field("delays"), failure: failed, log: r.out + r.stderr)
+        return Outcome(kills: field("kills"), attempts: field("attempts"), rounds: field("rounds"), delays: field("delays"),
+                       window: value("window").flatMap { Double($0) } ?? -1, failure: failed, log: r.out + r.stderr)
     }
 }
