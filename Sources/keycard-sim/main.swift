@@ -4,6 +4,11 @@
 // aborts pcscd when one is missing). Loopback only. Test support: never hold real keys in it.
 //
 // Usage: keycard-sim [--port 35963]
+// SIGUSR1: the Keycard is pulled out in the middle of the next command — the connection drops
+// before its answer, as a card yanked from a reader while it works. (Debian's vpcd 3.3 then
+// aborts pcscd, "bit out of range 0 - FD_SETSIZE", a few tenths of a second later, whatever
+// this program does next; tied to a command, the card's loss reaches the program that sent
+// it before that abort can, where killing this program would leave a test to a race.)
 // Message format (vpcd): 2-byte big-endian length, then an APDU, or one control byte:
 // 0x00 power off, 0x01 power on, 0x02 reset, 0x04 get ATR.
 #if canImport(Glibc)
@@ -55,6 +60,9 @@ func send(_ fd: Int32, _ payload: [UInt8]) {
     _ = message.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
 }
 
+/// Set by SIGUSR1, cleared by the command it drops (read and written whole: an Int32).
+nonisolated(unsafe) var pullOnNextCommand: Int32 = 0
+
 /// Serves one slot: accepts vpcd's connection (again after it drops) and answers its messages.
 func serve(port: UInt16, card: KeycardSimulator?) {
     let server = listen(on: port)
@@ -71,6 +79,10 @@ func serve(port: UInt16, card: KeycardSimulator?) {
                 default: break
                 }
             } else if let card {
+                if pullOnNextCommand != 0 {
+                    pullOnNextCommand = 0
+                    break  // no answer: the connection closes below
+                }
                 send(connection, card.process(payload))
             } else {
                 send(connection, [0x6A, 0x82])  // the blank card: no applet here
@@ -81,6 +93,7 @@ func serve(port: UInt16, card: KeycardSimulator?) {
 }
 
 signal(SIGPIPE, SIG_IGN)
+signal(SIGUSR1) { _ in pullOnNextCommand = 1 }
 let keycard = KeycardSimulator()
 let blankPort = port + 1
 Thread.detachNewThread { serve(port: blankPort, card: nil) }
