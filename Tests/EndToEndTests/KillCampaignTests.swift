@@ -29,12 +29,6 @@ final class KillCampaignTests: XCTestCase {
         return Date().timeIntervalSince(start)
     }
 
-    func assertCampaign(_ campaign: KillCampaign, _ what: String, file: StaticString = #filePath, line: UInt = #line) throws {
-        let outcome = try campaign.execute(cwd: dir)
-        for problem in campaign.problems(outcome, what: what) { XCTFail(problem, file: file, line: line) }
-        print(campaign.summary(outcome, what: what))
-    }
-
     /// scan-blocks from files into a file: after every kill the output holds whole lines only;
     /// every round that ends holds the uninterrupted run's events, each once, ids in order.
     func testScanFromFilesKilled100Times() throws {
@@ -45,7 +39,7 @@ final class KillCampaignTests: XCTestCase {
         let scan = "scan-blocks --blocks \(fixture)/blocks.jsonl --txs \(fixture)/txs.jsonl --lookahead 3,20 --birthday 0 --progress none"
         let seconds = try timed("\(scan) --state-dir clean < key.json > clean.jsonl")
         let campaign = KillCampaign.scan("\(scan) < key.json", wanted: "clean.jsonl", window: seconds * 1.2)
-        try assertCampaign(campaign, "scan-blocks from files")
+        try assertCampaign(campaign, in: dir, "scan-blocks from files")
         // The round the last kill left: resumed to its end, it too holds every event once.
         XCTAssertEqual(try Shell.run("\(scan) --state-dir st < key.json >> out.jsonl && python3 same-events.py out.jsonl clean.jsonl", cwd: dir).status, 0)
     }
@@ -89,7 +83,7 @@ final class KillCampaignTests: XCTestCase {
             afterKill: "bash check.sh $kills",
             roundDone: "bash check.sh ended",
             window: seconds * 1.2)
-        try assertCampaign(campaign, "keystore passwd")
+        try assertCampaign(campaign, in: dir, "keystore passwd")
     }
 
     /// sign-tx --out: after every kill the file is absent or the whole signed PSBT, beside it at
@@ -106,6 +100,14 @@ final class KillCampaignTests: XCTestCase {
             afterKill: "{ [ ! -e out/signed.psbt ] || cmp -s out/signed.psbt clean.psbt; } && [ -z \"$(ls -A out | grep -v -x -e signed.psbt -e '[.]signed[.]psbt[.]tmp-[0-9]*-[0-9]*')\" ] || { ls -lA out; exit 1; }",
             roundDone: "[ \"$(ls -A out)\" = signed.psbt ] && cmp -s out/signed.psbt clean.psbt && rm out/signed.psbt || { ls -lA out; exit 1; }",
             window: seconds * 1.2)
-        try assertCampaign(campaign, "sign-tx --out")
+        try assertCampaign(campaign, in: dir, "sign-tx --out")
     }
+}
+
+/// Runs a kill campaign in `cwd`: a test failure for each of its problems, and its summary line
+/// printed (the seed that repeats it). The live-node tests' campaigns use it too.
+func assertCampaign(_ campaign: KillCampaign, in cwd: URL, _ what: String, file: StaticString = #filePath, line: UInt = #line) throws {
+    let outcome = try campaign.execute(cwd: cwd)
+    for problem in campaign.problems(outcome, what: what) { XCTFail(problem, file: file, line: line) }
+    print(campaign.summary(outcome, what: what))
 }

@@ -233,9 +233,7 @@ final class LitecoinLiveNodeTests: XCTestCase {
         XCTAssertEqual(try Shell.run("python3 same-events.py clean.jsonl /dev/stdin", stdin: Data(viaRPC.out.utf8), cwd: campaign).status, 0,
                        "the campaign's clean run is the scan above")
         let kills = KillCampaign.scan(command, wanted: "clean.jsonl", window: seconds * 1.2)
-        let outcome = try kills.execute(cwd: campaign)
-        for problem in kills.problems(outcome, what: "scan-blocks from litecoind") { XCTFail(problem) }
-        print(kills.summary(outcome, what: "scan-blocks from litecoind"))
+        try assertCampaign(kills, in: campaign, "scan-blocks from litecoind")
 
         // The node's own block files (stale blocks of the reorg among them), read after it stopped.
         try stop()

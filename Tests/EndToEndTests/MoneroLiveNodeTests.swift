@@ -176,9 +176,7 @@ final class MoneroLiveNodeTests: XCTestCase {
         try seed.write(to: campaign.appendingPathComponent("key.json"))
         let kills = KillCampaign.scan("scan-blocks --node 127.0.0.1:\(nodePort) --birthday 0 --lookahead 3,20 --progress none < key.json",
                                       wanted: "clean.jsonl", window: seconds * 1.2)
-        let outcome = try kills.execute(cwd: campaign)
-        for problem in kills.problems(outcome, what: "scan-blocks from monerod") { XCTFail(problem) }
-        print(kills.summary(outcome, what: "scan-blocks from monerod"))
+        try assertCampaign(kills, in: campaign, "scan-blocks from monerod")
 
         // Rerun: nothing new.
         let again = try scan(seed)
