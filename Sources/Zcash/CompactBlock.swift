@@ -110,28 +110,6 @@ public enum IronwoodActions {
     }
 }
 
-extension SwiftProtobuf.Message {
-    /// The fields this proto does not know (newer servers' fields): each one's number and
-    /// wire type, and its value when it is a varint.
-    func unknownFieldList() -> [(number: UInt64, wireType: UInt64, varint: UInt64?)] {
-        var r = ByteReader(Array(unknownFields.data), what: "unknown fields")
-        var fields = [(number: UInt64, wireType: UInt64, varint: UInt64?)]()
-        // The decoder kept these fields whole: a read that fails only ends the list.
-        while !r.isAtEnd, let key = try? r.varint() {
-            var value: UInt64?
-            switch key & 7 {
-            case 0: guard let v = try? r.varint() else { return fields }; value = v
-            case 1: guard (try? r.take(8)) != nil else { return fields }
-            case 5: guard (try? r.take(4)) != nil else { return fields }
-            case 2: guard let n = try? r.varint(), let length = Int(exactly: n), (try? r.take(length)) != nil else { return fields }
-            default: return fields
-            }
-            fields.append((key >> 3, key & 7, value))
-        }
-        return fields
-    }
-}
-
 /// Errors of Zcash block data. None carries key material.
 public enum ZcashDataError: WalletError, Equatable {
     case badBlock(height: Int?, reason: String)
@@ -222,7 +200,7 @@ extension ZcashCompactBlock {
                                                   outputs: outputs, height: wire.height, firstPosition: position, fullCiphertexts: full,
                                                   actions: actions, fullActionCiphertexts: fullActions)
             compact.firstActionPosition = actionPosition
-            compact.ironwoodActionCount = tx.unknownFieldList().filter { $0.number == 9 && $0.wireType == 2 }.count
+            compact.ironwoodActionCount = tx.ironwoodActions.count
             IronwoodActions.add(compact.ironwoodActionCount)
             transactions.append(compact)
             position = position.map { $0 + UInt64(outputs.count) }
@@ -239,12 +217,7 @@ extension ZcashCompactBlock {
         var block = ZcashCompactBlock(height: wire.height, id: Array(wire.hash), previousID: Array(wire.prevHash), time: wire.time,
                                       transactions: transactions, saplingTreeSize: treeSize,
                                       orchardTreeSize: orchardTreeSize ?? 0, orchardActionCount: actionCount)
-        // ChainMetadata field 3 (NU6.3), which this proto predates; the last value counts, as
-        // protobuf reads a repeated scalar field.
-        if let size = wire.chainMetadata.unknownFieldList().last(where: { $0.number == 3 && $0.wireType == 0 })?.varint {
-            guard let small = UInt32(exactly: size) else { throw .badBlock(height: height, reason: "ironwoodCommitmentTreeSize \(size) is over 2^32 - 1") }
-            block.ironwoodTreeSize = small
-        }
+        block.ironwoodTreeSize = wire.chainMetadata.ironwoodCommitmentTreeSize
         return block
     }
 }
@@ -292,13 +265,7 @@ extension WireCompactBlock {
         case .object(let meta)?:
             chainMetadata.saplingCommitmentTreeSize = try uint32(meta, "saplingCommitmentTreeSize")
             chainMetadata.orchardCommitmentTreeSize = try uint32(meta, "orchardCommitmentTreeSize")
-            // Field 3 (NU6.3), kept as the wire form keeps it: as an unknown field.
-            if meta["ironwoodCommitmentTreeSize"] != nil {
-                let size = try uint32(meta, "ironwoodCommitmentTreeSize")
-                var bytes: [UInt8] = try chainMetadata.serializedBytes()
-                bytes += [0x18] + varintBytes(UInt64(size))
-                chainMetadata = try WireChainMetadata(serializedBytes: bytes)
-            }
+            chainMetadata.ironwoodCommitmentTreeSize = try uint32(meta, "ironwoodCommitmentTreeSize")
         default:
             // Ignored, it would read as "no tree sizes" and leave nullifiers unknown.
             throw ZcashDataError.badBlock(height: nil, reason: "chainMetadata is not an object")
@@ -325,17 +292,7 @@ extension WireCompactBlock {
                 return action
             }
             tx.actions = try objects(t, "actions").map(action)
-            // Ironwood actions (field 9, which this proto predates) kept as the wire form keeps
-            // them: as unknown fields, so that both forms are counted the same way.
-            let ironwood = try objects(t, "ironwoodActions")
-            if !ironwood.isEmpty {
-                var bytes: [UInt8] = try tx.serializedBytes()
-                for a in ironwood {
-                    let body: [UInt8] = try action(a).serializedBytes()
-                    bytes += [0x4A] + varintBytes(UInt64(body.count)) + body
-                }
-                tx = try WireCompactTx(serializedBytes: bytes)
-            }
+            tx.ironwoodActions = try objects(t, "ironwoodActions").map(action)
             return tx
         }
     }

@@ -9,7 +9,8 @@ import WalletScan
 import Zcash
 
 /// Compact blocks live from a lightwalletd over gRPC: `GetLatestBlock` for the tip and
-/// `GetBlockRange` for the blocks, from lightwalletd's CompactTxStreamer (proto/service.proto).
+/// `GetBlockRange` for the blocks (all shielded pools: an empty `poolTypes`), from
+/// lightwalletd's CompactTxStreamer (proto/service.proto).
 /// Each block is handed on as the bytes the server sent, after its height is checked; the
 /// synchronizer checks the chain by prevHash, as for a file.
 ///
@@ -150,7 +151,11 @@ public final class LightwalletdSource: BlockSource, Sendable {
             var range = WireBlockRange()
             range.start.height = UInt64(start)
             range.end.height = UInt64(last)
-            range.poolTypes = [.sapling]
+            // No pool types: every shielded pool (lightwalletd's filterBlockPool), which is what
+            // the scanner reads — Sapling and Orchard notes, and Ironwood's actions for its tree
+            // size. A list would cut the rest away ([SAPLING] drops every Orchard action), and
+            // servers older than the field would need asking for their version first; the empty
+            // list means the same to every version, and carries no transparent data.
             let request = ClientRequest(message: range)
             let progress = Locked(ContinuousClock.now)
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -166,7 +171,13 @@ public final class LightwalletdSource: BlockSource, Sendable {
                     }
                 }
                 group.addTask { try await self.watch(progress) }
-                try await group.next()
+                do {
+                    try await group.next()
+                } catch let error as RPCError where error.code == .outOfRange {
+                    // lightwalletd ends a stream past its tip with OUT_OF_RANGE ("block N is
+                    // newer than the latest block"): its chain became shorter since the tip
+                    // was asked for, which the check below tells from a server that lied.
+                }
                 group.cancelAll()
             }
             let got = received.get().count

@@ -64,7 +64,7 @@ final class TreeSizeTests: XCTestCase {
         return (try tx.serializedBytes(), try action.serializedBytes())
     }
 
-    /// Ironwood's tree size (ChainMetadata field 3, which the committed proto predates) is read
+    /// Ironwood's tree size (ChainMetadata field 3, NU6.3's) is read
     /// in both forms and grows by the block's Ironwood actions as the others do; a state
     /// stored before it was counted (8 bytes) reads its parent size as unknown.
     func testIronwoodTreeSize() throws {
@@ -98,7 +98,7 @@ final class TreeSizeTests: XCTestCase {
         XCTAssertThrowsError(try fromJSON("4294967296"))
     }
 
-    /// Ironwood actions (CompactTx field 9, which the committed proto predates) are counted
+    /// Ironwood actions (CompactTx field 9, NU6.3's) are counted
     /// from the wire's unknown fields, in the binary and the JSON form alike.
     func testIronwoodActionsAreCounted() throws {
         var (bytes, body) = try ironwoodParts()

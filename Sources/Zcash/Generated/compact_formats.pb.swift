@@ -40,6 +40,9 @@ public nonisolated struct WireChainMetadata: Sendable {
 
   public var orchardCommitmentTreeSize: UInt32 = 0
 
+  /// NU6.3
+  public var ironwoodCommitmentTreeSize: UInt32 = 0
+
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
   public init() {}
@@ -105,6 +108,9 @@ public nonisolated struct WireCompactTx: Sendable {
   public var vin: [WireCompactTxIn] = []
 
   public var vout: [WireTxOut] = []
+
+  /// NU6.3: Orchard-shaped actions of the Ironwood pool
+  public var ironwoodActions: [WireCompactOrchardAction] = []
 
   public var unknownFields = SwiftProtobuf.UnknownStorage()
 
@@ -192,7 +198,7 @@ fileprivate nonisolated let _protobuf_package = "cash.z.wallet.sdk.rpc"
 
 nonisolated extension WireChainMetadata: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".ChainMetadata"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}saplingCommitmentTreeSize\0\u{1}orchardCommitmentTreeSize\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}saplingCommitmentTreeSize\0\u{1}orchardCommitmentTreeSize\0\u{1}ironwoodCommitmentTreeSize\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -202,6 +208,7 @@ nonisolated extension WireChainMetadata: SwiftProtobuf.Message, SwiftProtobuf._M
       switch fieldNumber {
       case 1: try { try decoder.decodeSingularUInt32Field(value: &self.saplingCommitmentTreeSize) }()
       case 2: try { try decoder.decodeSingularUInt32Field(value: &self.orchardCommitmentTreeSize) }()
+      case 3: try { try decoder.decodeSingularUInt32Field(value: &self.ironwoodCommitmentTreeSize) }()
       default: break
       }
     }
@@ -214,12 +221,16 @@ nonisolated extension WireChainMetadata: SwiftProtobuf.Message, SwiftProtobuf._M
     if self.orchardCommitmentTreeSize != 0 {
       try visitor.visitSingularUInt32Field(value: self.orchardCommitmentTreeSize, fieldNumber: 2)
     }
+    if self.ironwoodCommitmentTreeSize != 0 {
+      try visitor.visitSingularUInt32Field(value: self.ironwoodCommitmentTreeSize, fieldNumber: 3)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
   public static func ==(lhs: WireChainMetadata, rhs: WireChainMetadata) -> Bool {
     if lhs.saplingCommitmentTreeSize != rhs.saplingCommitmentTreeSize {return false}
     if lhs.orchardCommitmentTreeSize != rhs.orchardCommitmentTreeSize {return false}
+    if lhs.ironwoodCommitmentTreeSize != rhs.ironwoodCommitmentTreeSize {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
@@ -296,7 +307,7 @@ nonisolated extension WireCompactBlock: SwiftProtobuf.Message, SwiftProtobuf._Me
 
 nonisolated extension WireCompactTx: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
   public static let protoMessageName: String = _protobuf_package + ".CompactTx"
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}index\0\u{1}txid\0\u{1}fee\0\u{1}spends\0\u{1}outputs\0\u{1}actions\0\u{1}vin\0\u{1}vout\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}index\0\u{1}txid\0\u{1}fee\0\u{1}spends\0\u{1}outputs\0\u{1}actions\0\u{1}vin\0\u{1}vout\0\u{1}ironwoodActions\0")
 
   public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
     while let fieldNumber = try decoder.nextFieldNumber() {
@@ -312,6 +323,7 @@ nonisolated extension WireCompactTx: SwiftProtobuf.Message, SwiftProtobuf._Messa
       case 6: try { try decoder.decodeRepeatedMessageField(value: &self.actions) }()
       case 7: try { try decoder.decodeRepeatedMessageField(value: &self.vin) }()
       case 8: try { try decoder.decodeRepeatedMessageField(value: &self.vout) }()
+      case 9: try { try decoder.decodeRepeatedMessageField(value: &self.ironwoodActions) }()
       default: break
       }
     }
@@ -342,6 +354,9 @@ nonisolated extension WireCompactTx: SwiftProtobuf.Message, SwiftProtobuf._Messa
     if !self.vout.isEmpty {
       try visitor.visitRepeatedMessageField(value: self.vout, fieldNumber: 8)
     }
+    if !self.ironwoodActions.isEmpty {
+      try visitor.visitRepeatedMessageField(value: self.ironwoodActions, fieldNumber: 9)
+    }
     try unknownFields.traverse(visitor: &visitor)
   }
 
@@ -354,6 +369,7 @@ nonisolated extension WireCompactTx: SwiftProtobuf.Message, SwiftProtobuf._Messa
     if lhs.actions != rhs.actions {return false}
     if lhs.vin != rhs.vin {return false}
     if lhs.vout != rhs.vout {return false}
+    if lhs.ironwoodActions != rhs.ironwoodActions {return false}
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }

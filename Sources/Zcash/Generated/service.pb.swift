@@ -8,8 +8,8 @@
 // For information on using the generated types, please see the documentation:
 //   https://github.com/apple/swift-protobuf/
 
-/// The part of lightwalletd's CompactTxStreamer service Satchel uses (GetLatestBlock,
-/// GetBlockRange, GetTransaction), with the messages they take: from lightwalletd's
+/// The part of lightwalletd's CompactTxStreamer service Satchel uses or its test server serves
+/// (GetLatestBlock, GetBlock, GetBlockRange, GetTransaction, GetLightdInfo), with the messages they take: from lightwalletd's
 /// lightwallet-protocol/walletrpc/service.proto (zcash/lightwalletd, MIT licence,
 /// Copyright (c) 2019-2020 The Zcash developers), same package, names and field numbers, so
 /// the gRPC paths are lightwalletd's: /cash.z.wallet.sdk.rpc.CompactTxStreamer/GetBlockRange.
@@ -37,6 +37,9 @@ public nonisolated enum WirePoolType: SwiftProtobuf.Enum, Swift.CaseIterable {
   case transparent // = 1
   case sapling // = 2
   case orchard // = 3
+
+  /// NU6.3
+  case ironwood // = 4
   case UNRECOGNIZED(Int)
 
   public init() {
@@ -49,6 +52,7 @@ public nonisolated enum WirePoolType: SwiftProtobuf.Enum, Swift.CaseIterable {
     case 1: self = .transparent
     case 2: self = .sapling
     case 3: self = .orchard
+    case 4: self = .ironwood
     default: self = .UNRECOGNIZED(rawValue)
     }
   }
@@ -59,6 +63,7 @@ public nonisolated enum WirePoolType: SwiftProtobuf.Enum, Swift.CaseIterable {
     case .transparent: return 1
     case .sapling: return 2
     case .orchard: return 3
+    case .ironwood: return 4
     case .UNRECOGNIZED(let i): return i
     }
   }
@@ -69,6 +74,7 @@ public nonisolated enum WirePoolType: SwiftProtobuf.Enum, Swift.CaseIterable {
     .transparent,
     .sapling,
     .orchard,
+    .ironwood,
   ]
 
 }
@@ -87,7 +93,10 @@ public nonisolated struct WireBlockID: Sendable {
   public init() {}
 }
 
-/// From start to end, both included.
+/// From start to end, both included (start > end: in descending order). An empty poolTypes
+/// is the shielded pools (Sapling, Orchard and, on servers that know it, Ironwood), as servers
+/// older than the field serve; a non-empty list keeps only those pools' parts of each
+/// transaction (TRANSPARENT: vin and vout) and drops a transaction left with none.
 public nonisolated struct WireBlockRange: Sendable {
   // SwiftProtobuf.Message conformance is added in an extension below. See the
   // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
@@ -170,12 +179,124 @@ public nonisolated struct WireChainSpec: Sendable {
   public init() {}
 }
 
+public nonisolated struct WireEmpty: Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+}
+
+public nonisolated struct WireLightdInfo: @unchecked Sendable {
+  // SwiftProtobuf.Message conformance is added in an extension below. See the
+  // `Message` and `Message+*Additions` files in the SwiftProtobuf library for
+  // methods supported on all messages.
+
+  public var version: String {
+    get {_storage._version}
+    set {_uniqueStorage()._version = newValue}
+  }
+
+  public var vendor: String {
+    get {_storage._vendor}
+    set {_uniqueStorage()._vendor = newValue}
+  }
+
+  public var taddrSupport: Bool {
+    get {_storage._taddrSupport}
+    set {_uniqueStorage()._taddrSupport = newValue}
+  }
+
+  public var chainName: String {
+    get {_storage._chainName}
+    set {_uniqueStorage()._chainName = newValue}
+  }
+
+  public var saplingActivationHeight: UInt64 {
+    get {_storage._saplingActivationHeight}
+    set {_uniqueStorage()._saplingActivationHeight = newValue}
+  }
+
+  public var consensusBranchID: String {
+    get {_storage._consensusBranchID}
+    set {_uniqueStorage()._consensusBranchID = newValue}
+  }
+
+  public var blockHeight: UInt64 {
+    get {_storage._blockHeight}
+    set {_uniqueStorage()._blockHeight = newValue}
+  }
+
+  public var gitCommit: String {
+    get {_storage._gitCommit}
+    set {_uniqueStorage()._gitCommit = newValue}
+  }
+
+  public var branch: String {
+    get {_storage._branch}
+    set {_uniqueStorage()._branch = newValue}
+  }
+
+  public var buildDate: String {
+    get {_storage._buildDate}
+    set {_uniqueStorage()._buildDate = newValue}
+  }
+
+  public var buildUser: String {
+    get {_storage._buildUser}
+    set {_uniqueStorage()._buildUser = newValue}
+  }
+
+  public var estimatedHeight: UInt64 {
+    get {_storage._estimatedHeight}
+    set {_uniqueStorage()._estimatedHeight = newValue}
+  }
+
+  public var zcashdBuild: String {
+    get {_storage._zcashdBuild}
+    set {_uniqueStorage()._zcashdBuild = newValue}
+  }
+
+  public var zcashdSubversion: String {
+    get {_storage._zcashdSubversion}
+    set {_uniqueStorage()._zcashdSubversion = newValue}
+  }
+
+  public var donationAddress: String {
+    get {_storage._donationAddress}
+    set {_uniqueStorage()._donationAddress = newValue}
+  }
+
+  public var upgradeName: String {
+    get {_storage._upgradeName}
+    set {_uniqueStorage()._upgradeName = newValue}
+  }
+
+  public var upgradeHeight: UInt64 {
+    get {_storage._upgradeHeight}
+    set {_uniqueStorage()._upgradeHeight = newValue}
+  }
+
+  public var lightwalletProtocolVersion: String {
+    get {_storage._lightwalletProtocolVersion}
+    set {_uniqueStorage()._lightwalletProtocolVersion = newValue}
+  }
+
+  public var unknownFields = SwiftProtobuf.UnknownStorage()
+
+  public init() {}
+
+  fileprivate var _storage = _StorageClass.defaultInstance
+}
+
 // MARK: - Code below here is support for the SwiftProtobuf runtime.
 
 fileprivate nonisolated let _protobuf_package = "cash.z.wallet.sdk.rpc"
 
 nonisolated extension WirePoolType: SwiftProtobuf._ProtoNameProviding {
-  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0POOL_TYPE_INVALID\0\u{1}TRANSPARENT\0\u{1}SAPLING\0\u{1}ORCHARD\0")
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{2}\0POOL_TYPE_INVALID\0\u{1}TRANSPARENT\0\u{1}SAPLING\0\u{1}ORCHARD\0\u{1}IRONWOOD\0")
 }
 
 nonisolated extension WireBlockID: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
@@ -350,6 +471,210 @@ nonisolated extension WireChainSpec: SwiftProtobuf.Message, SwiftProtobuf._Messa
   }
 
   public static func ==(lhs: WireChainSpec, rhs: WireChainSpec) -> Bool {
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension WireEmpty: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".Empty"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap()
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    // Load everything into unknown fields
+    while try decoder.nextFieldNumber() != nil {}
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: WireEmpty, rhs: WireEmpty) -> Bool {
+    if lhs.unknownFields != rhs.unknownFields {return false}
+    return true
+  }
+}
+
+nonisolated extension WireLightdInfo: SwiftProtobuf.Message, SwiftProtobuf._MessageImplementationBase, SwiftProtobuf._ProtoNameProviding {
+  public static let protoMessageName: String = _protobuf_package + ".LightdInfo"
+  public static let _protobuf_nameMap = SwiftProtobuf._NameMap(bytecode: "\0\u{1}version\0\u{1}vendor\0\u{1}taddrSupport\0\u{1}chainName\0\u{1}saplingActivationHeight\0\u{1}consensusBranchId\0\u{1}blockHeight\0\u{1}gitCommit\0\u{1}branch\0\u{1}buildDate\0\u{1}buildUser\0\u{1}estimatedHeight\0\u{1}zcashdBuild\0\u{1}zcashdSubversion\0\u{1}donationAddress\0\u{1}upgradeName\0\u{1}upgradeHeight\0\u{1}lightwalletProtocolVersion\0")
+
+  fileprivate class _StorageClass {
+    var _version: String = String()
+    var _vendor: String = String()
+    var _taddrSupport: Bool = false
+    var _chainName: String = String()
+    var _saplingActivationHeight: UInt64 = 0
+    var _consensusBranchID: String = String()
+    var _blockHeight: UInt64 = 0
+    var _gitCommit: String = String()
+    var _branch: String = String()
+    var _buildDate: String = String()
+    var _buildUser: String = String()
+    var _estimatedHeight: UInt64 = 0
+    var _zcashdBuild: String = String()
+    var _zcashdSubversion: String = String()
+    var _donationAddress: String = String()
+    var _upgradeName: String = String()
+    var _upgradeHeight: UInt64 = 0
+    var _lightwalletProtocolVersion: String = String()
+
+      // This property is used as the initial default value for new instances of the type.
+      // The type itself is protecting the reference to its storage via CoW semantics.
+      // This will force a copy to be made of this reference when the first mutation occurs;
+      // hence, it is safe to mark this as `nonisolated(unsafe)`.
+      static nonisolated(unsafe) let defaultInstance = _StorageClass()
+
+    private init() {}
+
+    init(copying source: _StorageClass) {
+      _version = source._version
+      _vendor = source._vendor
+      _taddrSupport = source._taddrSupport
+      _chainName = source._chainName
+      _saplingActivationHeight = source._saplingActivationHeight
+      _consensusBranchID = source._consensusBranchID
+      _blockHeight = source._blockHeight
+      _gitCommit = source._gitCommit
+      _branch = source._branch
+      _buildDate = source._buildDate
+      _buildUser = source._buildUser
+      _estimatedHeight = source._estimatedHeight
+      _zcashdBuild = source._zcashdBuild
+      _zcashdSubversion = source._zcashdSubversion
+      _donationAddress = source._donationAddress
+      _upgradeName = source._upgradeName
+      _upgradeHeight = source._upgradeHeight
+      _lightwalletProtocolVersion = source._lightwalletProtocolVersion
+    }
+  }
+
+  fileprivate mutating func _uniqueStorage() -> _StorageClass {
+    if !isKnownUniquelyReferenced(&_storage) {
+      _storage = _StorageClass(copying: _storage)
+    }
+    return _storage
+  }
+
+  public mutating func decodeMessage<D: SwiftProtobuf.Decoder>(decoder: inout D) throws {
+    _ = _uniqueStorage()
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      while let fieldNumber = try decoder.nextFieldNumber() {
+        // The use of inline closures is to circumvent an issue where the compiler
+        // allocates stack space for every case branch when no optimizations are
+        // enabled. https://github.com/apple/swift-protobuf/issues/1034
+        switch fieldNumber {
+        case 1: try { try decoder.decodeSingularStringField(value: &_storage._version) }()
+        case 2: try { try decoder.decodeSingularStringField(value: &_storage._vendor) }()
+        case 3: try { try decoder.decodeSingularBoolField(value: &_storage._taddrSupport) }()
+        case 4: try { try decoder.decodeSingularStringField(value: &_storage._chainName) }()
+        case 5: try { try decoder.decodeSingularUInt64Field(value: &_storage._saplingActivationHeight) }()
+        case 6: try { try decoder.decodeSingularStringField(value: &_storage._consensusBranchID) }()
+        case 7: try { try decoder.decodeSingularUInt64Field(value: &_storage._blockHeight) }()
+        case 8: try { try decoder.decodeSingularStringField(value: &_storage._gitCommit) }()
+        case 9: try { try decoder.decodeSingularStringField(value: &_storage._branch) }()
+        case 10: try { try decoder.decodeSingularStringField(value: &_storage._buildDate) }()
+        case 11: try { try decoder.decodeSingularStringField(value: &_storage._buildUser) }()
+        case 12: try { try decoder.decodeSingularUInt64Field(value: &_storage._estimatedHeight) }()
+        case 13: try { try decoder.decodeSingularStringField(value: &_storage._zcashdBuild) }()
+        case 14: try { try decoder.decodeSingularStringField(value: &_storage._zcashdSubversion) }()
+        case 15: try { try decoder.decodeSingularStringField(value: &_storage._donationAddress) }()
+        case 16: try { try decoder.decodeSingularStringField(value: &_storage._upgradeName) }()
+        case 17: try { try decoder.decodeSingularUInt64Field(value: &_storage._upgradeHeight) }()
+        case 18: try { try decoder.decodeSingularStringField(value: &_storage._lightwalletProtocolVersion) }()
+        default: break
+        }
+      }
+    }
+  }
+
+  public func traverse<V: SwiftProtobuf.Visitor>(visitor: inout V) throws {
+    try withExtendedLifetime(_storage) { (_storage: _StorageClass) in
+      if !_storage._version.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._version, fieldNumber: 1)
+      }
+      if !_storage._vendor.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._vendor, fieldNumber: 2)
+      }
+      if _storage._taddrSupport != false {
+        try visitor.visitSingularBoolField(value: _storage._taddrSupport, fieldNumber: 3)
+      }
+      if !_storage._chainName.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._chainName, fieldNumber: 4)
+      }
+      if _storage._saplingActivationHeight != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._saplingActivationHeight, fieldNumber: 5)
+      }
+      if !_storage._consensusBranchID.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._consensusBranchID, fieldNumber: 6)
+      }
+      if _storage._blockHeight != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._blockHeight, fieldNumber: 7)
+      }
+      if !_storage._gitCommit.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._gitCommit, fieldNumber: 8)
+      }
+      if !_storage._branch.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._branch, fieldNumber: 9)
+      }
+      if !_storage._buildDate.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._buildDate, fieldNumber: 10)
+      }
+      if !_storage._buildUser.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._buildUser, fieldNumber: 11)
+      }
+      if _storage._estimatedHeight != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._estimatedHeight, fieldNumber: 12)
+      }
+      if !_storage._zcashdBuild.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._zcashdBuild, fieldNumber: 13)
+      }
+      if !_storage._zcashdSubversion.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._zcashdSubversion, fieldNumber: 14)
+      }
+      if !_storage._donationAddress.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._donationAddress, fieldNumber: 15)
+      }
+      if !_storage._upgradeName.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._upgradeName, fieldNumber: 16)
+      }
+      if _storage._upgradeHeight != 0 {
+        try visitor.visitSingularUInt64Field(value: _storage._upgradeHeight, fieldNumber: 17)
+      }
+      if !_storage._lightwalletProtocolVersion.isEmpty {
+        try visitor.visitSingularStringField(value: _storage._lightwalletProtocolVersion, fieldNumber: 18)
+      }
+    }
+    try unknownFields.traverse(visitor: &visitor)
+  }
+
+  public static func ==(lhs: WireLightdInfo, rhs: WireLightdInfo) -> Bool {
+    if lhs._storage !== rhs._storage {
+      let storagesAreEqual: Bool = withExtendedLifetime((lhs._storage, rhs._storage)) { (_args: (_StorageClass, _StorageClass)) in
+        let _storage = _args.0
+        let rhs_storage = _args.1
+        if _storage._version != rhs_storage._version {return false}
+        if _storage._vendor != rhs_storage._vendor {return false}
+        if _storage._taddrSupport != rhs_storage._taddrSupport {return false}
+        if _storage._chainName != rhs_storage._chainName {return false}
+        if _storage._saplingActivationHeight != rhs_storage._saplingActivationHeight {return false}
+        if _storage._consensusBranchID != rhs_storage._consensusBranchID {return false}
+        if _storage._blockHeight != rhs_storage._blockHeight {return false}
+        if _storage._gitCommit != rhs_storage._gitCommit {return false}
+        if _storage._branch != rhs_storage._branch {return false}
+        if _storage._buildDate != rhs_storage._buildDate {return false}
+        if _storage._buildUser != rhs_storage._buildUser {return false}
+        if _storage._estimatedHeight != rhs_storage._estimatedHeight {return false}
+        if _storage._zcashdBuild != rhs_storage._zcashdBuild {return false}
+        if _storage._zcashdSubversion != rhs_storage._zcashdSubversion {return false}
+        if _storage._donationAddress != rhs_storage._donationAddress {return false}
+        if _storage._upgradeName != rhs_storage._upgradeName {return false}
+        if _storage._upgradeHeight != rhs_storage._upgradeHeight {return false}
+        if _storage._lightwalletProtocolVersion != rhs_storage._lightwalletProtocolVersion {return false}
+        return true
+      }
+      if !storagesAreEqual {return false}
+    }
     if lhs.unknownFields != rhs.unknownFields {return false}
     return true
   }
