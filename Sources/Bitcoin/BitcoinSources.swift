@@ -2,15 +2,17 @@ import Foundation
 import WalletCore
 import WalletScan
 
-/// Raw blocks as JSON Lines, in height order: {"height","hash","hex"} with an optional "prev"
-/// (what `getblock HASH 0` returns, with its height and hash beside it), plain or zstd; "-"
-/// is stdin. Mempool transactions come from another file of {"txid","hex"} records.
+/// Raw blocks as JSON Lines, in the order a node connects them: {"height","hash","hex"} with
+/// an optional "prev" (what `getblock HASH 0` returns, with its height and hash beside it),
+/// plain or zstd; "-" is stdin. Mempool transactions come from another file of {"txid","hex"}
+/// records. A reorg in the file, and a file that begins below the wallet's height, are read
+/// as `FileChain` says.
 public final class BitcoinRecordSource: BlockSource, @unchecked Sendable {  // every use holds `lock`
     private let lock = NSLock()
     private let path: String
     private let mempoolPath: String?
     private var lines: LineStream
-    private var nextHeight: Int?
+    private var chain = FileChain()
     private var firstHeight: Int?
     private var held: BlockData?
 
@@ -25,54 +27,55 @@ public final class BitcoinRecordSource: BlockSource, @unchecked Sendable {  // e
     public func blocks(from height: Int, count: Int) throws -> [BlockData] {
         lock.lock()
         defer { lock.unlock() }
-        if let next = nextHeight, height < next - (held == nil ? 0 : 1) {
+        if let next = chain.nextHeight, height < next - (held == nil ? 0 : 1) {
             guard path != "-" else {
                 throw ScanError.unsupported("cannot go back in the chain read from stdin (a reorg against the stored chain): give --blocks a file")
             }
             lines = try LineStream(path: path)
-            (nextHeight, held) = (nil, nil)
+            (held, chain) = (nil, FileChain())
         }
-        var out = [BlockData]()
-        while out.count < count {
-            let block: BlockData
+        var batch = FileBatch(from: height, count: count)
+        while !batch.isFull {
+            let block: BlockData, switched: Bool
             if let kept = held {
-                block = kept
+                (block, switched) = (kept, false)
                 held = nil
             } else {
                 guard let read = try nextRecord() else { break }
-                block = read
+                (block, switched) = read
             }
             if firstHeight == nil {
                 firstHeight = block.height
                 guard block.height <= height else { throw ScanError.unsupported("\(lines.name) starts at block \(block.height), after the birthday \(height)") }
             }
-            if block.height < height { continue }
-            guard block.height == height + out.count else { held = block; break }
-            out.append(block)
+            guard batch.add(block, switched: switched) else {
+                held = block
+                break
+            }
         }
-        return out
+        return batch.result
     }
 
-    /// The next block record, checked for order and form; the hex is decoded, not parsed.
-    private func nextRecord() throws -> BlockData? {
+    /// The next block record, checked for order and form, and whether it switches to another
+    /// branch; the hex is decoded, not parsed.
+    private func nextRecord() throws -> (BlockData, switched: Bool)? {
         guard let (number, line) = try lines.next() else { return nil }
         let what = "\(lines.name) line \(number)"
         let record = try FileBlockSource.object(line, what: what)
         guard case .number(let text)? = record["height"], let height = Int(text), (0...BlockData.maxHeight).contains(height) else {
             throw ScanError.malformed(what: what, reason: "a block record needs a height (a whole number), a hash and the hex")
         }
-        if let expected = nextHeight, height != expected {
-            throw ScanError.malformed(what: what, reason: "block \(height) out of order (expected \(expected))")
-        }
-        nextHeight = height + 1
         let hash = try BitcoinRecords.hash(record, "hash", what: what)
         guard case .string(let hex)? = record["hex"] else { throw ScanError.malformed(what: what, reason: "a block record needs its raw block as \"hex\"") }
         let blob: [UInt8]
         do { blob = try Hex.decode(hex) } catch { throw ScanError.malformed(what: "block \(height)", reason: error.message) }
-        if let prev = try BitcoinRecords.hash(record, "prev", what: what), blob.count >= 36, Array(blob[4..<36]) != prev {
+        let parent = blob.count >= 36 ? Array(blob[4..<36]) : nil
+        if let prev = try BitcoinRecords.hash(record, "prev", what: what), parent != nil, parent != prev {
             throw ScanError.malformed(what: "block \(height)", reason: "its header's parent is not the record's \"prev\"")
         }
-        return BlockData(height: height, blob: blob, transactions: [], claimedID: hash)
+        let switched: Bool
+        do { switched = try chain.admit(height: height, id: hash, parent: parent) } catch { throw ScanError.malformed(what: what, reason: error.reason) }
+        return (BlockData(height: height, blob: blob, transactions: [], claimedID: hash), switched)
     }
 
     public func mempool() throws -> [[UInt8]] {
@@ -82,9 +85,9 @@ public final class BitcoinRecordSource: BlockSource, @unchecked Sendable {  // e
 
 /// The record forms Bitcoin sources share.
 public enum BitcoinRecords {
-    /// A displayed (byte-reversed) 32-byte hash field, in internal order; nil when absent.
+    /// A displayed (byte-reversed) 32-byte hash field, in internal order; nil when absent or null.
     static func hash(_ record: JSONObject, _ key: String, what: String) throws -> [UInt8]? {
-        guard let value = record[key] else { return nil }
+        guard let value = record[key], value != .null else { return nil }
         guard case .string(let text) = value, text.count == 64, let bytes = try? Bitcoin.internalBytes(ofDisplayed: text) else {
             throw ScanError.malformed(what: what, reason: "\"\(key)\" must be a 64-digit hex hash")
         }

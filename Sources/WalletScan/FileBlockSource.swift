@@ -2,7 +2,9 @@ import Foundation
 import WalletCore
 
 /// Chain data from files in the fixture's format: block records ({"height","hash","blob",
-/// "tx_hashes"}, in height order) and transaction records ({"tx_hash","hex","in_pool"}).
+/// "tx_hashes"} and an optional "prev_hash", in the order a node connects them: a reorg in the
+/// file, told by "prev_hash", and a file that begins below the wallet's height are read as
+/// `FileChain` says) and transaction records ({"tx_hash","hex","in_pool"}).
 /// Records are told apart by their fields, so one stream may carry both (`cat txs blocks`);
 /// a path of "-" is stdin. Either input may be zstd-compressed (found by its magic number).
 ///
@@ -21,10 +23,12 @@ public final class FileBlockSource: BlockSource, @unchecked Sendable {  // every
     /// Ids of transactions of skipped blocks not yet read: dropped when they come.
     private var skipped = Set<[UInt8]>()
     private var pool = [[UInt8]]()
-    /// The next block record's height, once one was read.
-    private var nextHeight: Int?
+    /// The heights read, and the branch they are on.
+    private var chain = FileChain()
     private var firstHeight: Int?
     private var held: (number: Int, record: JSONObject)?
+    /// A block read whole that belongs to the next batch.
+    private var heldBlock: BlockData?
     private var blocksEnded = false
     private var drained = false
 
@@ -71,8 +75,9 @@ public final class FileBlockSource: BlockSource, @unchecked Sendable {  // every
         waiting = [:]
         skipped = []
         pool = []
-        nextHeight = nil
+        chain = FileChain()
         held = nil
+        heldBlock = nil
         blocksEnded = false
         drained = false
     }
@@ -82,21 +87,28 @@ public final class FileBlockSource: BlockSource, @unchecked Sendable {  // every
     public func blocks(from height: Int, count: Int) throws -> [BlockData] {
         lock.lock()
         defer { lock.unlock() }
-        if drained || (nextHeight.map { height < $0 } ?? false) { try reopen() }
-        var out = [BlockData]()
-        while out.count < count, let (number, record) = try nextBlockRecord() {
+        if drained || (chain.nextHeight.map { height < $0 - (heldBlock == nil ? 0 : 1) } ?? false) { try reopen() }
+        var batch = FileBatch(from: height, count: count)
+        while !batch.isFull {
+            if let kept = heldBlock {
+                heldBlock = nil
+                guard batch.add(kept, switched: false) else { heldBlock = kept; break }
+                continue
+            }
+            guard let (number, record) = try nextBlockRecord() else { break }
             let what = "\(blockLines.name) line \(number)"
             guard case .number(let text)? = record["height"], let h = Int(text), h >= 0 else { throw ScanError.malformed(what: what, reason: "a block record needs a height") }
-            if let expected = nextHeight, h != expected {
-                throw ScanError.malformed(what: what, reason: "block \(h) out of order (expected \(expected))")
-            }
+            let claimed: [UInt8]? = if case .string(let text)? = record["hash"] { try? Hex.decode(text) } else { nil }
+            let parent: [UInt8]? = if case .string(let text)? = record["prev_hash"] { try? Hex.decode(text) } else { nil }
+            let switched: Bool
+            do { switched = try chain.admit(height: h, id: claimed, parent: parent) } catch { throw ScanError.malformed(what: what, reason: error.reason) }
             if firstHeight == nil {
                 firstHeight = h
                 guard h <= height else { throw ScanError.unsupported("the block file starts at \(h), after the birthday \(height)") }
             }
-            nextHeight = h + 1
             let ids = try Self.hexList(record["tx_hashes"], what: what)
-            if h < height {
+            guard batch.wants(h) || switched else {
+                // Far below the batch: skipped, its transactions dropped as they come.
                 for id in ids where waiting.removeValue(forKey: id) == nil { skipped.insert(id) }
                 continue
             }
@@ -111,10 +123,13 @@ public final class FileBlockSource: BlockSource, @unchecked Sendable {  // every
                 }
                 txs.append(tx)
             }
-            let claimed: [UInt8]? = if case .string(let text)? = record["hash"] { try? Hex.decode(text) } else { nil }
-            out.append(BlockData(height: h, blob: blob, transactions: txs, claimedID: claimed))
+            let block = BlockData(height: h, blob: blob, transactions: txs, claimedID: claimed)
+            guard batch.add(block, switched: switched) else {
+                heldBlock = block
+                break
+            }
         }
-        return out
+        return batch.result
     }
 
     /// The transaction records marked in_pool, read to the end of the files.

@@ -117,7 +117,7 @@ public final class Synchronizer<Chain: ChainScanner> {
         var prefetch: Prefetch?
         defer { prefetch?.wait() }  // no fetch outlives the run
         while budget > 0 {
-            let nexts = try slots.map { slot in try slot.using(suspend: suspendStates) { try slot.state.nextHeight } }
+            var nexts = try slots.map { slot in try slot.using(suspend: suspendStates) { try slot.state.nextHeight } }
             let next = nexts.min()!
             guard next < end else { break }
             let count = min(batchSize, end - next, budget)
@@ -126,20 +126,37 @@ public final class Synchronizer<Chain: ChainScanner> {
                 exhausted = true
                 break
             }
-            guard first.height == next, zip(blocks, blocks.dropFirst()).allSatisfy({ $0.height + 1 == $1.height }) else {
+            // A file may begin below the height asked for, or switch to a branch from a block
+            // it gave before: its blocks below `next` are what the stored chain is held to.
+            guard first.height <= next, zip(blocks, blocks.dropFirst()).allSatisfy({ $0.height + 1 == $1.height }) else {
                 throw ScanError.malformed(what: "the block source", reason: "asked for blocks from \(next), it gave \(blocks.map(\.height).prefix(3))…")
             }
             // The source reads the next batch while this one is scanned.
             let following = blocks.last!.height + 1
             let followingCount = min(batchSize, end - following, budget - blocks.count)
-            prefetch = followingCount > 0 ? Prefetch(source, from: following, count: followingCount) : nil
+            prefetch = followingCount > 0 && following >= next ? Prefetch(source, from: following, count: followingCount) : nil
 
             // On every core: each block parsed and checked once, then trial-decrypted by each
             // wallet that needs it. Then each wallet's state, in block order, in its own transaction.
             let parsed = ParallelMap.map(blocks) { Chain.parse($0) }
+            if first.height < next {
+                var forked = false
+                for slot in slots {
+                    if try rewind(slot, to: blocks, parsed: parsed, sink: sink) { forked = true }
+                }
+                if forked { reorgs += 1 }
+                nexts = try slots.map { slot in try slot.using(suspend: suspendStates) { try slot.state.nextHeight } }
+                // Only blocks the wallets hold already (the file's last one, or a branch that
+                // agrees): nothing more to read.
+                guard blocks.last!.height >= nexts.min()! else {
+                    exhausted = true
+                    break
+                }
+            }
             let findings = Self.scanInRuns(parsed, heights: blocks.map(\.height), scanners: slots.map(\.scanner), from: nexts)
             var forked = false
-            for (s, slot) in slots.enumerated() where nexts[s] <= blocks.last!.height {
+            // A wallet whose fork lies below this batch reads its blocks in the next one.
+            for (s, slot) in slots.enumerated() where nexts[s] <= blocks.last!.height && nexts[s] >= first.height {
                 if try slot.using(suspend: suspendStates, { try apply(blocks: blocks, parsed: parsed, found: findings[s], from: nexts[s], to: slot, sink: sink) }) {
                     forked = true
                 }
@@ -184,7 +201,8 @@ public final class Synchronizer<Chain: ChainScanner> {
             for i in blocks.indices where blocks[i].height >= from {
                 let block = try blamed { () throws(ScanError) in try parsed[i].get() }
                 let height = blocks[i].height
-                if let point = try forkPoint(slot, at: height, previousID: block.previousID) {
+                if let stored = height > slot.birthday ? try slot.state.blockHash(height - 1) : nil, block.previousID != stored {
+                    let point = try meetingPoint(slot, at: height, previousID: block.previousID)
                     // The source's own block below agrees with the state, yet this one does not
                     // follow it: the source is inconsistent, and going back would loop.
                     guard point < height - 1 else {
@@ -234,21 +252,68 @@ public final class Synchronizer<Chain: ChainScanner> {
         do { return try body() } catch { throw blamed(error) }
     }
 
-    /// nil when a block at `height` whose parent is `previousID` extends the wallet's stored
-    /// chain; else the highest height both agree on.
-    private func forkPoint(_ slot: Slot, at height: Int, previousID: [UInt8]) throws -> Int? {
-        guard height > slot.birthday, let stored = try slot.state.blockHash(height - 1), previousID != stored else { return nil }
+    /// Where the source's branch through its block at `height` (whose parent is `previousID`)
+    /// meets the wallet's stored chain: the highest stored block that is an ancestor of it,
+    /// found by following parents down — the source's own blocks below, never a height it
+    /// does not hold (a file that begins above the fork cannot say where the fork is, and
+    /// taking its silence for a mismatch once undid a whole wallet). The birthday's parent when
+    /// every stored block is replaced.
+    private func meetingPoint(_ slot: Slot, at height: Int, previousID: [UInt8]) throws -> Int {
+        var parent = previousID
         var k = height - 1
         while k >= slot.birthday {
             guard height - 1 - k < maxReorgDepth else {
                 throw ScanError.reorgLimit("block \(height) does not follow the stored chain, and neither do the \(maxReorgDepth) blocks below it (at most \(maxReorgDepth) are gone back): the source serves another chain; check the node or server (scan-blocks --rescan starts again from the birthday)")
             }
             guard let mine = try slot.state.blockHash(k) else { break }
-            let theirs = try source.blocks(from: k, count: 1).first.map { data in try blamed { () throws(ScanError) in try Chain.parse(data).get().id } }
-            if theirs == mine { return k }
+            if parent == mine { return k }
+            guard let data = try source.blocks(from: k, count: 1).first, data.height == k else {
+                throw blamed(ScanError.malformed(what: "block \(k + 1)", reason: "it replaces the stored block \(k + 1), and the source does not hold its parent (block \(k)) to find where the two chains meet: give blocks from the fork on (at most the stored tip's height minus the reorg's depth), or scan-blocks --rescan"))
+            }
+            // A live source may have moved on since (its block k is then another branch's):
+            // its block k is what is held to the stored one, and its parent is followed.
+            let theirs = try blamed { () throws(ScanError) in try Chain.parse(data).get() }
+            if theirs.id == mine { return k }
+            parent = theirs.previousID
             k -= 1
         }
         return slot.birthday - 1
+    }
+
+    /// A batch that begins below the wallet's next height (a file that starts lower, or
+    /// switches to another branch): its blocks there are held to the stored chain, and at the
+    /// first that differs the wallet rolls back to where its branch meets the stored one, with
+    /// a reorg event. Returns whether it did.
+    private func rewind(_ slot: Slot, to blocks: [BlockData], parsed: [Result<Chain.Block, ScanError>], sink: EventSink) throws -> Bool {
+        try slot.using(suspend: suspendStates) {
+            let next = try slot.state.nextHeight
+            for i in blocks.indices where blocks[i].height < next && blocks[i].height >= slot.birthday {
+                let height = blocks[i].height
+                guard let stored = try slot.state.blockHash(height) else { continue }
+                let block = try blamed { () throws(ScanError) in try parsed[i].get() }
+                if block.id == stored { continue }
+                let point = height > slot.birthday ? try meetingPoint(slot, at: height, previousID: block.previousID) : slot.birthday - 1
+                var done = false
+                defer {
+                    slot.state.forgetCached()
+                    try? slot.loadUnspentTags()
+                }
+                try slot.state.db.transaction {
+                    guard reorgs < maxReorgsPerRun else {
+                        throw ScanError.reorgLimit("the source's chain changed again at block \(height) after \(reorgs) reorgs in this run (at most \(maxReorgsPerRun) are followed): it is not one chain; run again later, or use another node or server")
+                    }
+                    let undone = try slot.state.rollBack(above: point)
+                    let walletHeight = try slot.state.nextHeight
+                    try slot.state.enqueue([(point, .reorg(forkHeight: point, undoneOutputs: undone.outputs, undoneSpends: undone.spends))]) { event, id in
+                        sink.encode(event.confirmed(atWalletHeight: walletHeight), wallet: slot.name, id: id)
+                    }
+                    done = true
+                }
+                if done { try slot.state.deliver(to: sink) }
+                return true
+            }
+            return false
+        }
     }
 
     /// A block's outputs once the address table has grown to take them all in: an output

@@ -6,8 +6,9 @@ import WalletScan
 /// Compact blocks from a file, plain or zstd, streamed: lightwalletd's length-delimited
 /// protobuf (varint length ‖ CompactBlock, as `.pb` files and SDK caches keep them) or JSON
 /// Lines with the proto's field names and hex bytes. The form is told by the first byte
-/// ("{" for JSON). Blocks must come in height order; going back (a reorg against the stored
-/// chain) reopens the file, which stdin cannot.
+/// ("{" for JSON). Blocks come in the order a node connects them (a reorg in the file, and a
+/// file that begins below the wallet's height, are read as `FileChain` says); going back (a
+/// reorg against the stored chain) reopens the file, which stdin cannot.
 ///
 /// Full transactions (for memos) may come from a second file of JSON Lines records
 /// {"height", "txid" (hex, wire order), "raw_tx" (hex)} in height order, read alongside.
@@ -18,7 +19,9 @@ public final class CompactBlockFileSource: BlockSource, @unchecked Sendable {  /
     private var reader: Reader
     private var txLines: LineStream?
     private var heldTransaction: (height: Int, txid: [UInt8], raw: [UInt8])?
-    private var nextHeight: Int?
+    private var chain = FileChain()
+    private var firstHeight: Int?
+    private var held: BlockData?
 
     public init(path: String, transactionsPath: String? = nil) throws {
         self.path = path
@@ -33,31 +36,45 @@ public final class CompactBlockFileSource: BlockSource, @unchecked Sendable {  /
     public func blocks(from height: Int, count: Int) throws -> [BlockData] {
         lock.lock()
         defer { lock.unlock() }
-        if let next = nextHeight, height < next {
+        if let next = chain.nextHeight, height < next - (held == nil ? 0 : 1) {
             guard path != "-" else { throw ScanError.unsupported("cannot go back in compact blocks read from stdin (a reorg against the stored chain): give --blocks a file") }
             reader = try Reader(path: path)
             txLines = try transactionsPath.map(LineStream.init)
             heldTransaction = nil
-            nextHeight = nil
+            (held, chain) = (nil, FileChain())
         }
-        var out = [BlockData]()
-        while out.count < count {
-            guard let (block, bytes) = try reader.next() else { break }
-            guard block.height <= UInt64(BlockData.maxHeight) else {
-                throw ScanError.malformed(what: "\(reader.name) block \(reader.count)", reason: "height \(block.height) is beyond any chain (at most \(BlockData.maxHeight))")
+        var batch = FileBatch(from: height, count: count)
+        while !batch.isFull {
+            let data: BlockData, switched: Bool
+            if let kept = held {
+                (data, switched) = (kept, false)
+                held = nil
+            } else {
+                guard let (block, bytes) = try reader.next() else { break }
+                guard block.height <= UInt64(BlockData.maxHeight) else {
+                    throw ScanError.malformed(what: "\(reader.name) block \(reader.count)", reason: "height \(block.height) is beyond any chain (at most \(BlockData.maxHeight))")
+                }
+                let h = Int(block.height)
+                do {
+                    switched = try chain.admit(height: h, id: Array(block.hash), parent: Array(block.prevHash))
+                } catch {
+                    throw ScanError.malformed(what: "\(reader.name) block \(reader.count)", reason: error.reason)
+                }
+                if firstHeight == nil {
+                    firstHeight = h
+                    guard h <= height else { throw ScanError.unsupported("the compact blocks start at \(h), after the birthday \(height)") }
+                }
+                // Far below the batch: skipped unread (its full transactions are passed over
+                // by the next block that reads them).
+                guard batch.wants(h) || switched else { continue }
+                data = BlockData(height: h, blob: bytes, transactions: try fullTransactions(of: block), claimedID: nil)
             }
-            let h = Int(block.height)
-            if let expected = nextHeight, h != expected {
-                throw ScanError.malformed(what: "\(reader.name) block \(reader.count)", reason: "block \(h) out of order (expected \(expected))")
+            guard batch.add(data, switched: switched) else {
+                held = data
+                break
             }
-            if nextHeight == nil, h > height {
-                throw ScanError.unsupported("the compact blocks start at \(h), after the birthday \(height)")
-            }
-            nextHeight = h + 1
-            if h < height { continue }
-            out.append(BlockData(height: h, blob: bytes, transactions: try fullTransactions(of: block), claimedID: nil))
         }
-        return out
+        return batch.result
     }
 
     /// The block's full transactions in the order of its compact ones, empty where the file

@@ -163,3 +163,106 @@ final class BitcoinScannerTests: XCTestCase {
         XCTAssertEqual(watchBalance.total, 7_000)
     }
 }
+
+/// A reorg that a block file tells (#42): a file that begins with a replacement block, and a
+/// file that holds the orphaned blocks and then the replacing branch, as a node connects them.
+extension BitcoinScannerTests {
+    /// Chain A pays the wallet at 10, 126 and 127 (1,000, 2,000, 3,000); chain B is A to 125,
+    /// then 126′ paying 5,000, then 127′ and 128′ paying nothing.
+    private func forkedChains() throws -> (a: [BlockData], b: [BlockData]) {
+        let pay = { (index: UInt32, value: UInt64) in Tx(outputs: [(try! self.script(account: 0, index: index), value)]) }
+        var a = [[Tx]](repeating: [], count: 128), b = [[Tx]](repeating: [], count: 129)
+        a[10] = [pay(0, 1_000)]; b[10] = a[10]
+        a[126] = [pay(1, 2_000)]
+        a[127] = [pay(2, 3_000)]
+        b[126] = [pay(3, 5_000)]
+        let (chainA, chainB) = (chain(a).data, chain(b).data)
+        XCTAssertEqual(chainA[125].claimedID, chainB[125].claimedID)
+        XCTAssertNotEqual(chainA[126].claimedID, chainB[126].claimedID)
+        return (chainA, chainB)
+    }
+
+    /// Writes the blocks as the --blocks JSON Lines file (`prev` as given: the parent, or null).
+    private func file(_ name: String, _ blocks: [BlockData], prev: Bool = true) throws -> String {
+        let display = { (bytes: [UInt8]) in Hex.encode(Array(bytes.reversed())) }
+        let lines = blocks.map { b in
+            #"{"height":\#(b.height),"hash":"\#(display(b.claimedID!))","prev":\#(prev ? "\"\(display(Array(b.blob[4..<36])))\"" : "null"),"hex":"\#(Hex.encode(b.blob))"}"#
+        }
+        let path = "\(dir)/\(name).jsonl"
+        try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    /// Scans the file into the state `state`; the events.
+    private func scanFile(_ path: String, state: String = "s", batch: Int = 50) throws -> [ScanEvent] {
+        let scanner = BitcoinScanner<BitcoinMainChain>(master: master(), network: network)
+        let sync = try Synchronizer(wallets: [.init(name: nil, scanner: scanner, statePath: "\(dir)/\(state).db", birthday: 0)],
+                                    source: BitcoinRecordSource(path: path, mempoolPath: nil))
+        sync.batchSize = batch
+        let sink = Sink()
+        try sync.run(sink: sink)
+        return sink.events.map(\.event).filter { if case .progress = $0 { false } else { true } }
+    }
+
+    private func reorgs(_ events: [ScanEvent]) -> [[Int]] {
+        events.compactMap { if case .reorg(let fork, let outputs, let spends) = $0 { [fork, outputs, spends] } else { nil } }
+    }
+
+    private func finalBalance(_ events: [ScanEvent]) -> [Int]? {
+        guard case .balance(let b)? = events.last else { return nil }
+        return [b.height, Int(b.total)]
+    }
+
+    /// The second run's file starts with 126′, whose parent (125) the state holds: a reorg at
+    /// 125 undoing only 126 and 127, then 126′'s 5,000 — not a reorg at -1 that undid every
+    /// output and ended at zero. With 127′ and 128′ after it, the same; a file that starts at
+    /// 128′ cannot say where the fork is, and says so instead of undoing the wallet.
+    func testAFileThatBeginsWithAReplacementBlock() throws {
+        let (a, b) = try forkedChains()
+        let full = try file("a", a)
+        for (name, tail, height) in [("only-126", [b[126]], 127), ("126-128", Array(b[126...128]), 129)] {
+            let first = try scanFile(full, state: name)
+            XCTAssertEqual(received(first).map(\.value), [1_000, 2_000, 3_000])
+            XCTAssertEqual(finalBalance(first), [128, 6_000])
+            let second = try scanFile(try file(name, tail, prev: name == "only-126"), state: name)
+            XCTAssertEqual(reorgs(second), [[125, 2, 0]], name)
+            XCTAssertEqual(received(second).map(\.value), [5_000], name)
+            XCTAssertEqual(finalBalance(second), [height, 6_000], name)
+            // The same file again: nothing new.
+            let third = try scanFile(try file(name, tail), state: name)
+            XCTAssertEqual(reorgs(third), [], name)
+            XCTAssertEqual(received(third).count, 0, name)
+            XCTAssertEqual(finalBalance(third), [height, 6_000], name)
+        }
+        // Starting at 128′: its parent 127′ is neither stored nor in the file.
+        _ = try scanFile(full, state: "from-128")
+        XCTAssertThrowsError(try scanFile(try file("only-128", [b[128]]), state: "from-128")) { error in
+            XCTAssertEqual((error as? ScanError)?.message,
+                           "block 128 is malformed: it replaces the stored block 128, and the source does not hold its parent (block 127) to find where the two chains meet: give blocks from the fork on (at most the stored tip's height minus the reorg's depth), or scan-blocks --rescan")
+        }
+        XCTAssertEqual(finalBalance(try scanFile(full, state: "from-128")), [128, 6_000], "the state is as it was")
+    }
+
+    /// One file with 0…127, then 126′…128′ (a ZMQ rawblock feed's order): the replaced blocks
+    /// are dropped, whether they were handed out in an earlier batch (then a reorg at 125) or
+    /// not (then no reorg at all); either way the wallet ends as chain B alone leaves it.
+    func testAFileHoldingAReorg() throws {
+        let (a, b) = try forkedChains()
+        let feed = try file("feed", a + Array(b[126...128]))
+        let clean = try scanFile(try file("b", b), state: "clean")
+        XCTAssertEqual(finalBalance(clean), [129, 6_000])
+        let handedOut = try scanFile(feed, state: "batch64", batch: 64)  // 0…63, 64…127, then the branch
+        XCTAssertEqual(reorgs(handedOut), [[125, 2, 0]])
+        XCTAssertEqual(received(handedOut).map(\.value), [1_000, 2_000, 3_000, 5_000])
+        XCTAssertEqual(finalBalance(handedOut), [129, 6_000])
+        let inOneBatch = try scanFile(feed, state: "batch50")  // 100…127 and the branch in one read
+        XCTAssertEqual(reorgs(inOneBatch), [])
+        XCTAssertEqual(received(inOneBatch).map(\.value), [1_000, 5_000])
+        XCTAssertEqual(finalBalance(inOneBatch), [129, 6_000])
+        // A block that is neither the next nor on a branch from a block read before.
+        let stray = try file("stray", Array(a[0...5]) + [b[128]])
+        XCTAssertThrowsError(try scanFile(stray, state: "stray")) { error in
+            XCTAssertEqual((error as? ScanError)?.message, "\(dir)/stray.jsonl line 7 is malformed: block 128 out of order (expected 6, or a block whose parent is a block read before, from the last 1000)")
+        }
+    }
+}

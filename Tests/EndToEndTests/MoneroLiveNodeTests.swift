@@ -81,6 +81,35 @@ final class MoneroLiveNodeTests: XCTestCase {
         return reply["result"] as? [String: Any] ?? [:]
     }
 
+    /// The node's blocks in `range` as --blocks and --txs records (get_block's blob, hash,
+    /// prev_hash and tx_hashes; get_transactions' hex), appended to the two files.
+    private func export(_ range: ClosedRange<Int>, blocks: String, txs: String) throws {
+        var blockLines = "", txLines = ""
+        for height in range {
+            let block = try rpc(nodePort, "get_block", ["height": height])
+            let header = block["block_header"] as? [String: Any] ?? [:]
+            let ids = block["tx_hashes"] as? [String] ?? []
+            let record: [String: Any] = ["height": height, "hash": header["hash"] ?? "", "prev_hash": header["prev_hash"] ?? "", "blob": block["blob"] ?? "", "tx_hashes": ids]
+            blockLines += String(decoding: try JSONSerialization.data(withJSONObject: record), as: UTF8.self) + "\n"
+            guard !ids.isEmpty else { continue }
+            let body = try JSONSerialization.data(withJSONObject: ["txs_hashes": ids, "decode_as_json": false]).base64EncodedString()
+            let r = try Shell.run("echo \(body) | base64 -d | curl -sf -m 30 http://127.0.0.1:\(nodePort)/get_transactions -d @-")
+            XCTAssertEqual(r.status, 0, r.stderr)
+            let found = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: Any])["txs"] as? [[String: Any]] ?? []
+            XCTAssertEqual(found.count, ids.count)
+            for tx in found {
+                txLines += String(decoding: try JSONSerialization.data(withJSONObject: ["tx_hash": tx["tx_hash"] ?? "", "hex": tx["as_hex"] ?? "", "in_pool": false]), as: UTF8.self) + "\n"
+            }
+        }
+        for (path, text) in [(blocks, blockLines), (txs, txLines)] {
+            if !FileManager.default.fileExists(atPath: path) { FileManager.default.createFile(atPath: path, contents: nil) }
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+            try handle.seekToEnd()
+            try handle.write(contentsOf: Data(text.utf8))
+            try handle.close()
+        }
+    }
+
     private func mine(_ n: Int, to address: String) throws {
         try rpc(nodePort, "generateblocks", ["amount_of_blocks": n, "wallet_address": address])
     }
@@ -184,6 +213,12 @@ final class MoneroLiveNodeTests: XCTestCase {
         XCTAssertEqual(again.records.last?["type"] as? String, "balance")
         XCTAssertEqual(again.records.filter { ["received", "spent"].contains($0["type"] as? String) }.count, 0)
 
+        // The chain so far as files, scanned into a state of their own.
+        let tip = try XCTUnwrap(try rpc(nodePort, "get_info")["height"] as? Int) - 1
+        try export(0...tip, blocks: "\(dir)/a.jsonl", txs: "\(dir)/a-txs.jsonl")
+        let fromFile = try Shell.run("scan-blocks --blocks \(dir)/a.jsonl --txs \(dir)/a-txs.jsonl --birthday 0 --state-dir \(dir)/files --lookahead 3,20", stdin: seed)
+        XCTAssertEqual(fromFile.status, 0, fromFile.stderr)
+
         // Reorg: drop the last 3 blocks (R's spend and its confirmations) and mine another branch.
         let popped = try Shell.run("curl -sf -m 30 http://127.0.0.1:\(nodePort)/pop_blocks -d '{\"nblocks\":3}'")
         XCTAssertEqual(popped.status, 0, popped.stderr)
@@ -199,6 +234,29 @@ final class MoneroLiveNodeTests: XCTestCase {
         XCTAssertEqual((balance?["accounts"] as? [[String: Any]] ?? []).map {
             [String(describing: $0["major"] ?? "-"), $0["total"] as? String ?? "-", $0["unlocked"] as? String ?? "-"]
         }.filter { $0[1] != "0" }, walletAfter.accounts)
+
+        // The new branch alone as a file (#42): its first block's parent is the stored block
+        // below the 3 popped ones, so the file state follows the reorg there, undoing only what
+        // the popped blocks said, and ends where the node scan does.
+        let newTip = try XCTUnwrap(try rpc(nodePort, "get_info")["height"] as? Int) - 1
+        try export((tip - 2)...newTip, blocks: "\(dir)/b.jsonl", txs: "\(dir)/b-txs.jsonl")
+        let branch = try Shell.run("scan-blocks --blocks \(dir)/b.jsonl --txs \(dir)/b-txs.jsonl --birthday 0 --state-dir \(dir)/files --lookahead 3,20", stdin: seed)
+        XCTAssertEqual(branch.status, 0, branch.stderr)
+        let nodeReorg = afterReorg.records.first { $0["type"] as? String == "reorg" }
+        let fileReorg = branch.records.first { $0["type"] as? String == "reorg" }
+        XCTAssertEqual(fileReorg?["fork_height"] as? Int, tip - 3, branch.out)
+        XCTAssertEqual(fileReorg?["fork_height"] as? Int, nodeReorg?["fork_height"] as? Int)
+        XCTAssertEqual(fileReorg?["undone_outputs"] as? Int, nodeReorg?["undone_outputs"] as? Int)
+        XCTAssertEqual(fileReorg?["undone_spends"] as? Int, nodeReorg?["undone_spends"] as? Int)
+        let fileBalance = branch.records.last { $0["type"] as? String == "balance" }
+        XCTAssertEqual(fileBalance?["total"] as? String, String(walletAfter.total))
+        XCTAssertEqual(fileBalance?["height"] as? Int, balance?["height"] as? Int)
+        // Both in one file, the orphaned blocks then the new branch, as a node connects them:
+        // read in one pass to the same balance.
+        let feed = try Shell.run("cat \(dir)/a.jsonl \(dir)/b.jsonl > \(dir)/feed.jsonl && cat \(dir)/a-txs.jsonl \(dir)/b-txs.jsonl > \(dir)/feed-txs.jsonl && "
+                                 + "scan-blocks --blocks \(dir)/feed.jsonl --txs \(dir)/feed-txs.jsonl --birthday 0 --state-dir \(dir)/feed --lookahead 3,20", stdin: seed)
+        XCTAssertEqual(feed.status, 0, feed.stderr)
+        XCTAssertEqual(feed.records.last?["total"] as? String, String(walletAfter.total))
 
         // A stopped node: exit 69.
         for p in processes where p.isRunning { p.terminate(); p.waitUntilExit() }

@@ -448,3 +448,63 @@ final class ZcashOrchardScanToolTests: XCTestCase {
         XCTAssertEqual(live.records.filter { $0["pool"] as? String == "orchard" && $0["type"] as? String == "received" }.count, 16)
     }
 }
+
+/// A reorg that a compact-block file tells (#42), as for Bitcoin: a second run over a file that
+/// begins with the replacement block 2,900,030′ (its parent the stored 2,900,029), and one file
+/// holding the orphaned blocks and then the replacing branch.
+extension ZcashScanToolTests {
+    private func lines(_ path: String) throws -> [String] {
+        try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
+    }
+
+    private func height(_ line: String) -> Int { (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["height"] as? Int ?? -1 }
+
+    private func write(_ lines: [String], _ name: String) throws -> String {
+        try (lines.joined(separator: "\n") + "\n").write(toFile: "\(dir)/\(name)", atomically: true, encoding: .utf8)
+        return "\(dir)/\(name)"
+    }
+
+    private func run(_ blocks: String, state: String, _ extra: String = "") throws -> Shell.Result {
+        let r = try Shell.run("scan-blocks --chain zcash --blocks \(blocks) --birthday 2900000 --state-dir \(dir)/\(state) --progress none \(extra)",
+                              stdin: Shell.lines([["mnemonic": try wallet()["mnemonic"]!]]))
+        XCTAssertEqual(r.status, 0, r.stderr)
+        return r
+    }
+
+    private func reorgs(_ r: Shell.Result) -> [[Int]] {
+        r.records.filter { $0["type"] as? String == "reorg" }.map { [$0["fork_height"] as? Int ?? -2, $0["undone_outputs"] as? Int ?? -2, $0["undone_spends"] as? Int ?? -2] }
+    }
+
+    func testAFileThatBeginsWithAReplacementBlockOrHoldsAReorg() throws {
+        let original = "\(fixture)/compact_blocks.jsonl"
+        try writeZcashFork(of: original, from: 2_900_030, to: "\(dir)/fork.jsonl")
+        let branch = try lines("\(dir)/fork.jsonl").filter { height($0) >= 2_900_030 }
+        let whole = try run("\(dir)/fork.jsonl", state: "whole")
+        let first = try run(original, state: "s")
+        let undone = first.records.filter { $0["type"] as? String == "received" && ($0["height"] as? Int ?? 0) >= 2_900_030 }.count
+        let undoneSpends = first.records.filter { $0["type"] as? String == "spent" && ($0["height"] as? Int ?? 0) >= 2_900_030 }.count
+        XCTAssertGreaterThan(undone, 0)
+        // The new branch alone: a reorg at 2,900,029, only what 2,900,030 on said undone.
+        let second = try run(try write(branch, "branch.jsonl"), state: "s")
+        XCTAssertEqual(reorgs(second), [[2_900_029, undone, undoneSpends]])
+        XCTAssertEqual(second.records.last?["total"] as? String, whole.records.last?["total"] as? String)
+        XCTAssertEqual(second.records.last?["height"] as? Int, 2_900_050)
+        // Its first block alone, on another copy of the first run's state.
+        let copy = try run(original, state: "t")
+        XCTAssertEqual(copy.records.last?["total"] as? String, first.records.last?["total"] as? String)
+        let alone = try run(try write(Array(branch.prefix(1)), "one.jsonl"), state: "t")
+        XCTAssertEqual(reorgs(alone), [[2_900_029, undone, undoneSpends]])
+        XCTAssertEqual(alone.records.last?["height"] as? Int, 2_900_031)
+        // One file: the original to 2,900,039, then the branch from 2,900,030. A first run
+        // stops at 2,900,039 (the branch not yet read); the next reads on and follows it.
+        let feed = try write(try lines(original).filter { height($0) < 2_900_040 } + branch, "feed.jsonl")
+        _ = try run(feed, state: "feed", "--until-height 2900039")
+        let followed = try run(feed, state: "feed")
+        XCTAssertEqual(reorgs(followed).map { $0[0] }, [2_900_029])
+        XCTAssertEqual(followed.records.last?["total"] as? String, whole.records.last?["total"] as? String)
+        // In one run the replaced blocks are dropped before they are scanned: no reorg at all.
+        let once = try run(feed, state: "once")
+        XCTAssertEqual(reorgs(once), [])
+        XCTAssertEqual(once.lines, whole.lines)
+    }
+}
