@@ -144,6 +144,12 @@ public struct BitcoinScanner<C: BitcoinFamily>: ChainScanner {
         }
     }
 
+    /// As the node's getbalances: a mempool spend of an output takes it out of `confirmed`.
+    public static var countsMempoolSpends: Bool { true }
+
+    /// The tip's height, as bitcoind's getblockcount and every Bitcoin tool name it.
+    public static func reportedHeight(walletHeight: Int) -> Int { walletHeight - 1 }
+
     public static func parseTransaction(_ blob: [UInt8]) -> BitcoinTransaction? {
         try? Bitcoin.parseTransaction(blob, what: "a mempool transaction", dialect: C.dialect)
     }

@@ -83,6 +83,10 @@ public protocol ChainScanner: Sendable {
     static func parseTransaction(_ blob: [UInt8]) -> Block.Transaction?
     /// Whether an unspent output can be spent once `walletHeight` blocks are known.
     static func isUnlocked(_ output: ReceivedOutput, walletHeight: Int, now: UInt64) -> Bool
+    /// Whether the mempool's spends of owned outputs count, as a Bitcoin node's wallet counts
+    /// them (getbalances): an output a mempool transaction spends leaves the balance until the
+    /// spend is mined or gone. False by default: the mempool only adds receipts.
+    static var countsMempoolSpends: Bool { get }
 
     /// Ties a state to the wallet's keys: a state made for other keys is refused.
     var stateID: String { get }
@@ -130,9 +134,15 @@ public protocol ChainScanner: Sendable {
     /// A balance's sums in the chain's words (`pending`: the mempool's part of `total`); by
     /// default total and unlocked.
     static func sumFields(total: UInt64, unlocked: UInt64, pending: UInt64) -> [(key: String, value: JSONValue)]
+    /// The height a balance record names, of a wallet that has scanned `walletHeight` blocks:
+    /// by default that count (monero-wallet-rpc's get_height); a chain whose tools name the
+    /// tip's height says `walletHeight - 1`.
+    static func reportedHeight(walletHeight: Int) -> Int
 }
 
 extension ChainScanner {
+    public static var countsMempoolSpends: Bool { false }
+    public static func reportedHeight(walletHeight: Int) -> Int { walletHeight }
     public func addressPaid(_ output: ReceivedOutput) -> String? { nil }
     public static func memoFields(_ memo: [UInt8]) -> [(key: String, value: String)] { [(fieldNames.memo, Hex.encode(memo))] }
     public var balancePools: [String]? { nil }

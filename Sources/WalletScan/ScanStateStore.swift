@@ -123,6 +123,11 @@ final class ScanStateStore {
             .text(String(o.unlockTime)), .int(o.isCoinbase ? 1 : 0), o.memo.map { .blob($0) } ?? .null])
     }
 
+    /// The owned unspent output with this spend tag, if there is one.
+    func unspentOutput(spendTag: [UInt8]) throws -> ReceivedOutput? {
+        try db.query("SELECT * FROM outputs WHERE spend_tag = ? AND spent_height IS NULL", [.blob(spendTag)]).first.map(Self.row)?.output
+    }
+
     /// Marks the owned output with this spend tag spent; the output it was, if it was one.
     func markSpent(spendTag: [UInt8], height: Int, txID: [UInt8]) throws -> ReceivedOutput? {
         let rows = try db.query("SELECT * FROM outputs WHERE spend_tag = ? AND spent_height IS NULL", [.blob(spendTag)])

@@ -78,6 +78,9 @@ public enum ScanEvent: Sendable, Equatable {
     case received(ReceivedOutput, confirmations: Int)
     case spent(SpentOutput, confirmations: Int)
     case pending(ReceivedOutput)
+    /// A mempool transaction spends an owned output (chains whose `countsMempoolSpends`): the
+    /// output leaves the balance until the spend is mined or leaves the mempool. Height -1.
+    case pendingSpent(SpentOutput)
     case reorg(forkHeight: Int, undoneOutputs: Int, undoneSpends: Int)
     case balance(Balance)
     /// `chainHeight` is nil when the source cannot tell it (a stream).

@@ -29,6 +29,8 @@ public final class Synchronizer<Chain: ChainScanner> {
         let birthday: Int
         /// Mempool receipts per account, counted in the balance as monero-wallet-rpc does.
         var pendingIncoming = [UInt32: UInt64]()
+        /// The spend tags of stored outputs a mempool transaction spends: left out of the balance.
+        var pendingSpent = Set<[UInt8]>()
         /// The spend tags of the wallet's unspent outputs, so that the inputs of other people's
         /// transactions (nearly all) cost no query.
         var unspentTags = FilteredByteSet()
@@ -368,33 +370,78 @@ public final class Synchronizer<Chain: ChainScanner> {
     }
 
     /// Mempool receipts: all count in the balance; each is reported once, through the outbox.
+    /// Where the chain `countsMempoolSpends`, the mempool's spends of the wallet's outputs too:
+    /// each reported once (a pending spend), the spent output left out of the balance for as
+    /// long as the mempool holds the spend (a spend that is replaced or expires brings it back
+    /// at the next run), a receipt that another mempool transaction spends left out too, and
+    /// the change of the wallet's own spend marked as such (still unconfirmed: a watch-only
+    /// wallet's node trusts no unconfirmed transaction).
     private func reportPending(_ pool: [Chain.Block.Transaction], slot: Slot, sink: EventSink) throws {
         slot.pendingIncoming = [:]
+        slot.pendingSpent = []
+        let found = try slot.scanner.scan(pool)
+        let spends = Chain.countsMempoolSpends && slot.scanner.spendsKnown
+        // Which inputs spend the wallet's outputs: stored ones, or another mempool transaction's.
+        let poolOutputs = Set(found.joined().compactMap(\.spendTag))
+        var stored = [Int: [(input: Int, output: ReceivedOutput)]]()
+        var spentInPool = Set<[UInt8]>()
+        if spends {
+            for (t, tx) in pool.enumerated() {
+                for (input, tag) in tx.spendTags.enumerated() {
+                    if slot.unspentTags.contains(tag), let o = try slot.state.unspentOutput(spendTag: tag) {
+                        stored[t, default: []].append((input, o))
+                    } else if poolOutputs.contains(tag) {
+                        spentInPool.insert(tag)
+                    }
+                }
+            }
+        }
         var fresh = [(height: Int, event: ScanEvent)]()
-        for outputs in try slot.scanner.scan(pool) {
-            for o in outputs {
-                slot.pendingIncoming[o.account, default: 0] += o.amount
+        for (t, tx) in pool.enumerated() {
+            for (input, o) in stored[t] ?? [] {
+                slot.pendingSpent.insert(o.spendTag!)
+                var spent = SpentOutput(height: -1, spendingTxID: tx.id, spendTag: o.spendTag!, outputTxID: o.txID, outputIndex: o.index,
+                                        amount: o.amount, account: o.account, addressIndex: o.addressIndex)
+                spent.input = input
+                // Marked apart from receipts: an input's place, below zero.
+                if try !slot.state.pendingAlreadyReported(tx.id, -1 - input) { fresh.append((-1, .pendingSpent(spent))) }
+            }
+        }
+        for (t, outputs) in found.enumerated() {
+            for output in outputs {
+                let o = stored[t] == nil ? output : slot.scanner.asChange(output)
+                // Spent again in the mempool: it is no longer the wallet's to count.
+                if !(o.spendTag.map(spentInPool.contains) ?? false) { slot.pendingIncoming[o.account, default: 0] += o.amount }
                 // Height -1: no block holds it, so no reorg undoes it.
                 if try !slot.state.pendingAlreadyReported(o.txID, o.index) { fresh.append((-1, .pending(o))) }
             }
         }
         guard !fresh.isEmpty else { return }
         try slot.state.db.transaction {
-            for case (_, .pending(let o)) in fresh { try slot.state.notePendingReported(o.txID, o.index) }
+            for (_, event) in fresh {
+                switch event {
+                case .pending(let o): try slot.state.notePendingReported(o.txID, o.index)
+                case .pendingSpent(let s): try slot.state.notePendingReported(s.spendingTxID, -1 - s.input)
+                default: break
+                }
+            }
             try slot.state.enqueue(fresh) { event, id in sink.encode(event, wallet: slot.name, id: id) }
         }
         try slot.state.deliver(to: sink)
     }
 
-    /// Unspent outputs and mempool receipts, per account; unlocked by the chain's rules.
+    /// Unspent outputs and mempool receipts, per account; unlocked by the chain's rules;
+    /// outputs the mempool spends left out.
     private func balance(of slot: Slot, walletHeight: Int) throws -> Balance {
-        var total = slot.pendingIncoming.values.reduce(0, +), unlocked: UInt64 = 0
+        let pending = slot.pendingIncoming.values.reduce(0, +)
+        var total = pending, unlocked: UInt64 = 0
         var accounts = slot.pendingIncoming.mapValues { (total: $0, unlocked: UInt64(0)) }
         var pools = [String: (total: UInt64, unlocked: UInt64)]()
         for name in slot.scanner.balancePools ?? [] { pools[name] = (0, 0) }
         let now = UInt64(Date().timeIntervalSince1970)
         for row in try slot.state.allOutputs() where row.spentHeight == nil {
             let o = row.output
+            if let tag = o.spendTag, slot.pendingSpent.contains(tag) { continue }
             let free = Chain.isUnlocked(o, walletHeight: walletHeight, now: now)
             total += o.amount
             if free { unlocked += o.amount }
@@ -406,7 +453,7 @@ public final class Synchronizer<Chain: ChainScanner> {
             }
         }
         var balance = Balance(height: walletHeight, total: total, unlocked: unlocked, perAccount: accounts, perPool: pools, spendsKnown: slot.scanner.spendsKnown)
-        balance.pending = slot.pendingIncoming.values.reduce(0, +)
+        balance.pending = pending
         balance.pendingPerAccount = slot.pendingIncoming
         return balance
     }

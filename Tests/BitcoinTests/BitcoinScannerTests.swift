@@ -77,10 +77,11 @@ final class BitcoinScannerTests: XCTestCase {
 
     final class MemorySource: BlockSource, @unchecked Sendable {
         let blocks: [BlockData]
-        init(_ blocks: [BlockData]) { self.blocks = blocks }
+        let pool: [[UInt8]]
+        init(_ blocks: [BlockData], pool: [[UInt8]] = []) { (self.blocks, self.pool) = (blocks, pool) }
         func chainHeight() throws -> Int? { blocks.count }
         func blocks(from height: Int, count: Int) throws -> [BlockData] { Array(blocks[min(height, blocks.count)..<min(blocks.count, height + count)]) }
-        func mempool() throws -> [[UInt8]] { [] }
+        func mempool() throws -> [[UInt8]] { pool }
     }
 
     final class Sink: EventSink {
@@ -264,5 +265,47 @@ extension BitcoinScannerTests {
         XCTAssertThrowsError(try scanFile(stray, state: "stray")) { error in
             XCTAssertEqual((error as? ScanError)?.message, "\(dir)/stray.jsonl line 7 is malformed: block 128 out of order (expected 6, or a block whose parent is a block read before, from the last 1000)")
         }
+    }
+}
+
+/// The mempool's spends (#42): a spend of the wallet's output, paying change back, left the
+/// spent output in the balance; as the node's getbalances counts it, it leaves.
+extension BitcoinScannerTests {
+    private func mempoolRun(_ blocks: [BlockData], pool: [[UInt8]]) throws -> [ScanEvent] {
+        let scanner = BitcoinScanner<BitcoinMainChain>(master: master(), network: network)
+        let sync = try Synchronizer(wallets: [.init(name: nil, scanner: scanner, statePath: "\(dir)/pool.db", birthday: 0)], source: MemorySource(blocks, pool: pool))
+        let sink = Sink()
+        try sync.run(sink: sink)
+        return sink.events.map(\.event).filter { if case .progress = $0 { false } else { true } }
+    }
+
+    func testAMempoolSpendLeavesTheBalance() throws {
+        let (blocks, ids) = chain([[], [Tx(outputs: [(try script(account: 0, index: 0), 5_000), (try script(account: 0, index: 1), 700)])]])
+        let paid = ids[1][0]
+        // Spends the 5,000: 1,900 to a stranger, 3,000 back to the change chain.
+        let spend = serialize(Tx(inputs: [Bitcoin.outpoint(paid, 0)], outputs: [([0x51], 1_900), (try script(account: 0, chain: 1, index: 0), 3_000)]), coinbaseHeight: nil)
+        let spendID = Bitcoin.sha256d(spend)
+        let first = try mempoolRun(blocks, pool: [spend])
+        let pendingSpent = first.compactMap { if case .pendingSpent(let s) = $0 { s } else { nil } }
+        XCTAssertEqual(pendingSpent.map { [$0.spendingTxID, $0.outputTxID] }, [[spendID, paid]])
+        XCTAssertEqual(pendingSpent.map(\.amount), [5_000])
+        XCTAssertEqual(pendingSpent.map(\.outputIndex), [0])
+        let pending = first.compactMap { if case .pending(let o) = $0 { o } else { nil } }
+        XCTAssertEqual(pending.map(\.amount), [3_000])
+        XCTAssertEqual(pending.map(\.isChange), [true])
+        guard case .balance(let b)? = first.last else { return XCTFail("no balance") }
+        // confirmed 700 (the 5,000 is spent), unconfirmed 3,000, total 3,700.
+        XCTAssertEqual([b.unlocked, b.pending, b.total], [700, 3_000, 3_700])
+        // The same mempool again: nothing reported twice, the same balance.
+        let again = try mempoolRun(blocks, pool: [spend])
+        XCTAssertEqual(again.count, 1)
+        XCTAssertEqual(again.last, first.last)
+        // A second mempool transaction spends the change on: it is no longer counted.
+        let onward = serialize(Tx(inputs: [Bitcoin.outpoint(spendID, 1)], outputs: [([0x51], 2_900)]), coinbaseHeight: nil)
+        guard case .balance(let chained)? = try mempoolRun(blocks, pool: [onward, spend]).last else { return XCTFail("no balance") }
+        XCTAssertEqual([chained.unlocked, chained.pending, chained.total], [700, 0, 700])
+        // The spend gone from the mempool (replaced, expired): the output is back.
+        guard case .balance(let back)? = try mempoolRun(blocks, pool: []).last else { return XCTFail("no balance") }
+        XCTAssertEqual([back.unlocked, back.pending, back.total], [5_700, 0, 5_700])
     }
 }

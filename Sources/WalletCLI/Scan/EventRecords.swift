@@ -38,6 +38,15 @@ public enum EventRecords {
             if o.isCoinbase { r["coinbase"] = .bool(true) }
             if o.isChange { r["change"] = .bool(true) }
         }
+        func put(_ s: SpentOutput) {
+            r["txid"] = .string(C.transactionID(s.spendingTxID))
+            if let key = names.input { r[key] = .number(String(s.input)) }
+            if let key = names.spendTag { r[key] = .string(Hex.encode(s.spendTag)) }
+            r["output_txid"] = .string(C.transactionID(s.outputTxID))
+            putIndex(s.outputIndex, as: "output_" + names.index)
+            r[names.amount] = .string(String(s.amount))
+            put(addresses.scanner.placeFields(account: s.account, addressIndex: s.addressIndex))
+        }
         switch event {
         case .received(let o, let confirmations):
             head("received")
@@ -51,14 +60,12 @@ public enum EventRecords {
         case .spent(let s, let confirmations):
             head("spent")
             r["height"] = .number(String(s.height))
-            r["txid"] = .string(C.transactionID(s.spendingTxID))
-            if let key = names.input { r[key] = .number(String(s.input)) }
-            if let key = names.spendTag { r[key] = .string(Hex.encode(s.spendTag)) }
-            r["output_txid"] = .string(C.transactionID(s.outputTxID))
-            putIndex(s.outputIndex, as: "output_" + names.index)
-            r[names.amount] = .string(String(s.amount))
-            put(addresses.scanner.placeFields(account: s.account, addressIndex: s.addressIndex))
+            put(s)
             r["confirmations"] = .number(String(confirmations))
+        case .pendingSpent(let s):
+            head("pending_spent")
+            put(s)
+            r["confirmations"] = .number("0")
         case .reorg(let fork, let outputs, let spends):
             head("reorg")
             r["fork_height"] = .number(String(fork))
@@ -66,7 +73,7 @@ public enum EventRecords {
             r["undone_spends"] = .number(String(spends))
         case .balance(let b):
             head("balance")
-            r["height"] = .number(String(b.height))
+            r["height"] = .number(String(C.reportedHeight(walletHeight: b.height)))
             put(C.sumFields(total: b.total, unlocked: b.unlocked, pending: b.pending))
             r["spends_known"] = .bool(b.spendsKnown)
             if !b.perPool.isEmpty {
