@@ -99,6 +99,16 @@ extension Secp256k1 {
         return secp256k1_ecdsa_verify(context, &sig, hash, &key) == 1
     }
 
+    /// Verifies a DER signature (as Bitcoin scripts carry them) against a hash and key; a
+    /// signature that does not parse, or is high-S, does not verify.
+    public static func verifyECDSA(hash: [UInt8], der: [UInt8], publicKey: PublicKey) -> Bool {
+        guard hash.count == 32 else { return false }
+        var sig = secp256k1_ecdsa_signature()
+        guard secp256k1_ecdsa_signature_parse_der(context, &sig, der, der.count) == 1 else { return false }
+        var key = publicKey.raw
+        return secp256k1_ecdsa_verify(context, &sig, hash, &key) == 1
+    }
+
     /// r ‖ s with s replaced by n − s when it is in the upper half (BIP62 low-S).
     public static func lowS(compact: [UInt8]) throws(SignatureError) -> [UInt8] {
         guard compact.count == 64 else { throw .invalidSignature }

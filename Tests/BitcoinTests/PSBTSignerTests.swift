@@ -49,8 +49,9 @@ final class PSBTSignerTests: XCTestCase {
         XCTAssertEqual(report.inputs.map(\.signed), [2, 2])
         XCTAssertEqual(report.inputs.map(\.sighash), [Sighash.all, Sighash.all])
         XCTAssertTrue(report.complete)
-        // Both outputs pay keys of this master (m/0'/0'/4' and 5'), checked by deriving them.
-        XCTAssertEqual(report.outputs.map(\.change), [true, true])
+        // Both outputs pay keys of this master (m/0'/0'/4' and 5'), checked by deriving them,
+        // and neither is a change path of an account (BIP174's paths have no chain): payments.
+        XCTAssertEqual(report.outputs.map(\.change), [false, false])
         XCTAssertEqual(report.outputs.map(\.paths), [["m/0'/0'/4'"], ["m/0'/0'/5'"]])
         // The same signatures as the two signers', every one (the combiner's PSBT has them all).
         let combined = try PSBT(base64: v["combined"] as! String)
@@ -237,6 +238,44 @@ final class PSBTSignerTests: XCTestCase {
         XCTAssertEqual(try refusal(wrongInput, keys: keys)?.code, "psbt.script_mismatch")
     }
 
+    /// Change that is not ours (#42): outputs whose derivations carry our fingerprint and give
+    /// the keys they claim, but at another coin type, purpose or account, on the receive chain,
+    /// at an absurd or hardened index, at m itself, or in a 1-of-2 with a stranger: each a
+    /// payment, in `sent`. Only the account's chain 1 below the bound, and a multisig no other
+    /// keys can spend, is change.
+    func testChangeIsOnlyTheSignedAccountsChangeChain() throws {
+        let spend = try Self.key("m/84'/1'/0'/0/0")
+        let foreign = [0x02] + [UInt8](repeating: 7, count: 32)
+        func multisig(_ m: UInt8, _ keys: [[UInt8]]) -> [UInt8] { [0x50 + m] + keys.flatMap { [0x21] + $0 } + [0x50 + UInt8(keys.count), 0xAE] }
+        let single = ["m/84'/1'/0'/1/0", "m/84'/2'/0'/1/0", "m/84'/1'/7'/1/0", "m/84'/1'/0'/0/3", "m/84'/1'/0'/1/2000000000",
+                      "m/84'/1'/0'/1/5'", "m", "m/49'/1'/0'/1/0", "m/84'/1'/0'/1/99999", "m/84'/1'/0'/1/100000"]
+        let oneOfTwo = multisig(1, [try Self.key("m/84'/1'/0'/1/3").compressed, foreign])
+        let twoOfTwo = multisig(2, [try Self.key("m/84'/1'/0'/1/4").compressed, try Self.key("m/84'/1'/0'/1/5").compressed])
+        let twoOfThree = multisig(2, [try Self.key("m/84'/1'/0'/1/6").compressed, try Self.key("m/84'/1'/0'/1/7").compressed, foreign])
+        var outputs = try single.map { BitcoinTx.Output(value: 1_000, script: ScriptTemplate.p2wpkh(try Self.key($0).compressed)) }
+        outputs += [oneOfTwo, twoOfTwo, twoOfThree].map { BitcoinTx.Output(value: 2_000, script: [0x00, 0x20] + Hash.sha256($0)) }
+        let tx = BitcoinTx(version: 2, inputs: [.init(previousTxID: [UInt8](repeating: 0xCD, count: 32), previousIndex: 0, sequence: 0xFFFF_FFFD)],
+                           outputs: outputs, lockTime: 0)
+        var psbt = try PSBT(unsignedTransaction: tx)
+        psbt.inputs[0].insertInOrder(PSBT.Pair(type: PSBTField.inWitnessUtxo, value: Self.txOut(100_000, ScriptTemplate.p2wpkh(spend.compressed))))
+        psbt.inputs[0].insertInOrder(PSBT.Pair(type: PSBTField.inBIP32Derivation, keyData: spend.compressed, value: try Self.origin("m/84'/1'/0'/0/0")))
+        for (o, path) in single.enumerated() {
+            psbt.outputs[o].insertInOrder(PSBT.Pair(type: PSBTField.outBIP32Derivation, keyData: try Self.key(path).compressed, value: try Self.origin(path)))
+        }
+        for (o, (script, paths)) in [(oneOfTwo, ["m/84'/1'/0'/1/3"]), (twoOfTwo, ["m/84'/1'/0'/1/4", "m/84'/1'/0'/1/5"]),
+                                      (twoOfThree, ["m/84'/1'/0'/1/6", "m/84'/1'/0'/1/7"])].enumerated() {
+            psbt.outputs[single.count + o].insertInOrder(PSBT.Pair(type: PSBTField.outWitnessScript, value: script))
+            for path in paths {
+                psbt.outputs[single.count + o].insertInOrder(PSBT.Pair(type: PSBTField.outBIP32Derivation, keyData: try Self.key(path).compressed, value: try Self.origin(path)))
+            }
+        }
+        let keys = try BIP32Keyring(root: ExtendedKey.master(seed: Self.seed))
+        let (_, report) = try PSBTSigner(coinType: 1).sign(psbt, keys: keys) { _ in }
+        // The 2-of-3 holds two of our keys: the stranger alone cannot spend it, so it is change.
+        XCTAssertEqual(report.outputs.map(\.change), [true, false, false, false, false, false, false, false, true, false, false, true, true])
+        XCTAssertEqual(report.fee, 100_000 - 16_000)
+    }
+
     /// A version 2 PSBT (BIP370: the transaction in per-input and per-output fields) of the same
     /// transaction as a version 0 one: the same signature, written back into the version 2 maps.
     func testAVersion2PSBTIsSignedAsItsVersion0Twin() throws {
@@ -331,5 +370,55 @@ final class PSBTSignerTests: XCTestCase {
         let (signedAll, _) = try PSBTSigner().sign(all, keys: keys) { _ in }
         XCTAssertEqual(signedAll.inputs[0].value(PSBTField.inTapKeySig)?.count, 65)
         XCTAssertEqual(signedAll.inputs[0].value(PSBTField.inTapKeySig)?.last, 0x01)
+
+        // Signed again: the signature there verifies, so it counts and nothing is added.
+        let (again, againReport) = try PSBTSigner(coinType: 1).sign(signed, keys: keys) { _ in }
+        XCTAssertEqual(againReport.inputs.map(\.signed), [0, 0])
+        XCTAssertEqual(againReport.inputs.map(\.complete), [true, false])
+        XCTAssertEqual(again.inputs[0].value(PSBTField.inTapKeySig), sig)
+        // A garbage key-path signature on our BIP86 input (#42: it gave signed_inputs [] and
+        // complete): refused by name, as is a valid one that signs another sighash type.
+        var garbage = psbt
+        garbage.inputs[0].insertInOrder(PSBT.Pair(type: PSBTField.inTapKeySig, value: [UInt8](repeating: 0x11, count: 64)))
+        XCTAssertEqual(try refusal(garbage, keys: keys), .badSignature(input: 0, field: "PSBT_IN_TAP_KEY_SIG", key: Hex.encode(outputKey)))
+        var otherType = psbt
+        otherType.inputs[0].insertInOrder(PSBT.Pair(type: PSBTField.inTapKeySig, value: sig + [0x01]))
+        XCTAssertEqual(try refusal(otherType, keys: keys)?.code, "psbt.bad_signature")
+    }
+
+    /// A signature already in the PSBT under our key (#42): a garbage one was taken as ours,
+    /// the input counted complete and, with --finalize, an invalid transaction written. Each
+    /// is verified against its sighash: a valid one counts, a bad one is refused by name, and
+    /// so is one under a stranger's key on our input or one of a key the input does not pay.
+    func testSignaturesAlreadyThereAreVerified() throws {
+        let spend = try Self.key("m/84'/1'/0'/0/0")
+        let tx = BitcoinTx(version: 2, inputs: [.init(previousTxID: [UInt8](repeating: 0x77, count: 32), previousIndex: 0, sequence: 0xFFFF_FFFD)],
+                           outputs: [.init(value: 90_000, script: ScriptTemplate.p2wpkh([0x02] + [UInt8](repeating: 5, count: 32)))], lockTime: 0)
+        var psbt = try PSBT(unsignedTransaction: tx)
+        psbt.inputs[0].insertInOrder(PSBT.Pair(type: PSBTField.inWitnessUtxo, value: Self.txOut(100_000, ScriptTemplate.p2wpkh(spend.compressed))))
+        psbt.inputs[0].insertInOrder(PSBT.Pair(type: PSBTField.inBIP32Derivation, keyData: spend.compressed, value: try Self.origin("m/84'/1'/0'/0/0")))
+        let keys = try BIP32Keyring(root: ExtendedKey.master(seed: Self.seed))
+        let (signed, first) = try PSBTSigner(coinType: 1).sign(psbt, keys: keys) { _ in }
+        XCTAssertEqual(first.inputs.map(\.signed), [1])
+        let (_, again) = try PSBTSigner(coinType: 1).sign(signed, keys: keys) { _ in }
+        XCTAssertEqual(again.inputs.map(\.signed), [0])
+        XCTAssertTrue(again.complete)
+        let good = try XCTUnwrap(signed.inputs[0].all(PSBTField.inPartialSig).first?.value)
+        func with(_ value: [UInt8], key: [UInt8] = spend.compressed) -> PSBT {
+            var p = psbt
+            p.inputs[0].insertInOrder(PSBT.Pair(type: PSBTField.inPartialSig, keyData: key, value: value))
+            return p
+        }
+        let bad = PSBTSignError.badSignature(input: 0, field: "PSBT_IN_PARTIAL_SIG", key: Hex.encode(spend.compressed))
+        var flipped = good
+        flipped[10] ^= 1
+        for forged in [[0x30, 0x06, 0x02, 0x01, 0x01, 0x02, 0x01, 0x01, 0x01], flipped, Array(good.dropLast()) + [0x03], [0x01]] {
+            XCTAssertEqual(try refusal(with(forged), keys: keys), bad)
+        }
+        // The right signature under another key: that key's P2WPKH is not this input.
+        let stranger = try Self.key("m/84'/1'/0'/0/1").compressed
+        XCTAssertEqual(try refusal(with(good, key: stranger), keys: keys), .badSignature(input: 0, field: "PSBT_IN_PARTIAL_SIG", key: Hex.encode(stranger)))
+        // --finalize of the forged PSBT can no longer happen: the signer refuses it first.
+        XCTAssertThrowsError(try PSBTSigner().sign(with(flipped), keys: keys) { _ in XCTFail("the summary of a forged PSBT") })
     }
 }

@@ -21,6 +21,8 @@ public enum PSBTSignError: WalletError, Equatable {
     case wrongNetwork(path: String, expected: UInt32)
     case nothingToSign
     case notComplete(inputs: [Int])
+    /// A signature already in the PSBT that does not verify against its input's sighash.
+    case badSignature(input: Int, field: String, key: String)
 
     public var code: String {
         switch self {
@@ -36,6 +38,7 @@ public enum PSBTSignError: WalletError, Equatable {
         case .wrongNetwork: "psbt.wrong_network"
         case .nothingToSign: "psbt.nothing_to_sign"
         case .notComplete: "psbt.not_complete"
+        case .badSignature: "psbt.bad_signature"
         }
     }
 
@@ -57,6 +60,8 @@ public enum PSBTSignError: WalletError, Equatable {
         case .wrongNetwork(let path, let expected):
             "our key's path \(path) has another network's coin type (this network's is \(expected)'): give the PSBT's network (--coin, --network)"
         case .nothingToSign: "none of this PSBT's inputs names a key of ours (no PSBT_IN_BIP32_DERIVATION or PSBT_IN_TAP_BIP32_DERIVATION with our master fingerprint)"
+        case .badSignature(let i, let field, let key):
+            "input \(i): the \(field) already in the PSBT for key \(key) does not verify against the input's sighash (a corrupted or forged PSBT; a signature that does not verify cannot make the input complete): not signed"
         case .notComplete(let inputs):
             "--finalize: input\(inputs.count == 1 ? "" : "s") \(inputs.map(String.init).joined(separator: ", ")) still lack\(inputs.count == 1 ? "s" : "") signatures; the signed PSBT goes on to the other signers"
         }
@@ -140,6 +145,8 @@ public struct PSBTSigner {
     public func sign(_ psbt: PSBT, keys: PSBTKeyring, confirm: (PSBTReport) throws -> Void) throws -> (psbt: PSBT, report: PSBTReport) {
         let tx = psbt.transaction
         let utxos = try spentOutputs(psbt)
+        let shared = Sighash.Shared(tx)
+        try verifyExistingSignatures(psbt, utxos: utxos, shared: shared)
         var report: PSBTReport
         var tasks = [[Task]]()
         var reportInputs = [PSBTReport.Input]()
@@ -157,14 +164,20 @@ public struct PSBTSigner {
         guard totalOut <= totalIn else { throw PSBTSignError.negativeFee(inputs: totalIn, outputs: totalOut) }
         let fee = totalIn - totalOut
         if let maxFee, fee > maxFee { throw PSBTSignError.feeAboveLimit(fee: fee, limit: maxFee) }
-        let outputs = try psbt.outputs.enumerated().map { try change(output: $0.offset, map: $0.element, script: tx.outputs[$0.offset].script, amount: tx.outputs[$0.offset].value, keys: keys) }
+        // The accounts this run signs for: (purpose, coin type, account[, script type]) of the
+        // paths of ours in its inputs (each checked by plan, above).
+        var accounts = Set<[UInt32]>()
+        for map in psbt.inputs {
+            let (ecdsa, taproot) = try Self.ourKeys(map, type: PSBTField.inBIP32Derivation, tapType: PSBTField.inTapBIP32Derivation, name: "", keys: keys)
+            for path in ecdsa.map(\.1) + taproot.map(\.path) { if let account = Self.account(path) { accounts.insert(account) } }
+        }
+        let outputs = try psbt.outputs.enumerated().map { try change(output: $0.offset, map: $0.element, script: tx.outputs[$0.offset].script, amount: tx.outputs[$0.offset].value, keys: keys, accounts: accounts) }
         report = PSBTReport(version: psbt.version, inputs: reportInputs, outputs: outputs, fee: fee, vsize: nil)
         for i in report.inputs.indices { report.inputs[i].complete = PSBTFinalizer.isComplete(psbt.inputs[i], utxo: utxos[i]) }
         report.vsize = PSBTFinalizer.estimatedVsize(psbt, utxos: utxos)
         try confirm(report)
 
         var signed = psbt
-        let shared = Sighash.Shared(tx)
         for (i, inputTasks) in tasks.enumerated() {
             for task in inputTasks {
                 switch task {
@@ -221,6 +234,73 @@ public struct PSBTSigner {
             out.append(utxo)
         }
         return out
+    }
+
+    /// Every signature already in the PSBT (PSBT_IN_PARTIAL_SIG, PSBT_IN_TAP_KEY_SIG) checked
+    /// against its input's sighash before it counts toward a complete input: a garbage one
+    /// under our key was taken as our own signature, and finalized into an invalid
+    /// transaction. Inputs whose script Satchel does not know are left to their own signers.
+    func verifyExistingSignatures(_ psbt: PSBT, utxos: [BitcoinTx.Output], shared: Sighash.Shared) throws {
+        let tx = psbt.transaction
+        for (i, map) in psbt.inputs.enumerated() where !PSBTFinalizer.isFinal(map) {
+            let utxo = utxos[i]
+            if let signature = map.value(PSBTField.inTapKeySig), case .p2tr(let outputKey) = ScriptTemplate(utxo.script) {
+                let type: UInt32 = signature.count == 65 ? UInt32(signature[64]) : Sighash.taprootDefault
+                let hash = (signature.count == 64 || signature.count == 65) && (signature.count == 64 || signature[64] != 0)
+                    ? try? Sighash.taprootKeyPath(tx, input: i, prevouts: utxos, type: type, shared: shared) : nil
+                guard let hash, Secp256k1.verifySchnorr(message: hash, signature: Array(signature.prefix(64)), xOnlyPublicKey: outputKey) else {
+                    throw PSBTSignError.badSignature(input: i, field: "PSBT_IN_TAP_KEY_SIG", key: Hex.encode(outputKey))
+                }
+            }
+            let partial = map.all(PSBTField.inPartialSig)
+            guard !partial.isEmpty, let (code, segwit) = Self.scriptCode(utxo.script, map: map) else { continue }
+            for pair in partial {
+                let key = try? Secp256k1.PublicKey(parsing: pair.keyData)
+                // P2PKH and P2WPKH name the key in their hash: a signature of another key is none.
+                let code = code ?? ScriptTemplate.p2pkh(Hash.hash160(pair.keyData))
+                var valid = false
+                if let key, let type = pair.value.last, pair.value.count > 1 {
+                    let hash = segwit ? try? Sighash.segwitV0(tx, input: i, scriptCode: code, amount: utxo.value, type: UInt32(type), shared: shared)
+                                      : try? Sighash.legacy(tx, input: i, scriptCode: code, type: UInt32(type))
+                    valid = hash.map { Secp256k1.verifyECDSA(hash: $0, der: Array(pair.value.dropLast()), publicKey: key) } ?? false
+                    if valid, let h = Self.keyHash(utxo.script, map: map) { valid = Hash.hash160(pair.keyData) == h }
+                }
+                guard valid else { throw PSBTSignError.badSignature(input: i, field: "PSBT_IN_PARTIAL_SIG", key: Hex.encode(pair.keyData)) }
+            }
+        }
+    }
+
+    /// The script code an input's ECDSA signatures commit to, and whether they are segwit's;
+    /// a nil code: the key's own P2PKH script (a key-hash input). nil for a script Satchel does
+    /// not know, or whose scripts the PSBT does not prove.
+    static func scriptCode(_ script: [UInt8], map: PSBT.Map) -> (code: [UInt8]?, segwit: Bool)? {
+        let redeem = map.value(PSBTField.inRedeemScript), ws = map.value(PSBTField.inWitnessScript)
+        func witness(_ h: [UInt8]) -> (code: [UInt8]?, segwit: Bool)? { ws.flatMap { Hash.sha256($0) == h ? ($0, true) : nil } }
+        switch ScriptTemplate(script) {
+        case .p2pkh: return (nil, false)
+        case .p2wpkh: return (nil, true)
+        case .p2wsh(let h): return witness(h)
+        case .p2sh(let h):
+            guard let redeem, Hash.hash160(redeem) == h else { return nil }
+            switch ScriptTemplate(redeem) {
+            case .p2wpkh: return (nil, true)
+            case .p2wsh(let sh): return witness(sh)
+            case .p2sh, .p2tr: return nil
+            case .p2pkh, .other: return (redeem, false)
+            }
+        case .p2tr, .other: return nil
+        }
+    }
+
+    /// The key hash a key-hash input pays (P2PKH, P2WPKH, P2SH-P2WPKH); nil for another kind.
+    static func keyHash(_ script: [UInt8], map: PSBT.Map) -> [UInt8]? {
+        switch ScriptTemplate(script) {
+        case .p2pkh(let h), .p2wpkh(let h): return h
+        case .p2sh:
+            if let redeem = map.value(PSBTField.inRedeemScript), case .p2wpkh(let h) = ScriptTemplate(redeem) { return h }
+            return nil
+        default: return nil
+        }
     }
 
     static func txOut(_ v: [UInt8]) -> BitcoinTx.Output? {
@@ -380,16 +460,43 @@ public struct PSBTSigner {
         }
     }
 
-    /// Whether an output is ours alone to spend: its script built again from keys derived here.
-    func change(output o: Int, map: PSBT.Map, script: [UInt8], amount: UInt64, keys: PSBTKeyring) throws -> PSBTReport.Output {
-        let (ecdsa, taproot) = try Self.ourKeys(map, type: PSBTField.outBIP32Derivation, tapType: PSBTField.outTapBIP32Derivation, name: "output \(o)", keys: keys)
-        let paths = ecdsa.map { DerivationPath($0.1).description } + taproot.map { DerivationPath($0.path).description }
+    /// The highest change index (chain 1) an output may have to be shown as change: a wallet
+    /// finds its addresses by walking each chain with a gap limit, and an output at an index
+    /// far past any it walks is money it would never see.
+    public static let changeIndexLimit: UInt32 = 100_000
+
+    /// The account a path of ours is in: every step but the chain and index (purpose, coin
+    /// type, account and, for BIP48, the script type), all hardened; nil for a path of another shape.
+    static func account(_ path: [UInt32]) -> [UInt32]? {
+        let h = DerivationPath.hardened
+        guard path.count >= 5, path.dropLast(2).allSatisfy({ $0 >= h }) else { return nil }
+        return Array(path.dropLast(2))
+    }
+
+    /// Whether a path of ours in an output is a change address of an account this run signs
+    /// for: that account's chain 1, an unhardened index below `changeIndexLimit`.
+    static func isChangePath(_ path: [UInt32], accounts: Set<[UInt32]>) -> Bool {
+        guard let account = account(path), accounts.contains(account) else { return false }
+        return path[path.count - 2] == 1 && path.last! < changeIndexLimit
+    }
+
+    /// Whether an output is ours alone to spend: its script built again from keys derived here,
+    /// each at a change path of an account this run signs for, and no set of other keys able to
+    /// spend it. When in doubt, a payment.
+    func change(output o: Int, map: PSBT.Map, script: [UInt8], amount: UInt64, keys: PSBTKeyring, accounts: Set<[UInt32]>) throws -> PSBTReport.Output {
+        let (allECDSA, allTaproot) = try Self.ourKeys(map, type: PSBTField.outBIP32Derivation, tapType: PSBTField.outTapBIP32Derivation, name: "output \(o)", keys: keys)
+        let paths = allECDSA.map { DerivationPath($0.1).description } + allTaproot.map { DerivationPath($0.path).description }
+        // Keys of ours at any other path (another account, a receive address, m itself) are
+        // not counted as ours here: what they pay is shown as a payment.
+        let ecdsa = allECDSA.filter { Self.isChangePath($0.1, accounts: accounts) }
+        let taproot = allTaproot.filter { Self.isChangePath($0.path, accounts: accounts) }
         let ours = Set(ecdsa.map(\.0))
         func keyHashIsOurs(_ h: [UInt8], segwit: Bool) -> Bool { ours.contains { Hash.hash160($0) == h && (!segwit || $0.count == 33) } }
-        /// A multisig whose threshold our keys meet alone.
+        /// A multisig whose threshold our keys meet alone, and other keys cannot.
         func scriptIsOurs(_ s: [UInt8]) -> Bool {
             guard let (m, keys) = Script.multisig(s) else { return false }
-            return keys.filter(ours.contains).count >= m
+            let mine = keys.filter(ours.contains).count
+            return mine >= m && keys.count - mine < m
         }
         let redeem = map.value(PSBTField.outRedeemScript), ws = map.value(PSBTField.outWitnessScript)
         func witnessIsOurs(_ h: [UInt8]) -> Bool { ws.map { Hash.sha256($0) == h && scriptIsOurs($0) } ?? false }
