@@ -153,7 +153,7 @@ let package = Package(
         .testTarget(name: "ZcashLightwalletdTests", dependencies: ["ZcashLightwalletd", "WalletCore"]),
         .testTarget(name: "MoneroNodeTests", dependencies: ["MoneroNode", "NodeHTTP", "WalletScan", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "WalletCardTests", dependencies: ["WalletCard", "WalletCardCLI", "WalletCLI", "KeycardSimulator", "Bitcoin", "Ethereum", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
-        .testTarget(name: "WalletCLITests", dependencies: ["WalletCLI", "WalletKeys", "WalletQR", "WalletCore"]),
+        .testTarget(name: "WalletCLITests", dependencies: ["WalletCLI", "WalletKeys", "WalletQR", "WalletCore", "Bitcoin"]),
         .testTarget(name: "EndToEndTests", dependencies: ["SatchelTestSupport", "Bitcoin", "WalletKeys", "WalletCore"]),
     ]
 )

@@ -276,6 +276,38 @@ final class PSBTSignerTests: XCTestCase {
         XCTAssertEqual(report.fee, 100_000 - 16_000)
     }
 
+    /// The same outpoint spent by two inputs (#42: signed, its amount counted twice in the
+    /// fee): refused by name. A derivation path of more than 255 steps (#42: 50,000 steps
+    /// with our fingerprint took 4 GB): refused as the PSBT is read.
+    func testDuplicateInputsAndOverlongPaths() throws {
+        let spend = try Self.key("m/84'/1'/0'/0/0")
+        let outpoint = BitcoinTx.Input(previousTxID: [UInt8](repeating: 0x55, count: 32), previousIndex: 2, sequence: 0xFFFF_FFFD)
+        let tx = BitcoinTx(version: 2, inputs: [outpoint, outpoint],
+                           outputs: [.init(value: 150_000, script: ScriptTemplate.p2wpkh([0x02] + [UInt8](repeating: 5, count: 32)))], lockTime: 0)
+        var psbt = try PSBT(unsignedTransaction: tx)
+        for i in 0..<2 {
+            psbt.inputs[i].insertInOrder(PSBT.Pair(type: PSBTField.inWitnessUtxo, value: Self.txOut(100_000, ScriptTemplate.p2wpkh(spend.compressed))))
+            psbt.inputs[i].insertInOrder(PSBT.Pair(type: PSBTField.inBIP32Derivation, keyData: spend.compressed, value: try Self.origin("m/84'/1'/0'/0/0")))
+        }
+        let keys = try BIP32Keyring(root: ExtendedKey.master(seed: Self.seed))
+        XCTAssertEqual(try refusal(psbt, keys: keys), .duplicateInput(first: 0, second: 1))
+
+        func withPath(steps: Int) throws -> PSBT {
+            var p = try PSBT(unsignedTransaction: BitcoinTx(version: 2, inputs: [outpoint], outputs: tx.outputs, lockTime: 0))
+            p.inputs[0].insertInOrder(PSBT.Pair(type: PSBTField.inWitnessUtxo, value: Self.txOut(200_000, ScriptTemplate.p2wpkh(spend.compressed))))
+            let path = [UInt8](repeating: 0, count: 4 * steps)
+            p.inputs[0].insertInOrder(PSBT.Pair(type: PSBTField.inBIP32Derivation, keyData: spend.compressed, value: Self.fingerprint + path))
+            return try PSBT(parsing: p.serialized())
+        }
+        XCTAssertNoThrow(try withPath(steps: 255))
+        for steps in [256, 50_000] {
+            XCTAssertThrowsError(try withPath(steps: steps)) { error in
+                XCTAssertEqual((error as? PSBTError).map { "\($0.message)" },
+                               "input 0 PSBT_IN_BIP32_DERIVATION: its path has \(steps) steps, and BIP32 keys are at most 255 deep")
+            }
+        }
+    }
+
     /// A version 2 PSBT (BIP370: the transaction in per-input and per-output fields) of the same
     /// transaction as a version 0 one: the same signature, written back into the version 2 maps.
     func testAVersion2PSBTIsSignedAsItsVersion0Twin() throws {
@@ -307,6 +339,12 @@ final class PSBTSignerTests: XCTestCase {
         let at = huge.indices.first { $0 + 11 <= huge.count && Array(huge[$0..<$0 + 11]) == [1, 0x03, 8] + le64(90_000) }!
         huge.replaceSubrange(at + 3..<at + 11, with: [UInt8](repeating: 0xFF, count: 8))
         XCTAssertEqual(try refusal(try PSBT(parsing: huge), keys: try BIP32Keyring(root: ExtendedKey.master(seed: Self.seed)))?.code, "psbt.negative_fee")
+        // Transaction version 1 in a version 2 PSBT (#42: it was signed): refused as policy.
+        var old = bytes
+        let v = old.indices.first { $0 + 7 <= old.count && Array(old[$0..<$0 + 7]) == [1, 0x02, 4] + le32(2) }!
+        old.replaceSubrange(v + 3..<v + 7, with: le32(1))
+        XCTAssertEqual(try PSBT(parsing: old).transaction.version, 1)
+        XCTAssertEqual(try refusal(try PSBT(parsing: old), keys: try BIP32Keyring(root: ExtendedKey.master(seed: Self.seed))), .transactionVersion(1))
 
         let v2 = try PSBT(parsing: bytes)
         XCTAssertEqual(v2.version, 2)

@@ -23,6 +23,10 @@ public enum PSBTSignError: WalletError, Equatable {
     case notComplete(inputs: [Int])
     /// A signature already in the PSBT that does not verify against its input's sighash.
     case badSignature(input: Int, field: String, key: String)
+    /// Two inputs spend the same output: no valid transaction.
+    case duplicateInput(first: Int, second: Int)
+    /// A version 2 PSBT whose transaction version is below 2 (BIP370's Creator sets at least 2).
+    case transactionVersion(Int32)
 
     public var code: String {
         switch self {
@@ -39,6 +43,8 @@ public enum PSBTSignError: WalletError, Equatable {
         case .nothingToSign: "psbt.nothing_to_sign"
         case .notComplete: "psbt.not_complete"
         case .badSignature: "psbt.bad_signature"
+        case .duplicateInput: "psbt.duplicate_input"
+        case .transactionVersion: "psbt.tx_version"
         }
     }
 
@@ -62,6 +68,10 @@ public enum PSBTSignError: WalletError, Equatable {
         case .nothingToSign: "none of this PSBT's inputs names a key of ours (no PSBT_IN_BIP32_DERIVATION or PSBT_IN_TAP_BIP32_DERIVATION with our master fingerprint)"
         case .badSignature(let i, let field, let key):
             "input \(i): the \(field) already in the PSBT for key \(key) does not verify against the input's sighash (a corrupted or forged PSBT; a signature that does not verify cannot make the input complete): not signed"
+        case .duplicateInput(let first, let second):
+            "inputs \(first) and \(second) spend the same output: no valid transaction does, and its amount would be counted twice in the fee"
+        case .transactionVersion(let v):
+            "a version 2 PSBT with transaction version \(v): BIP370's Creator sets at least 2, so this PSBT was not made by one (policy: not signed)"
         case .notComplete(let inputs):
             "--finalize: input\(inputs.count == 1 ? "" : "s") \(inputs.map(String.init).joined(separator: ", ")) still lack\(inputs.count == 1 ? "s" : "") signatures; the signed PSBT goes on to the other signers"
         }
@@ -144,6 +154,12 @@ public struct PSBTSigner {
     /// every input of ours. Nothing is signed when a check fails.
     public func sign(_ psbt: PSBT, keys: PSBTKeyring, confirm: (PSBTReport) throws -> Void) throws -> (psbt: PSBT, report: PSBTReport) {
         let tx = psbt.transaction
+        if psbt.version == 2 && tx.version < 2 { throw PSBTSignError.transactionVersion(tx.version) }
+        var spends = [[UInt8]: Int]()
+        for (i, input) in tx.inputs.enumerated() {
+            let outpoint = input.previousTxID + withUnsafeBytes(of: input.previousIndex.littleEndian) { Array($0) }
+            if let first = spends.updateValue(i, forKey: outpoint) { throw PSBTSignError.duplicateInput(first: first, second: i) }
+        }
         let utxos = try spentOutputs(psbt)
         let shared = Sighash.Shared(tx)
         try verifyExistingSignatures(psbt, utxos: utxos, shared: shared)

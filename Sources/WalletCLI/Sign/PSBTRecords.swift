@@ -151,8 +151,10 @@ public struct PSBTRecords {
             s["vsize"] = .number(String(vsize))
             s["vsize_estimated"] = .bool(r.vsizeEstimated)
             // sat/vB with two decimals, rounded down: the rate is never overstated.
-            let hundredths = r.fee * 100 / UInt64(vsize)
-            s["fee_rate"] = .string("\(hundredths / 100).\(hundredths % 100 < 10 ? "0" : "")\(hundredths % 100)")
+            // In two parts: fee × 100 overflows past 1.8·10^17 satoshis (which a PSBT can claim).
+            let size = UInt64(vsize)
+            let whole = r.fee / size, hundredths = r.fee % size * 100 / size
+            s["fee_rate"] = .string("\(whole).\(hundredths < 10 ? "0" : "")\(hundredths)")
         }
         let unusual = Set(r.inputs.compactMap(\.sighash).filter { $0 != Sighash.all && $0 != Sighash.taprootDefault })
         if !unusual.isEmpty { s["sighash_warning"] = .array(unusual.sorted().map { .string(PSBTSigner.sighashName($0)) }) }
