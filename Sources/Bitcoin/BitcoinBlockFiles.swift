@@ -8,8 +8,10 @@ import WalletScan
 /// A node's block files (`blocks/blk*.dat`: network magic ‖ size ‖ block, over and over, zeros
 /// after the last), plain or zstd, a directory of them or one file. Blocks lie in the order
 /// they arrived, stale ones among them, so the files are read twice: first each block's header
-/// (its hash and parent) to find the longest chain from the genesis block, then the blocks of
-/// that chain in height order. Bitcoin Core 28's obfuscation (`xor.dat` beside the files)
+/// (its hash, parent and nBits) to find the chain with the most cumulative work from the
+/// genesis block — as a node follows it, never the most blocks: test networks have
+/// minimum-difficulty blocks —, each header's proof of work checked where branches compete,
+/// then the blocks of that chain in height order. Bitcoin Core 28's obfuscation (`xor.dat` beside the files)
 /// is undone. Plain files are read block by block where the index says; a zstd file cannot be
 /// read at an offset, so it is decompressed whole when a block in it is wanted, and the last
 /// two are kept (blocks that arrived out of order lie near a file's end or the next's start).
@@ -39,8 +41,8 @@ public final class BitcoinBlockFileSource: BlockSource, @unchecked Sendable {  /
     private var descriptors = [Int32: Int32]()
 
     /// `path`: a directory holding blk*.dat (or blk*.dat.zst) files, or one such file. `magic`:
-    /// the network's four bytes before each block.
-    public init(path: String, magic: [UInt8]) throws {
+    /// the network's four bytes before each block; `proofOfWork`: the chain's.
+    public init(path: String, magic: [UInt8], proofOfWork: ProofOfWork) throws {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { throw ScanError.unreadable(path, "no such file or directory") }
         var found = [File]()
@@ -61,7 +63,7 @@ public final class BitcoinBlockFileSource: BlockSource, @unchecked Sendable {  /
         }
         files = found
         key = try Self.obfuscationKey(directory: directory.isEmpty ? "." : directory)
-        (chain, hashes) = try Self.index(found, magic: magic, key: key)
+        (chain, hashes) = try Self.index(found, magic: magic, key: key, proofOfWork: proofOfWork)
     }
 
     deinit {
@@ -73,7 +75,7 @@ public final class BitcoinBlockFileSource: BlockSource, @unchecked Sendable {  /
     public func blocks(from height: Int, count: Int) throws -> [BlockData] {
         lock.lock()
         defer { lock.unlock() }
-        guard height >= 0 else { return [] }
+        guard height >= 0, height < chain.count else { return [] }
         return try (height..<min(chain.count, height + count)).map { h in
             BlockData(height: h, blob: try read(chain[h]), transactions: [], claimedID: hashes[h])
         }
@@ -169,10 +171,12 @@ public final class BitcoinBlockFileSource: BlockSource, @unchecked Sendable {  /
         static let zero = Key([UInt8](repeating: 0, count: 32))
     }
 
-    /// Every block's header, in the files' order: the longest chain from the genesis block
-    /// (ties: the block seen first), as places and hashes by height.
-    static func index(_ files: [File], magic: [UInt8], key: [UInt8]?) throws -> ([Place], [[UInt8]]) {
-        var places = [Place](), ids = [Key](), parents = [Key](), hashes = [[UInt8]]()
+    /// Every block's header, in the files' order: the chain with the most work from the genesis
+    /// block (ties: the block seen first), as places and hashes by height. Each header's proof
+    /// of work is checked where branches compete (a block whose parent has another child, and
+    /// all after it): a branch that fails it, from that block on, is no chain.
+    static func index(_ files: [File], magic: [UInt8], key: [UInt8]?, proofOfWork: ProofOfWork) throws -> ([Place], [[UInt8]]) {
+        var places = [Place](), ids = [Key](), parents = [Key](), hashes = [[UInt8]](), bits = [UInt32]()
         var position = [Key: Int]()
         for (number, file) in files.enumerated() {
             try headers(of: file, magic: magic, key: key, last: number == files.count - 1) { offset, size, header in
@@ -184,6 +188,7 @@ public final class BitcoinBlockFileSource: BlockSource, @unchecked Sendable {  /
                 ids.append(id)
                 parents.append(Key(UnsafeRawBufferPointer(rebasing: header[4..<36])))
                 hashes.append(hash)
+                bits.append(header.loadUnaligned(fromByteOffset: 72, as: UInt32.self).littleEndian)
             }
         }
         // Heights: a block's is its parent's plus one; the genesis block's (parent zero) is 0;
@@ -214,7 +219,27 @@ public final class BitcoinBlockFileSource: BlockSource, @unchecked Sendable {  /
                 height[j] = base
             }
         }
-        guard let tip = height.indices.max(by: { height[$0] < height[$1] || (height[$0] == height[$1] && $0 > $1) }), height[tip] >= 0 else {
+        // Cumulative work, parents before children; proof of work where branches compete.
+        let order = places.indices.filter { height[$0] >= 0 }.sorted { (height[$0], $0) < (height[$1], $1) }
+        var children = [Int](repeating: 0, count: places.count)
+        for i in order where height[i] > 0 { children[position[parents[i]]!] += 1 }
+        var competing = [Bool](repeating: false, count: places.count)
+        var valid = [Bool](repeating: true, count: places.count)
+        var work = [Work](repeating: .zero, count: places.count)
+        var proofs = [UInt32: Work]()
+        var reader = HeaderReader(files: files, key: key)
+        for i in order {
+            let parent = height[i] > 0 ? position[parents[i]] : nil
+            if let parent {
+                competing[i] = competing[parent] || children[parent] > 1
+                valid[i] = valid[parent]
+            }
+            if competing[i] && valid[i] { valid[i] = proofOfWork.isValid(try reader.header(places[i])) }
+            let own: Work
+            if let known = proofs[bits[i]] { own = known } else { own = Work.proof(compact: bits[i]); proofs[bits[i]] = own }
+            work[i] = (parent.map { work[$0] } ?? .zero).adding(own)
+        }
+        guard let tip = order.filter({ valid[$0] }).max(by: { work[$0] < work[$1] || (work[$0] == work[$1] && $0 > $1) }) else {
             throw ScanError.unsupported("the block files hold no genesis block (a block whose parent is zero): give the node's whole blocks directory, from blk00000.dat on")
         }
         var chain = [Place](repeating: places[tip], count: height[tip] + 1)
@@ -227,6 +252,29 @@ public final class BitcoinBlockFileSource: BlockSource, @unchecked Sendable {  /
             i = position[parents[i]]!
         }
         return (chain, chainHashes)
+    }
+
+    /// A block's 80-byte header again, for its proof of work (a zstd file decompressed whole,
+    /// the last one kept).
+    struct HeaderReader {
+        let files: [File]
+        let key: [UInt8]?
+        var cached: (file: Int32, bytes: [UInt8])?
+
+        mutating func header(_ place: Place) throws -> [UInt8] {
+            let file = files[Int(place.file)]
+            if file.zstd {
+                if cached?.file != place.file { cached = (place.file, try BitcoinBlockFileSource.wholeFile(file, key: key)) }
+                return Array(cached!.bytes[place.offset..<place.offset + 80])
+            }
+            let fd = Glibc.open(file.path, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw ScanError.unreadable(file.path, String(cString: strerror(errno))) }
+            defer { close(fd) }
+            var bytes = [UInt8](repeating: 0, count: 80)
+            try BitcoinBlockFileSource.pread(fd, into: &bytes, at: place.offset, name: file.name)
+            if let key { BitcoinBlockFileSource.unmask(&bytes, at: place.offset, key: key) }
+            return bytes
+        }
     }
 
     /// Calls `body` with each block's offset, size and 80-byte header (unmasked). Zeros where

@@ -10,6 +10,8 @@ public protocol BitcoinFamily: Sendable {
     static var dialect: BitcoinDialect { get }
     /// The BIP44 purposes a seed is scanned under (86 where the chain has taproot wallets).
     static var purposes: [UInt32] { get }
+    /// How a header proves its work.
+    static var proofOfWork: ProofOfWork { get }
     /// The network magic before each block in blk*.dat files, per network.
     static func magic(network: String) -> [UInt8]?
     /// The node's JSON-RPC port and its data directory under $HOME (where its .cookie is), per network.
@@ -21,6 +23,7 @@ public enum BitcoinMainChain: BitcoinFamily {
     public static let coin = "btc"
     public static let dialect = BitcoinDialect.bitcoin
     public static let purposes: [UInt32] = [44, 49, 84, 86]
+    public static let proofOfWork = ProofOfWork.sha256d
     public static func magic(network: String) -> [UInt8]? {
         ["main": [0xF9, 0xBE, 0xB4, 0xD9], "test": [0x0B, 0x11, 0x09, 0x07], "signet": [0x0A, 0x03, 0xCF, 0x40],
          "regtest": [0xFA, 0xBF, 0xB5, 0xDA]][network]
@@ -36,6 +39,7 @@ public enum LitecoinChain: BitcoinFamily {
     public static let coin = "ltc"
     public static let dialect = BitcoinDialect.litecoin
     public static let purposes: [UInt32] = [44, 49, 84]
+    public static let proofOfWork = ProofOfWork.scrypt
     public static func magic(network: String) -> [UInt8]? {
         ["main": [0xFB, 0xC0, 0xB6, 0xDB], "test": [0xFD, 0xD2, 0xC8, 0xF1], "regtest": [0xFA, 0xBF, 0xB5, 0xDA]][network]
     }
@@ -50,6 +54,7 @@ public struct BitcoinNetwork: Sendable {
     public let coin: CoinNetwork
     public let magic: [UInt8]
     public let purposes: [UInt32]
+    public let proofOfWork: ProofOfWork
     /// The node's default RPC port, and its data directory relative to $HOME.
     public let rpcPort: Int
     public let nodeDirectory: String
@@ -62,6 +67,7 @@ public struct BitcoinNetwork: Sendable {
         }
         (chainName, self.coin, self.magic, purposes) = (C.name, coin, magic, C.purposes.filter { ScriptKind.forPurpose($0).map(coin.scripts.contains) ?? false })
         (rpcPort, nodeDirectory) = node
+        proofOfWork = C.proofOfWork
     }
 
     /// The scriptPubKey paying `key` in a script kind (P2TR: the BIP86-tweaked output key).

@@ -9,6 +9,16 @@ public enum Sodium {
         precondition(initialized, "libsodium failed to initialise")
     }
 
+    /// scrypt (RFC 7914) of public data with libsodium's low-level function: Litecoin's proof of
+    /// work is scrypt(header, header, N = 1024, r = 1, p = 1) to 32 bytes.
+    public static func scrypt(password: [UInt8], salt: [UInt8], n: UInt64, r: UInt32, p: UInt32, length: Int) -> [UInt8] {
+        ensureInitialized()
+        var out = [UInt8](repeating: 0, count: length)
+        let status = crypto_pwhash_scryptsalsa208sha256_ll(password, password.count, salt, salt.count, n, r, p, &out, length)
+        precondition(status == 0, "scrypt failed (out of memory)")
+        return out
+    }
+
     /// `count` bytes from the operating system's CSPRNG (libsodium's randombytes).
     public static func randomBytes(_ count: Int) -> SecureBytes {
         ensureInitialized()

@@ -139,7 +139,7 @@ public struct BitcoinScanOptions: ParsableArguments {
         let binary = try exists && !isDirectory.boolValue && ByteStream.firstByte(of: blocks).map { $0 != UInt8(ascii: "{") } == true
         if isDirectory.boolValue || binary {
             if mempool != nil { throw CLIError.usage("--mempool goes with --blocks of JSON Lines; \(blocks) is block files") }
-            return try BitcoinBlockFileSource(path: blocks, magic: network.magic)
+            return try BitcoinBlockFileSource(path: blocks, magic: network.magic, proofOfWork: network.proofOfWork)
         }
         return try BitcoinRecordSource(path: blocks, mempoolPath: mempool)
     }
