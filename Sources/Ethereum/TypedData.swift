@@ -14,6 +14,38 @@ public struct TypedData: Sendable {
     public let domain: JSONObject
     public let domainSeparator: [UInt8]
     public let messageHash: [UInt8]
+    /// How many struct types' encodings were made for this record: each once (they were made
+    /// again for every struct instance, which made a wide type graph quadratic).
+    let typesEncoded: Int
+
+    /// The most values (fields and array elements, at any depth) one record's hashing visits,
+    /// and the most struct types it defines: a bound on the work a record can ask for.
+    public static let maxValues = 100_000
+    public static let maxTypes = 1_000
+
+    /// The work of one record's hashing: each struct type's hash made once, and values counted
+    /// against `maxValues`.
+    final class Hashing {
+        let types: [String: [Field]]
+        var typeHashes = [String: [UInt8]]()
+        var values = 0
+
+        init(types: [String: [Field]]) { self.types = types }
+
+        func typeHash(_ name: String) -> [UInt8] {
+            if let known = typeHashes[name] { return known }
+            let hash = Keccak256.hash(Array(TypedData.encodeType(name, types: types).utf8))
+            typeHashes[name] = hash
+            return hash
+        }
+
+        func count(_ path: String) throws(EthereumError) {
+            values += 1
+            guard values <= TypedData.maxValues else {
+                throw .typedData(path: path, reason: "is past \(TypedData.maxValues) values in one record, the most Satchel hashes (split the data, or sign it elsewhere)")
+            }
+        }
+    }
 
     /// What is signed.
     public var hash: [UInt8] { Keccak256.hash([0x19, 0x01] + domainSeparator + messageHash) }
@@ -45,6 +77,7 @@ public struct TypedData: Sendable {
                 fields.append(Field(name: fieldName, type: fieldType))
             }
             types[name] = fields
+            guard types.count <= Self.maxTypes else { throw .typedData(path: "types", reason: "defines more than \(Self.maxTypes) struct types") }
         }
         if types["EIP712Domain"] == nil {
             for key in domain.keys where !Self.domainFields.contains(where: { $0.name == key }) {
@@ -61,8 +94,10 @@ public struct TypedData: Sendable {
         for (name, fields) in types {
             for f in fields { try Self.check(f.type, types: types, path: "types.\(name).\(f.name)") }
         }
-        domainSeparator = try Self.hashStruct("EIP712Domain", domain, types: types, path: "domain")
-        messageHash = try Self.hashStruct(primary, message, types: types, path: "message")
+        let hashing = Hashing(types: types)
+        domainSeparator = try Self.hashStruct("EIP712Domain", domain, hashing, path: "domain")
+        messageHash = try Self.hashStruct(primary, message, hashing, path: "message")
+        typesEncoded = hashing.typeHashes.count
     }
 
     /// "Name(type name,…)" for the type and then every struct it uses, sorted by name.
@@ -112,33 +147,35 @@ public struct TypedData: Sendable {
         throw .typedData(path: path, reason: "type \"\(type)\" is neither an EIP-712 atomic type nor defined in types")
     }
 
-    static func hashStruct(_ name: String, _ value: JSONObject, types: [String: [Field]], path: String) throws(EthereumError) -> [UInt8] {
-        var encoded = Keccak256.hash(Array(encodeType(name, types: types).utf8))
-        for f in types[name]! {
+    static func hashStruct(_ name: String, _ value: JSONObject, _ hashing: Hashing, path: String) throws(EthereumError) -> [UInt8] {
+        var encoded = hashing.typeHash(name)
+        for f in hashing.types[name]! {
             guard let v = value[f.name], v != .null else { throw .typedData(path: "\(path).\(f.name)", reason: "is missing (a \(f.type))") }
-            encoded += try encodeField(f.type, v, types: types, path: "\(path).\(f.name)")
+            encoded += try encodeField(f.type, v, hashing, path: "\(path).\(f.name)")
         }
         return Keccak256.hash(encoded)
     }
 
     /// One atomic or dynamic value's 32-byte word (uintN, intN, bytesN, bool, address, string, bytes).
     public static func atomicWord(_ type: String, _ value: JSONValue) throws(EthereumError) -> [UInt8] {
-        try encodeField(type, value, types: [:], path: "value")
+        try encodeField(type, value, Hashing(types: [:]), path: "value")
     }
 
     /// One field as its 32-byte word.
-    static func encodeField(_ type: String, _ value: JSONValue, types: [String: [Field]], path: String) throws(EthereumError) -> [UInt8] {
+    static func encodeField(_ type: String, _ value: JSONValue, _ hashing: Hashing, path: String) throws(EthereumError) -> [UInt8] {
         func fail(_ reason: String) -> EthereumError { .typedData(path: path, reason: reason) }
+        try hashing.count(path)
+        let types = hashing.types
         if let (element, count) = arrayType(type) {
             guard case .array(let items) = value else { throw fail("must be an array (\(type)), not \(value.typeName)") }
             if let count, items.count != count { throw fail("must have \(count) elements (\(type)), not \(items.count)") }
             var words = [UInt8]()
-            for (i, item) in items.enumerated() { words += try encodeField(element, item, types: types, path: "\(path)[\(i)]") }
+            for (i, item) in items.enumerated() { words += try encodeField(element, item, hashing, path: "\(path)[\(i)]") }
             return Keccak256.hash(words)
         }
         if types[type] != nil {
             guard case .object(let o) = value else { throw fail("must be an object (\(type)), not \(value.typeName)") }
-            return try hashStruct(type, o, types: types, path: path)
+            return try hashStruct(type, o, hashing, path: path)
         }
         switch type {
         case "string":
