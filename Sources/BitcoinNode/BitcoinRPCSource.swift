@@ -46,7 +46,9 @@ public final class BitcoinRPCSource: BlockSource, Sendable {
     public func chainHeight() throws -> Int? { try tip() + 1 }
 
     private func tip() throws -> Int {
-        guard let count = try call("getblockcount", []) as? Int, (0..<BlockData.maxHeight).contains(count) else { throw bad("getblockcount") }
+        // A JSON number, never true (which Foundation would also give as 1).
+        guard let number = try call("getblockcount", []) as? NSNumber, !Self.isBoolean(number), let count = Int(exactly: number),
+              (0..<BlockData.maxHeight).contains(count) else { throw bad("getblockcount") }
         return count
     }
 
@@ -147,9 +149,9 @@ public final class BitcoinRPCSource: BlockSource, Sendable {
     private func batch(_ calls: [(String, [Any])]) throws -> [Result<Any, RPCError>] {
         let request = calls.enumerated().map { ["jsonrpc": "1.0", "id": $0.offset, "method": $0.element.0, "params": $0.element.1] as [String: Any] }
         let body = Array(try JSONSerialization.data(withJSONObject: request))
-        var reply = try post(body, login: login(fresh: false))
-        if reply.status == 401 { reply = try post(body, login: login(fresh: true)) }
         let method = calls.first?.0 ?? "batch"
+        var reply = try post(body, login: login(fresh: false), method: method)
+        if reply.status == 401 { reply = try post(body, login: login(fresh: true), method: method) }
         switch reply.status {
         case 401: throw SourceError.refused(node: client.url, "its RPC user and password were not accepted (HTTP 401): give the node's cookie with --rpc-cookie FILE, or --rpc-credentials FILE")
         case 403: throw SourceError.refused(node: client.url, "this address may not call it (HTTP 403): see the node's rpcallowip")
@@ -175,10 +177,13 @@ public final class BitcoinRPCSource: BlockSource, Sendable {
         return results.map { $0! }
     }
 
-    private func post(_ body: [UInt8], login: String) throws -> NodeHTTP.Reply {
+    private func post(_ body: [UInt8], login: String, method: String) throws -> NodeHTTP.Reply {
         let authorization = "Basic " + Data(login.utf8).base64EncodedString()
-        return try client.send(path: "", body: body, headers: Self.closing + [("Authorization", authorization)]) { [200, 401, 403].contains($0) }
+        return try client.send(path: "", body: body, headers: Self.closing + [("Authorization", authorization)], name: method) { [200, 401, 403].contains($0) }
     }
+
+    /// Whether JSONSerialization read a JSON true or false (an NSNumber of type char).
+    static func isBoolean(_ number: NSNumber) -> Bool { String(cString: number.objCType) == "c" }
 
     /// "user:password", read once and again on request.
     private func login(fresh: Bool) throws -> String {

@@ -84,6 +84,11 @@ public struct EthereumTransaction: Sendable, Equatable {
         nonce = try EthereumJSON.uint64(need("nonce", "the sender's transaction count"), field: "nonce")
         guard nonce < UInt64.max else { throw .invalidField("nonce", reason: "must be below 2^64 − 1 (EIP-2681)") }
         gas = try EthereumJSON.uint64(need("gas", "the gas limit"), field: "gas")
+        // The most the transaction can cost must be a number: a summary that left it out would
+        // let a person sign without seeing it.
+        guard (gasPrice ?? maxFeePerGas!).multiplied(by: gas) != nil else {
+            throw .invalidField("gas", reason: "times the fee per gas is past 2^256 wei: no account can pay it")
+        }
         if let t = json["to"], t != .null, t != .string("") {
             to = try EthereumJSON.address(t, field: "to")
         } else {

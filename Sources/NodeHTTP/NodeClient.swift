@@ -31,8 +31,9 @@ public struct NodeClient: Sendable {
     /// One call (`body` nil: a GET), tried again after a pause while the node does not answer
     /// or answers a status `takes` refuses; then the node is unavailable (69). An answer over
     /// `maxReply` bytes is the node's fault (76), and is not tried again.
+    /// `name` says the call in messages (a JSON-RPC method, where the path is the same for all).
     public func send(path: String, body: [UInt8]?, contentType: String = "application/json", headers: [(String, String)] = [],
-                     takes: (Int) -> Bool = { $0 == 200 }) throws(SourceError) -> NodeHTTP.Reply {
+                     name: String? = nil, takes: (Int) -> Bool = { $0 == 200 }) throws(SourceError) -> NodeHTTP.Reply {
         var lastError = "no answer"
         for attempt in 0..<max(retries, 1) {
             if attempt > 0 { Thread.sleep(forTimeInterval: 0.5 * Double(attempt)) }
@@ -44,7 +45,7 @@ public struct NodeClient: Sendable {
                 if takes(reply.status) { return reply }
                 lastError = "HTTP \(reply.status)"
             } catch NodeHTTP.Failure.tooLarge(let limit) {
-                throw .badReply(node: url, "\(path) (an answer over \(limit) bytes)")
+                throw .badReply(node: url, "\(name ?? path) (an answer over \(limit) bytes)")
             } catch let failure as NodeHTTP.Failure {
                 lastError = failure.description
             } catch {

@@ -61,6 +61,9 @@ public final class Synchronizer<Chain: ChainScanner> {
     }
 
     public private(set) var status = SyncStatus.unprepared
+    /// Mempool transactions the last run could not parse, and so did not read: a payment among
+    /// them is not shown (the caller says so).
+    public private(set) var mempoolUnread = 0
     private let source: BlockSource
     private let slots: [Slot]
     public var batchSize = 50
@@ -171,7 +174,9 @@ public final class Synchronizer<Chain: ChainScanner> {
             try sink.show(.progress(height: following, chainHeight: chainHeight), wallet: nil)
         }
         var synced = true
-        let pool = try source.mempool().compactMap(Chain.parseTransaction)
+        let raw = try source.mempool()
+        let pool = raw.compactMap(Chain.parseTransaction)
+        mempoolUnread = raw.count - pool.count
         for slot in slots {
             let walletHeight = try slot.using(suspend: suspendStates) {
                 let walletHeight = try slot.state.nextHeight

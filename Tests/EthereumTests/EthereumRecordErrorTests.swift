@@ -15,6 +15,12 @@ final class EthereumRecordErrorTests: XCTestCase {
     }
 
     func testTransactionMistakes() throws {
+        // gas × fee per gas past 2^256 (#42: the summary left max_fee_wei out, and signed).
+        let huge = "115792089237316195423570985008687907853269984665640564039457584007913129639935"  // 2^256 − 1
+        assertRefused(Self.base + #","maxFeePerGas":"\#(huge)","maxPriorityFeePerGas":1"#,
+                      .invalidField("gas", reason: "times the fee per gas is past 2^256 wei: no account can pay it"))
+        assertRefused(Self.base + #","gasPrice":"\#(huge)""#, .invalidField("gas", reason: "times the fee per gas is past 2^256 wei: no account can pay it"))
+        XCTAssertNoThrow(try Self.tx("{" + Self.base.replacingOccurrences(of: "21000", with: "1") + #","gasPrice":"\#(huge)"}"#))
         assertRefused(Self.base + #","gasLimit":21000,"gasPrice":1"#, .unknownField("gasLimit", allowed: EthereumTransaction.fields))
         assertRefused(#""nonce":0,"gas":1,"gasPrice":1"#, .missingField("chainId", expected: "the chain id (1 for Ethereum mainnet): it keeps the transaction from being replayed on another chain"))
         assertRefused(Self.base, .missingField("gasPrice", expected: "the gas price in wei"))
@@ -51,7 +57,6 @@ final class EthereumRecordErrorTests: XCTestCase {
         XCTAssertNil(creation.to)
         XCTAssertEqual(creation.value, .zero)
         // The most the fees can cost: gas × price, exactly.
-        XCTAssertEqual(try Self.tx("{" + Self.base + #","gasPrice":"115792089237316195423570985008687907853269984665640564039457584007913129639935"}"#).maxFee, nil)
         XCTAssertEqual(try Self.tx("{" + Self.base + #","maxFeePerGas":"30000000000","maxPriorityFeePerGas":1}"#).maxFee?.description, "630000000000000")
     }
 

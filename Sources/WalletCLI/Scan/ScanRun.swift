@@ -45,6 +45,10 @@ public struct ScanRun {
             }
             repeat {
                 try sync.run(untilHeight: untilHeight, maxBlocks: maxBlocks, sink: sink)
+                if sync.mempoolUnread > 0 {
+                    let n = sync.mempoolUnread
+                    pipeline.warn("\(n) mempool transaction\(n == 1 ? "" : "s") did not parse and \(n == 1 ? "was" : "were") not read: a pending payment or spend among them is not shown")
+                }
                 afterEachRun()
                 try pipeline.flush()
                 if follow { Thread.sleep(forTimeInterval: interval) }
