@@ -6,7 +6,7 @@ export PATH := $(PATH):/opt/swift/usr/bin
 SWIFT_FLAGS ?=
 BIN_DIR = $(shell swift build $(SWIFT_FLAGS) --show-bin-path)
 
-.PHONY: all deps test-deps build test unit e2e lint demo bench check-long clean install uninstall fuzz fuzz-smoke
+.PHONY: all deps test-deps build test unit e2e lint demo bench check-long clean install uninstall fuzz fuzz-smoke ctime
 
 # make install [PREFIX=/usr/local] [DESTDIR=…] [CONFIG=release]: the tools, their man pages and
 # bash, zsh and fish completions (INSTALL_FROM=DIR installs already built tools from DIR).
@@ -39,9 +39,19 @@ build: deps
 # Unit tests, vector tests and end-to-end tests of the built executables: the XCTest bundle in
 # two shards side by side, and the fuzz smoke run beside them (scripts/test.sh); the man pages
 # through mandoc's linter first.
-test: test-deps build lint
+test: test-deps build lint ctime
 	swift build --build-tests $(SWIFT_FLAGS)
 	SATCHEL_BIN_DIR="$(BIN_DIR)" FUZZ_SMOKE_SECONDS=$(FUZZ_SMOKE_SECONDS) scripts/test.sh
+
+# The constant-time check (Tests/ctime/ctime.c): every CCurveBatch entry point that takes a
+# secret, called with the secret marked undefined, under valgrind's memcheck on the portable
+# and AVX2 paths; a branch or address that depends on it fails (exit 42). Built apart from the
+# package with its C flags (clang -O2; DWARF 4, which Debian's valgrind reads).
+CTIME_CC ?= $(shell command -v clang || echo cc)
+ctime: test-deps
+	@mkdir -p .build
+	$(CTIME_CC) -O2 -gdwarf-4 -I Sources/CCurveBatch/include Sources/CCurveBatch/*.c Tests/ctime/ctime.c -lsodium -o .build/ctime
+	valgrind -q --error-exitcode=42 .build/ctime
 
 # Every fuzz target over its committed corpus in the plain build (no sanitizer between the
 # code and the inputs), then in the instrumented build (.build-fuzz: libFuzzer, AddressSanitizer)

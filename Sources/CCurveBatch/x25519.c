@@ -403,11 +403,12 @@ AVX2 static void ladder4(uint64_t xout[10][4], uint64_t zout[10][4], const uint8
 }
 #endif
 
+/* 1 when a is zero, without a branch: a's value may be secret-derived. */
 static int fe51_iszero(const fe51 *a) {
     uint8_t s[32], acc = 0;
     fe51_tobytes(s, a);
     for (int i = 0; i < 32; i++) acc |= s[i];
-    return acc == 0;
+    return (int)(((uint32_t)acc - 1) >> 31);
 }
 
 static void fe51_add(fe51 *r, const fe51 *a, const fe51 *b) {
@@ -422,6 +423,15 @@ static void fe51_sub(fe51 *r, const fe51 *a, const fe51 *b) {
     fe51_mul(r, r, &one);  /* back under 2^52 per limb */
 }
 
+/* All ones when bit is 1, else 0, through a value barrier: the compiler cannot tell the mask
+ * is one of two values, so it cannot turn a select on it into a branch (clang -O2 did, on a
+ * zero test of a secret-derived denominator; make ctime saw it). */
+static inline uint64_t ct_mask(int bit) {
+    uint64_t m = 0 - (uint64_t)bit;
+    __asm__("" : "+r"(m));
+    return m;
+}
+
 /* q[i] = num[i]/den[i] for all i with one inversion (Montgomery's trick); 0 where den[i] is 0,
  * as z^(p−2) gives. `prefix` is scratch for n elements. q may alias num. */
 static void fe51_divide_all(fe51 *q, const fe51 *num, const fe51 *den, fe51 *prefix, size_t n) {
@@ -430,7 +440,7 @@ static void fe51_divide_all(fe51 *q, const fe51 *num, const fe51 *den, fe51 *pre
     for (size_t i = 0; i < n; i++) {
         prefix[i] = running;
         fe51 d = den[i];
-        uint64_t zero = 0 - (uint64_t)fe51_iszero(&d);
+        uint64_t zero = ct_mask(fe51_iszero(&d));
         for (int j = 0; j < 5; j++) d.v[j] = (d.v[j] & ~zero) | (one.v[j] & zero);
         fe51_mul(&running, &running, &d);
     }
@@ -438,7 +448,7 @@ static void fe51_divide_all(fe51 *q, const fe51 *num, const fe51 *den, fe51 *pre
     fe51_invert(&inverse, &running);
     for (size_t i = n; i-- > 0;) {
         fe51 d = den[i], inv_i;
-        uint64_t zero = 0 - (uint64_t)fe51_iszero(&d);
+        uint64_t zero = ct_mask(fe51_iszero(&d));
         for (int j = 0; j < 5; j++) d.v[j] = (d.v[j] & ~zero) | (one.v[j] & zero);
         fe51_mul(&inv_i, &inverse, &prefix[i]);
         fe51_mul(&inverse, &inverse, &d);
@@ -531,7 +541,10 @@ static void ladder_all(enum satchel_simd_path path, fe51 *x, fe51 *z, const uint
     for (size_t i = 0; i < n; i++) {
         uint8_t in[32], out[32];
         fe51_tobytes(in, &u[i]);
-        if (crypto_scalarmult_curve25519(out, k, in) != 0) memset(out, 0, 32);
+        /* libsodium answers −1 for a point of small order: its output is then cleared by a
+         * mask, not a branch on the result (which the ladder's secret output decides). */
+        uint8_t keep = (uint8_t)~(uint8_t)crypto_scalarmult_curve25519(out, k, in);
+        for (int j = 0; j < 32; j++) out[j] &= keep;
         fe51_frombytes(&x[i], out);
         z[i] = (fe51){{1, 0, 0, 0, 0}};
         wipe(out, 32);
@@ -590,7 +603,11 @@ int satchel_edwards_y_batch(enum satchel_simd_path path, uint8_t *out, uint8_t *
     for (size_t i = 0; i < n; i++) {
         fe51 sum;
         fe51_add(&sum, &x[i], &z[i]);
-        if (fe51_iszero(&x[i]) || fe51_iszero(&z[i]) || fe51_iszero(&sum)) ok[i] = 0;
+        /* Masked, not branched on: X and Z come from the ladder of the secret k. (Whether k·P
+         * is the identity or of order 2 is decided by the public point alone, k being a
+         * multiple of 8, so the caller may branch on ok.) */
+        uint8_t degenerate = (uint8_t)(fe51_iszero(&x[i]) | fe51_iszero(&z[i]) | fe51_iszero(&sum));
+        ok[i] &= (uint8_t)(degenerate ^ 1);
         fe51_sub(&num[i], &x[i], &z[i]);
         den[i] = sum;
     }
