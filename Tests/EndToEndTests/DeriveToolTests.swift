@@ -1,5 +1,6 @@
 import Foundation
 import SatchelTestSupport
+import WalletKeys
 import XCTest
 
 /// The built `derive` executable, alone and after `mnemonic`.
@@ -355,5 +356,56 @@ final class DiscoveryToolTests: XCTestCase {
                        "xpub6CatWdiZiodmUeTDp8LT5or8nmbKNcuyvz7WyksVFkKB4RHwCD3XyuvPEbvqAQY3rAPshWcMLoP2fMFMKHPJ4ZeZXYVUhLv1VMrjPC7PW6V")
         XCTAssertEqual(r.records.last?["next_account"] as? Int, 2)
         XCTAssertFalse(r.out.contains("abandon"))
+    }
+}
+
+/// BIP48 multisig accounts (#42): `derive account --purpose 48 --script p2wsh|p2sh-p2wsh`
+/// exports m/48'/coin'/account'/2' (or 1'), with the key origin cosigners exchange; held to
+/// embit 0.8.0 (scripts/bip48-oracle.py, in .build/embit-venv, installed once from PyPI).
+extension DeriveToolTests {
+    func testBIP48AccountsAgreeWithEmbit() throws {
+        let venv = TestPaths.packageRoot.appendingPathComponent(".build/embit-venv").path
+        if !FileManager.default.fileExists(atPath: venv + "/bin/python") {
+            let made = try Shell.run("/usr/bin/python3 -m venv \(venv) && \(venv)/bin/pip install -q embit==0.8.0")
+            XCTAssertEqual(made.status, 0, made.stderr)
+        }
+        let phrases = ["abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about",
+                       "legal winner thank year wave sausage worth useful legal winner thank yellow"]
+        var lines = [String]()
+        for phrase in phrases {
+            for args in ["--script p2wsh", "--script p2sh-p2wsh", "--script p2wsh --network test --account 3", "--script p2sh-p2wsh --coin ltc --account 1"] {
+                let r = try Shell.run("derive account --purpose 48 \(args)", stdin: Shell.lines([["mnemonic": phrase]]))
+                XCTAssertEqual(r.status, 0, args + r.stderr)
+                var record = try XCTUnwrap(r.records.first)
+                XCTAssertEqual(record["purpose"] as? Int, 48)
+                let path = try XCTUnwrap(record["path"] as? String)
+                XCTAssertEqual(record["key_origin"] as? String, "[\(record["master_fingerprint"] as? String ?? "")\(path.dropFirst())]\(record["xpub"] as? String ?? "")")
+                XCTAssertEqual(record["descriptor_key"] as? String, (record["key_origin"] as? String ?? "") + "/<0;1>/*")
+                record["mnemonic"] = phrase
+                lines.append(String(decoding: try JSONSerialization.data(withJSONObject: record), as: UTF8.self))
+            }
+        }
+        let oracle = try Shell.run("\(venv)/bin/python scripts/bip48-oracle.py", stdin: Data((lines.joined(separator: "\n") + "\n").utf8))
+        XCTAssertEqual(oracle.status, 0, oracle.stderr)
+        XCTAssertEqual(oracle.records.count, lines.count)
+        for (line, expected) in zip(lines, oracle.records) {
+            let ours = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            for key in expected.keys where key != "descriptor_origin" { XCTAssertEqual(ours[key] as? String, expected[key] as? String, "\(key) of \(ours["path"] ?? "")") }
+            let steps = try DerivationPath(parsing: ours["path"] as! String).components.map(String.init).joined(separator: ", ")
+            XCTAssertEqual(expected["descriptor_origin"] as? String, "\(ours["master_fingerprint"] as! String)[\(steps)]")
+        }
+        // The well-known key of the test phrase (Sparrow, Coldcard): m/48'/0'/0'/2'.
+        XCTAssertTrue(lines[0].contains(#""Zpub":"Zpub74Jru6aftwwHxCUCWEvP6DgrfFsdA4U6ZRtQ5i8qJpMcC39yZGv3egBhQfV3MS9pZtH5z8iV5qWkJsK6ESs6mSzt4qvGhzJxPeeVS2e1zUG""#))
+        // What cannot be said: a script without purpose 48, purpose 48 without a script or for
+        // addresses (they need every cosigner's key), and a multisig account piped on as if single-key.
+        let seed = Shell.lines([["mnemonic": phrases[0]]])
+        for (command, status, message) in [("derive account --purpose 48", 64, "--purpose 48 (BIP48 multisig) takes --script p2wsh (script type 2') or p2sh-p2wsh (1')"),
+                                           ("derive account --script p2wsh", 64, "--script p2wsh is a BIP48 multisig account's: give --purpose 48 with it"),
+                                           ("derive addresses --purpose 48 --script p2wsh", 65, "--purpose 48 is a multisig account: derive account exports its key; its addresses need every cosigner's key"),
+                                           ("derive account --purpose 48 --script p2wsh | derive addresses", 65, "\"script\": must be one of p2pkh, p2sh-p2wpkh, p2wpkh, p2tr, ethereum")] {
+            let r = try Shell.run(command, stdin: seed)
+            XCTAssertEqual(r.status, Int32(status), command + r.stderr)
+            XCTAssertTrue(r.stderr.contains(message), command + ": " + r.stderr)
+        }
     }
 }

@@ -37,6 +37,8 @@ public struct AccountRequest {
             out["public_view_key"] = .string(Hex.encode(wallet.viewPublic))
             if viewOnly || chainOptions.private { out["private_view_key"] = .string(wallet.viewSecret.hex) }
             if chainOptions.private, let spend = wallet.spendSecret { out["private_spend_key"] = .string(spend.hex) }
+        case .bip32(let key, _, let fromSeed) where chainOptions.multisigScript != nil:
+            try multisigAccount(key, fromSeed: fromSeed, script: chainOptions.multisigScript!, into: &out)
         case .bip32(let key, let origin, let fromSeed):
             let plan = try chainOptions.plan(key, fromSeed: fromSeed, claims: KeyRecordClaims(record: record))
             let path = fromSeed ? plan.accountPath(chainOptions.account) : (origin ?? DerivationPath())
@@ -72,6 +74,40 @@ public struct AccountRequest {
         return out
     }
 
+    /// A BIP48 multisig account's key (m/48'/coin'/account'/script'), for the cosigners: its
+    /// xpub, SLIP-132 form, and `key_origin` `[fingerprint/48'/…]xpub`, with `descriptor_key`
+    /// (the same with `/<0;1>/*`) for a wsh(sortedmulti(…)) descriptor.
+    func multisigAccount(_ key: ExtendedKey, fromSeed: Bool, script: MultisigScript, into out: inout JSONObject) throws {
+        guard fromSeed else { throw DerivationError.unsupported("--purpose 48 derives from the seed (a phrase, a seed or a master xprv)") }
+        let coin = chainOptions.coin ?? "btc", networkName = chainOptions.network ?? "main"
+        guard let chain = CoinNetwork.find(coin: coin, network: ["mainnet": "main", "testnet": "test"][networkName] ?? networkName),
+              chain.scripts.contains(.p2wpkh) else {
+            throw DerivationError.unsupported("--purpose 48 is for a coin with segwit multisig (btc, ltc); \(coin) on \(networkName) has none")
+        }
+        let path = script.accountPath(coinType: chainOptions.coinType ?? chain.slip44, account: chainOptions.account)
+        let account = try key.derive(path.components)
+        let xpub = account.neutered.serialized(version: chain.testnet ? .tpub : .xpub)
+        out["coin"] = .string(chain.coin)
+        out["network"] = .string(chain.network)
+        out["script"] = .string(script.rawValue)
+        out["purpose"] = .number("48")
+        out["path"] = .string(path.description)
+        out["xpub"] = .string(xpub)
+        let slip = script.slip132(testnet: chain.testnet)
+        out[slip.publicPrefix] = .string(account.neutered.serialized(version: slip))
+        out["master_fingerprint"] = .string(Hex.encode(key.fingerprint))
+        out["fingerprint"] = .string(Hex.encode(account.fingerprint))
+        out["parent_fingerprint"] = .string(Hex.encode(account.parentFingerprint))
+        out["depth"] = .number(String(account.depth))
+        out["child_number"] = .string(DerivationPath.format(account.childNumber))
+        let origin = MultisigScript.keyOrigin(masterFingerprint: key.fingerprint, path: path, xpub: xpub)
+        out["key_origin"] = .string(origin)
+        out["descriptor_key"] = .string(origin + "/<0;1>/*")
+        if chainOptions.private {
+            out["xprv"] = .string(account.serialized(version: chain.testnet ? .tpub : .xpub))
+        }
+    }
+
     /// The account record: viewing keys (ZIP-32, zcashd and ZIP-316 forms), the default and
     /// unified addresses; with --private the extended spending key.
     func saplingAccount(_ record: JSONObject, _ keys: RecordKeys, material: ZcashKeyMaterial? = nil) throws -> JSONObject {
@@ -102,7 +138,7 @@ public struct AccountRequest {
 /// from it; a user's own fields (an id, a label) pass through.
 public enum AccountFields {
     public static let names: Set<String> = Set(ExtendedKeyVersion.all.flatMap { [$0.publicPrefix, $0.privatePrefix] }).union([
-        "extended_key", "descriptor", "change_descriptor", "master_fingerprint", "fingerprint", "parent_fingerprint",
+        "extended_key", "descriptor", "change_descriptor", "key_origin", "descriptor_key", "master_fingerprint", "fingerprint", "parent_fingerprint",
         "depth", "child_number", "account_path", "primary_address", "public_spend_key", "public_view_key", "birthdays",
         "used_receive", "next_receive_index", "used_change", "next_change_index", "account",
         "ufvk", "uivk", "extended_full_viewing_key", "incoming_viewing_key", "default_diversifier_index", "default_address", "unified_address", "transparent_address",

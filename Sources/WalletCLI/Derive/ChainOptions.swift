@@ -12,10 +12,10 @@ public struct ChainOptions: ParsableArguments {
     @Option(help: "Network: main, test, signet, regtest (btc); mainnet, testnet, stagenet (xmr). Default: main.")
     public var network: String?
 
-    @Option(help: "BIP43 purpose: 44 (P2PKH), 49 (P2SH-P2WPKH), 84 (P2WPKH) or 86 (P2TR).")
+    @Option(help: "BIP43 purpose: 44 (P2PKH), 49 (P2SH-P2WPKH), 84 (P2WPKH) or 86 (P2TR); 48 (a multisig account's key, derive account only, with --script p2wsh or p2sh-p2wsh).")
     public var purpose: UInt32?
 
-    @Option(help: "Script kind instead of a purpose: p2pkh, p2sh-p2wpkh, p2wpkh, p2tr.")
+    @Option(help: "Script kind instead of a purpose: p2pkh, p2sh-p2wpkh, p2wpkh, p2tr; with --purpose 48, p2wsh or p2sh-p2wsh (BIP48's script types 2' and 1').")
     public var script: String?
 
     @Option(help: "SLIP-44 coin type to use in preset paths instead of the coin's own (e.g. another EVM chain).")
@@ -50,11 +50,18 @@ public struct ChainOptions: ParsableArguments {
         if let coin, coin != "xmr", !CoinNetwork.coins.contains(coin) {
             throw ValidationError("unknown coin '\(coin)'; known: \(CoinNetwork.coins.joined(separator: ", ")), xmr")
         }
-        if let purpose, ScriptKind.forPurpose(purpose) == nil { throw ValidationError("--purpose must be 44, 49, 84 or 86") }
-        if let script, ScriptKind(rawValue: script) == nil || script == "ethereum" {
-            throw ValidationError("--script must be p2pkh, p2sh-p2wpkh, p2wpkh or p2tr")
+        if purpose == 48 {
+            guard script.flatMap(MultisigScript.init(rawValue:)) != nil else {
+                throw ValidationError("--purpose 48 (BIP48 multisig) takes --script p2wsh (script type 2') or p2sh-p2wsh (1')")
+            }
+        } else {
+            if let purpose, ScriptKind.forPurpose(purpose) == nil { throw ValidationError("--purpose must be 44, 49, 84, 86, or 48 with --script p2wsh or p2sh-p2wsh") }
+            if let script, ScriptKind(rawValue: script) == nil || script == "ethereum" {
+                if MultisigScript(rawValue: script) != nil { throw ValidationError("--script \(script) is a BIP48 multisig account's: give --purpose 48 with it") }
+                throw ValidationError("--script must be p2pkh, p2sh-p2wpkh, p2wpkh or p2tr")
+            }
+            if purpose != nil && script != nil { throw ValidationError("give --purpose or --script, not both (both only for --purpose 48)") }
         }
-        if purpose != nil && script != nil { throw ValidationError("give --purpose or --script, not both") }
         if let accountPath {
             do { _ = try DerivationPath(parsing: accountPath) } catch { throw ValidationError(error.message) }
         }
@@ -75,9 +82,13 @@ public struct ChainOptions: ParsableArguments {
     }
 
     public var requestedScript: ScriptKind? {
+        if purpose == 48 { return nil }
         if let script { return ScriptKind(rawValue: script) }
         return purpose.flatMap(ScriptKind.forPurpose)
     }
+
+    /// --purpose 48's script: a BIP48 multisig account.
+    public var multisigScript: MultisigScript? { purpose == 48 ? script.flatMap(MultisigScript.init(rawValue:)) : nil }
 
     /// The run's key inputs: a reader for key records (with the BIP39 passphrase the options
     /// gave) and, with --wallet, the entry's key that replaces them, and the record the run
@@ -103,6 +114,9 @@ public struct ChainOptions: ParsableArguments {
     /// The plan for a BIP32 key. `claims`: what the record says of its extended key (coin,
     /// network, script), which options may repeat but not contradict.
     public func plan(_ key: ExtendedKey, fromSeed: Bool, claims: KeyRecordClaims = KeyRecordClaims()) throws -> AddressPlan {
+        if purpose == 48 {
+            throw DerivationError.unsupported("--purpose 48 is a multisig account: derive account exports its key; its addresses need every cosigner's key")
+        }
         if coin == "xmr" { throw DerivationError.unsupported("a BIP32 key gives no Monero keys; give a Monero seed or keys for --coin xmr") }
         let coin = try KeyRecordClaims.resolve("coin", record: claims.coin, option: coin, written: { "--coin \($0)" }, shown: { $0 }) ?? "btc"
         let network = try KeyRecordClaims.resolve("network", record: claims.network, option: network, written: { "--network \($0)" }, shown: { $0 })
