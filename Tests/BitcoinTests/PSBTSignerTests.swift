@@ -308,6 +308,62 @@ final class PSBTSignerTests: XCTestCase {
         }
     }
 
+    /// A 2-of-3 multisig wallet this key is a cosigner of (#42): told by its descriptor, the
+    /// signer shows the wallet's own change as change (the descriptor builds the same script at
+    /// a change index); the same path with another policy, the receive chain, and every
+    /// output without the descriptor stay payments. A descriptor whose key under our
+    /// fingerprint is not ours, or with no key of ours, is refused.
+    func testAMultisigWalletsChangeByItsDescriptor() throws {
+        let seeds = [Self.seed, SecureBytes((0..<32).map { UInt8($0 + 100) }), SecureBytes((0..<32).map { UInt8($0 + 200) })]
+        let masters = try seeds.map { try ExtendedKey.master(seed: $0) }
+        let account = try DerivationPath(parsing: "m/48'/1'/0'/2'")
+        let xpubs = try masters.map { try $0.derive(account.components).neutered }
+        func key(_ m: Int, _ chain: UInt32, _ index: UInt32) throws -> [UInt8] { try xpubs[m].child(chain).child(index).publicKey.compressed }
+        func origin(_ m: Int, _ chain: UInt32, _ index: UInt32) -> [UInt8] {
+            masters[m].fingerprint + (account.components + [chain, index]).flatMap { c in withUnsafeBytes(of: c.littleEndian) { Array($0) } }
+        }
+        let keyText = { (m: Int, xpub: ExtendedKey) in "[\(Hex.encode(masters[m].fingerprint))/48'/1'/0'/2']\(xpub.serialized(version: .tpub))/<0;1>/*" }
+        let text = "wsh(sortedmulti(2,\((0..<3).map { keyText($0, xpubs[$0]) }.joined(separator: ","))))"
+        let wallet = try MultisigDescriptor(parsing: text)
+        let (inputScript, inputWitness) = try wallet.script(chain: 0, index: 0)
+        let (change, changeWitness) = try wallet.script(chain: 1, index: 5)
+        let oneOfThree = try MultisigDescriptor(parsing: text.replacingOccurrences(of: "sortedmulti(2,", with: "sortedmulti(1,")).script(chain: 1, index: 5)
+        let receive = try wallet.script(chain: 0, index: 7)
+        let tx = BitcoinTx(version: 2, inputs: [.init(previousTxID: [UInt8](repeating: 0x31, count: 32), previousIndex: 0, sequence: 0xFFFF_FFFD)],
+                           outputs: [.init(value: 60_000, script: change), .init(value: 10_000, script: oneOfThree.scriptPubKey),
+                                     .init(value: 20_000, script: receive.scriptPubKey)], lockTime: 0)
+        var psbt = try PSBT(unsignedTransaction: tx)
+        psbt.inputs[0].insertInOrder(PSBT.Pair(type: PSBTField.inWitnessUtxo, value: Self.txOut(100_000, inputScript)))
+        psbt.inputs[0].insertInOrder(PSBT.Pair(type: PSBTField.inWitnessScript, value: inputWitness))
+        for m in 0..<3 { psbt.inputs[0].insertInOrder(PSBT.Pair(type: PSBTField.inBIP32Derivation, keyData: try key(m, 0, 0), value: origin(m, 0, 0))) }
+        for (o, (witness, chain, index)) in [(changeWitness, UInt32(1), UInt32(5)), (oneOfThree.witnessScript, 1, 5), (receive.witnessScript, 0, 7)].enumerated() {
+            psbt.outputs[o].insertInOrder(PSBT.Pair(type: PSBTField.outWitnessScript, value: witness))
+            for m in 0..<3 { psbt.outputs[o].insertInOrder(PSBT.Pair(type: PSBTField.outBIP32Derivation, keyData: try key(m, chain, index), value: origin(m, chain, index))) }
+        }
+        let keys = try BIP32Keyring(root: masters[0])
+        // Without the descriptor: the shared wallet's change is a payment (our key alone cannot spend it).
+        XCTAssertEqual(try PSBTSigner(coinType: 1).sign(psbt, keys: keys) { _ in }.report.outputs.map(\.change), [false, false, false])
+        var signer = PSBTSigner(coinType: 1)
+        signer.wallets = [wallet]
+        let (signed, report) = try signer.sign(psbt, keys: keys) { _ in }
+        XCTAssertEqual(report.outputs.map(\.change), [true, false, false])
+        XCTAssertEqual(report.outputs.map(\.wallet), [0, nil, nil])
+        XCTAssertEqual(report.inputs.map(\.signed), [1])
+        XCTAssertEqual(signed.inputs[0].all(PSBTField.inPartialSig).map(\.keyData), [try key(0, 0, 0)])
+        // Our fingerprint with another key, and a wallet with no key of ours.
+        let stranger = try ExtendedKey.master(seed: SecureBytes((0..<32).map { UInt8($0 + 50) })).derive(account.components).neutered
+        for (bad, why) in [(text.replacingOccurrences(of: xpubs[0].serialized(version: .tpub), with: stranger.serialized(version: .tpub)), "names our fingerprint at m/48'/1'/0'/2' with another key"),
+                           ("wsh(sortedmulti(2,\(keyText(1, xpubs[1])),\(keyText(2, xpubs[2]))))", "holds no key of ours (no key origin with our fingerprint)")] {
+            signer.wallets = [try MultisigDescriptor(parsing: bad)]
+            XCTAssertEqual(try refusal(psbt, signer: signer, keys: keys), .notOurWallet(why))
+        }
+        // Malformed descriptors are refused as they are read.
+        for bad in ["wpkh(\(keyText(0, xpubs[0])))", "wsh(sortedmulti(4,\((0..<3).map { keyText($0, xpubs[$0]) }.joined(separator: ","))))",
+                    "wsh(sortedmulti(2,\(xpubs[0].serialized(version: .tpub))/<0;1>/*,\(keyText(1, xpubs[1]))))", text + "#aaaaaaaa"] {
+            XCTAssertThrowsError(try MultisigDescriptor(parsing: bad), bad)
+        }
+    }
+
     /// A version 2 PSBT (BIP370: the transaction in per-input and per-output fields) of the same
     /// transaction as a version 0 one: the same signature, written back into the version 2 maps.
     func testAVersion2PSBTIsSignedAsItsVersion0Twin() throws {

@@ -1,6 +1,8 @@
 import Foundation
 import SatchelTestSupport
 import WalletKeys
+import Bitcoin
+import WalletCore
 import XCTest
 
 /// The built `derive` executable, alone and after `mnemonic`.
@@ -406,6 +408,77 @@ extension DeriveToolTests {
             let r = try Shell.run(command, stdin: seed)
             XCTAssertEqual(r.status, Int32(status), command + r.stderr)
             XCTAssertTrue(r.stderr.contains(message), command + ": " + r.stderr)
+        }
+    }
+}
+
+/// sign-tx --descriptor (#42): a 2-of-3 wallet of three BIP48 accounts from derive account,
+/// its scripts held to embit's, and sign-tx's summary naming the wallet's change and cosigners.
+extension DeriveToolTests {
+    func testAMultisigWalletsChangeThroughSignTx() throws {
+        let venv = TestPaths.packageRoot.appendingPathComponent(".build/embit-venv").path
+        if !FileManager.default.fileExists(atPath: venv + "/bin/python") {
+            let made = try Shell.run("/usr/bin/python3 -m venv \(venv) && \(venv)/bin/pip install -q embit==0.8.0")
+            XCTAssertEqual(made.status, 0, made.stderr)
+        }
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-msig-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: dir) }
+        let phrases = ["abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about",
+                       "legal winner thank year wave sausage worth useful legal winner thank yellow",
+                       "letter advice cage absurd amount doctor acoustic avoid letter advice cage above"]
+        let accounts = try phrases.map { phrase -> [String: Any] in
+            let r = try Shell.run("derive account --purpose 48 --script p2wsh --network test", stdin: Shell.lines([["mnemonic": phrase]]))
+            XCTAssertEqual(r.status, 0, r.stderr)
+            return try XCTUnwrap(r.records.first)
+        }
+        let text = "wsh(sortedmulti(2," + accounts.map { $0["descriptor_key"] as! String }.joined(separator: ",") + "))"
+        let wallet = try MultisigDescriptor(parsing: text)
+        let places = ["0/0", "1/5", "0/7", "1/0"]
+        let oracle = try Shell.run("\(venv)/bin/python scripts/multisig-oracle.py \"\(text)\" \(places.joined(separator: " "))")
+        XCTAssertEqual(oracle.status, 0, oracle.stderr)
+        XCTAssertEqual(oracle.lines, try places.map { p in
+            let parts = p.split(separator: "/").map { UInt32($0)! }
+            return Hex.encode(try wallet.script(chain: parts[0], index: parts[1]).scriptPubKey)
+        })
+        // A PSBT spending the wallet's 0/0, paying 1/5 (its change) and 0/7 (its own receive address: a payment).
+        let xpubs = accounts.map { try! ExtendedKey(parsing: $0["xpub"] as! String) }
+        let fingerprints = accounts.map { try! Hex.decode($0["master_fingerprint"] as! String) }
+        let account = try DerivationPath(parsing: "m/48'/1'/0'/2'").components
+        func derivation(_ m: Int, _ chain: UInt32, _ index: UInt32) throws -> PSBT.Pair {
+            PSBT.Pair(type: 0x02, keyData: try xpubs[m].child(chain).child(index).publicKey.compressed,
+                      value: fingerprints[m] + (account + [chain, index]).flatMap { c in withUnsafeBytes(of: c.littleEndian) { Array($0) } })
+        }
+        let spent = try wallet.script(chain: 0, index: 0), change = try wallet.script(chain: 1, index: 5), receive = try wallet.script(chain: 0, index: 7)
+        let tx = BitcoinTx(version: 2, inputs: [.init(previousTxID: [UInt8](repeating: 0x42, count: 32), previousIndex: 1, sequence: 0xFFFF_FFFD)],
+                           outputs: [.init(value: 70_000, script: change.scriptPubKey), .init(value: 29_000, script: receive.scriptPubKey)], lockTime: 0)
+        var psbt = try PSBT(unsignedTransaction: tx)
+        psbt.inputs[0].insertInOrder(PSBT.Pair(type: PSBTField.inWitnessUtxo, value: withUnsafeBytes(of: UInt64(100_000).littleEndian) { Array($0) } + [UInt8(spent.scriptPubKey.count)] + spent.scriptPubKey))
+        psbt.inputs[0].insertInOrder(PSBT.Pair(type: PSBTField.inWitnessScript, value: spent.witnessScript))
+        for m in 0..<3 {
+            var d = try derivation(m, 0, 0)
+            psbt.inputs[0].insertInOrder(PSBT.Pair(type: PSBTField.inBIP32Derivation, keyData: d.keyData, value: d.value))
+            d = try derivation(m, 1, 5)
+            psbt.outputs[0].insertInOrder(d)
+            psbt.outputs[1].insertInOrder(try derivation(m, 0, 7))
+        }
+        psbt.outputs[0].insertInOrder(PSBT.Pair(type: PSBTField.outWitnessScript, value: change.witnessScript))
+        psbt.outputs[1].insertInOrder(PSBT.Pair(type: PSBTField.outWitnessScript, value: receive.witnessScript))
+        let key = "\(dir)/key.json"
+        XCTAssertTrue(FileManager.default.createFile(atPath: key, contents: Shell.lines([["mnemonic": phrases[0]]]), attributes: [.posixPermissions: 0o600]))
+        try (text + "\n").write(toFile: "\(dir)/wallet.txt", atomically: true, encoding: .utf8)
+        let record = Shell.lines([["psbt": psbt.base64]])
+        for (options, changes) in [("", [false, false]), ("--descriptor \"\(text)\"", [true, false]), ("--descriptor \(dir)/wallet.txt", [true, false])] {
+            let r = try Shell.run("sign-tx --network test --key-file \(key) \(options)", stdin: record)
+            XCTAssertEqual(r.status, 0, options + r.stderr)
+            let summary = try XCTUnwrap(r.records.first { $0["type"] as? String == "psbt_summary" })
+            XCTAssertEqual((summary["outputs"] as? [[String: Any]])?.map { $0["change"] as? Bool }, changes, options)
+            XCTAssertEqual(summary["sent"] as? String, changes[0] ? "29000" : "99000", options)
+            let wallets = summary["wallets"] as? [[String: Any]]
+            XCTAssertEqual(wallets?.first?["threshold"] as? Int, options.isEmpty ? nil : 2)
+            XCTAssertEqual((wallets?.first?["cosigners"] as? [[String: Any]])?.map { $0["fingerprint"] as? String },
+                           options.isEmpty ? nil : accounts.map { $0["master_fingerprint"] as? String })
+            XCTAssertEqual(r.records.last?["signed_inputs"] as? [Int], [0])
         }
     }
 }

@@ -27,6 +27,8 @@ public enum PSBTSignError: WalletError, Equatable {
     case duplicateInput(first: Int, second: Int)
     /// A version 2 PSBT whose transaction version is below 2 (BIP370's Creator sets at least 2).
     case transactionVersion(Int32)
+    /// A wallet descriptor whose key under our fingerprint is not ours, or with no key of ours.
+    case notOurWallet(String)
 
     public var code: String {
         switch self {
@@ -45,6 +47,7 @@ public enum PSBTSignError: WalletError, Equatable {
         case .badSignature: "psbt.bad_signature"
         case .duplicateInput: "psbt.duplicate_input"
         case .transactionVersion: "psbt.tx_version"
+        case .notOurWallet: "psbt.not_our_wallet"
         }
     }
 
@@ -72,6 +75,7 @@ public enum PSBTSignError: WalletError, Equatable {
             "inputs \(first) and \(second) spend the same output: no valid transaction does, and its amount would be counted twice in the fee"
         case .transactionVersion(let v):
             "a version 2 PSBT with transaction version \(v): BIP370's Creator sets at least 2, so this PSBT was not made by one (policy: not signed)"
+        case .notOurWallet(let why): "the wallet descriptor \(why): its change would not be ours"
         case .notComplete(let inputs):
             "--finalize: input\(inputs.count == 1 ? "" : "s") \(inputs.map(String.init).joined(separator: ", ")) still lack\(inputs.count == 1 ? "s" : "") signatures; the signed PSBT goes on to the other signers"
         }
@@ -109,6 +113,8 @@ public struct PSBTReport: Sendable {
         /// taken on the PSBT's word.
         public let change: Bool
         public let paths: [String]
+        /// The wallet (a `PSBTSigner.wallets` index) whose change it is, for a multisig output.
+        public var wallet: Int?
     }
 
     public let version: UInt32
@@ -133,6 +139,9 @@ public struct PSBTSigner {
     public var maxFee: UInt64?
     /// The network's BIP44 coin type: a standard path (44/49/84/86) of ours with another is refused.
     public var coinType: UInt32?
+    /// The multisig wallets this signer is a cosigner of (`--descriptor`): an output one of
+    /// them derives at a change index is that wallet's change.
+    public var wallets: [MultisigDescriptor] = []
 
     public init(allowOtherSighash: Bool = false, maxFee: UInt64? = nil, coinType: UInt32? = nil) {
         (self.allowOtherSighash, self.maxFee, self.coinType) = (allowOtherSighash, maxFee, coinType)
@@ -187,6 +196,7 @@ public struct PSBTSigner {
             let (ecdsa, taproot) = try Self.ourKeys(map, type: PSBTField.inBIP32Derivation, tapType: PSBTField.inTapBIP32Derivation, name: "", keys: keys)
             for path in ecdsa.map(\.1) + taproot.map(\.path) { if let account = Self.account(path) { accounts.insert(account) } }
         }
+        try checkWallets(keys: keys)
         let outputs = try psbt.outputs.enumerated().map { try change(output: $0.offset, map: $0.element, script: tx.outputs[$0.offset].script, amount: tx.outputs[$0.offset].value, keys: keys, accounts: accounts) }
         report = PSBTReport(version: psbt.version, inputs: reportInputs, outputs: outputs, fee: fee, vsize: nil)
         for i in report.inputs.indices { report.inputs[i].complete = PSBTFinalizer.isComplete(psbt.inputs[i], utxo: utxos[i]) }
@@ -489,6 +499,37 @@ public struct PSBTSigner {
         return Array(path.dropLast(2))
     }
 
+    /// Each wallet holds a key of ours, and every key under our fingerprint is the one our seed
+    /// gives at its origin (else its "change" could be a stranger's).
+    func checkWallets(keys: PSBTKeyring) throws {
+        for wallet in wallets {
+            var ours = 0
+            for c in wallet.cosigners where keys.owns(fingerprint: c.fingerprint, path: c.path.components) {
+                guard try keys.publicKey(at: c.path.components).compressed == c.key.publicKey.compressed else {
+                    throw PSBTSignError.notOurWallet("names our fingerprint at \(c.path) with another key")
+                }
+                ours += 1
+            }
+            guard ours > 0 else { throw PSBTSignError.notOurWallet("holds no key of ours (no key origin with our fingerprint)") }
+        }
+    }
+
+    /// The wallet whose change a multisig output is: a wallet that holds our key at this
+    /// derivation of the output's (verified), places it at chain 1 below the index bound in an
+    /// account this run signs for, and gives exactly this script there.
+    func walletChange(_ map: PSBT.Map, script: [UInt8], keys: PSBTKeyring, accounts: Set<[UInt32]>) throws -> Int? {
+        for pair in map.pairs where pair.type == PSBTField.outBIP32Derivation && pair.value.count >= 4 {
+            let fingerprint = Array(pair.value.prefix(4))
+            let path = stride(from: 4, to: pair.value.count, by: 4).map { Array(pair.value[$0..<$0 + 4]).littleEndianUInt32 }
+            guard keys.owns(fingerprint: fingerprint, path: path), let account = Self.account(path), accounts.contains(account) else { continue }
+            for (w, wallet) in wallets.enumerated() {
+                guard let place = wallet.place(fingerprint: fingerprint, path: path), place.chain == 1, place.index < Self.changeIndexLimit else { continue }
+                if try wallet.script(chain: 1, index: place.index).scriptPubKey == script { return w }
+            }
+        }
+        return nil
+    }
+
     /// Whether a path of ours in an output is a change address of an account this run signs
     /// for: that account's chain 1, an unhardened index below `changeIndexLimit`.
     static func isChangePath(_ path: [UInt32], accounts: Set<[UInt32]>) -> Bool {
@@ -538,6 +579,10 @@ public struct PSBTSigner {
             }
         case .other: break
         }
-        return PSBTReport.Output(index: o, amount: amount, script: script, change: change, paths: paths)
+        var wallet: Int?
+        if !change, !wallets.isEmpty, let w = try walletChange(map, script: script, keys: keys, accounts: accounts) {
+            (change, wallet) = (true, w)
+        }
+        return PSBTReport.Output(index: o, amount: amount, script: script, change: change, paths: paths, wallet: wallet)
     }
 }

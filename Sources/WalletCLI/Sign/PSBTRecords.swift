@@ -27,6 +27,9 @@ public struct PSBTOptions: ParsableArguments {
     @Option(name: .customLong("out"), help: ArgumentHelp("With --in: write the signed PSBT (binary) to this file; the records still go to stdout.", valueName: "file"))
     public var outFile: String?
 
+    @Option(name: .customLong("descriptor"), help: ArgumentHelp("A multisig wallet this key is a cosigner of: wsh(sortedmulti(…)), wsh(multi(…)) or sh(wsh(…)), keys with their origins and /<0;1>/* (or a receive/change pair), or a file of them, one a line; its change is shown as change. Repeatable.", valueName: "descriptor|file"))
+    public var descriptors: [String] = []
+
     public init() {}
 
     public func validate() throws {
@@ -53,8 +56,30 @@ public struct PSBTRecords {
 
     public init(options: PSBTOptions) throws {
         network = try options.network(for: options.coin)
-        signer = PSBTSigner(allowOtherSighash: options.allowSighash, maxFee: options.maxFee, coinType: network.coin.slip44)
+        var signer = PSBTSigner(allowOtherSighash: options.allowSighash, maxFee: options.maxFee, coinType: network.coin.slip44)
+        signer.wallets = try Self.wallets(options.descriptors)
+        self.signer = signer
         finalize = options.finalize
+    }
+
+    /// --descriptor's wallets: each value a descriptor, or a file of them (one a line; blank
+    /// lines and # comments skipped). A receive/change pair (…/0/* and …/1/*, as derive account
+    /// writes them) is one wallet: the change descriptor alone says the change.
+    public static func wallets(_ given: [String]) throws -> [MultisigDescriptor] {
+        var texts = [String]()
+        for value in given {
+            let trimmed = value.trimmingCharacters(in: .whitespaces)
+            if trimmed.hasPrefix("wsh(") || trimmed.hasPrefix("sh(") {
+                texts.append(trimmed)
+                continue
+            }
+            guard let data = FileManager.default.contents(atPath: value) else {
+                throw CLIError.cannotOpen(path: value, reason: FileManager.default.fileExists(atPath: value) ? "not readable" : "no such file (nor a descriptor: wsh(…) or sh(wsh(…)))")
+            }
+            texts += String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+                .filter { !$0.isEmpty && !$0.hasPrefix("#") }
+        }
+        return try texts.map { text throws(DerivationError) in try MultisigDescriptor(parsing: text) }
     }
 
     /// The keys a key source signs PSBTs with: a seed's master key, or an extended private key
@@ -140,6 +165,7 @@ public struct PSBTRecords {
             if let a = network.address(of: out.script) { o["address"] = .string(a) } else { o["script"] = .string(Hex.encode(out.script)) }
             o["change"] = .bool(out.change)
             if out.change { o["paths"] = .array(out.paths.map { .string($0) }) }
+            if let w = out.wallet { o["wallet"] = .number(String(w)) }
             return .object(o)
         })
         let totalIn = r.inputs.reduce(UInt64(0)) { $0 + $1.amount }
@@ -155,6 +181,22 @@ public struct PSBTRecords {
             let size = UInt64(vsize)
             let whole = r.fee / size, hundredths = r.fee % size * 100 / size
             s["fee_rate"] = .string("\(whole).\(hundredths < 10 ? "0" : "")\(hundredths)")
+        }
+        // The wallets told, each cosigner named: whose keys a change output also needs.
+        if !signer.wallets.isEmpty {
+            s["wallets"] = .array(signer.wallets.map { w in
+                var o = JSONObject()
+                o["threshold"] = .number(String(w.threshold))
+                o["keys"] = .number(String(w.cosigners.count))
+                o["cosigners"] = .array(w.cosigners.map { c in
+                    var k = JSONObject()
+                    k["fingerprint"] = .string(Hex.encode(c.fingerprint))
+                    k["path"] = .string(c.path.description)
+                    k["xpub"] = .string(c.key.serialized(version: c.key.version))
+                    return .object(k)
+                })
+                return .object(o)
+            })
         }
         let unusual = Set(r.inputs.compactMap(\.sighash).filter { $0 != Sighash.all && $0 != Sighash.taprootDefault })
         if !unusual.isEmpty { s["sighash_warning"] = .array(unusual.sorted().map { .string(PSBTSigner.sighashName($0)) }) }
