@@ -361,16 +361,23 @@ final class DiscoveryToolTests: XCTestCase {
     }
 }
 
+/// embit 0.8.0 (a Python Bitcoin library) in .build/embit-venv, installed once from PyPI: the
+/// oracle of the multisig tests below.
+func embitVenv() throws -> String {
+    let venv = TestPaths.packageRoot.appendingPathComponent(".build/embit-venv").path
+    if !FileManager.default.fileExists(atPath: venv + "/bin/python") {
+        let made = try Shell.run("/usr/bin/python3 -m venv \(venv) && \(venv)/bin/pip install -q embit==0.8.0")
+        XCTAssertEqual(made.status, 0, made.stderr)
+    }
+    return venv
+}
+
 /// BIP48 multisig accounts (#42): `derive account --purpose 48 --script p2wsh|p2sh-p2wsh`
 /// exports m/48'/coin'/account'/2' (or 1'), with the key origin cosigners exchange; held to
 /// embit 0.8.0 (scripts/bip48-oracle.py, in .build/embit-venv, installed once from PyPI).
 extension DeriveToolTests {
     func testBIP48AccountsAgreeWithEmbit() throws {
-        let venv = TestPaths.packageRoot.appendingPathComponent(".build/embit-venv").path
-        if !FileManager.default.fileExists(atPath: venv + "/bin/python") {
-            let made = try Shell.run("/usr/bin/python3 -m venv \(venv) && \(venv)/bin/pip install -q embit==0.8.0")
-            XCTAssertEqual(made.status, 0, made.stderr)
-        }
+        let venv = try embitVenv()
         let phrases = ["abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about",
                        "legal winner thank year wave sausage worth useful legal winner thank yellow"]
         var lines = [String]()
@@ -416,11 +423,7 @@ extension DeriveToolTests {
 /// its scripts held to embit's, and sign-tx's summary naming the wallet's change and cosigners.
 extension DeriveToolTests {
     func testAMultisigWalletsChangeThroughSignTx() throws {
-        let venv = TestPaths.packageRoot.appendingPathComponent(".build/embit-venv").path
-        if !FileManager.default.fileExists(atPath: venv + "/bin/python") {
-            let made = try Shell.run("/usr/bin/python3 -m venv \(venv) && \(venv)/bin/pip install -q embit==0.8.0")
-            XCTAssertEqual(made.status, 0, made.stderr)
-        }
+        let venv = try embitVenv()
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-msig-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         addTeardownBlock { try? FileManager.default.removeItem(atPath: dir) }
