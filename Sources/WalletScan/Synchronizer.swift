@@ -215,13 +215,8 @@ public final class Synchronizer<Chain: ChainScanner> {
                     guard point < height - 1 else {
                         throw ScanError.malformed(what: "block \(height)", reason: "its parent is not block \(height - 1) of the same source")
                     }
-                    // Refused inside the transaction: the state stays as the last followed reorg left it.
-                    guard reorgs < maxReorgsPerRun else {
-                        throw ScanError.reorgLimit("the source's chain changed again at block \(height) after \(reorgs) reorgs in this run (at most \(maxReorgsPerRun) are followed): it is not one chain; run again later, or use another node or server")
-                    }
-                    let undone = try slot.state.rollBack(above: point)
+                    events = [try rollBack(slot, to: point, at: height)]
                     fork = point
-                    events = [(point, .reorg(forkHeight: point, undoneOutputs: undone.outputs, undoneSpends: undone.spends))]
                     break
                 }
                 if let parentTally = try slot.state.blockTally(height - 1), let why = block.contradiction(parentTally: parentTally) {
@@ -287,6 +282,18 @@ public final class Synchronizer<Chain: ChainScanner> {
         return slot.birthday - 1
     }
 
+    /// Rolls the wallet back above `point`, where the source's branch through its block at
+    /// `height` meets the stored chain: the reorg event. Called inside the wallet's transaction,
+    /// so that a reorg past the run's bound is refused with the state as the last followed
+    /// reorg left it.
+    private func rollBack(_ slot: Slot, to point: Int, at height: Int) throws -> (height: Int, event: ScanEvent) {
+        guard reorgs < maxReorgsPerRun else {
+            throw ScanError.reorgLimit("the source's chain changed again at block \(height) after \(reorgs) reorgs in this run (at most \(maxReorgsPerRun) are followed): it is not one chain; run again later, or use another node or server")
+        }
+        let undone = try slot.state.rollBack(above: point)
+        return (point, .reorg(forkHeight: point, undoneOutputs: undone.outputs, undoneSpends: undone.spends))
+    }
+
     /// A batch that begins below the wallet's next height (a file that starts lower, or
     /// switches to another branch): its blocks there are held to the stored chain, and at the
     /// first that differs the wallet rolls back to where its branch meets the stored one, with
@@ -300,23 +307,16 @@ public final class Synchronizer<Chain: ChainScanner> {
                 let block = try blamed { () throws(ScanError) in try parsed[i].get() }
                 if block.id == stored { continue }
                 let point = height > slot.birthday ? try meetingPoint(slot, at: height, previousID: block.previousID) : slot.birthday - 1
-                var done = false
                 defer {
                     slot.state.forgetCached()
                     try? slot.loadUnspentTags()
                 }
                 try slot.state.db.transaction {
-                    guard reorgs < maxReorgsPerRun else {
-                        throw ScanError.reorgLimit("the source's chain changed again at block \(height) after \(reorgs) reorgs in this run (at most \(maxReorgsPerRun) are followed): it is not one chain; run again later, or use another node or server")
-                    }
-                    let undone = try slot.state.rollBack(above: point)
+                    let event = try rollBack(slot, to: point, at: height)
                     let walletHeight = try slot.state.nextHeight
-                    try slot.state.enqueue([(point, .reorg(forkHeight: point, undoneOutputs: undone.outputs, undoneSpends: undone.spends))]) { event, id in
-                        sink.encode(event.confirmed(atWalletHeight: walletHeight), wallet: slot.name, id: id)
-                    }
-                    done = true
+                    try slot.state.enqueue([event]) { event, id in sink.encode(event.confirmed(atWalletHeight: walletHeight), wallet: slot.name, id: id) }
                 }
-                if done { try slot.state.deliver(to: sink) }
+                try slot.state.deliver(to: sink)
                 return true
             }
             return false
