@@ -175,11 +175,16 @@ public struct PSBTSigner {
         var report: PSBTReport
         var tasks = [[Task]]()
         var reportInputs = [PSBTReport.Input]()
+        // The accounts this run signs for: (purpose, coin type, account[, script type]) of the
+        // paths of ours in its inputs, as plan checked them.
+        var accounts = Set<[UInt32]>()
         for (i, map) in psbt.inputs.enumerated() {
             let (kind, inputTasks, paths, sighash) = try plan(input: i, map: map, utxo: utxos[i], outputCount: tx.outputs.count, keys: keys)
             tasks.append(inputTasks)
+            for path in paths { if let account = Self.account(path) { accounts.insert(account) } }
             reportInputs.append(PSBTReport.Input(index: i, previousTxID: tx.inputs[i].previousTxID, previousIndex: tx.inputs[i].previousIndex,
-                                                 amount: utxos[i].value, script: utxos[i].script, kind: kind, paths: paths, sighash: sighash))
+                                                 amount: utxos[i].value, script: utxos[i].script, kind: kind,
+                                                 paths: paths.map { DerivationPath($0).description }, sighash: sighash))
         }
         guard reportInputs.contains(where: \.ours) else { throw PSBTSignError.nothingToSign }
         // Inputs are bounded by spentOutputs; outputs (a version 2 amount is any 8 bytes) are
@@ -189,13 +194,6 @@ public struct PSBTSigner {
         guard totalOut <= totalIn else { throw PSBTSignError.negativeFee(inputs: totalIn, outputs: totalOut) }
         let fee = totalIn - totalOut
         if let maxFee, fee > maxFee { throw PSBTSignError.feeAboveLimit(fee: fee, limit: maxFee) }
-        // The accounts this run signs for: (purpose, coin type, account[, script type]) of the
-        // paths of ours in its inputs (each checked by plan, above).
-        var accounts = Set<[UInt32]>()
-        for map in psbt.inputs {
-            let (ecdsa, taproot) = try Self.ourKeys(map, type: PSBTField.inBIP32Derivation, tapType: PSBTField.inTapBIP32Derivation, name: "", keys: keys)
-            for path in ecdsa.map(\.1) + taproot.map(\.path) { if let account = Self.account(path) { accounts.insert(account) } }
-        }
         try checkWallets(keys: keys)
         let outputs = try psbt.outputs.enumerated().map { try change(output: $0.offset, map: $0.element, script: tx.outputs[$0.offset].script, amount: tx.outputs[$0.offset].value, keys: keys, accounts: accounts) }
         report = PSBTReport(version: psbt.version, inputs: reportInputs, outputs: outputs, fee: fee, vsize: nil)
@@ -374,12 +372,12 @@ public struct PSBTSigner {
     }
 
     /// An input's kind, the signatures to make, our paths and the sighash type.
-    func plan(input i: Int, map: PSBT.Map, utxo: BitcoinTx.Output, outputCount: Int, keys: PSBTKeyring) throws -> (String, [Task], [String], UInt32?) {
+    func plan(input i: Int, map: PSBT.Map, utxo: BitcoinTx.Output, outputCount: Int, keys: PSBTKeyring) throws -> (String, [Task], [[UInt32]], UInt32?) {
         let (ecdsa, taproot) = try Self.ourKeys(map, type: PSBTField.inBIP32Derivation, tapType: PSBTField.inTapBIP32Derivation, name: "input \(i)", keys: keys)
         let redeem = map.value(PSBTField.inRedeemScript), witnessScript = map.value(PSBTField.inWitnessScript)
         let kind = Self.kind(utxo.script, redeem: redeem)
-        let paths = ecdsa.map { DerivationPath($0.1).description } + taproot.map { DerivationPath($0.path).description }
-        for p in ecdsa.map(\.1) + taproot.map(\.path) { try checkNetwork(p) }
+        let paths = ecdsa.map(\.1) + taproot.map(\.path)
+        for p in paths { try checkNetwork(p) }
         let finalized = map.value(PSBTField.inFinalScriptSig) != nil || map.value(PSBTField.inFinalScriptWitness) != nil
         if paths.isEmpty || finalized { return (kind, [], paths, nil) }
 
@@ -514,17 +512,17 @@ public struct PSBTSigner {
         }
     }
 
-    /// The wallet whose change a multisig output is: a wallet that holds our key at this
-    /// derivation of the output's (verified), places it at chain 1 below the index bound in an
-    /// account this run signs for, and gives exactly this script there.
-    func walletChange(_ map: PSBT.Map, script: [UInt8], keys: PSBTKeyring, accounts: Set<[UInt32]>) throws -> Int? {
-        for pair in map.pairs where pair.type == PSBTField.outBIP32Derivation && pair.value.count >= 4 {
-            let fingerprint = Array(pair.value.prefix(4))
-            let path = stride(from: 4, to: pair.value.count, by: 4).map { Array(pair.value[$0..<$0 + 4]).littleEndianUInt32 }
-            guard keys.owns(fingerprint: fingerprint, path: path), let account = Self.account(path), accounts.contains(account) else { continue }
+    /// The wallet whose change a multisig output is: a wallet whose key of ours (at whose
+    /// origin one of `paths`, our verified derivations in the output, lies) places it at chain 1
+    /// below the index bound in an account this run signs for, and gives exactly this script there.
+    func walletChange(paths: [[UInt32]], script: [UInt8], keys: PSBTKeyring, accounts: Set<[UInt32]>) throws -> Int? {
+        for path in paths {
+            guard let account = Self.account(path), accounts.contains(account) else { continue }
             for (w, wallet) in wallets.enumerated() {
-                guard let place = wallet.place(fingerprint: fingerprint, path: path), place.chain == 1, place.index < Self.changeIndexLimit else { continue }
-                if try wallet.script(chain: 1, index: place.index).scriptPubKey == script { return w }
+                for c in wallet.cosigners where keys.owns(fingerprint: c.fingerprint, path: path) {
+                    guard let place = wallet.place(fingerprint: c.fingerprint, path: path), place.chain == 1, place.index < Self.changeIndexLimit else { continue }
+                    if try wallet.script(chain: 1, index: place.index).scriptPubKey == script { return w }
+                }
             }
         }
         return nil
@@ -580,7 +578,7 @@ public struct PSBTSigner {
         case .other: break
         }
         var wallet: Int?
-        if !change, !wallets.isEmpty, let w = try walletChange(map, script: script, keys: keys, accounts: accounts) {
+        if !change, !wallets.isEmpty, let w = try walletChange(paths: allECDSA.map(\.1), script: script, keys: keys, accounts: accounts) {
             (change, wallet) = (true, w)
         }
         return PSBTReport.Output(index: o, amount: amount, script: script, change: change, paths: paths, wallet: wallet)
