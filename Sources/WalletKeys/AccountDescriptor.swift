@@ -20,12 +20,7 @@ public struct AccountDescriptor: Sendable {
     /// Parses one descriptor; a `#checksum` is checked when present.
     public init(parsing given: String) throws(DerivationError) {
         func refuse(_ why: String) -> DerivationError { .unsupported("descriptor \(Self.shown(given)): \(why)") }
-        var text = given.trimmingCharacters(in: [" ", "\t", "\n", "\r"])
-        if let hash = text.lastIndex(of: "#") {
-            let body = String(text[..<hash])
-            guard Descriptor.withChecksum(body) == text else { throw refuse("its checksum is wrong (a character was mistyped)") }
-            text = body
-        }
+        guard let text = Descriptor.strippingChecksum(given) else { throw refuse("its checksum is wrong (a character was mistyped)") }
         let wrappers: [(prefix: String, suffix: String, kind: ScriptKind)] = [
             ("sh(wpkh(", "))", .p2shP2wpkh), ("pkh(", ")", .p2pkh), ("wpkh(", ")", .p2wpkh), ("tr(", ")", .p2tr),
         ]
@@ -36,15 +31,14 @@ public struct AccountDescriptor: Sendable {
         var keyText = Substring(text.dropFirst(wrapper.prefix.count).dropLast(wrapper.suffix.count))
         guard !keyText.contains(","), !keyText.contains("(") else { throw refuse("one key is watched; multisig and script trees are not") }
         var origin: (fingerprint: [UInt8], path: DerivationPath)?
-        if keyText.first == "[" {
-            guard let close = keyText.firstIndex(of: "]") else { throw refuse("its key origin has no ]") }
-            let parts = keyText[keyText.index(after: keyText.startIndex)..<close].split(separator: "/", omittingEmptySubsequences: false)
-            guard let fingerprint = try? Hex.decode(String(parts[0])), fingerprint.count == 4 else {
-                throw refuse("a key origin starts with the 4-byte master fingerprint in hex")
+        do {
+            if let found = try Descriptor.origin(keyText) { (origin, keyText) = ((found.fingerprint, found.path), found.rest) }
+        } catch {
+            switch error {
+            case .noClose: throw refuse("its key origin has no ]")
+            case .fingerprint: throw refuse("a key origin starts with the 4-byte master fingerprint in hex")
+            case .path(let e): throw e
             }
-            let path = try DerivationPath(parsing: (["m"] + parts.dropFirst().map(String.init)).joined(separator: "/"))
-            origin = (fingerprint, path)
-            keyText = keyText[keyText.index(after: close)...]
         }
         var steps = keyText.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         guard steps.count >= 3, steps.last == "*" else { throw refuse("the key must end in /0/*, /1/* or /<0;1>/* (ranged, for a gap-limit scan)") }

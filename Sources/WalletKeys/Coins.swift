@@ -143,6 +143,32 @@ public enum Descriptor {
         return text + "#" + String(decoding: sum, as: UTF8.self)
     }
 
+    /// A descriptor without its `#checksum`, trimmed; nil when it has one that is wrong.
+    public static func strippingChecksum(_ given: String) -> String? {
+        let text = given.trimmingCharacters(in: [" ", "\t", "\n", "\r"])
+        guard let hash = text.lastIndex(of: "#") else { return text }
+        let body = String(text[..<hash])
+        return withChecksum(body) == text ? body : nil
+    }
+
+    /// A key expression's origin, `[fingerprint/path]`, and the text after it (nil when the
+    /// expression has no origin). Throws the reason an origin is malformed.
+    public static func origin(_ text: Substring) throws(OriginError) -> (fingerprint: [UInt8], path: DerivationPath, rest: Substring)? {
+        guard text.first == "[" else { return nil }
+        guard let close = text.firstIndex(of: "]") else { throw .noClose }
+        let parts = text[text.index(after: text.startIndex)..<close].split(separator: "/", omittingEmptySubsequences: false)
+        guard let fingerprint = try? Hex.decode(String(parts[0])), fingerprint.count == 4 else { throw .fingerprint }
+        let path: DerivationPath
+        do { path = try DerivationPath(parsing: (["m"] + parts.dropFirst().map(String.init)).joined(separator: "/")) } catch { throw .path(error) }
+        return (fingerprint, path, text[text.index(after: close)...])
+    }
+
+    /// What is wrong with a key origin.
+    public enum OriginError: Error {
+        case noClose, fingerprint
+        case path(DerivationError)
+    }
+
     /// The descriptor of one chain (`change` 0 or 1) of an account, e.g.
     /// wpkh([d34db33f/84'/0'/0']xpub…/0/*)#checksum.
     public static func account(script: ScriptKind, masterFingerprint: [UInt8], accountPath: DerivationPath,

@@ -26,12 +26,7 @@ public struct MultisigDescriptor: Sendable {
         func refuse(_ why: String) -> DerivationError {
             .unsupported("descriptor '\(given.prefix(24))…': \(why)")
         }
-        var body = given.trimmingCharacters(in: [" ", "\t", "\n", "\r"])
-        if let hash = body.lastIndex(of: "#") {
-            let plain = String(body[..<hash])
-            guard Descriptor.withChecksum(plain) == body else { throw refuse("its checksum is wrong (a character was mistyped)") }
-            body = plain
-        }
+        guard let body = Descriptor.strippingChecksum(given) else { throw refuse("its checksum is wrong (a character was mistyped)") }
         var nested = false
         var inner = Substring(body)
         if inner.hasPrefix("sh(wsh("), inner.hasSuffix("))") {
@@ -52,11 +47,16 @@ public struct MultisigDescriptor: Sendable {
         }
         var cosigners = [Cosigner]()
         for text in parts.dropFirst() {
-            guard text.first == "[", let close = text.firstIndex(of: "]") else { throw refuse("each key needs its origin, [fingerprint/path]xpub…, to be matched with a PSBT's derivations") }
-            let origin = text[text.index(after: text.startIndex)..<close].split(separator: "/", omittingEmptySubsequences: false)
-            guard let fingerprint = try? Hex.decode(String(origin[0])), fingerprint.count == 4 else { throw refuse("a key origin starts with a 4-byte fingerprint in hex") }
-            let path = try DerivationPath(parsing: (["m"] + origin.dropFirst().map { $0.replacingOccurrences(of: "h", with: "'") }).joined(separator: "/"))
-            let rest = text[text.index(after: close)...].split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+            let origin: (fingerprint: [UInt8], path: DerivationPath, rest: Substring)?
+            do { origin = try Descriptor.origin(Substring(text)) } catch {
+                switch error {
+                case .noClose: origin = nil
+                case .fingerprint: throw refuse("a key origin starts with a 4-byte fingerprint in hex")
+                case .path(let e): throw e
+                }
+            }
+            guard let (fingerprint, path, after) = origin else { throw refuse("each key needs its origin, [fingerprint/path]xpub…, to be matched with a PSBT's derivations") }
+            let rest = after.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
             guard rest.count == 3, rest[2] == "*" else { throw refuse("each key ends in /<0;1>/*, /0/* or /1/*") }
             let chains: [UInt32] = switch rest[1] { case "<0;1>": [0, 1]; case "0": [0]; case "1": [1]; default: [] }
             guard !chains.isEmpty else { throw refuse("each key ends in /<0;1>/*, /0/* or /1/*") }
