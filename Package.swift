@@ -70,7 +70,7 @@ let package = Package(
         // The only Monero code that opens sockets: monerod's RPC.
         .target(name: "MoneroNode", dependencies: ["Monero", "NodeHTTP", "WalletScan", "WalletCore"]),
         // Field arithmetic unoptimized is 30× slower: the tests' trial decryptions need -O in debug too.
-        .target(name: "Zcash", dependencies: ["CBlake2", "CCurveBatch", "COpenSSL", "CSodium", "WalletKeys", "WalletScan", "WalletCore",
+        .target(name: "Zcash", dependencies: ["CBlake2", "CCurveBatch", "COpenSSL", "CSodium", "WalletScan", "WalletCore",
                                               .product(name: "SwiftProtobuf", package: "swift-protobuf")],
                 swiftSettings: optimizedInDebug),
         // The only Zcash code that opens sockets: lightwalletd's gRPC service, apart so that the
@@ -105,11 +105,11 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "derive", dependencies: [
-            "WalletCLI", "WalletCardCLI", "WalletKeys", "WalletCore", "WalletQR", "Zcash",
+            "WalletCLI", "WalletCardCLI", "WalletKeys", "WalletCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "sign-hash", dependencies: [
-            "WalletCLI", "WalletCard", "WalletCardCLI", "WalletKeys", "WalletCore",
+            "WalletCLI", "WalletCardCLI", "WalletKeys", "WalletCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "sign-tx", dependencies: [
@@ -125,7 +125,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "card-info", dependencies: [
-            "WalletCLI", "WalletCard", "WalletCardCLI", "WalletKeys", "WalletKeyStore", "WalletCore",
+            "WalletCLI", "WalletCard", "WalletCardCLI", "WalletKeys", "WalletCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "keycard-sim", dependencies: ["KeycardSimulator"]),
