@@ -6,7 +6,7 @@ export PATH := $(PATH):/opt/swift/usr/bin
 SWIFT_FLAGS ?=
 BIN_DIR = $(shell swift build $(SWIFT_FLAGS) --show-bin-path)
 
-.PHONY: all deps test-deps build test unit e2e lint demo bench check-long clean install uninstall fuzz fuzz-smoke ctime ctime-swift
+.PHONY: all deps test-deps build test unit e2e lint demo bench check-long clean install uninstall fuzz fuzz-smoke ctime ctime-c ctime-swift
 
 # make install [PREFIX=/usr/local] [DESTDIR=…] [CONFIG=release]: the tools, their man pages and
 # bash, zsh and fish completions (INSTALL_FROM=DIR installs already built tools from DIR).
@@ -43,25 +43,34 @@ test: test-deps build lint ctime
 	swift build --build-tests $(SWIFT_FLAGS)
 	SATCHEL_BIN_DIR="$(BIN_DIR)" FUZZ_SMOKE_SECONDS=$(FUZZ_SMOKE_SECONDS) scripts/test.sh
 
-# The constant-time check (Tests/ctime/ctime.c): every CCurveBatch entry point that takes a
-# secret, called with the secret marked undefined, under valgrind's memcheck on the portable
-# and AVX2 paths; a branch or address that depends on it fails (exit 42). Built apart from the
-# package with its C flags (clang -O2; DWARF 4, which Debian's valgrind reads).
+# The constant-time checks, as libsecp256k1's ctime tests: every entry point that takes a
+# secret, called with the secret marked undefined, under valgrind's memcheck; a branch or an
+# address that depends on it fails (exit 42). ctime-c: CCurveBatch (Tests/ctime/ctime.c) on the
+# portable and AVX2 paths, built apart with its C flags (clang -O2; DWARF 4, which Debian's
+# valgrind reads). ctime-swift: the Swift code that runs Zcash's and Monero's curve arithmetic
+# on the portable path (a CPU without AVX2) and their key derivations (Tests/ctime/Swift), in
+# the debug build the tests run (whose libraries are optimized too) and in the release build
+# `make install` installs, each run from a copy without debug information (Debian's valgrind
+# reads no DWARF 5); its canary branches on the secret on purpose and must be reported.
 CTIME_CC ?= $(shell command -v clang || echo cc)
-ctime: test-deps
+ctime: ctime-c ctime-swift
+
+ctime-c: test-deps
 	@mkdir -p .build
 	$(CTIME_CC) -O2 -gdwarf-4 -I Sources/CCurveBatch/include Sources/CCurveBatch/*.c Tests/ctime/ctime.c -lsodium -o .build/ctime
 	valgrind -q --error-exitcode=42 .build/ctime
 
-# The same check of the Swift code that multiplies by an IVK on the portable path (Zcash on a
-# CPU without AVX2; Tests/ctime/Swift): not yet in make test, because it still finds branches
-# (PrimeField's reductions, the GLV split; see docs/ARCHITECTURE.md). Debian's valgrind reads no
-# DWARF 5, so it runs a copy without debug information.
 ctime-swift: test-deps
-	swift build $(SWIFT_FLAGS) --product satchel-ctime
 	@mkdir -p .build
-	objcopy --strip-debug "$(BIN_DIR)/satchel-ctime" .build/satchel-ctime
-	valgrind -q --error-exitcode=42 .build/satchel-ctime
+	@set -e; for config in debug release; do \
+	  echo "swift build -c $$config --product satchel-ctime"; \
+	  swift build -c $$config --product satchel-ctime; \
+	  objcopy --strip-debug "$$(swift build -c $$config --show-bin-path)/satchel-ctime" .build/satchel-ctime-$$config; \
+	  valgrind -q --error-exitcode=42 .build/satchel-ctime-$$config; \
+	  status=0; valgrind -q --error-exitcode=42 .build/satchel-ctime-$$config canary >/dev/null 2>&1 || status=$$?; \
+	  if [ $$status -ne 42 ]; then echo "ctime-swift: memcheck did not report the canary's branch on the secret ($$config, exit $$status): the check could not fail" >&2; exit 1; fi; \
+	  echo "ctime-swift ($$config): the canary's branch on the secret was reported, as it must be"; \
+	done
 
 # Every fuzz target over its committed corpus in the plain build (no sanitizer between the
 # code and the inputs), then in the instrumented build (.build-fuzz: libFuzzer, AddressSanitizer)

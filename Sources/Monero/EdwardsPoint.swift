@@ -43,7 +43,7 @@ struct EdwardsPoint {
     var bytes: [UInt8] {
         let inverse = z.inverse()
         var out = (y * inverse).bytes
-        if (x * inverse).isOdd { out[31] |= 0x80 }
+        out[31] |= UInt8(truncatingIfNeeded: (x * inverse).lowBit) << 7  // by arithmetic: often a shared secret
         return out
     }
 

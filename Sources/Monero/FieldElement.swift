@@ -1,5 +1,7 @@
-/// Arithmetic mod p = 2^255 − 19 in five 51-bit limbs, for Monero's hash_to_ec map. Public
-/// data only (output keys), so it is written for clarity and speed, not constant time.
+/// Arithmetic mod p = 2^255 − 19 in five 51-bit limbs, for Monero's hash_to_ec map and the key
+/// derivation a·R (`EdwardsPoint.times`), whose result is a shared secret: the arithmetic, the
+/// canonical form and the encoding have no branch on a value (make ctime-swift). Decoding
+/// (`init(bytes:)`, square roots) is for public points only.
 struct FieldElement: Equatable {
     var l0, l1, l2, l3, l4: UInt64
     static let mask: UInt64 = (1 << 51) - 1
@@ -33,13 +35,20 @@ struct FieldElement: Equatable {
 
     /// The canonical value's four 64-bit words, little-endian.
     private var canonicalWords: (UInt64, UInt64, UInt64, UInt64) {
-        var t = carried().carried()
-        // Now every limb < 2^51 and the value < 2^255 + small; subtract p if it is ≥ p.
+        let t = carried().carried()
+        // Now every limb < 2^51 and the value < 2p. It is ≥ p exactly when value + 19 reaches
+        // 2^255: q is that carry (ref10's fe_tobytes), and adding 19·q then dropping 2^255
+        // subtracts p — by arithmetic, not by a comparison.
         let m = Self.mask
-        if t.l4 == m && t.l3 == m && t.l2 == m && t.l1 == m && t.l0 >= m - 18 {
-            t = FieldElement(l0: t.l0 - (m - 18), l1: 0, l2: 0, l3: 0, l4: 0)
-        }
-        return (t.l0 | t.l1 << 51, t.l1 >> 13 | t.l2 << 38, t.l2 >> 26 | t.l3 << 25, t.l3 >> 39 | t.l4 << 12)
+        var q = (t.l0 &+ 19) >> 51
+        q = (t.l1 &+ q) >> 51; q = (t.l2 &+ q) >> 51; q = (t.l3 &+ q) >> 51; q = (t.l4 &+ q) >> 51
+        var a = t.l0 &+ 19 &* q, b = t.l1, c = t.l2, d = t.l3, e = t.l4
+        b &+= a >> 51; a &= m
+        c &+= b >> 51; b &= m
+        d &+= c >> 51; c &= m
+        e &+= d >> 51; d &= m
+        e &= m
+        return (a | b << 51, b >> 13 | c << 38, c >> 26 | d << 25, d >> 39 | e << 12)
     }
 
     /// Canonical 32 bytes little-endian.
@@ -63,7 +72,9 @@ struct FieldElement: Equatable {
     /// Equal as numbers mod p (limbs may differ: they are not kept canonical).
     static func == (x: FieldElement, y: FieldElement) -> Bool { x.canonicalWords == y.canonicalWords }
     /// The low bit of the canonical value ("negative" in ref10's terms).
-    var isOdd: Bool { canonicalWords.0 & 1 == 1 }
+    var isOdd: Bool { lowBit == 1 }
+    /// That bit as 0 or 1, by arithmetic.
+    var lowBit: UInt64 { canonicalWords.0 & 1 }
 
     /// Limbs brought below 2^51 (the value may still be ≥ p).
     @inline(__always)

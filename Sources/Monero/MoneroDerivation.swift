@@ -47,17 +47,18 @@ extension EdwardsPoint {
     func times(scalar s: UnsafePointer<UInt8>) -> EdwardsPoint {
         var digits = [Int8](repeating: 0, count: 64)
         defer { digits.withUnsafeMutableBytes { sodium_memzero($0.baseAddress, 64) } }
+        // Wrapping operations only: Swift's checked ones branch on their overflow flag.
         for i in 0..<32 {
-            digits[2 * i] = Int8(s[i] & 15)
-            digits[2 * i + 1] = Int8(s[i] >> 4)
+            digits[2 * i] = Int8(truncatingIfNeeded: s[i] & 15)
+            digits[2 * i + 1] = Int8(truncatingIfNeeded: s[i] >> 4)
         }
         var carry: Int8 = 0
         for i in 0..<63 {
-            digits[i] += carry
-            carry = (digits[i] + 8) >> 4
-            digits[i] -= carry << 4
+            digits[i] &+= carry
+            carry = (digits[i] &+ 8) >> 4
+            digits[i] &-= carry << 4
         }
-        digits[63] += carry
+        digits[63] &+= carry
         // 1P … 8P
         var table = [Cached](repeating: .identity, count: 8)
         var multiple = self

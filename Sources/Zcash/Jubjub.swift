@@ -1,3 +1,5 @@
+import WalletCore
+
 /// Jubjub: the twisted Edwards curve −u² + v² = 1 + d·u²·v² over Fq (Zcash protocol §5.4.9.3),
 /// in extended coordinates (X:Y:Z:T), u = X/Z, v = Y/Z, T = XY/Z.
 ///
@@ -42,7 +44,7 @@ public struct JubjubPoint: Sendable {
     public var negated: JubjubPoint { JubjubPoint(x: x.negated, y: y, z: z, t: t.negated) }
 
     /// Whether this is the identity (0, 1): u = 0 and v = 1 (X = 0, Y = Z).
-    public var isIdentity: Bool { x.isZero && y == z }
+    public var isIdentity: Bool { x.zeroMask & (y - z).zeroMask != 0 }  // masks: no short-circuit branch
 
     /// [8]P: clears the cofactor.
     public func timesCofactor() -> JubjubPoint { doubled(withT: false).doubled(withT: false).doubled(withT: true) }
@@ -61,7 +63,7 @@ public struct JubjubPoint: Sendable {
 
     private static func encoding(u: Fq, v: Fq) -> [UInt8] {
         var out = v.bytes
-        if u.isOdd { out[31] |= 0x80 }
+        out[31] |= UInt8(truncatingIfNeeded: u.lowBit) << 7  // by arithmetic: u may be a shared secret's
         return out
     }
 
@@ -107,10 +109,10 @@ public struct JubjubPoint: Sendable {
         return JubjubPoint(u: u, v: v)
     }
 
-    /// `a` where `choice`, else `b`, without a branch.
-    static func select(_ choice: Bool, _ a: JubjubPoint, _ b: JubjubPoint) -> JubjubPoint {
-        JubjubPoint(x: .select(choice, a.x, b.x), y: .select(choice, a.y, b.y),
-                    z: .select(choice, a.z, b.z), t: .select(choice, a.t, b.t))
+    /// `a` where mask is all ones, `b` where it is 0.
+    @inline(__always) static func select(mask: UInt64, _ a: JubjubPoint, _ b: JubjubPoint) -> JubjubPoint {
+        JubjubPoint(x: .select(mask: mask, a.x, b.x), y: .select(mask: mask, a.y, b.y),
+                    z: .select(mask: mask, a.z, b.z), t: .select(mask: mask, a.t, b.t))
     }
 
     /// [k]P for a secret scalar: 4-bit fixed windows over all 256 bits, each table entry read
@@ -127,10 +129,10 @@ public struct JubjubPoint: Sendable {
         return table.withUnsafeBufferPointer { table in
             var acc = JubjubPoint.identity
             for nibbleIndex in stride(from: 63, through: 0, by: -1) {
-                let nibble = Int(k[nibbleIndex / 2] >> (nibbleIndex % 2 == 1 ? 4 : 0) & 0xF)
+                let nibble = UInt64(k[nibbleIndex / 2] >> (nibbleIndex % 2 == 1 ? 4 : 0) & 0xF)
                 acc = acc.doubled(withT: false).doubled(withT: false).doubled(withT: false).doubled(withT: true)
                 var entry = JubjubPoint.identity
-                for i in 0..<16 { entry = .select(nibble == i, table[i], entry) }
+                for i in 0..<16 { entry = .select(mask: ConstantTime.equalMask(nibble, UInt64(i)), table[i], entry) }
                 acc = acc + entry
             }
             return acc

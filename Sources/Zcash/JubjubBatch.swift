@@ -30,7 +30,7 @@ public enum JubjubBatch {
             value = k
             let c = k.canonical
             let nibbles = (0..<64).map { i in UInt8(truncatingIfNeeded: c.word(i / 16) >> UInt64(4 * (i % 16))) & 0x0F }
-            digits = PallasGLVScalar.recoded(nibbles, negative: false)  // k < r < 2^252: no carry out
+            digits = PallasGLVScalar.recoded(nibbles, negativeMask: 0)  // k < r < 2^252: no carry out
         }
     }
 

@@ -44,7 +44,9 @@ public struct OrchardFullViewingKey: Sendable, Equatable {
     public init(spendingKey sk: [UInt8]) throws(OrchardKeyError) {
         let parts = Self.parts(sk)
         let ak = parts.akPoint.extracted
-        guard !parts.ask.isZero, let scopes = Self.scopes(ak: ak, nk: parts.nk, rivk: parts.rivk) else { throw .unusableSpendingKey }
+        // Whether ask is 0 is public by design: such a key is refused, in the open (and never
+        // happens: a 2^-250 event).
+        guard !ConstantTime.declassified(parts.ask.isZero), let scopes = Self.scopes(ak: ak, nk: parts.nk, rivk: parts.rivk) else { throw .unusableSpendingKey }
         (self.ak, nk, rivk) = (ak, parts.nk, parts.rivk)
         (externalKey, changeKey) = scopes
     }
@@ -59,7 +61,9 @@ public struct OrchardFullViewingKey: Sendable, Equatable {
     /// The spend-authorization key of a spending key, as the protocol fixes its sign.
     public static func ask(spendingKey sk: [UInt8]) -> PallasScalar {
         let parts = parts(sk)
-        return parts.akPoint.affine?.y.sign == true ? parts.ask.negated : parts.ask
+        // ỹ by a mask, not a branch (the identity, ask = 0, gives y = 0: ask as it is).
+        let y = parts.akPoint.y * parts.akPoint.z.inverse
+        return PallasScalar.select(mask: 0 &- y.lowBit, parts.ask.negated, parts.ask)
     }
 
     /// The fingerprint of a spending key's full viewing key, without its incoming viewing
@@ -91,9 +95,10 @@ public struct OrchardFullViewingKey: Sendable, Equatable {
     /// nil when it is zero or the commitment is the identity.
     static func commitIvk(ak: PallasBase, nk: PallasBase, rivk: PallasScalar) -> PallasBase? {
         let point = Sinsemilla.commit(domain: "z.cash:Orchard-CommitIvk", bits: bits255(ak) + bits255(nk), r: rivk)
-        guard !point.isIdentity else { return nil }
         let ivk = point.extracted
-        return ivk.isZero ? nil : ivk
+        // Public by design: a key whose ivk is 0 is refused in the open (a 2^-254 event; the
+        // identity's extract is 0 too).
+        return ConstantTime.declassified(ivk.isZero) ? nil : ivk
     }
 
     /// The internal scope's rivk (ZIP-32): ToScalar(PRF^expand(rivk, [0x83] ‖ ak ‖ nk)).

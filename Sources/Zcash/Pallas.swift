@@ -64,29 +64,31 @@ public struct PallasPoint: Sendable, Equatable {
     }
 
     /// repr_P: x little-endian with y's parity in bit 255; 32 zero bytes for the identity.
-    public var bytes: [UInt8] {
-        guard let affine else { return [UInt8](repeating: 0, count: 32) }
-        return Self.encode(affine)
-    }
+    /// Without a branch on the point (a transmission key, a commitment).
+    public var bytes: [UInt8] { Self.encodeAll([self])[0] }
 
     /// x little-endian with y's parity in bit 255: Pallas's and iso-Pallas's affine encoding.
     static func encode(_ p: (x: PallasBase, y: PallasBase)) -> [UInt8] {
         var out = p.x.bytes
-        if p.y.sign { out[31] |= 0x80 }
+        out[31] |= UInt8(truncatingIfNeeded: p.y.lowBit) << 7  // by arithmetic: y may be a shared secret's
         return out
     }
 
-    /// repr_P of each point, with one field inversion for all (Montgomery's trick).
+    /// repr_P of each point, with one field inversion for all (Montgomery's trick); by masks,
+    /// not branches, since the points are often shared secrets (ivk·epk).
     public static func encodeAll(_ points: [PallasPoint]) -> [[UInt8]] {
         // The identity's z = 0 would zero every product: it takes 1 and is written as zeros.
-        let inverses = PallasBase.invertedAll(points.map { PallasBase.select($0.z.isZero, .one, $0.z) })
-        return zip(points, inverses).map { p, zInverse in
-            p.isIdentity ? [UInt8](repeating: 0, count: 32) : encode((p.x * zInverse, p.y * zInverse))
+        let identity = points.map(\.z.zeroMask)
+        let inverses = PallasBase.invertedAll(zip(points, identity).map { PallasBase.select(mask: $1, .one, $0.z) })
+        return points.indices.map { i in
+            let keep = UInt8(truncatingIfNeeded: ~identity[i])
+            return encode((points[i].x * inverses[i], points[i].y * inverses[i])).map { $0 & keep }
         }
     }
 
-    /// Extract_P: x, and 0 for the identity.
-    public var extracted: PallasBase { affine?.x ?? .zero }
+    /// Extract_P: x, and 0 for the identity (whose X is 0, so Z := 1 gives it: no branch on
+    /// the point, which is an ivk or a note commitment).
+    public var extracted: PallasBase { x * PallasBase.select(mask: z.zeroMask, .one, z).inverse }
 
     /// abst_P: nil for a non-canonical x or an x with no point.
     public init?(bytes: [UInt8]) {
@@ -186,8 +188,8 @@ public struct PallasPoint: Sendable, Equatable {
         var table1 = multiples()
         var table2 = table1.map { PallasPoint(x: $0.x * PallasGLV.zeta, y: $0.y, z: $0.z) }
         for i in 1..<16 {
-            table1[i].y = PallasBase.select(k.negative1, table1[i].y.negated, table1[i].y)
-            table2[i].y = PallasBase.select(k.negative2, table2[i].y.negated, table2[i].y)
+            table1[i].y = PallasBase.select(mask: k.negativeMask1, table1[i].y.negated, table1[i].y)
+            table2[i].y = PallasBase.select(mask: k.negativeMask2, table2[i].y.negated, table2[i].y)
         }
         var acc = PallasPoint.identity
         for w in stride(from: PallasGLVScalar.windows - 1, through: 0, by: -1) {
@@ -209,7 +211,7 @@ public struct PallasPoint: Sendable, Equatable {
     @inline(__always) private static func pick(_ table: [PallasPoint], _ digit: UInt8) -> PallasPoint {
         var x = Limbs.zero, y = PallasBase.one.mont, z = Limbs.zero
         for i in 0..<16 {
-            let mask = 0 &- UInt64(UInt8(i) == digit ? 1 : 0)
+            let mask = ConstantTime.equalMask(UInt64(i), UInt64(digit))
             x = Limbs.select(mask, table[i].x.mont, x)
             y = Limbs.select(mask, table[i].y.mont, y)
             z = Limbs.select(mask, table[i].z.mont, z)
@@ -256,8 +258,11 @@ public struct PallasGLVScalar: Sendable {
     static let windows = 33
     let digits1: [UInt8]
     let digits2: [UInt8]
-    let negative1: Bool
-    let negative2: Bool
+    /// All ones where a half is negative, else 0 (a key's: masks, not Bools to branch on).
+    let negativeMask1: UInt64
+    let negativeMask2: UInt64
+    var negative1: Bool { negativeMask1 != 0 }
+    var negative2: Bool { negativeMask2 != 0 }
     let signed1: [Int8]
     let signed2: [Int8]
 
@@ -267,36 +272,40 @@ public struct PallasGLVScalar: Sendable {
         // (k1, k2) = (k, 0) − β1·v1 − β2·v2, with v1 = (a1, −|b1|), v2 = (a2, b2).
         let k1 = k - beta1 * PallasGLV.a1 - beta2 * PallasGLV.a2
         let k2 = beta1 * PallasGLV.b1abs - beta2 * PallasGLV.b2
-        (digits1, negative1) = Self.signedDigits(k1)
-        (digits2, negative2) = Self.signedDigits(k2)
-        signed1 = Self.recoded(digits1, negative: negative1)
-        signed2 = Self.recoded(digits2, negative: negative2)
+        (digits1, negativeMask1) = Self.signedDigits(k1)
+        (digits2, negativeMask2) = Self.signedDigits(k2)
+        signed1 = Self.recoded(digits1, negativeMask: negativeMask1)
+        signed2 = Self.recoded(digits2, negativeMask: negativeMask2)
     }
 
     /// Digits in [0, 15] as digits in [−7, 8] (a digit over 8 becomes d − 16 and carries 1),
     /// negated for a negative half; by arithmetic, not by branch: the digits are a key's.
-    static func recoded(_ digits: [UInt8], negative: Bool) -> [Int8] {
-        let flip = 0 &- Int(UInt8(negative ? 1 : 0))  // −1 negates: (d ^ −1) − (−1) = −d
+    static func recoded(_ digits: [UInt8], negativeMask: UInt64) -> [Int8] {
+        // Wrapping operations only: Swift's checked ones branch on their overflow flag.
+        let flip = Int(truncatingIfNeeded: negativeMask)  // −1 negates: (d ^ −1) − (−1) = −d
         var carry = 0
         let out = digits.map { digit -> Int8 in
-            let v = Int(digit) + carry
+            let v = Int(digit) &+ carry
             carry = ((8 &- v) >> 63) & 1  // 1 when v > 8
-            return Int8((v - 16 * carry) ^ flip) - Int8(flip)
+            return Int8(truncatingIfNeeded: ((v &- 16 &* carry) ^ flip) &- flip)
         }
-        precondition(carry == 0, "a GLV half is out of its bound")
+        // Public by design: no carry leaves the top for any key (a GLV half's bound, which
+        // PallasTests checks; a Jubjub scalar's 252 bits), so the outcome tells nothing.
+        precondition(ConstantTime.declassified(carry == 0), "a GLV half is out of its bound")
         return out
     }
 
     /// A small signed value's sign and magnitude digits: a value mod q with its top word set
     /// is a negative one (q − m for m < 2^132), chosen by mask, not by branch.
-    private static func signedDigits(_ x: PallasScalar) -> ([UInt8], Bool) {
+    private static func signedDigits(_ x: PallasScalar) -> ([UInt8], negativeMask: UInt64) {
         let c = x.canonical, minus = x.negated.canonical
         let mask = 0 &- ((c.l3 | (0 &- c.l3)) >> 63)
         let m = Limbs.select(mask, minus, c)
-        precondition(m.l3 == 0 && m.l2 >> 4 == 0, "a GLV half is out of its bound")
+        // Public by design, as in recoded: every key's halves are within the bound.
+        precondition(ConstantTime.declassified(m.l3 | (m.l2 >> 4) == 0), "a GLV half is out of its bound")
         var digits = [UInt8](repeating: 0, count: windows)
         for i in 0..<windows { digits[i] = UInt8(truncatingIfNeeded: m.word(i / 16) >> UInt64(4 * (i % 16))) & 0x0F }
-        return (digits, mask != 0)
+        return (digits, mask)
     }
 }
 
@@ -393,17 +402,42 @@ public enum Sinsemilla {
         PallasGroupHash.hash(domain: "z.cash:SinsemillaS", message: [UInt8(i & 0xFF), UInt8(i >> 8), 0, 0])
     }
 
+    /// The S_i in affine form, x then y in Montgomery words, one after another: the table a
+    /// chunk's point is read from by a scan of every entry. (No S_i is the identity.)
+    static let affineS: [UInt64] = {
+        let inverses = PallasBase.invertedAll(s.map(\.z))
+        return zip(s, inverses).flatMap { p, zi -> [UInt64] in
+            let x = (p.x * zi).mont, y = (p.y * zi).mont
+            return [x.l0, x.l1, x.l2, x.l3, y.l0, y.l1, y.l2, y.l3]
+        }
+    }()
+
     /// SinsemillaHashToPoint(D, M) for M as bits (each 0 or 1), padded with zeros to whole chunks.
+    /// The message is often secret (ak ‖ nk in CommitIvk, a note in NoteCommit): each chunk's
+    /// S is read by a masked scan of all 1,024, and its bits are gathered by arithmetic.
     public static func hashToPoint(domain: [UInt8], bits: [UInt8]) -> PallasPoint {
         var acc = PallasGroupHash.hash(domain: Array("z.cash:SinsemillaQ".utf8), message: domain)
         var i = 0
         while i < bits.count {
-            var chunk = 0
-            for j in 0..<k where i + j < bits.count && bits[i + j] != 0 { chunk |= 1 << j }
-            acc = (acc + s[chunk]) + acc
+            var chunk: UInt64 = 0
+            for j in 0..<k where i + j < bits.count { chunk |= UInt64(bits[i + j] & 1) << UInt64(j) }
+            acc = (acc + lookup(chunk)) + acc
             i += k
         }
         return acc
+    }
+
+    /// S_chunk, every entry of the table read.
+    private static func lookup(_ chunk: UInt64) -> PallasPoint {
+        var x = Limbs.zero, y = Limbs.zero
+        affineS.withUnsafeBufferPointer { t in
+            for i in 0..<1024 {
+                let mask = ConstantTime.equalMask(UInt64(i), chunk), e = 8 * i
+                x = Limbs.select(mask, Limbs(t[e], t[e + 1], t[e + 2], t[e + 3]), x)
+                y = Limbs.select(mask, Limbs(t[e + 4], t[e + 5], t[e + 6], t[e + 7]), y)
+            }
+        }
+        return PallasPoint(affineX: PallasBase(mont: x), affineY: PallasBase(mont: y))
     }
 
     /// SinsemillaHash: Extract_P of the point.

@@ -1,3 +1,5 @@
+import WalletCore
+
 /// 256-bit prime-field arithmetic in Montgomery form (R = 2^256), for Jubjub's base field Fq
 /// (BLS12-381's scalar field) and its subgroup's scalar field Fr.
 ///
@@ -69,11 +71,13 @@ public struct Limbs: Equatable, Sendable {
     }
 }
 
+/// a − b − borrow, the borrow out (0 or 1) into borrow.
+// In 128 bits, not by subtractingReportingOverflow: LLVM turns its Bool overflow flags into
+// branches (a jump on the carry flag), and the operands are often a key's (make ctime-swift).
 @inline(__always) func sbb(_ a: UInt64, _ b: UInt64, _ borrow: inout UInt64) -> UInt64 {
-    let (d1, o1) = a.subtractingReportingOverflow(b)
-    let (d2, o2) = d1.subtractingReportingOverflow(borrow)
-    borrow = (o1 ? 1 : 0) &+ (o2 ? 1 : 0)
-    return d2
+    let t = UInt128(a) &- UInt128(b) &- UInt128(borrow)
+    borrow = UInt64(truncatingIfNeeded: t >> 127)
+    return UInt64(truncatingIfNeeded: t)
 }
 
 /// a + b·c + carry, the high word into carry (never overflows: (2^64−1)^2 + 2(2^64−1) < 2^128).
@@ -140,8 +144,14 @@ public struct PrimeField<M: FieldModulus>: Equatable, Sendable {
 
     public var isZero: Bool { (mont.l0 | mont.l1 | mont.l2 | mont.l3) == 0 }
 
+    /// All ones when the value is 0, else 0 (for a secret value: no Bool to branch on).
+    @inline(__always) var zeroMask: UInt64 { ConstantTime.zeroMask(mont.l0 | mont.l1 | mont.l2 | mont.l3) }
+
+    /// The low bit of the canonical value as 0 or 1, by arithmetic.
+    var lowBit: UInt64 { canonical.l0 & 1 }
+
     /// The low bit of the canonical value (the "sign" of Jubjub's point encoding).
-    var isOdd: Bool { canonical.l0 & 1 == 1 }
+    var isOdd: Bool { lowBit == 1 }
 
     /// CIOS Montgomery multiplication: a·b·R⁻¹ mod m for a < 2^256, b < m (the result < m).
     @inline(__always) static func mul(_ a: Limbs, _ b: Limbs) -> Limbs {
@@ -150,15 +160,15 @@ public struct PrimeField<M: FieldModulus>: Equatable, Sendable {
         @inline(__always) func step(_ bi: UInt64) {
             var c: UInt64 = 0
             t0 = mac(t0, a.l0, bi, &c); t1 = mac(t1, a.l1, bi, &c); t2 = mac(t2, a.l2, bi, &c); t3 = mac(t3, a.l3, bi, &c)
-            let (s, o) = t4.addingReportingOverflow(c)
-            let t5: UInt64 = o ? 1 : 0
+            // The top words in 128 bits (see sbb: no Bool carries, which become branches).
+            let top = UInt128(t4) &+ UInt128(c)
             let k = t0 &* inv
             c = 0
             _ = mac(t0, k, m.l0, &c)
             t0 = mac(t1, k, m.l1, &c); t1 = mac(t2, k, m.l2, &c); t2 = mac(t3, k, m.l3, &c)
-            let (s2, o2) = s.addingReportingOverflow(c)
-            t3 = s2
-            t4 = t5 &+ (o2 ? 1 : 0)
+            let sum = top &+ UInt128(c)
+            t3 = UInt64(truncatingIfNeeded: sum)
+            t4 = UInt64(truncatingIfNeeded: sum >> 64)
         }
         step(b.l0); step(b.l1); step(b.l2); step(b.l3)
         let t = Limbs(t0, t1, t2, t3)
@@ -284,9 +294,9 @@ public struct PrimeField<M: FieldModulus>: Equatable, Sendable {
         return prefix
     }
 
-    /// `a` where `choice`, else `b`, without a branch.
-    @inline(__always) static func select(_ choice: Bool, _ a: Self, _ b: Self) -> Self {
-        Self(mont: Limbs.select(0 &- UInt64(choice ? 1 : 0), a.mont, b.mont))
+    /// `a` where mask is all ones, `b` where it is 0.
+    @inline(__always) static func select(mask: UInt64, _ a: Self, _ b: Self) -> Self {
+        Self(mont: Limbs.select(mask, a.mont, b.mont))
     }
 
     /// Equality without an early exit.

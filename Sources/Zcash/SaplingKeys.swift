@@ -119,7 +119,9 @@ public enum SaplingDiversifier {
     /// d_j = FF1-AES256(dk, "", I2LEBSP88(j)), as 11 bytes.
     public static func at(_ index: DiversifierIndex, dk: [UInt8]) -> [UInt8] {
         let out = FF1AES256(key: dk).encrypt(bits: index.bits)
-        return (0..<11).map { byte in (0..<8).reduce(UInt8(0)) { $0 | out[8 * byte + $1] << UInt8($1) } }
+        // Public by design: the diversifier is half of the address it makes (and whether it
+        // is valid decides which index is the default address's, in the open).
+        return ConstantTime.declassified((0..<11).map { byte in (0..<8).reduce(UInt8(0)) { $0 | out[8 * byte + $1] << UInt8($1) } })
     }
 
     /// DiversifyHash(d) = GroupHash("Zcash_gd", d); nil for an invalid diversifier.
@@ -166,7 +168,8 @@ public struct SaplingFullViewingKey: Sendable {
     public var incomingViewingKey: SaplingIncomingViewingKey {
         var h = Blake2.s256(personal: Array("Zcashivk".utf8), ak.bytes, nk.bytes)
         h[31] &= 0x07
-        return SaplingIncomingViewingKey(dk: dk, ivk: Fr(bytes: h)!)  // < 2^251 < r_J
+        // < 2^251 < r_J: canonical, so no check (which would branch on the key).
+        return SaplingIncomingViewingKey(dk: dk, ivk: Fr(canonical: Limbs(littleEndian: h)))
     }
 
     /// The FVK fingerprint: BLAKE2b-256("ZcashSaplingFVFP", ak ‖ nk ‖ ovk).
@@ -213,7 +216,8 @@ public struct SaplingIncomingViewingKey: Sendable {
         let d = SaplingDiversifier.at(index, dk: dk)
         guard let g = SaplingDiversifier.base(d) else { return nil }
         let pkd = g.times(ivk)
-        guard !pkd.isIdentity else { return nil }  // only a zero ivk, which no init lets in
+        // Only a zero ivk, which no init lets in: public by design (never true for a key).
+        guard !ConstantTime.declassified(pkd.isIdentity) else { return nil }
         return SaplingPaymentAddress(diversifier: d, transmissionKey: pkd.bytes)
     }
 

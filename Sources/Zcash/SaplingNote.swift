@@ -19,9 +19,10 @@ public enum PedersenHash {
             var scalar = Fr.zero
             var weight = Fr.one
             for j in (segment * chunksPerSegment)..<min(chunkCount, (segment + 1) * chunksPerSegment) {
-                let s0 = padded[3 * j], s1 = padded[3 * j + 1], s2 = padded[3 * j + 2]
-                let magnitude = weight * Fr(UInt64(1 + s0 + 2 * s1))
-                scalar = scalar + (s2 == 1 ? magnitude.negated : magnitude)
+                // By arithmetic and a mask: the bits are a note's (its value, its address).
+                let s0 = UInt64(padded[3 * j] & 1), s1 = UInt64(padded[3 * j + 1] & 1), s2 = UInt64(padded[3 * j + 2] & 1)
+                let magnitude = weight * Fr(1 &+ s0 &+ 2 &* s1)
+                scalar = scalar + Fr.select(mask: 0 &- s2, magnitude.negated, magnitude)
                 weight = weight * sixteen
             }
             result = result + generators[segment].times(scalar)

@@ -110,3 +110,17 @@ final class SystemLibraryTests: XCTestCase {
         XCTAssertNotNil(pcsc_stringify_error(LONG(SCARD_E_NO_SERVICE)))
     }
 }
+
+final class ConstantTimeTests: XCTestCase {
+    func testMasks() {
+        for x: UInt64 in [0, 1, 2, 0x7FFF_FFFF_FFFF_FFFF, 0x8000_0000_0000_0000, .max] {
+            XCTAssertEqual(ConstantTime.zeroMask(x), x == 0 ? .max : 0, "\(x)")
+            XCTAssertEqual(ConstantTime.equalMask(x, x), .max)
+            XCTAssertEqual(ConstantTime.equalMask(x, x ^ 1), 0)
+            XCTAssertEqual(ConstantTime.equalMask(x, x ^ 0x8000_0000_0000_0000), 0)
+        }
+        XCTAssertTrue(ConstantTime.declassified(true))
+        XCTAssertFalse(ConstantTime.declassified(false))
+        XCTAssertEqual(ConstantTime.declassified([1, 2, 3]), [1, 2, 3])
+    }
+}

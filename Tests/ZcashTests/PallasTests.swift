@@ -95,6 +95,12 @@ final class PallasTests: XCTestCase {
         XCTAssertTrue(g.times(order).isIdentity)
         XCTAssertTrue((g + .identity) == g && (PallasPoint.identity + g) == g && (g - g).isIdentity)
         XCTAssertEqual(PallasPoint.identity.bytes, [UInt8](repeating: 0, count: 32))
+        // Extract_P without a branch: 0 for the identity in any projective form, x otherwise.
+        XCTAssertTrue(PallasPoint.identity.extracted.isZero)
+        XCTAssertTrue(PallasPoint(x: .zero, y: PallasBase(7), z: .zero).extracted.isZero)
+        let twice = g.doubled()
+        XCTAssertEqual(twice.extracted, twice.affine!.x)
+        XCTAssertEqual(twice.bytes, PallasPoint.encode(twice.affine!))
         for _ in 0..<40 {
             let a = scalar(), b = scalar()
             let ag = g.times(a), bg = g.times(b)

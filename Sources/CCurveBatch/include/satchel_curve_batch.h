@@ -32,6 +32,11 @@ int satchel_simd_forced_unavailable(void);
  * 1 when it names no path, or one this CPU cannot run. */
 enum satchel_simd_path satchel_simd_choose(const char *forced, int *unavailable);
 
+/* Marks n bytes at p, computed from a secret but public by design, as defined for valgrind's
+ * memcheck (the constant-time checks); outside valgrind it does nothing. Only for values whose
+ * publication is argued where the call is made. */
+void satchel_declassify(const void *p, size_t n);
+
 /* A modulus in radix 2^52, -p^-1 mod 2^52, R and R^2 mod p (R = 2^260), whether it is
  * Pallas-shaped (2^254 + c, c < 2^156: its reduction has shifts for multiplications); for point
  * arithmetic on y^2 = x^3 + b the constants b and 3b in Montgomery form; for square roots,

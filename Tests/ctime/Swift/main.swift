@@ -1,4 +1,5 @@
 import Foundation
+import Monero
 import WalletCore
 import Zcash
 
@@ -49,4 +50,53 @@ if which == "all" || which == "jubjub" {
     let ivk = JubjubBatch.Scalar(secret(Fr.self))
     let out = JubjubBatch.encodedMultiples(jubjub, by: ivk, cofactor: true, path: .portable)
     print("ctime: Jubjub ivk·[8]P on the portable path (Swift): \(out.count) points")
+}
+
+/// n bytes nothing wrote.
+func undefinedBytes(_ n: Int) -> [UInt8] {
+    let p = UnsafeMutablePointer<UInt8>.allocate(capacity: n)
+    return Array(UnsafeBufferPointer(start: p, count: n))
+}
+
+if which == "all" || which == "orchard-keys" {
+    // A spending key's full viewing key: PRF^expand, [ask]G, CommitIvk (Sinsemilla) for both scopes.
+    let fvk = try! OrchardFullViewingKey(spendingKey: undefinedBytes(32))
+    let address = fvk.incomingViewingKey(change: false).address(at: DiversifierIndex(0))
+    print("ctime: Orchard full viewing key and an address from a secret spending key (Swift): \(address.transmissionKey.count) bytes")
+}
+if which == "all" || which == "orchard-note" {
+    // A received note's commitment (NoteCommit, Sinsemilla) and nullifier (Poseidon over nk).
+    let fvk = try! OrchardFullViewingKey(spendingKey: [UInt8](repeating: 7, count: 32))
+    let address = fvk.incomingViewingKey(change: false).address(at: DiversifierIndex(0))
+    let note = OrchardNote(address: address, value: UnsafeMutablePointer<UInt64>.allocate(capacity: 1).pointee,
+                           rho: secret(PallasBase.self), rseed: undefinedBytes(32))
+    let nf = note.nullifier(nk: secret(PallasBase.self))
+    print("ctime: Orchard note commitment and nullifier of a secret note (Swift): \(nf?.bytes.count ?? 0) bytes")
+}
+if which == "all" || which == "sapling-keys" {
+    // A seed's Sapling keys: ask·G, nsk·H, ivk (CRH^ivk), the default address (FF1, ivk·g_d).
+    let key = SaplingExtendedSpendingKey.master(seed: undefinedBytes(32))
+    let (_, address) = key.fullViewingKey.incomingViewingKey.defaultAddress()
+    print("ctime: Sapling keys and an address from a secret seed (Swift): \(address.transmissionKey.count) bytes")
+}
+if which == "all" || which == "sapling-note" {
+    // A note to a public address (our own) with a secret value and rcm.
+    let (_, address) = SaplingExtendedSpendingKey.master(seed: [UInt8](repeating: 7, count: 32)).fullViewingKey.incomingViewingKey.defaultAddress()
+    let note = SaplingNote(diversifier: address.diversifier, transmissionKey: address.transmissionKey,
+                           value: UnsafeMutablePointer<UInt64>.allocate(capacity: 1).pointee, rcm: secret(Fr.self))
+    let nf = note.nullifier(nk: jubjub[1].times(secret(Fr.self)), position: 5)
+    print("ctime: Sapling note commitment and nullifier of a secret note (Swift): \(nf?.count ?? 0) bytes")
+}
+if which == "all" || which == "monero" {
+    // Monero's key derivation 8·(a·R) with the view key a (EdwardsPoint.times, Swift), as a
+    // scan makes it for every transaction key R.
+    let r = Ed25519.basePointMultiple(bytes: [UInt8](repeating: 3, count: 32))!
+    let derivation = Ed25519.moneroDerivation(secret: SecureBytes(undefinedBytes(32)), publicKey: r)
+    print("ctime: Monero key derivation with a secret view key (Swift): \(derivation?.count ?? 0) bytes")
+}
+if which == "canary" {
+    // A branch on the secret on purpose: make ctime-swift expects memcheck to report it (exit
+    // 42), which shows the secret really is undefined for memcheck and the check can fail.
+    let words = undefinedWords()
+    if words[0] & 1 == 1 { print("ctime: canary odd") } else { print("ctime: canary even") }
 }
