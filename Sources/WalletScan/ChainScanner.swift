@@ -126,6 +126,9 @@ public protocol ChainScanner: Sendable {
     static func pool(ofIndex index: Int) -> (name: String, index: Int)?
     /// A transaction id as the chain's tools show it (Bitcoin: byte-reversed); by default its hex.
     static func transactionID(_ id: [UInt8]) -> String
+    /// A spend tag as records show it (Zcash: an Ironwood tag's nullifier without its pool
+    /// byte); by default its hex.
+    static func spendTagText(_ tag: [UInt8]) -> String
     /// Record fields naming where an output was paid (`addressIndex` nil: the account alone,
     /// in balances); by default the account and address index under `fieldNames`.
     func placeFields(account: UInt32, addressIndex: UInt32?) -> [(key: String, value: JSONValue)]
@@ -149,6 +152,7 @@ extension ChainScanner {
     public static func pool(ofIndex index: Int) -> (name: String, index: Int)? { nil }
 
     public static func transactionID(_ id: [UInt8]) -> String { Hex.encode(id) }
+    public static func spendTagText(_ tag: [UInt8]) -> String { Hex.encode(tag) }
 
     public func placeFields(account: UInt32, addressIndex: UInt32?) -> [(key: String, value: JSONValue)] {
         [(Self.fieldNames.account, .number(String(account)))] + (addressIndex.map { [(Self.fieldNames.addressIndex, .number(String($0)))] } ?? [])

@@ -23,8 +23,8 @@ public struct ZcashCompactBlock: ChainBlock {
     public var ironwoodTreeSize: UInt32 = 0
 
     public var saplingOutputCount: Int { transactions.reduce(0) { $0 + $1.outputs.count } }
-    /// Its Ironwood actions: not scanned yet, but their count keeps the tree size checked.
-    public var ironwoodActionCount: Int { transactions.reduce(0) { $0 + $1.ironwoodActionCount } }
+    /// Its Ironwood actions, each one leaf of the Ironwood tree.
+    public var ironwoodActionCount: Int { transactions.reduce(0) { $0 + $1.ironwoodActions.count } }
 
     /// The tree sizes at its end, little-endian: (Sapling, Orchard, Ironwood); nil when the
     /// block did not give them.
@@ -81,8 +81,15 @@ public struct ZcashCompactTransaction: ChainTransaction {
     /// The Orchard tree position of its first action; nil when the block did not give the
     /// tree size.
     public var firstActionPosition: UInt64?
-    /// NU6.3's Ironwood actions (CompactTx field 9), counted and not scanned yet.
-    public var ironwoodActionCount = 0
+    /// NU6.3's Ironwood actions (CompactTx field 9): Orchard-shaped, V3 notes.
+    public var ironwoodActions: [CompactOrchardAction] = []
+    /// Each Ironwood action's full ciphertext, when the full transaction was given.
+    public var fullIronwoodCiphertexts: [[UInt8]]?
+    /// The Ironwood tree position of its first Ironwood action; nil when the block did not give
+    /// the tree size (the tree is empty before NU6.3).
+    public var firstIronwoodPosition: UInt64?
+    /// Each Ironwood action's epk, decoded with the block as `ephemeralPoints`.
+    public var ironwoodEphemeralPoints: [PallasPoint?] = []
     /// Each action's epk, decoded when the block was parsed: all of a block's together (batched
     /// square roots), once for every wallet that scans it. nil where the ephemeral key is no
     /// point or the identity (`OrchardDecryptor.ephemeralPoint`).
@@ -92,15 +99,22 @@ public struct ZcashCompactTransaction: ChainTransaction {
     public var outputEphemeralPoints: [JubjubPoint?] = []
 }
 
-/// Ironwood actions (NU6.3: Orchard-shaped, lead byte 0x03) seen by this process: not scanned
-/// until they can be tested against vectors, so the tool says so instead of skipping them
-/// silently.
-public enum IronwoodActions {
+/// The spend tag of an Ironwood note, and the tag an Ironwood action's nullifier gives: the
+/// nullifier with this byte after it. Orchard and Ironwood derive nullifiers alike but keep
+/// separate sets (a note is spent only by its own pool's actions), so their tags must differ;
+/// records show the nullifier alone (`ZcashScanner.spendTagText`).
+let ironwoodSpendTagSuffix: UInt8 = 0x03
+
+/// Compact blocks whose messages carry fields this version does not read (a newer network
+/// upgrade's pool, as Ironwood was to versions before it), seen by this process: the tool says
+/// so once per run instead of skipping them silently.
+public enum UnreadBlockData {
     static let seen = Mutex<(count: Int, told: Bool)>((0, false))
 
     static func add(_ n: Int) { if n > 0 { seen.withLock { $0.count += n } } }
 
-    /// The number seen so far, the first time it is not zero; nil after (a warning once).
+    /// The number of transactions seen so far, the first time it is not zero; nil after (a
+    /// warning once).
     public static func untold() -> Int? {
         seen.withLock { state in
             guard state.count > 0, !state.told else { return nil }
@@ -148,14 +162,20 @@ extension ZcashCompactBlock {
         }
         let outputCount = wire.vtx.reduce(0) { $0 + $1.outputs.count }
         let actionCount = wire.vtx.reduce(0) { $0 + $1.actions.count }
+        let ironwoodCount = wire.vtx.reduce(0) { $0 + $1.ironwoodActions.count }
         let treeSize: UInt32? = wire.hasChainMetadata ? wire.chainMetadata.saplingCommitmentTreeSize : nil
         let orchardTreeSize: UInt32? = wire.hasChainMetadata ? wire.chainMetadata.orchardCommitmentTreeSize : nil
+        let ironwoodTreeSize: UInt32? = wire.hasChainMetadata ? wire.chainMetadata.ironwoodCommitmentTreeSize : nil
+        // Fields this version does not know: said once per run (UnreadBlockData), never skipped silently.
+        UnreadBlockData.add(wire.vtx.filter { !$0.unknownFields.data.isEmpty }.count
+            + (wire.unknownFields.data.isEmpty && wire.chainMetadata.unknownFields.data.isEmpty ? 0 : 1))
         // A size below the block's own leaves (old caches write 0) says nothing.
         func start(_ size: UInt32?, _ leaves: Int) -> UInt64? {
             size.flatMap { UInt64($0) >= UInt64(leaves) && $0 > 0 ? UInt64($0) - UInt64(leaves) : nil }
         }
         var position = start(treeSize, outputCount)
         var actionPosition = start(orchardTreeSize, actionCount)
+        var ironwoodPosition = start(ironwoodTreeSize, ironwoodCount)
         var transactions = [ZcashCompactTransaction]()
         transactions.reserveCapacity(wire.vtx.count)
         for tx in wire.vtx {
@@ -172,13 +192,15 @@ extension ZcashCompactBlock {
                 guard spend.nf.count == 32 else { throw .badBlock(height: height, reason: "transaction \(tx.index) has a nullifier of the wrong size") }
                 return Array(spend.nf)
             }
-            let actions = try tx.actions.map { a throws(ZcashDataError) -> CompactOrchardAction in
+            func action(_ a: WireCompactOrchardAction, pool: String) throws(ZcashDataError) -> CompactOrchardAction {
                 guard a.nullifier.count == 32, a.cmx.count == 32, a.ephemeralKey.count == 32, a.ciphertext.count >= 52 else {
-                    throw .badBlock(height: height, reason: "transaction \(tx.index) has an Orchard action of the wrong size")
+                    throw .badBlock(height: height, reason: "transaction \(tx.index) has an \(pool) action of the wrong size")
                 }
                 return CompactOrchardAction(nullifier: Array(a.nullifier), cmx: Array(a.cmx), ephemeralKey: Array(a.ephemeralKey),
                                             ciphertext: Array(a.ciphertext.prefix(52)))
             }
+            let actions = try tx.actions.map { a throws(ZcashDataError) in try action(a, pool: "Orchard") }
+            let ironwoodActions = try tx.ironwoodActions.map { a throws(ZcashDataError) in try action(a, pool: "Ironwood") }
             var full: [[UInt8]]?
             var fullActions: [[UInt8]]?
             let i = transactions.count
@@ -195,18 +217,22 @@ extension ZcashCompactBlock {
                 full = given.sapling.map(\.encCiphertext)
                 fullActions = given.orchard.map(\.encCiphertext)
             }
-            // An Orchard action's nullifier is a spend, as a Sapling spend's is.
-            var compact = ZcashCompactTransaction(id: Array(tx.txid), index: tx.index, spendTags: nullifiers + actions.map(\.nullifier),
+            // An Orchard or Ironwood action's nullifier is a spend, as a Sapling spend's is; an
+            // Ironwood one spends only Ironwood notes (its tag says the pool).
+            let spendTags = nullifiers + actions.map(\.nullifier) + ironwoodActions.map { $0.nullifier + [ironwoodSpendTagSuffix] }
+            var compact = ZcashCompactTransaction(id: Array(tx.txid), index: tx.index, spendTags: spendTags,
                                                   outputs: outputs, height: wire.height, firstPosition: position, fullCiphertexts: full,
                                                   actions: actions, fullActionCiphertexts: fullActions)
             compact.firstActionPosition = actionPosition
-            compact.ironwoodActionCount = tx.ironwoodActions.count
-            IronwoodActions.add(compact.ironwoodActionCount)
+            compact.ironwoodActions = ironwoodActions
+            compact.firstIronwoodPosition = ironwoodPosition
             transactions.append(compact)
             position = position.map { $0 + UInt64(outputs.count) }
             actionPosition = actionPosition.map { $0 + UInt64(actions.count) }
+            ironwoodPosition = ironwoodPosition.map { $0 + UInt64(ironwoodActions.count) }
         }
-        var decoded = OrchardDecryptor.ephemeralPoints(transactions.flatMap(\.actions))[...]
+        // Both pools' epks in one batch: Orchard's actions, then Ironwood's.
+        var decoded = OrchardDecryptor.ephemeralPoints(transactions.flatMap(\.actions) + transactions.flatMap(\.ironwoodActions))[...]
         var decodedOutputs = JubjubBatch.decodeAll(transactions.flatMap { $0.outputs.map(\.ephemeralKey) })[...]
         for t in transactions.indices {
             transactions[t].ephemeralPoints = Array(decoded.prefix(transactions[t].actions.count))
@@ -214,10 +240,14 @@ extension ZcashCompactBlock {
             transactions[t].outputEphemeralPoints = Array(decodedOutputs.prefix(transactions[t].outputs.count))
             decodedOutputs = decodedOutputs.dropFirst(transactions[t].outputs.count)
         }
+        for t in transactions.indices {
+            transactions[t].ironwoodEphemeralPoints = Array(decoded.prefix(transactions[t].ironwoodActions.count))
+            decoded = decoded.dropFirst(transactions[t].ironwoodActions.count)
+        }
         var block = ZcashCompactBlock(height: wire.height, id: Array(wire.hash), previousID: Array(wire.prevHash), time: wire.time,
                                       transactions: transactions, saplingTreeSize: treeSize,
                                       orchardTreeSize: orchardTreeSize ?? 0, orchardActionCount: actionCount)
-        block.ironwoodTreeSize = wire.chainMetadata.ironwoodCommitmentTreeSize
+        block.ironwoodTreeSize = ironwoodTreeSize ?? 0
         return block
     }
 }
@@ -295,5 +325,16 @@ extension WireCompactBlock {
             tx.ironwoodActions = try objects(t, "ironwoodActions").map(action)
             return tx
         }
+        // A key this version does not know may be a newer pool's: said once per run, as a .pb's
+        // unknown fields are.
+        let txKeys: Set<String> = ["index", "txid", "hash", "fee", "spends", "outputs", "actions", "vin", "vout", "ironwoodActions"]
+        let blockKeys: Set<String> = ["protoVersion", "height", "hash", "prevHash", "time", "header", "vtx", "chainMetadata"]
+        let metaKeys: Set<String> = ["saplingCommitmentTreeSize", "orchardCommitmentTreeSize", "ironwoodCommitmentTreeSize"]
+        var unread = record.keys.allSatisfy(blockKeys.contains) ? 0 : 1
+        if case .object(let meta)? = record["chainMetadata"], !meta.keys.allSatisfy(metaKeys.contains) { unread = 1 }
+        if case .array(let items)? = record["vtx"] {
+            unread += items.filter { if case .object(let t) = $0 { !t.keys.allSatisfy(txKeys.contains) } else { false } }.count
+        }
+        UnreadBlockData.add(unread)
     }
 }

@@ -1,9 +1,10 @@
 import CSodium
 import WalletCore
 
-/// An Orchard action as a compact block carries it: the nullifier of the note it spends (which
-/// is rho of the note it makes), the new note's cmx, its ephemeral key and the first 52 bytes
-/// of its ciphertext.
+/// An Orchard-protocol action as a compact block carries it (CompactTx `actions` in the
+/// Orchard pool, `ironwoodActions` in NU6.3's Ironwood pool: the same message): the nullifier of
+/// the note it spends (which is rho of the note it makes), the new note's cmx, its ephemeral
+/// key and the first 52 bytes of its ciphertext.
 public struct CompactOrchardAction: Sendable {
     public let nullifier: [UInt8]
     public let cmx: [UInt8]
@@ -21,9 +22,11 @@ public struct DecryptedOrchardNote: Sendable {
     public let key: [UInt8]
 }
 
-/// ZIP-307 trial decryption of compact Orchard actions with one incoming viewing key (§4.19
-/// with Orchard's KA and KDF). Only lead byte 0x02 exists in Orchard; a note counts only when
-/// its ephemeral key and cmx recompute from the plaintext (the 52 bytes carry no MAC).
+/// ZIP-307 trial decryption of compact Orchard-protocol actions with one incoming viewing key
+/// (§4.19 with Orchard's KA and KDF), in either pool: the same keys, KA, KDF and esk; each
+/// pool accepts only its own note version's lead byte (Orchard 0x02, Ironwood 0x03, ZIP 2005)
+/// and checks cmx with that version's rcm. A note counts only when its ephemeral key and cmx
+/// recompute from the plaintext (the 52 bytes carry no MAC).
 public struct OrchardDecryptor: Sendable {
     public let key: OrchardIncomingViewingKey
     /// ivk split for the GLV endomorphism, once per key.
@@ -69,20 +72,21 @@ public struct OrchardDecryptor: Sendable {
         Blake2.b(32, personal: Array("Zcash_OrchardKDF".utf8), sharedSecret, ephemeralKey)
     }
 
-    public func tryDecrypt(_ action: CompactOrchardAction) -> DecryptedOrchardNote? {
-        Self.ephemeralPoint(action).flatMap { tryDecrypt(action, ephemeralPoint: $0) }
+    /// `version`: the pool's note version (.v2 for an Orchard action, .v3 for an Ironwood one).
+    public func tryDecrypt(_ action: CompactOrchardAction, version: OrchardNoteVersion = .v2) -> DecryptedOrchardNote? {
+        Self.ephemeralPoint(action).flatMap { tryDecrypt(action, ephemeralPoint: $0, version: version) }
     }
 
     /// The note, if this action pays this key.
-    public func tryDecrypt(_ action: CompactOrchardAction, ephemeralPoint epk: PallasPoint) -> DecryptedOrchardNote? {
-        tryDecrypt(action, sharedSecret: sharedSecret(epk))
+    public func tryDecrypt(_ action: CompactOrchardAction, ephemeralPoint epk: PallasPoint, version: OrchardNoteVersion = .v2) -> DecryptedOrchardNote? {
+        tryDecrypt(action, sharedSecret: sharedSecret(epk), version: version)
     }
 
     /// The note, if this action pays this key, given KA^Orchard's result for it.
-    public func tryDecrypt(_ action: CompactOrchardAction, sharedSecret: [UInt8]) -> DecryptedOrchardNote? {
+    public func tryDecrypt(_ action: CompactOrchardAction, sharedSecret: [UInt8], version: OrchardNoteVersion = .v2) -> DecryptedOrchardNote? {
         let k = Self.key(sharedSecret: sharedSecret, ephemeralKey: action.ephemeralKey)
         let p = SaplingDecryptor.plaintext52(key: k, ciphertext: action.ciphertext)
-        guard p[0] == 0x02, let rho = PallasBase(bytes: action.nullifier) else { return nil }
+        guard p[0] == version.leadByte, let rho = PallasBase(bytes: action.nullifier) else { return nil }
         let d = Array(p[1..<12]), rseed = Array(p[20..<52])
         let value = p[12..<20].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         let gd = OrchardAddress.diversifyHash(d)
@@ -91,7 +95,7 @@ public struct OrchardDecryptor: Sendable {
         let esk = OrchardNote.esk(rseed: rseed, rho: rho)
         guard !esk.isZero, gd.times(esk).bytes == action.ephemeralKey else { return nil }
         let address = OrchardAddress(diversifier: d, transmissionKey: gd.times(ivk).bytes)
-        let note = OrchardNote(address: address, value: value, rho: rho, rseed: rseed)
+        let note = OrchardNote(address: address, value: value, rho: rho, rseed: rseed, version: version)
         guard let cmx = note.cmx, cmx.bytes == action.cmx else { return nil }
         return DecryptedOrchardNote(note: note, key: k)
     }

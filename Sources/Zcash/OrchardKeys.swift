@@ -236,21 +236,48 @@ public struct OrchardExtendedSpendingKey: Sendable {
     }
 }
 
-/// An Orchard note's derived values (§4.7.3 with ZIP-212): from rseed and rho.
+/// The Orchard protocol's note plaintext versions, one per pool: V2 (ZIP-212) in Orchard,
+/// V3 (ZIP 2005: a quantum-recoverable rcm) in NU6.3's Ironwood. Each pool accepts only its
+/// own lead byte.
+public enum OrchardNoteVersion: Sendable, Equatable {
+    case v2, v3
+
+    /// The plaintext's lead byte.
+    public var leadByte: UInt8 { self == .v2 ? 0x02 : 0x03 }
+    /// The value pool whose notes have this version.
+    public var pool: String { self == .v2 ? "orchard" : "ironwood" }
+}
+
+/// An Orchard-protocol note's derived values (§4.7.3 with ZIP-212; ZIP 2005 for V3, the
+/// Ironwood pool's): from rseed and rho, and for V3's rcm the rest of the note.
 public struct OrchardNote: Sendable {
     public let address: OrchardAddress
     public let value: UInt64
     public let rho: PallasBase
     public let rseed: [UInt8]
+    public let version: OrchardNoteVersion
 
-    public init(address: OrchardAddress, value: UInt64, rho: PallasBase, rseed: [UInt8]) {
+    public init(address: OrchardAddress, value: UInt64, rho: PallasBase, rseed: [UInt8], version: OrchardNoteVersion = .v2) {
         self.address = address
         self.value = value
         self.rho = rho
         self.rseed = rseed
+        self.version = version
     }
 
-    public var rcm: PallasScalar { .reduced(Blake2.prfExpand(rseed, [0x05] + rho.bytes)) }
+    /// V2: ToScalar(PRF^expand(rseed, [0x05] ‖ rho)). V3 (ZIP 2005): ToScalar(PRF^expand(rseed,
+    /// [0x0B] ‖ repr g_d ‖ repr pk_d ‖ I2LEOSP64(v) ‖ rho ‖ I2LEOSP256(psi))), which binds the
+    /// commitment to the whole note.
+    public var rcm: PallasScalar {
+        switch version {
+        case .v2:
+            return .reduced(Blake2.prfExpand(rseed, [0x05] + rho.bytes))
+        case .v3:
+            let gd = OrchardAddress.diversifyHash(address.diversifier).bytes
+            let v = (0..<8).map { UInt8(truncatingIfNeeded: value >> UInt64(8 * $0)) }
+            return .reduced(Blake2.prfExpand(rseed, [0x0B] + gd + address.transmissionKey + v + rho.bytes + psi.bytes))
+        }
+    }
     public var psi: PallasBase { .reduced(Blake2.prfExpand(rseed, [0x09] + rho.bytes)) }
     public var esk: PallasScalar { Self.esk(rseed: rseed, rho: rho) }
     /// esk of a note with this rseed and rho (the address is not needed).

@@ -63,15 +63,22 @@ public struct ZcashScanner: ChainScanner {
     public static let fieldNames = OutputFieldNames(account: "account", addressIndex: "diversifier_index", spendTag: "nullifier", memo: "memo")
     /// The shielded pools scanned (transparent outputs are not): a balance names them, with
     /// each one's sums, lest it be read as the wallet's whole balance.
-    public var balancePools: [String]? { (orchardExternal == nil ? [] : ["orchard"]) + (external == nil ? [] : ["sapling"]) }
+    /// An Orchard key scans both Orchard-protocol pools: Orchard and NU6.3's Ironwood.
+    public var balancePools: [String]? { (orchardExternal == nil ? [] : ["orchard", "ironwood"]) + (external == nil ? [] : ["sapling"]) }
 
-    /// An Orchard action's output index is tagged with 2^32 (a transaction's Sapling outputs and
-    /// Orchard actions both count from 0, and the state keys outputs by transaction and index).
+    /// An Orchard action's output index is tagged with 2^32, an Ironwood action's with 2^33 (a
+    /// transaction's Sapling outputs and both pools' actions count from 0, and the state keys
+    /// outputs by transaction and index).
     static let orchardTag = 1 << 32
+    static let ironwoodTag = 1 << 33
 
     public static func pool(ofIndex index: Int) -> (name: String, index: Int)? {
-        index >= orchardTag ? ("orchard", index - orchardTag) : ("sapling", index)
+        index >= ironwoodTag ? ("ironwood", index - ironwoodTag) : index >= orchardTag ? ("orchard", index - orchardTag) : ("sapling", index)
     }
+
+    /// An Ironwood note's tag is its nullifier with the pool's byte after it (`ironwoodSpendTagSuffix`):
+    /// records show the nullifier.
+    public static func spendTagText(_ tag: [UInt8]) -> String { Hex.encode(tag.count == 33 ? Array(tag.prefix(32)) : tag) }
 
     /// The state file's name: network and a hash of the incoming viewing keys (one file per
     /// wallet). A wallet with Orchard keys has a state of its own: one made before Orchard
@@ -115,48 +122,56 @@ public struct ZcashScanner: ChainScanner {
     public mutating func takeNewAddresses() -> [AddressEntry] { [] }
 
     public func scan(_ transactions: [ZcashCompactTransaction]) throws(ScanError) -> [[ReceivedOutput]] {
-        // Work items: runs of up to 64 of the blocks' Sapling outputs or Orchard actions, whose
-        // key agreements are batched (`SaplingDecryptor.sharedSecrets`, `OrchardDecryptor.sharedSecrets`).
-        enum Item { case outputs([(Int, Int)]), actions([(Int, Int)]) }
-        var outputs = [(Int, Int)](), actions = [(Int, Int)]()
+        // Work items: runs of up to 64 of the blocks' Sapling outputs, Orchard actions or
+        // Ironwood actions, whose key agreements are batched (`SaplingDecryptor.sharedSecrets`,
+        // `OrchardDecryptor.sharedSecrets`: both Orchard-protocol pools on the same kernel).
+        enum Item { case outputs([(Int, Int)]), actions([(Int, Int)], OrchardNoteVersion) }
+        var outputs = [(Int, Int)](), actions = [(Int, Int)](), ironwood = [(Int, Int)]()
         for t in transactions.indices {
             if external != nil { outputs += transactions[t].outputs.indices.map { (t, $0) } }
-            if orchardExternal != nil { actions += transactions[t].actions.indices.map { (t, $0) } }
+            if orchardExternal != nil {
+                actions += transactions[t].actions.indices.map { (t, $0) }
+                ironwood += transactions[t].ironwoodActions.indices.map { (t, $0) }
+            }
         }
         // What is tried: the Sapling outputs (when the wallet has a Sapling key) and the actions.
-        let size = outputs.count + actions.count
-        let items = stride(from: 0, to: outputs.count, by: 64).map { Item.outputs(Array(outputs[$0..<min($0 + 64, outputs.count)])) }
-            + stride(from: 0, to: actions.count, by: 64).map { Item.actions(Array(actions[$0..<min($0 + 64, actions.count)])) }
+        let size = outputs.count + actions.count + ironwood.count
+        func runs(_ places: [(Int, Int)]) -> [[(Int, Int)]] { stride(from: 0, to: places.count, by: 64).map { Array(places[$0..<min($0 + 64, places.count)]) } }
+        let items = runs(outputs).map(Item.outputs) + runs(actions).map { Item.actions($0, .v2) } + runs(ironwood).map { Item.actions($0, .v3) }
         // A sandblasted block holds thousands of outputs: past a few hundred its outputs are
         // spread over the cores (the engine gives one block one task).
         let one = { @Sendable (item: Item) in
-            Result { () throws(ScanError) -> [(place: (Int, Int, Bool), output: ReceivedOutput)] in
+            Result { () throws(ScanError) -> [(place: (Int, Int, Int), output: ReceivedOutput)] in
                 switch item {
-                case .outputs(let run): try self.scan(transactions, outputs: run).map { (($0.place.0, $0.place.1, false), $0.output) }
-                case .actions(let run): try self.scan(transactions, actions: run).map { (($0.place.0, $0.place.1, true), $0.output) }
+                case .outputs(let run): try self.scan(transactions, outputs: run).map { (($0.place.0, $0.place.1, 0), $0.output) }
+                case .actions(let run, let version):
+                    try self.scan(transactions, actions: run, version: version).map { (($0.place.0, $0.place.1, version == .v2 ? 1 : 2), $0.output) }
                 }
             }
         }
         let found = size >= 256 ? ParallelMap.map(items, one) : items.map(one)
         var out = [[ReceivedOutput]](repeating: [], count: transactions.count)
-        var all = [(place: (Int, Int, Bool), output: ReceivedOutput)]()
+        var all = [(place: (Int, Int, Int), output: ReceivedOutput)]()
         for f in found { all += try f.get() }
-        // Sapling first in each transaction, then Orchard, each in order.
-        all.sort { ($0.place.0, $0.place.2 ? 1 : 0, $0.place.1) < ($1.place.0, $1.place.2 ? 1 : 0, $1.place.1) }
+        // Sapling first in each transaction, then Orchard, then Ironwood, each in order.
+        all.sort { ($0.place.0, $0.place.2, $0.place.1) < ($1.place.0, $1.place.2, $1.place.1) }
         for f in all { out[f.place.0].append(f.output) }
         return out
     }
 
-    /// The actions at `run` (transaction, action) that pay the wallet: each is tried with the
-    /// external Orchard key, then the ones it does not open with the internal key.
-    private func scan(_ transactions: [ZcashCompactTransaction], actions run: [(Int, Int)]) throws(ScanError)
+    /// The actions at `run` (transaction, action) of the pool whose notes have `version` that
+    /// pay the wallet: each is tried with the external Orchard key, then the ones it does not
+    /// open with the internal key.
+    private func scan(_ transactions: [ZcashCompactTransaction], actions run: [(Int, Int)], version: OrchardNoteVersion) throws(ScanError)
         -> [(place: (Int, Int), output: ReceivedOutput)] {
         guard let external = orchardExternal else { return [] }
+        func actions(_ tx: ZcashCompactTransaction) -> [CompactOrchardAction] { version == .v2 ? tx.actions : tx.ironwoodActions }
         var tried = run.compactMap { place -> (place: (Int, Int), epk: PallasPoint)? in
             let tx = transactions[place.0]
             guard tx.height != nil else { return nil }
             // Decoded with the block (`ephemeralPoints`); one at a time only for a transaction made otherwise.
-            let epk = tx.ephemeralPoints.count == tx.actions.count ? tx.ephemeralPoints[place.1] : OrchardDecryptor.ephemeralPoint(tx.actions[place.1])
+            let decoded = version == .v2 ? tx.ephemeralPoints : tx.ironwoodEphemeralPoints
+            let epk = decoded.count == actions(tx).count ? decoded[place.1] : OrchardDecryptor.ephemeralPoint(actions(tx)[place.1])
             return epk.map { (place, $0) }
         }
         var found = [(place: (Int, Int), output: ReceivedOutput)]()
@@ -165,7 +180,7 @@ public struct ZcashScanner: ChainScanner {
             var left = [(place: (Int, Int), epk: PallasPoint)]()
             for (t, secret) in zip(tried, decryptor.sharedSecrets(tried.map(\.epk))) {
                 let tx = transactions[t.place.0]
-                guard let note = decryptor.tryDecrypt(tx.actions[t.place.1], sharedSecret: secret) else { left.append(t); continue }
+                guard let note = decryptor.tryDecrypt(actions(tx)[t.place.1], sharedSecret: secret, version: version) else { left.append(t); continue }
                 found.append((t.place, try received(note, tx: tx, action: t.place.1, key: decryptor.key, change: change)))
             }
             tried = left
@@ -176,12 +191,15 @@ public struct ZcashScanner: ChainScanner {
     private func received(_ found: DecryptedOrchardNote, tx: ZcashCompactTransaction, action i: Int, key: OrchardIncomingViewingKey,
                           change: Bool) throws(ScanError) -> ReceivedOutput {
         let note = found.note
-        var o = ReceivedOutput(height: nil, txID: tx.id, index: Self.orchardTag + i, amount: note.value, account: account,
-                               addressIndex: Self.addressIndex(of: note.address.diversifier, dk: key.dk),
-                               spendTag: orchardNK.flatMap { note.nullifier(nk: $0)?.bytes },
-                               memo: try Self.memo(tx.fullActionCiphertexts?[i], key: found.key, of: "Orchard action \(i)", in: tx),
+        let ironwood = note.version == .v3
+        // An Ironwood note is spent only by an Ironwood action's nullifier: its tag says the pool.
+        let tag = orchardNK.flatMap { note.nullifier(nk: $0)?.bytes }.map { ironwood ? $0 + [ironwoodSpendTagSuffix] : $0 }
+        let full = ironwood ? tx.fullIronwoodCiphertexts : tx.fullActionCiphertexts
+        var o = ReceivedOutput(height: nil, txID: tx.id, index: (ironwood ? Self.ironwoodTag : Self.orchardTag) + i, amount: note.value,
+                               account: account, addressIndex: Self.addressIndex(of: note.address.diversifier, dk: key.dk), spendTag: tag,
+                               memo: try Self.memo(full?[i], key: found.key, of: "\(ironwood ? "Ironwood" : "Orchard") action \(i)", in: tx),
                                unlockTime: 0, isCoinbase: tx.index == 0, outputKey: note.address.bytes, isChange: change)
-        o.position = tx.firstActionPosition.map { $0 + UInt64(i) }
+        o.position = (ironwood ? tx.firstIronwoodPosition : tx.firstActionPosition).map { $0 + UInt64(i) }
         return o
     }
 
@@ -271,7 +289,7 @@ public struct ZcashScanner: ChainScanner {
     /// for Sapling, a unified address with the Orchard receiver alone for Orchard.
     public func addressPaid(_ output: ReceivedOutput) -> String? {
         guard output.outputKey.count == 43 else { return nil }
-        if Self.pool(ofIndex: output.index)?.name == "orchard" {
+        if Self.pool(ofIndex: output.index)?.name != "sapling" {
             return UnifiedEncoding.orchardAddress(output.outputKey, network: network)
         }
         return SaplingPaymentAddress(diversifier: Array(output.outputKey[0..<11]), transmissionKey: Array(output.outputKey[11...])).encoded(network)

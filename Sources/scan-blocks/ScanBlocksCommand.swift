@@ -215,8 +215,8 @@ struct ScanBlocksCommand: ParsableCommand {
             source = try LightwalletdSource(address: lightwalletd, options: options)
         }
         try scanRun.synchronize(pipeline, reader: reader, wallets: given, source: source) {
-            if let n = IronwoodActions.untold() {
-                pipeline.warn("\(n) Ironwood action\(n == 1 ? " was" : "s were") not scanned (NU6.3's pool): this version finds Orchard and Sapling notes only, so a balance may miss Ironwood funds")
+            if let n = UnreadBlockData.untold() {
+                pipeline.warn("\(n) compact block part\(n == 1 ? "" : "s") (transactions or blocks) carry fields this version does not read, perhaps a newer network upgrade's pool: notes there are not scanned, so a balance may miss funds; a newer version may read them")
             }
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import WalletCore
+import SatchelTestSupport
 import XCTest
 @testable import Zcash
 
@@ -39,6 +40,36 @@ final class OrchardKeyTests: XCTestCase {
             let note = OrchardNote(address: address, value: value, rho: rho, rseed: try XCTUnwrap(row.bytes("note_rseed"), "note_rseed"))
             XCTAssertEqual(note.cmx.map { Hex.encode($0.bytes) }, row["note_cmx"] as? String)
             XCTAssertEqual(note.nullifier(nk: fvk.nk).map { Hex.encode($0.bytes) }, row["note_nf"] as? String)
+        }
+    }
+
+    /// ZIP 2005's V3 note (the Ironwood pool's): zcash/orchard's note_qr_rcm and note_qr_cmx
+    /// for the 10 keys' notes, beside their V2 cmx; the nullifier's rule is the pool's own
+    /// only through cm, so a V3 note's differs.
+    func testV3NoteRcmAndCmx() throws {
+        // A list of objects (not zcash-test-vectors' layout); note_v read exactly (it passes 2^63).
+        let data = try Data(contentsOf: TestPaths.vector("zcash/ironwood/orchard_note_qr.json"))
+        let rows = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [[String: Any]])
+        guard case .array(let exact) = try JSONParser.parse(Array(data)) else { return XCTFail("not a list") }
+        let values = try exact.map { item throws -> UInt64 in
+            guard case .object(let o) = item, case .number(let text)? = o["note_v"], let v = UInt64(text) else { throw VectorError("note_v") }
+            return v
+        }
+        XCTAssertEqual(rows.count, 10)
+        for (row, value) in zip(rows, values) {
+            let fvk = try OrchardFullViewingKey(spendingKey: try XCTUnwrap(row.bytes("sk"), "sk"))
+            let address = fvk.incomingViewingKey(change: false).address(at: DiversifierIndex(0))
+            XCTAssertEqual(Hex.encode(address.diversifier), row["default_d"] as? String)
+            XCTAssertEqual(Hex.encode(address.transmissionKey), row["default_pk_d"] as? String)
+            let rho = try XCTUnwrap(PallasBase(bytes: try XCTUnwrap(row.bytes("note_rho"), "note_rho")))
+            let rseed = try XCTUnwrap(row.bytes("note_rseed"), "note_rseed")
+            let v2 = OrchardNote(address: address, value: value, rho: rho, rseed: rseed)
+            let v3 = OrchardNote(address: address, value: value, rho: rho, rseed: rseed, version: .v3)
+            XCTAssertEqual(v2.cmx.map { Hex.encode($0.bytes) }, row["note_cmx"] as? String)
+            XCTAssertEqual(v2.nullifier(nk: fvk.nk).map { Hex.encode($0.bytes) }, row["note_nf"] as? String)
+            XCTAssertEqual(Hex.encode(v3.rcm.bytes), row["note_qr_rcm"] as? String)
+            XCTAssertEqual(v3.cmx.map { Hex.encode($0.bytes) }, row["note_qr_cmx"] as? String)
+            XCTAssertNotEqual(v3.nullifier(nk: fvk.nk)?.bytes, v2.nullifier(nk: fvk.nk)?.bytes)
         }
     }
 

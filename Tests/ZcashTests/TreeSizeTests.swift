@@ -98,8 +98,8 @@ final class TreeSizeTests: XCTestCase {
         XCTAssertThrowsError(try fromJSON("4294967296"))
     }
 
-    /// Ironwood actions (CompactTx field 9, NU6.3's) are counted
-    /// from the wire's unknown fields, in the binary and the JSON form alike.
+    /// Ironwood actions (CompactTx field 9, NU6.3's) are read in the binary and the JSON form
+    /// alike, beside an unknown field (which is skipped, and said: UnreadBlockData).
     func testIronwoodActionsAreCounted() throws {
         var (bytes, body) = try ironwoodParts()
         XCTAssertEqual(body.count, 156)
@@ -111,10 +111,12 @@ final class TreeSizeTests: XCTestCase {
         wire.prevHash = Data(repeating: 2, count: 32)
         wire.vtx = [try WireCompactTx(serializedBytes: bytes)]
         let block = try ZcashCompactBlock.parse(try wire.serializedBytes(), expectedHeight: 5)
-        XCTAssertEqual(block.transactions.first?.ironwoodActionCount, 2)
+        XCTAssertEqual(block.transactions.first?.ironwoodActions.count, 2)
         XCTAssertEqual(block.transactions.first?.actions.count, 0)
+        // Their nullifiers spend Ironwood notes only: the tag carries the pool's byte.
+        XCTAssertEqual(block.transactions.first?.spendTags, Array(repeating: [UInt8](repeating: 7, count: 32) + [0x03], count: 2))
         let record = try JSONParser.parseObject(Array(#"{"height":5,"hash":"\#(String(repeating: "01", count: 32))","prevHash":"\#(String(repeating: "02", count: 32))","vtx":[{"txid":"\#(String(repeating: "03", count: 32))","ironwoodActions":[{"nullifier":"\#(String(repeating: "07", count: 32))","cmx":"\#(String(repeating: "08", count: 32))","ephemeralKey":"\#(String(repeating: "09", count: 32))","ciphertext":"\#(String(repeating: "0a", count: 52))"}]}]}"#.utf8))
         let fromJSON = try ZcashCompactBlock.parse(try WireCompactBlock(record: record).serializedBytes(), expectedHeight: 5)
-        XCTAssertEqual(fromJSON.transactions.first?.ironwoodActionCount, 1)
+        XCTAssertEqual(fromJSON.transactions.first?.ironwoodActions.count, 1)
     }
 }

@@ -32,7 +32,7 @@ public enum EventRecords {
                 r["address"] = .string(address)
             }
             if let memo = o.memo { for (key, value) in C.memoFields(memo) { r[key] = .string(value) } }
-            if let tag = o.spendTag, let key = names.spendTag { r[key] = .string(Hex.encode(tag)) }
+            if let tag = o.spendTag, let key = names.spendTag { r[key] = .string(C.spendTagText(tag)) }
             if let position = o.position { r["position"] = .number(String(position)) }
             put(C.outputFields(o))
             if o.isCoinbase { r["coinbase"] = .bool(true) }
@@ -41,7 +41,7 @@ public enum EventRecords {
         func put(_ s: SpentOutput) {
             r["txid"] = .string(C.transactionID(s.spendingTxID))
             if let key = names.input { r[key] = .number(String(s.input)) }
-            if let key = names.spendTag { r[key] = .string(Hex.encode(s.spendTag)) }
+            if let key = names.spendTag { r[key] = .string(C.spendTagText(s.spendTag)) }
             r["output_txid"] = .string(C.transactionID(s.outputTxID))
             putIndex(s.outputIndex, as: "output_" + names.index)
             r[names.amount] = .string(String(s.amount))
