@@ -121,6 +121,7 @@ bench:
 	python3 bench/zcash_keys.py --bin "$$(swift build -c release --show-bin-path)"
 	python3 bench/zcash_scan.py --bin "$$(swift build -c release --show-bin-path)"
 	python3 bench/zcash_orchard.py --bin "$$(swift build -c release --show-bin-path)"
+	python3 bench/zcash_ironwood.py --bin "$$(swift build -c release --show-bin-path)"
 	python3 bench/bitcoin_scan.py --bin "$$(swift build -c release --show-bin-path)"
 	python3 bench/psbt_sign.py --bin "$$(swift build -c release --show-bin-path)"
 

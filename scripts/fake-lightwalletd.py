@@ -23,7 +23,11 @@ What it reproduces of them:
     ABORTED; a height past the tip ends it with OUT_OF_RANGE after the blocks before it.
   - GetBlock: height 0 without a hash is INVALID_ARGUMENT, a hash is INVALID_ARGUMENT (not
     implemented there), past the tip OUT_OF_RANGE; the block unfiltered.
-  - GetLightdInfo: a LightdInfo whose blockHeight is the tip.
+  - GetLightdInfo: a LightdInfo whose blockHeight is the tip, with lightwalletd's vendor
+    string; its version is --lightd-version (v0.5.0 by default: a server that sends Ironwood's
+    actions and tree size, as this fake does; lightwalletd's own version is set when it is
+    built) and lightwalletProtocolVersion --protocol-version (empty by default, as released
+    0.5.x servers leave it).
 What it does not: the block cache and its ingestor, the backend node (a height inside the
 file's range that the file lacks is OUT_OF_RANGE, as a node's -8 would be), the other methods
 (UNIMPLEMENTED, as grpc-go's Unimplemented server answers), the mempool, tree states.
@@ -129,6 +133,8 @@ def main():
     ap.add_argument("--bad-latest", choices=["empty", "garbage"])
     ap.add_argument("--cert")
     ap.add_argument("--key")
+    ap.add_argument("--lightd-version", default="v0.5.0")
+    ap.add_argument("--protocol-version", default="")
     args = ap.parse_args()
     cf, sv = messages()
     blocks = load(args.blocks, cf)
@@ -200,9 +206,10 @@ def main():
 
     def lightd_info(request, context):
         logged("GetLightdInfo")
-        return sv.LightdInfo(version="v0.4.18-fake", vendor="ECC LightWalletD", taddrSupport=True, chainName="main",
+        return sv.LightdInfo(version=args.lightd_version, vendor="ECC LightWalletD", taddrSupport=True, chainName="main",
                              saplingActivationHeight=419200, consensusBranchId="4dec4df0", blockHeight=served_tip(),
-                             estimatedHeight=served_tip(), zcashdBuild="fake", zcashdSubversion="/fake-lightwalletd/")
+                             estimatedHeight=served_tip(), zcashdBuild="fake", zcashdSubversion="/fake-lightwalletd/",
+                             lightwalletProtocolVersion=args.protocol_version)
 
     def block_range(request, context):
         logged("GetBlockRange " + json.dumps(list(request.poolTypes), separators=(",", ":")))

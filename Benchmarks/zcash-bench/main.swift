@@ -76,6 +76,10 @@ guard !seeds.isEmpty else {
     exit(64)
 }
 
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "ironwood" {
+    try ironwoodBench(blocksPath: CommandLine.arguments[2], seeds: seeds)
+    exit(0)
+}
 if CommandLine.arguments.count >= 3, CommandLine.arguments[1] == "orchard" {
     try orchardBench(blocksPath: CommandLine.arguments[2], seeds: seeds)
     exit(0)
@@ -100,6 +104,74 @@ report("address", try measure(repeats: 3, count: ivks.count) { i in
 for (i, ivk) in ivks.enumerated() {
     let (j, a) = try ivk.address(from: DiversifierIndex(UInt64(10 * i)))
     print(#"{"seed":"\#(Hex.encode(seeds[i]))","ivk":"\#(Hex.encode(ivk.ivk.bytes))","index":\#(j.low),"address":"\#(a.encoded(.main))"}"#)
+}
+
+/// Trial decryption of `actions` (one pool's, notes of `version`) by every decryptor, as the
+/// scanner does it, on `path`: seconds per (action, key) pair, the epks' decoding counted once
+/// per action; and the notes found.
+func trialDecryption(_ actions: [CompactOrchardAction], version: OrchardNoteVersion, decryptors: [OrchardDecryptor],
+                     path: CurveBatchPath) -> (perPair: Double, found: Int) {
+    let runs = stride(from: 0, to: actions.count, by: 64).map { Array(actions[$0..<min($0 + 64, actions.count)]) }
+    let decoding = measure(repeats: 3, count: runs.count) { i in _ = OrchardDecryptor.ephemeralPoints(runs[i], path: path) } * Double(runs.count)
+    let decoded = runs.map { OrchardDecryptor.ephemeralPoints($0, path: path) }
+    var found = 0
+    let trying = measure(repeats: 3, count: decryptors.count * runs.count) { i in
+        let decryptor = decryptors[i / runs.count], run = runs[i % runs.count]
+        let tried = zip(run, decoded[i % runs.count]).compactMap { a, epk in epk.map { (a, $0) } }
+        for (t, secret) in zip(tried, decryptor.sharedSecrets(tried.map(\.1), path: path))
+        where decryptor.tryDecrypt(t.0, sharedSecret: secret, version: version) != nil {
+            found += 1
+        }
+    } * Double(decryptors.count * runs.count)
+    return ((decoding + trying) / Double(actions.count * decryptors.count), found / 3)
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    let description: String
+    init(_ d: String) { description = d }
+}
+
+/// Ironwood (`zcash-bench ironwood BLOCKS.jsonl`, fixtures/zcash-ironwood): per (action, IVK)
+/// for the Orchard and the Ironwood actions of the same blocks, on every path, with 22 keys that
+/// own none of them (the hot path: nearly every pair a scan tries is someone else's), and X25519,
+/// in one run; then the fixture wallet's two keys, which must find its 11 Orchard and 14
+/// Ironwood notes on every path, and what a found note costs (its cmx check: the note
+/// commitment, Sinsemilla over the whole note).
+func ironwoodBench(blocksPath: String, seeds: [[UInt8]]) throws {
+    var orchard = [CompactOrchardAction](), ironwood = [CompactOrchardAction]()
+    for line in try String(contentsOfFile: blocksPath, encoding: .utf8).split(separator: "\n") {
+        let wire = try WireCompactBlock(record: JSONParser.parseObject(Array(line.utf8)))
+        let block = try ZcashCompactBlock.parse(try wire.serializedBytes(), expectedHeight: Int(wire.height))
+        orchard += block.transactions.flatMap(\.actions)
+        ironwood += block.transactions.flatMap(\.ironwoodActions)
+    }
+    let others = try seeds.prefix(22).map {
+        OrchardDecryptor(key: try OrchardExtendedSpendingKey.account(seed: $0, coinType: 133, account: 0).fullViewingKey().incomingViewingKey(change: false))
+    }
+    // The fixture's wallet: its BIP39 seed, from wallet.json beside the blocks.
+    let walletFile = URL(fileURLWithPath: blocksPath).deletingLastPathComponent().appendingPathComponent("wallet.json")
+    guard case .object(let wallet) = try JSONParser.parse(Array(try Data(contentsOf: walletFile))),
+          case .string(let seedHex)? = wallet["bip39_seed"] else { throw BenchError("no bip39_seed in \(walletFile.path)") }
+    let fvk = try OrchardExtendedSpendingKey.account(seed: try Hex.decode(seedHex), coinType: 133, account: 0).fullViewingKey()
+    let own = [fvk.incomingViewingKey(change: false), fvk.incomingViewingKey(change: true)].map(OrchardDecryptor.init)
+    for path in CurveBatchPath.allCases.reversed() where path.isSupported {
+        let o = trialDecryption(orchard, version: .v2, decryptors: others, path: path)
+        let i = trialDecryption(ironwood, version: .v3, decryptors: others, path: path)
+        report("orchard_fixture_per_pair_\(path.rawValue)", o.perPair)
+        report("ironwood_per_pair_\(path.rawValue)", i.perPair)
+        let ownO = trialDecryption(orchard, version: .v2, decryptors: own, path: path), ownI = trialDecryption(ironwood, version: .v3, decryptors: own, path: path)
+        print(#"{"bench":"ironwood_found_\#(path.rawValue)","orchard_notes":\#(ownO.found),"ironwood_notes":\#(ownI.found),"others_found":\#(o.found + i.found)}"#)
+    }
+    print(#"{"bench":"ironwood_pairs","orchard_actions":\#(orchard.count),"ironwood_actions":\#(ironwood.count),"keys":\#(others.count)}"#)
+    // A found note: the whole check of one action that is the wallet's (its cmx, V2 and V3).
+    let mine = ironwood.compactMap { a in own.lazy.compactMap { d in d.tryDecrypt(a, version: .v3).map { _ in (a, d) } }.first }
+    report("ironwood_found_note", measure(repeats: 3, count: 20) { k in _ = mine[k % mine.count].1.tryDecrypt(mine[k % mine.count].0, version: .v3) })
+    var q = [UInt8](repeating: 0, count: 32), n = [UInt8](repeating: 7, count: 32), p = [UInt8](repeating: 0, count: 32)
+    p[0] = 9
+    report("x25519", measure(repeats: 3, count: 20_000) { _ in
+        _ = crypto_scalarmult_curve25519(&q, n, p)
+        n[0] = q[0]
+    })
 }
 
 // Orchard (`zcash-bench orchard BLOCKS.jsonl`): compact trial decryption per (action, IVK)

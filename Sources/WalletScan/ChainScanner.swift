@@ -120,6 +120,10 @@ public protocol ChainScanner: Sendable {
     /// records where a chain has several (Zcash: the shielded pools its keys scan); nil for a
     /// chain with one.
     var balancePools: [String]? { get }
+    /// Pools this version scans that earlier versions did not, each with the first height that
+    /// can hold its outputs (Zcash: Ironwood from NU6.3). A state an earlier version took past
+    /// that height is scanned again for the pool alone, once (`Synchronizer`'s catch-up).
+    var addedPools: [(name: String, since: Int)] { get }
     /// The pool of the output at `index` of a transaction, and its index among that pool's outputs,
     /// for a chain with several (`ReceivedOutput.index` must be unique within a transaction,
     /// so a chain may fold the pool into it); nil for a chain with one.
@@ -149,6 +153,7 @@ extension ChainScanner {
     public func addressPaid(_ output: ReceivedOutput) -> String? { nil }
     public static func memoFields(_ memo: [UInt8]) -> [(key: String, value: String)] { [(fieldNames.memo, Hex.encode(memo))] }
     public var balancePools: [String]? { nil }
+    public var addedPools: [(name: String, since: Int)] { [] }
     public static func pool(ofIndex index: Int) -> (name: String, index: Int)? { nil }
 
     public static func transactionID(_ id: [UInt8]) -> String { Hex.encode(id) }

@@ -15,7 +15,9 @@ final class ScanStateStore {
     /// The schema this release writes.
     static let schemaVersion = 1
 
-    init(path: String, walletID: String, birthday: Int) throws {
+    /// `pools`: the pools a new state is scanned for from its birthday (`ChainScanner.addedPools`):
+    /// it needs no catch-up for them.
+    init(path: String, walletID: String, birthday: Int, pools: [String] = []) throws {
         db = try SQLiteDatabase(path: path)
         // Stamped once, when the tables are made: setting it on every open would be a commit
         // per wallet per run.
@@ -44,6 +46,7 @@ final class ScanStateStore {
             _ = try db.transaction {
                 try db.query("INSERT INTO meta VALUES ('wallet', ?), ('birthday', ?), ('next_height', ?)",
                              [.text(walletID), .text(String(birthday)), .text(String(birthday))])
+                for pool in pools { try setPoolScanned(pool, through: nil) }
             }
         }
     }
@@ -74,6 +77,21 @@ final class ScanStateStore {
     }
 
     func meta(_ key: String) throws -> String? { try db.query("SELECT value FROM meta WHERE key = ?", [.text(key)]).first?.first?.text }
+
+    /// Where a pool added after this state was made stands: nil when it was never scanned
+    /// (an earlier version's state), `.done` when every stored block was scanned for it, or
+    /// the next height its catch-up scans.
+    enum PoolMark: Equatable { case done, next(Int) }
+
+    func poolMark(_ pool: String) throws -> PoolMark? {
+        guard let value = try meta("pool_scanned:" + pool) else { return nil }
+        return value == "done" ? .done : Int(value).map { .next($0) }
+    }
+
+    /// Marks a pool scanned in every stored block (`through` nil), or up to `through` − 1.
+    func setPoolScanned(_ pool: String, through next: Int?) throws {
+        try db.query("INSERT OR REPLACE INTO meta VALUES (?, ?)", [.text("pool_scanned:" + pool), .text(next.map(String.init) ?? "done")])
+    }
 
     /// Kept in memory too, so that a run of many wallets need not open every state to know
     /// where each stands; `forgetCached` drops it when a transaction did not commit.

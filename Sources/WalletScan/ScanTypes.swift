@@ -85,6 +85,10 @@ public enum ScanEvent: Sendable, Equatable {
     case balance(Balance)
     /// `chainHeight` is nil when the source cannot tell it (a stream).
     case progress(height: Int, chainHeight: Int?)
+    /// A state an earlier version took past a pool's first height without scanning the pool
+    /// (`ChainScanner.addedPools`) is scanned again for it over `from...to`; `waiting` when the
+    /// source does not serve those blocks now (the next run tries again). Said, not recorded.
+    case catchUp(pool: String, from: Int, to: Int, waiting: Bool)
 }
 
 extension ScanEvent {

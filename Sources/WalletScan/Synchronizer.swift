@@ -43,7 +43,8 @@ public final class Synchronizer<Chain: ChainScanner> {
             name = wallet.name
             scanner = wallet.scanner
             birthday = wallet.birthday
-            state = try ScanStateStore(path: wallet.statePath, walletID: wallet.scanner.stateID, birthday: wallet.birthday)
+            state = try ScanStateStore(path: wallet.statePath, walletID: wallet.scanner.stateID, birthday: wallet.birthday,
+                                       pools: wallet.scanner.addedPools.map(\.name))
             try scanner.prepare(cached: try state.addresses())
             let rows = try state.allOutputs()
             for row in rows { _ = try scanner.noteStored(row.output) }
@@ -115,6 +116,7 @@ public final class Synchronizer<Chain: ChainScanner> {
         status = .syncing
         defer { if status == .syncing { status = .stopped } }
         for slot in slots { try slot.using(suspend: suspendStates) { try slot.state.deliver(to: sink) } }  // what a killed run committed but did not deliver
+        for slot in slots { try slot.using(suspend: suspendStates) { try catchUp(slot, sink: sink) } }
         let chainHeight = try source.chainHeight()
         let end = min(chainHeight ?? Int.max, untilHeight.map { $0 + 1 } ?? Int.max)
         var budget = maxBlocks ?? Int.max
@@ -187,6 +189,71 @@ public final class Synchronizer<Chain: ChainScanner> {
             if let chainHeight { synced = synced && walletHeight >= chainHeight } else { synced = synced && exhausted }
         }
         status = synced ? .synced : .stopped
+    }
+
+    /// Pools this version scans that the state's stored blocks were not scanned for (a state an
+    /// earlier version took past the pool's first height, `ChainScanner.addedPools`): those
+    /// blocks are read again from max(birthday, the pool's first height) and scanned for the
+    /// pool alone — its outputs and their spends, nothing of the other pools, which the state
+    /// holds and reported already — in batches, each one transaction with its events and its
+    /// progress, so a killed catch-up resumes. A block that is not the stored one (the chain
+    /// moved since) ends it: the wallet rolls back there with a reorg event, and the main scan
+    /// reads every pool from that block on. A source that does not serve those blocks now
+    /// leaves it for a later run.
+    private func catchUp(_ slot: Slot, sink: EventSink) throws {
+        for (pool, since) in slot.scanner.addedPools {
+            let next = try slot.state.nextHeight
+            var from: Int
+            switch try slot.state.poolMark(pool) {
+            case .done?: continue
+            case .next(let h)?: from = h
+            case nil: from = max(slot.birthday, since)
+            }
+            if from >= next {
+                try slot.state.db.transaction { try slot.state.setPoolScanned(pool, through: nil) }
+                continue
+            }
+            var told = false
+            while from < next {
+                // A source that starts above `from` (a file of later blocks) does not serve them.
+                let served: [BlockData]
+                do { served = try source.blocks(from: from, count: min(batchSize, next - from)) } catch ScanError.unsupported { served = [] }
+                let blocks = served.filter { $0.height >= from && $0.height < next }
+                guard blocks.first?.height == from, zip(blocks, blocks.dropFirst()).allSatisfy({ $0.height + 1 == $1.height }) else {
+                    try sink.show(.catchUp(pool: pool, from: from, to: next - 1, waiting: true), wallet: slot.name)
+                    return
+                }
+                if !told { try sink.show(.catchUp(pool: pool, from: from, to: next - 1, waiting: false), wallet: slot.name) }
+                told = true
+                let parsed = ParallelMap.map(blocks) { Chain.parse($0) }
+                let scanner = slot.scanner
+                var forked = false
+                defer {
+                    slot.state.forgetCached()
+                    try? slot.loadUnspentTags()
+                }
+                try slot.state.db.transaction {
+                    var events = [(height: Int, event: ScanEvent)]()
+                    for (data, result) in zip(blocks, parsed) {
+                        let block = try blamed { () throws(ScanError) in try result.get() }
+                        guard block.id == (try slot.state.blockHash(data.height)) else {
+                            events.append(try rollBack(slot, to: data.height - 1, at: data.height))
+                            forked = true
+                            break
+                        }
+                        let found = try blamed { () throws(ScanError) in try scanner.scan(block.transactions) }
+                            .map { outputs in outputs.filter { Chain.pool(ofIndex: $0.index)?.name == pool } }
+                        try store(block, height: data.height, found: found, slot: slot, into: &events, addingBlock: false)
+                    }
+                    from = forked ? next : blocks.last!.height + 1
+                    try slot.state.setPoolScanned(pool, through: from >= next ? nil : from)
+                    let walletHeight = try slot.state.nextHeight
+                    try slot.state.enqueue(events) { event, id in sink.encode(event.confirmed(atWalletHeight: walletHeight), wallet: slot.name, id: id) }
+                }
+                if forked { reorgs += 1 }
+                try slot.state.deliver(to: sink)
+            }
+        }
     }
 
     /// One wallet's part of a batch, in one transaction: blocks from `from` on, stored in
@@ -341,8 +408,8 @@ public final class Synchronizer<Chain: ChainScanner> {
     /// Stores a block: its hash, the spends of owned outputs, the outputs found (the address
     /// table already holds them all); their events go to `events`.
     private func store(_ block: Chain.Block, height: Int, found: [[ReceivedOutput]], slot: Slot,
-                       into events: inout [(height: Int, event: ScanEvent)]) throws {
-        try slot.state.addBlock(height, hash: block.id, tally: block.tally)
+                       into events: inout [(height: Int, event: ScanEvent)], addingBlock: Bool = true) throws {
+        if addingBlock { try slot.state.addBlock(height, hash: block.id, tally: block.tally) }
         for (tx, outputs) in zip(block.transactions, found) {
             var spendsOurs = false
             // A wallet that holds nothing unspent has nothing to lose: no tags are made.

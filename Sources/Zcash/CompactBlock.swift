@@ -203,19 +203,24 @@ extension ZcashCompactBlock {
             let ironwoodActions = try tx.ironwoodActions.map { a throws(ZcashDataError) in try action(a, pool: "Ironwood") }
             var full: [[UInt8]]?
             var fullActions: [[UInt8]]?
+            var fullIronwood: [[UInt8]]?
             let i = transactions.count
             if i < fullTransactions.count, !fullTransactions[i].isEmpty {
                 let given = try ZcashTransactionParser.shieldedBundles(fullTransactions[i])
+                func same(_ full: [FullOrchardAction], _ compact: [CompactOrchardAction]) -> Bool {
+                    full.count == compact.count && zip(full, compact).allSatisfy {
+                        $0.nullifier == $1.nullifier && $0.cmx == $1.cmx && $0.ephemeralKey == $1.ephemeralKey
+                            && Array($0.encCiphertext.prefix(52)) == $1.ciphertext
+                    }
+                }
                 guard given.sapling.count == outputs.count, zip(given.sapling, outputs).allSatisfy({
                     $0.cmu == $1.cmu && $0.ephemeralKey == $1.ephemeralKey && Array($0.encCiphertext.prefix(52)) == $1.ciphertext
-                }), given.orchard.count == actions.count, zip(given.orchard, actions).allSatisfy({
-                    $0.nullifier == $1.nullifier && $0.cmx == $1.cmx && $0.ephemeralKey == $1.ephemeralKey
-                        && Array($0.encCiphertext.prefix(52)) == $1.ciphertext
-                }) else {
+                }), same(given.orchard, actions), same(given.ironwood, ironwoodActions) else {
                     throw .badBlock(height: height, reason: "the full transaction \(Hex.encode(Array(tx.txid))) does not match its compact form")
                 }
                 full = given.sapling.map(\.encCiphertext)
                 fullActions = given.orchard.map(\.encCiphertext)
+                fullIronwood = given.ironwood.map(\.encCiphertext)
             }
             // An Orchard or Ironwood action's nullifier is a spend, as a Sapling spend's is; an
             // Ironwood one spends only Ironwood notes (its tag says the pool).
@@ -225,6 +230,7 @@ extension ZcashCompactBlock {
                                                   actions: actions, fullActionCiphertexts: fullActions)
             compact.firstActionPosition = actionPosition
             compact.ironwoodActions = ironwoodActions
+            compact.fullIronwoodCiphertexts = fullIronwood
             compact.firstIronwoodPosition = ironwoodPosition
             transactions.append(compact)
             position = position.map { $0 + UInt64(outputs.count) }

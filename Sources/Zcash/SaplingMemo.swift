@@ -17,14 +17,21 @@ public struct FullOrchardAction: Sendable, Equatable {
     public let encCiphertext: [UInt8]
 }
 
-/// The shielded outputs of a v5 transaction (ZIP-225), read up to the end of its Orchard
-/// actions; what follows (flags, proofs, signatures) is not needed for memos.
+/// The shielded outputs of a v5 transaction (ZIP-225) or a v6 one (NU6.3's: v5's layout with an
+/// Ironwood bundle, Orchard's encoding, after the Orchard bundle), read up to the end of the
+/// last bundle's actions; what follows them (flags, proofs, signatures) is skipped where a
+/// later bundle needs it, and not read otherwise.
 public enum ZcashTransactionParser {
+    /// v5's version group id (ZIP-225) and v6's (NU6.3).
+    static let v5VersionGroup: UInt32 = 0x26A7_270A
+    static let v6VersionGroup: UInt32 = 0xD884_B698
+
     public static func saplingOutputs(_ raw: [UInt8]) throws(ZcashDataError) -> [FullSaplingOutput] {
         try shieldedBundles(raw).sapling
     }
 
-    public static func shieldedBundles(_ raw: [UInt8]) throws(ZcashDataError) -> (sapling: [FullSaplingOutput], orchard: [FullOrchardAction]) {
+    public static func shieldedBundles(_ raw: [UInt8]) throws(ZcashDataError)
+        -> (sapling: [FullSaplingOutput], orchard: [FullOrchardAction], ironwood: [FullOrchardAction]) {
         var r = raw[...]
         func take(_ n: Int) throws(ZcashDataError) -> ArraySlice<UInt8> {
             guard r.count >= n else { throw .badBlock(height: nil, reason: "a full transaction ends early") }
@@ -39,12 +46,17 @@ public enum ZcashTransactionParser {
             guard value <= 1 << 24 else { throw .badBlock(height: nil, reason: "a count of \(value) in a full transaction") }
             return Int(value)
         }
-        let header = try take(4)
-        let version = header.reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-        guard version & 0x7FFF_FFFF == 5, version & 0x8000_0000 != 0 else {
-            throw .badBlock(height: nil, reason: "only v5 transactions are read for memos (version \(version & 0x7FFF_FFFF))")
+        func uint32() throws(ZcashDataError) -> UInt32 { try take(4).reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) } }
+        let version = try uint32()
+        guard version & 0x8000_0000 != 0, [5, 6].contains(version & 0x7FFF_FFFF) else {
+            throw .badBlock(height: nil, reason: "only v5 and v6 transactions are read for memos (version \(version & 0x7FFF_FFFF))")
         }
-        _ = try take(16)  // version group, branch id, lock time, expiry height
+        let v6 = version & 0x7FFF_FFFF == 6
+        let group = try uint32()
+        guard group == (v6 ? v6VersionGroup : v5VersionGroup) else {
+            throw .badBlock(height: nil, reason: "a v\(v6 ? 6 : 5) transaction with the version group id \(String(group, radix: 16))")
+        }
+        _ = try take(12)  // branch id, lock time, expiry height
         for _ in 0..<(try compactSize()) {  // transparent inputs
             _ = try take(36)
             _ = try take(try compactSize())
@@ -67,16 +79,27 @@ public enum ZcashTransactionParser {
         if spends > 0 { _ = try take(32) }  // anchorSapling
         _ = try take(spends * (192 + 64) + outputCount * 192)  // spend proofs and signatures, output proofs
         if spends + outputCount > 0 { _ = try take(64) }  // bindingSigSapling
-        var actions = [FullOrchardAction]()
-        for _ in 0..<(try compactSize()) {
-            _ = try take(32)  // cv
-            let nullifier = Array(try take(32))
-            _ = try take(32)  // rk
-            actions.append(FullOrchardAction(nullifier: nullifier, cmx: Array(try take(32)), ephemeralKey: Array(try take(32)),
-                                             encCiphertext: Array(try take(580))))
-            _ = try take(80)  // outCiphertext
+        // An Orchard-encoded bundle's actions (Orchard's, and in v6 Ironwood's after it).
+        func actions() throws(ZcashDataError) -> [FullOrchardAction] {
+            var actions = [FullOrchardAction]()
+            for _ in 0..<(try compactSize()) {
+                _ = try take(32)  // cv
+                let nullifier = Array(try take(32))
+                _ = try take(32)  // rk
+                actions.append(FullOrchardAction(nullifier: nullifier, cmx: Array(try take(32)), ephemeralKey: Array(try take(32)),
+                                                 encCiphertext: Array(try take(580))))
+                _ = try take(80)  // outCiphertext
+            }
+            return actions
         }
-        return (outputs, actions)
+        let orchard = try actions()
+        guard v6 else { return (outputs, orchard, []) }
+        if !orchard.isEmpty {
+            _ = try take(1 + 8 + 32)  // flags, valueBalance, anchor
+            _ = try take(try compactSize())  // proofs
+            _ = try take(orchard.count * 64 + 64)  // spend authorization signatures, binding signature
+        }
+        return (outputs, orchard, try actions())
     }
 }
 

@@ -66,6 +66,15 @@ public struct ZcashScanner: ChainScanner {
     /// An Orchard key scans both Orchard-protocol pools: Orchard and NU6.3's Ironwood.
     public var balancePools: [String]? { (orchardExternal == nil ? [] : ["orchard", "ironwood"]) + (external == nil ? [] : ["sapling"]) }
 
+    /// NU6.3's height on mainnet (librustzcash consensus.rs), where the Ironwood pool begins.
+    /// The test network's is not recorded here: there a catch-up reads from the birthday.
+    public static let ironwoodActivation: [ZcashNetwork: Int] = [.main: 3_428_143]
+
+    /// Ironwood: states made by versions before it went past NU6.3 without scanning it.
+    public var addedPools: [(name: String, since: Int)] {
+        orchardExternal == nil ? [] : [("ironwood", Self.ironwoodActivation[network] ?? 0)]
+    }
+
     /// An Orchard action's output index is tagged with 2^32, an Ironwood action's with 2^33 (a
     /// transaction's Sapling outputs and both pools' actions count from 0, and the state keys
     /// outputs by transaction and index).

@@ -33,6 +33,10 @@ public final class LightwalletdSource: BlockSource, Sendable {
         public var retries = 3
         /// The first wait before trying again, in seconds (doubling after each try).
         public var retryDelay: Double = 1
+        /// The height from which the scan needs the Ironwood pool (NU6.3's, with Orchard keys):
+        /// the first range that reaches it asks GetLightdInfo and refuses (69) a server too old
+        /// to send Ironwood data, which would otherwise hide every payment since NU6.3.
+        public var ironwoodFrom: Int?
         public init() {}
     }
 
@@ -41,10 +45,41 @@ public final class LightwalletdSource: BlockSource, Sendable {
     private let options: Options
     private let client: GRPCClient<HTTP2ClientTransport.Posix>
     private let tip = Mutex<Int?>(nil)
+    private let ironwoodChecked = Mutex(false)
 
     static let service = ServiceDescriptor(fullyQualifiedService: "cash.z.wallet.sdk.rpc.CompactTxStreamer")
     static let getLatestBlock = MethodDescriptor(service: service, method: "GetLatestBlock")
     static let getBlockRange = MethodDescriptor(service: service, method: "GetBlockRange")
+    static let getLightdInfo = MethodDescriptor(service: service, method: "GetLightdInfo")
+
+    /// Whether a server that says this of itself sends Ironwood's actions and tree size:
+    /// lightwalletd 0.5.0 and later do (older ones send no Ironwood data at all); released
+    /// 0.5.x servers leave `lightwalletProtocolVersion` empty, and a server that fills it in is
+    /// newer still. A version that is not lightwalletd's numbering tells nothing: not served.
+    public static func servesIronwood(version: String, protocolVersion: String) -> Bool {
+        if !protocolVersion.isEmpty { return true }
+        let numbers = version.drop { $0 == "v" || $0 == "V" }.prefix { $0.isASCII && ($0.isNumber || $0 == ".") }
+        let parts = numbers.split(separator: ".", omittingEmptySubsequences: false).map { Int($0) }
+        guard parts.count >= 2, let major = parts[0], let minor = parts[1] else { return false }
+        return (major, minor) >= (0, 5)
+    }
+
+    /// GetLightdInfo, once: the server must serve Ironwood.
+    private func checkIronwood() throws {
+        guard !ironwoodChecked.withLock({ $0 }) else { return }
+        let info = try call("GetLightdInfo") { client, options in
+            var options = options
+            options.timeout = self.timeLimit
+            return try await client.unary(request: ClientRequest(message: WireEmpty()), descriptor: Self.getLightdInfo,
+                                          serializer: ProtobufOut<WireEmpty>(), deserializer: ProtobufIn<WireLightdInfo>(),
+                                          options: options) { try $0.message }
+        }
+        guard Self.servesIronwood(version: info.version, protocolVersion: info.lightwalletProtocolVersion) else {
+            let who = [info.vendor, info.version.isEmpty ? "no version" : "version \(info.version)"].filter { !$0.isEmpty }.joined(separator: " ")
+            throw LightwalletdError.tooOld(address, LightwalletdSource.clean(who))
+        }
+        ironwoodChecked.withLock { $0 = true }
+    }
 
     /// Connects lazily: nothing is sent before the first call.
     public init(address: String, options: Options = Options()) throws(LightwalletdError) {
@@ -141,6 +176,7 @@ public final class LightwalletdSource: BlockSource, Sendable {
         var known = tip.withLock { $0 }
         if known.map({ height + count - 1 > $0 }) ?? true { known = try chainHeight().map { $0 - 1 } }
         guard let asked = known.map({ min($0, height + count - 1) }), asked >= height else { return [] }
+        if let from = options.ironwoodFrom, asked >= from { try checkIronwood() }
         let received = Locked([BlockData]())
         let end = Locked(asked)
         try call("GetBlockRange") { client, options in
@@ -343,6 +379,8 @@ public enum LightwalletdError: WalletError, Equatable {
     case refused(String, String)
     /// An answer that is not lightwalletd's.
     case badReply(String, String)
+    /// A server that does not serve a pool the scan needs (Ironwood): its address and what it says it is.
+    case tooOld(String, String)
 
     public var code: String {
         switch self {
@@ -353,6 +391,7 @@ public enum LightwalletdError: WalletError, Equatable {
         case .unavailable: "source.unavailable"
         case .refused: "source.refused"
         case .badReply: "source.bad_reply"
+        case .tooOld: "source.too_old"
         }
     }
 
@@ -361,7 +400,7 @@ public enum LightwalletdError: WalletError, Equatable {
         case .badAddress, .plaintextOffLoopback: .usage
         case .trustRoots: .noInput
         case .notCertificates: .dataError
-        case .unavailable, .tls: .unavailable
+        case .unavailable, .tls, .tooOld: .unavailable
         case .refused, .badReply: .protocolError
         }
     }
@@ -376,6 +415,7 @@ public enum LightwalletdError: WalletError, Equatable {
         case .unavailable(let a, let why): "the lightwalletd at \(a) does not answer (\(why))"
         case .refused(let a, let why): "the lightwalletd at \(a) refused a call (\(why))"
         case .badReply(let a, let why): "the lightwalletd at \(a) sent what lightwalletd does not (\(why))"
+        case .tooOld(let a, let what): "the lightwalletd at \(a) (\(what), by GetLightdInfo) does not serve the Ironwood pool, where every shielded payment to an Orchard receiver lands since NU6.3 (height 3,428,143), which this scan reaches: a balance from it would miss them; use a lightwalletd of 0.5.0 or later"
         }
     }
 }

@@ -212,6 +212,10 @@ struct ScanBlocksCommand: ParsableCommand {
             options.plaintext = plaintext
             options.trustRoots = caFile
             options.timeout = timeout
+            // Ironwood is scanned with the Orchard keys: a server must serve it from NU6.3 on.
+            if given.contains(where: { !$0.scanner.addedPools.isEmpty }) {
+                options.ironwoodFrom = ZcashScanner.ironwoodActivation[reader.network] ?? 0
+            }
             source = try LightwalletdSource(address: lightwalletd, options: options)
         }
         try scanRun.synchronize(pipeline, reader: reader, wallets: given, source: source) {

@@ -73,6 +73,41 @@ final class ZcashIronwoodScanToolTests: XCTestCase {
         }
     }
 
+    /// --txs with the fixture's full transactions (65 v5 and 93 v6: NU6.3's layout, with the
+    /// Ironwood bundle after the Orchard one): every note's memo in all three pools as the
+    /// fixture has it (text with its text, arbitrary bytes, none for an empty memo), and the
+    /// same notes as without memos.
+    func testMemosFromV5AndV6Transactions() throws {
+        let expected = try TestPaths.jsonLines(TestPaths.fixture("zcash-ironwood/expected_notes.jsonl"))
+        let r = try Shell.run("scan-blocks --chain zcash --blocks \(fixture)/compact_blocks.pb --txs \(fixture)/transactions.jsonl --birthday 3428123 --state-dir \(dir)/m --progress none",
+                              stdin: Shell.lines([["mnemonic": try wallet()["mnemonic"]!]]))
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let received = r.records.filter { $0["type"] as? String == "received" }
+        XCTAssertEqual(received.map { $0["nullifier"] as? String }, expected.map { text($0["nullifier"]) })
+        XCTAssertEqual(received.map { $0["memo"] as? String }, expected.map { text($0["memo_type"]) == "empty" ? nil : text($0["memo_hex"]) })
+        XCTAssertEqual(received.map { $0["memo_text"] as? String }, expected.map { $0["memo_text"] as? String })
+        XCTAssertEqual(Set(expected.filter { text($0["pool"]) == "ironwood" }.map { text($0["memo_type"]) }), ["text", "empty", "arbitrary"])
+        // A full v6 transaction whose Ironwood action differs from its compact form: refused, named.
+        let lines = try String(contentsOfFile: "\(fixture)/transactions.jsonl", encoding: .utf8).split(separator: "\n").map(String.init)
+        let i4 = try XCTUnwrap(expected.first { text($0["id"]) == "I4" })
+        var changed = lines
+        let k = try XCTUnwrap(lines.firstIndex { $0.contains(text(i4["txid"])) })
+        var tx = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(lines[k].utf8)) as? [String: Any])
+        // A byte of I4's memo: 100 bytes into the ciphertext that follows its ephemeral key.
+        let hex = try XCTUnwrap(tx["raw_tx"] as? String)
+        let epk = try XCTUnwrap(hex.range(of: text(i4["ephemeralKey"])))
+        var raw = Array(hex)
+        let at = hex.distance(from: hex.startIndex, to: epk.upperBound) + 200
+        raw[at] = raw[at] == "0" ? "1" : "0"
+        tx["raw_tx"] = String(raw)
+        changed[k] = String(decoding: try JSONSerialization.data(withJSONObject: tx), as: UTF8.self)
+        try (changed.joined(separator: "\n") + "\n").write(toFile: "\(dir)/changed.jsonl", atomically: true, encoding: .utf8)
+        let bad = try Shell.run("scan-blocks --chain zcash --blocks \(fixture)/compact_blocks.pb --txs \(dir)/changed.jsonl --birthday 3428123 --state-dir \(dir)/bad --progress none",
+                                stdin: Shell.lines([["mnemonic": try wallet()["mnemonic"]!]]))
+        XCTAssertEqual(bad.status, 65, bad.stderr)
+        XCTAssertEqual(bad.stderr, "scan-blocks: scan.malformed: transaction \(text(i4["txid"])) is malformed: Ironwood action \(text(i4["actionIndex"]))'s full note ciphertext fails its authentication tag, though its first 52 bytes (the compact block's) decrypt: the full transaction does not match its compact form; check the --txs file\n")
+    }
+
     /// The UIVK: the external notes of every pool, no change, no spends; each pool's total is
     /// what its external notes received.
     func testIncomingViewingKeySeesPaymentsOnly() throws {
@@ -94,6 +129,99 @@ final class ZcashIronwoodScanToolTests: XCTestCase {
             let sum = expected.filter { text($0["pool"]) == pool }.reduce(UInt64(0)) { $0 + UInt64(text($1["value"]))! }
             XCTAssertEqual(pools[pool]?["total"], String(sum), pool)
         }
+    }
+
+    /// A state the version before Ironwood took past NU6.3 (Tests/Fixtures/state-pre-ironwood:
+    /// the 13 Orchard and Sapling notes and 6 spends, events 1–19): the first run of this
+    /// version says so and scans blocks 3,428,143–3,428,172 again for Ironwood alone, reporting
+    /// exactly the 14 Ironwood notes and 3 Ironwood spends as events 20–36 — nothing twice —
+    /// and the balance of a scan from scratch; the next run reports nothing. A source that does
+    /// not serve those blocks leaves the catch-up for a later run, and says so.
+    func testAStateThatPassedNU63Blind() throws {
+        let wallet = try wallet()
+        let key = Shell.lines([["mnemonic": wallet["mnemonic"]!]])
+        let expected = try TestPaths.jsonLines(TestPaths.fixture("zcash-ironwood/expected_notes.jsonl")).filter { text($0["pool"]) == "ironwood" }
+        let spends = try TestPaths.jsonLines(TestPaths.fixture("zcash-ironwood/expected_spends.jsonl")).filter { text($0["pool"]) == "ironwood" }
+        let summary = try XCTUnwrap(TestPaths.json(TestPaths.fixture("zcash-ironwood/expected_summary.json")) as? [String: Any])
+        let state = TestPaths.fixtures.appendingPathComponent("state-pre-ironwood/zcash-main-ebe616d03e347ac80791700c.sqlite").path
+        func copyState(_ name: String) throws -> String {
+            let d = "\(dir)/\(name)"
+            try FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try FileManager.default.copyItem(atPath: state, toPath: "\(d)/zcash-main-ebe616d03e347ac80791700c.sqlite")
+            return d
+        }
+        let old = try copyState("old")
+        let r = try Shell.run("scan-blocks --chain zcash --blocks \(fixture)/compact_blocks.pb --birthday 3428123 --state-dir \(old) --progress none", stdin: key)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.stderr, "scan-blocks: warning: blocks 3428143-3428172 were scanned by an earlier version that did not scan the ironwood pool: scanning them again for ironwood alone (once; what was reported stays as it is)\n")
+        let events = r.records.filter { $0["type"] as? String != "balance" }
+        let received = events.filter { $0["type"] as? String == "received" }, spent = events.filter { $0["type"] as? String == "spent" }
+        XCTAssertEqual(received.map { "\(text($0["pool"]))/\(text($0["txid"]))/\(text($0["index"]))/\(text($0["amount"]))/\(text($0["nullifier"]))" },
+                       expected.map { "ironwood/\(text($0["txid"]))/\(text($0["actionIndex"]))/\(text($0["value"]))/\(text($0["nullifier"]))" })
+        XCTAssertEqual(spent.map { "\(text($0["pool"]))/\(text($0["txid"]))/\(text($0["nullifier"]))" },
+                       spends.map { "ironwood/\(text($0["txid"]))/\(text($0["nullifier"]))" })
+        XCTAssertEqual(events.count, 17)
+        XCTAssertEqual(events.compactMap { $0["event_id"] as? Int }.sorted(), Array(20...36))
+        let balance = try XCTUnwrap(r.records.last)
+        XCTAssertEqual(balance["total"] as? String, text(summary["unspentBalanceAllPools"]))
+        XCTAssertEqual((balance["pools"] as? [String: [String: String]])?["ironwood"]?["total"],
+                       text((summary["perPool"] as? [String: [String: Any]])?["ironwood"]?["unspentBalance"]))
+        // Once: the next run reports nothing and says nothing.
+        let again = try Shell.run("scan-blocks --chain zcash --blocks \(fixture)/compact_blocks.pb --birthday 3428123 --state-dir \(old) --progress none", stdin: key)
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertEqual(again.stderr, "")
+        XCTAssertEqual(again.records.map { $0["type"] as? String }, ["balance"])
+        XCTAssertEqual(again.records.last?["total"] as? String, text(summary["unspentBalanceAllPools"]))
+        // A source without those blocks (a file of the last block alone): the catch-up waits, said.
+        let lines = try String(contentsOfFile: "\(fixture)/compact_blocks.jsonl", encoding: .utf8).split(separator: "\n")
+        try (String(lines.last!) + "\n").write(toFile: "\(dir)/last.jsonl", atomically: true, encoding: .utf8)
+        let waiting = try copyState("waiting")
+        let w = try Shell.run("scan-blocks --chain zcash --blocks \(dir)/last.jsonl --birthday 3428123 --state-dir \(waiting) --progress none", stdin: key)
+        XCTAssertEqual(w.status, 0, w.stderr)
+        XCTAssertEqual(w.stderr, "scan-blocks: warning: the ironwood pool is still to be scanned in blocks 3428143-3428172, which an earlier version scanned without it, and the source does not serve them now: its notes there are missing from the balance until a run whose source does\n")
+        XCTAssertEqual(w.records.map { $0["type"] as? String }, ["balance"])
+        let later = try Shell.run("scan-blocks --chain zcash --blocks \(fixture)/compact_blocks.jsonl --birthday 3428123 --state-dir \(waiting) --progress none", stdin: key)
+        XCTAssertEqual(later.status, 0, later.stderr)
+        XCTAssertEqual(later.records.filter { $0["type"] as? String != "balance" }.count, 17)
+        XCTAssertEqual(later.records.last?["total"] as? String, text(summary["unspentBalanceAllPools"]))
+    }
+
+    /// Over the fake lightwalletd (which serves ironwoodActions and the Ironwood tree size as
+    /// lightwalletd 0.5 does): the scan asks GetLightdInfo once it reaches NU6.3 and finds what the
+    /// file gives; a server before 0.5.0 is refused (69, named) before any block past NU6.3, and
+    /// serves a scan that ends before NU6.3 without being asked.
+    func testIronwoodFromALightwalletd() throws {
+        let key = Shell.lines([["mnemonic": try wallet()["mnemonic"]!]])
+        let file = try Shell.run("scan-blocks --chain zcash --blocks \(fixture)/compact_blocks.pb --birthday 3428123 --state-dir \(dir)/f --progress none", stdin: key)
+        XCTAssertEqual(file.status, 0, file.stderr)
+        let server = try FakeLightwalletd(blocks: "\(fixture)/compact_blocks.jsonl", ["--log", "\(dir)/calls.log"])
+        let live = try Shell.run("scan-blocks --chain zcash --lightwalletd 127.0.0.1:\(server.port) --plaintext --birthday 3428123 --state-dir \(dir)/l --progress none",
+                                 stdin: key)
+        XCTAssertEqual(live.status, 0, live.stderr)
+        XCTAssertEqual(live.lines, file.lines)
+        XCTAssertEqual(live.records.filter { $0["pool"] as? String == "ironwood" && $0["type"] as? String == "received" }.count, 14)
+        let calls = try String(contentsOfFile: "\(dir)/calls.log", encoding: .utf8).split(separator: "\n")
+        XCTAssertEqual(calls.filter { $0 == "GetLightdInfo" }.count, 1)
+        XCTAssertTrue(calls.allSatisfy { !$0.hasPrefix("GetBlockRange") || $0 == "GetBlockRange []" }, "\(calls)")
+        let old = try FakeLightwalletd(blocks: "\(fixture)/compact_blocks.jsonl", ["--lightd-version", "v0.4.18", "--log", "\(dir)/old.log"])
+        let refused = try Shell.run("scan-blocks --chain zcash --lightwalletd 127.0.0.1:\(old.port) --plaintext --birthday 3428123 --state-dir \(dir)/o --progress none",
+                                    stdin: key)
+        XCTAssertEqual(refused.status, 69, refused.stderr)
+        XCTAssertEqual(refused.stderr, "scan-blocks: source.too_old: the lightwalletd at 127.0.0.1:\(old.port) (ECC LightWalletD version v0.4.18, by GetLightdInfo) does not serve the Ironwood pool, where every shielded payment to an Orchard receiver lands since NU6.3 (height 3,428,143), which this scan reaches: a balance from it would miss them; use a lightwalletd of 0.5.0 or later\n")
+        XCTAssertEqual(refused.records.count, 0)
+        // The same server for a scan that ends before NU6.3: not asked, and it serves.
+        let before = try Shell.run("scan-blocks --chain zcash --lightwalletd 127.0.0.1:\(old.port) --plaintext --birthday 3428123 --until-height 3428142 --state-dir \(dir)/b --progress none",
+                                   stdin: key)
+        XCTAssertEqual(before.status, 0, before.stderr)
+        XCTAssertEqual(before.records.filter { $0["type"] as? String == "received" }.count, 11)
+        let oldCalls = try String(contentsOfFile: "\(dir)/old.log", encoding: .utf8).split(separator: "\n")
+        XCTAssertEqual(oldCalls.filter { $0 == "GetLightdInfo" }.count, 1)  // the refused run's alone
+        // A newer server that names its protocol version is served whatever its version string.
+        let named = try FakeLightwalletd(blocks: "\(fixture)/compact_blocks.jsonl", ["--lightd-version", "zaino-0.1", "--protocol-version", "1.0.0"])
+        let ok = try Shell.run("scan-blocks --chain zcash --lightwalletd 127.0.0.1:\(named.port) --plaintext --birthday 3428123 --state-dir \(dir)/n --progress none",
+                               stdin: key)
+        XCTAssertEqual(ok.status, 0, ok.stderr)
+        XCTAssertEqual(ok.lines, file.lines)
     }
 
     /// A reorg after NU6.3 (Ironwood notes and spends on both branches): undone, found again,

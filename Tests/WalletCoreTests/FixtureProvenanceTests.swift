@@ -34,7 +34,7 @@ final class FixtureProvenanceTests: XCTestCase {
 
     /// Folders made or copied by hand in this project pin their files in their own README.
     func testHandMadeFoldersMatchTheirReadme() throws {
-        for folder in ["ethereum", "psbt", "bitcoin-sighash"] {
+        for folder in ["ethereum", "psbt", "bitcoin-sighash", "state-pre-ironwood"] {
             let base = TestPaths.fixtures.appendingPathComponent(folder)
             let readme = try String(contentsOf: base.appendingPathComponent("README.md"), encoding: .utf8)
             var pinned = [String: String]()

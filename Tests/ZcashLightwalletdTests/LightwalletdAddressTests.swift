@@ -4,6 +4,18 @@ import XCTest
 /// The address rules of `--lightwalletd`: which strings are addresses, and which hosts may go
 /// without TLS.
 final class LightwalletdAddressTests: XCTestCase {
+    /// Which servers send Ironwood: lightwalletd 0.5.0 and later, or one that names its protocol
+    /// version; a version in another numbering tells nothing.
+    func testServesIronwood() {
+        for v in ["v0.5.0", "0.5.1", "v0.5.0-rc1", "v0.6", "v1.0.0", "V0.10.2"] {
+            XCTAssertTrue(LightwalletdSource.servesIronwood(version: v, protocolVersion: ""), v)
+        }
+        for v in ["v0.4.18", "v0.4.18-fake", "0.4.99", "", "v", "zaino-0.1", "v.5", "5", "vx.y"] {
+            XCTAssertFalse(LightwalletdSource.servesIronwood(version: v, protocolVersion: ""), v)
+        }
+        XCTAssertTrue(LightwalletdSource.servesIronwood(version: "zaino-0.1", protocolVersion: "1.0.0"))
+    }
+
     func testAddresses() {
         let good: [(String, String, Int)] = [
             ("127.0.0.1:9067", "127.0.0.1", 9067), ("localhost:443", "localhost", 443),

@@ -92,7 +92,7 @@ public enum EventRecords {
                 for (key, value) in fields { entry[key] = value }
                 return .object(entry)
             })
-        case .progress:
+        case .progress, .catchUp:
             break
         }
         return r
@@ -162,6 +162,12 @@ public final class StandardOutputSink: EventSink {
             JSONWriter.serialize(r, into: &key)
             if key == lastBalance[wallet ?? ""] { return }
             lastBalance[wallet ?? ""] = key
+        }
+        if case .catchUp(let pool, let from, let to, let waiting) = event {
+            let who = wallet.map { "wallet \($0): " } ?? ""
+            return pipeline.warn(waiting
+                ? "\(who)the \(pool) pool is still to be scanned in blocks \(from)-\(to), which an earlier version scanned without it, and the source does not serve them now: its notes there are missing from the balance until a run whose source does"
+                : "\(who)blocks \(from)-\(to) were scanned by an earlier version that did not scan the \(pool) pool: scanning them again for \(pool) alone (once; what was reported stays as it is)")
         }
         guard case .progress(let height, let chainHeight) = event else { return try pipeline.emit(record(event, wallet)) }
         switch progress {
