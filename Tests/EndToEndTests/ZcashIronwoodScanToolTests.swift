@@ -186,6 +186,36 @@ final class ZcashIronwoodScanToolTests: XCTestCase {
         XCTAssertEqual(later.records.last?["total"] as? String, text(summary["unspentBalanceAllPools"]))
     }
 
+    /// The chain moved since the old version stored it (a fork at 3,428,150): the catch-up
+    /// reads Ironwood up to the fork, rolls the wallet back there with a reorg event, and the
+    /// scan reads every pool from the fork on; the balance is that of a scan of the new branch
+    /// from scratch, and no note is reported twice without the reorg between.
+    func testACatchUpThatMeetsAFork() throws {
+        let key = Shell.lines([["mnemonic": try wallet()["mnemonic"]!]])
+        let d = "\(dir)/old"
+        try FileManager.default.createDirectory(atPath: d, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.copyItem(atPath: TestPaths.fixtures.appendingPathComponent("state-pre-ironwood/zcash-main-ebe616d03e347ac80791700c.sqlite").path,
+                                         toPath: "\(d)/zcash-main-ebe616d03e347ac80791700c.sqlite")
+        try writeZcashFork(of: "\(fixture)/compact_blocks.jsonl", from: 3_428_150, to: "\(dir)/fork.jsonl")
+        let r = try Shell.run("scan-blocks --chain zcash --blocks \(dir)/fork.jsonl --birthday 3428123 --state-dir \(d) --progress none", stdin: key)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.stderr, "scan-blocks: warning: blocks 3428143-3428172 were scanned by an earlier version that did not scan the ironwood pool: scanning them again for ironwood alone (once; what was reported stays as it is)\n")
+        let types = r.records.compactMap { $0["type"] as? String }
+        let reorg = try XCTUnwrap(r.records.first { $0["type"] as? String == "reorg" })
+        XCTAssertEqual(reorg["fork_height"] as? Int, 3_428_149)
+        let k = try XCTUnwrap(types.firstIndex(of: "reorg"))
+        // Before the reorg: Ironwood alone, below the fork; after it: every pool, from the fork on.
+        let before = r.records[..<k], after = r.records[(k + 1)...].filter { $0["type"] as? String != "balance" }
+        XCTAssertTrue(before.allSatisfy { $0["pool"] as? String == "ironwood" && ($0["height"] as? Int ?? 0) < 3_428_150 })
+        XCTAssertEqual(before.filter { $0["type"] as? String == "received" }.count, 5)  // I1-I5
+        XCTAssertTrue(after.allSatisfy { ($0["height"] as? Int ?? 0) >= 3_428_150 })
+        XCTAssertEqual(Set(after.compactMap { $0["pool"] as? String }), ["orchard", "ironwood", "sapling"])
+        let whole = try Shell.run("scan-blocks --chain zcash --blocks \(dir)/fork.jsonl --birthday 3428123 --state-dir \(dir)/whole --progress none", stdin: key)
+        XCTAssertEqual(whole.status, 0, whole.stderr)
+        XCTAssertEqual(r.records.last?["total"] as? String, whole.records.last?["total"] as? String)
+        XCTAssertEqual(r.records.last?["pools"] as? [String: [String: String]], whole.records.last?["pools"] as? [String: [String: String]])
+    }
+
     /// Over the fake lightwalletd (which serves ironwoodActions and the Ironwood tree size as
     /// lightwalletd 0.5 does): the scan asks GetLightdInfo once it reaches NU6.3 and finds what the
     /// file gives; a server before 0.5.0 is refused (69, named) before any block past NU6.3, and
