@@ -206,7 +206,13 @@ extension ZcashCompactBlock {
             var fullIronwood: [[UInt8]]?
             let i = transactions.count
             if i < fullTransactions.count, !fullTransactions[i].isEmpty {
-                let given = try ZcashTransactionParser.shieldedBundles(fullTransactions[i])
+                let parsed = try ZcashFullTransaction(fullTransactions[i])
+                // A v6 transaction's id is recomputed (NU6.3's digests): it must be the block's.
+                // (v5 ids are not held to it yet: see ZcashTransactionID.)
+                if parsed.isV6, ZcashTransactionID.of(parsed) != Array(tx.txid) {
+                    throw .badBlock(height: height, reason: "the full transaction given for \(Hex.encode(Array(tx.txid))) has the id \(Hex.encode(ZcashTransactionID.of(parsed)))")
+                }
+                let given = parsed.shieldedOutputs
                 func same(_ full: [FullOrchardAction], _ compact: [CompactOrchardAction]) -> Bool {
                     full.count == compact.count && zip(full, compact).allSatisfy {
                         $0.nullifier == $1.nullifier && $0.cmx == $1.cmx && $0.ephemeralKey == $1.ephemeralKey

@@ -9,7 +9,7 @@ public struct FullSaplingOutput: Sendable, Equatable {
     public let encCiphertext: [UInt8]
 }
 
-/// An Orchard action as a full transaction carries it.
+/// An Orchard-protocol action as a full transaction carries it (Orchard's, and v6's Ironwood's).
 public struct FullOrchardAction: Sendable, Equatable {
     public let nullifier: [UInt8]
     public let cmx: [UInt8]
@@ -17,89 +17,122 @@ public struct FullOrchardAction: Sendable, Equatable {
     public let encCiphertext: [UInt8]
 }
 
-/// The shielded outputs of a v5 transaction (ZIP-225) or a v6 one (NU6.3's: v5's layout with an
-/// Ironwood bundle, Orchard's encoding, after the Orchard bundle), read up to the end of the
-/// last bundle's actions; what follows them (flags, proofs, signatures) is skipped where a
-/// later bundle needs it, and not read otherwise.
-public enum ZcashTransactionParser {
+/// A v5 (ZIP-225) or v6 (NU6.3's: v5's layout with an Ironwood bundle, Orchard's encoding,
+/// after the Orchard bundle) transaction, read whole: its shielded outputs for memos, and the
+/// fields its transaction id commits to (`ZcashTransactionID`). Proofs and signatures are
+/// skipped.
+public struct ZcashFullTransaction: Sendable {
+    struct SaplingSpend { let cv, nullifier, rk: [UInt8] }
+    struct SaplingOutput { let cv, cmu, ephemeralKey, encCiphertext, outCiphertext: [UInt8] }
+    struct Action { let cv, nullifier, rk, cmx, ephemeralKey, encCiphertext, outCiphertext: [UInt8] }
+    /// An Orchard-encoded bundle: its actions, and (when it has any) flags, value balance and anchor.
+    struct Bundle { var actions = [Action](); var flags: UInt8 = 0; var valueBalance = [UInt8](); var anchor = [UInt8]() }
+
+    let version: UInt32
+    let header: [UInt8]  // version, version group, branch id, lock time, expiry height: 20 bytes
+    let branchID: [UInt8]
+    let inputs: [(outpoint: [UInt8], script: [UInt8], sequence: [UInt8])]
+    let outputs: [(value: [UInt8], script: [UInt8])]
+    let spends: [SaplingSpend]
+    let saplingOutputs: [SaplingOutput]
+    let saplingValueBalance: [UInt8]
+    let saplingAnchor: [UInt8]
+    let orchard: Bundle
+    let ironwood: Bundle?
+
     /// v5's version group id (ZIP-225) and v6's (NU6.3).
     static let v5VersionGroup: UInt32 = 0x26A7_270A
     static let v6VersionGroup: UInt32 = 0xD884_B698
 
-    public static func saplingOutputs(_ raw: [UInt8]) throws(ZcashDataError) -> [FullSaplingOutput] {
-        try shieldedBundles(raw).sapling
-    }
+    public var isV6: Bool { version == 6 }
 
-    public static func shieldedBundles(_ raw: [UInt8]) throws(ZcashDataError)
-        -> (sapling: [FullSaplingOutput], orchard: [FullOrchardAction], ironwood: [FullOrchardAction]) {
+    /// `experimentalGroup`: a v6 version group id accepted besides the network's (zcash-test-vectors'
+    /// v6 rows use 0xFFFFFFFF), for tests.
+    public init(_ raw: [UInt8], experimentalGroup: UInt32? = nil) throws(ZcashDataError) {
         var r = raw[...]
-        func take(_ n: Int) throws(ZcashDataError) -> ArraySlice<UInt8> {
-            guard r.count >= n else { throw .badBlock(height: nil, reason: "a full transaction ends early") }
+        func take(_ n: Int) throws(ZcashDataError) -> [UInt8] {
+            guard n >= 0, r.count >= n else { throw .badBlock(height: nil, reason: "a full transaction ends early") }
             defer { r = r.dropFirst(n) }
-            return r.prefix(n)
+            return Array(r.prefix(n))
         }
         func compactSize() throws(ZcashDataError) -> Int {
-            let first = try take(1).first!
+            let first = try take(1)[0]
             let width = first == 0xFD ? 2 : first == 0xFE ? 4 : first == 0xFF ? 8 : 0
             if width == 0 { return Int(first) }
             let value = try take(width).reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
             guard value <= 1 << 24 else { throw .badBlock(height: nil, reason: "a count of \(value) in a full transaction") }
             return Int(value)
         }
-        func uint32() throws(ZcashDataError) -> UInt32 { try take(4).reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) } }
-        let version = try uint32()
-        guard version & 0x8000_0000 != 0, [5, 6].contains(version & 0x7FFF_FFFF) else {
-            throw .badBlock(height: nil, reason: "only v5 and v6 transactions are read for memos (version \(version & 0x7FFF_FFFF))")
+        func uint32(_ b: [UInt8]) -> UInt32 { b.reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) } }
+        header = try take(20)
+        let word = uint32(Array(header[0..<4]))
+        guard word & 0x8000_0000 != 0, [5, 6].contains(word & 0x7FFF_FFFF) else {
+            throw .badBlock(height: nil, reason: "only v5 and v6 transactions are read (version \(word & 0x7FFF_FFFF))")
         }
-        let v6 = version & 0x7FFF_FFFF == 6
-        let group = try uint32()
-        guard group == (v6 ? v6VersionGroup : v5VersionGroup) else {
-            throw .badBlock(height: nil, reason: "a v\(v6 ? 6 : 5) transaction with the version group id \(String(group, radix: 16))")
+        version = word & 0x7FFF_FFFF
+        let group = uint32(Array(header[4..<8]))
+        guard group == (version == 6 ? Self.v6VersionGroup : Self.v5VersionGroup) || (version == 6 && group == experimentalGroup) else {
+            throw .badBlock(height: nil, reason: "a v\(version) transaction with the version group id \(String(group, radix: 16))")
         }
-        _ = try take(12)  // branch id, lock time, expiry height
-        for _ in 0..<(try compactSize()) {  // transparent inputs
-            _ = try take(36)
-            _ = try take(try compactSize())
-            _ = try take(4)
+        branchID = Array(header[8..<12])
+        var inputs = [(outpoint: [UInt8], script: [UInt8], sequence: [UInt8])]()
+        for _ in 0..<(try compactSize()) { inputs.append((try take(36), try take(try compactSize()), try take(4))) }
+        self.inputs = inputs
+        var outputs = [(value: [UInt8], script: [UInt8])]()
+        for _ in 0..<(try compactSize()) { outputs.append((try take(8), try take(try compactSize()))) }
+        self.outputs = outputs
+        var spends = [SaplingSpend]()
+        for _ in 0..<(try compactSize()) { spends.append(SaplingSpend(cv: try take(32), nullifier: try take(32), rk: try take(32))) }
+        self.spends = spends
+        var saplingOutputs = [SaplingOutput]()
+        for _ in 0..<(try compactSize()) {
+            saplingOutputs.append(SaplingOutput(cv: try take(32), cmu: try take(32), ephemeralKey: try take(32),
+                                                encCiphertext: try take(580), outCiphertext: try take(80)))
         }
-        for _ in 0..<(try compactSize()) {  // transparent outputs
-            _ = try take(8)
-            _ = try take(try compactSize())
-        }
-        let spends = try compactSize()
-        for _ in 0..<spends { _ = try take(96) }  // Sapling spends: cv, nullifier, rk
-        var outputs = [FullSaplingOutput]()
-        let outputCount = try compactSize()
-        for _ in 0..<outputCount {
-            _ = try take(32)  // cv
-            outputs.append(FullSaplingOutput(cmu: Array(try take(32)), ephemeralKey: Array(try take(32)), encCiphertext: Array(try take(580))))
-            _ = try take(80)  // outCiphertext
-        }
-        if spends + outputCount > 0 { _ = try take(8) }  // valueBalanceSapling
-        if spends > 0 { _ = try take(32) }  // anchorSapling
-        _ = try take(spends * (192 + 64) + outputCount * 192)  // spend proofs and signatures, output proofs
-        if spends + outputCount > 0 { _ = try take(64) }  // bindingSigSapling
-        // An Orchard-encoded bundle's actions (Orchard's, and in v6 Ironwood's after it).
-        func actions() throws(ZcashDataError) -> [FullOrchardAction] {
-            var actions = [FullOrchardAction]()
+        self.saplingOutputs = saplingOutputs
+        let sapling = spends.count + saplingOutputs.count
+        saplingValueBalance = sapling > 0 ? try take(8) : []
+        saplingAnchor = spends.isEmpty ? [] : try take(32)
+        _ = try take(spends.count * (192 + 64) + saplingOutputs.count * 192)  // spend proofs and signatures, output proofs
+        if sapling > 0 { _ = try take(64) }  // bindingSigSapling
+        func bundle() throws(ZcashDataError) -> Bundle {
+            var b = Bundle()
             for _ in 0..<(try compactSize()) {
-                _ = try take(32)  // cv
-                let nullifier = Array(try take(32))
-                _ = try take(32)  // rk
-                actions.append(FullOrchardAction(nullifier: nullifier, cmx: Array(try take(32)), ephemeralKey: Array(try take(32)),
-                                                 encCiphertext: Array(try take(580))))
-                _ = try take(80)  // outCiphertext
+                b.actions.append(Action(cv: try take(32), nullifier: try take(32), rk: try take(32), cmx: try take(32),
+                                        ephemeralKey: try take(32), encCiphertext: try take(580), outCiphertext: try take(80)))
             }
-            return actions
-        }
-        let orchard = try actions()
-        guard v6 else { return (outputs, orchard, []) }
-        if !orchard.isEmpty {
-            _ = try take(1 + 8 + 32)  // flags, valueBalance, anchor
+            guard !b.actions.isEmpty else { return b }
+            b.flags = try take(1)[0]
+            b.valueBalance = try take(8)
+            b.anchor = try take(32)
             _ = try take(try compactSize())  // proofs
-            _ = try take(orchard.count * 64 + 64)  // spend authorization signatures, binding signature
+            _ = try take(b.actions.count * 64 + 64)  // spend authorization signatures, binding signature
+            return b
         }
-        return (outputs, orchard, try actions())
+        orchard = try bundle()
+        ironwood = version == 6 ? try bundle() : nil
+        guard r.isEmpty else { throw .badBlock(height: nil, reason: "a full transaction has \(r.count) bytes after its last bundle") }
+    }
+
+    /// The Sapling outputs and both Orchard-protocol bundles' actions, as memos need them.
+    public var shieldedOutputs: (sapling: [FullSaplingOutput], orchard: [FullOrchardAction], ironwood: [FullOrchardAction]) {
+        func full(_ b: Bundle?) -> [FullOrchardAction] {
+            (b?.actions ?? []).map { FullOrchardAction(nullifier: $0.nullifier, cmx: $0.cmx, ephemeralKey: $0.ephemeralKey, encCiphertext: $0.encCiphertext) }
+        }
+        return (saplingOutputs.map { FullSaplingOutput(cmu: $0.cmu, ephemeralKey: $0.ephemeralKey, encCiphertext: $0.encCiphertext) },
+                full(orchard), full(ironwood))
+    }
+}
+
+/// Reading full transactions for memos.
+public enum ZcashTransactionParser {
+    public static func saplingOutputs(_ raw: [UInt8]) throws(ZcashDataError) -> [FullSaplingOutput] {
+        try shieldedBundles(raw).sapling
+    }
+
+    public static func shieldedBundles(_ raw: [UInt8]) throws(ZcashDataError)
+        -> (sapling: [FullSaplingOutput], orchard: [FullOrchardAction], ironwood: [FullOrchardAction]) {
+        try ZcashFullTransaction(raw).shieldedOutputs
     }
 }
 
