@@ -227,10 +227,14 @@ public final class Synchronizer<Chain: ChainScanner> {
                 told = true
                 let parsed = ParallelMap.map(blocks) { Chain.parse($0) }
                 let scanner = slot.scanner
-                var forked = false
+                var forked = false, committed = false
+                // As in `apply`: store keeps the tag set as it commits; only a batch rolled back,
+                // or a fork, leaves it (and the cached next height) to be read again.
                 defer {
-                    slot.state.forgetCached()
-                    try? slot.loadUnspentTags()
+                    if !committed || forked {
+                        slot.state.forgetCached()
+                        try? slot.loadUnspentTags()
+                    }
                 }
                 try slot.state.db.transaction {
                     var events = [(height: Int, event: ScanEvent)]()
@@ -250,6 +254,7 @@ public final class Synchronizer<Chain: ChainScanner> {
                     let walletHeight = try slot.state.nextHeight
                     try slot.state.enqueue(events) { event, id in sink.encode(event.confirmed(atWalletHeight: walletHeight), wallet: slot.name, id: id) }
                 }
+                committed = true
                 if forked { reorgs += 1 }
                 try slot.state.deliver(to: sink)
             }

@@ -209,8 +209,8 @@ extension ZcashCompactBlock {
                 let parsed = try ZcashFullTransaction(fullTransactions[i])
                 // A v6 transaction's id is recomputed (NU6.3's digests): it must be the block's.
                 // (v5 ids are not held to it yet: see ZcashTransactionID.)
-                if parsed.isV6, ZcashTransactionID.of(parsed) != Array(tx.txid) {
-                    throw .badBlock(height: height, reason: "the full transaction given for \(Hex.encode(Array(tx.txid))) has the id \(Hex.encode(ZcashTransactionID.of(parsed)))")
+                if parsed.isV6, case let id = ZcashTransactionID.of(parsed), id != Array(tx.txid) {
+                    throw .badBlock(height: height, reason: "the full transaction given for \(Hex.encode(Array(tx.txid))) has the id \(Hex.encode(id))")
                 }
                 let given = parsed.shieldedOutputs
                 func same(_ full: [FullOrchardAction], _ compact: [CompactOrchardAction]) -> Bool {

@@ -268,14 +268,16 @@ public struct OrchardNote: Sendable {
     /// V2: ToScalar(PRF^expand(rseed, [0x05] ‖ rho)). V3 (ZIP 2005): ToScalar(PRF^expand(rseed,
     /// [0x0B] ‖ repr g_d ‖ repr pk_d ‖ I2LEOSP64(v) ‖ rho ‖ I2LEOSP256(psi))), which binds the
     /// commitment to the whole note.
-    public var rcm: PallasScalar {
+    public var rcm: PallasScalar { rcm(gd: OrchardAddress.diversifyHash(address.diversifier).bytes, psi: psi) }
+
+    /// rcm with repr g_d and psi given (the commitment has them already); V2 reads neither.
+    private func rcm(gd: @autoclosure () -> [UInt8], psi: @autoclosure () -> PallasBase) -> PallasScalar {
         switch version {
         case .v2:
             return .reduced(Blake2.prfExpand(rseed, [0x05] + rho.bytes))
         case .v3:
-            let gd = OrchardAddress.diversifyHash(address.diversifier).bytes
             let v = (0..<8).map { UInt8(truncatingIfNeeded: value >> UInt64(8 * $0)) }
-            return .reduced(Blake2.prfExpand(rseed, [0x0B] + gd + address.transmissionKey + v + rho.bytes + psi.bytes))
+            return .reduced(Blake2.prfExpand(rseed, [0x0B] + gd() + address.transmissionKey + v + rho.bytes + psi().bytes))
         }
     }
     public var psi: PallasBase { .reduced(Blake2.prfExpand(rseed, [0x09] + rho.bytes)) }
@@ -287,10 +289,10 @@ public struct OrchardNote: Sendable {
     /// pk_d is no point.
     public var commitment: PallasPoint? {
         guard PallasPoint(bytes: address.transmissionKey) != nil else { return nil }
-        let gd = OrchardAddress.diversifyHash(address.diversifier)
+        let gd = OrchardAddress.diversifyHash(address.diversifier).bytes, psi = psi
         let value = (0..<64).map { UInt8(truncatingIfNeeded: self.value >> UInt64($0)) & 1 }
-        let bits = PedersenHash.bits(gd.bytes) + PedersenHash.bits(address.transmissionKey) + value + bits255(rho) + bits255(psi)
-        return Sinsemilla.commit(domain: "z.cash:Orchard-NoteCommit", bits: bits, r: rcm)
+        let bits = PedersenHash.bits(gd) + PedersenHash.bits(address.transmissionKey) + value + bits255(rho) + bits255(psi)
+        return Sinsemilla.commit(domain: "z.cash:Orchard-NoteCommit", bits: bits, r: rcm(gd: gd, psi: psi))
     }
 
     /// cmx = Extract_P(cm).
