@@ -5,13 +5,13 @@
 # Without --test: what building and running the tools needs (make, make demo, make install).
 # With --test: also what the tests use — zbar-tools (QR codes decoded), monero (a real monerod
 # and monero-wallet-rpc on 127.0.0.1), litecoind (a real Litecoin node in regtest), pcscd and vsmartcard-vpcd (a virtual Keycard), grpcio
-# (the fake lightwalletd), mandoc (the man pages' lint), strace (the offline proof), valgrind (make ctime), …
+# (the fake lightwalletd), mandoc (the man pages' lint), strace (the offline proof), valgrind (make ctime), b3sum (the BLAKE3 oracle), …
 # A dpkg or apt lock held by another program (unattended-upgrades, a second install) is
 # waited for, up to DPKG_LOCK_TIMEOUT seconds (default 600), instead of failing at once.
 set -euo pipefail
 
 build=(pkg-config libsecp256k1-dev libsodium-dev libzstd-dev libpcsclite-dev libqrencode-dev libsqlite3-dev libssl-dev libb2-dev)
-test=(protobuf-compiler openssl python3-grpcio python3-protobuf mandoc man-db binutils zbar-tools monero litecoind curl zstd pcscd vsmartcard-vpcd python3-pyscard python3-venv strace valgrind)
+test=(protobuf-compiler openssl python3-grpcio python3-protobuf mandoc man-db binutils zbar-tools monero litecoind curl zstd pcscd vsmartcard-vpcd python3-pyscard python3-venv strace valgrind b3sum)
 
 list=no
 if [ "${1:-}" = "--list" ]; then list=yes; shift; fi

@@ -100,6 +100,13 @@ extension JSONObject {
         return n
     }
 
+    /// An optional true/false field.
+    public func optionalBool(_ key: String) throws(RecordError) -> Bool? {
+        guard let value = self[key] else { return nil }
+        guard case .bool(let b) = value else { throw .wrongType(field: key, expected: "true or false", got: value.typeName) }
+        return b
+    }
+
     /// An optional integer field.
     public func optionalInt(_ key: String) throws(RecordError) -> Int? {
         guard let value = self[key] else { return nil }

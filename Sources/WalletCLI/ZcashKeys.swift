@@ -84,7 +84,25 @@ public struct ZcashAccountKeys: Sendable {
         guard (32...64).contains(seed.count) else { throw DerivationError.unsupported("a Zcash seed is 32 to 64 bytes (a BIP39 seed is 64), this one is \(seed.count)") }
     }
 
-    public init(seed: SecureBytes, network: ZcashNetwork, account: UInt32) throws {
+    /// The record field that picks ZIP 2005's rivk rule for an account from a seed: `true`
+    /// for a quantum-secure (`use_qsk`) account; absent or `false` for every other wallet.
+    public static let useQskField = "use_qsk"
+
+    /// The rivk rule a record asks for (`use_qsk`), the standard one when it says nothing. A
+    /// viewing key already holds its rivk, whichever rule made it: `use_qsk: true` beside one
+    /// is refused rather than ignored.
+    public static func rivkRule(_ record: JSONObject) throws -> OrchardRivkRule {
+        let rule = OrchardRivkRule(useQsk: try record.optionalBool(useQskField) ?? false)
+        if rule == .quantumSecure, hasViewingKey(record) { throw useQskWithViewingKey }
+        return rule
+    }
+
+    static let useQskWithViewingKey = DerivationError.unsupported(
+        "use_qsk chooses how a seed gives the Orchard keys; a viewing key already holds them, whichever rule made it (drop use_qsk or --use-qsk)")
+
+    /// The Orchard keys follow `orchardRivk` (ZIP 2005's `use_qsk`); Sapling and transparent
+    /// keys have no such choice.
+    public init(seed: SecureBytes, network: ZcashNetwork, account: UInt32, orchardRivk: OrchardRivkRule = .standard) throws {
         try Self.checkSeed(seed)
         let bytes = seed.bytes
         spending = SaplingExtendedSpendingKey.account(seed: bytes, network: network, account: account)
@@ -94,7 +112,7 @@ public struct ZcashAccountKeys: Sendable {
         let t = try ExtendedKey.master(seed: seed).derive([0x8000_002C, 0x8000_0000 | network.coinType, 0x8000_0000 | account])
         transparentAccount = t
         transparentReceive = try t.derive([0])
-        let orchard = try OrchardExtendedSpendingKey.account(seed: bytes, coinType: network.coinType, account: account).fullViewingKey()
+        let orchard = try OrchardExtendedSpendingKey.account(seed: bytes, coinType: network.coinType, account: account).fullViewingKey(rivkRule: orchardRivk)
         orchardFullViewing = orchard
         orchardIncoming = orchard.incomingViewingKey(change: false)
         self.network = network
@@ -159,9 +177,9 @@ public struct ZcashAccountKeys: Sendable {
     }
 
     /// From a key-store entry's material; a viewing key keeps its own network.
-    public init(material: ZcashKeyMaterial, network: ZcashNetwork, account: UInt32) throws {
+    public init(material: ZcashKeyMaterial, network: ZcashNetwork, account: UInt32, orchardRivk: OrchardRivkRule = .standard) throws {
         switch material {
-        case .seed(let seed): try self.init(seed: seed, network: network, account: account)
+        case .seed(let seed): try self.init(seed: seed, network: network, account: account, orchardRivk: orchardRivk)
         case .viewingKey(let field, let text):
             try self.init(viewingKeyOf: JSONObject([field: .string(text)]), network: ZcashKeyMaterial.network(of: text))
         }

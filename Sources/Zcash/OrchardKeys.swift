@@ -28,6 +28,52 @@ enum OrchardBases {
     static let nullifier = PallasGroupHash.hash(domain: "z.cash:Orchard", message: Array("K".utf8))
 }
 
+/// How a spending key gives rivk, the key that commits the incoming viewing key: ZIP 2005's
+/// `use_qsk`. The two rules give the same ak and nk, and so the same spends' authority, but
+/// other incoming viewing keys, addresses and full viewing keys: an account made with one is
+/// invisible to a scan with the other. Everything after rivk (ivk, dk, ovk, the internal
+/// scope, the UFVK) is the same for both.
+public enum OrchardRivkRule: String, Sendable, CaseIterable {
+    /// `use_qsk = false`, every wallet's rule since NU5: rivk = ToScalar(PRF^expand_sk([0x08])).
+    case standard
+    /// `use_qsk = true` (ZIP 2005's quantum-secure rivk, used today by FROST wallets):
+    /// qsk = truncate_32(PRF^expand_sk([0x0C])), qk = BLAKE3.derive_key("Zcash ZIP 2005
+    /// qk-derivation v1", qsk), rivk = ToScalar(PRF^expand_qk([0x0D] ‖ ak ‖ nk)). ZIP 2005
+    /// leaves ak open under this rule; here it is the usual one (ask = ToScalar(PRF^expand_sk([0x06]))),
+    /// as in ../shared/fixtures/zcash-ironwood's account 2.
+    case quantumSecure
+
+    /// ZIP 2005's name for the rule, the value of a record's `use_qsk`.
+    public var useQsk: Bool { self == .quantumSecure }
+
+    public init(useQsk: Bool) { self = useQsk ? .quantumSecure : .standard }
+
+    static let qkContext = "Zcash ZIP 2005 qk-derivation v1"
+
+    /// rivk of a spending key with its ak (the x of [ask]G, which the sign of ask does not
+    /// change; computed only for the rule that needs it) and nk.
+    func rivk(spendingKey sk: [UInt8], ak: @autoclosure () -> PallasBase, nk: PallasBase) -> PallasScalar {
+        switch self {
+        case .standard:
+            return PallasScalar.reduced(Blake2.prfExpand(sk, [0x08]))
+        case .quantumSecure:
+            var qsk = Array(Blake2.prfExpand(sk, [0x0C]).prefix(32))
+            var qk = Blake3.deriveKey(context: Self.qkContext, material: qsk)
+            defer {
+                SecureBytes.wipe(&qsk)
+                SecureBytes.wipe(&qk)
+            }
+            return PallasScalar.reduced(Blake2.prfExpand(qk, [0x0D] + ak().bytes + nk.bytes))
+        }
+    }
+
+    /// qsk and qk of the quantum-secure rule (secret; for tests against published values).
+    static func quantumKeys(spendingKey sk: [UInt8]) -> (qsk: [UInt8], qk: [UInt8]) {
+        let qsk = Array(Blake2.prfExpand(sk, [0x0C]).prefix(32))
+        return (qsk, Blake3.deriveKey(context: qkContext, material: qsk))
+    }
+}
+
 /// An Orchard full viewing key: (ak, nk, rivk), the UFVK's Orchard item (96 bytes).
 public struct OrchardFullViewingKey: Sendable, Equatable {
     /// Extract_P of the spend-validating key, whose ỹ is 0.
@@ -39,10 +85,10 @@ public struct OrchardFullViewingKey: Sendable, Equatable {
     private let externalKey: OrchardIncomingViewingKey
     private let changeKey: OrchardIncomingViewingKey
 
-    /// From a spending key (32 bytes): ask, nk, rivk by PRF^expand; ask negated when [ask]G's
-    /// ỹ is 1, so that ak alone says the point.
-    public init(spendingKey sk: [UInt8]) throws(OrchardKeyError) {
-        let parts = Self.parts(sk)
+    /// From a spending key (32 bytes): ask, nk, rivk by PRF^expand (rivk by `rivkRule`); ask
+    /// negated when [ask]G's ỹ is 1, so that ak alone says the point.
+    public init(spendingKey sk: [UInt8], rivkRule: OrchardRivkRule = .standard) throws(OrchardKeyError) {
+        let parts = Self.parts(sk, rivkRule: rivkRule)
         let ak = parts.akPoint.extracted
         // Whether ask is 0 is public by design: such a key is refused, in the open (and never
         // happens: a 2^-250 event).
@@ -52,10 +98,11 @@ public struct OrchardFullViewingKey: Sendable, Equatable {
     }
 
     /// ask as PRF^expand gives it (before its sign is fixed), [ask]G, nk and rivk.
-    private static func parts(_ sk: [UInt8]) -> (ask: PallasScalar, akPoint: PallasPoint, nk: PallasBase, rivk: PallasScalar) {
+    private static func parts(_ sk: [UInt8], rivkRule: OrchardRivkRule = .standard) -> (ask: PallasScalar, akPoint: PallasPoint, nk: PallasBase, rivk: PallasScalar) {
         let ask = PallasScalar.reduced(Blake2.prfExpand(sk, [0x06]))
-        return (ask, OrchardBases.spendAuth.times(ask), PallasBase.reduced(Blake2.prfExpand(sk, [0x07])),
-                PallasScalar.reduced(Blake2.prfExpand(sk, [0x08])))
+        let akPoint = OrchardBases.spendAuth.times(ask)
+        let nk = PallasBase.reduced(Blake2.prfExpand(sk, [0x07]))
+        return (ask, akPoint, nk, rivkRule.rivk(spendingKey: sk, ak: akPoint.extracted, nk: nk))
     }
 
     /// The spend-authorization key of a spending key, as the protocol fixes its sign.
@@ -229,10 +276,11 @@ public struct OrchardExtendedSpendingKey: Sendable {
         return SecureBytes(raw)
     }
 
-    public func fullViewingKey() throws(OrchardKeyError) -> OrchardFullViewingKey {
+    /// The account's full viewing key under a rivk rule (ZIP 2005's `use_qsk`).
+    public func fullViewingKey(rivkRule: OrchardRivkRule = .standard) throws(OrchardKeyError) -> OrchardFullViewingKey {
         var sk = spendingKey.withUnsafeBytes { Array($0) }
         defer { SecureBytes.wipe(&sk) }
-        return try OrchardFullViewingKey(spendingKey: sk)
+        return try OrchardFullViewingKey(spendingKey: sk, rivkRule: rivkRule)
     }
 }
 

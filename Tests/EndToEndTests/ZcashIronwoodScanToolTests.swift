@@ -146,6 +146,72 @@ final class ZcashIronwoodScanToolTests: XCTestCase {
         }
     }
 
+    /// An account of ZIP 2005's use_qsk = true rule (account 2; its notes Q1 and Q2 are in
+    /// optional_notes.jsonl): `derive --use-qsk` gives Q1's address, and so does a record's
+    /// "use_qsk": true; a scan from the seed with it finds exactly Q1 (external) and Q2 (change)
+    /// in Ironwood with their positions and nullifiers, Q1's spend, and Q2's value as the
+    /// balance, as a scan of the UFVK derive wrote does; without the rule the same account
+    /// finds nothing. use_qsk beside a viewing key, or --use-qsk without a shielded pool, is refused.
+    func testAQuantumSecureRivkAccount() throws {
+        let wallet = try wallet()
+        let phrase = Shell.lines([["mnemonic": wallet["mnemonic"]!]])
+        let notes = try TestPaths.jsonLines(TestPaths.fixture("zcash-ironwood/optional_notes.jsonl"))
+        XCTAssertEqual(notes.map { text($0["id"]) }, ["Q1", "Q2"])
+        let address = try Shell.run("derive --coin zec --pool orchard --account 2 --use-qsk", stdin: phrase)
+        XCTAssertEqual(address.status, 0, address.stderr)
+        XCTAssertEqual(address.records.first?["address"] as? String, text(notes[0]["address_ua"]))
+        XCTAssertEqual(address.records.first?["use_qsk"] as? Bool, true)
+        let byRecord = try Shell.run("derive --coin zec --pool orchard --account 2",
+                                     stdin: Shell.lines([["mnemonic": wallet["mnemonic"]!, "use_qsk": true]]))
+        XCTAssertEqual(byRecord.status, 0, byRecord.stderr)
+        XCTAssertEqual(byRecord.records.first?["address"] as? String, text(notes[0]["address_ua"]))
+        let standard = try Shell.run("derive --coin zec --pool orchard --account 2", stdin: phrase)
+        XCTAssertEqual(standard.status, 0, standard.stderr)
+        XCTAssertNotEqual(standard.records.first?["address"] as? String, text(notes[0]["address_ua"]))
+        let account = try Shell.run("derive account --coin zec --pool orchard --account 2 --use-qsk", stdin: phrase)
+        XCTAssertEqual(account.status, 0, account.stderr)
+        let ufvk = try XCTUnwrap(account.records.first?["ufvk"] as? String)
+
+        let inputs: [(String, [String: Any])] = [("seed", ["mnemonic": wallet["mnemonic"]!, "account": 2, "use_qsk": true]), ("ufvk", ["ufvk": ufvk])]
+        for (name, input) in inputs {
+            let r = try Shell.run("scan-blocks --chain zcash --blocks \(fixture)/compact_blocks.pb --birthday 3428123 --state-dir \(dir)/qsk-\(name) --progress none",
+                                  stdin: Shell.lines([input]))
+            XCTAssertEqual(r.status, 0, r.stderr)
+            XCTAssertEqual(r.stderr, "", name)
+            let received = r.records.filter { $0["type"] as? String == "received" }
+            XCTAssertEqual(received.map { "\(text($0["pool"]))/\(text($0["txid"]))/\(text($0["index"]))/\(text($0["height"]))/\(text($0["amount"]))" },
+                           notes.map { "\(text($0["pool"]))/\(text($0["txid"]))/\(text($0["actionIndex"]))/\(text($0["height"]))/\(text($0["value"]))" }, name)
+            XCTAssertEqual(received.map { $0["position"] as? Int }, notes.map { Int(text($0["position"])) }, name)
+            XCTAssertEqual(received.map { $0["nullifier"] as? String }, notes.map { text($0["nullifier"]) }, name)
+            XCTAssertEqual(received.map { $0["change"] as? Bool ?? false }, [false, true], name)
+            let spent = r.records.filter { $0["type"] as? String == "spent" }
+            let q1Spend = try XCTUnwrap(notes[0]["spent"] as? [String: Any])
+            XCTAssertEqual(spent.map { "\(text($0["pool"]))/\(text($0["txid"]))/\(text($0["height"]))/\(text($0["nullifier"]))" },
+                           ["ironwood/\(text(q1Spend["txid"]))/\(text(q1Spend["height"]))/\(text(notes[0]["nullifier"]))"], name)
+            let balance = try XCTUnwrap(r.records.last)
+            XCTAssertEqual(balance["type"] as? String, "balance")
+            XCTAssertEqual(balance["total"] as? String, text(notes[1]["value"]), name)
+            XCTAssertEqual((balance["pools"] as? [String: [String: String]])?["ironwood"]?["total"], text(notes[1]["value"]), name)
+        }
+        let blind = try Shell.run("scan-blocks --chain zcash --blocks \(fixture)/compact_blocks.pb --birthday 3428123 --state-dir \(dir)/qsk-not --progress none",
+                                  stdin: Shell.lines([["mnemonic": wallet["mnemonic"]!, "account": 2]]))
+        XCTAssertEqual(blind.status, 0, blind.stderr)
+        XCTAssertEqual(blind.records.filter { $0["type"] as? String != "balance" }.count, 0)
+        XCTAssertEqual(blind.records.last?["total"] as? String, "0")
+
+        let withKey = try Shell.run("derive --coin zec --pool orchard", stdin: Shell.lines([["ufvk": ufvk, "use_qsk": true]]))
+        XCTAssertEqual(withKey.status, 65)
+        XCTAssertEqual(withKey.records.first?["code"] as? String, "derive.unsupported")
+        let scanWithKey = try Shell.run("scan-blocks --chain zcash --blocks \(fixture)/compact_blocks.pb --birthday 3428123 --state-dir \(dir)/qsk-key --progress none",
+                                        stdin: Shell.lines([["ufvk": ufvk, "use_qsk": true]]))
+        XCTAssertEqual(scanWithKey.status, 65, scanWithKey.stderr)
+        let notBool = try Shell.run("derive --coin zec --pool orchard", stdin: Shell.lines([["mnemonic": wallet["mnemonic"]!, "use_qsk": "yes"]]))
+        XCTAssertEqual(notBool.status, 65)
+        XCTAssertEqual(notBool.records.first?["code"] as? String, "record.wrong_type")
+        let noPool = try Shell.run("derive --coin zec --use-qsk", stdin: phrase)
+        XCTAssertEqual(noPool.status, 64)
+    }
+
     /// A state the version before Ironwood took past NU6.3 (Tests/Fixtures/state-pre-ironwood:
     /// the 13 Orchard and Sapling notes and 6 spends, events 1–19): the first run of this
     /// version says so and scans blocks 3,428,143–3,428,172 again for Ironwood alone, reporting

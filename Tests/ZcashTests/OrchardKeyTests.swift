@@ -86,6 +86,45 @@ final class OrchardKeyTests: XCTestCase {
         }
     }
 
+    /// ZIP 2005's two rivk rules on fixtures/zcash-ironwood's account 2 (m/32'/133'/2' of the
+    /// "abandon … art" seed), whose wallet.json gives both: qsk and qk (BLAKE3's derive_key),
+    /// then ak, nk, rivk, ivk, dk, ovk and the internal scope's rivk, ivk, dk, ovk under each
+    /// rule. The rules share ak and nk and differ from rivk on; account 0's keys stay those of
+    /// the standard rule.
+    func testBothRivkRulesOfZIP2005() throws {
+        let wallet = try XCTUnwrap(TestPaths.json(TestPaths.fixture("zcash-ironwood/wallet.json")) as? [String: Any])
+        let orchard = try XCTUnwrap(wallet["orchard"] as? [String: Any])
+        let account2 = try XCTUnwrap(orchard["account2"] as? [String: Any])
+        let seed = HexString.bytes(try XCTUnwrap(wallet["bip39_seed"] as? String))
+        let key = OrchardExtendedSpendingKey.account(seed: seed, coinType: 133, account: 2)
+        let sk = key.spendingKey.withUnsafeBytes { Array($0) }
+        XCTAssertEqual(Hex.encode(sk), account2["sk"] as? String)
+        let quantum = try XCTUnwrap(account2["use_qsk_true"] as? [String: Any])
+        let (qsk, qk) = OrchardRivkRule.quantumKeys(spendingKey: sk)
+        XCTAssertEqual(Hex.encode(qsk), quantum["qsk"] as? String)
+        XCTAssertEqual(Hex.encode(qk), quantum["qk"] as? String)
+        for rule in OrchardRivkRule.allCases {
+            let values = try XCTUnwrap(account2[rule.useQsk ? "use_qsk_true" : "use_qsk_false"] as? [String: Any])
+            let inner = try XCTUnwrap(values["internal"] as? [String: Any])
+            let fvk = try key.fullViewingKey(rivkRule: rule)
+            XCTAssertEqual(try OrchardFullViewingKey(spendingKey: sk, rivkRule: rule), fvk)
+            XCTAssertEqual(Hex.encode(fvk.ak.bytes), values["ak"] as? String, "\(rule)")
+            XCTAssertEqual(Hex.encode(fvk.nk.bytes), values["nk"] as? String, "\(rule)")
+            XCTAssertEqual(Hex.encode(fvk.rivk.bytes), values["rivk"] as? String, "\(rule)")
+            XCTAssertEqual(Hex.encode(fvk.bytes), values["fvk_bytes"] as? String, "\(rule)")
+            XCTAssertEqual(Hex.encode(fvk.incomingViewingKey(change: false).ivk.bytes), values["ivk"] as? String, "\(rule)")
+            XCTAssertEqual(Hex.encode(fvk.incomingViewingKey(change: false).dk), values["dk"] as? String, "\(rule)")
+            XCTAssertEqual(Hex.encode(fvk.outgoingViewingKey(change: false)), values["ovk"] as? String, "\(rule)")
+            XCTAssertEqual(Hex.encode(fvk.internalRivk.bytes), inner["rivk"] as? String, "\(rule)")
+            XCTAssertEqual(Hex.encode(fvk.incomingViewingKey(change: true).ivk.bytes), inner["ivk"] as? String, "\(rule)")
+            XCTAssertEqual(Hex.encode(fvk.incomingViewingKey(change: true).dk), inner["dk"] as? String, "\(rule)")
+            XCTAssertEqual(Hex.encode(fvk.outgoingViewingKey(change: true)), inner["ovk"] as? String, "\(rule)")
+        }
+        XCTAssertNotEqual(try key.fullViewingKey(rivkRule: .standard).rivk, try key.fullViewingKey(rivkRule: .quantumSecure).rivk)
+        XCTAssertEqual(Hex.encode(try OrchardExtendedSpendingKey.account(seed: seed, coinType: 133, account: 0).fullViewingKey().rivk.bytes),
+                       orchard["rivk"] as? String)
+    }
+
     /// Keys that are no keys: a zero ivk, an ak that is no point's x, non-canonical parts.
     func testRefusedViewingKeys() throws {
         let fvk = try OrchardFullViewingKey(spendingKey: [UInt8](repeating: 7, count: 32))

@@ -33,12 +33,16 @@ public struct ChainOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Zcash value pool: transparent (t1 addresses, the default), sapling (ZIP-32 keys, zs1 and unified addresses with Orchard, Sapling and transparent receivers) or orchard (unified addresses with the Orchard receiver alone).", valueName: "pool"))
     public var pool: String?
 
+    @Flag(name: .customLong("use-qsk"), help: "Zcash Orchard keys by ZIP 2005's use_qsk = true rule (a quantum-secure rivk, as FROST accounts use): other incoming viewing keys and addresses than the standard rule. From a seed only; a record's \"use_qsk\": true does the same.")
+    public var useQsk = false
+
     public init() {}
 
     public func validate() throws {
         if let pool {
             guard ["transparent", "sapling", "orchard"].contains(pool) else { throw ValidationError("--pool must be transparent, sapling or orchard") }
             guard coin == "zec" else { throw ValidationError("--pool is for --coin zec") }
+            if useQsk, pool == "transparent" { throw ValidationError("--use-qsk picks the Orchard keys: give it with --pool orchard or sapling") }
             if pool != "transparent" {
                 guard purpose == nil, script == nil, coinType == nil, accountPath == nil else {
                     throw ValidationError("--pool \(pool) takes no --purpose, --script, --coin-type or --account-path (ZIP-32 uses m/32'/133'/account')")
@@ -47,6 +51,7 @@ public struct ChainOptions: ParsableArguments {
                 return
             }
         }
+        if useQsk, pool == nil { throw ValidationError("--use-qsk picks the Orchard keys: give it with --coin zec --pool orchard or sapling") }
         if let coin, coin != "xmr", !CoinNetwork.coins.contains(coin) {
             throw ValidationError("unknown coin '\(coin)'; known: \(CoinNetwork.coins.joined(separator: ", ")), xmr")
         }
@@ -160,10 +165,20 @@ extension ChainOptions {
     public func zcashKeys(_ record: JSONObject, _ keys: RecordKeys, material: ZcashKeyMaterial?, out: inout JSONObject) throws -> ZcashAccountKeys {
         if let coin, coin != "zec" { throw DerivationError.unsupported("Zcash Sapling keys are for --coin zec, not \(coin)") }
         let network = try zcashNetwork()
-        if let material { return try ZcashAccountKeys(material: material, network: network, account: account) }
+        let fromRecord = try ZcashAccountKeys.rivkRule(record)
+        if useQsk, record[ZcashAccountKeys.useQskField] != nil, fromRecord != .quantumSecure {
+            throw DerivationError.unsupported("the record says \"use_qsk\": false and --use-qsk says true: drop one")
+        }
+        let rule = useQsk ? .quantumSecure : fromRecord
+        if rule == .quantumSecure {
+            let fromSeed = material.map { if case .seed = $0 { true } else { false } } ?? !ZcashAccountKeys.hasViewingKey(record)
+            guard fromSeed else { throw ZcashAccountKeys.useQskWithViewingKey }
+            out[ZcashAccountKeys.useQskField] = .bool(true)
+        }
+        if let material { return try ZcashAccountKeys(material: material, network: network, account: account, orchardRivk: rule) }
         if ZcashAccountKeys.hasViewingKey(record) { return try ZcashAccountKeys(viewingKeyOf: record, network: network) }
         let seed = try keys.seed(record, out: &out)
-        return try ZcashAccountKeys(seed: seed, network: network, account: account)
+        return try ZcashAccountKeys(seed: seed, network: network, account: account, orchardRivk: rule)
     }
 
     /// The fields every Sapling record starts with.

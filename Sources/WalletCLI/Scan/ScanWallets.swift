@@ -168,12 +168,13 @@ public struct ZcashWalletReader: ScanWalletReader {
     public var notThisChain: String { "is not a Zcash wallet" }
 
     public func wallet(record: JSONObject) throws -> ZcashScanner? {
+        let rule = try ZcashAccountKeys.rivkRule(record)
         if ZcashAccountKeys.hasViewingKey(record) { return Self.scanner(try ZcashAccountKeys(viewingKeyOf: record, network: network)) }
         var scratch = record
         let seed = try RecordKeys(coin: "zec", accountPath: nil, sharedPassphrase: nil).seed(record, out: &scratch)
         // ZIP-32 accounts are hardened indexes: below 2^31.
         let account = try record.optionalInt("account", in: 0...Int(Int32.max)) ?? 0
-        return Self.scanner(try ZcashAccountKeys(seed: seed, network: network, account: UInt32(account)))
+        return Self.scanner(try ZcashAccountKeys(seed: seed, network: network, account: UInt32(account), orchardRivk: rule))
     }
 
     /// Full viewing keys when every pool the keys have comes with one (spends known), else

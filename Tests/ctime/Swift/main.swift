@@ -64,6 +64,13 @@ if which == "all" || which == "orchard-keys" {
     let address = fvk.incomingViewingKey(change: false).address(at: DiversifierIndex(0))
     print("ctime: Orchard full viewing key and an address from a secret spending key (Swift): \(address.transmissionKey.count) bytes")
 }
+if which == "all" || which == "orchard-qsk-keys" {
+    // ZIP 2005's use_qsk = true rule: qsk by PRF^expand, qk by BLAKE3's derive_key, rivk by
+    // PRF^expand over (qk, ak, nk), then CommitIvk for both scopes.
+    let fvk = try! OrchardFullViewingKey(spendingKey: undefinedBytes(32), rivkRule: .quantumSecure)
+    let address = fvk.incomingViewingKey(change: false).address(at: DiversifierIndex(0))
+    print("ctime: Orchard use_qsk keys and an address from a secret spending key (Swift): \(address.transmissionKey.count) bytes")
+}
 if which == "all" || which == "orchard-note" {
     // A received note's commitment (NoteCommit, Sinsemilla) and nullifier (Poseidon over nk).
     let fvk = try! OrchardFullViewingKey(spendingKey: [UInt8](repeating: 7, count: 32))
