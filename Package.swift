@@ -29,12 +29,12 @@ let package = Package(
         .library(name: "WalletCLI", targets: ["WalletCLI"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
-        .package(url: "https://github.com/grpc/grpc-swift-2", from: "2.4.3"),
-        .package(url: "https://github.com/grpc/grpc-swift-nio-transport", from: "2.9.2"),
-        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),  // in the graph already; named to tell TLS failures apart
-        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),  // in the graph already: monerod's HTTP
+        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-protobuf", exact: "1.39.0"),
+        .package(url: "https://github.com/grpc/grpc-swift-2", exact: "2.4.3"),
+        .package(url: "https://github.com/grpc/grpc-swift-nio-transport", exact: "2.9.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", exact: "2.37.6"),  // in the graph already; named to tell TLS failures apart
+        .package(url: "https://github.com/apple/swift-nio.git", exact: "2.101.3"),  // in the graph already: monerod's HTTP
     ],
     targets: [
         systemLibrary("CSodium", pkgConfig: "libsodium", apt: "libsodium-dev"),
@@ -149,13 +149,13 @@ let package = Package(
         .testTarget(name: "WalletKeyStoreTests", dependencies: ["WalletKeyStore", "WalletCore"]),
         .testTarget(name: "WalletScanTests", dependencies: ["WalletScan", "Monero", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "MoneroTests", dependencies: ["Monero", "CSodium", "WalletScan", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
-        .testTarget(name: "ZcashTests", dependencies: ["Zcash", "CCurveBatch", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
+        .testTarget(name: "ZcashTests", dependencies: ["Zcash", "CCurveBatch", "WalletScan", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "EthereumTests", dependencies: ["Ethereum", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "BitcoinTests", dependencies: ["Bitcoin", "CSHA256", "WalletScan", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
-        .testTarget(name: "ZcashLightwalletdTests", dependencies: ["ZcashLightwalletd", "WalletCore"]),
+        .testTarget(name: "ZcashLightwalletdTests", dependencies: ["ZcashLightwalletd"]),
         .testTarget(name: "MoneroNodeTests", dependencies: ["MoneroNode", "NodeHTTP", "WalletScan", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "WalletCardTests", dependencies: ["WalletCard", "WalletCardCLI", "WalletCLI", "KeycardSimulator", "Bitcoin", "Ethereum", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
-        .testTarget(name: "WalletCLITests", dependencies: ["WalletCLI", "WalletKeys", "WalletQR", "WalletCore", "Bitcoin"]),
+        .testTarget(name: "WalletCLITests", dependencies: ["WalletCLI", "WalletKeys", "WalletQR", "WalletScan", "Monero", "WalletCore", "Bitcoin", "SatchelTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["SatchelTestSupport", "Bitcoin", "WalletKeys", "WalletCore"]),
     ]
 )

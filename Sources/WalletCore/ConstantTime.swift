@@ -15,7 +15,7 @@ public enum ConstantTime {
     /// `bytes`, computed from a secret but public by design (a diversifier, which goes into
     /// an address), marked as such for memcheck; the caller's comment says why it is public.
     public static func declassified(_ bytes: [UInt8]) -> [UInt8] {
-        var copy = bytes
+        let copy = bytes
         copy.withUnsafeBytes { satchel_declassify($0.baseAddress, $0.count) }
         return copy
     }

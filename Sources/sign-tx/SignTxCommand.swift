@@ -125,7 +125,7 @@ struct SignTxCommand: ParsableCommand {
             }
             var out = record
             let (source, ownKey) = try keySource(record, &out)
-            let keys: SecpKeySource = try card ?? SoftwareKeys(source!, cache: cache, cacheable: !ownKey)
+            let keys: SecpKeySource = card ?? SoftwareKeys(source!, cache: cache, cacheable: !ownKey)
             let signed = try EthereumRecords.sign(SecretFields.removed(from: out), path: path, keys: keys) { summary in
                 try emit(summary)
                 if let terminal { try terminal.ask(summary) }

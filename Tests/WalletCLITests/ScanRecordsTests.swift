@@ -19,7 +19,7 @@ final class ScanRecordsTests: XCTestCase {
 
     private func walletsFile(_ text: String) throws -> String {
         let path = dir + "/wallets"
-        FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]))
         return path
     }
 

@@ -1,0 +1,60 @@
+import Foundation
+import SatchelTestSupport
+import XCTest
+
+/// scripts/check-imports.py, which `make lint` runs: it agrees with today's Package.swift, and
+/// it fails both ways on a manifest that lies — a dependency dropped that a file imports, and
+/// one added that no file imports.
+final class PackageManifestTests: XCTestCase {
+    func testTheImportCheckCatchesAManifestThatLies() throws {
+        let dump = try Shell.run("swift package dump-package")
+        XCTAssertEqual(dump.status, 0, dump.stderr)
+        var package = try XCTUnwrap(try JSONSerialization.jsonObject(with: dump.stdout) as? [String: Any])
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-manifest-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+
+        func check(_ package: [String: Any], _ name: String) throws -> Shell.Result {
+            let path = dir.appendingPathComponent(name).path
+            try JSONSerialization.data(withJSONObject: package).write(to: URL(fileURLWithPath: path))
+            return try Shell.run("python3 scripts/check-imports.py \(path)")
+        }
+        let truth = try check(package, "truth.json")
+        XCTAssertEqual(truth.status, 0, truth.out)
+        XCTAssertEqual(truth.lines.last, "check-imports: every target's imports and declared dependencies agree (\((package["targets"] as? [Any])?.count ?? 0) targets)")
+
+        // Zcash imports WalletScan: drop it; and give Ethereum a dependency it never imports.
+        var targets = try XCTUnwrap(package["targets"] as? [[String: Any]])
+        let zcash = try XCTUnwrap(targets.firstIndex { $0["name"] as? String == "Zcash" })
+        let ethereum = try XCTUnwrap(targets.firstIndex { $0["name"] as? String == "Ethereum" })
+        let zcashDeps = try XCTUnwrap(targets[zcash]["dependencies"] as? [[String: Any]])
+        targets[zcash]["dependencies"] = zcashDeps.filter { ($0["byName"] as? [Any])?.first as? String != "WalletScan" }
+        XCTAssertEqual((targets[zcash]["dependencies"] as? [Any])?.count, zcashDeps.count - 1)
+        targets[ethereum]["dependencies"] = (targets[ethereum]["dependencies"] as? [[String: Any]] ?? []) + [["byName": ["WalletQR", NSNull()]]]
+        package["targets"] = targets
+        let lie = try check(package, "lie.json")
+        XCTAssertEqual(lie.status, 1, lie.out)
+        XCTAssertEqual(lie.lines.filter { !$0.hasSuffix("each imported") },
+                       ["Ethereum: declared but not imported: WalletQR; imported but not declared: -",
+                        "Zcash: declared but not imported: -; imported but not declared: WalletScan"])
+        XCTAssertEqual(lie.stderr, "check-imports: 2 target(s) whose imports and Package.swift disagree\n")
+    }
+
+    /// scripts/check-pins.py: today's resolved graph is Dependencies.pinned; a graph where one
+    /// package resolved to another version fails, naming both lines.
+    func testThePinCheckCatchesAnotherVersion() throws {
+        let shown = try Shell.run("swift package show-dependencies --format json")
+        XCTAssertEqual(shown.status, 0, shown.stderr)
+        let same = try Shell.run("python3 scripts/check-pins.py /dev/stdin", stdin: shown.stdout)
+        XCTAssertEqual(same.status, 0, same.out + same.stderr)
+        let pinned = try String(contentsOf: TestPaths.packageRoot.appendingPathComponent("Dependencies.pinned"), encoding: .utf8)
+        let line = try XCTUnwrap(pinned.split(separator: "\n").first { $0.hasPrefix("swift-nio-http2 ") })
+        XCTAssertEqual(line, "swift-nio-http2 1.46.0 https://github.com/apple/swift-nio-http2.git")
+        let moved = shown.out.replacingOccurrences(of: "\"version\": \"1.46.0\"", with: "\"version\": \"1.47.0\"")
+        XCTAssertNotEqual(moved, shown.out)
+        let other = try Shell.run("python3 scripts/check-pins.py /dev/stdin", stdin: Data(moved.utf8))
+        XCTAssertEqual(other.status, 1)
+        XCTAssertEqual(other.lines, ["check-pins: pinned but not resolved: swift-nio-http2 1.46.0 https://github.com/apple/swift-nio-http2.git",
+                                     "check-pins: resolved but not pinned: swift-nio-http2 1.47.0 https://github.com/apple/swift-nio-http2.git"])
+    }
+}
