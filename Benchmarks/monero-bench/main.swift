@@ -122,7 +122,7 @@ guard args.count == 3 else {
     exit(64)
 }
 func measure(blocksPath: String, txsPath: String) throws {
-    let source = try FileBlockSource(blocksPath: blocksPath, transactionsPath: txsPath)
+    let source = try MoneroFileBlockSource(blocksPath: blocksPath, transactionsPath: txsPath)
     var keys = [[UInt8]]()
     var transactions = 0
     var height = 0

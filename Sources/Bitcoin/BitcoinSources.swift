@@ -61,7 +61,7 @@ public final class BitcoinRecordSource: BlockSource, @unchecked Sendable {  // e
     private func nextRecord() throws -> (BlockData, switched: Bool)? {
         guard let (number, line) = try lines.next() else { return nil }
         let what = "\(lines.name) line \(number)"
-        let record = try FileBlockSource.object(line, what: what)
+        let record = try FileRecords.object(line, what: what)
         guard case .number(let text)? = record["height"], let height = Int(text), (0...BlockData.maxHeight).contains(height) else {
             throw ScanError.malformed(what: what, reason: "a block record needs a height (a whole number), a hash and the hex")
         }
@@ -101,7 +101,7 @@ public enum BitcoinRecords {
         var out = [[UInt8]]()
         while let (number, line) = try lines.next() {
             let what = "\(lines.name) line \(number)"
-            let record = try FileBlockSource.object(line, what: what)
+            let record = try FileRecords.object(line, what: what)
             guard case .string(let hex)? = record["hex"] else { throw ScanError.malformed(what: what, reason: "a mempool record needs the raw transaction as \"hex\"") }
             do { out.append(try Hex.decode(hex)) } catch { throw ScanError.malformed(what: what, reason: error.message) }
         }

@@ -10,6 +10,6 @@ public enum KeySource: Sendable {
     case monero(MoneroKeys)
     /// A lone secp256k1 private key (hex or WIF): no tree, no path.
     case single(SecureBytes)
-    /// A Zcash key-store entry: a seed for ZIP-32 Sapling keys, or a viewing key.
+    /// A Zcash key-store entry: a seed for ZIP-32 Sapling and Orchard keys, or a viewing key.
     case zcash(ZcashKeyMaterial)
 }

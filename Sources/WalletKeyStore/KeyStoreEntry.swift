@@ -14,7 +14,7 @@ public enum EntryKind: String, Sendable, CaseIterable {
     case moneroView = "monero-view"
     /// A Keycard pairing: slot index and pairing key (never exported, never printed).
     case keycardPairing = "keycard-pairing"
-    /// Zcash: a BIP39 seed (passphrase applied) for ZIP-32 Sapling keys, or a viewing key
+    /// Zcash: a BIP39 seed (passphrase applied) for ZIP-32 Sapling and Orchard keys, or a viewing key
     /// (UFVK, UIVK or zxviews) for a watch-only wallet; with its "zec" birthday.
     case zec
 

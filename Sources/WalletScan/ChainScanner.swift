@@ -16,11 +16,16 @@ public protocol ChainBlock: Sendable {
     /// The engine asks before it stores the block, so one wrong total fails the batch instead
     /// of silently misplacing notes.
     func contradiction(parentTally: [UInt8]) -> String?
+    /// Parts of the block this version could not read (Zcash: transactions with fields of a
+    /// later upgrade, perhaps a new pool's): scanned for what they hold, counted by the
+    /// engine (`Synchronizer.unreadBlockParts`) and said by the run, never skipped silently.
+    var unreadParts: Int { get }
 }
 
 extension ChainBlock {
     public var tally: [UInt8]? { nil }
     public func contradiction(parentTally: [UInt8]) -> String? { nil }
+    public var unreadParts: Int { 0 }
 }
 
 public protocol ChainTransaction: Sendable {
@@ -44,39 +49,14 @@ public struct AddressEntry: Sendable, Equatable {
     }
 }
 
-/// A chain's words for the fields of `ReceivedOutput`, used in records.
-public struct OutputFieldNames: Sendable {
-    public let account: String
-    public let addressIndex: String
-    /// nil: not shown (Bitcoin's is the outpoint, which txid and vout already say).
-    public let spendTag: String?
-    public let memo: String
-    /// An output's index in its transaction, and its amount.
-    public let index: String
-    public let amount: String
-    /// The spending input's index in spent records; nil: not shown.
-    public let input: String?
-
-    public init(account: String, addressIndex: String, spendTag: String?, memo: String,
-                index: String = "index", amount: String = "amount", input: String? = nil) {
-        self.account = account
-        self.addressIndex = addressIndex
-        self.spendTag = spendTag
-        self.memo = memo
-        self.index = index
-        self.amount = amount
-        self.input = input
-    }
-}
-
 /// All the engine knows of a chain: how its block data is parsed (static, once per block for
 /// every wallet) and one wallet's detector (a value per wallet, copied to worker threads).
-/// A chain module conforms one type; `Synchronizer` does the rest.
+/// A chain module conforms one type; `Synchronizer` does the rest. How its findings read in
+/// records is the other protocol the same type conforms to, `ChainRecords`: the engine never
+/// calls it.
 public protocol ChainScanner: Sendable {
     associatedtype Block: ChainBlock
 
-    static var chainName: String { get }
-    static var fieldNames: OutputFieldNames { get }
     /// Parses a block and its transactions and checks their ids; runs on every core.
     static func parse(_ data: BlockData) -> Result<Block, ScanError>
     /// A mempool transaction; nil when it does not parse (the mempool is not checked).
@@ -108,14 +88,6 @@ public protocol ChainScanner: Sendable {
     mutating func noteStored(_ output: ReceivedOutput) throws -> Bool
     /// The output as the change of one of the wallet's own spends.
     func asChange(_ output: ReceivedOutput) -> ReceivedOutput
-    /// The address text of (account, index), for records.
-    func address(account: UInt32, index: UInt32) -> String?
-    /// The address an output was paid to when the output itself tells (Zcash: its
-    /// diversifier and transmission key, whichever key scope found it); nil to look it up by
-    /// (account, index).
-    func addressPaid(_ output: ReceivedOutput) -> String?
-    /// A memo's record fields; by default its hex under `fieldNames.memo`.
-    static func memoFields(_ memo: [UInt8]) -> [(key: String, value: String)]
     /// The value pools this wallet's balance counts, named (with their sums) in balance
     /// records where a chain has several (Zcash: the shielded pools its keys scan); nil for a
     /// chain with one.
@@ -128,46 +100,11 @@ public protocol ChainScanner: Sendable {
     /// for a chain with several (`ReceivedOutput.index` must be unique within a transaction,
     /// so a chain may fold the pool into it); nil for a chain with one.
     static func pool(ofIndex index: Int) -> (name: String, index: Int)?
-    /// A transaction id as the chain's tools show it (Bitcoin: byte-reversed); by default its hex.
-    static func transactionID(_ id: [UInt8]) -> String
-    /// A spend tag as records show it (Zcash: an Ironwood tag's nullifier without its pool
-    /// byte); by default its hex.
-    static func spendTagText(_ tag: [UInt8]) -> String
-    /// Record fields naming where an output was paid (`addressIndex` nil: the account alone,
-    /// in balances); by default the account and address index under `fieldNames`.
-    func placeFields(account: UInt32, addressIndex: UInt32?) -> [(key: String, value: JSONValue)]
-    /// Record fields an output adds for its chain; by default its unlock time, when it has one.
-    static func outputFields(_ output: ReceivedOutput) -> [(key: String, value: JSONValue)]
-    /// A balance's sums in the chain's words (`pending`: the mempool's part of `total`); by
-    /// default total and unlocked.
-    static func sumFields(total: UInt64, unlocked: UInt64, pending: UInt64) -> [(key: String, value: JSONValue)]
-    /// The height a balance record names, of a wallet that has scanned `walletHeight` blocks:
-    /// by default that count (monero-wallet-rpc's get_height); a chain whose tools name the
-    /// tip's height says `walletHeight - 1`.
-    static func reportedHeight(walletHeight: Int) -> Int
 }
 
 extension ChainScanner {
     public static var countsMempoolSpends: Bool { false }
-    public static func reportedHeight(walletHeight: Int) -> Int { walletHeight }
-    public func addressPaid(_ output: ReceivedOutput) -> String? { nil }
-    public static func memoFields(_ memo: [UInt8]) -> [(key: String, value: String)] { [(fieldNames.memo, Hex.encode(memo))] }
     public var balancePools: [String]? { nil }
     public var addedPools: [(name: String, since: Int)] { [] }
     public static func pool(ofIndex index: Int) -> (name: String, index: Int)? { nil }
-
-    public static func transactionID(_ id: [UInt8]) -> String { Hex.encode(id) }
-    public static func spendTagText(_ tag: [UInt8]) -> String { Hex.encode(tag) }
-
-    public func placeFields(account: UInt32, addressIndex: UInt32?) -> [(key: String, value: JSONValue)] {
-        [(Self.fieldNames.account, .number(String(account)))] + (addressIndex.map { [(Self.fieldNames.addressIndex, .number(String($0)))] } ?? [])
-    }
-
-    public static func outputFields(_ output: ReceivedOutput) -> [(key: String, value: JSONValue)] {
-        output.unlockTime == 0 ? [] : [("unlock_time", .string(String(output.unlockTime)))]
-    }
-
-    public static func sumFields(total: UInt64, unlocked: UInt64, pending: UInt64) -> [(key: String, value: JSONValue)] {
-        [("total", .string(String(total))), ("unlocked", .string(String(unlocked)))]
-    }
 }

@@ -6,7 +6,7 @@ extension ScanStateStore {
     /// the bytes there, they are not written again; if it holds the start of them and ends
     /// there, only the rest is written. Anything else (a pipe, another file, a file changed
     /// since) gets the outbox again — at least once, never lost.
-    func deliver(to sink: EventSink) throws {
+    func deliver(to sink: EventLog) throws {
         let rows = try outbox()
         guard let last = rows.last else { return }
         let bytes = rows.flatMap(\.record)

@@ -1,4 +1,5 @@
 import Foundation
+import WalletCore
 
 /// How a block file is read into batches, for every chain's file source: in the order a node
 /// connects blocks. A block at or below a height already read is a switch to another branch
@@ -85,5 +86,15 @@ package struct FileBatch {
     package var result: [BlockData] {
         if blocks.isEmpty, let below { return [below] }
         return blocks
+    }
+}
+
+/// Records of a JSON Lines chain file, for every chain's file source.
+package enum FileRecords {
+    /// One JSON Lines record, or the error naming its line.
+    package static func object(_ line: [UInt8], what: String) throws -> JSONObject {
+        do { return try JSONParser.parseObject(line) } catch {
+            throw ScanError.malformed(what: what, reason: "not a JSON object (\(error.reason) at byte \(error.offset))")
+        }
     }
 }

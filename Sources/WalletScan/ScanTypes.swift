@@ -40,39 +40,6 @@ extension BlockSource {
     public var serverName: String? { nil }
 }
 
-/// Where the synchronizer's events go. The events that change what a wallet owns (received,
-/// spent, pending, reorg) are encoded when their batch commits and kept in the wallet's state
-/// until the sink has them: a killed run never loses one, and repeats none when the sink is a
-/// regular file whose contents can be read back. Balance and progress are shown, not kept.
-public protocol EventSink: AnyObject {
-    /// One kept event of the wallet named `wallet` (nil: the only, unnamed one) as the bytes of
-    /// its record (one line); `id` grows with every event of the wallet's state, so a reader
-    /// of a pipe can drop a repeat.
-    func encode(_ event: ScanEvent, wallet: String?, id: Int64) -> [UInt8]
-    /// Writes the bytes whole, and durably where the sink is a file.
-    func write(_ bytes: [UInt8]) throws
-    /// An event that is not kept: progress (wallet nil), balance.
-    func show(_ event: ScanEvent, wallet: String?) throws
-    /// Where the next write will land, if the sink can be read back later (a regular file).
-    func position() throws -> SinkPosition?
-    /// Up to `count` bytes now at `position`, and the offset the next write would land at;
-    /// nil when the sink is no longer the file `position` names.
-    func contents(at position: SinkPosition, count: Int) throws -> (bytes: [UInt8], end: Int64)?
-}
-
-/// A place in a regular file: which file (device, inode) and the byte offset.
-public struct SinkPosition: Equatable, Sendable {
-    public let device: UInt64
-    public let inode: UInt64
-    public let offset: Int64
-
-    public init(device: UInt64, inode: UInt64, offset: Int64) {
-        self.device = device
-        self.inode = inode
-        self.offset = offset
-    }
-}
-
 /// What the synchronizer tells its caller, in order.
 public enum ScanEvent: Sendable, Equatable {
     case received(ReceivedOutput, confirmations: Int)

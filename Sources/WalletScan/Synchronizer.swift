@@ -61,10 +61,21 @@ public final class Synchronizer<Chain: ChainScanner> {
         }
     }
 
+    private func countUnread(_ parsed: [Result<Chain.Block, ScanError>]) {
+        for case .success(let block) in parsed where block.unreadParts > 0 && blocksWithUnreadParts.insert(block.id).inserted {
+            unreadBlockParts += block.unreadParts
+        }
+    }
+
     public private(set) var status = SyncStatus.unprepared
     /// Mempool transactions the last run could not parse, and so did not read: a payment among
     /// them is not shown (the caller says so).
     public private(set) var mempoolUnread = 0
+    /// Parts of blocks (`ChainBlock.unreadParts`) this synchronizer has parsed and could not
+    /// wholly read, each block counted once however often it is parsed (a reorg, a catch-up):
+    /// a later upgrade's data whose payments a balance may miss (the caller says so).
+    public private(set) var unreadBlockParts = 0
+    private var blocksWithUnreadParts = Set<[UInt8]>()
     private let source: BlockSource
     private let slots: [Slot]
     public var batchSize = 50
@@ -146,6 +157,7 @@ public final class Synchronizer<Chain: ChainScanner> {
             // On every core: each block parsed and checked once, then trial-decrypted by each
             // wallet that needs it. Then each wallet's state, in block order, in its own transaction.
             let parsed = ParallelMap.map(blocks) { Chain.parse($0) }
+            countUnread(parsed)
             if first.height < next {
                 var forked = false
                 for slot in slots {
@@ -226,6 +238,7 @@ public final class Synchronizer<Chain: ChainScanner> {
                 if !told { try sink.show(.catchUp(pool: pool, from: from, to: next - 1, waiting: false), wallet: slot.name) }
                 told = true
                 let parsed = ParallelMap.map(blocks) { Chain.parse($0) }
+                countUnread(parsed)
                 let scanner = slot.scanner
                 var forked = false, committed = false
                 // As in `apply`: store keeps the tag set as it commits; only a batch rolled back,
@@ -557,33 +570,6 @@ public final class Synchronizer<Chain: ChainScanner> {
     }
 }
 
-/// Work started on a thread of its own, its result taken later (once or many times). Not the
-/// global dispatch queue: its threads are all busy scanning (as many as there are cores), and
-/// work queued behind them would start only when they end.
-public final class BackgroundTask<Value: Sendable>: @unchecked Sendable {  // `result` is written once, before `done` is signalled
-    private var result: Result<Value, any Error>?
-    private let done = DispatchSemaphore(value: 0)
-
-    public init(_ work: @escaping @Sendable () throws -> Value) {
-        Thread.detachNewThread { [self] in
-            result = Result { try work() }
-            done.signal()
-        }
-    }
-
-    /// Waits for the work to end.
-    public func wait() {
-        done.wait()
-        done.signal()
-    }
-
-    /// The work's result, once it has ended.
-    public func get() throws -> Value {
-        wait()
-        return try result!.get()
-    }
-}
-
 extension Synchronizer {
     /// Each wallet's findings per block (nil where a block did not parse or lies below the
     /// wallet's next height). Consecutive blocks go to a wallet's scanner together, in runs of
@@ -638,16 +624,4 @@ extension Synchronizer {
     /// Transactions per run at least (when the batch has them): enough transaction keys to
     /// fill the 8-lane ladders several times over.
     static var minimumRun: Int { 48 }
-}
-
-public enum ParallelMap {
-    /// `transform` over `items` on all cores, results in order.
-    public static func map<T: Sendable, R>(_ items: [T], _ transform: @Sendable (T) -> R) -> [R] {
-        var results = [R?](repeating: nil, count: items.count)
-        results.withUnsafeMutableBufferPointer { buffer in
-            nonisolated(unsafe) let out = buffer
-            DispatchQueue.concurrentPerform(iterations: items.count) { i in out[i] = transform(items[i]) }
-        }
-        return results.map { $0! }
-    }
 }

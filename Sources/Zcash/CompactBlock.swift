@@ -1,6 +1,5 @@
 import Foundation
 import SwiftProtobuf
-import Synchronization
 import WalletCore
 import WalletScan
 
@@ -21,6 +20,9 @@ public struct ZcashCompactBlock: ChainBlock {
     public let orchardActionCount: Int
     /// NU6.3's Ironwood tree size at its end (ChainMetadata field 3; 0 when not given).
     public var ironwoodTreeSize: UInt32 = 0
+    /// Its transactions (and the block itself, counted once) that carry fields this version
+    /// does not read, perhaps a later upgrade's pool (`ChainBlock.unreadParts`).
+    public var unreadParts = 0
 
     public var saplingOutputCount: Int { transactions.reduce(0) { $0 + $1.outputs.count } }
     /// Its Ironwood actions, each one leaf of the Ironwood tree.
@@ -105,25 +107,6 @@ public struct ZcashCompactTransaction: ChainTransaction {
 /// records show the nullifier alone (`ZcashScanner.spendTagText`).
 let ironwoodSpendTagSuffix: UInt8 = 0x03
 
-/// Compact blocks whose messages carry fields this version does not read (a newer network
-/// upgrade's pool, as Ironwood was to versions before it), seen by this process: the tool says
-/// so once per run instead of skipping them silently.
-public enum UnreadBlockData {
-    static let seen = Mutex<(count: Int, told: Bool)>((0, false))
-
-    static func add(_ n: Int) { if n > 0 { seen.withLock { $0.count += n } } }
-
-    /// The number of transactions seen so far, the first time it is not zero; nil after (a
-    /// warning once).
-    public static func untold() -> Int? {
-        seen.withLock { state in
-            guard state.count > 0, !state.told else { return nil }
-            state.told = true
-            return state.count
-        }
-    }
-}
-
 /// Errors of Zcash block data. None carries key material.
 public enum ZcashDataError: WalletError, Equatable {
     case badBlock(height: Int?, reason: String)
@@ -166,9 +149,10 @@ extension ZcashCompactBlock {
         let treeSize: UInt32? = wire.hasChainMetadata ? wire.chainMetadata.saplingCommitmentTreeSize : nil
         let orchardTreeSize: UInt32? = wire.hasChainMetadata ? wire.chainMetadata.orchardCommitmentTreeSize : nil
         let ironwoodTreeSize: UInt32? = wire.hasChainMetadata ? wire.chainMetadata.ironwoodCommitmentTreeSize : nil
-        // Fields this version does not know: said once per run (UnreadBlockData), never skipped silently.
-        UnreadBlockData.add(wire.vtx.filter { !$0.unknownFields.data.isEmpty }.count
-            + (wire.unknownFields.data.isEmpty && wire.chainMetadata.unknownFields.data.isEmpty ? 0 : 1))
+        // Fields this version does not know: counted in the block, reported by the run, never
+        // skipped silently.
+        let unreadParts = wire.vtx.filter { !$0.unknownFields.data.isEmpty }.count
+            + (wire.unknownFields.data.isEmpty && wire.chainMetadata.unknownFields.data.isEmpty ? 0 : 1)
         // A size below the block's own leaves (old caches write 0) says nothing.
         func start(_ size: UInt32?, _ leaves: Int) -> UInt64? {
             size.flatMap { UInt64($0) >= UInt64(leaves) && $0 > 0 ? UInt64($0) - UInt64(leaves) : nil }
@@ -260,6 +244,7 @@ extension ZcashCompactBlock {
                                       transactions: transactions, saplingTreeSize: treeSize,
                                       orchardTreeSize: orchardTreeSize ?? 0, orchardActionCount: actionCount)
         block.ironwoodTreeSize = ironwoodTreeSize ?? 0
+        block.unreadParts = unreadParts
         return block
     }
 }
@@ -335,18 +320,25 @@ extension WireCompactBlock {
             }
             tx.actions = try objects(t, "actions").map(action)
             tx.ironwoodActions = try objects(t, "ironwoodActions").map(action)
+            // A key this version does not know may be a newer pool's: kept as an unknown field,
+            // as a .pb's would be, so that the block counts it (`unreadParts`).
+            if !t.keys.allSatisfy(Self.txKeys.contains) { tx = try WireCompactTx.markedUnread(tx) }
             return tx
         }
-        // A key this version does not know may be a newer pool's: said once per run, as a .pb's
-        // unknown fields are.
-        let txKeys: Set<String> = ["index", "txid", "hash", "fee", "spends", "outputs", "actions", "vin", "vout", "ironwoodActions"]
-        let blockKeys: Set<String> = ["protoVersion", "height", "hash", "prevHash", "time", "header", "vtx", "chainMetadata"]
-        let metaKeys: Set<String> = ["saplingCommitmentTreeSize", "orchardCommitmentTreeSize", "ironwoodCommitmentTreeSize"]
-        var unread = record.keys.allSatisfy(blockKeys.contains) ? 0 : 1
-        if case .object(let meta)? = record["chainMetadata"], !meta.keys.allSatisfy(metaKeys.contains) { unread = 1 }
-        if case .array(let items)? = record["vtx"] {
-            unread += items.filter { if case .object(let t) = $0 { !t.keys.allSatisfy(txKeys.contains) } else { false } }.count
-        }
-        UnreadBlockData.add(unread)
+        let metaUnknown = if case .object(let meta)? = record["chainMetadata"] { !meta.keys.allSatisfy(Self.metaKeys.contains) } else { false }
+        if !record.keys.allSatisfy(Self.blockKeys.contains) || metaUnknown { self = try Self.markedUnread(self) }
+    }
+
+    static let txKeys: Set<String> = ["index", "txid", "hash", "fee", "spends", "outputs", "actions", "vin", "vout", "ironwoodActions"]
+    static let blockKeys: Set<String> = ["protoVersion", "height", "hash", "prevHash", "time", "header", "vtx", "chainMetadata"]
+    static let metaKeys: Set<String> = ["saplingCommitmentTreeSize", "orchardCommitmentTreeSize", "ironwoodCommitmentTreeSize"]
+}
+
+extension SwiftProtobuf.Message {
+    /// The message with an unknown field added (number 2047, varint 1): how a JSON record's key
+    /// that this version does not know travels to the parser, which counts unknown fields.
+    static func markedUnread(_ message: Self) throws -> Self {
+        let bytes: [UInt8] = try message.serializedBytes()
+        return try Self(serializedBytes: bytes + [0xF8, 0x7F, 0x01])
     }
 }

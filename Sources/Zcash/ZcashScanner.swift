@@ -1,11 +1,11 @@
 import WalletCore
 import WalletScan
 
-/// The Zcash Sapling chain for the engine: compact blocks parsed once, then each wallet's
-/// incoming viewing keys (external, and internal for change when the full viewing key is
-/// known) trial-decrypt every output. A note's nullifier, its spend tag, needs nk: with an
+/// The Zcash chain for the engine, its shielded pools (Sapling, Orchard, Ironwood): compact
+/// blocks parsed once, then each wallet's incoming viewing keys (external, and internal for
+/// change when the full viewing key is known) trial-decrypt every output and action. A note's nullifier, its spend tag, needs nk: with an
 /// incoming viewing key alone spends stay unknown, as for a view-only Monero wallet.
-public struct ZcashScanner: ChainScanner {
+public struct ZcashScanner: ChainScanner, ChainRecords {
     public typealias Block = ZcashCompactBlock
 
     public let network: ZcashNetwork

@@ -30,8 +30,8 @@ struct ScanBlocksCommand: ParsableCommand {
         their records carry "wallet". See scan-blocks(1).
 
         --chain zcash reads lightwalletd's compact blocks (.pb stream or JSON Lines, or live with
-        --lightwalletd over gRPC and TLS) and trial-decrypts every Sapling output with the
-        wallet's viewing keys. --chain bitcoin or litecoin reads raw blocks (JSON Lines of height,
+        --lightwalletd over gRPC and TLS) and trial-decrypts every Sapling output and every
+        Orchard and Ironwood action with the wallet's viewing keys. --chain bitcoin or litecoin reads raw blocks (JSON Lines of height,
         hash, hex; a node's blocks directory of blk*.dat; or live with --node from bitcoind's or
         litecoind's RPC) and watches each account's scripts up to --gap-limit past the last used one.
 
@@ -186,7 +186,7 @@ struct ScanBlocksCommand: ParsableCommand {
             let reader = MoneroWalletReader(network: net, lookahead: parsedLookahead!)
             let given = try gather(reader)
             var source: (any BlockSource)?
-            if let blocks { source = try FileBlockSource(blocksPath: blocks, transactionsPath: txs) }
+            if let blocks { source = try MoneroFileBlockSource(blocksPath: blocks, transactionsPath: txs) }
             if let node { source = try MoneroRPCSource(address: node, timeout: timeout) }
             try scanRun.synchronize(pipeline, reader: reader, wallets: given, source: source)
         } catch let error as any WalletError {
@@ -218,10 +218,6 @@ struct ScanBlocksCommand: ParsableCommand {
             }
             source = try LightwalletdSource(address: lightwalletd, options: options)
         }
-        try scanRun.synchronize(pipeline, reader: reader, wallets: given, source: source) {
-            if let n = UnreadBlockData.untold() {
-                pipeline.warn("\(n) compact block part\(n == 1 ? "" : "s") (transactions or blocks) carry fields this version does not read, perhaps a newer network upgrade's pool: notes there are not scanned, so a balance may miss funds; a newer version may read them")
-            }
-        }
+        try scanRun.synchronize(pipeline, reader: reader, wallets: given, source: source)
     }
 }

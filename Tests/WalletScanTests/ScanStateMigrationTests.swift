@@ -1,5 +1,6 @@
 import Foundation
 import SatchelTestSupport
+import Monero
 import WalletCore
 import XCTest
 @testable import WalletScan
@@ -81,7 +82,7 @@ final class ScanStateMigrationTests: XCTestCase {
         XCTAssertThrowsError(try initializer.resolve()) {
             XCTAssertEqual(($0 as? InitializerError)?.message, "no block source: give --lightwalletd HOST:PORT")
         }
-        initializer.source = try FileBlockSource(blocksPath: TestPaths.fixture("monero-regtest/blocks.jsonl").path, transactionsPath: TestPaths.fixture("monero-regtest/txs.jsonl").path)
+        initializer.source = try MoneroFileBlockSource(blocksPath: TestPaths.fixture("monero-regtest/blocks.jsonl").path, transactionsPath: TestPaths.fixture("monero-regtest/txs.jsonl").path)
         let resolved = try initializer.resolve()
         XCTAssertEqual(resolved.wallets.map(\.statePath), [dir + "/s/w.sqlite"])
         XCTAssertEqual(resolved.wallets.map(\.birthday), [3])

@@ -25,8 +25,8 @@ final class SynchronizerTests: XCTestCase {
         return viewOnly ? try MoneroKeys(viewSecret: full.viewSecret, spendPublic: full.spendPublic) : full
     }
 
-    private func source() throws -> FileBlockSource {
-        try FileBlockSource(blocksPath: fixture + "/blocks.jsonl", transactionsPath: fixture + "/txs.jsonl")
+    private func source() throws -> MoneroFileBlockSource {
+        try MoneroFileBlockSource(blocksPath: fixture + "/blocks.jsonl", transactionsPath: fixture + "/txs.jsonl")
     }
 
     private func scan(_ keys: MoneroKeys, state: String = "state.db", batch: Int = 50, maxBlocks: Int? = nil,
@@ -147,7 +147,7 @@ final class SynchronizerTests: XCTestCase {
             .replacingOccurrences(of: "\"hash\":\"", with: "\"hash\":\"00")
         let bad = dir + "/bad.jsonl"
         try (lines.joined(separator: "\n") + "\n").write(toFile: bad, atomically: true, encoding: .utf8)
-        let source = try FileBlockSource(blocksPath: bad, transactionsPath: fixture + "/txs.jsonl")
+        let source = try MoneroFileBlockSource(blocksPath: bad, transactionsPath: fixture + "/txs.jsonl")
         let sync = try Synchronizer(wallets: [.init(name: nil, scanner: MoneroScanner(keys: try keys(), network: .mainnet, lookahead: (3, 20)),
                                                     statePath: dir + "/bad.db", birthday: 0)], source: source)
         let sink = RecordingSink()
@@ -210,7 +210,7 @@ final class SynchronizerTests: XCTestCase {
         XCTAssertEqual(try files.blocks(from: 163, count: 10).count, 0)
         let back = try files.blocks(from: 132, count: 1)
         XCTAssertEqual(back.first?.transactions.count, 2)
-        XCTAssertEqual(back.first?.blob, first.count > 132 ? first[132].blob : try FileBlockSource(blocksPath: fixture + "/blocks.jsonl", transactionsPath: fixture + "/txs.jsonl").blocks(from: 132, count: 1).first?.blob)
+        XCTAssertEqual(back.first?.blob, first.count > 132 ? first[132].blob : try MoneroFileBlockSource(blocksPath: fixture + "/blocks.jsonl", transactionsPath: fixture + "/txs.jsonl").blocks(from: 132, count: 1).first?.blob)
         XCTAssertEqual(try files.mempool().count, 1)
     }
 

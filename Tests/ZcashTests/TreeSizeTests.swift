@@ -99,7 +99,9 @@ final class TreeSizeTests: XCTestCase {
     }
 
     /// Ironwood actions (CompactTx field 9, NU6.3's) are read in the binary and the JSON form
-    /// alike, beside an unknown field (which is skipped, and said: UnreadBlockData).
+    /// alike, beside an unknown field (which is skipped, and counted in `unreadParts`: once per
+    /// transaction that has one, once for the block or its metadata); a JSON key this
+    /// version does not know counts as an unknown field does.
     func testIronwoodActionsAreCounted() throws {
         var (bytes, body) = try ironwoodParts()
         XCTAssertEqual(body.count, 156)
@@ -113,10 +115,23 @@ final class TreeSizeTests: XCTestCase {
         let block = try ZcashCompactBlock.parse(try wire.serializedBytes(), expectedHeight: 5)
         XCTAssertEqual(block.transactions.first?.ironwoodActions.count, 2)
         XCTAssertEqual(block.transactions.first?.actions.count, 0)
+        XCTAssertEqual(block.unreadParts, 1)
         // Their nullifiers spend Ironwood notes only: the tag carries the pool's byte.
         XCTAssertEqual(block.transactions.first?.spendTags, Array(repeating: [UInt8](repeating: 7, count: 32) + [0x03], count: 2))
         let record = try JSONParser.parseObject(Array(#"{"height":5,"hash":"\#(String(repeating: "01", count: 32))","prevHash":"\#(String(repeating: "02", count: 32))","vtx":[{"txid":"\#(String(repeating: "03", count: 32))","ironwoodActions":[{"nullifier":"\#(String(repeating: "07", count: 32))","cmx":"\#(String(repeating: "08", count: 32))","ephemeralKey":"\#(String(repeating: "09", count: 32))","ciphertext":"\#(String(repeating: "0a", count: 52))"}]}]}"#.utf8))
         let fromJSON = try ZcashCompactBlock.parse(try WireCompactBlock(record: record).serializedBytes(), expectedHeight: 5)
         XCTAssertEqual(fromJSON.transactions.first?.ironwoodActions.count, 1)
+        XCTAssertEqual(fromJSON.unreadParts, 0)
+        // Unknown keys: in a transaction, and in the block itself.
+        var tx = try XCTUnwrap(record["vtx"].flatMap { if case .array(let a) = $0, case .object(let t)? = a.first { t } else { nil } })
+        tx["futurePoolActions"] = .array([])
+        var unknown = record
+        unknown["vtx"] = .array([.object(tx), .object(tx)])
+        XCTAssertEqual(try ZcashCompactBlock.parse(try WireCompactBlock(record: unknown).serializedBytes(), expectedHeight: 5).unreadParts, 2)
+        unknown["futureMetadata"] = .number("1")
+        let both = try ZcashCompactBlock.parse(try WireCompactBlock(record: unknown).serializedBytes(), expectedHeight: 5)
+        XCTAssertEqual(both.unreadParts, 3)
+        XCTAssertEqual(both.transactions.count, 2)
+        XCTAssertEqual(both.transactions.first?.ironwoodActions.count, 1)
     }
 }

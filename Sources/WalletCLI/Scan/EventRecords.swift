@@ -6,7 +6,7 @@ import WalletScan
 
 /// Event records: the engine's events in the chain's words, with the wallet's name.
 public enum EventRecords {
-    public static func record<C: ChainScanner>(_ event: ScanEvent, chain: C.Type, wallet: String?, addresses: AddressBook<C>) -> JSONObject {
+    public static func record<C: ChainScanner & ChainRecords>(_ event: ScanEvent, chain: C.Type, wallet: String?, addresses: AddressBook<C>) -> JSONObject {
         let names = C.fieldNames
         var r = JSONObject()
         func head(_ type: String) {
@@ -101,7 +101,7 @@ public enum EventRecords {
 
 /// Each address's text, derived once: a wallet's payments land on few addresses, and deriving
 /// one costs two scalar multiplications.
-public final class AddressBook<C: ChainScanner> {
+public final class AddressBook<C: ChainScanner & ChainRecords> {
     public let scanner: C
     private var known = [UInt64: String?]()
 
@@ -116,17 +116,18 @@ public final class AddressBook<C: ChainScanner> {
     }
 }
 
-/// scan-blocks' stdout as the synchronizer's event sink. Kept events are written straight to
-/// the descriptor (after whatever the pipeline holds) and synced; when stdout is a regular file
-/// (`>> payments.jsonl`), the synchronizer can read back what a killed run wrote, so no event
-/// is written twice.
+/// scan-blocks' stdout as the synchronizer's event sink: events encoded as records, kept ones
+/// logged by `StandardOutputLog` (straight to the descriptor after whatever the pipeline holds,
+/// synced; when stdout is a regular file, `>> payments.jsonl`, the synchronizer reads back what
+/// a killed run wrote, so no event is written twice), the others shown (records, progress on
+/// stderr, catch-up notices).
 public final class StandardOutputSink: EventSink {
     let pipeline: RecordPipeline
     /// auto (a bar on a terminal), jsonl, or none.
     let progress: String
     let record: (ScanEvent, String?) -> JSONObject
     private let onTerminal = isatty(2) != 0
-    private let output = OutputStream.standardOutput
+    private let log: StandardOutputLog
     /// With --follow: a balance record only when the balance differs from the last one written
     /// (a poll that finds new blocks but no payment writes nothing).
     let balanceOnChange: Bool
@@ -134,6 +135,7 @@ public final class StandardOutputSink: EventSink {
 
     public init(pipeline: RecordPipeline, progress: String, balanceOnChange: Bool = false, record: @escaping (ScanEvent, String?) -> JSONObject) {
         self.pipeline = pipeline
+        log = StandardOutputLog(pipeline: pipeline)
         self.progress = progress
         self.balanceOnChange = balanceOnChange
         self.record = record
@@ -148,11 +150,7 @@ public final class StandardOutputSink: EventSink {
         return line
     }
 
-    public func write(_ bytes: [UInt8]) throws {
-        try pipeline.flush()
-        try output.write(bytes)
-        try output.sync()
-    }
+    public func write(_ bytes: [UInt8]) throws { try log.write(bytes) }
 
     public func show(_ event: ScanEvent, wallet: String?) throws {
         if case .balance = event, balanceOnChange {
@@ -192,6 +190,27 @@ public final class StandardOutputSink: EventSink {
 
     public func endProgress() {
         if progress == "auto" && onTerminal { try? OutputStream.standardError.write("\n") }
+    }
+
+    public func position() throws -> SinkPosition? { try log.position() }
+
+    public func contents(at position: SinkPosition, count: Int) throws -> (bytes: [UInt8], end: Int64)? {
+        try log.contents(at: position, count: count)
+    }
+}
+
+/// Standard output as the event log: written whole and synced after the pipeline's own
+/// records, read back when it is a regular file (so a killed run repeats nothing there).
+public final class StandardOutputLog: EventLog {
+    let pipeline: RecordPipeline
+    private let output = OutputStream.standardOutput
+
+    public init(pipeline: RecordPipeline) { self.pipeline = pipeline }
+
+    public func write(_ bytes: [UInt8]) throws {
+        try pipeline.flush()
+        try output.write(bytes)
+        try output.sync()
     }
 
     public func position() throws -> SinkPosition? {

@@ -22,9 +22,10 @@ public struct ScanRun {
     public init() {}
 
     /// Scans `wallets` over `source`; a failure is the pipeline's error record and exit status.
-    /// `afterEachRun`: after each pass (with --follow, each poll).
+    /// What a pass could not read (mempool transactions, parts of blocks) is said on stderr,
+    /// block parts once per run.
     public func synchronize<R: ScanWalletReader>(_ pipeline: RecordPipeline, reader: R, wallets given: [GivenWallet<R.Scanner>],
-                                                 source: (any BlockSource)?, afterEachRun: () -> Void = {}) throws {
+                                                 source: (any BlockSource)?) throws {
         typealias C = R.Scanner
         do {
             var initializer = WalletInitializer(birthday: birthday, stateDirectory: stateDirectory, source: source)
@@ -43,13 +44,17 @@ public struct ScanRun {
             let sink = StandardOutputSink(pipeline: pipeline, progress: progress, balanceOnChange: follow) { event, wallet in
                 EventRecords.record(event, chain: C.self, wallet: wallet, addresses: books[wallet ?? ""]!)
             }
+            var toldUnread = false
             repeat {
                 try sync.run(untilHeight: untilHeight, maxBlocks: maxBlocks, sink: sink)
+                if sync.unreadBlockParts > 0, !toldUnread {
+                    pipeline.warn(reader.unreadNotice(sync.unreadBlockParts))
+                    toldUnread = true
+                }
                 if sync.mempoolUnread > 0 {
                     let n = sync.mempoolUnread
                     pipeline.warn("\(n) mempool transaction\(n == 1 ? "" : "s") did not parse and \(n == 1 ? "was" : "were") not read: a pending payment or spend among them is not shown")
                 }
-                afterEachRun()
                 try pipeline.flush()
                 if follow { Thread.sleep(forTimeInterval: interval) }
             } while follow

@@ -10,7 +10,7 @@ import Zcash
 
 /// A wallet to scan, as given: its name in events (nil for one unnamed wallet), its chain's
 /// scanner, and its own birthday (key-store entry, key record).
-public struct GivenWallet<Scanner: ChainScanner> {
+public struct GivenWallet<Scanner: ChainScanner & ChainRecords> {
     public let name: String?
     public let scanner: Scanner
     public let birthday: Int?
@@ -24,7 +24,7 @@ public struct GivenWallet<Scanner: ChainScanner> {
 /// rest of the gathering (which names and records were given, errors per line, names in
 /// events) is the same for every chain: `WalletsGiven`.
 public protocol ScanWalletReader {
-    associatedtype Scanner: ChainScanner
+    associatedtype Scanner: ChainScanner & ChainRecords
     /// What a key record holds for this chain, for the "no wallet" error.
     var keyRecordFields: String { get }
     /// Where this chain's blocks come from, for the "no block source" error.
@@ -35,6 +35,14 @@ public protocol ScanWalletReader {
     func wallet(record: JSONObject) throws -> Scanner?
     /// What a record of another chain's keys is told: "is not a … wallet".
     var notThisChain: String { get }
+    /// The warning for `n` parts of blocks this version could not read (`ChainBlock.unreadParts`).
+    func unreadNotice(_ n: Int) -> String
+}
+
+extension ScanWalletReader {
+    public func unreadNotice(_ n: Int) -> String {
+        "\(n) block part\(n == 1 ? "" : "s") carry data this version does not read, perhaps a newer network upgrade's: outputs there are not scanned, so a balance may miss funds; a newer version may read them"
+    }
 }
 
 /// The wallets a run was given, before they are read: key-store entries' names (--wallet,
@@ -166,6 +174,10 @@ public struct ZcashWalletReader: ScanWalletReader {
     }
 
     public var notThisChain: String { "is not a Zcash wallet" }
+
+    public func unreadNotice(_ n: Int) -> String {
+        "\(n) compact block part\(n == 1 ? "" : "s") (transactions or blocks) carry fields this version does not read, perhaps a newer network upgrade's pool: notes there are not scanned, so a balance may miss funds; a newer version may read them"
+    }
 
     public func wallet(record: JSONObject) throws -> ZcashScanner? {
         let rule = try ZcashAccountKeys.rivkRule(record)

@@ -1,7 +1,8 @@
 import Foundation
 import WalletCore
+import WalletScan
 
-/// Chain data from files in the fixture's format: block records ({"height","hash","blob",
+/// Monero's chain data from files in the fixture's format: block records ({"height","hash","blob",
 /// "tx_hashes"} and an optional "prev_hash", in the order a node connects them: a reorg in the
 /// file, told by "prev_hash", and a file that begins below the wallet's height are read as
 /// `FileChain` says) and transaction records ({"tx_hash","hex","in_pool"}).
@@ -12,7 +13,7 @@ import WalletCore
 /// the block needs them, so when both files are in chain order (as a node exports them) the
 /// memory used does not grow with the chain. Transactions read ahead of their block wait in
 /// a buffer. Going back (a reorg against the stored chain) reopens the files; a pipe cannot.
-public final class FileBlockSource: BlockSource, @unchecked Sendable {  // every use holds `lock`
+public final class MoneroFileBlockSource: BlockSource, @unchecked Sendable {  // every use holds `lock`
     private let lock = NSLock()
     private let blocksPath: String
     private let transactionsPath: String?
@@ -209,12 +210,7 @@ public final class FileBlockSource: BlockSource, @unchecked Sendable {  // every
         return nil
     }
 
-    /// One JSON Lines record, or the error naming its line.
-    package static func object(_ line: [UInt8], what: String) throws -> JSONObject {
-        do { return try JSONParser.parseObject(line) } catch {
-            throw ScanError.malformed(what: what, reason: "not a JSON object (\(error.reason) at byte \(error.offset))")
-        }
-    }
+    private static func object(_ line: [UInt8], what: String) throws -> JSONObject { try FileRecords.object(line, what: what) }
 
     private static func hexList(_ value: JSONValue?, what: String) throws -> [[UInt8]] {
         guard let value else { return [] }
