@@ -1,6 +1,15 @@
 // swift-tools-version: 6.1
 // Satchel: small Unix tools for people who keep their own keys.
-// Layering (arrows point down only): executables → WalletCLI → WalletKeys/… → WalletCore → C targets.
+// Layering (arrows point down only; docs/ARCHITECTURE.md draws it; scripts/check-imports.py holds
+// each target to its imports):
+//   executables (mnemonic derive sign-hash sign-tx keystore scan-blocks card-info; keycard-sim)
+//   → WalletCardCLI → WalletCLI → WalletRecords (the record runtime)
+//   → chain modules Monero, Zcash, Bitcoin (socket code apart: MoneroNode, ZcashLightwalletd,
+//     BitcoinNode, over NodeHTTP), Ethereum → WalletScan (the engine) → WalletKeys,
+//     WalletKeyStore, WalletCard (+ KeycardSimulator), WalletQR → WalletCore
+//   → C targets: CSodium CSecp256k1 CZstd CPCSCLite CQREncode CSQLite COpenSSL CBlake2 (Debian),
+//     CProcess CCurveBatch CSHA256 (ours).
+//   Benchmarks (BenchSupport, *-bench), satchel-ctime, satchel-fuzz and SatchelTestSupport sit beside.
 import PackageDescription
 
 /// One system-library target per C library, found with pkg-config; the hint names the Debian package.
@@ -92,40 +101,45 @@ let package = Package(
         .target(name: "WalletKeyStore", dependencies: ["CSodium", "WalletCore"]),
         .target(name: "WalletCard", dependencies: ["COpenSSL", "CSodium", "CPCSCLite", "WalletCore"], swiftSettings: optimizedInDebug),
         .target(name: "WalletCardCLI", dependencies: [
-            "WalletCard", "WalletCLI", "Bitcoin", "WalletKeyStore", "WalletKeys", "WalletCore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "WalletCard", "WalletCLI", "WalletRecords", "Bitcoin", "WalletKeyStore", "WalletKeys", "WalletCore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .target(name: "KeycardSimulator", dependencies: ["WalletCard", "WalletKeys", "WalletCore"], swiftSettings: optimizedInDebug),
         .target(name: "WalletQR", dependencies: ["CQREncode", "WalletCore"]),
+        // The record runtime every tool shares: the JSON Lines pipeline, streams, secret input,
+        // record errors and exit statuses, and the key-file and key-store options. No chain.
+        .target(name: "WalletRecords", dependencies: [
+            "CProcess", "WalletCore", "WalletKeys", "WalletKeyStore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
         .target(name: "WalletCLI", dependencies: [
-            "CProcess", "WalletCore", "WalletKeys", "WalletQR", "WalletScan", "Monero", "Zcash", "Bitcoin", "Ethereum", "WalletKeyStore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "WalletRecords", "WalletCore", "WalletKeys", "WalletQR", "WalletScan", "Monero", "Zcash", "Bitcoin", "Ethereum", "WalletKeyStore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
         .executableTarget(name: "mnemonic", dependencies: [
-            "WalletCLI", "WalletCardCLI", "WalletKeys", "WalletCore",
+            "WalletCLI", "WalletRecords", "WalletCardCLI", "WalletKeys", "WalletCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "derive", dependencies: [
-            "WalletCLI", "WalletCardCLI", "WalletKeys", "WalletCore",
+            "WalletCLI", "WalletRecords", "WalletCardCLI", "WalletKeys", "WalletCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "sign-hash", dependencies: [
-            "WalletCLI", "WalletCardCLI", "WalletKeys", "WalletCore",
+            "WalletCLI", "WalletRecords", "WalletCardCLI", "WalletKeys", "WalletCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "sign-tx", dependencies: [
-            "WalletCLI", "WalletCardCLI", "Bitcoin", "WalletKeys", "WalletCore",
+            "WalletCLI", "WalletRecords", "WalletCardCLI", "Bitcoin", "WalletKeys", "WalletCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "keystore", dependencies: [
-            "WalletCLI", "WalletKeyStore", "WalletCore",
+            "WalletCLI", "WalletRecords", "WalletKeyStore", "WalletCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "scan-blocks", dependencies: [
-            "WalletCLI", "WalletScan", "Bitcoin", "BitcoinNode", "Monero", "MoneroNode", "Zcash", "ZcashLightwalletd", "WalletKeys", "WalletCore",
+            "WalletCLI", "WalletRecords", "WalletScan", "Bitcoin", "BitcoinNode", "Monero", "MoneroNode", "Zcash", "ZcashLightwalletd", "WalletKeys", "WalletCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "card-info", dependencies: [
-            "WalletCLI", "WalletCard", "WalletCardCLI", "WalletKeys", "WalletCore",
+            "WalletCLI", "WalletRecords", "WalletCard", "WalletCardCLI", "WalletKeys", "WalletCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "keycard-sim", dependencies: ["KeycardSimulator"]),
@@ -140,7 +154,7 @@ let package = Package(
         // Every parser's libFuzzer target (docs/RELIABILITY.md). A plain build replays inputs;
         // `make fuzz` builds it apart (.build-fuzz) with -sanitize=fuzzer,address -DFUZZING.
         .executableTarget(name: "satchel-fuzz", dependencies: [
-            "WalletCLI", "WalletKeys", "WalletCore", "Monero", "Zcash", "Bitcoin", "Ethereum", "WalletCard", "WalletKeyStore",
+            "WalletCLI", "WalletRecords", "WalletKeys", "WalletCore", "Monero", "Zcash", "Bitcoin", "Ethereum", "WalletCard", "WalletKeyStore",
         ], path: "Fuzz", exclude: ["corpus", "make-seeds.py"]),
 
         .target(name: "SatchelTestSupport", path: "Tests/SatchelTestSupport"),
@@ -154,8 +168,8 @@ let package = Package(
         .testTarget(name: "BitcoinTests", dependencies: ["Bitcoin", "CSHA256", "WalletScan", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "ZcashLightwalletdTests", dependencies: ["ZcashLightwalletd"]),
         .testTarget(name: "MoneroNodeTests", dependencies: ["MoneroNode", "NodeHTTP", "WalletScan", "WalletCore", "SatchelTestSupport"]),
-        .testTarget(name: "WalletCardTests", dependencies: ["WalletCard", "WalletCardCLI", "WalletCLI", "KeycardSimulator", "Bitcoin", "Ethereum", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
-        .testTarget(name: "WalletCLITests", dependencies: ["WalletCLI", "WalletKeys", "WalletQR", "WalletScan", "Monero", "WalletCore", "Bitcoin", "SatchelTestSupport"]),
+        .testTarget(name: "WalletCardTests", dependencies: ["WalletCard", "WalletCardCLI", "WalletCLI", "WalletRecords", "KeycardSimulator", "Bitcoin", "Ethereum", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
+        .testTarget(name: "WalletCLITests", dependencies: ["WalletCLI", "WalletRecords", "WalletKeys", "WalletQR", "WalletScan", "Monero", "WalletCore", "Bitcoin", "SatchelTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["SatchelTestSupport", "Bitcoin", "WalletKeys", "WalletCore"]),
     ]
 )

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import WalletCLI
 import WalletCore
+import WalletRecords
 
 /// JSON Lines: the line reader, the JSON parser and writer, and a whole record pipeline.
 enum RecordTargets {

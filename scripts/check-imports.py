@@ -122,6 +122,19 @@ def main(argv):
             print(f"{name}: declared but not imported: {', '.join(unused) or '-'}; imported but not declared: {', '.join(undeclared) or '-'}")
         else:
             print(f"{name}: {len(deps)} dependencies, each imported" + (f" ({', '.join(sorted(keep))} link-only)" if keep else ""))
+    # The layering comment at the top of Package.swift names every module that is not a test.
+    try:
+        with open("Package.swift") as f:
+            header = "".join(l for l in f.read().split("import PackageDescription")[0].splitlines(True) if l.startswith("//"))
+    except OSError:
+        header = None
+    if header is not None:
+        words = set(re.findall(r"[A-Za-z0-9_-]+", header))
+        unnamed = sorted(n for n, t in targets.items() if t["type"] != "test"
+                         and n not in words and not (n.endswith("-bench") and "*-bench" in header))
+        if unnamed:
+            problems += 1
+            print(f"Package.swift: the layering comment does not name {', '.join(unnamed)}")
     if problems:
         print(f"check-imports: {problems} target(s) whose imports and Package.swift disagree", file=sys.stderr)
         return 1

@@ -1,5 +1,6 @@
 import Monero
 import WalletCore
+import WalletKeyStore
 import WalletKeys
 
 /// What a derive or sign request starts from, once read from a record.

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import WalletCore
 import WalletQR
+import WalletRecords
 
 /// Where --qr and --qr-dir put an address's QR code.
 public struct QRSink {

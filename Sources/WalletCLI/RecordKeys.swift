@@ -1,6 +1,7 @@
 import Monero
 import WalletCore
 import WalletKeys
+import WalletRecords
 
 /// Reads the key material of one record.
 public struct RecordKeys: Sendable {

@@ -1,5 +1,6 @@
 import WalletCore
 import WalletKeys
+import WalletRecords
 
 /// The signing key of a run, and the keys derived from it, each derived once per path (sign-hash's
 /// and sign-tx's). `cacheable` is false for a key a record brought itself:

@@ -1,41 +1,10 @@
 import WalletCore
+import WalletKeyStore
 import WalletKeys
 import Zcash
+import WalletRecords
 
-/// What a Zcash key-store entry holds: a seed (its BIP39 passphrase applied), or a viewing
-/// key under its record field name (ufvk, uivk, extended_full_viewing_key).
-public enum ZcashKeyMaterial: Sendable {
-    case seed(SecureBytes)
-    case viewingKey(field: String, text: String)
-
-    /// The entry payload: tag 1 and the seed, or tag 2 and the key's text.
-    public var payload: SecureBytes {
-        switch self {
-        case .seed(let seed): return SecureBytes([1] + seed.bytes)
-        case .viewingKey(_, let text): return SecureBytes([2] + Array(text.utf8))
-        }
-    }
-
-    public init?(payload: SecureBytes) {
-        let raw = payload.bytes
-        switch raw.first {
-        case 1 where raw.count > 1: self = .seed(SecureBytes(raw.dropFirst()))
-        case 2:
-            let text = String(decoding: raw.dropFirst(), as: UTF8.self)
-            guard let field = Self.field(of: text) else { return nil }
-            self = .viewingKey(field: field, text: text)
-        default: return nil
-        }
-    }
-
-    /// The record field a viewing key goes in, from its prefix.
-    public static func field(of text: String) -> String? {
-        if text.hasPrefix("uview") { return "ufvk" }
-        if text.hasPrefix("uivk") { return "uivk" }
-        if text.hasPrefix("zxview") { return "extended_full_viewing_key" }
-        return nil
-    }
-
+extension ZcashKeyMaterial {
     /// The network a viewing key is for, from its prefix.
     public static func network(of text: String) -> ZcashNetwork {
         ["uviewtest", "uivktest", "zxviewtestsapling"].contains { text.hasPrefix($0) } ? .test : .main

@@ -5,6 +5,7 @@ import WalletCLI
 import WalletCore
 import WalletKeyStore
 import WalletKeys
+import WalletRecords
 
 /// `card-info info`: every reader (or the chosen one) and what its card says — a Keycard's
 /// SELECT information, and with a pairing its GET STATUS — one record each.

@@ -3,6 +3,7 @@ import WalletCard
 import WalletCLI
 import WalletCore
 import WalletKeys
+import WalletRecords
 
 /// --card and what it needs: the pairing, the reader, the PIN.
 public struct CardKeyOptions: ParsableArguments {

@@ -4,6 +4,7 @@ import WalletCard
 import WalletCLI
 import WalletCore
 import WalletKeyStore
+import WalletRecords
 
 /// --reader and --wait: which card. Without --reader, the reader whose card answers the
 /// Keycard SELECT — never simply the first card present.

@@ -5,6 +5,7 @@ import WalletCLI
 import WalletCore
 import WalletKeyStore
 import WalletKeys
+import WalletRecords
 
 /// What a command on a paired card needs: the reader, the pairing (in the key store) and
 /// the credentials record.

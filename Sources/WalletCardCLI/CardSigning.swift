@@ -2,6 +2,7 @@ import WalletCard
 import WalletCLI
 import WalletCore
 import WalletKeys
+import WalletRecords
 
 extension CardKeys {
     /// Signs a record's hash on the card (ECDSA): at the record's path or `path`, with

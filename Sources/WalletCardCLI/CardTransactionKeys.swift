@@ -3,6 +3,7 @@ import WalletCard
 import WalletCLI
 import WalletCore
 import WalletKeys
+import WalletRecords
 
 /// The card as sign-tx's Ethereum key source: the public key at a path (the summary's `from`)
 /// and an ECDSA signature there, made by the card on the hash sign-tx built.

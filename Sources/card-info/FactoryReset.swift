@@ -1,6 +1,7 @@
 import ArgumentParser
 import WalletCardCLI
 import WalletCLI
+import WalletRecords
 
 struct FactoryReset: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "factory-reset", abstract: "Wipe keys, PINs and pairings (needs --confirm).")

@@ -1,6 +1,7 @@
 import ArgumentParser
 import WalletCardCLI
 import WalletCLI
+import WalletRecords
 
 struct Info: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "info", abstract: "Readers, cards and what each Keycard says (default).")

@@ -1,6 +1,7 @@
 import ArgumentParser
 import WalletCardCLI
 import WalletCLI
+import WalletRecords
 
 struct Initialize: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "init", abstract: "Set PIN, PUK, duress PIN and pairing password on a new card (INIT, 58-byte form).")

@@ -2,6 +2,7 @@ import ArgumentParser
 import WalletCardCLI
 import WalletCLI
 import WalletCore
+import WalletRecords
 
 struct LoadKey: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "load-key",

@@ -1,6 +1,7 @@
 import ArgumentParser
 import WalletCardCLI
 import WalletCLI
+import WalletRecords
 
 struct Pair: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Pair with the card and keep the pairing in the key store (never printed).")

@@ -1,6 +1,7 @@
 import ArgumentParser
 import WalletCardCLI
 import WalletCLI
+import WalletRecords
 
 struct UnblockPIN: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "unblock-pin", abstract: "Unblock a blocked PIN with the PUK (credentials: puk, new_pin).")

@@ -2,6 +2,7 @@ import ArgumentParser
 import WalletCardCLI
 import WalletCLI
 import WalletCore
+import WalletRecords
 
 extension DeriveCommand {
     struct Account: ParsableCommand {

@@ -3,6 +3,7 @@ import WalletCardCLI
 import WalletCLI
 import WalletCore
 import WalletKeys
+import WalletRecords
 
 extension DeriveCommand {
     struct Discover: ParsableCommand {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import WalletCLI
 import WalletKeyStore
+import WalletRecords
 
 extension KeyStoreCommand {
     struct Add: ParsableCommand {

@@ -3,6 +3,7 @@ import WalletCLI
 import WalletCore
 #if canImport(Glibc)
 import Glibc
+import WalletRecords
 #endif
 
 extension KeyStoreCommand {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import WalletCLI
+import WalletRecords
 
 @main
 struct KeyStoreCommand: ParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import WalletCLI
 import WalletCore
+import WalletRecords
 
 extension KeyStoreCommand {
     struct List: ParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import WalletCLI
 import WalletKeys
+import WalletRecords
 
 extension MnemonicCommand {
     struct FromEntropy: ParsableCommand {

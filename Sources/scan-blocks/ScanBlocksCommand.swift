@@ -9,6 +9,7 @@ import WalletKeys
 import WalletScan
 import Zcash
 import ZcashLightwalletd
+import WalletRecords
 
 @main
 struct ScanBlocksCommand: ParsableCommand {

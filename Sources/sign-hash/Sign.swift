@@ -3,6 +3,7 @@ import WalletCardCLI
 import WalletCLI
 import WalletCore
 import WalletKeys
+import WalletRecords
 
 extension SignHashCommand {
     struct Sign: ParsableCommand {

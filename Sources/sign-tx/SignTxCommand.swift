@@ -4,6 +4,7 @@ import WalletCardCLI
 import WalletCLI
 import WalletCore
 import WalletKeys
+import WalletRecords
 
 @main
 struct SignTxCommand: ParsableCommand {

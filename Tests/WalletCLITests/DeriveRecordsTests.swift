@@ -4,6 +4,7 @@ import WalletCore
 import WalletKeys
 import WalletQR
 import XCTest
+import WalletRecords
 
 /// derive's records, made from the library as derive makes them: BIP84's test vectors.
 final class DeriveRecordsTests: XCTestCase {

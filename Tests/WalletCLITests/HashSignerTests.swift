@@ -4,6 +4,7 @@ import WalletCLI
 import WalletCore
 import WalletKeys
 import XCTest
+import WalletRecords
 
 /// sign-hash's records at their library home: signing (RFC 6979 vectors, the BIP44 Ethereum key
 /// of "abandon … about"), verification and recovery.

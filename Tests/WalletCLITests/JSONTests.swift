@@ -1,6 +1,7 @@
 import XCTest
 @testable import WalletCLI
 import WalletCore
+@testable import WalletRecords
 
 final class JSONTests: XCTestCase {
     private func parse(_ text: String) throws -> JSONObject { try JSONParser.parseObject(Array(text.utf8)) }

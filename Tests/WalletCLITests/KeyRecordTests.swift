@@ -2,6 +2,7 @@ import WalletCLI
 import WalletCore
 import WalletKeys
 import XCTest
+import WalletRecords
 
 /// What a key record says of its key, and how a typed line becomes a record.
 final class KeyRecordTests: XCTestCase {

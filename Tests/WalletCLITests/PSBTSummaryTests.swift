@@ -4,6 +4,7 @@ import WalletCLI
 import WalletCore
 import WalletKeys
 import XCTest
+import WalletRecords
 
 /// sign-tx's PSBT summary (#42): figures that trapped or overstated.
 final class PSBTSummaryTests: XCTestCase {

@@ -5,6 +5,7 @@ import WalletCore
 import WalletKeys
 import WalletScan
 import XCTest
+import WalletRecords
 
 /// scan-blocks' pieces at their library home: the wallets file, event records, the progress bar.
 final class ScanRecordsTests: XCTestCase {

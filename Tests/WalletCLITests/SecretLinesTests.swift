@@ -1,6 +1,7 @@
 import Foundation
 import WalletCLI
 import XCTest
+import WalletRecords
 
 /// A secret file read a line at a time (a --wallets file): no size limit, the same checks as
 /// a whole secret file, each line's own limit.

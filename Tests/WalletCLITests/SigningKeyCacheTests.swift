@@ -2,6 +2,7 @@ import WalletCLI
 import WalletCore
 import WalletKeys
 import XCTest
+import WalletRecords
 
 /// The signing key cache sign-hash (and the transaction signer) derive their keys through.
 final class SigningKeyCacheTests: XCTestCase {

@@ -8,6 +8,7 @@ import WalletKeys
 import XCTest
 @testable import KeycardSimulator
 @testable import WalletCard
+import WalletRecords
 
 /// sign-tx's card key sources against the software key of the same phrase, in process: the
 /// simulated applet signs with RFC 6979 nonces, so a PSBT and an Ethereum transaction signed

@@ -1,7 +1,9 @@
 import Monero
 import WalletCore
+import WalletKeyStore
 import WalletKeys
 import Zcash
+import WalletRecords
 
 /// `derive account`'s record for each key record: an account's extended public key,
 /// fingerprints and descriptors (BIP32), primary address and keys (Monero), or viewing keys

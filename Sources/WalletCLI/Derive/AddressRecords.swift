@@ -1,7 +1,9 @@
 import Monero
 import WalletCore
+import WalletKeyStore
 import WalletKeys
 import Zcash
+import WalletRecords
 
 /// A key held outside this process (a Keycard): public keys by path, and private keys where
 /// the device lets them out. Paths are absolute, below m.

@@ -1,8 +1,10 @@
 import ArgumentParser
 import Monero
 import WalletCore
+import WalletKeyStore
 import WalletKeys
 import Zcash
+import WalletRecords
 
 /// Coin, network, script and path choices: derive's subcommands share them.
 public struct ChainOptions: ParsableArguments {

@@ -1,6 +1,7 @@
 import Foundation
 import WalletCore
 import WalletKeys
+import WalletRecords
 
 /// `derive discover`: BIP44 account discovery from a master key against a set of used
 /// addresses, as records — one per used account and a final "discovery" record.

@@ -3,6 +3,7 @@ import Foundation
 import Monero
 import WalletCore
 import WalletKeys
+import WalletRecords
 
 /// --scheme and --language, shared by every subcommand.
 public struct SchemeOptions: ParsableArguments {

@@ -5,6 +5,7 @@ import WalletCore
 import WalletKeys
 import WalletKeyStore
 import WalletScan
+import WalletRecords
 
 /// Bitcoin-family wallets: BIP39 entries and records (accounts discovered), extended public
 /// keys (xpub/ypub/zpub and the test forms, one account), and output descriptors.

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import WalletCore
 import WalletScan
+import WalletRecords
 
 /// Event records: the engine's events in the chain's words, with the wallet's name.
 public enum EventRecords {

@@ -1,6 +1,7 @@
 import Foundation
 import WalletCore
 import WalletScan
+import WalletRecords
 
 /// scan-blocks' run over any chain: the Wallet Initializer (state, birthdays, locks), the
 /// synchronizer, events to stdout, and --follow's polling.

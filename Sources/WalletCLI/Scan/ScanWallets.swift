@@ -7,6 +7,7 @@ import WalletKeys
 import WalletKeyStore
 import WalletScan
 import Zcash
+import WalletRecords
 
 /// A wallet to scan, as given: its name in events (nil for one unnamed wallet), its chain's
 /// scanner, and its own birthday (key-store entry, key record).

@@ -1,6 +1,7 @@
 import WalletCore
 #if canImport(Glibc)
 import Glibc
+import WalletRecords
 #endif
 
 /// sign-tx's refusals that are no fault of the record's bytes.

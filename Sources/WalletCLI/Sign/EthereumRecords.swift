@@ -1,6 +1,7 @@
 import Ethereum
 import WalletCore
 import WalletKeys
+import WalletRecords
 
 /// sign-tx's Ethereum records: a transaction (`eth_tx`), a personal message (`message`,
 /// `message_hex`) or EIP-712 typed data (`typed_data`). Each gives a summary of what is signed

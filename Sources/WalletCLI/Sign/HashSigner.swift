@@ -2,6 +2,7 @@ import ArgumentParser
 import Monero
 import WalletCore
 import WalletKeys
+import WalletRecords
 
 /// Which signature sign-hash makes.
 public enum SigningScheme: String, CaseIterable, Sendable, ExpressibleByArgument {

@@ -3,6 +3,7 @@ import Bitcoin
 import Foundation
 import WalletCore
 import WalletKeys
+import WalletRecords
 
 /// sign-tx's options for PSBTs.
 public struct PSBTOptions: ParsableArguments {

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import WalletCore
 import WalletKeys
+import WalletKeyStore
 
 /// Where an error happened, for the error record and the stderr line.
 public struct RecordLocation: Sendable {
