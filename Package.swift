@@ -3,7 +3,8 @@
 // Layering (arrows point down only; docs/ARCHITECTURE.md draws it; scripts/check-imports.py holds
 // each target to its imports):
 //   executables (mnemonic derive sign-hash sign-tx keystore scan-blocks card-info; keycard-sim)
-//   → WalletCardCLI → WalletCLI → WalletRecords (the record runtime)
+//   → per-job libraries DeriveRecords, SigningRecords, ScanRecords, MnemonicRecords → WalletCardCLI
+//   → KeySources → WalletRecords (the record runtime)
 //   → chain modules Monero, Zcash, Bitcoin (socket code apart: MoneroNode, ZcashLightwalletd,
 //     BitcoinNode, over NodeHTTP), Ethereum → WalletScan (the engine) → WalletKeys,
 //     WalletKeyStore, WalletCard (+ KeycardSimulator), WalletQR → WalletCore
@@ -35,7 +36,6 @@ let package = Package(
         .executable(name: "scan-blocks", targets: ["scan-blocks"]),
         .executable(name: "card-info", targets: ["card-info"]),
         .library(name: "WalletKeys", targets: ["WalletKeys"]),
-        .library(name: "WalletCLI", targets: ["WalletCLI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
@@ -101,7 +101,7 @@ let package = Package(
         .target(name: "WalletKeyStore", dependencies: ["CSodium", "WalletCore"]),
         .target(name: "WalletCard", dependencies: ["COpenSSL", "CSodium", "CPCSCLite", "WalletCore"], swiftSettings: optimizedInDebug),
         .target(name: "WalletCardCLI", dependencies: [
-            "WalletCard", "WalletCLI", "WalletRecords", "Bitcoin", "WalletKeyStore", "WalletKeys", "WalletCore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "WalletCard", "WalletRecords", "WalletKeyStore", "WalletKeys", "WalletCore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .target(name: "KeycardSimulator", dependencies: ["WalletCard", "WalletKeys", "WalletCore"], swiftSettings: optimizedInDebug),
         .target(name: "WalletQR", dependencies: ["CQREncode", "WalletCore"]),
@@ -110,36 +110,54 @@ let package = Package(
         .target(name: "WalletRecords", dependencies: [
             "CProcess", "WalletCore", "WalletKeys", "WalletKeyStore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        .target(name: "WalletCLI", dependencies: [
-            "WalletRecords", "WalletCore", "WalletKeys", "WalletQR", "WalletScan", "Monero", "Zcash", "Bitcoin", "Ethereum", "WalletKeyStore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        // Each tool's logic, a library per job, over the runtime: keys from records and the key
+        // store (KeySources), phrases (MnemonicRecords), keys and addresses (DeriveRecords),
+        // signing (SigningRecords), scanning (ScanRecords); cards in WalletCardCLI.
+        .target(name: "KeySources", dependencies: [
+            "WalletRecords", "WalletCore", "WalletKeys", "WalletKeyStore", "WalletScan", "Monero", "Zcash", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .target(name: "MnemonicRecords", dependencies: [
+            "WalletRecords", "WalletCore", "WalletKeys", "Monero", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .target(name: "DeriveRecords", dependencies: [
+            "KeySources", "WalletCardCLI", "WalletRecords", "WalletCore", "WalletKeys", "WalletKeyStore", "WalletQR", "Monero", "Zcash",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .target(name: "SigningRecords", dependencies: [
+            "KeySources", "WalletCardCLI", "WalletCard", "WalletRecords", "WalletCore", "WalletKeys", "Monero", "Bitcoin", "Ethereum",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .target(name: "ScanRecords", dependencies: [
+            "KeySources", "WalletRecords", "WalletCore", "WalletKeys", "WalletKeyStore", "WalletScan", "Monero", "Zcash", "Bitcoin",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
         .executableTarget(name: "mnemonic", dependencies: [
-            "WalletCLI", "WalletRecords", "WalletCardCLI", "WalletKeys", "WalletCore",
+            "MnemonicRecords", "KeySources", "WalletRecords", "WalletCardCLI", "WalletKeys", "WalletCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "derive", dependencies: [
-            "WalletCLI", "WalletRecords", "WalletCardCLI", "WalletKeys", "WalletCore",
+            "DeriveRecords", "KeySources", "WalletRecords", "WalletCardCLI", "WalletKeys", "WalletCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "sign-hash", dependencies: [
-            "WalletCLI", "WalletRecords", "WalletCardCLI", "WalletKeys", "WalletCore",
+            "SigningRecords", "KeySources", "WalletRecords", "WalletCardCLI", "WalletKeys", "WalletCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "sign-tx", dependencies: [
-            "WalletCLI", "WalletRecords", "WalletCardCLI", "Bitcoin", "WalletKeys", "WalletCore",
+            "SigningRecords", "KeySources", "WalletRecords", "WalletCardCLI", "Bitcoin", "WalletKeys", "WalletCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "keystore", dependencies: [
-            "WalletCLI", "WalletRecords", "WalletKeyStore", "WalletCore",
+            "KeySources", "WalletRecords", "WalletKeyStore", "WalletCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "scan-blocks", dependencies: [
-            "WalletCLI", "WalletRecords", "WalletScan", "Bitcoin", "BitcoinNode", "Monero", "MoneroNode", "Zcash", "ZcashLightwalletd", "WalletKeys", "WalletCore",
+            "ScanRecords", "KeySources", "WalletRecords", "WalletScan", "Bitcoin", "BitcoinNode", "Monero", "MoneroNode", "Zcash", "ZcashLightwalletd", "WalletKeys", "WalletCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "card-info", dependencies: [
-            "WalletCLI", "WalletRecords", "WalletCard", "WalletCardCLI", "WalletKeys", "WalletCore",
+            "KeySources", "WalletRecords", "WalletCard", "WalletCardCLI", "WalletKeys", "WalletCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "keycard-sim", dependencies: ["KeycardSimulator"]),
@@ -154,7 +172,7 @@ let package = Package(
         // Every parser's libFuzzer target (docs/RELIABILITY.md). A plain build replays inputs;
         // `make fuzz` builds it apart (.build-fuzz) with -sanitize=fuzzer,address -DFUZZING.
         .executableTarget(name: "satchel-fuzz", dependencies: [
-            "WalletCLI", "WalletRecords", "WalletKeys", "WalletCore", "Monero", "Zcash", "Bitcoin", "Ethereum", "WalletCard", "WalletKeyStore",
+            "KeySources", "DeriveRecords", "ScanRecords", "WalletRecords", "WalletKeys", "WalletCore", "Monero", "Zcash", "Bitcoin", "Ethereum", "WalletCard", "WalletKeyStore",
         ], path: "Fuzz", exclude: ["corpus", "make-seeds.py"]),
 
         .target(name: "SatchelTestSupport", path: "Tests/SatchelTestSupport"),
@@ -168,8 +186,8 @@ let package = Package(
         .testTarget(name: "BitcoinTests", dependencies: ["Bitcoin", "CSHA256", "WalletScan", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "ZcashLightwalletdTests", dependencies: ["ZcashLightwalletd"]),
         .testTarget(name: "MoneroNodeTests", dependencies: ["MoneroNode", "NodeHTTP", "WalletScan", "WalletCore", "SatchelTestSupport"]),
-        .testTarget(name: "WalletCardTests", dependencies: ["WalletCard", "WalletCardCLI", "WalletCLI", "WalletRecords", "KeycardSimulator", "Bitcoin", "Ethereum", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
-        .testTarget(name: "WalletCLITests", dependencies: ["WalletCLI", "WalletRecords", "WalletKeys", "WalletQR", "WalletScan", "Monero", "WalletCore", "Bitcoin", "SatchelTestSupport"]),
+        .testTarget(name: "WalletCardTests", dependencies: ["WalletCard", "WalletCardCLI", "SigningRecords", "DeriveRecords", "KeySources", "WalletRecords", "KeycardSimulator", "Bitcoin", "Ethereum", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
+        .testTarget(name: "ToolRecordsTests", dependencies: ["KeySources", "MnemonicRecords", "DeriveRecords", "SigningRecords", "ScanRecords", "WalletRecords", "WalletKeys", "WalletQR", "WalletScan", "Monero", "WalletCore", "Bitcoin", "SatchelTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["SatchelTestSupport", "Bitcoin", "WalletKeys", "WalletCore"]),
     ]
 )

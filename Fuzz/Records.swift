@@ -1,7 +1,9 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import WalletCLI
+import DeriveRecords
+import KeySources
+import ScanRecords
 import WalletCore
 import WalletRecords
 

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import WalletCard
-import WalletCLI
 import WalletCore
 import WalletKeyStore
 import WalletKeys

@@ -1,6 +1,5 @@
 import ArgumentParser
 import WalletCardCLI
-import WalletCLI
 import WalletRecords
 
 struct Initialize: ParsableCommand {

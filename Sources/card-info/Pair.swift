@@ -1,6 +1,6 @@
 import ArgumentParser
 import WalletCardCLI
-import WalletCLI
+import KeySources
 import WalletRecords
 
 struct Pair: ParsableCommand {

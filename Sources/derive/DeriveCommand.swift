@@ -1,5 +1,6 @@
 import ArgumentParser
-import WalletCLI
+import KeySources
+import WalletCardCLI
 import WalletRecords
 
 @main

@@ -1,6 +1,7 @@
 import ArgumentParser
 import WalletCardCLI
-import WalletCLI
+import DeriveRecords
+import KeySources
 import WalletCore
 import WalletKeys
 import WalletRecords

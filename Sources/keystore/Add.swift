@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import WalletCLI
+import KeySources
 import WalletKeyStore
 import WalletRecords
 

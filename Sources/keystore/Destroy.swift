@@ -1,5 +1,5 @@
 import ArgumentParser
-import WalletCLI
+import KeySources
 import WalletCore
 #if canImport(Glibc)
 import Glibc

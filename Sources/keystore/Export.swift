@@ -1,5 +1,5 @@
 import ArgumentParser
-import WalletCLI
+import KeySources
 import WalletRecords
 
 extension KeyStoreCommand {

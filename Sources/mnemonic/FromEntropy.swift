@@ -1,5 +1,5 @@
 import ArgumentParser
-import WalletCLI
+import MnemonicRecords
 import WalletKeys
 import WalletRecords
 

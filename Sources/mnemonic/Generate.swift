@@ -1,9 +1,10 @@
 import ArgumentParser
 import Foundation
 import WalletCardCLI
-import WalletCLI
+import MnemonicRecords
 import WalletCore
 import WalletKeys
+import KeySources
 import WalletRecords
 
 extension MnemonicCommand {

@@ -1,5 +1,5 @@
 import ArgumentParser
-import WalletCLI
+import WalletCardCLI
 import WalletRecords
 
 @main

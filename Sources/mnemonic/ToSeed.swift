@@ -1,5 +1,6 @@
 import ArgumentParser
-import WalletCLI
+import MnemonicRecords
+import WalletCardCLI
 import WalletCore
 import WalletRecords
 

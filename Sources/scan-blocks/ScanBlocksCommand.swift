@@ -1,7 +1,8 @@
 import ArgumentParser
 import Bitcoin
 import BitcoinNode
-import WalletCLI
+import KeySources
+import ScanRecords
 import Monero
 import MoneroNode
 import WalletCore

@@ -1,6 +1,7 @@
 import ArgumentParser
 import WalletCardCLI
-import WalletCLI
+import KeySources
+import SigningRecords
 import WalletCore
 import WalletKeys
 import WalletRecords

@@ -1,5 +1,7 @@
 import ArgumentParser
-import WalletCLI
+import KeySources
+import SigningRecords
+import WalletCardCLI
 import WalletRecords
 
 @main

@@ -1,5 +1,6 @@
 import ArgumentParser
-import WalletCLI
+import KeySources
+import SigningRecords
 import WalletKeys
 import WalletRecords
 

@@ -1,7 +1,8 @@
 import ArgumentParser
 import Bitcoin
 import WalletCardCLI
-import WalletCLI
+import KeySources
+import SigningRecords
 import WalletCore
 import WalletKeys
 import WalletRecords

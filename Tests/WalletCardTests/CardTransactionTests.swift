@@ -2,7 +2,9 @@ import Bitcoin
 import Ethereum
 import SatchelTestSupport
 import WalletCardCLI
-import WalletCLI
+import DeriveRecords
+import KeySources
+import SigningRecords
 import WalletCore
 import WalletKeys
 import XCTest

@@ -1,0 +1,63 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import WalletCore
+import WalletQR
+import WalletRecords
+import KeySources
+
+/// Where --qr and --qr-dir put an address's QR code.
+public struct QRSink {
+    /// mkdir -p: the directory and its missing parents (QR images of addresses are not secret).
+    public static func makeDirectory(_ path: String) -> Bool {
+        var prefix = path.hasPrefix("/") ? "" : "."
+        for part in path.split(separator: "/") {
+            prefix += "/" + part
+            if mkdir(prefix, 0o755) != 0 && errno != EEXIST { return false }
+        }
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+    }
+
+    let terminal: OutputStream?
+    let directory: String?
+    let format: String
+
+    /// `terminal`: draw on /dev/tty (--qr); `directory`: write images there (--qr-dir),
+    /// made if missing; `format`: png or svg.
+    public init(terminal: Bool, directory: String?, format: String) throws(CLIError) {
+        if terminal {
+            let fd = open("/dev/tty", O_WRONLY | O_CLOEXEC)
+            guard fd >= 0 else { throw .usage("--qr needs a terminal (/dev/tty); use --qr-dir for image files") }
+            self.terminal = OutputStream(fd: fd)
+        } else {
+            self.terminal = nil
+        }
+        if let directory, !Self.makeDirectory(directory) {
+            throw .cannotOpen(path: directory, reason: "cannot create the directory: \(String(cString: strerror(errno)))")
+        }
+        self.directory = directory
+        self.format = format
+    }
+
+    /// Draws or writes the QR code of the record's address; adds "qr_file" for an image.
+    public func attach(_ record: JSONObject) throws(CLIError) -> JSONObject {
+        guard terminal != nil || directory != nil, let address = record["address"]?.stringValue else { return record }
+        let code: QRCode
+        do { code = try QRCode(text: address) } catch { return record }
+        var out = record
+        if let terminal {
+            try terminal.write(code.terminalText() + address + "\n\n")
+        }
+        if let directory {
+            let path = directory + "/" + address.replacingOccurrences(of: ":", with: "_") + "." + format
+            let bytes = format == "svg" ? Array(code.svg().utf8) : code.png()
+            let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            guard fd >= 0 else { throw .writeFailed(reason: "cannot create \(path): \(String(cString: strerror(errno)))") }
+            defer { close(fd) }
+            try OutputStream(fd: fd).write(bytes)
+            out["qr_file"] = .string(path)
+        }
+        return out
+    }
+}

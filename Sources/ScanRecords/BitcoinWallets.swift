@@ -1,0 +1,173 @@
+import ArgumentParser
+import Bitcoin
+import Foundation
+import WalletCore
+import WalletKeys
+import WalletKeyStore
+import WalletScan
+import WalletRecords
+import KeySources
+
+/// Bitcoin-family wallets: BIP39 entries and records (accounts discovered), extended public
+/// keys (xpub/ypub/zpub and the test forms, one account), and output descriptors.
+public struct BitcoinWalletReader<C: BitcoinFamily>: ScanWalletReader {
+    public let network: BitcoinNetwork
+    /// --coin-type: the SLIP-44 coin type a seed's accounts are derived under.
+    public let coinType: UInt32?
+    public let discovery: AccountDiscovery
+
+    public init(network: BitcoinNetwork, coinType: UInt32?, discovery: AccountDiscovery) {
+        (self.network, self.coinType, self.discovery) = (network, coinType, discovery)
+    }
+
+    public var keyRecordFields: String { "a BIP39 mnemonic or seed, an account's extended public key (xpub, ypub, zpub, …), or \"descriptors\"" }
+    public var blockSources: String { "--blocks FILE (JSON Lines of raw blocks)" }
+    public var notThisChain: String { "is not a \(C.name) wallet: give a BIP39 phrase or seed, an extended public key or descriptors" }
+
+    public func wallet(entry: KeyStoreEntry, name: String) throws -> (BitcoinScanner<C>, birthday: Int?) {
+        guard case .bip32(let key, let origin, let fromSeed) = try KeyStoreRecords.keySource(entry, bip39Passphrase: nil) else {
+            throw DerivationError.unsupported("entry '\(name)' \(notThisChain)")
+        }
+        return (try scanner(key, origin: origin, fromSeed: fromSeed, purpose: nil), entry.metadata.birthdays[C.coin])
+    }
+
+    public func wallet(record: JSONObject) throws -> BitcoinScanner<C>? {
+        if record["descriptors"] != nil || record["descriptor"] != nil {
+            let texts: [String]
+            if case .array(let items)? = record["descriptors"] {
+                texts = try items.map { item in
+                    guard case .string(let text) = item else { throw RecordError.wrongType(field: "descriptors", expected: "a list of strings", got: item.typeName) }
+                    return text
+                }
+            } else {
+                texts = [try record.string(record["descriptor"] != nil ? "descriptor" : "descriptors", expected: "a descriptor")]
+            }
+            let accounts = try texts.map { text in try checked(WatchAccount(try AccountDescriptor(parsing: text))) }
+            return try BitcoinScanner(accounts: accounts, network: network, discovery: discovery)
+        }
+        var scratch = record
+        guard case .bip32(let key, let origin, let fromSeed) = try RecordKeys(coin: C.coin, accountPath: nil, sharedPassphrase: nil).source(record, out: &scratch) else {
+            return nil
+        }
+        let purpose = try record.optionalInt("purpose", in: 0...Int(Int32.max)).map(UInt32.init)
+        return try scanner(key, origin: origin, fromSeed: fromSeed, purpose: purpose)
+    }
+
+    /// A seed's master key (discovery), or one account's key.
+    func scanner(_ key: ExtendedKey, origin: DerivationPath?, fromSeed: Bool, purpose: UInt32?) throws -> BitcoinScanner<C> {
+        if fromSeed { return BitcoinScanner(master: key, network: network, coinType: coinType, discovery: discovery) }
+        let implied = key.version.impliedScript
+        let asked = try purpose.map { number throws(DerivationError) -> ScriptKind in
+            guard let kind = ScriptKind.forPurpose(number) else { throw .unsupported("purpose \(number) is not 44, 49, 84 or 86") }
+            return kind
+        }
+        if let asked, let implied, asked != implied {
+            throw DerivationError.unsupported("a \(key.version.publicPrefix) key is for \(implied.rawValue) (purpose \(implied.purpose)), not purpose \(asked.purpose)")
+        }
+        guard let script = implied ?? asked else {
+            throw DerivationError.unsupported("an \(key.version.publicPrefix) key does not say which addresses it makes: give \"purpose\" (44 or 86) beside it, or a descriptor (pkh(…) or tr(…))")
+        }
+        guard key.depth > 0 else { throw DerivationError.unsupported("a master key is not an account key: give the seed, or the account's extended public key") }
+        let number = (origin?.components.last ?? key.childNumber) & ~DerivationPath.hardened
+        return try BitcoinScanner(accounts: [try checked(WatchAccount(script: script, number: number, path: origin, key: key))],
+                                  network: network, discovery: discovery)
+    }
+
+    /// An account key of the right network, for a script kind the chain has.
+    func checked(_ account: WatchAccount) throws -> WatchAccount {
+        guard account.key.version.testnet == network.coin.testnet else {
+            throw DerivationError.unsupported("the extended key is for \(account.key.version.testnet ? "a test" : "the main") network, not \(C.name) \(network.coin.network)")
+        }
+        guard network.coin.scripts.contains(account.script) else { throw DerivationError.unsupported("\(C.name) has no \(account.script.rawValue) addresses") }
+        return account
+    }
+}
+
+/// scan-blocks' options for --chain bitcoin and litecoin.
+public struct BitcoinScanOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("--chain bitcoin|litecoin: unused addresses watched past the last used one on each chain (BIP44: 20).", valueName: "n"))
+    public var gapLimit: UInt32 = 20
+
+    @Option(help: ArgumentHelp("--chain bitcoin|litecoin: the SLIP-44 coin type a seed's accounts use (default 0 Bitcoin, 2 Litecoin, 1 on test networks).", valueName: "n"))
+    public var coinType: UInt32?
+
+    @Option(help: ArgumentHelp("--chain bitcoin|litecoin with --blocks: mempool transactions, JSON Lines of txid and hex (plain or zstd).", valueName: "file"))
+    public var mempool: String?
+
+    @Option(help: ArgumentHelp("--chain bitcoin|litecoin with --node: the node's RPC cookie (default ~/.bitcoin/.cookie, ~/.litecoin/.cookie, in the network's directory).", valueName: "file"))
+    public var rpcCookie: String?
+
+    @Option(help: ArgumentHelp("--chain bitcoin|litecoin with --node: a file (mode 0600) holding user:password for the node's RPC.", valueName: "file"))
+    public var rpcCredentials: String?
+
+    public init() {}
+
+    public static let chains = ["bitcoin", "litecoin"]
+
+    public func validate(chain: String, network: String, node: String?) throws {
+        guard Self.chains.contains(chain) else {
+            if mempool != nil || coinType != nil || gapLimit != 20 || rpcCookie != nil || rpcCredentials != nil {
+                throw ValidationError("--gap-limit, --coin-type, --mempool, --rpc-cookie and --rpc-credentials go with --chain bitcoin or litecoin")
+            }
+            return
+        }
+        if node != nil && mempool != nil { throw ValidationError("--mempool goes with --blocks: with --node the node's mempool is read") }
+        if node == nil && (rpcCookie != nil || rpcCredentials != nil) { throw ValidationError("--rpc-cookie and --rpc-credentials go with --node") }
+        if rpcCookie != nil && rpcCredentials != nil { throw ValidationError("give --rpc-cookie or --rpc-credentials, not both") }
+        guard (1...AccountDiscovery.maxGap).contains(gapLimit) else { throw ValidationError("--gap-limit must be 1 to \(AccountDiscovery.maxGap)") }
+        if let coinType, coinType >= DerivationPath.hardened { throw ValidationError("--coin-type must be below 2^31") }
+        do throws(DerivationError) {
+            _ = chain == "bitcoin" ? try BitcoinNetwork(BitcoinMainChain.self, network: network) : try BitcoinNetwork(LitecoinChain.self, network: network)
+        } catch {
+            throw ValidationError("--network: " + error.message)
+        }
+    }
+
+    /// Scans Bitcoin-family wallets from `source` (nil: --blocks or the key store's word on
+    /// where blocks come from): `gather` reads them for the chain's reader.
+    public func run<C: BitcoinFamily>(_ chain: C.Type, network: BitcoinNetwork, source: (any BlockSource)?, scanRun: ScanRun, pipeline: RecordPipeline,
+                                      gather: (BitcoinWalletReader<C>) throws -> [GivenWallet<BitcoinScanner<C>>]) throws {
+        let reader = BitcoinWalletReader<C>(network: network, coinType: coinType, discovery: AccountDiscovery(gap: gapLimit))
+        let given = try gather(reader)
+        try scanRun.synchronize(pipeline, reader: reader, wallets: given, source: source)
+    }
+
+    /// --blocks as a source: JSON Lines of raw blocks (with --mempool FILE), or the node's
+    /// block files (a blocks directory, or one blk*.dat file), told apart by the first byte.
+    public func fileSource(blocks: String?, network: BitcoinNetwork) throws -> (any BlockSource)? {
+        guard let blocks else { return nil }
+        var isDirectory: ObjCBool = false
+        let exists = blocks != "-" && FileManager.default.fileExists(atPath: blocks, isDirectory: &isDirectory)
+        let binary = try exists && !isDirectory.boolValue && ByteStream.firstByte(of: blocks).map { $0 != UInt8(ascii: "{") } == true
+        if isDirectory.boolValue || binary {
+            if mempool != nil { throw CLIError.usage("--mempool goes with --blocks of JSON Lines; \(blocks) is block files") }
+            return try BitcoinBlockFileSource(path: blocks, magic: network.magic, proofOfWork: network.proofOfWork)
+        }
+        return try BitcoinRecordSource(path: blocks, mempoolPath: mempool)
+    }
+
+    /// How the node's RPC login is read, each time it is needed ("user:password"): from
+    /// --rpc-credentials (its owner's alone), --rpc-cookie, or the node's own cookie in its
+    /// default data directory. A cookie is read again when the node refuses the last one: the
+    /// node writes a new one when it restarts.
+    public func credentials(network: BitcoinNetwork) -> @Sendable () throws -> String {
+        if let rpcCredentials { return { try Self.login(rpcCredentials, isCookie: false) } }
+        if let rpcCookie { return { try Self.login(rpcCookie, isCookie: true) } }
+        let file = (ProcessInfo.processInfo.environment["HOME"] ?? "") + "/" + network.nodeDirectory + "/.cookie"
+        return {
+            guard FileManager.default.fileExists(atPath: file) else {
+                throw CLIError.usage("no RPC login for the node: there is no cookie at \(file); give the node's cookie with --rpc-cookie FILE (in its data directory), or a file of user:password with --rpc-credentials FILE")
+            }
+            return try Self.login(file, isCookie: true)
+        }
+    }
+
+    private static func login(_ file: String, isCookie: Bool) throws -> String {
+        let secret = try isCookie ? SecretInput.read(groupReadableFile: file) : SecretInput.read(.file(file))
+        let text = String(decoding: secret.bytes, as: UTF8.self)
+        guard let colon = text.firstIndex(of: ":"), colon != text.startIndex, !text.contains("\n") else {
+            throw CLIError.usage("\(file) does not hold one line user:password (as a node's .cookie does)")
+        }
+        return text
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import WalletCore
+import WalletScan
+import WalletRecords
+import KeySources
+
+/// scan-blocks' run over any chain: the Wallet Initializer (state, birthdays, locks), the
+/// synchronizer, events to stdout, and --follow's polling.
+public struct ScanRun {
+    /// --birthday: the first height for every wallet.
+    public var birthday: Int?
+    public var stateDirectory: String?
+    /// Forget what was scanned and start again from the birthday.
+    public var rescan = false
+    public var maxReorgDepth = 1_000
+    /// Poll for new blocks every `interval` seconds until stopped.
+    public var follow = false
+    public var interval: Double = 30
+    public var untilHeight: Int?
+    public var maxBlocks: Int?
+    /// Progress on stderr: auto, jsonl or none.
+    public var progress = "auto"
+
+    public init() {}
+
+    /// Scans `wallets` over `source`; a failure is the pipeline's error record and exit status.
+    /// What a pass could not read (mempool transactions, parts of blocks) is said on stderr,
+    /// block parts once per run.
+    public func synchronize<R: ScanWalletReader>(_ pipeline: RecordPipeline, reader: R, wallets given: [GivenWallet<R.Scanner>],
+                                                 source: (any BlockSource)?) throws {
+        typealias C = R.Scanner
+        do {
+            var initializer = WalletInitializer(birthday: birthday, stateDirectory: stateDirectory, source: source)
+            initializer.chainWords = .init(keyRecordFields: reader.keyRecordFields, blockSources: reader.blockSources)
+            initializer.wallets = given.map { WalletInitializer.Wallet(name: $0.name, stateName: $0.scanner.stateName, birthday: $0.birthday) }
+            let resolved = try initializer.resolve()
+            let locks = try resolved.lock()
+            defer { locks.release() }
+
+            let sync = try Synchronizer<C>(
+                wallets: zip(resolved.wallets, given).map { .init(name: $0.name, scanner: $1.scanner, statePath: $0.statePath, birthday: $0.birthday) },
+                source: resolved.source)
+            sync.maxReorgDepth = maxReorgDepth
+            if rescan { try sync.resetToBirthday() }
+            let books = Dictionary(uniqueKeysWithValues: given.map { ($0.name ?? "", AddressBook(scanner: $0.scanner)) })
+            let sink = StandardOutputSink(pipeline: pipeline, progress: progress, balanceOnChange: follow) { event, wallet in
+                EventRecords.record(event, chain: C.self, wallet: wallet, addresses: books[wallet ?? ""]!)
+            }
+            var toldUnread = false
+            repeat {
+                try sync.run(untilHeight: untilHeight, maxBlocks: maxBlocks, sink: sink)
+                if sync.unreadBlockParts > 0, !toldUnread {
+                    pipeline.warn(reader.unreadNotice(sync.unreadBlockParts))
+                    toldUnread = true
+                }
+                if sync.mempoolUnread > 0 {
+                    let n = sync.mempoolUnread
+                    pipeline.warn("\(n) mempool transaction\(n == 1 ? "" : "s") did not parse and \(n == 1 ? "was" : "were") not read: a pending payment or spend among them is not shown")
+                }
+                try pipeline.flush()
+                if follow { Thread.sleep(forTimeInterval: interval) }
+            } while follow
+            sink.endProgress()
+            try pipeline.flush()
+        } catch let error as any WalletError {
+            try pipeline.fail(error).exitIfFailed()
+        }
+    }
+}

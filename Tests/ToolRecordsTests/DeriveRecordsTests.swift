@@ -1,0 +1,103 @@
+import Foundation
+import DeriveRecords
+import KeySources
+import ScanRecords
+import WalletCore
+import WalletKeys
+import WalletQR
+import XCTest
+import WalletRecords
+
+/// derive's records, made from the library as derive makes them: BIP84's test vectors.
+final class DeriveRecordsTests: XCTestCase {
+    private let phrase = JSONObject(["mnemonic": .string("abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"), "id": .string("mine")])
+
+    private func collect(_ body: ((JSONObject) throws(CLIError) -> Void) throws -> Void) throws -> [JSONObject] {
+        var out = [JSONObject]()
+        try body { (record: JSONObject) throws(CLIError) in out.append(record) }
+        return out
+    }
+
+    func testBIP84Addresses() throws {
+        let options = try ChainOptions.parse(["--purpose", "84"])
+        let request = AddressRequest(chainOptions: options, chains: [0, 1], index: 0, count: 2)
+        let records = try collect { try request.addresses(phrase, keys: options.recordKeys(sharedPassphrase: nil), walletSource: nil, device: nil, emit: $0) }
+        XCTAssertEqual(records.map { $0["path"]?.stringValue }, ["m/84'/0'/0'/0/0", "m/84'/0'/0'/0/1", "m/84'/0'/0'/1/0", "m/84'/0'/0'/1/1"])
+        XCTAssertEqual(records[0]["address"]?.stringValue, "bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu")
+        XCTAssertEqual(records[1]["address"]?.stringValue, "bc1qnjg0jd8228aq7egyzacy8cys3knf9xvrerkf9g")
+        XCTAssertEqual(records[2]["address"]?.stringValue, "bc1q8c6fshw2dlwun7ekn9qwf37cu2rn755upcp6el")
+        XCTAssertEqual(records[0]["public_key"]?.stringValue, "0330d54fd0dd420a6e5f8d3624f5f3482cae350f79d5f0753bf5beef9c2d91af3c")
+        // The user's field passes; the phrase does not; no private key without --private.
+        XCTAssertEqual(records[0]["id"]?.stringValue, "mine")
+        XCTAssertNil(records[0]["mnemonic"])
+        XCTAssertNil(records[0]["private_key"])
+        XCTAssertEqual(records[0]["type"]?.stringValue, "address")
+    }
+
+    func testBIP84AccountAndPrivateKey() throws {
+        let options = try ChainOptions.parse(["--purpose", "84", "--private"])
+        let account = try AccountRequest(chainOptions: options).account(phrase, keys: options.recordKeys(sharedPassphrase: nil), walletSource: nil)
+        XCTAssertEqual(account["zpub"]?.stringValue, "zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs")
+        XCTAssertEqual(account["path"]?.stringValue, "m/84'/0'/0'")
+        XCTAssertEqual(account["master_fingerprint"]?.stringValue, "73c5da0a")
+        // An address from the account record: the account's fields are not carried over.
+        let fromAccount = try collect { try AddressRequest(chainOptions: ChainOptions.parse([])).addresses(account, keys: options.recordKeys(sharedPassphrase: nil), walletSource: nil, device: nil, emit: $0) }
+        XCTAssertEqual(fromAccount.count, 1)
+        XCTAssertEqual(fromAccount[0]["address"]?.stringValue, "bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu")
+        // The account record's path places its xpub in the tree.
+        XCTAssertEqual(fromAccount[0]["path"]?.stringValue, "m/84'/0'/0'/0/0")
+        XCTAssertEqual(Set(fromAccount[0].keys).intersection(AccountFields.names), [])
+        XCTAssertNil(fromAccount[0]["xprv"])
+        let first = try collect { try AddressRequest(chainOptions: options).addresses(phrase, keys: options.recordKeys(sharedPassphrase: nil), walletSource: nil, device: nil, emit: $0) }
+        XCTAssertEqual(first[0]["wif"]?.stringValue, "KyZpNDKnfs94vbrwhJneDi77V6jF64PWPF8x5cdJb8ifgg2DUc9d")
+    }
+
+    func testDiscoveryRecords() throws {
+        let options = try ChainOptions.parse(["--purpose", "84"])
+        // 0/1 used (upper-case bech32, as from a QR code) and change 1/0; account 1 unused.
+        let used = try UsedAddresses.parse("""
+            BC1QNJG0JD8228AQ7EGYZACY8CYS3KNF9XVRERKF9G
+
+            {"type":"address","address":"bc1q8c6fshw2dlwun7ekn9qwf37cu2rn755upcp6el"}
+            """)
+        let request = DiscoveryRequest(chainOptions: options, discovery: AccountDiscovery(gap: 20, maxAccounts: 100), used: used)
+        let records = try collect { try request.accounts(phrase, keys: options.recordKeys(sharedPassphrase: nil), walletSource: nil, device: nil, emit: $0) }
+        XCTAssertEqual(records.count, 2)
+        XCTAssertEqual(records[0]["xpub"]?.stringValue, try ExtendedKey(parsing: "zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs").serialized(version: .xpub))
+        XCTAssertEqual(records[0]["used_receive"], .number("1"))
+        XCTAssertEqual(records[0]["next_receive_index"], .number("2"))
+        XCTAssertEqual(records[0]["used_change"], .number("1"))
+        XCTAssertEqual(records[0]["next_change_index"], .number("1"))
+        XCTAssertEqual(records[1]["type"]?.stringValue, "discovery")
+        XCTAssertEqual(records[1]["next_account"], .number("1"))
+        XCTAssertEqual(records[1]["gap"], .number("20"))
+    }
+
+    func testUsedAddressesCompareAsTheirEncodingsSay() throws {
+        let used = try UsedAddresses.parse("  1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2 \n0xAbCdEf0000000000000000000000000000000001\nltc1QXYZ\n")
+        XCTAssertEqual(used, ["1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2", "0xabcdef0000000000000000000000000000000001", "ltc1QXYZ"])
+        XCTAssertTrue(used.contains(UsedAddresses.normalized("0XABCDEF0000000000000000000000000000000001")))
+        XCTAssertThrowsError(try UsedAddresses.read("/nonexistent/used.txt")) {
+            XCTAssertEqual($0 as? CLIError, .cannotOpen(path: "/nonexistent/used.txt", reason: "cannot read it"))
+        }
+    }
+
+    func testQRSinkWritesImagesNamedByAddress() throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("qrsink-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let dir = base + "/a/b"
+        let sink = try QRSink(terminal: false, directory: dir, format: "svg")
+        let address = "bitcoincash:qpm2qsznhks23z7629mms6s4cwef74vcwvy22gdx6a"
+        let out = try sink.attach(JSONObject(["address": .string(address), "n": .number("1")]))
+        let path = dir + "/bitcoincash_qpm2qsznhks23z7629mms6s4cwef74vcwvy22gdx6a.svg"
+        XCTAssertEqual(out["qr_file"]?.stringValue, path)
+        XCTAssertEqual(out["n"], .number("1"))
+        XCTAssertEqual(try String(contentsOfFile: path, encoding: .utf8), try QRCode(text: address).svg())
+        // A record without an address passes unchanged; a file in the way is refused.
+        XCTAssertEqual(try sink.attach(JSONObject(["n": .number("2")])), JSONObject(["n": .number("2")]))
+        XCTAssertThrowsError(try QRSink(terminal: false, directory: path, format: "png")) {
+            guard case .cannotOpen(let where_, _)? = $0 as? CLIError else { return XCTFail("\($0)") }
+            XCTAssertEqual(where_, path)
+        }
+    }
+}
