@@ -18,13 +18,13 @@ extension ChainOptions {
     /// gave) and, with --wallet or --card, the key that replaces them (the card's master node,
     /// and the card itself for the nodes below it). With --wallet, `walletRecord` is the
     /// record the run starts from: the entry's birthdays.
-    public func keyInputs(_ passphrase: PassphraseOptions, _ wallet: WalletOptions,
-                          _ cardOptions: CardKeyOptions) throws -> (RecordKeys, KeySource?, CardKeys?, walletRecord: JSONObject) {
+    public func keyInputs(_ passphrase: PassphraseOptions, _ keys: KeySourceOptions,
+                          _ cardOptions: CardKeyOptions?) throws -> (RecordKeys, KeySource?, CardKeys?, walletRecord: JSONObject) {
         let shared = try passphrase.read()
-        if let card = try cardOptions.keys(wallet.keyStore) {
+        if let card = try cardOptions?.keys(keys.keyStore) {
             return (recordKeys(sharedPassphrase: shared), .bip32(try card.masterPlaceholder(), origin: DerivationPath(), fromSeed: true), card, JSONObject())
         }
-        let (records, source, start) = try keyInputs(sharedPassphrase: shared, wallet)
+        let (records, source, start) = try keyInputs(sharedPassphrase: shared, keys)
         return (records, source, nil, start)
     }
 }
@@ -45,21 +45,16 @@ extension ChainOptions {
     /// A derive subcommand's run. The key inputs (with `card`, the card too), and what
     /// `prepare` makes of them, are read before any record; a failure there is the run's error.
     /// Then each record of `inputs` goes through the body `prepare` returns — or, when the key
-    /// is there already (--wallet, --card), one record does: the entry's (its birthdays) with
-    /// `fromEntry`, else an empty one.
-    public func runDerive(_ passphrase: PassphraseOptions, _ wallet: WalletOptions, card: CardKeyOptions? = nil, inputs: [String],
+    /// is there already (--wallet, --key-file/--key-fd, --card), one record does: the entry's
+    /// (its birthdays) with `fromEntry`, else an empty one.
+    public func runDerive(_ passphrase: PassphraseOptions, _ source: KeySourceOptions, card: CardKeyOptions? = nil, inputs: [String],
                           fromEntry: Bool = false, _ prepare: (DeriveKeys) throws -> RecordBody) throws {
         let pipeline = RecordPipeline(tool: "derive")
         pipeline.phraseLines = true
         let keys: DeriveKeys, start: JSONObject, body: RecordBody
         do {
-            if let card {
-                let (records, source, device, entry) = try keyInputs(passphrase, wallet, card)
-                (keys, start) = (DeriveKeys(records: records, source: source, card: device), entry)
-            } else {
-                let (records, source, entry) = try keyInputs(passphrase, wallet)
-                (keys, start) = (DeriveKeys(records: records, source: source, card: nil), entry)
-            }
+            let (records, key, device, entry) = try keyInputs(passphrase, source, card)
+            (keys, start) = (DeriveKeys(records: records, source: key, card: device), entry)
             body = try prepare(keys)
         } catch let error as any WalletError {
             return try pipeline.fail(error).exitIfFailed()

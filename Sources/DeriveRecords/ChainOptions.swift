@@ -99,20 +99,15 @@ public struct ChainOptions: ParsableArguments {
     /// --purpose 48's script: a BIP48 multisig account.
     public var multisigScript: MultisigScript? { purpose == 48 ? script.flatMap(MultisigScript.init(rawValue:)) : nil }
 
-    /// The run's key inputs: a reader for key records (with the BIP39 passphrase the options
-    /// gave) and, with --wallet, the entry's key that replaces them, and the record the run
-    /// starts from (the entry's birthdays).
-    public func keyInputs(_ passphrase: PassphraseOptions, _ wallet: WalletOptions) throws -> (RecordKeys, KeySource?, walletRecord: JSONObject) {
-        try keyInputs(sharedPassphrase: passphrase.read(), wallet)
-    }
-
-    /// `keyInputs` with the BIP39 passphrase read already.
-    public func keyInputs(sharedPassphrase shared: SecureBytes?, _ wallet: WalletOptions) throws -> (RecordKeys, KeySource?, walletRecord: JSONObject) {
+    /// The run's key inputs, the BIP39 passphrase read already: a reader for key records and,
+    /// with --wallet or --key-file/--key-fd, the key that replaces them, and the record the run
+    /// starts from (a key-store entry's birthdays).
+    public func keyInputs(sharedPassphrase shared: SecureBytes?, _ keys: KeySourceOptions) throws -> (RecordKeys, KeySource?, walletRecord: JSONObject) {
         let records = recordKeys(sharedPassphrase: shared)
-        guard let loaded = try wallet.load(bip39Passphrase: shared) else { return (records, nil, JSONObject()) }
+        let run = try keys.runKey(reader: records, bip39Passphrase: shared, promptOnTerminal: false)
         var start = JSONObject()
-        if !loaded.birthdays.isEmpty { start["birthdays"] = .object(KeyStoreRecords.birthdayObject(loaded.birthdays)) }
-        return (records, loaded.source, start)
+        if !run.birthdays.isEmpty { start["birthdays"] = .object(KeyStoreRecords.birthdayObject(run.birthdays)) }
+        return (records, run.source, start)
     }
 
     /// The reader of key records for these options.

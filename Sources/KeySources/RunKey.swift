@@ -1,27 +1,39 @@
 import WalletCore
+import WalletKeys
 import WalletRecords
 #if canImport(Glibc)
 import Glibc
 #endif
 
-extension KeyOptions {
-    /// The signing tools' run key and the reader of keys in records: a key-store entry
-    /// (--wallet) or this key record (--key-file/--key-fd, which wins), the BIP39 passphrase
-    /// options applying to every phrase. With `promptOnTerminal` and neither given, on a
-    /// terminal, the phrase is asked for without echo (the records are then typed or pasted).
-    public func runKey(passphrase: PassphraseOptions, wallet: WalletOptions, promptOnTerminal: Bool) throws -> (reader: RecordKeys, source: KeySource?) {
-        let bip39Passphrase = try passphrase.read()
-        let reader = RecordKeys(coin: nil, accountPath: nil, sharedPassphrase: bip39Passphrase)
-        var source = try wallet.keySource(bip39Passphrase: bip39Passphrase)
-        if let keyRecord = try read() {
+extension KeySourceOptions {
+    /// The run's key, from the one source the options chose (nil: each record's own, or the
+    /// card's, which its module opens): the key-store entry with its birthdays, or the key
+    /// record read by `reader` (whose BIP39 passphrase applies). With `promptOnTerminal` and
+    /// no option, on a terminal, the phrase is asked for without echo (the records are then
+    /// typed or pasted).
+    public func runKey(reader: RecordKeys, bip39Passphrase: SecureBytes?, promptOnTerminal: Bool) throws -> (source: KeySource?, birthdays: [String: Int]) {
+        switch choice() {
+        case .wallet:
+            guard let loaded = try walletEntry.load(bip39Passphrase: bip39Passphrase) else { return (nil, [:]) }
+            return (loaded.source, loaded.birthdays)
+        case .keyRecord:
+            guard let keyRecord = try keyRecord.read() else { return (nil, [:]) }
             var scratch = keyRecord
-            source = try reader.source(keyRecord, out: &scratch)
-        }
-        if source == nil, promptOnTerminal, isatty(0) != 0 {
+            return (try reader.source(keyRecord, out: &scratch), [:])
+        case .records where promptOnTerminal && isatty(0) != 0:
             let record = try PhraseLine.prompted()
             var scratch = record
-            source = try reader.source(record, out: &scratch)
+            return (try reader.source(record, out: &scratch), [:])
+        case .records, .card:
+            return (nil, [:])
         }
-        return (reader, source)
+    }
+
+    /// The signing tools' reader of keys in records (no coin or account path: a record's key
+    /// signs what its record says) with the BIP39 passphrase the options give, and the run's key.
+    public func signingKey(passphrase: PassphraseOptions, promptOnTerminal: Bool) throws -> (reader: RecordKeys, source: KeySource?) {
+        let bip39Passphrase = try passphrase.read()
+        let reader = RecordKeys(coin: nil, accountPath: nil, sharedPassphrase: bip39Passphrase)
+        return (reader, try runKey(reader: reader, bip39Passphrase: bip39Passphrase, promptOnTerminal: promptOnTerminal).source)
     }
 }

@@ -118,3 +118,20 @@ extension Keycard {
         return try BIP39().mnemonic(fromEntropy: SecureBytes(entropy), language: language)
     }
 }
+
+/// A key-taking tool's key source with --card among the choices: `KeySourceOptions` and the
+/// card's options, at most one source given.
+public struct CardKeySourceOptions: ParsableArguments {
+    @OptionGroup public var source: KeySourceOptions
+    @OptionGroup public var card: CardKeyOptions
+
+    public init() {}
+
+    public func validate() throws {
+        try KeySourceOptions.checkOne(keyFile: source.keyRecord.keyFile != nil, keyFd: source.keyRecord.keyFd != nil,
+                                      wallets: source.walletEntry.wallet == nil ? 0 : 1, card: card.card)
+    }
+
+    /// The unlocked card, or nil without --card.
+    public func keys() throws -> CardKeys? { try card.keys(source.keyStore) }
+}

@@ -16,7 +16,7 @@ public struct KeyOptions: ParsableArguments {
     public var keyFd: Int32?
 
     public func validate() throws {
-        if keyFile != nil && keyFd != nil { throw ValidationError("give --key-file or --key-fd, not both") }
+        // Which key source (this, --wallet or --card): KeySourceOptions.checkOne.
         if keyFd == 0 { throw ValidationError("--key-fd 0 would read stdin, which carries the records") }
     }
 

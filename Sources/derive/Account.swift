@@ -21,12 +21,12 @@ extension DeriveCommand {
         var viewOnly = false
 
         @OptionGroup var passphrase: PassphraseOptions
-        @OptionGroup var walletOptions: WalletOptions
+        @OptionGroup(title: "Key source") var keySource: KeySourceOptions
         @OptionGroup var input: InputFiles
 
         func run() throws {
             let request = AccountRequest(chainOptions: chainOptions, viewOnly: viewOnly)
-            try chainOptions.runDerive(passphrase, walletOptions, inputs: input.files, fromEntry: true) { keys in
+            try chainOptions.runDerive(passphrase, keySource, inputs: input.files, fromEntry: true) { keys in
                 { record, emit in try emit(try request.account(record, keys: keys.records, walletSource: keys.source)) }
             }
         }

@@ -44,12 +44,10 @@ extension DeriveCommand {
         var qrFormat: String = "png"
 
         @OptionGroup var passphrase: PassphraseOptions
-        @OptionGroup var walletOptions: WalletOptions
-        @OptionGroup var cardOptions: CardKeyOptions
+        @OptionGroup(title: "Key source") var keySource: CardKeySourceOptions
         @OptionGroup var input: InputFiles
 
         func validate() throws {
-            if cardOptions.card && walletOptions.wallet != nil { throw ValidationError("give --wallet or --card, not both") }
             guard ["png", "svg"].contains(qrFormat) else { throw ValidationError("--qr-format must be png or svg") }
             guard ["0", "1", "both"].contains(change) else { throw ValidationError("--change must be 0, 1 or both") }
             guard count >= 1, UInt64(index) + UInt64(count) <= UInt64(DerivationPath.hardened) else {
@@ -63,7 +61,7 @@ extension DeriveCommand {
 
 
         func run() throws {
-            try chainOptions.runDerive(passphrase, walletOptions, card: cardOptions, inputs: input.files) { keys in
+            try chainOptions.runDerive(passphrase, keySource.source, card: keySource.card, inputs: input.files) { keys in
                 let show = try QRSink(terminal: qr, directory: qrDir, format: qrFormat)
                 let request = AddressRequest(chainOptions: chainOptions, chains: change == "both" ? [0, 1] : [UInt32(change)!],
                                              index: index, count: count, path: path, paymentId: paymentId)

@@ -31,18 +31,16 @@ extension DeriveCommand {
         var maxAccounts: UInt32 = 100
 
         @OptionGroup var passphrase: PassphraseOptions
-        @OptionGroup var walletOptions: WalletOptions
-        @OptionGroup var cardOptions: CardKeyOptions
+        @OptionGroup(title: "Key source") var keySource: CardKeySourceOptions
         @OptionGroup var input: InputFiles
 
         func validate() throws {
-            if cardOptions.card && walletOptions.wallet != nil { throw ValidationError("give --wallet or --card, not both") }
             guard (1...AccountDiscovery.maxGap).contains(gap) else { throw ValidationError("--gap must be 1 to \(AccountDiscovery.maxGap)") }
             guard (1...DerivationPath.hardened).contains(maxAccounts) else { throw ValidationError("--max-accounts must be 1 to 2^31") }
         }
 
         func run() throws {
-            try chainOptions.runDerive(passphrase, walletOptions, card: cardOptions, inputs: input.files) { keys in
+            try chainOptions.runDerive(passphrase, keySource.source, card: keySource.card, inputs: input.files) { keys in
                 let request = DiscoveryRequest(chainOptions: chainOptions, discovery: AccountDiscovery(gap: gap, maxAccounts: maxAccounts), used: try UsedAddresses.read(used))
                 return { record, emit in try request.accounts(record, keys: keys.records, walletSource: keys.source, device: keys.card, emit: emit) }
             }

@@ -145,7 +145,7 @@ struct ScanBlocksCommand: ParsableCommand {
         if plaintext && caFile != nil { throw ValidationError("give --plaintext or --ca-file, not both") }
         guard timeout.isFinite, (0.1...3_600).contains(timeout) else { throw ValidationError("--timeout must be 0.1 to 3600 seconds") }
         guard (1...1_000_000).contains(maxReorgDepth) else { throw ValidationError("--max-reorg-depth must be 1 to 1000000") }
-        if !walletNames.isEmpty && keyOptions.isGiven { throw ValidationError("give --wallet or --key-file/--key-fd, not both") }
+        try KeySourceOptions.checkOne(keyFile: keyOptions.keyFile != nil, keyFd: keyOptions.keyFd != nil, wallets: walletNames.count, card: false)
         if txs == "-" { throw ValidationError("--txs cannot be stdin: give --blocks - with the transaction records mixed in") }
         if blocks == "-" && walletNames.isEmpty && wallets == nil && !keyOptions.isGiven {
             throw ValidationError("--blocks - reads the chain from stdin: give the wallet with --wallet, --wallets, --key-file or --key-fd")

@@ -22,10 +22,8 @@ extension SignHashCommand {
         @Option(help: "ECDSA: write EIP-155 v = chain_id·2 + 35 + recovery id instead of 27/28.")
         var chainId: UInt64?
 
-        @OptionGroup var keyOptions: KeyOptions
+        @OptionGroup(title: "Key source") var keySource: CardKeySourceOptions
         @OptionGroup var passphrase: PassphraseOptions
-        @OptionGroup var walletOptions: WalletOptions
-        @OptionGroup var cardOptions: CardKeyOptions
 
         @Flag(help: "With --card: make each record's path the card's current key as it signs.")
         var makeCurrent = false
@@ -36,14 +34,8 @@ extension SignHashCommand {
         @OptionGroup var input: InputFiles
 
         func validate() throws {
-            if walletOptions.wallet != nil && (keyOptions.keyFile != nil || keyOptions.keyFd != nil) {
-                throw ValidationError("give --wallet or --key-file/--key-fd, not both")
-            }
-            if cardOptions.card && (walletOptions.wallet != nil || keyOptions.isGiven) {
-                throw ValidationError("give --card or --wallet/--key-file/--key-fd, not both")
-            }
-            if cardOptions.card && scheme != .ecdsa { throw ValidationError("the Keycard (applet 3.x) signs ECDSA only") }
-            if (makeCurrent || pinless) && !cardOptions.card { throw ValidationError("--make-current and --pinless go with --card") }
+            if keySource.card.card && scheme != .ecdsa { throw ValidationError("the Keycard (applet 3.x) signs ECDSA only") }
+            if (makeCurrent || pinless) && !keySource.card.card { throw ValidationError("--make-current and --pinless go with --card") }
             if pinless && (makeCurrent || path != nil) { throw ValidationError("--pinless signs at the card's PIN-less path: no --path or --make-current") }
             if taproot && scheme != .schnorr { throw ValidationError("--taproot goes with --scheme schnorr") }
             if chainId != nil && scheme != .ecdsa { throw ValidationError("--chain-id goes with ECDSA") }
@@ -57,8 +49,7 @@ extension SignHashCommand {
             let reader: RecordKeys
             let runSource: KeySource?
             do {
-                (reader, runSource) = try keyOptions.runKey(passphrase: passphrase, wallet: walletOptions,
-                                                             promptOnTerminal: !cardOptions.card && input.files.isEmpty)
+                (reader, runSource) = try keySource.source.signingKey(passphrase: passphrase, promptOnTerminal: !keySource.card.card && input.files.isEmpty)
             } catch let error as any WalletError {
                 return try pipeline.fail(error).exitIfFailed()
             }
@@ -67,9 +58,9 @@ extension SignHashCommand {
             do {
                 if pinless {
                     // PIN-less SIGN needs neither the PIN nor the channel (nor a pairing).
-                    card = CardKeys(try cardOptions.readers.keycard().0)
+                    card = CardKeys(try keySource.card.readers.keycard().0)
                 } else {
-                    card = try cardOptions.keys(walletOptions.keyStore)
+                    card = try keySource.keys()
                 }
             } catch let error as any WalletError {
                 return try pipeline.fail(error).exitIfFailed()

@@ -51,19 +51,11 @@ struct SignTxCommand: ParsableCommand {
     var confirm = false
 
     @OptionGroup(title: "PSBTs") var psbtOptions: PSBTOptions
-    @OptionGroup(title: "Keycard") var cardOptions: CardKeyOptions
-    @OptionGroup var keyOptions: KeyOptions
+    @OptionGroup(title: "Key source") var keyInput: CardKeySourceOptions
     @OptionGroup var passphrase: PassphraseOptions
-    @OptionGroup var walletOptions: WalletOptions
     @OptionGroup var input: InputFiles
 
     func validate() throws {
-        if walletOptions.wallet != nil && (keyOptions.keyFile != nil || keyOptions.keyFd != nil) {
-            throw ValidationError("give --wallet or --key-file/--key-fd, not both")
-        }
-        if cardOptions.card && (walletOptions.wallet != nil || keyOptions.isGiven) {
-            throw ValidationError("give --card or --wallet/--key-file/--key-fd, not both")
-        }
         if let path { do { _ = try DerivationPath(parsing: path) } catch { throw ValidationError(error.message) } }
         if psbtOptions.inFile != nil && !input.files.isEmpty { throw ValidationError("--in reads one PSBT file; give no record files with it") }
     }
@@ -79,9 +71,9 @@ struct SignTxCommand: ParsableCommand {
             terminal = confirm ? try Confirmation.terminal() : nil
             psbts = try PSBTRecords(options: psbtOptions)
             // One card session (secure channel, PIN) for the whole run.
-            card = try cardOptions.keys(walletOptions.keyStore)
-            (reader, runSource) = try keyOptions.runKey(passphrase: passphrase, wallet: walletOptions,
-                                                        promptOnTerminal: card == nil && input.files.isEmpty && psbtOptions.inFile == nil)
+            card = try keyInput.keys()
+            (reader, runSource) = try keyInput.source.signingKey(passphrase: passphrase,
+                                                                 promptOnTerminal: card == nil && input.files.isEmpty && psbtOptions.inFile == nil)
         } catch let error as any WalletError {
             return try pipeline.fail(error).exitIfFailed()
         }
