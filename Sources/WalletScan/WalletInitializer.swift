@@ -117,18 +117,30 @@ public struct WalletInitializer {
     }
 
     public func resolve() throws(InitializerError) -> Resolved {
-        guard !wallets.isEmpty else { throw .noWallet(keyRecordFields: chainWords.keyRecordFields) }
+        // What is missing (a wallet, a birthday, a source) is said all at once, not one run at a time.
+        var missing = [InitializerError]()
+        if wallets.isEmpty {
+            missing.append(.noWallet(keyRecordFields: chainWords.keyRecordFields))
+            if birthday == nil { missing.append(.noBirthday(nil)) }
+        }
         var seen = Set<String>(), names = Set<String>()
         for wallet in wallets {
             guard seen.insert(wallet.stateName).inserted else { throw .sameWalletTwice(wallet.name ?? wallet.stateName) }
             // Events are told apart by the wallet's name: two wallets may not share one.
             if let name = wallet.name, !names.insert(name).inserted { throw .sameName(name) }
         }
-        let birthdays = try wallets.map { wallet throws(InitializerError) -> Int in
-            guard let birthday = birthday ?? wallet.birthday else { throw .noBirthday(wallets.count > 1 ? wallet.name : nil) }
+        var birthdays = [Int]()
+        for wallet in wallets {
+            guard let birthday = birthday ?? wallet.birthday else {
+                missing.append(.noBirthday(wallets.count > 1 ? wallet.name : nil))
+                continue
+            }
             guard birthday >= 0 else { throw .badBirthday(birthday) }
-            return birthday
+            birthdays.append(birthday)
         }
+        if source == nil { missing.append(.noSource(chainWords.blockSources)) }
+        if missing.count == 1 { throw missing[0] }
+        if missing.count > 1 { throw .missing(missing) }
         guard let source else { throw .noSource(chainWords.blockSources) }
         try Self.reserveOpenFiles(Self.openFilesNeeded(wallets: wallets.count), wallets: wallets.count)
         let directory = stateDirectory ?? Self.defaultStateDirectory
@@ -173,6 +185,8 @@ public enum InitializerError: WalletError, Equatable {
     case looseStateDirectory(path: String, mode: String)
     /// More wallets than this process may hold files open for.
     case tooManyWallets(wallets: Int, files: Int, limit: Int)
+    /// Several of a wallet, a birthday and a block source are missing: each, in one error.
+    indirect case missing([InitializerError])
 
     public var code: String {
         switch self {
@@ -185,6 +199,7 @@ public enum InitializerError: WalletError, Equatable {
         case .stateDirectory: "scan.state_directory"
         case .looseStateDirectory: "scan.insecure_state_directory"
         case .tooManyWallets: "scan.too_many_wallets"
+        case .missing: "scan.missing"
         }
     }
 
@@ -208,6 +223,7 @@ public enum InitializerError: WalletError, Equatable {
         case .stateDirectory(let d): "cannot create the state directory \(d)"
         case .looseStateDirectory(let d, let mode): "the state directory \(d) is open to other users (\(mode)); it holds which outputs are yours: chmod 700 it"
         case .tooManyWallets(let wallets, let files, let limit): "\(wallets) wallets need about \(files) open files, and this process may open \(limit) (its hard limit, ulimit -Hn): raise the limit, or split the wallets over several runs"
+        case .missing(let errors): "\(errors.count) things are missing: " + errors.map(\.message).joined(separator: "; ")
         }
     }
 }

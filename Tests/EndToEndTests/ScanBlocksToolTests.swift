@@ -172,6 +172,13 @@ final class ScanBlocksToolTests: XCTestCase {
         let noWallet = try Shell.run("scan-blocks \(source) --birthday 0 < /dev/null")
         XCTAssertEqual(noWallet.status, 64)
         XCTAssertTrue(noWallet.stderr.contains("scan.no_wallet"), noWallet.stderr)
+        // Everything missing is said at once, not one run at a time.
+        let nothing = try Shell.run("scan-blocks < /dev/null")
+        XCTAssertEqual(nothing.status, 64)
+        XCTAssertEqual(nothing.stderr, "scan-blocks: scan.missing: 3 things are missing: no wallet: give --wallet NAME, or a key record on stdin (view_key with public_spend_key, spend_key, or a Monero mnemonic); no birthday: give --birthday HEIGHT (the first block that can hold the wallet's outputs; 0 scans everything), or store one in the key-store entry; no block source: give --node HOST:PORT, or --blocks FILE (and --txs FILE)\n")
+        let twoMissing = try Shell.run("scan-blocks --state-dir \(dir)/s2", stdin: viewOnly)
+        XCTAssertEqual(twoMissing.status, 64)
+        XCTAssertEqual(twoMissing.stderr, "scan-blocks: scan.missing: 2 things are missing: no birthday: give --birthday HEIGHT (the first block that can hold the wallet's outputs; 0 scans everything), or store one in the key-store entry; no block source: give --node HOST:PORT, or --blocks FILE (and --txs FILE)\n")
         // A held lock: the second run exits 75 at once.
         let first = try Shell.run("scan-blocks \(source) --birthday 0 --max-blocks 1", stdin: viewOnly)
         XCTAssertEqual(first.status, 0, first.stderr)

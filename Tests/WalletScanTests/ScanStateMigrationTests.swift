@@ -76,7 +76,10 @@ final class ScanStateMigrationTests: XCTestCase {
     func testInitializerSpeaksTheChainsWordsAndLocksEachWallet() throws {
         let words = WalletInitializer.ChainWords(keyRecordFields: "ufvk or uivk", blockSources: "--lightwalletd HOST:PORT")
         XCTAssertThrowsError(try WalletInitializer(birthday: 0, stateDirectory: dir + "/s", chainWords: words).resolve()) {
-            XCTAssertEqual(($0 as? InitializerError)?.message, "no wallet: give --wallet NAME, or a key record on stdin (ufvk or uivk)")
+            // No wallet and no source: both said at once.
+            XCTAssertEqual(($0 as? InitializerError)?.message, "2 things are missing: no wallet: give --wallet NAME, or a key record on stdin (ufvk or uivk); no block source: give --lightwalletd HOST:PORT")
+            XCTAssertEqual(($0 as? InitializerError)?.code, "scan.missing")
+            XCTAssertEqual(($0 as? InitializerError)?.exitStatus, .usage)
         }
         var initializer = WalletInitializer(wallets: [.init(name: nil, stateName: "w", birthday: 3)], stateDirectory: dir + "/s", chainWords: words)
         XCTAssertThrowsError(try initializer.resolve()) {
