@@ -87,11 +87,12 @@ fuzz: test-deps
 	scripts/fuzz.sh --runs $(FUZZ_RUNS) $(FUZZ_TARGETS)
 
 # Package.swift against the imports (scripts/check-imports.py) and the resolved package graph
-# against Dependencies.pinned (scripts/check-pins.py); mandoc's linter, and the pages as man(1)
-# renders them, with no troff warning.
+# against Dependencies.pinned (scripts/check-pins.py), docs/ARCHITECTURE.md against the code
+# (scripts/check-docs.py); mandoc's linter, and the pages as man(1) renders them, with no troff warning.
 lint: test-deps
 	python3 scripts/check-imports.py
 	python3 scripts/check-pins.py
+	python3 scripts/check-docs.py
 	mandoc -Tlint -Wwarning man/*.1
 	@for page in man/*.1; do \
 	  warnings=$$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -E UTF-8 -l "$$page" 2>&1 >/dev/null); \

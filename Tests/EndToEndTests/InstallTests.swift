@@ -35,6 +35,9 @@ final class InstallTests: XCTestCase {
             for line in dynamic.lines where line.contains("(RUNPATH)") || line.contains("(RPATH)") {
                 XCTAssertFalse(line.contains("/opt/") || line.contains("swift"), "\(tool): \(line)")
             }
+            // The Debian packages of the libraries it needs are the README's for this tool.
+            let sonames = needed.compactMap { line in line.split(separator: "[").last?.split(separator: "]").first.map(String.init) }
+            XCTAssertEqual(try Set(sonames.map(Self.debianPackage)), try Self.readmePackages(tool), tool)
             // The completion script loads in bash and registers the tool.
             let bash = try Shell.run("bash -c 'source \(prefix)/share/bash-completion/completions/\(tool) && complete -p \(tool)'")
             XCTAssertEqual(bash.status, 0, tool + bash.stderr)
@@ -74,5 +77,31 @@ final class InstallTests: XCTestCase {
         // What is left is exactly the directories that were there before.
         let left = FileManager.default.enumerator(atPath: prefix)!.compactMap { $0 as? String }.sorted()
         XCTAssertEqual(left, ["share", "share/man", "share/man/man1"])
+    }
+
+    /// The Debian package that holds a shared library, by its soname (ldconfig's path, then
+    /// dpkg's owner of the file, under /usr or not: Debian's merged /usr).
+    static func debianPackage(_ soname: String) throws -> String {
+        let r = try Shell.run(#"p=$(ldconfig -p | awk -v s="\#(soname)" '$1==s && /x86-64/ {print $NF; exit}'); f=$(readlink -f "$p"); { dpkg -S "$f" 2>/dev/null || dpkg -S "${f#/usr}"; } | head -1 | cut -d: -f1"#)
+        XCTAssertEqual(r.status, 0, soname + r.stderr)
+        return r.out.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// The packages README.md's table gives a tool: the "every tool" row and its own.
+    static func readmePackages(_ tool: String) throws -> Set<String> {
+        let readme = try String(contentsOf: TestPaths.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        var packages = Set<String>()
+        var rows = 0
+        for line in readme.split(separator: "\n") where line.hasPrefix("| ") {
+            let cells = line.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard cells.count == 4 else { continue }
+            let tools = cells[1].components(separatedBy: ", ")
+            if cells[1] == "every tool" || tools.contains(tool) {
+                packages.formUnion(cells[2].split(separator: " ").map(String.init))
+                rows += 1
+            }
+        }
+        XCTAssertEqual(rows, 2, "README's table: the every-tool row and one for \(tool)")
+        return packages
     }
 }

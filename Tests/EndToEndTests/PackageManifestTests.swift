@@ -40,6 +40,25 @@ final class PackageManifestTests: XCTestCase {
         XCTAssertEqual(lie.stderr, "check-imports: 2 target(s) whose imports and Package.swift disagree\n")
     }
 
+    /// scripts/check-docs.py: ARCHITECTURE.md as it is passes; a copy that names a file, a type
+    /// and a module the code does not have, and no longer names WalletRecords, fails on each.
+    func testTheDocsCheckCatchesWhatDoesNotExist() throws {
+        let truth = try Shell.run("python3 scripts/check-docs.py")
+        XCTAssertEqual(truth.status, 0, truth.out + truth.stderr)
+        let doc = try String(contentsOf: TestPaths.packageRoot.appendingPathComponent("docs/ARCHITECTURE.md"), encoding: .utf8)
+        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-arch-\(UUID().uuidString).md")
+        defer { try? FileManager.default.removeItem(at: copy) }
+        let altered = doc.replacingOccurrences(of: "WalletRecords", with: "RecordKit")
+            + "\nSee Sources/WalletScan/Vanished.swift and `GhostScanner.run`.\n"
+        try altered.write(to: copy, atomically: true, encoding: .utf8)
+        let lie = try Shell.run("python3 scripts/check-docs.py \(copy.path)")
+        XCTAssertEqual(lie.status, 1)
+        XCTAssertEqual(lie.lines, ["\(copy.path): no such file: Sources/WalletScan/Vanished.swift",
+                                   "\(copy.path): module not named: WalletRecords",
+                                   "\(copy.path): names what the code does not have: GhostScanner",
+                                   "\(copy.path): names what the code does not have: RecordKit"])
+    }
+
     /// scripts/check-pins.py: today's resolved graph is Dependencies.pinned; a graph where one
     /// package resolved to another version fails, naming both lines.
     func testThePinCheckCatchesAnotherVersion() throws {
