@@ -28,7 +28,7 @@ public struct AccountRequest {
         if let pool = chainOptions.shieldedPool { throw DerivationError.unsupported("--pool \(pool) needs a BIP39 phrase, a seed or a Zcash viewing key in the record, or a zec key-store entry") }
         var out = record
         let source = try walletSource ?? keys.source(record, out: &out)
-        out = SecretFields.removed(from: out)
+        out = PhraseFields.removed(from: SecretFields.removed(from: out))
         out["type"] = .string("account")
         switch source {
         case .monero(let wallet):
@@ -117,7 +117,7 @@ public struct AccountRequest {
     func saplingAccount(_ record: JSONObject, _ keys: RecordKeys, material: ZcashKeyMaterial? = nil) throws -> JSONObject {
         var out = record
         let zcash = try chainOptions.zcashKeys(record, keys, material: material, out: &out)
-        out = SecretFields.removed(from: out)
+        out = PhraseFields.removed(from: SecretFields.removed(from: out))
         out["type"] = .string("account")
         chainOptions.saplingFields(zcash, record: record, into: &out)
         if let xfvk = zcash.extendedViewing { out["extended_full_viewing_key"] = .string(xfvk.encoded(zcash.network)) }

@@ -41,7 +41,7 @@ public struct AddressRequest {
         let source = try walletSource ?? keys.source(record, out: &base)
         // An address record carries its own path and keys, not the account record it
         // came from (its xpubs, descriptors, fingerprints, …): those fields go.
-        base = AccountFields.removed(from: SecretFields.removed(from: base))
+        base = AccountFields.removed(from: PhraseFields.removed(from: SecretFields.removed(from: base)))
         switch source {
         case .monero(let wallet):
             try moneroAddresses(wallet, base: base, record: record, emit: emit)
@@ -158,7 +158,7 @@ public struct AddressRequest {
         guard path == nil else { throw DerivationError.unsupported("Sapling addresses have no BIP32 path; use --account and --index/--count") }
         var base = record
         let zcash = try chainOptions.zcashKeys(record, keys, material: material, out: &base)
-        base = AccountFields.removed(from: SecretFields.removed(from: base))
+        base = AccountFields.removed(from: PhraseFields.removed(from: SecretFields.removed(from: base)))
         var start = DiversifierIndex(UInt64(index))
         if let text = try record.optionalString("diversifier_index") {
             guard let given = DiversifierIndex(decimal: text) else { throw ZcashKeyError.diversifierIndexOutOfRange(text) }

@@ -25,7 +25,7 @@ public struct DiscoveryRequest {
                          emit: (JSONObject) throws(CLIError) -> Void) throws {
         var base = record
         let source = try walletSource ?? keys.source(record, out: &base)
-        base = SecretFields.removed(from: base)
+        base = PhraseFields.removed(from: SecretFields.removed(from: base))
         guard case .bip32(let key, _, let fromSeed) = source, fromSeed else {
             throw DerivationError.unsupported("discovery walks accounts from the master key: give a phrase, a seed, --wallet or --card")
         }

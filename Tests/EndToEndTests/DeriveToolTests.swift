@@ -37,6 +37,27 @@ final class DeriveToolTests: XCTestCase {
 
     /// The development oracle set through the executable: seeds in, addresses out, for every
     /// script kind and coin it covers; and phrase + passphrase in, the same BTC addresses out.
+    /// A phrase bare, in a record, and as mnemonic's validated record give the same records:
+    /// what describes the phrase (scheme, language, words, valid) goes with the phrase; the
+    /// user's own fields pass through.
+    func testTheSameRecordsWhateverCarriesThePhrase() throws {
+        let about = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
+        for sub in ["--purpose 84 --count 2", "account --purpose 84"] {
+            let bare = try Shell.run("derive \(sub)", stdin: Data((about + "\n").utf8))
+            let record = try Shell.run("derive \(sub)", stdin: Shell.lines([["mnemonic": about]]))
+            let piped = try Shell.run("set -o pipefail; mnemonic validate | derive \(sub)", stdin: Shell.lines([["mnemonic": about]]))
+            for r in [bare, record, piped] { XCTAssertEqual(r.status, 0, r.stderr) }
+            XCTAssertFalse(bare.lines.isEmpty)
+            XCTAssertEqual(record.lines, bare.lines, sub)
+            XCTAssertEqual(piped.lines, bare.lines, sub)
+            XCTAssertTrue(bare.records.allSatisfy { Set($0.keys).isDisjoint(with: ["scheme", "language", "words", "valid", "mnemonic"]) }, sub)
+        }
+        let labelled = try Shell.run("set -o pipefail; mnemonic validate | derive --purpose 84", stdin: Shell.lines([["mnemonic": about, "label": "savings"]]))
+        XCTAssertEqual(labelled.status, 0, labelled.stderr)
+        XCTAssertEqual(labelled.records.first?["label"] as? String, "savings")
+        XCTAssertEqual(labelled.records.first?["address"] as? String, "bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu")
+    }
+
     func testHDOracleThroughTheTool() throws {
         let cases = try TestPaths.jsonLines(TestPaths.fixture("hd-oracle-dev.jsonl"))
         let seeds = Shell.lines(cases.map { ["id": $0["id"]!, "seed": $0["seed"]!] })
