@@ -61,7 +61,7 @@ public struct BitcoinNetwork: Sendable {
 
     /// `network`: main, test, regtest or signet (mainnet and testnet too).
     public init<C: BitcoinFamily>(_ chain: C.Type, network given: String) throws(DerivationError) {
-        let network = ["mainnet": "main", "testnet": "test"][given] ?? given
+        let network = NetworkName.canonical(given)
         guard let coin = CoinNetwork.find(coin: C.coin, network: network), let magic = C.magic(network: network), let node = C.node(network: network) else {
             throw .unsupported(CoinNetwork.noNetworkMessage(coin: C.coin, network: given))
         }

@@ -84,7 +84,7 @@ public struct AccountRequest {
     func multisigAccount(_ key: ExtendedKey, fromSeed: Bool, script: MultisigScript, into out: inout JSONObject) throws {
         guard fromSeed else { throw DerivationError.unsupported("--purpose 48 derives from the seed (a phrase, a seed or a master xprv)") }
         let coin = chainOptions.coin ?? "btc", networkName = chainOptions.network ?? "main"
-        guard let chain = CoinNetwork.find(coin: coin, network: ["mainnet": "main", "testnet": "test"][networkName] ?? networkName),
+        guard let chain = CoinNetwork.find(coin: coin, network: NetworkName.canonical(networkName)),
               chain.scripts.contains(.p2wpkh) else {
             throw DerivationError.unsupported("--purpose 48 is for a coin with segwit multisig (btc, ltc); \(coin) on \(networkName) has none")
         }

@@ -13,7 +13,7 @@ public struct ChainOptions: ParsableArguments {
     @Option(help: "Coin: btc, ltc, doge, bch, zec, eth, xmr (default btc; xmr when the input is a Monero seed or keys).")
     public var coin: String?
 
-    @Option(help: "Network: main, test, signet, regtest (btc); mainnet, testnet, stagenet (xmr). Default: main.")
+    @Option(help: "Network: main (the default), test, regtest, signet (btc); stagenet (xmr). mainnet and testnet are main and test.")
     public var network: String?
 
     @Option(help: "BIP43 purpose: 44 (P2PKH), 49 (P2SH-P2WPKH), 84 (P2WPKH) or 86 (P2TR); 48 (a multisig account's key, derive account only, with --script p2wsh or p2sh-p2wsh).")
@@ -51,7 +51,7 @@ public struct ChainOptions: ParsableArguments {
                 guard purpose == nil, script == nil, coinType == nil, accountPath == nil else {
                     throw ValidationError("--pool \(pool) takes no --purpose, --script, --coin-type or --account-path (ZIP-32 uses m/32'/133'/account')")
                 }
-                guard ["main", "test", "mainnet", "testnet"].contains(network ?? "main") else { throw ValidationError("Zcash networks are main and test") }
+                guard ["main", "test"].contains(NetworkName.canonical(network ?? "main")) else { throw ValidationError("Zcash networks are main and test") }
                 return
             }
         }
@@ -77,11 +77,11 @@ public struct ChainOptions: ParsableArguments {
         guard account < DerivationPath.hardened else { throw ValidationError("--account must be below 2^31") }
         if let coinType, coinType >= DerivationPath.hardened { throw ValidationError("--coin-type must be below 2^31") }
         if let network, coin == nil || coin == "xmr" {
-            let known = Set(CoinNetwork.all.map(\.network)).union(MoneroNetwork.all.map(\.name))
-            guard known.contains(network) else { throw ValidationError("unknown network '\(network)'") }
+            let known = Set(CoinNetwork.all.map(\.network)).union(["stagenet"])
+            guard known.contains(NetworkName.canonical(network)) else { throw ValidationError("unknown network '\(network)'") }
         }
         if coin == "xmr" || coin == nil { return }
-        let network = self.network ?? "main"
+        let network = NetworkName.canonical(self.network ?? "main")
         guard let chain = CoinNetwork.find(coin: coin!, network: network) else {
             throw ValidationError(CoinNetwork.noNetworkMessage(coin: coin!, network: network))
         }
@@ -123,7 +123,8 @@ public struct ChainOptions: ParsableArguments {
         }
         if coin == "xmr" { throw DerivationError.unsupported("a BIP32 key gives no Monero keys; give a Monero seed or keys for --coin xmr") }
         let coin = try KeyRecordClaims.resolve("coin", record: claims.coin, option: coin, written: { "--coin \($0)" }, shown: { $0 }) ?? "btc"
-        let network = try KeyRecordClaims.resolve("network", record: claims.network, option: network, written: { "--network \($0)" }, shown: { $0 })
+        let network = try KeyRecordClaims.resolve("network", record: claims.network.map(NetworkName.canonical), option: network.map(NetworkName.canonical),
+                                                  written: { "--network \($0)" }, shown: { $0 })
         let requested = try KeyRecordClaims.resolve("script", record: claims.script, option: requestedScript,
                                                     written: { purpose != nil ? "--purpose \($0.purpose)" : "--script \($0.rawValue)" },
                                                     shown: \.rawValue)
@@ -131,11 +132,11 @@ public struct ChainOptions: ParsableArguments {
     }
 
     public func moneroNetwork() throws -> MoneroNetwork {
-        switch network ?? "mainnet" {
-        case "main", "mainnet": return .mainnet
-        case "test", "testnet": return .testnet
+        switch NetworkName.canonical(network ?? "main") {
+        case "main": return .mainnet
+        case "test": return .testnet
         case "stagenet": return .stagenet
-        case let other: throw DerivationError.unsupported("Monero has no network '\(other)'; use mainnet, testnet or stagenet")
+        case let other: throw DerivationError.unsupported("Monero has no network '\(other)'; use main, test or stagenet")
         }
     }
 }
@@ -153,9 +154,9 @@ extension ChainOptions {
     public var shieldedPool: String? { pool == "sapling" || pool == "orchard" ? pool : nil }
 
     public func zcashNetwork() throws -> ZcashNetwork {
-        switch network ?? "main" {
-        case "main", "mainnet": return .main
-        case "test", "testnet": return .test
+        switch NetworkName.canonical(network ?? "main") {
+        case "main": return .main
+        case "test": return .test
         case let other: throw DerivationError.unsupported("Zcash has no network '\(other)'; use main or test")
         }
     }

@@ -12,7 +12,7 @@ public struct PSBTOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The PSBT's coin: btc or ltc (addresses in the summary, the coin type our paths must have).", valueName: "coin"))
     public var coin = "btc"
 
-    @Option(help: ArgumentHelp("The PSBT's network: main, test, regtest or signet.", valueName: "network"))
+    @Option(help: ArgumentHelp("The PSBT's network: main, test, regtest or signet (mainnet and testnet are main and test).", valueName: "network"))
     public var network = "main"
 
     @Option(name: .customLong("max-fee"), help: ArgumentHelp("Refuse a PSBT whose fee is more than this many satoshis (litoshis).", valueName: "sats"))

@@ -15,7 +15,7 @@ public struct AddressPlan: Sendable {
     /// `coinType` nil: the coin's own.
     public init(coin: String, network given: String?, script requested: ScriptKind?, coinType: UInt32?,
                 key: ExtendedKey, fromSeed: Bool) throws(DerivationError) {
-        var network = given ?? "main"
+        var network = given.map(NetworkName.canonical) ?? "main"
         if given == nil, key.version.testnet, coin == "btc" { network = "test" }
         guard let chain = CoinNetwork.find(coin: coin, network: network) else {
             throw .unsupported(CoinNetwork.noNetworkMessage(coin: coin, network: network))
@@ -50,10 +50,20 @@ public struct AddressPlan: Sendable {
 }
 
 extension CoinNetwork {
-    /// "btc has no network 'testnet': use --network test (btc networks: main, test, signet, regtest)".
+    /// "btc has no network 'stagenet' (btc networks: main, test, signet, regtest)".
     public static func noNetworkMessage(coin: String, network: String) -> String {
         let known = all.filter { $0.coin == coin }.map(\.network)
-        let hint = ["testnet": "test", "mainnet": "main"][network].flatMap { known.contains($0) ? ": use --network \($0)" : nil } ?? ""
-        return "\(coin) has no network '\(network)'\(hint) (\(coin) networks: \(known.joined(separator: ", ")))"
+        return "\(coin) has no network '\(network)' (\(coin) networks: \(known.joined(separator: ", ")))"
     }
+}
+
+/// The one vocabulary of network names every tool's --network takes: main, test, regtest,
+/// signet, and Monero's stagenet; "mainnet" and "testnet", which Monero and many wallets
+/// write, are the same as main and test. Records keep each chain's own words.
+public enum NetworkName {
+    public static let aliases = ["mainnet": "main", "testnet": "test"]
+
+    /// The name in this vocabulary: an alias becomes its name; anything else stays as given
+    /// (the chain says whether it knows it).
+    public static func canonical(_ name: String) -> String { aliases[name] ?? name }
 }

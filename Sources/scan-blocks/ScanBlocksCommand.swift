@@ -49,8 +49,8 @@ struct ScanBlocksCommand: ParsableCommand {
     @Option(help: "Chain: monero, zcash (from compact blocks), bitcoin or litecoin (from raw blocks).")
     var chain: String = "monero"
 
-    @Option(help: "mainnet, testnet or stagenet (Monero's regtest uses mainnet addresses); bitcoin and litecoin: also regtest (and signet).")
-    var network: String = "mainnet"
+    @Option(help: "Network: main (the default), test; stagenet (monero); regtest, signet (bitcoin, litecoin). Monero's regtest uses main addresses. mainnet and testnet are main and test.")
+    var network: String = "main"
 
     @Option(help: ArgumentHelp("First block height to scan (the wallet's birthday); default: the key-store entry's xmr (zec) birthday.", valueName: "height"))
     var birthday: Int?
@@ -124,13 +124,13 @@ struct ScanBlocksCommand: ParsableCommand {
             if lightwalletd != nil { throw ValidationError("--lightwalletd is Zcash's; a \(chain) node's RPC address goes to --node") }
             if txs != nil { throw ValidationError("--txs is Monero's and Zcash's; \(chain) mempool transactions come with --mempool FILE") }
         } else if chain == "zcash" {
-            guard ["mainnet", "main", "testnet", "test"].contains(network) else { throw ValidationError("--network must be mainnet or testnet for zcash") }
+            guard ["main", "test"].contains(NetworkName.canonical(network)) else { throw ValidationError("--network must be main or test for zcash") }
             if node != nil { throw ValidationError("--node is monerod's; Zcash compact blocks come from --blocks or --lightwalletd") }
             if lightwalletd != nil && blocks != nil { throw ValidationError("give --blocks or --lightwalletd, not both") }
             if lightwalletd != nil && txs != nil { throw ValidationError("--txs goes with --blocks (memos are not fetched from a lightwalletd)") }
         } else {
             if lightwalletd != nil { throw ValidationError("--lightwalletd is Zcash's (--chain zcash); monerod's address goes to --node") }
-            guard MoneroNetwork.all.contains(where: { $0.name == network }) else { throw ValidationError("--network must be mainnet, testnet or stagenet") }
+            guard moneroNetwork != nil else { throw ValidationError("--network must be main, test or stagenet for monero") }
         }
         guard ["auto", "jsonl", "none"].contains(progress) else { throw ValidationError("--progress must be auto, jsonl or none") }
         guard parsedLookahead != nil else { throw ValidationError("--lookahead takes two numbers, e.g. 50,200") }
@@ -153,6 +153,12 @@ struct ScanBlocksCommand: ParsableCommand {
     }
 
     static let maxHeight = KeyStoreRecords.maxHeight
+
+    /// --network for monero: main, test and stagenet are Monero's mainnet, testnet and stagenet.
+    var moneroNetwork: MoneroNetwork? {
+        let name = ["main": "mainnet", "test": "testnet"][NetworkName.canonical(network)] ?? network
+        return MoneroNetwork.all.first { $0.name == name }
+    }
 
     var parsedLookahead: (UInt32, UInt32)? {
         let parts = lookahead.split(separator: ",").compactMap { UInt32($0) }
@@ -179,7 +185,7 @@ struct ScanBlocksCommand: ParsableCommand {
             if chain == "zcash" { return try runZcash(pipeline) }
             if chain == "bitcoin" { return try runBitcoin(BitcoinMainChain.self, pipeline) }
             if chain == "litecoin" { return try runBitcoin(LitecoinChain.self, pipeline) }
-            let net = MoneroNetwork.all.first { $0.name == network }!
+            let net = moneroNetwork!
             // Before the keys are read: a Zcash stream names its option, not its key's kind.
             if let blocks, blocks != "-", let first = try ByteStream.firstByte(of: blocks), first != UInt8(ascii: "{") {
                 throw CLIError.usage("\(blocks) is not JSON Lines of Monero blocks (it starts with byte 0x\(Hex.encode([first]))): "
@@ -206,7 +212,7 @@ struct ScanBlocksCommand: ParsableCommand {
 
     /// --chain zcash: Sapling and Orchard notes in compact blocks, from a file or a lightwalletd.
     func runZcash(_ pipeline: RecordPipeline) throws {
-        let reader = ZcashWalletReader(network: ["mainnet", "main"].contains(network) ? .main : .test)
+        let reader = ZcashWalletReader(network: NetworkName.canonical(network) == "main" ? .main : .test)
         let given = try gather(reader)
         var source: (any BlockSource)? = try blocks.map { try CompactBlockFileSource(path: $0, transactionsPath: txs) }
         if let lightwalletd {

@@ -36,9 +36,32 @@ final class MessagesTests: XCTestCase {
 
     func testNetworkNamesAndQRDirectory() throws {
         let seed = Shell.lines([["seed": "000102030405060708090a0b0c0d0e0f"]])
+        // One vocabulary in every tool: testnet and mainnet are test and main.
         let testnet = try Shell.run("derive --coin btc --network testnet", stdin: seed)
-        XCTAssertEqual(testnet.status, 64)
-        XCTAssertTrue(testnet.stderr.contains("use --network test"), testnet.stderr)
+        let test = try Shell.run("derive --coin btc --network test", stdin: seed)
+        XCTAssertEqual(testnet.status, 0, testnet.stderr)
+        XCTAssertEqual(test.status, 0, test.stderr)
+        XCTAssertEqual(testnet.out, test.out)
+        XCTAssertEqual(test.records.first?["network"] as? String, "test")
+        let moneroMain = try Shell.run("derive --coin xmr --network main", stdin: Shell.lines([["seed": String(repeating: "01", count: 32)]]))
+        let moneroMainnet = try Shell.run("derive --coin xmr --network mainnet", stdin: Shell.lines([["seed": String(repeating: "01", count: 32)]]))
+        XCTAssertEqual(moneroMain.status, 0, moneroMain.stderr)
+        XCTAssertEqual(moneroMain.out, moneroMainnet.out)
+        let stagenet = try Shell.run("derive --coin btc --network stagenet", stdin: seed)
+        XCTAssertEqual(stagenet.status, 64)
+        XCTAssertEqual(stagenet.stderr.split(separator: "\n").first.map(String.init), "Error: btc has no network 'stagenet' (btc networks: main, test, signet, regtest)")
+        for (command, message) in [("scan-blocks --chain zcash --network stagenet", "--network must be main or test for zcash"),
+                                   ("scan-blocks --network signet", "--network must be main, test or stagenet for monero")] {
+            let r = try Shell.run(command + " < /dev/null")
+            XCTAssertEqual(r.status, 64, command)
+            XCTAssertEqual(r.stderr.split(separator: "\n").first.map(String.init), "Error: " + message, command)
+        }
+        for network in ["main", "mainnet", "test", "testnet", "stagenet"] {
+            // Past --network's check: what is missing next is the wallet and the source.
+            let r = try Shell.run("scan-blocks --network \(network) --birthday 0 < /dev/null")
+            XCTAssertEqual(r.status, 64, network)
+            XCTAssertTrue(r.stderr.hasPrefix("scan-blocks: scan.missing: 2 things are missing: no wallet"), network + r.stderr)
+        }
         let made = try Shell.run("derive --purpose 84 --qr-dir \(dir)/qr/images", stdin: seed)
         XCTAssertEqual(made.status, 0, made.stderr)
         let file = try XCTUnwrap(made.records.first?["qr_file"] as? String)

@@ -35,8 +35,11 @@ final class AccountDiscoveryTests: XCTestCase {
         XCTAssertThrowsError(try AddressPlan(coin: "btc", network: "test", script: .p2wpkh, coinType: nil, key: account, fromSeed: false)) {
             XCTAssertEqual($0 as? DerivationError, .unsupported("the extended key is for the main network, not btc test"))
         }
-        XCTAssertThrowsError(try AddressPlan(coin: "btc", network: "testnet", script: nil, coinType: nil, key: master, fromSeed: true)) {
-            XCTAssertEqual($0 as? DerivationError, .unsupported("btc has no network 'testnet': use --network test (btc networks: main, test, signet, regtest)"))
+        // One vocabulary: testnet is test, mainnet is main; a network the coin lacks is named.
+        XCTAssertEqual(try AddressPlan(coin: "btc", network: "testnet", script: nil, coinType: nil, key: master, fromSeed: true).chain.network, "test")
+        XCTAssertEqual(try AddressPlan(coin: "ltc", network: "mainnet", script: nil, coinType: nil, key: master, fromSeed: true).chain.network, "main")
+        XCTAssertThrowsError(try AddressPlan(coin: "btc", network: "stagenet", script: nil, coinType: nil, key: master, fromSeed: true)) {
+            XCTAssertEqual($0 as? DerivationError, .unsupported("btc has no network 'stagenet' (btc networks: main, test, signet, regtest)"))
         }
         XCTAssertThrowsError(try AddressPlan(coin: "doge", network: nil, script: .p2wpkh, coinType: nil, key: master, fromSeed: true)) {
             XCTAssertEqual($0 as? DerivationError, .unsupported("doge has no p2wpkh addresses"))
