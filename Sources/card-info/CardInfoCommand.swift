@@ -14,9 +14,9 @@ struct CardInfoCommand: ParsableCommand {
         commandName: "card-info",
         abstract: "A Status Keycard over PC/SC: what it is and holds, and its management.",
         discussion: """
-        With no subcommand, lists the readers and prints each Keycard's SELECT information as a
-        JSON record; with --pairing, also its GET STATUS. Secrets (PIN, PUK, pairing password)
-        come from --credentials-file/--credentials-fd (one JSON record) or a no-echo prompt,
+        With no subcommand, lists the readers and prints each Keycard's SELECT information as a \
+        JSON record; with --pairing, also its GET STATUS. Secrets (PIN, PUK, pairing password) \
+        come from --credentials-file/--credentials-fd (one JSON record) or a no-echo prompt, \
         never from arguments. See card-info(1).
 
         Examples:

@@ -11,9 +11,9 @@ extension DeriveCommand {
         static let configuration = CommandConfiguration(
             abstract: "Receive (and change) addresses with their public keys.",
             discussion: """
-            Presets: m/purpose'/coin'/account'/change/index for --count indexes from --index.
-            From an account xpub: change/index below it. --path takes any BIP32 path, with a
-            range in its last step (m/84h/0h/0h/0/0-19); from an extended key the path is
+            Presets: m/purpose'/coin'/account'/change/index for --count indexes from --index. \
+            From an account xpub: change/index below it. --path takes any BIP32 path, with a \
+            range in its last step (m/84h/0h/0h/0/0-19); from an extended key the path is \
             relative to that key (m is the key itself).
             """)
 

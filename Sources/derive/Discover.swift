@@ -11,11 +11,11 @@ extension DeriveCommand {
         static let configuration = CommandConfiguration(
             abstract: "BIP44 account discovery against a list of used addresses (no web API).",
             discussion: """
-            Scans accounts 0, 1, … of --purpose/--coin: in each, the receive and change chains
-            until --gap consecutive addresses are unused. Discovery stops at the first account
-            with no used address, as BIP44 says. Used addresses come from --used FILE: one
-            address per line, or JSON records with an "address" field (derive's or scan-blocks'
-            output). Writes one record per used account (path, xpub, used counts, the next
+            Scans accounts 0, 1, … of --purpose/--coin: in each, the receive and change chains \
+            until --gap consecutive addresses are unused. Discovery stops at the first account \
+            with no used address, as BIP44 says. Used addresses come from --used FILE: one \
+            address per line, or JSON records with an "address" field (derive's or scan-blocks' \
+            output). Writes one record per used account (path, xpub, used counts, the next \
             unused receive and change indexes) and a final "discovery" record.
             """)
 

@@ -12,7 +12,7 @@ extension MnemonicCommand {
         static let configuration = CommandConfiguration(
             abstract: "Make new phrases from the operating system's CSPRNG (libsodium).",
             discussion: """
-            Writes {"scheme","language","mnemonic","entropy"} per phrase. For entropy you make
+            Writes {"scheme","language","mnemonic","entropy"} per phrase. For entropy you make \
             yourself (hex, dice or coins), use from-entropy.
             """)
 

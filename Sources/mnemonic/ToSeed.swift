@@ -10,9 +10,9 @@ extension MnemonicCommand {
             commandName: "to-seed",
             abstract: "Phrase → seed: BIP39's 64-byte PBKDF2 seed, or Monero's 32-byte seed.",
             discussion: """
-            Reads {"mnemonic":"..."} and adds "seed". The BIP39 passphrase comes from one of
-            the options below, or from a "passphrase" field of the record itself (which is then
-            removed from the output); it is NFKD-normalised and never trimmed, except that one
+            Reads {"mnemonic":"..."} and adds "seed". The BIP39 passphrase comes from one of \
+            the options below, or from a "passphrase" field of the record itself (which is then \
+            removed from the output); it is NFKD-normalised and never trimmed, except that one \
             trailing newline of a file or descriptor is dropped. Monero seeds take no passphrase.
             """)
 

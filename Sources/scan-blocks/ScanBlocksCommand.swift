@@ -24,24 +24,28 @@ struct ScanBlocksCommand: ParsableCommand {
         commandName: "scan-blocks",
         abstract: "The wallet synchronizer: finds Monero, Zcash, Bitcoin and Litecoin wallets' payments and spends in blocks, resumably.",
         discussion: """
-        Writes events as JSON Lines: received, spent, pending (mempool), reorg, and a final
-        balance. State (scanned height, outputs, key images, events not yet written) is kept
-        in SQLite per wallet; a killed or repeated run goes on where it stopped. Appending to a
-        file, every event is written exactly once; on a pipe a repeat keeps its event_id.
-        Several wallets (--wallet repeated, or --wallets FILE) share one pass over the chain;
+        Writes events as JSON Lines: received, spent, pending (mempool), reorg, and a final \
+        balance. State (scanned height, outputs, key images, events not yet written) is kept \
+        in SQLite per wallet; a killed or repeated run goes on where it stopped. Appending to a \
+        file, every event is written exactly once; on a pipe a repeat keeps its event_id. \
+        Several wallets (--wallet repeated, or --wallets FILE) share one pass over the chain; \
         their records carry "wallet". See scan-blocks(1).
 
-        --chain zcash reads lightwalletd's compact blocks (.pb stream or JSON Lines, or live with
-        --lightwalletd over gRPC and TLS) and trial-decrypts every Sapling output and every
-        Orchard and Ironwood action with the wallet's viewing keys. --chain bitcoin or litecoin reads raw blocks (JSON Lines of height,
-        hash, hex; a node's blocks directory of blk*.dat; or live with --node from bitcoind's or
+        --chain zcash reads lightwalletd's compact blocks (.pb stream or JSON Lines, or live with \
+        --lightwalletd over gRPC and TLS) and trial-decrypts every Sapling output and every \
+        Orchard and Ironwood action with the wallet's viewing keys. --chain bitcoin or litecoin reads raw blocks (JSON Lines of height, \
+        hash, hex; a node's blocks directory of blk*.dat; or live with --node from bitcoind's or \
         litecoind's RPC) and watches each account's scripts up to --gap-limit past the last used one.
 
-        Example (cron, every 5 minutes):
-          */5 * * * * scan-blocks --wallet shop --keystore-pass-file ~/.pass --blocks /srv/xmr/blocks.jsonl --txs /srv/xmr/txs.jsonl >> payments.jsonl
-          scan-blocks --chain zcash --wallet zshop --keystore-pass-file ~/.pass --blocks /srv/zec/compact.pb >> zec-payments.jsonl
-          scan-blocks --chain zcash --wallet zshop --keystore-pass-file ~/.pass --lightwalletd lwd.example.org:9067 >> zec-payments.jsonl
-          scan-blocks --chain bitcoin --wallet btc --keystore-pass-file ~/.pass --node 127.0.0.1 >> btc-payments.jsonl
+        Examples (cron: "*/5 * * * *" and the command, on one line):
+          scan-blocks --wallet shop --keystore-pass-file ~/.pass \\
+            --blocks /srv/xmr/blocks.jsonl --txs /srv/xmr/txs.jsonl >> payments.jsonl
+          scan-blocks --chain zcash --wallet zshop --keystore-pass-file ~/.pass \\
+            --blocks /srv/zec/compact.pb >> zec-payments.jsonl
+          scan-blocks --chain zcash --wallet zshop --keystore-pass-file ~/.pass \\
+            --lightwalletd lwd.example.org:9067 >> zec-payments.jsonl
+          scan-blocks --chain bitcoin --wallet btc --keystore-pass-file ~/.pass \\
+            --node 127.0.0.1 >> btc-payments.jsonl
         """,
         version: SatchelVersion.string + " (curve kernels: \(CurveBatchPath.inUse.rawValue)"
             + (CurveBatchPath.forcedButUnavailable ? "; SATCHEL_SIMD names a path this CPU lacks" : "") + ")")

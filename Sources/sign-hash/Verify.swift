@@ -9,8 +9,8 @@ extension SignHashCommand {
         static let configuration = CommandConfiguration(
             abstract: "Check signatures: each record's hash, signature and public_key (or Ethereum/Bitcoin address).",
             discussion: """
-            ECDSA records may name the signer by "address" instead of "public_key" (with their
-            "recovery_id" or "v"): the key is recovered and its address compared. A record that
+            ECDSA records may name the signer by "address" instead of "public_key" (with their \
+            "recovery_id" or "v"): the key is recovered and its address compared. A record that \
             does not verify is an error record (sign.verification_failed) and the exit status is 65.
             """)
 

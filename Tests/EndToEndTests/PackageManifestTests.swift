@@ -77,3 +77,37 @@ final class PackageManifestTests: XCTestCase {
                                      "check-pins: resolved but not pinned: swift-nio-http2 1.47.0 https://github.com/apple/swift-nio-http2.git"])
     }
 }
+
+/// Every tool's and subcommand's --help reads on an 80-column terminal: prose paragraphs are
+/// one logical line each (ArgumentParser wraps them to the terminal), and every line laid out
+/// by hand — examples, record shapes — fits in 80 columns, so none is broken mid-word.
+final class HelpLayoutTests: XCTestCase {
+    func testHelpFitsAnEightyColumnTerminal() throws {
+        let tools = ["mnemonic", "derive", "sign-hash", "sign-tx", "keystore", "scan-blocks", "card-info"]
+        var pages = 0
+        for tool in tools {
+            let top = try Shell.run("COLUMNS=2000 \(tool) --help")
+            XCTAssertEqual(top.status, 0, tool)
+            var subcommands = [""]
+            var inList = false
+            for line in top.lines {
+                if line == "SUBCOMMANDS:" { inList = true; continue }
+                if inList, line.hasPrefix("  "), let name = line.split(separator: " ").first, !line.hasPrefix("   ") { subcommands.append(String(name)) }
+                if inList, line.isEmpty { inList = false }
+            }
+            for sub in subcommands {
+                let wide = try Shell.run("COLUMNS=2000 \(tool) \(sub) --help")
+                XCTAssertEqual(wide.status, 0, "\(tool) \(sub)")
+                pages += 1
+                let discussion = wide.lines.prefix { !$0.hasPrefix("USAGE:") }
+                for line in discussion where line.hasPrefix("  ") {
+                    XCTAssertLessThanOrEqual(line.count, 80, "\(tool) \(sub): \(line)")
+                }
+                let narrow = try Shell.run("COLUMNS=80 \(tool) \(sub) --help")
+                // ArgumentParser writes the USAGE line whole, whatever the width: not ours to wrap.
+                for line in narrow.lines where !line.hasPrefix("USAGE:") { XCTAssertLessThanOrEqual(line.count, 80, "\(tool) \(sub): \(line)") }
+            }
+        }
+        XCTAssertGreaterThanOrEqual(pages, 30)
+    }
+}
