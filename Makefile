@@ -142,7 +142,9 @@ install: deps
 	for t in $(TOOLS); do \
 	  install -s -m 0755 "$$bin/$$t" "$(DESTDIR)$(PREFIX)/bin/$$t"; \
 	  install -m 0644 "man/$$t.1" "$(DESTDIR)$(PREFIX)/share/man/man1/$$t.1"; \
-	  "$$bin/$$t" --generate-completion-script bash > "$(BASH_COMPLETIONS)/$$t"; \
+	  case $$t in derive) d=addresses;; sign-hash) d=sign;; card-info) d=info;; *) d=;; esac; \
+	  if [ -n "$$d" ]; then "$$bin/$$t" --generate-completion-script bash | python3 scripts/completion-default.py $$t $$d > "$(BASH_COMPLETIONS)/$$t"; \
+	  else "$$bin/$$t" --generate-completion-script bash > "$(BASH_COMPLETIONS)/$$t"; fi; \
 	  "$$bin/$$t" --generate-completion-script zsh > "$(ZSH_COMPLETIONS)/_$$t"; \
 	  "$$bin/$$t" --generate-completion-script fish > "$(FISH_COMPLETIONS)/$$t.fish"; \
 	done; \

@@ -10,16 +10,16 @@ import WalletCardCLI
 
 /// Coin, network, script and path choices: derive's subcommands share them.
 public struct ChainOptions: ParsableArguments {
-    @Option(help: "Coin: btc, ltc, doge, bch, zec, eth, xmr (default btc; xmr when the input is a Monero seed or keys).")
+    @Option(help: "Coin: btc, ltc, doge, bch, zec, eth, xmr (default btc; xmr when the input is a Monero seed or keys).", completion: .list(["btc", "ltc", "doge", "bch", "zec", "eth", "xmr"]))
     public var coin: String?
 
-    @Option(help: "Network: main (the default), test, regtest, signet (btc); stagenet (xmr). mainnet and testnet are main and test.")
+    @Option(help: "Network: main (the default), test, regtest, signet (btc); stagenet (xmr). mainnet and testnet are main and test.", completion: .list(["main", "test", "regtest", "signet", "stagenet"]))
     public var network: String?
 
-    @Option(help: "BIP43 purpose: 44 (P2PKH), 49 (P2SH-P2WPKH), 84 (P2WPKH) or 86 (P2TR); 48 (a multisig account's key, derive account only, with --script p2wsh or p2sh-p2wsh).")
+    @Option(help: "BIP43 purpose: 44 (P2PKH), 49 (P2SH-P2WPKH), 84 (P2WPKH) or 86 (P2TR); 48 (a multisig account's key, derive account only, with --script p2wsh or p2sh-p2wsh).", completion: .list(["44", "49", "84", "86", "48"]))
     public var purpose: UInt32?
 
-    @Option(help: "Script kind instead of a purpose: p2pkh, p2sh-p2wpkh, p2wpkh, p2tr; with --purpose 48, p2wsh or p2sh-p2wsh (BIP48's script types 2' and 1').")
+    @Option(help: "Script kind instead of a purpose: p2pkh, p2sh-p2wpkh, p2wpkh, p2tr; with --purpose 48, p2wsh or p2sh-p2wsh (BIP48's script types 2' and 1').", completion: .list(["p2pkh", "p2sh-p2wpkh", "p2wpkh", "p2tr", "p2wsh", "p2sh-p2wsh"]))
     public var script: String?
 
     @Option(help: "SLIP-44 coin type to use in preset paths instead of the coin's own (e.g. another EVM chain).")
@@ -34,7 +34,7 @@ public struct ChainOptions: ParsableArguments {
     @Flag(help: "Also write private keys (hex, and WIF for Bitcoin-like coins; Monero: spend and view keys; Zcash Sapling: the extended spending key).")
     public var `private` = false
 
-    @Option(help: ArgumentHelp("Zcash value pool: transparent (t1 addresses, the default), sapling (ZIP-32 keys, zs1 and unified addresses with Orchard, Sapling and transparent receivers) or orchard (unified addresses with the Orchard receiver alone).", valueName: "pool"))
+    @Option(help: ArgumentHelp("Zcash value pool: transparent (t1 addresses, the default), sapling (ZIP-32 keys, zs1 and unified addresses with Orchard, Sapling and transparent receivers) or orchard (unified addresses with the Orchard receiver alone).", valueName: "pool"), completion: .list(["transparent", "sapling", "orchard"]))
     public var pool: String?
 
     @Flag(name: .customLong("use-qsk"), help: "Zcash Orchard keys by ZIP 2005's use_qsk = true rule (a quantum-secure rivk, as FROST accounts use): other incoming viewing keys and addresses than the standard rule. From a seed only; a record's \"use_qsk\": true does the same.")

@@ -9,10 +9,10 @@ import WalletRecords
 public struct SchemeOptions: ParsableArguments {
     public init() {}
 
-    @Option(help: "bip39 or monero. Default: bip39 when making phrases; detected (25 words = monero) when reading them.")
+    @Option(help: "bip39 or monero. Default: bip39 when making phrases; detected (25 words = monero) when reading them.", completion: .list(["bip39", "monero"]))
     public var scheme: String?
 
-    @Option(help: ArgumentHelp("Wordlist: english, japanese, korean, spanish, chinese_simplified, chinese_traditional, french, italian, czech, portuguese (Monero: english). Default: detected when reading, english when making.", valueName: "name"))
+    @Option(help: ArgumentHelp("Wordlist: english, japanese, korean, spanish, chinese_simplified, chinese_traditional, french, italian, czech, portuguese (Monero: english). Default: detected when reading, english when making.", valueName: "name"), completion: .list(["english", "japanese", "korean", "spanish", "chinese_simplified", "chinese_traditional", "french", "italian", "czech", "portuguese"]))
     public var language: String?
 
     public func validate() throws {

@@ -9,10 +9,10 @@ import WalletCardCLI
 
 /// sign-tx's options for PSBTs.
 public struct PSBTOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("The PSBT's coin: btc or ltc (addresses in the summary, the coin type our paths must have).", valueName: "coin"))
+    @Option(help: ArgumentHelp("The PSBT's coin: btc or ltc (addresses in the summary, the coin type our paths must have).", valueName: "coin"), completion: .list(["btc", "ltc"]))
     public var coin = "btc"
 
-    @Option(help: ArgumentHelp("The PSBT's network: main, test, regtest or signet (mainnet and testnet are main and test).", valueName: "network"))
+    @Option(help: ArgumentHelp("The PSBT's network: main, test, regtest or signet (mainnet and testnet are main and test).", valueName: "network"), completion: .list(["main", "test", "regtest", "signet"]))
     public var network = "main"
 
     @Option(name: .customLong("max-fee"), help: ArgumentHelp("Refuse a PSBT whose fee is more than this many satoshis (litoshis).", valueName: "sats"))

@@ -14,7 +14,7 @@ public struct KeyStoreOptions: ParsableArguments {
     @Option(name: .customLong("keystore-pass-fd"), help: ArgumentHelp("Read the key-store passphrase from this open file descriptor.", valueName: "n"))
     public var passFD: Int32?
 
-    @Option(help: "Argon2id cost for entries written now: interactive, moderate (default) or sensitive.")
+    @Option(help: "Argon2id cost for entries written now: interactive, moderate (default) or sensitive.", completion: .list(["interactive", "moderate", "sensitive"]))
     public var kdf: String = "moderate"
 
     public init() {}

@@ -19,7 +19,7 @@ extension DeriveCommand {
 
         @OptionGroup var chainOptions: ChainOptions
 
-        @Option(help: "Chain: 0 receive, 1 change, or both.")
+        @Option(help: "Chain: 0 receive, 1 change, or both.", completion: .list(["0", "1", "both"]))
         var change: String = "0"
 
         @Option(help: "First address index (Monero: first minor index).")
@@ -40,7 +40,7 @@ extension DeriveCommand {
         @Option(help: ArgumentHelp("Write each address as a QR code image ADDRESS.png or .svg into this directory, and name it in \"qr_file\".", valueName: "dir"))
         var qrDir: String?
 
-        @Option(help: "Image format for --qr-dir: png or svg.")
+        @Option(help: "Image format for --qr-dir: png or svg.", completion: .list(["png", "svg"]))
         var qrFormat: String = "png"
 
         @OptionGroup var passphrase: PassphraseOptions

@@ -17,7 +17,7 @@ extension MnemonicCommand {
 
         @OptionGroup var schemeOptions: SchemeOptions
 
-        @Option(help: "Words to make from dice or coins (default 24; Monero 25). Hex entropy sets its own length.")
+        @Option(help: "Words to make from dice or coins (default 24; Monero 25). Hex entropy sets its own length.", completion: .list(["12", "15", "18", "21", "24", "25"]))
         var words: Int?
 
         @OptionGroup var input: InputFiles

@@ -18,7 +18,7 @@ extension MnemonicCommand {
 
         @OptionGroup var schemeOptions: SchemeOptions
 
-        @Option(help: "Words per phrase: 12, 15, 18, 21 or 24 for BIP39 (default 24); 25 for Monero.")
+        @Option(help: "Words per phrase: 12, 15, 18, 21 or 24 for BIP39 (default 24); 25 for Monero.", completion: .list(["12", "15", "18", "21", "24", "25"]))
         var words: Int?
 
         @Option(help: "How many phrases to write.")

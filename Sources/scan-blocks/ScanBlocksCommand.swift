@@ -50,10 +50,10 @@ struct ScanBlocksCommand: ParsableCommand {
         version: SatchelVersion.string + " (curve kernels: \(CurveBatchPath.inUse.rawValue)"
             + (CurveBatchPath.forcedButUnavailable ? "; SATCHEL_SIMD names a path this CPU lacks" : "") + ")")
 
-    @Option(help: "Chain: monero, zcash (from compact blocks), bitcoin or litecoin (from raw blocks).")
+    @Option(help: "Chain: monero, zcash (from compact blocks), bitcoin or litecoin (from raw blocks).", completion: .list(["monero", "zcash", "bitcoin", "litecoin"]))
     var chain: String = "monero"
 
-    @Option(help: "Network: main (the default), test; stagenet (monero); regtest, signet (bitcoin, litecoin). Monero's regtest uses main addresses. mainnet and testnet are main and test.")
+    @Option(help: "Network: main (the default), test; stagenet (monero); regtest, signet (bitcoin, litecoin). Monero's regtest uses main addresses. mainnet and testnet are main and test.", completion: .list(["main", "test", "stagenet", "regtest", "signet"]))
     var network: String = "main"
 
     @Option(help: ArgumentHelp("First block height to scan (the wallet's birthday); default: the key-store entry's xmr (zec) birthday.", valueName: "height"))
@@ -101,7 +101,7 @@ struct ScanBlocksCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Scan at most this many blocks in this run.", valueName: "n"))
     var maxBlocks: Int?
 
-    @Option(help: "Progress on stderr: auto (a line on a terminal), jsonl, or none.")
+    @Option(help: "Progress on stderr: auto (a line on a terminal), jsonl, or none.", completion: .list(["auto", "jsonl", "none"]))
     var progress: String = "auto"
 
     @Option(help: ArgumentHelp("Subaddress lookahead, majors,minors (Monero's default 50,200).", valueName: "m,n"))

@@ -44,6 +44,35 @@ final class InstallTests: XCTestCase {
             XCTAssertTrue(bash.out.hasSuffix(" \(tool)\n"), bash.out)
             XCTAssertEqual(try String(contentsOfFile: "\(prefix)/share/zsh/site-functions/_\(tool)", encoding: .utf8).prefix(9), "#compdef ")
         }
+        // Bash completes option values, and the default subcommand's options before any
+        // subcommand is named (derive --co<TAB> is derive addresses --co<TAB>).
+        let completions: [([String], [String])] = [
+            (["derive", "--co"], ["--coin", "--coin-type", "--count"]),
+            (["derive", "--coin", ""], ["btc", "ltc", "doge", "bch", "zec", "eth", "xmr"]),
+            (["derive", "account", "--pool", ""], ["transparent", "sapling", "orchard"]),
+            (["derive", ""], ["addresses", "account", "discover", "help"]),
+            (["sign-hash", "--scheme", ""], ["ecdsa", "schnorr"]),
+            (["sign-tx", "--coin", ""], ["btc", "ltc"]),
+            (["sign-tx", "--network", ""], ["main", "test", "regtest", "signet"]),
+            (["scan-blocks", "--chain", ""], ["monero", "zcash", "bitcoin", "litecoin"]),
+            (["scan-blocks", "--progress", ""], ["auto", "jsonl", "none"]),
+            (["mnemonic", "generate", "--words", ""], ["12", "15", "18", "21", "24", "25"]),
+            (["keystore", "add", "x", "--kdf", ""], ["interactive", "moderate", "sensitive"]),
+            (["card-info", "--rea"], ["--reader"]),
+        ]
+        for (words, expected) in completions {
+            let quoted = words.map { "'\($0)'" }.joined(separator: " ")
+            let script = """
+                source \(prefix)/share/bash-completion/completions/\(words[0])
+                COMP_WORDS=(\(quoted)); COMP_CWORD=$(( ${#COMP_WORDS[@]} - 1 )); COMP_LINE="${COMP_WORDS[*]}"; COMP_POINT=${#COMP_LINE}
+                fn=$(complete -p \(words[0]) | sed -E 's/.*-F ([^ ]+).*/\\1/')
+                "$fn" "${COMP_WORDS[0]}" "${COMP_WORDS[$COMP_CWORD]}" "${COMP_WORDS[$COMP_CWORD-1]}"
+                printf '%s\\n' "${COMPREPLY[@]}"
+                """
+            let r = try Shell.run("PATH=\(prefix)/bin:$PATH bash", stdin: Data(script.utf8))
+            XCTAssertEqual(r.status, 0, words.joined(separator: " ") + r.stderr)
+            XCTAssertEqual(r.lines, expected, words.joined(separator: " "))
+        }
         // The installed tools with the toolchain gone: its directory hidden under an empty
         // tmpfs in a private mount namespace, no LD_LIBRARY_PATH, no swift on PATH.
         let about = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
