@@ -6,7 +6,7 @@ export PATH := $(PATH):/opt/swift/usr/bin
 SWIFT_FLAGS ?=
 BIN_DIR = $(shell swift build $(SWIFT_FLAGS) --show-bin-path)
 
-.PHONY: all deps test-deps build test unit e2e lint demo bench check-long clean install uninstall fuzz fuzz-smoke ctime ctime-c ctime-swift
+.PHONY: all deps test-deps build test unit e2e lint format demo bench check-long clean install uninstall fuzz fuzz-smoke ctime ctime-c ctime-swift
 
 # make install [PREFIX=/usr/local] [DESTDIR=…] [CONFIG=release]: the tools, their man pages and
 # bash, zsh and fish completions (INSTALL_FROM=DIR installs already built tools from DIR).
@@ -86,10 +86,15 @@ FUZZ_RUNS ?= 1000000
 fuzz: test-deps
 	scripts/fuzz.sh --runs $(FUZZ_RUNS) $(FUZZ_TARGETS)
 
-# Package.swift against the imports (scripts/check-imports.py) and the resolved package graph
+# The code as .swift-format lays it out (swift format, in the toolchain: `make format` applies
+# it); Package.swift against the imports (scripts/check-imports.py) and the resolved package graph
 # against Dependencies.pinned (scripts/check-pins.py), docs/ARCHITECTURE.md against the code
 # (scripts/check-docs.py); mandoc's linter, and the pages as man(1) renders them, with no troff warning.
+format:
+	swift format format --configuration .swift-format -i -r Sources Tests Fuzz Benchmarks
+
 lint: test-deps
+	swift format lint --strict --configuration .swift-format -r Sources Tests Fuzz Benchmarks
 	python3 scripts/check-imports.py
 	python3 scripts/check-pins.py
 	python3 scripts/check-docs.py

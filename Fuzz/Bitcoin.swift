@@ -6,8 +6,10 @@ import WalletKeys
 /// and the PSBT code read them, and PSBTs through the signer and finalizer.
 enum BitcoinTargets {
     static let all = [
-        FuzzTarget(name: "bitcoin-tx", covers: "transactions: the scanner's reader against the PSBT code's, both dialects", run: transaction),
-        FuzzTarget(name: "bitcoin-block", covers: "blocks (merkle root made right by the target): batched txids against one by one", run: block),
+        FuzzTarget(
+            name: "bitcoin-tx", covers: "transactions: the scanner's reader against the PSBT code's, both dialects", run: transaction),
+        FuzzTarget(
+            name: "bitcoin-block", covers: "blocks (merkle root made right by the target): batched txids against one by one", run: block),
         FuzzTarget(name: "psbt", covers: "PSBTs (v0, v2): read, write, sign with BIP174's example key, finalize, extract", run: psbt),
     ]
 
@@ -21,7 +23,9 @@ enum BitcoinTargets {
         holds(tx.serialized(witness: tx.hasWitness) == rest, "a transaction did not write back as the bytes read")
         guard let scanned else { return }
         holds(scanned.id == tx.txid, "the two readers give different txids")
-        holds(Array(scanned.outputs.map { BitcoinTx.Output(value: $0.value, script: $0.script) }) == tx.outputs, "the two readers read different outputs")
+        holds(
+            Array(scanned.outputs.map { BitcoinTx.Output(value: $0.value, script: $0.script) }) == tx.outputs,
+            "the two readers read different outputs")
     }
 
     /// The merkle root is rewritten from the transactions one by one, so mutations get past it;
@@ -40,7 +44,9 @@ enum BitcoinTargets {
             block.replaceSubrange(36..<68, with: Bitcoin.merkleRoot(ids.map { $0! }).root)
         }
         guard let parsed = try? Bitcoin.parseBlock(block, what: "fuzz", dialect: dialect, verifyWitness: selector & 2 == 0) else { return }
-        holds(parsed.transactions.count == ranges.count, "the block has \(parsed.transactions.count) transactions, its ranges \(ranges.count)")
+        holds(
+            parsed.transactions.count == ranges.count, "the block has \(parsed.transactions.count) transactions, its ranges \(ranges.count)"
+        )
         for (tx, id) in zip(parsed.transactions, ids) where id != nil { holds(tx.id == id, "a batched txid is not the one-by-one txid") }
         holds(parsed.id == Bitcoin.sha256d(Array(block.prefix(80))), "a block id is not its header's hash")
     }
@@ -48,7 +54,8 @@ enum BitcoinTargets {
     /// BIP174's example master key (Tests/Fixtures/psbt): the corpus's PSBTs name it, so the
     /// fuzzer reaches the signer's checks and signatures.
     nonisolated(unsafe) static let keyring: BIP32Keyring = {
-        let root = try! ExtendedKey(parsing: "tprv8ZgxMBicQKsPd9TeAdPADNnSyH9SSUUbTVeFszDE23Ki6TBB5nCefAdHkK8Fm3qMQR6sHwA56zqRmKmxnHk37JkiFzvncDqoKmPWubu7hDF")
+        let root = try! ExtendedKey(
+            parsing: "tprv8ZgxMBicQKsPd9TeAdPADNnSyH9SSUUbTVeFszDE23Ki6TBB5nCefAdHkK8Fm3qMQR6sHwA56zqRmKmxnHk37JkiFzvncDqoKmPWubu7hDF")
         return try! BIP32Keyring(root: root, nonces: .rfc6979)
     }()
 

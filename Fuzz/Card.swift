@@ -24,7 +24,9 @@ enum CardTargets {
         guard let elements = try? TLV.parse(bytes) else { return }
         let written = elements.flatMap(\.bytes)
         holds((try? TLV.parse(written)) == elements, "TLV elements changed on a write and read")
-        holds(written == bytes, "BER-TLV read a length or tag that is not in its shortest form (\(written.count) bytes written for \(bytes.count))")
+        holds(
+            written == bytes,
+            "BER-TLV read a length or tag that is not in its shortest form (\(written.count) bytes written for \(bytes.count))")
         for element in elements where element.tag == 0xA0 || element.tag == 0xA4 || element.tag == 0xA1 {
             _ = try? TLV.parse(element.value)
         }

@@ -47,10 +47,14 @@ enum EncodingTargets {
     static func bech32(_ bytes: [UInt8]) {
         let string = text(bytes)
         if let (hrp, data, variant) = try? Bech32.decode(string) {
-            holds(Bech32.encode(hrp: hrp, data: data, variant: variant) == string.lowercased(), "Bech32 decode∘encode is not the lowercase input")
+            holds(
+                Bech32.encode(hrp: hrp, data: data, variant: variant) == string.lowercased(),
+                "Bech32 decode∘encode is not the lowercase input")
         }
         if let (version, program) = try? SegwitAddress.decode(string, hrp: "bc") {
-            holds(SegwitAddress.encode(hrp: "bc", version: version, program: program) == string.lowercased(), "a segwit address did not re-encode")
+            holds(
+                SegwitAddress.encode(hrp: "bc", version: version, program: program) == string.lowercased(),
+                "a segwit address did not re-encode")
         }
         // Built: a prefix of printable ASCII, then 5-bit groups; every one-character change is found.
         let (selector, rest) = split(bytes)

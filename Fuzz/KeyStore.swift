@@ -4,7 +4,7 @@ import WalletKeyStore
 /// passphrase check (Argon2 itself is no parser, and a fuzzer cannot wait for it).
 enum KeyStoreTargets {
     static let all = [
-        FuzzTarget(name: "keystore-file", covers: "key-store entry files: header, KDF bounds, metadata JSON", run: entryFile),
+        FuzzTarget(name: "keystore-file", covers: "key-store entry files: header, KDF bounds, metadata JSON", run: entryFile)
     ]
 
     static func entryFile(_ bytes: [UInt8]) {

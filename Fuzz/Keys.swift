@@ -5,7 +5,8 @@ import WalletKeys
 enum KeyTargets {
     static let all = [
         FuzzTarget(name: "phrase", covers: "BIP39 phrases in its 10 wordlists, Monero 25-word seeds", run: phrase),
-        FuzzTarget(name: "extended-key", covers: "BIP32 extended keys (a 78-byte payload under a good checksum, and text)", run: extendedKey),
+        FuzzTarget(
+            name: "extended-key", covers: "BIP32 extended keys (a 78-byte payload under a good checksum, and text)", run: extendedKey),
         FuzzTarget(name: "slip132", covers: "SLIP-132 prefixes: each version's key under every other version", run: slip132),
         FuzzTarget(name: "derivation-path", covers: "derivation paths and path ranges", run: derivationPath),
         FuzzTarget(name: "descriptor", covers: "account descriptors (pkh, sh(wpkh), wpkh, tr) with origin and checksum", run: descriptor),
@@ -65,14 +66,19 @@ enum KeyTargets {
         let from = versions[Int(selector & 0x0F) % versions.count], to = versions[Int(selector >> 4) % versions.count]
         let isPrivate = rest[41] == 0
         let number = isPrivate ? from.privateVersion : from.publicVersion
-        let payload = [UInt8(number >> 24), UInt8(truncatingIfNeeded: number >> 16), UInt8(truncatingIfNeeded: number >> 8), UInt8(truncatingIfNeeded: number)] + rest
+        let payload =
+            [
+                UInt8(number >> 24), UInt8(truncatingIfNeeded: number >> 16), UInt8(truncatingIfNeeded: number >> 8),
+                UInt8(truncatingIfNeeded: number),
+            ] + rest
         guard let key = try? ExtendedKey(parsing: Base58.encodeCheck(payload)) else { return }
         holds(key.version == from && key.isPrivate == isPrivate, "the version read is not the version written")
         let moved = key.serialized(version: to)
         holds(moved.hasPrefix(isPrivate ? to.privatePrefix : to.publicPrefix), "\(to.publicPrefix) key written with another prefix")
         guard let back = try? ExtendedKey(parsing: moved) else { holds(false, "a key under \(to.publicPrefix) does not read back"); return }
-        holds(back.version == to && back.publicKey.compressed == key.publicKey.compressed && back.chainCode == key.chainCode
-              && back.depth == key.depth, "a key changed under another version")
+        holds(
+            back.version == to && back.publicKey.compressed == key.publicKey.compressed && back.chainCode == key.chainCode
+                && back.depth == key.depth, "a key changed under another version")
         if isPrivate {
             holds(ExtendedKeyVersion.named(to.privatePrefix) == to, "the private prefix \(to.privatePrefix) names another version")
         }
@@ -86,7 +92,9 @@ enum KeyTargets {
         }
         if let paths = try? DerivationPath.parseRange(string) {
             holds(!paths.isEmpty && paths.count <= 1_000_000, "a range gave \(paths.count) paths")
-            for path in paths.prefix(3) { holds((try? DerivationPath(parsing: path.description)) == path, "a path of a range did not read back") }
+            for path in paths.prefix(3) {
+                holds((try? DerivationPath(parsing: path.description)) == path, "a path of a range did not read back")
+            }
         }
     }
 
@@ -95,11 +103,17 @@ enum KeyTargets {
         guard let read = try? AccountDescriptor(parsing: text(bytes)) else { return }
         holds(!read.key.isPrivate, "a descriptor gave a private key")
         guard let origin = read.origin, read.chains.count == 1, read.script != .ethereum,
-              let written = Descriptor.account(script: read.script, masterFingerprint: origin.fingerprint, accountPath: origin.path,
-                                               accountXpub: read.key.serialized(), change: read.chains[0]) else { return }
-        guard let again = try? AccountDescriptor(parsing: written) else { holds(false, "our own descriptor does not read: \(written)"); return }
-        holds(again.script == read.script && again.key.serialized() == read.key.serialized() && again.chains == read.chains
-              && again.origin?.fingerprint == origin.fingerprint && again.origin?.path == origin.path, "a descriptor changed on a write and read")
+            let written = Descriptor.account(
+                script: read.script, masterFingerprint: origin.fingerprint, accountPath: origin.path,
+                accountXpub: read.key.serialized(), change: read.chains[0])
+        else { return }
+        guard let again = try? AccountDescriptor(parsing: written) else {
+            holds(false, "our own descriptor does not read: \(written)"); return
+        }
+        holds(
+            again.script == read.script && again.key.serialized() == read.key.serialized() && again.chains == read.chains
+                && again.origin?.fingerprint == origin.fingerprint && again.origin?.path == origin.path,
+            "a descriptor changed on a write and read")
     }
 
     static func wif(_ bytes: [UInt8]) {

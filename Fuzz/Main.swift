@@ -8,21 +8,23 @@
 // main, but SwiftPM links an executable with main = this module's entry point; so this main
 // hands the arguments to libFuzzer's driver, the target's name among them as --target=NAME.
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import WalletCore
 
 #if FUZZING
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
-                         _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt) -> CInt
+    @_silgen_name("LLVMFuzzerRunDriver")
+    func LLVMFuzzerRunDriver(
+        _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
+        _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
+    ) -> CInt
 
-/// libFuzzer's archive holds a main that calls this; the link needs it even though that main
-/// is not the one that runs.
-@_cdecl("LLVMFuzzerTestOneInput")
-public func LLVMFuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-    runSelected(data, size)
-}
+    /// libFuzzer's archive holds a main that calls this; the link needs it even though that main
+    /// is not the one that runs.
+    @_cdecl("LLVMFuzzerTestOneInput")
+    public func LLVMFuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
+        runSelected(data, size)
+    }
 #endif
 
 /// The target chosen on the command line; set once, before the first input.
@@ -46,7 +48,8 @@ enum SatchelFuzz {
         // "--" untouched, and re-executes itself with them (-merge=1, -fork), so a child knows
         // its target too.
         let named = arguments.dropFirst().first { $0.hasPrefix("--target=") }.map { String($0.dropFirst("--target=".count)) }
-        let passed = named != nil ? arguments : [arguments[0], "--target=" + (arguments.count > 1 ? arguments[1] : "")] + arguments.dropFirst(2)
+        let passed =
+            named != nil ? arguments : [arguments[0], "--target=" + (arguments.count > 1 ? arguments[1] : "")] + arguments.dropFirst(2)
         let name = named ?? (arguments.count > 1 ? arguments[1] : "")
         guard passed.count >= 3, let target = FuzzTargets.all.first(where: { $0.name == name }) else {
             let names = FuzzTargets.all.map(\.name).joined(separator: " ")
@@ -55,27 +58,27 @@ enum SatchelFuzz {
         }
         selected = target
         #if FUZZING
-        var argv: [UnsafeMutablePointer<CChar>?] = passed.map { strdup($0) }
-        argv.append(nil)
-        var argc = CInt(passed.count)
-        let status = argv.withUnsafeMutableBufferPointer { buffer in
-            var pointer = buffer.baseAddress!
-            return LLVMFuzzerRunDriver(&argc, &pointer) { runSelected($0, $1) }
-        }
-        exit(status)
-        #else
-        var count = 0
-        for path in passed.dropFirst() where !path.hasPrefix("-") {
-            for file in inputFiles(path) {
-                guard let bytes = readFile(file) else {
-                    complain("satchel-fuzz: cannot read \(file)\n")
-                    exit(66)
-                }
-                target.run(bytes)
-                count += 1
+            var argv: [UnsafeMutablePointer<CChar>?] = passed.map { strdup($0) }
+            argv.append(nil)
+            var argc = CInt(passed.count)
+            let status = argv.withUnsafeMutableBufferPointer { buffer in
+                var pointer = buffer.baseAddress!
+                return LLVMFuzzerRunDriver(&argc, &pointer) { runSelected($0, $1) }
             }
-        }
-        print("\(target.name): \(count) inputs replayed, no invariant broken")
+            exit(status)
+        #else
+            var count = 0
+            for path in passed.dropFirst() where !path.hasPrefix("-") {
+                for file in inputFiles(path) {
+                    guard let bytes = readFile(file) else {
+                        complain("satchel-fuzz: cannot read \(file)\n")
+                        exit(66)
+                    }
+                    target.run(bytes)
+                    count += 1
+                }
+            }
+            print("\(target.name): \(count) inputs replayed, no invariant broken")
         #endif
     }
 

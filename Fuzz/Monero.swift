@@ -40,7 +40,8 @@ enum MoneroTargets {
             bytes[i..<(i + 8)].enumerated().reduce(UInt64(0)) { $0 | UInt64($1.element) << (8 * UInt64($1.offset)) }
         }
         guard let read = try? EpeeStorage.parse(EpeeStorage.request("heights", uint64s: numbers)),
-              case .array(let values)? = read["heights"] else { holds(false, "our own epee request does not read back"); return }
+            case .array(let values)? = read["heights"]
+        else { holds(false, "our own epee request does not read back"); return }
         holds(values.count == numbers.count, "epee read \(values.count) numbers of \(numbers.count)")
         for (value, number) in zip(values, numbers) {
             guard case .uint(let got) = value else { holds(false, "a uint64 read back as another type"); return }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import DeriveRecords
 import KeySources
@@ -58,7 +58,8 @@ enum RecordTargets {
         guard bytes.count <= 1024 else { return }
         let input = scratch.input(bytes)
         let output = scratch.output()
-        let pipeline = RecordPipeline(tool: "fuzz", output: OutputStream(fd: output), diagnostics: OutputStream(fd: scratch.null), maxLineBytes: 256)
+        let pipeline = RecordPipeline(
+            tool: "fuzz", output: OutputStream(fd: output), diagnostics: OutputStream(fd: scratch.null), maxLineBytes: 256)
         pipeline.phraseLines = bytes.first.map { $0 & 1 == 1 } ?? false
         _ = pipeline.run(inputs: ["/proc/self/fd/\(input)"]) { (record: JSONObject) throws -> JSONObject in
             var echoed = record
@@ -73,7 +74,9 @@ enum RecordTargets {
         holds(out.count == lines, "\(lines) input lines gave \(out.count) records")
         for line in out {
             guard let record = try? JSONParser.parseObject(Array(line)) else { holds(false, "an output line is not a JSON object"); return }
-            holds(record.keys.count >= 2 && record.keys[0] == "type" && record.keys[1] == "v", "a record does not start with type and v: \(record.keys)")
+            holds(
+                record.keys.count >= 2 && record.keys[0] == "type" && record.keys[1] == "v",
+                "a record does not start with type and v: \(record.keys)")
         }
     }
 }

@@ -8,7 +8,8 @@ struct FuzzTarget: Sendable {
 }
 
 enum FuzzTargets {
-    static let all: [FuzzTarget] = RecordTargets.all + EncodingTargets.all + KeyTargets.all + ZcashTargets.all
+    static let all: [FuzzTarget] =
+        RecordTargets.all + EncodingTargets.all + KeyTargets.all + ZcashTargets.all
         + MoneroTargets.all + BitcoinTargets.all + EthereumTargets.all + CardTargets.all + KeyStoreTargets.all
 }
 

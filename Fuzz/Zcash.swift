@@ -27,7 +27,9 @@ enum ZcashTargets {
         let network: ZcashNetwork = selector & 4 == 0 ? .main : .test
         if selector & 8 != 0 {
             if let items = try? UnifiedEncoding.decode(text(rest), kind: kind, network: network) {
-                holds(UnifiedEncoding.encode(items, kind: kind, network: network) == text(rest).lowercased(), "a unified encoding did not write back")
+                holds(
+                    UnifiedEncoding.encode(items, kind: kind, network: network) == text(rest).lowercased(),
+                    "a unified encoding did not write back")
             }
             return
         }
@@ -47,6 +49,8 @@ enum ZcashTargets {
 
     static func v5Transaction(_ bytes: [UInt8]) {
         guard let bundles = try? ZcashTransactionParser.shieldedBundles(bytes) else { return }
-        holds((try? ZcashTransactionParser.saplingOutputs(bytes))?.count == bundles.sapling.count, "the two readers of Sapling outputs differ")
+        holds(
+            (try? ZcashTransactionParser.saplingOutputs(bytes))?.count == bundles.sapling.count, "the two readers of Sapling outputs differ"
+        )
     }
 }

@@ -1,6 +1,6 @@
 // Timing helpers shared by the benchmark executables (satchel-bench, zcash-bench, monero-bench).
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Seconds on the monotonic clock.

@@ -5,7 +5,7 @@
 // libsecp256k1 signing the same 100 hashes with the same keys, with Bitcoin Core's low-R
 // grinding (the signatures sign-tx writes), and its plain RFC 6979 loop for comparison.
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import BenchSupport
 import Bitcoin
@@ -23,14 +23,27 @@ func psbtBench(inputs count: Int) throws {
         let key = try chain.child(UInt32(i))
         keys.append(key)
         let script = ScriptTemplate.p2wpkh(key.publicKey.compressed)
-        previous.append(BitcoinTx(version: 2, inputs: [.init(previousTxID: Hash.sha256(Array("funding \(i)".utf8)), previousIndex: 0, scriptSig: [0x00], sequence: 0xFFFF_FFFE)],
-                                  outputs: [.init(value: 1_000_000 + UInt64(i), script: script), .init(value: 5_000_000, script: ScriptTemplate.p2wpkh([0x02] + Hash.sha256([UInt8(i & 0xFF)])))],
-                                  lockTime: 0))
+        previous.append(
+            BitcoinTx(
+                version: 2,
+                inputs: [
+                    .init(previousTxID: Hash.sha256(Array("funding \(i)".utf8)), previousIndex: 0, scriptSig: [0x00], sequence: 0xFFFF_FFFE)
+                ],
+                outputs: [
+                    .init(value: 1_000_000 + UInt64(i), script: script),
+                    .init(value: 5_000_000, script: ScriptTemplate.p2wpkh([0x02] + Hash.sha256([UInt8(i & 0xFF)]))),
+                ],
+                lockTime: 0))
     }
-    let tx = BitcoinTx(version: 2, inputs: previous.map { .init(previousTxID: $0.txid, previousIndex: 0, sequence: 0xFFFF_FFFD) },
-                       outputs: [.init(value: 90_000_000, script: ScriptTemplate.p2wpkh([0x03] + Hash.sha256([1]))),
-                                 .init(value: UInt64(count) * 1_000_000 - 90_000_000 - 20_000, script: ScriptTemplate.p2wpkh(try chain.child(1_000).publicKey.compressed))],
-                       lockTime: 0)
+    let tx = BitcoinTx(
+        version: 2, inputs: previous.map { .init(previousTxID: $0.txid, previousIndex: 0, sequence: 0xFFFF_FFFD) },
+        outputs: [
+            .init(value: 90_000_000, script: ScriptTemplate.p2wpkh([0x03] + Hash.sha256([1]))),
+            .init(
+                value: UInt64(count) * 1_000_000 - 90_000_000 - 20_000,
+                script: ScriptTemplate.p2wpkh(try chain.child(1_000).publicKey.compressed)),
+        ],
+        lockTime: 0)
     var psbt = try PSBT(unsignedTransaction: tx)
     let fingerprint = master.fingerprint
     for i in 0..<count {
@@ -45,8 +58,11 @@ func psbtBench(inputs count: Int) throws {
     let text = psbt.base64
 
     // The reference: the same keys sign the same hashes with libsecp256k1 directly.
-    let hashes = (0..<count).map { try! Sighash.segwitV0(tx, input: $0, scriptCode: ScriptTemplate.p2pkh(Hash.hash160(keys[$0].publicKey.compressed)),
-                                                          amount: previous[$0].outputs[0].value, type: Sighash.all) }
+    let hashes = (0..<count).map {
+        try! Sighash.segwitV0(
+            tx, input: $0, scriptCode: ScriptTemplate.p2pkh(Hash.hash160(keys[$0].publicKey.compressed)),
+            amount: previous[$0].outputs[0].value, type: Sighash.all)
+    }
     let secrets = keys.map { $0.privateKey!.bytes }
     let context = secp256k1_context_create(UInt32(SECP256K1_CONTEXT_NONE))!
     defer { secp256k1_context_destroy(context) }

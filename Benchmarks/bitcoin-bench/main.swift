@@ -7,7 +7,7 @@
 // libsodium's plain C. One JSON
 // line per measurement; bench/bitcoin_scan.py adds the block-file throughput and prints ratios.
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import BenchSupport
 import Bitcoin
@@ -63,36 +63,52 @@ let owned = Set(parsed.transactions.suffix(10).map { Bitcoin.outpoint($0.inputs[
 let watchedKeys = FilteredByteSet(watched), ownedKeys = FilteredByteSet(owned)
 var sink = 0
 let rounds = 40
-report("btc_txs_sha256d_openssl", measure(repeats: 7, count: rounds) { _ in
-    block.withUnsafeBufferPointer { b in for range in ranges { sink &+= Int(opensslSHA256d(b.baseAddress!, range)) } }
-})
-report("btc_txs_sha256d_libsodium", measure(repeats: 7, count: rounds) { _ in
-    block.withUnsafeBytes { b in for range in ranges { sink &+= Int(Hash.sha256(Hash.sha256(UnsafeRawBufferPointer(rebasing: b[range])))[0]) } }
-})
-// The same hashing with Satchel's code on the path that runs (what the parser uses), for comparison.
-report("btc_txs_sha256d_satchel", measure(repeats: 7, count: rounds) { _ in
-    block.withUnsafeBufferPointer { b in
-        let messages = ranges.map { r in
-            satchel_sha_message(data: (b.baseAddress! + r.lowerBound, nil, nil, nil), size: (r.count, 0, 0, 0), count: 1)
+report(
+    "btc_txs_sha256d_openssl",
+    measure(repeats: 7, count: rounds) { _ in
+        block.withUnsafeBufferPointer { b in for range in ranges { sink &+= Int(opensslSHA256d(b.baseAddress!, range)) } }
+    })
+report(
+    "btc_txs_sha256d_libsodium",
+    measure(repeats: 7, count: rounds) { _ in
+        block.withUnsafeBytes { b in
+            for range in ranges { sink &+= Int(Hash.sha256(Hash.sha256(UnsafeRawBufferPointer(rebasing: b[range])))[0]) }
         }
-        var out = [UInt8](repeating: 0, count: 32 * messages.count)
-        satchel_sha256d_many(messages, messages.count, &out)
-        sink &+= Int(out[0])
-    }
-})
+    })
+// The same hashing with Satchel's code on the path that runs (what the parser uses), for comparison.
+report(
+    "btc_txs_sha256d_satchel",
+    measure(repeats: 7, count: rounds) { _ in
+        block.withUnsafeBufferPointer { b in
+            let messages = ranges.map { r in
+                satchel_sha_message(data: (b.baseAddress! + r.lowerBound, nil, nil, nil), size: (r.count, 0, 0, 0), count: 1)
+            }
+            var out = [UInt8](repeating: 0, count: 32 * messages.count)
+            satchel_sha256d_many(messages, messages.count, &out)
+            sink &+= Int(out[0])
+        }
+    })
 // What scan-blocks does with each block: parse, check the txids' merkle root, match.
-report("btc_block_parse_match", try measure(repeats: 7, count: rounds) { _ in
-    let parsedBlock = try Bitcoin.parseBlock(block, what: "block 702861", verifyWitness: false)
-    let found = parsedBlock.findings(watching: watchedKeys, owned: ownedKeys)
-    sink &+= found.received.count + found.spent.count
-})
-report("btc_block_parse", try measure(repeats: 7, count: rounds) { _ in
-    sink &+= try Bitcoin.parseBlock(block, what: "block 702861", verifyWitness: false).transactions.count
-})
+report(
+    "btc_block_parse_match",
+    try measure(repeats: 7, count: rounds) { _ in
+        let parsedBlock = try Bitcoin.parseBlock(block, what: "block 702861", verifyWitness: false)
+        let found = parsedBlock.findings(watching: watchedKeys, owned: ownedKeys)
+        sink &+= found.received.count + found.spent.count
+    })
+report(
+    "btc_block_parse",
+    try measure(repeats: 7, count: rounds) { _ in
+        sink &+= try Bitcoin.parseBlock(block, what: "block 702861", verifyWitness: false).transactions.count
+    })
 // The same parse with the BIP141 witness commitment checked too: every wtxid hashed, a second tree.
-report("btc_block_parse_verify_witness", try measure(repeats: 7, count: rounds) { _ in
-    sink &+= try Bitcoin.parseBlock(block, what: "block 702861", verifyWitness: true).transactions.count
-})
+report(
+    "btc_block_parse_verify_witness",
+    try measure(repeats: 7, count: rounds) { _ in
+        sink &+= try Bitcoin.parseBlock(block, what: "block 702861", verifyWitness: true).transactions.count
+    })
 let found = parsed.findings(watching: watched, owned: owned)
 let path = ["portable", "shani", "avx512"][Int(satchel_sha256_path())]
-print(#"{"bench":"btc_block_facts","sha256_path":"\#(path)","transactions":\#(ranges.count),"bytes":\#(block.count),"watched":\#(watched.count),"received":\#(found.received.count),"spent":\#(found.spent.count),"sink":\#(sink & 1)}"#)
+print(
+    #"{"bench":"btc_block_facts","sha256_path":"\#(path)","transactions":\#(ranges.count),"bytes":\#(block.count),"watched":\#(watched.count),"received":\#(found.received.count),"spent":\#(found.spent.count),"sink":\#(sink & 1)}"#
+)

@@ -9,7 +9,7 @@ import BenchSupport
 import CSodium
 import Dispatch
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import Monero
 import WalletCore
@@ -85,7 +85,9 @@ func oracle(_ count: Int) -> Bool {
             let n = min(Int.random(in: 1...300), end - done)
             var k = [UInt8](repeating: 0, count: 32)
             randombytes_buf(&k, 32)
-            let points = (0..<n).map { _ in var u = [UInt8](repeating: 0, count: 32); randombytes_buf(&u, 32); return u }
+            let points = (0..<n).map { _ in
+                var u = [UInt8](repeating: 0, count: 32); randombytes_buf(&u, 32); return u
+            }
             let expected = points.map { u -> [UInt8]? in
                 var q = [UInt8](repeating: 0, count: 32)
                 return crypto_scalarmult_curve25519(&q, k, u) == 0 ? q : nil
@@ -105,7 +107,9 @@ func oracle(_ count: Int) -> Bool {
         return nil
     }.compactMap { $0 }
     let names = paths.map(\.rawValue).joined(separator: ", ")
-    print(failures.first.map { "oracle: \($0)" } ?? "oracle: \(count) X25519 inputs and \(max(1, count / 100)) Keccak messages, paths \(names): all equal to the references")
+    print(
+        failures.first.map { "oracle: \($0)" }
+            ?? "oracle: \(count) X25519 inputs and \(max(1, count / 100)) Keccak messages, paths \(names): all equal to the references")
     return failures.isEmpty
 }
 
@@ -145,7 +149,9 @@ func measure(blocksPath: String, txsPath: String) throws {
     let viewKey = SecureBytes(secret)
 
     func best(_ rounds: Int, _ body: () -> Void) -> Double {
-        (0..<rounds).map { _ in let t = now(); body(); return now() - t }.min()!
+        (0..<rounds).map { _ in
+            let t = now(); body(); return now() - t
+        }.min()!
     }
 
     let all = keys
@@ -157,7 +163,9 @@ func measure(blocksPath: String, txsPath: String) throws {
     // What the scan runs: the X25519 view-tag filter, runs of keys from several blocks, on every core.
     let filter = ViewTagFilter(viewSecret: viewKey)
     let filtered = best(3) {
-        _ = ParallelMap.map(Array(stride(from: 0, to: all.count, by: 128))) { start in filter.candidates(Array(all[start..<min(start + 128, all.count)])) }
+        _ = ParallelMap.map(Array(stride(from: 0, to: all.count, by: 128))) { start in
+            filter.candidates(Array(all[start..<min(start + 128, all.count)]))
+        }
     }
     let oneCore = best(2) { for k in keys { _ = Ed25519.moneroDerivation(secret: viewKey, publicKey: k) } }
     var eightA = [UInt8](repeating: 0, count: 32)
@@ -168,14 +176,17 @@ func measure(blocksPath: String, txsPath: String) throws {
     }
     // X25519 on one core, µs a point: libsodium's ladder, and the batched one on each path this
     // CPU runs (runs of 256 points, as a busy block gives), on the chain's keys as u-coordinates.
-    let points = Array(keys.prefix(8_192)).map { key -> [UInt8] in var u = key; u[31] &= 0x7F; return u }
+    let points = Array(keys.prefix(8_192)).map { key -> [UInt8] in
+        var u = key; u[31] &= 0x7F; return u
+    }
     var clamped = eightA
     clamped[0] &= 248
     clamped[31] = (clamped[31] & 127) | 64
-    let x25519Sodium = best(3) {
-        var out = [UInt8](repeating: 0, count: 32)
-        for u in points { _ = crypto_scalarmult_curve25519(&out, clamped, u) }
-    } / Double(points.count) * 1e6
+    let x25519Sodium =
+        best(3) {
+            var out = [UInt8](repeating: 0, count: 32)
+            for u in points { _ = crypto_scalarmult_curve25519(&out, clamped, u) }
+        } / Double(points.count) * 1e6
     var perPath = [String]()
     for path in CurveBatchPath.allCases where path.isSupported {
         let seconds = best(3) {
@@ -187,10 +198,12 @@ func measure(blocksPath: String, txsPath: String) throws {
         }
         perPath.append(#""\#(path.rawValue)":\#(seconds / Double(points.count) * 1e6)"#)
     }
-    print(#"{"blocks":\#(height),"transactions":\#(transactions),"derivations":\#(keys.count),"#
-          + #""filter_all_cores_seconds":\#(filtered),"exact_all_cores_seconds":\#(parallel),"exact_one_core_seconds":\#(oneCore),"#
-          + #""libsodium_one_core_seconds":\#(sodium),"x25519_us":{"libsodium":\#(x25519Sodium),\#(perPath.joined(separator: ","))},"#
-          + #""own_ladder":[\#(CurveBatchPath.allCases.filter { X25519Batch.hasOwnLadder($0) }.map { "\"\($0.rawValue)\"" }.joined(separator: ","))]}"#)
+    print(
+        #"{"blocks":\#(height),"transactions":\#(transactions),"derivations":\#(keys.count),"#
+            + #""filter_all_cores_seconds":\#(filtered),"exact_all_cores_seconds":\#(parallel),"exact_one_core_seconds":\#(oneCore),"#
+            + #""libsodium_one_core_seconds":\#(sodium),"x25519_us":{"libsodium":\#(x25519Sodium),\#(perPath.joined(separator: ","))},"#
+            + #""own_ladder":[\#(CurveBatchPath.allCases.filter { X25519Batch.hasOwnLadder($0) }.map { "\"\($0.rawValue)\"" }.joined(separator: ","))]}"#
+    )
 }
 
 try measure(blocksPath: args[1], txsPath: args[2])

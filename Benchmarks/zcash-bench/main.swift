@@ -3,7 +3,7 @@
 // reference made the same); with `orchard BLOCKS.jsonl`, Orchard trial decryption (below).
 // Seeds (hex, one per line) come on stdin. Not part of `make test`.
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import BenchSupport
 import Foundation
@@ -61,10 +61,12 @@ if CommandLine.arguments.count == 5, CommandLine.arguments[1] == "relink", let t
 if CommandLine.arguments.count == 2, CommandLine.arguments[1] == "x25519" {
     var q = [UInt8](repeating: 0, count: 32), n = [UInt8](repeating: 7, count: 32), p = [UInt8](repeating: 0, count: 32)
     p[0] = 9
-    report("x25519", measure(repeats: 3, count: 20_000) { _ in
-        _ = crypto_scalarmult_curve25519(&q, n, p)
-        n[0] = q[0]
-    })
+    report(
+        "x25519",
+        measure(repeats: 3, count: 20_000) { _ in
+            _ = crypto_scalarmult_curve25519(&q, n, p)
+            n[0] = q[0]
+        })
     exit(0)
 }
 
@@ -93,14 +95,18 @@ let scalar = Fr(wide: Array(seeds[0].prefix(64)) + [UInt8](repeating: 0, count: 
 report("jubjub_scalar_mul", measure(repeats: 3, count: 200) { _ in _ = base.times(scalar) })
 
 // The account key m/32'/133'/0' with its full and incoming viewing keys.
-report("account_keys", measure(repeats: 3, count: seeds.count) { i in
-    _ = SaplingExtendedSpendingKey.account(seed: seeds[i], network: .main, account: 0).fullViewingKey.incomingViewingKey
-})
+report(
+    "account_keys",
+    measure(repeats: 3, count: seeds.count) { i in
+        _ = SaplingExtendedSpendingKey.account(seed: seeds[i], network: .main, account: 0).fullViewingKey.incomingViewingKey
+    })
 let ivks = seeds.map { SaplingExtendedSpendingKey.account(seed: $0, network: .main, account: 0).fullViewingKey.incomingViewingKey }
 // Addresses: the next valid diversifier from index 10·i (FF1, group hash, [ivk]g_d, Bech32).
-report("address", try measure(repeats: 3, count: ivks.count) { i in
-    _ = try ivks[i].address(from: DiversifierIndex(UInt64(10 * i))).1.encoded(.main)
-})
+report(
+    "address",
+    try measure(repeats: 3, count: ivks.count) { i in
+        _ = try ivks[i].address(from: DiversifierIndex(UInt64(10 * i))).1.encoded(.main)
+    })
 for (i, ivk) in ivks.enumerated() {
     let (j, a) = try ivk.address(from: DiversifierIndex(UInt64(10 * i)))
     print(#"{"seed":"\#(Hex.encode(seeds[i]))","ivk":"\#(Hex.encode(ivk.ivk.bytes))","index":\#(j.low),"address":"\#(a.encoded(.main))"}"#)
@@ -109,20 +115,24 @@ for (i, ivk) in ivks.enumerated() {
 /// Trial decryption of `actions` (one pool's, notes of `version`) by every decryptor, as the
 /// scanner does it, on `path`: seconds per (action, key) pair, the epks' decoding counted once
 /// per action; and the notes found.
-func trialDecryption(_ actions: [CompactOrchardAction], version: OrchardNoteVersion, decryptors: [OrchardDecryptor],
-                     path: CurveBatchPath) -> (perPair: Double, found: Int) {
+func trialDecryption(
+    _ actions: [CompactOrchardAction], version: OrchardNoteVersion, decryptors: [OrchardDecryptor],
+    path: CurveBatchPath
+) -> (perPair: Double, found: Int) {
     let runs = stride(from: 0, to: actions.count, by: 64).map { Array(actions[$0..<min($0 + 64, actions.count)]) }
-    let decoding = measure(repeats: 3, count: runs.count) { i in _ = OrchardDecryptor.ephemeralPoints(runs[i], path: path) } * Double(runs.count)
+    let decoding =
+        measure(repeats: 3, count: runs.count) { i in _ = OrchardDecryptor.ephemeralPoints(runs[i], path: path) } * Double(runs.count)
     let decoded = runs.map { OrchardDecryptor.ephemeralPoints($0, path: path) }
     var found = 0
-    let trying = measure(repeats: 3, count: decryptors.count * runs.count) { i in
-        let decryptor = decryptors[i / runs.count], run = runs[i % runs.count]
-        let tried = zip(run, decoded[i % runs.count]).compactMap { a, epk in epk.map { (a, $0) } }
-        for (t, secret) in zip(tried, decryptor.sharedSecrets(tried.map(\.1), path: path))
-        where decryptor.tryDecrypt(t.0, sharedSecret: secret, version: version) != nil {
-            found += 1
-        }
-    } * Double(decryptors.count * runs.count)
+    let trying =
+        measure(repeats: 3, count: decryptors.count * runs.count) { i in
+            let decryptor = decryptors[i / runs.count], run = runs[i % runs.count]
+            let tried = zip(run, decoded[i % runs.count]).compactMap { a, epk in epk.map { (a, $0) } }
+            for (t, secret) in zip(tried, decryptor.sharedSecrets(tried.map(\.1), path: path))
+            where decryptor.tryDecrypt(t.0, sharedSecret: secret, version: version) != nil {
+                found += 1
+            }
+        } * Double(decryptors.count * runs.count)
     return ((decoding + trying) / Double(actions.count * decryptors.count), found / 3)
 }
 
@@ -146,12 +156,15 @@ func ironwoodBench(blocksPath: String, seeds: [[UInt8]]) throws {
         ironwood += block.transactions.flatMap(\.ironwoodActions)
     }
     let others = try seeds.prefix(22).map {
-        OrchardDecryptor(key: try OrchardExtendedSpendingKey.account(seed: $0, coinType: 133, account: 0).fullViewingKey().incomingViewingKey(change: false))
+        OrchardDecryptor(
+            key: try OrchardExtendedSpendingKey.account(seed: $0, coinType: 133, account: 0).fullViewingKey().incomingViewingKey(
+                change: false))
     }
     // The fixture's wallet: its BIP39 seed, from wallet.json beside the blocks.
     let walletFile = URL(fileURLWithPath: blocksPath).deletingLastPathComponent().appendingPathComponent("wallet.json")
     guard case .object(let wallet) = try JSONParser.parse(Array(try Data(contentsOf: walletFile))),
-          case .string(let seedHex)? = wallet["bip39_seed"] else { throw BenchError("no bip39_seed in \(walletFile.path)") }
+        case .string(let seedHex)? = wallet["bip39_seed"]
+    else { throw BenchError("no bip39_seed in \(walletFile.path)") }
     let fvk = try OrchardExtendedSpendingKey.account(seed: try Hex.decode(seedHex), coinType: 133, account: 0).fullViewingKey()
     let own = [fvk.incomingViewingKey(change: false), fvk.incomingViewingKey(change: true)].map(OrchardDecryptor.init)
     for path in CurveBatchPath.allCases.reversed() where path.isSupported {
@@ -159,19 +172,26 @@ func ironwoodBench(blocksPath: String, seeds: [[UInt8]]) throws {
         let i = trialDecryption(ironwood, version: .v3, decryptors: others, path: path)
         report("orchard_fixture_per_pair_\(path.rawValue)", o.perPair)
         report("ironwood_per_pair_\(path.rawValue)", i.perPair)
-        let ownO = trialDecryption(orchard, version: .v2, decryptors: own, path: path), ownI = trialDecryption(ironwood, version: .v3, decryptors: own, path: path)
-        print(#"{"bench":"ironwood_found_\#(path.rawValue)","orchard_notes":\#(ownO.found),"ironwood_notes":\#(ownI.found),"others_found":\#(o.found + i.found)}"#)
+        let ownO = trialDecryption(orchard, version: .v2, decryptors: own, path: path),
+            ownI = trialDecryption(ironwood, version: .v3, decryptors: own, path: path)
+        print(
+            #"{"bench":"ironwood_found_\#(path.rawValue)","orchard_notes":\#(ownO.found),"ironwood_notes":\#(ownI.found),"others_found":\#(o.found + i.found)}"#
+        )
     }
     print(#"{"bench":"ironwood_pairs","orchard_actions":\#(orchard.count),"ironwood_actions":\#(ironwood.count),"keys":\#(others.count)}"#)
     // A found note: the whole check of one action that is the wallet's (its cmx, V2 and V3).
     let mine = ironwood.compactMap { a in own.lazy.compactMap { d in d.tryDecrypt(a, version: .v3).map { _ in (a, d) } }.first }
-    report("ironwood_found_note", measure(repeats: 3, count: 20) { k in _ = mine[k % mine.count].1.tryDecrypt(mine[k % mine.count].0, version: .v3) })
+    report(
+        "ironwood_found_note",
+        measure(repeats: 3, count: 20) { k in _ = mine[k % mine.count].1.tryDecrypt(mine[k % mine.count].0, version: .v3) })
     var q = [UInt8](repeating: 0, count: 32), n = [UInt8](repeating: 7, count: 32), p = [UInt8](repeating: 0, count: 32)
     p[0] = 9
-    report("x25519", measure(repeats: 3, count: 20_000) { _ in
-        _ = crypto_scalarmult_curve25519(&q, n, p)
-        n[0] = q[0]
-    })
+    report(
+        "x25519",
+        measure(repeats: 3, count: 20_000) { _ in
+            _ = crypto_scalarmult_curve25519(&q, n, p)
+            n[0] = q[0]
+        })
 }
 
 // Orchard (`zcash-bench orchard BLOCKS.jsonl`): compact trial decryption per (action, IVK)
@@ -197,16 +217,18 @@ func orchardBench(blocksPath: String, seeds: [[UInt8]]) throws {
     // 23); AVX2 and IFMA run CCurveBatch's kernels, portable the Swift code.
     let runs = stride(from: 0, to: actions.count, by: 64).map { Array(actions[$0..<min($0 + 64, actions.count)]) }
     for path in CurveBatchPath.allCases.reversed() where path.isSupported {
-        let decoding = measure(repeats: 3, count: runs.count) { i in _ = OrchardDecryptor.ephemeralPoints(runs[i], path: path) } * Double(runs.count)
+        let decoding =
+            measure(repeats: 3, count: runs.count) { i in _ = OrchardDecryptor.ephemeralPoints(runs[i], path: path) } * Double(runs.count)
         let decoded = runs.map { OrchardDecryptor.ephemeralPoints($0, path: path) }
-        let trying = measure(repeats: 3, count: decryptors.count * runs.count) { i in
-            let decryptor = decryptors[i / runs.count], run = runs[i % runs.count]
-            let tried = zip(run, decoded[i % runs.count]).compactMap { a, epk in epk.map { (a, $0) } }
-            for (t, secret) in zip(tried, decryptor.sharedSecrets(tried.map(\.1), path: path))
-            where decryptor.tryDecrypt(t.0, sharedSecret: secret) != nil {
-                found += 1
-            }
-        } * Double(decryptors.count * runs.count)
+        let trying =
+            measure(repeats: 3, count: decryptors.count * runs.count) { i in
+                let decryptor = decryptors[i / runs.count], run = runs[i % runs.count]
+                let tried = zip(run, decoded[i % runs.count]).compactMap { a, epk in epk.map { (a, $0) } }
+                for (t, secret) in zip(tried, decryptor.sharedSecrets(tried.map(\.1), path: path))
+                where decryptor.tryDecrypt(t.0, sharedSecret: secret) != nil {
+                    found += 1
+                }
+            } * Double(decryptors.count * runs.count)
         report("orchard_trial_decryption_per_pair_\(path.rawValue)", (decoding + trying) / Double(pairs))
         report("orchard_decoding_per_action_\(path.rawValue)", decoding / Double(actions.count))
         report("orchard_trying_per_pair_\(path.rawValue)", trying / Double(pairs))
@@ -228,13 +250,17 @@ func orchardBench(blocksPath: String, seeds: [[UInt8]]) throws {
     // path with a kernel of its own, beside the Swift ladder's
     // run of 64 (the scanner's path before the batch): one inversion per run in both.
     let epks = runs[0].compactMap(OrchardDecryptor.ephemeralPoint)
-    report("pallas_batch_swift_per_point", measure(repeats: 3, count: 30) { i in
-        _ = PallasPoint.encodeAll(epks.map { $0.times(splits[i % keys.count]) })
-    } / Double(epks.count))
-    for path in [CurveBatchPath.avx2, .ifma] where path.isSupported {
-        report("pallas_batch_per_point_\(path.rawValue)", measure(repeats: 3, count: 200) { i in
-            _ = PallasBatch.encodedMultiples(epks, by: splits[i % keys.count], path: path)
+    report(
+        "pallas_batch_swift_per_point",
+        measure(repeats: 3, count: 30) { i in
+            _ = PallasPoint.encodeAll(epks.map { $0.times(splits[i % keys.count]) })
         } / Double(epks.count))
+    for path in [CurveBatchPath.avx2, .ifma] where path.isSupported {
+        report(
+            "pallas_batch_per_point_\(path.rawValue)",
+            measure(repeats: 3, count: 200) { i in
+                _ = PallasBatch.encodedMultiples(epks, by: splits[i % keys.count], path: path)
+            } / Double(epks.count))
     }
     // Issue 23, Sapling: [8·ivk]epk for runs of 64 epks by CCurveBatch's Edwards ladder, per
     // point, beside the Swift code's (the portable path), and the epks' decoding.
@@ -244,15 +270,23 @@ func orchardBench(blocksPath: String, seeds: [[UInt8]]) throws {
         let jEncodings = Array(outputs.prefix(64).map(\.ephemeralKey))
         let jEpks = jEncodings.compactMap { JubjubPoint(bytes: $0) }
         let jk = JubjubBatch.Scalar(Fr(wide: Array(seeds[0].prefix(32)) + [UInt8](repeating: 0, count: 32)))
-        report("jubjub_batch_swift_per_point", measure(repeats: 3, count: 5) { _ in
-            _ = JubjubBatch.encodedMultiples(jEpks, by: jk, cofactor: true, path: .portable)
-        } / Double(jEpks.count))
-        report("jubjub_decode_swift_per_point", measure(repeats: 3, count: 20) { _ in _ = JubjubBatch.decodeAll(jEncodings, path: .portable) } / Double(jEncodings.count))
-        for path in [CurveBatchPath.avx2, .ifma] where path.isSupported {
-            report("jubjub_batch_per_point_\(path.rawValue)", measure(repeats: 3, count: 100) { _ in
-                _ = JubjubBatch.encodedMultiples(jEpks, by: jk, cofactor: true, path: path)
+        report(
+            "jubjub_batch_swift_per_point",
+            measure(repeats: 3, count: 5) { _ in
+                _ = JubjubBatch.encodedMultiples(jEpks, by: jk, cofactor: true, path: .portable)
             } / Double(jEpks.count))
-            report("jubjub_decode_per_point_\(path.rawValue)", measure(repeats: 3, count: 100) { _ in _ = JubjubBatch.decodeAll(jEncodings, path: path) } / Double(jEncodings.count))
+        report(
+            "jubjub_decode_swift_per_point",
+            measure(repeats: 3, count: 20) { _ in _ = JubjubBatch.decodeAll(jEncodings, path: .portable) } / Double(jEncodings.count))
+        for path in [CurveBatchPath.avx2, .ifma] where path.isSupported {
+            report(
+                "jubjub_batch_per_point_\(path.rawValue)",
+                measure(repeats: 3, count: 100) { _ in
+                    _ = JubjubBatch.encodedMultiples(jEpks, by: jk, cofactor: true, path: path)
+                } / Double(jEpks.count))
+            report(
+                "jubjub_decode_per_point_\(path.rawValue)",
+                measure(repeats: 3, count: 100) { _ in _ = JubjubBatch.decodeAll(jEncodings, path: path) } / Double(jEncodings.count))
         }
     }
     fieldKernelBench()
@@ -283,13 +317,17 @@ func fieldKernelBench() {
     var point = satchel_point8()
     withUnsafeMutableBytes(of: &point) { raw in
         let words = raw.bindMemory(to: UInt64.self)
-        a.withMemoryRebound(to: UInt64.self, capacity: 40) { for i in 0..<40 { words[i] = $0[i]; words[40 + i] = $0[i]; words[80 + i] = $0[i] } }
+        a.withMemoryRebound(to: UInt64.self, capacity: 40) {
+            for i in 0..<40 { words[i] = $0[i]; words[40 + i] = $0[i]; words[80 + i] = $0[i] }
+        }
     }
     for path in [SATCHEL_SIMD_PORTABLE, SATCHEL_SIMD_AVX2, SATCHEL_SIMD_IFMA] where satchel_simd_supported(path) != 0 {
         let name = String(cString: satchel_simd_path_name(path))
-        report("pallas_double_per_lane_\(name)", measure(repeats: 3, count: 20_000) { _ in
-            withUnsafeMutablePointer(to: &point) { satchel_point52_double8(path, &m, $0, $0) }  // in place, as a ladder doubles
-        } / 8)
+        report(
+            "pallas_double_per_lane_\(name)",
+            measure(repeats: 3, count: 20_000) { _ in
+                withUnsafeMutablePointer(to: &point) { satchel_point52_double8(path, &m, $0, $0) }  // in place, as a ladder doubles
+            } / 8)
     }
     var doubled = PallasGroupHash.hash(domain: "z.cash:Orchard", message: Array("G".utf8))
     report("pallas_double_swift", measure(repeats: 3, count: 100_000) { _ in doubled = doubled.doubled() })
@@ -313,7 +351,9 @@ func pallasOracle(_ count: Int) -> Bool {
         let step = g.times(scalar()), share = count / chunks + (chunk < count % chunks ? 1 : 0)
         while done < share, failures.get().isEmpty {
             let n = min(Int.random(in: 1...200), share - done)
-            let points = (0..<n).map { _ in point = point + step; return point }
+            let points = (0..<n).map { _ in
+                point = point + step; return point
+            }
             let k = PallasGLVScalar(scalar())
             let want = PallasPoint.encodeAll(points.map { $0.times(k) })
             let encodings = (0..<n).map { i -> [UInt8] in
@@ -329,9 +369,13 @@ func pallasOracle(_ count: Int) -> Bool {
             }
             // Jubjub: a walk from a point of the whole curve (a small-order part and all), Sapling's KA.
             var start = [UInt8](repeating: 0, count: 32), jubjub: JubjubPoint? = nil
-            while jubjub == nil { start = (0..<32).map { j in UInt8.random(in: 0...255) & (j == 31 ? 0xBF : 0xFF) }; jubjub = JubjubPoint(bytes: start) }
+            while jubjub == nil {
+                start = (0..<32).map { j in UInt8.random(in: 0...255) & (j == 31 ? 0xBF : 0xFF) }; jubjub = JubjubPoint(bytes: start)
+            }
             let jStep = SaplingGenerators.spendAuth.times(Fr(wide: (0..<64).map { _ in UInt8.random(in: 0...255) }))
-            let jPoints = (0..<n).map { _ in jubjub = jubjub! + jStep; return jubjub! }
+            let jPoints = (0..<n).map { _ in
+                jubjub = jubjub! + jStep; return jubjub!
+            }
             let jScalar = Fr(wide: (0..<64).map { _ in UInt8.random(in: 0...255) }), jk = JubjubBatch.Scalar(jScalar)
             let jWant = jPoints.map { $0.timesCofactor().times(jScalar).bytes }
             let jDecoded = encodings.map { JubjubPoint(bytes: $0)?.bytes }
@@ -347,6 +391,9 @@ func pallasOracle(_ count: Int) -> Bool {
     }
     let failure = failures.get().first
     let paths = CurveBatchPath.allCases.filter(\.isSupported).map(\.rawValue).joined(separator: ", ")
-    print(failure.map { "oracle: \($0)" } ?? "oracle: \(count) Pallas and \(count) Jubjub points and encodings, paths \(paths) (the portable kernel on a tenth): all equal to the Swift code")
+    print(
+        failure.map { "oracle: \($0)" }
+            ?? "oracle: \(count) Pallas and \(count) Jubjub points and encodings, paths \(paths) (the portable kernel on a tenth): all equal to the Swift code"
+    )
     return failure == nil
 }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import CSHA256
 import WalletCore
@@ -60,9 +60,13 @@ final class BitcoinTables: Sendable {
     let firstScriptSig: Range<Int>
     let firstWitness: [Range<Int>]
 
-    init(bytes: [UInt8], digests: [UInt8], count: Int, witnessed: [HashPieces], outpoints: [Int32], outputs: [OutputEntry],
-         firstScriptSig: Range<Int>, firstWitness: [Range<Int>]) {
-        (self.bytes, self.digests, self.count, self.witnessed, self.outpoints, self.outputs) = (bytes, digests, count, witnessed, outpoints, outputs)
+    init(
+        bytes: [UInt8], digests: [UInt8], count: Int, witnessed: [HashPieces], outpoints: [Int32], outputs: [OutputEntry],
+        firstScriptSig: Range<Int>, firstWitness: [Range<Int>]
+    ) {
+        (self.bytes, self.digests, self.count, self.witnessed, self.outpoints, self.outputs) = (
+            bytes, digests, count, witnessed, outpoints, outputs
+        )
         (self.firstScriptSig, self.firstWitness) = (firstScriptSig, firstWitness)
     }
 }
@@ -202,7 +206,8 @@ public enum Bitcoin {
 
     /// SHA256(SHA256(bytes)).
     public static func sha256d(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
-        var message = satchel_sha_message(data: (bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), nil, nil, nil), size: (bytes.count, 0, 0, 0), count: 1)
+        var message = satchel_sha_message(
+            data: (bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), nil, nil, nil), size: (bytes.count, 0, 0, 0), count: 1)
         return [UInt8](unsafeUninitializedCapacity: 32) { out, n in
             satchel_sha256d_one(&message, out.baseAddress!)
             n = 32
@@ -257,8 +262,10 @@ public enum Bitcoin {
     /// The scanner leaves the witness commitment out: it commits only to witness data, which
     /// a watch-only scan never reads, and checking it means hashing every wtxid and a second
     /// tree — half of a block's hashing.
-    public static func parseBlock(_ bytes: [UInt8], what: String, dialect: BitcoinDialect = .bitcoin,
-                                  verifyWitness: Bool = true) throws(ScanError) -> BitcoinBlock {
+    public static func parseBlock(
+        _ bytes: [UInt8], what: String, dialect: BitcoinDialect = .bitcoin,
+        verifyWitness: Bool = true
+    ) throws(ScanError) -> BitcoinBlock {
         guard bytes.count <= maxBlockSize else { throw .malformed(what: what, reason: "\(bytes.count) bytes, more than a block may have") }
         var reader = ByteReader(bytes, what: what)
         guard bytes.count >= 80 else { throw .truncated(what: what, offset: bytes.count) }
@@ -290,7 +297,9 @@ public enum Bitcoin {
             case let other: throw .malformed(what: what, reason: "an MWEB presence byte of \(other) after the transactions")
             }
         }
-        guard reader.isAtEnd else { throw .malformed(what: what, reason: "\(bytes.count - reader.offset) bytes after the last transaction") }
+        guard reader.isAtEnd else {
+            throw .malformed(what: what, reason: "\(bytes.count - reader.offset) bytes after the last transaction")
+        }
         guard builder.records[0].isCoinbase else { throw .malformed(what: what, reason: "its first transaction is not a coinbase") }
         if let extra = builder.records.dropFirst().firstIndex(where: \.isCoinbase) {
             throw .malformed(what: what, reason: "transaction \(extra) is a second coinbase")
@@ -302,8 +311,9 @@ public enum Bitcoin {
         }
         guard !mutated else { throw .malformed(what: what, reason: "its transaction list repeats a pair (CVE-2012-2459)") }
         if verifyWitness { try checkWitnessCommitment(transactions, tables: tables, what: what) }
-        var block = BitcoinBlock(id: id, previousID: previous, merkleRoot: merkle, version: version, time: time, bits: bits, nonce: nonce,
-                                 transactions: transactions, tables: tables)
+        var block = BitcoinBlock(
+            id: id, previousID: previous, merkleRoot: merkle, version: version, time: time, bits: bits, nonce: nonce,
+            transactions: transactions, tables: tables)
         block.hasMWEB = hasMWEB
         return block
     }
@@ -323,7 +333,9 @@ public enum Bitcoin {
 
     /// One transaction alone (a mempool's): every byte used. A Litecoin transaction's MWEB
     /// part is skipped; one with nothing else (MWEB to MWEB) has no inputs or outputs here.
-    public static func parseTransaction(_ bytes: [UInt8], what: String, dialect: BitcoinDialect = .bitcoin) throws(ScanError) -> BitcoinTransaction {
+    public static func parseTransaction(
+        _ bytes: [UInt8], what: String, dialect: BitcoinDialect = .bitcoin
+    ) throws(ScanError) -> BitcoinTransaction {
         // No transaction is larger than a block (and the tables' offsets are 32-bit).
         guard bytes.count <= maxBlockSize else { throw .malformed(what: what, reason: "\(bytes.count) bytes, more than a block may have") }
         var reader = ByteReader(bytes, what: what)
@@ -339,7 +351,11 @@ public enum Bitcoin {
     static func checkWitnessCommitment(_ transactions: [BitcoinTransaction], tables: BitcoinTables, what: String) throws(ScanError) {
         guard transactions.contains(where: \.hasWitness) else { return }
         let prefix: [UInt8] = [0x6A, 0x24, 0xAA, 0x21, 0xA9, 0xED]
-        guard let commitment = transactions[0].outputs.last(where: { $0.scriptBytes.count >= 38 && $0.scriptBytes.prefix(6).elementsEqual(prefix) }) else {
+        guard
+            let commitment = transactions[0].outputs.last(where: {
+                $0.scriptBytes.count >= 38 && $0.scriptBytes.prefix(6).elementsEqual(prefix)
+            })
+        else {
             throw .malformed(what: what, reason: "transactions have witnesses and the coinbase commits to none (BIP141)")
         }
         let coinbaseWitness = transactions[0].firstWitness
@@ -347,7 +363,9 @@ public enum Bitcoin {
             throw .malformed(what: what, reason: "the coinbase's witness is not one 32-byte reserved value (BIP141)")
         }
         let count = tables.count
-        let (root, _) = tables.digests.withUnsafeBytes { merkleRoot(leaves: UnsafeRawBufferPointer(rebasing: $0[32 * count..<64 * count]), zeroFirst: true) }
+        let (root, _) = tables.digests.withUnsafeBytes {
+            merkleRoot(leaves: UnsafeRawBufferPointer(rebasing: $0[32 * count..<64 * count]), zeroFirst: true)
+        }
         let computed = sha256d(root + coinbaseWitness[0])
         let expected = Array(commitment.scriptBytes.dropFirst(6).prefix(32))
         guard computed == expected else {
@@ -389,12 +407,13 @@ extension ByteReader {
     mutating func compactSize(maximum: Int) throws(ScanError) -> Int {
         let at = offset
         let first = try byte()
-        let value: UInt64 = switch first {
-        case 0xFD: try uint(2)
-        case 0xFE: try uint(4)
-        case 0xFF: try uint(8)
-        default: UInt64(first)
-        }
+        let value: UInt64 =
+            switch first {
+            case 0xFD: try uint(2)
+            case 0xFE: try uint(4)
+            case 0xFF: try uint(8)
+            default: UInt64(first)
+            }
         guard value <= UInt64(max(maximum, 0)) else {
             throw .malformed(what: what, reason: "a count of \(value) at byte \(at) exceeds the data")
         }
@@ -406,8 +425,10 @@ extension ByteReader {
     /// copying it, the wtxid the whole but for an MWEB part. `inBlock`: among a block's
     /// transactions, where an MWEB part is refused (the extension block holds them) and a flag
     /// 0x08 without one marks the HogEx; alone, the MWEB part is skipped.
-    mutating func transactionPieces(index: Int, dialect: BitcoinDialect, inBlock: Bool, named: String? = nil,
-                                    into builder: inout TableBuilder) throws(ScanError) {
+    mutating func transactionPieces(
+        index: Int, dialect: BitcoinDialect, inBlock: Bool, named: String? = nil,
+        into builder: inout TableBuilder
+    ) throws(ScanError) {
         let start = offset
         let blockWhat = self.what
         /// The transaction's name, for errors only: made when one is thrown.
@@ -418,7 +439,9 @@ extension ByteReader {
             // A marker: no transaction has zero inputs, so 0x00 here is never a count.
             flag = bytes[offset + 1]
             let known: UInt8 = dialect.mweb ? 0x09 : 0x01
-            guard flag != 0, flag & ~known == 0 else { throw .malformed(what: what(), reason: "an unknown transaction flag 0x\(Hex.encode([flag]))") }
+            guard flag != 0, flag & ~known == 0 else {
+                throw .malformed(what: what(), reason: "an unknown transaction flag 0x\(Hex.encode([flag]))")
+            }
             offset += 2
         }
         let hasWitness = flag & 0x01 != 0, hasMWEB = flag & 0x08 != 0
@@ -443,7 +466,9 @@ extension ByteReader {
         let outputCount = try compactSize(maximum: (bytes.count - offset) / 9)
         for _ in 0..<outputCount {
             let value = try uint(8)
-            guard value <= 21_000_000 * 100_000_000 else { throw .malformed(what: what(), reason: "an output of \(value) satoshis, more than exist") }
+            guard value <= 21_000_000 * 100_000_000 else {
+                throw .malformed(what: what(), reason: "an output of \(value) satoshis, more than exist")
+            }
             let length = try compactSize(maximum: bytes.count - offset)
             let at = offset
             try skip(length)
@@ -469,10 +494,14 @@ extension ByteReader {
         if hasMWEB {
             if try byte() == 0 {
                 // No MWEB part: the HogEx, which pays at least the extension block's own output.
-                guard inBlock, outputCount > 0 else { throw .malformed(what: what(), reason: "an MWEB flag with neither an MWEB part nor a HogEx's outputs") }
+                guard inBlock, outputCount > 0 else {
+                    throw .malformed(what: what(), reason: "an MWEB flag with neither an MWEB part nor a HogEx's outputs")
+                }
                 isHogEx = true
             } else {
-                guard !inBlock else { throw .malformed(what: what(), reason: "an MWEB part among a block's transactions (the extension block holds them)") }
+                guard !inBlock else {
+                    throw .malformed(what: what(), reason: "an MWEB part among a block's transactions (the extension block holds them)")
+                }
                 // What follows is the MWEB part, up to the locktime: not scanned.
                 guard bytes.count - offset >= 4 else { throw .truncated(what: what(), offset: offset) }
                 offset = bytes.count - 4
@@ -505,12 +534,16 @@ extension ByteReader {
         }
         builder.messages.append(txid)
         // A coinbase spends nothing: one input, all zeros with index 0xffffffff.
-        let isCoinbase = inputCount == 1 && bytes[Int(builder.outpoints[inputStart])..<Int(builder.outpoints[inputStart]) + 36].enumerated().allSatisfy {
-            $0.element == ($0.offset < 32 ? 0 : 0xFF)
-        }
-        builder.records.append(TableBuilder.Record(inputStart: Int32(inputStart), inputCount: Int32(inputCount), outputStart: Int32(outputStart),
-                                                   outputCount: Int32(outputCount), witnessIndex: witnessIndex, hasWitness: hasWitness, isHogEx: isHogEx,
-                                                   isCoinbase: isCoinbase))
+        let isCoinbase =
+            inputCount == 1
+            && bytes[Int(builder.outpoints[inputStart])..<Int(builder.outpoints[inputStart]) + 36].enumerated().allSatisfy {
+                $0.element == ($0.offset < 32 ? 0 : 0xFF)
+            }
+        builder.records.append(
+            TableBuilder.Record(
+                inputStart: Int32(inputStart), inputCount: Int32(inputCount), outputStart: Int32(outputStart),
+                outputCount: Int32(outputCount), witnessIndex: witnessIndex, hasWitness: hasWitness, isHogEx: isHogEx,
+                isCoinbase: isCoinbase))
     }
 }
 
@@ -568,13 +601,15 @@ struct TableBuilder {
             }
             n = 64 * count
         }
-        let tables = BitcoinTables(bytes: bytes, digests: digests, count: count, witnessed: hashWitnesses ? [] : witnessed,
-                                   outpoints: outpoints, outputs: outputs, firstScriptSig: firstScriptSig, firstWitness: firstWitness)
+        let tables = BitcoinTables(
+            bytes: bytes, digests: digests, count: count, witnessed: hashWitnesses ? [] : witnessed,
+            outpoints: outpoints, outputs: outputs, firstScriptSig: firstScriptSig, firstWitness: firstWitness)
         let transactions = records.indices.map { i in
             let r = records[i]
-            return BitcoinTransaction(tables: tables, index: Int32(i), inputStart: r.inputStart, inputCount: r.inputCount, outputStart: r.outputStart,
-                                      outputCount: r.outputCount, witnessIndex: hashWitnesses ? -1 : r.witnessIndex, hasWitness: r.hasWitness,
-                                      isHogEx: r.isHogEx, isCoinbase: r.isCoinbase)
+            return BitcoinTransaction(
+                tables: tables, index: Int32(i), inputStart: r.inputStart, inputCount: r.inputCount, outputStart: r.outputStart,
+                outputCount: r.outputCount, witnessIndex: hashWitnesses ? -1 : r.witnessIndex, hasWitness: r.hasWitness,
+                isHogEx: r.isHogEx, isCoinbase: r.isCoinbase)
         }
         return (tables, transactions)
     }
@@ -601,8 +636,9 @@ struct HashPieces {
 
     private func message(_ base: UnsafePointer<UInt8>, _ marker: UnsafePointer<UInt8>) -> satchel_sha_message {
         func at(_ start: Int) -> UnsafePointer<UInt8> { start == Self.witnessMarker ? marker : base + start }
-        return satchel_sha_message(data: (at(starts.0), at(starts.1), at(starts.2), at(starts.3)),
-                                   size: (counts.0, counts.1, counts.2, counts.3), count: Int32(count))
+        return satchel_sha_message(
+            data: (at(starts.0), at(starts.1), at(starts.2), at(starts.3)),
+            size: (counts.0, counts.1, counts.2, counts.3), count: Int32(count))
     }
 
     /// SHA256d of each message (two streams at a time where the CPU has SHA-NI): digest i

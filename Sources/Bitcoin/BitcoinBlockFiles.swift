@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import WalletCore
 import WalletScan
@@ -44,7 +44,9 @@ public final class BitcoinBlockFileSource: BlockSource, @unchecked Sendable {  /
     /// the network's four bytes before each block; `proofOfWork`: the chain's.
     public init(path: String, magic: [UInt8], proofOfWork: ProofOfWork) throws {
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { throw ScanError.unreadable(path, "no such file or directory") }
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw ScanError.unreadable(path, "no such file or directory")
+        }
         var found = [File]()
         let directory: String
         if isDirectory.boolValue {
@@ -153,7 +155,9 @@ public final class BitcoinBlockFileSource: BlockSource, @unchecked Sendable {  /
     /// `xor.dat` in the directory: eight bytes, all zero when the node does not obfuscate.
     static func obfuscationKey(directory: String) throws -> [UInt8]? {
         guard let data = FileManager.default.contents(atPath: directory + "/xor.dat") else { return nil }
-        guard data.count == 8 else { throw ScanError.malformed(what: directory + "/xor.dat", reason: "it holds \(data.count) bytes, not the 8 of a key") }
+        guard data.count == 8 else {
+            throw ScanError.malformed(what: directory + "/xor.dat", reason: "it holds \(data.count) bytes, not the 8 of a key")
+        }
         let key = Array(data)
         return key.allSatisfy { $0 == 0 } ? nil : key
     }
@@ -164,8 +168,10 @@ public final class BitcoinBlockFileSource: BlockSource, @unchecked Sendable {  /
     struct Key: Hashable {
         let a: UInt64, b: UInt64, c: UInt64, d: UInt64
         init(_ bytes: UnsafeRawBufferPointer) {
-            (a, b, c, d) = (bytes.loadUnaligned(as: UInt64.self), bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
-                            bytes.loadUnaligned(fromByteOffset: 16, as: UInt64.self), bytes.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
+            (a, b, c, d) = (
+                bytes.loadUnaligned(as: UInt64.self), bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
+                bytes.loadUnaligned(fromByteOffset: 16, as: UInt64.self), bytes.loadUnaligned(fromByteOffset: 24, as: UInt64.self)
+            )
         }
         init(_ bytes: [UInt8]) { self = bytes.withUnsafeBytes { Key($0) } }
         static let zero = Key([UInt8](repeating: 0, count: 32))
@@ -240,7 +246,9 @@ public final class BitcoinBlockFileSource: BlockSource, @unchecked Sendable {  /
             work[i] = (parent.map { work[$0] } ?? .zero).adding(own)
         }
         guard let tip = order.filter({ valid[$0] }).max(by: { work[$0] < work[$1] || (work[$0] == work[$1] && $0 > $1) }) else {
-            throw ScanError.unsupported("the block files hold no genesis block (a block whose parent is zero): give the node's whole blocks directory, from blk00000.dat on")
+            throw ScanError.unsupported(
+                "the block files hold no genesis block (a block whose parent is zero): give the node's whole blocks directory, from blk00000.dat on"
+            )
         }
         var chain = [Place](repeating: places[tip], count: height[tip] + 1)
         var chainHashes = [[UInt8]](repeating: [], count: height[tip] + 1)
@@ -280,8 +288,10 @@ public final class BitcoinBlockFileSource: BlockSource, @unchecked Sendable {  /
     /// Calls `body` with each block's offset, size and 80-byte header (unmasked). Zeros where
     /// the magic is due end the file (the node writes ahead in zeroed chunks); so does a block
     /// cut short at the end of the last file (the node may be writing it).
-    static func headers(of file: File, magic: [UInt8], key: [UInt8]?, last: Bool,
-                        _ body: (Int, UInt32, UnsafeRawBufferPointer) throws -> Void) throws {
+    static func headers(
+        of file: File, magic: [UInt8], key: [UInt8]?, last: Bool,
+        _ body: (Int, UInt32, UnsafeRawBufferPointer) throws -> Void
+    ) throws {
         var prefix = [UInt8](repeating: 0, count: 88)
         if file.zstd {
             let bytes = try wholeFile(file, key: key)
@@ -323,7 +333,11 @@ public final class BitcoinBlockFileSource: BlockSource, @unchecked Sendable {  /
     private static func frame(_ prefix: [UInt8], at offset: Int, of file: File, magic: [UInt8]) throws -> UInt32? {
         if prefix[0..<4].allSatisfy({ $0 == 0 }) { return nil }
         guard Array(prefix[0..<4]) == magic else {
-            throw ScanError.malformed(what: file.name, reason: "at byte \(offset): \(Hex.encode(Array(prefix[0..<4]))) is not this network's magic \(Hex.encode(magic)) (another network's files?)")
+            throw ScanError.malformed(
+                what: file.name,
+                reason:
+                    "at byte \(offset): \(Hex.encode(Array(prefix[0..<4]))) is not this network's magic \(Hex.encode(magic)) (another network's files?)"
+            )
         }
         let size = prefix[4..<8].reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
         guard size >= 81, Int(size) <= Bitcoin.maxBlockSize else {

@@ -25,12 +25,16 @@ public enum BitcoinMainChain: BitcoinFamily {
     public static let purposes: [UInt32] = [44, 49, 84, 86]
     public static let proofOfWork = ProofOfWork.sha256d
     public static func magic(network: String) -> [UInt8]? {
-        ["main": [0xF9, 0xBE, 0xB4, 0xD9], "test": [0x0B, 0x11, 0x09, 0x07], "signet": [0x0A, 0x03, 0xCF, 0x40],
-         "regtest": [0xFA, 0xBF, 0xB5, 0xDA]][network]
+        [
+            "main": [0xF9, 0xBE, 0xB4, 0xD9], "test": [0x0B, 0x11, 0x09, 0x07], "signet": [0x0A, 0x03, 0xCF, 0x40],
+            "regtest": [0xFA, 0xBF, 0xB5, 0xDA],
+        ][network]
     }
     public static func node(network: String) -> (rpcPort: Int, directory: String)? {
-        ["main": (8332, ".bitcoin"), "test": (18332, ".bitcoin/testnet3"), "signet": (38332, ".bitcoin/signet"),
-         "regtest": (18443, ".bitcoin/regtest")][network]
+        [
+            "main": (8332, ".bitcoin"), "test": (18332, ".bitcoin/testnet3"), "signet": (38332, ".bitcoin/signet"),
+            "regtest": (18443, ".bitcoin/regtest"),
+        ][network]
     }
 }
 
@@ -62,10 +66,14 @@ public struct BitcoinNetwork: Sendable {
     /// `network`: main, test, regtest or signet (mainnet and testnet too).
     public init<C: BitcoinFamily>(_ chain: C.Type, network given: String) throws(DerivationError) {
         let network = NetworkName.canonical(given)
-        guard let coin = CoinNetwork.find(coin: C.coin, network: network), let magic = C.magic(network: network), let node = C.node(network: network) else {
+        guard let coin = CoinNetwork.find(coin: C.coin, network: network), let magic = C.magic(network: network),
+            let node = C.node(network: network)
+        else {
             throw .unsupported(CoinNetwork.noNetworkMessage(coin: C.coin, network: given))
         }
-        (chainName, self.coin, self.magic, purposes) = (C.name, coin, magic, C.purposes.filter { ScriptKind.forPurpose($0).map(coin.scripts.contains) ?? false })
+        (chainName, self.coin, self.magic, purposes) = (
+            C.name, coin, magic, C.purposes.filter { ScriptKind.forPurpose($0).map(coin.scripts.contains) ?? false }
+        )
         (rpcPort, nodeDirectory) = node
         proofOfWork = C.proofOfWork
     }

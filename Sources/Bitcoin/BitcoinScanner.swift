@@ -19,20 +19,22 @@ public struct WatchAccount: Sendable {
     /// From a descriptor: the account number is the origin's last step, else the key's own.
     public init(_ descriptor: AccountDescriptor) {
         let last = descriptor.origin?.path.components.last ?? descriptor.key.childNumber
-        self.init(script: descriptor.script, number: last & ~DerivationPath.hardened, path: descriptor.origin?.path,
-                  key: descriptor.key, chains: descriptor.chains)
+        self.init(
+            script: descriptor.script, number: last & ~DerivationPath.hardened, path: descriptor.origin?.path,
+            key: descriptor.key, chains: descriptor.chains)
     }
 
     /// The engine's account number: script kind (top 4 bits) and account in one UInt32.
     var code: UInt32 { Self.code(script, number) }
 
     static func code(_ script: ScriptKind, _ number: UInt32) -> UInt32 {
-        let slot: UInt32 = switch script {
-        case .p2pkh, .ethereum: 0
-        case .p2shP2wpkh: 1
-        case .p2wpkh: 2
-        case .p2tr: 3
-        }
+        let slot: UInt32 =
+            switch script {
+            case .p2pkh, .ethereum: 0
+            case .p2shP2wpkh: 1
+            case .p2wpkh: 2
+            case .p2tr: 3
+            }
         return slot << 28 | number
     }
 
@@ -86,12 +88,15 @@ public struct BitcoinScanner<C: BitcoinFamily>: ChainScanner, ChainRecords {
         self.master = master
         self.coinType = coinType ?? network.coin.slip44
         accounts = [:]
-        identity = Array("seed".utf8) + master.publicKey.compressed + master.chainCode
+        identity =
+            Array("seed".utf8) + master.publicKey.compressed + master.chainCode
             + withUnsafeBytes(of: self.coinType.bigEndian) { Array($0) } + network.purposes.map { UInt8($0) }
     }
 
     /// A watch-only wallet of fixed accounts (extended public keys, descriptors).
-    public init(accounts given: [WatchAccount], network: BitcoinNetwork, discovery: AccountDiscovery = AccountDiscovery()) throws(DerivationError) {
+    public init(
+        accounts given: [WatchAccount], network: BitcoinNetwork, discovery: AccountDiscovery = AccountDiscovery()
+    ) throws(DerivationError) {
         self.network = network
         self.discovery = discovery
         master = nil
@@ -102,10 +107,12 @@ public struct BitcoinScanner<C: BitcoinFamily>: ChainScanner, ChainRecords {
             if let other = byCode[account.code] {
                 // Two descriptors of one account (receive /0/*, change /1/*) are one account.
                 guard other.key.publicKey == account.key.publicKey, other.key.chainCode == account.key.chainCode else {
-                    throw .unsupported("two keys are given for \(account.script.rawValue) account \(account.number); give one wallet's keys per wallet")
+                    throw .unsupported(
+                        "two keys are given for \(account.script.rawValue) account \(account.number); give one wallet's keys per wallet")
                 }
-                byCode[account.code] = WatchAccount(script: account.script, number: account.number, path: other.path ?? account.path,
-                                                    key: account.key, chains: Array(Set(other.chains + account.chains)).sorted())
+                byCode[account.code] = WatchAccount(
+                    script: account.script, number: account.number, path: other.path ?? account.path,
+                    key: account.key, chains: Array(Set(other.chains + account.chains)).sorted())
             } else {
                 byCode[account.code] = account
             }
@@ -114,13 +121,15 @@ public struct BitcoinScanner<C: BitcoinFamily>: ChainScanner, ChainRecords {
         accounts = byCode
         identity = byCode.keys.sorted().flatMap { code -> [UInt8] in
             let a = byCode[code]!
-            return withUnsafeBytes(of: code.bigEndian) { Array($0) } + a.key.publicKey.compressed + a.key.chainCode + a.chains.map { UInt8($0) }
+            return withUnsafeBytes(of: code.bigEndian) { Array($0) } + a.key.publicKey.compressed + a.key.chainCode
+                + a.chains.map { UInt8($0) }
         }
     }
 
     public static var chainName: String { C.name }
     public static var fieldNames: OutputFieldNames {
-        OutputFieldNames(account: "account", addressIndex: "address_index", spendTag: nil, memo: "memo", index: "vout", amount: "value", input: "vin")
+        OutputFieldNames(
+            account: "account", addressIndex: "address_index", spendTag: nil, memo: "memo", index: "vout", amount: "value", input: "vin")
     }
 
     public var stateName: String {
@@ -250,9 +259,11 @@ public struct BitcoinScanner<C: BitcoinFamily>: ChainScanner, ChainRecords {
             tx.outputs(passing: watched) { vout, value, script in
                 guard let place = scripts[ByteKey(script)] else { return }
                 let maturity = tx.isHogEx && vout >= 1 ? Self.pegOutMaturity : 0
-                found.append(ReceivedOutput(height: nil, txID: tx.id, index: vout, amount: value, account: UInt32(place >> 32),
-                                            addressIndex: UInt32(truncatingIfNeeded: place), spendTag: Bitcoin.outpoint(tx.id, UInt32(vout)),
-                                            memo: nil, unlockTime: maturity, isCoinbase: tx.isCoinbase, outputKey: Array(script)))
+                found.append(
+                    ReceivedOutput(
+                        height: nil, txID: tx.id, index: vout, amount: value, account: UInt32(place >> 32),
+                        addressIndex: UInt32(truncatingIfNeeded: place), spendTag: Bitcoin.outpoint(tx.id, UInt32(vout)),
+                        memo: nil, unlockTime: maturity, isCoinbase: tx.isCoinbase, outputKey: Array(script)))
             }
             return found
         }
@@ -268,8 +279,9 @@ public struct BitcoinScanner<C: BitcoinFamily>: ChainScanner, ChainRecords {
 
     public func address(account code: UInt32, index: UInt32) -> String? {
         guard let account = account(code), let chain = try? account.key.child(index >> 31),
-              let child = try? chain.child(index & 0x7FFF_FFFF),
-              let script = try? BitcoinNetwork.script(for: child.publicKey, kind: account.script) else { return nil }
+            let child = try? chain.child(index & 0x7FFF_FFFF),
+            let script = try? BitcoinNetwork.script(for: child.publicKey, kind: account.script)
+        else { return nil }
         return network.address(of: script)
     }
 
@@ -300,7 +312,9 @@ public struct BitcoinScanner<C: BitcoinFamily>: ChainScanner, ChainRecords {
     }
 
     public static func sumFields(total: UInt64, unlocked: UInt64, pending: UInt64) -> [(key: String, value: JSONValue)] {
-        [("confirmed", .string(String(unlocked))), ("unconfirmed", .string(String(pending))),
-         ("immature", .string(String(total - unlocked - pending))), ("total", .string(String(total)))]
+        [
+            ("confirmed", .string(String(unlocked))), ("unconfirmed", .string(String(pending))),
+            ("immature", .string(String(total - unlocked - pending))), ("total", .string(String(total))),
+        ]
     }
 }

@@ -29,7 +29,8 @@ public final class BitcoinRecordSource: BlockSource, @unchecked Sendable {  // e
         defer { lock.unlock() }
         if let next = chain.nextHeight, height < next - (held == nil ? 0 : 1) {
             guard path != "-" else {
-                throw ScanError.unsupported("cannot go back in the chain read from stdin (a reorg against the stored chain): give --blocks a file")
+                throw ScanError.unsupported(
+                    "cannot go back in the chain read from stdin (a reorg against the stored chain): give --blocks a file")
             }
             lines = try LineStream(path: path)
             (held, chain) = (nil, FileChain())
@@ -46,7 +47,9 @@ public final class BitcoinRecordSource: BlockSource, @unchecked Sendable {  // e
             }
             if firstHeight == nil {
                 firstHeight = block.height
-                guard block.height <= height else { throw ScanError.unsupported("\(lines.name) starts at block \(block.height), after the birthday \(height)") }
+                guard block.height <= height else {
+                    throw ScanError.unsupported("\(lines.name) starts at block \(block.height), after the birthday \(height)")
+                }
             }
             guard batch.add(block, switched: switched) else {
                 held = block
@@ -66,7 +69,9 @@ public final class BitcoinRecordSource: BlockSource, @unchecked Sendable {  // e
             throw ScanError.malformed(what: what, reason: "a block record needs a height (a whole number), a hash and the hex")
         }
         let hash = try BitcoinRecords.hash(record, "hash", what: what)
-        guard case .string(let hex)? = record["hex"] else { throw ScanError.malformed(what: what, reason: "a block record needs its raw block as \"hex\"") }
+        guard case .string(let hex)? = record["hex"] else {
+            throw ScanError.malformed(what: what, reason: "a block record needs its raw block as \"hex\"")
+        }
         let blob: [UInt8]
         do { blob = try Hex.decode(hex) } catch { throw ScanError.malformed(what: "block \(height)", reason: error.message) }
         let parent = blob.count >= 36 ? Array(blob[4..<36]) : nil
@@ -74,7 +79,9 @@ public final class BitcoinRecordSource: BlockSource, @unchecked Sendable {  // e
             throw ScanError.malformed(what: "block \(height)", reason: "its header's parent is not the record's \"prev\"")
         }
         let switched: Bool
-        do { switched = try chain.admit(height: height, id: hash, parent: parent) } catch { throw ScanError.malformed(what: what, reason: error.reason) }
+        do { switched = try chain.admit(height: height, id: hash, parent: parent) } catch {
+            throw ScanError.malformed(what: what, reason: error.reason)
+        }
         return (BlockData(height: height, blob: blob, transactions: [], claimedID: hash), switched)
     }
 
@@ -102,7 +109,9 @@ public enum BitcoinRecords {
         while let (number, line) = try lines.next() {
             let what = "\(lines.name) line \(number)"
             let record = try FileRecords.object(line, what: what)
-            guard case .string(let hex)? = record["hex"] else { throw ScanError.malformed(what: what, reason: "a mempool record needs the raw transaction as \"hex\"") }
+            guard case .string(let hex)? = record["hex"] else {
+                throw ScanError.malformed(what: what, reason: "a mempool record needs the raw transaction as \"hex\"")
+            }
             do { out.append(try Hex.decode(hex)) } catch { throw ScanError.malformed(what: what, reason: error.message) }
         }
         return out

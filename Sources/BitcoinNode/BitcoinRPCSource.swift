@@ -23,8 +23,10 @@ public final class BitcoinRPCSource: BlockSource, Sendable {
 
     /// `address`: host:port or http://host:port (the network's RPC port when none is given).
     /// The credentials are read at once, so that a missing cookie is said before any scan.
-    public init(address: String, network: BitcoinNetwork, timeout: Double = 30, retries: Int = 3,
-                credentials: @escaping @Sendable () throws -> String) throws {
+    public init(
+        address: String, network: BitcoinNetwork, timeout: Double = 30, retries: Int = 3,
+        credentials: @escaping @Sendable () throws -> String
+    ) throws {
         client = try NodeClient(address: address, defaultPort: network.rpcPort, timeout: timeout, retries: retries, maxReply: Self.maxReply)
         self.credentials = credentials
         state = Locked(State(login: try credentials()))
@@ -48,7 +50,8 @@ public final class BitcoinRPCSource: BlockSource, Sendable {
     private func tip() throws -> Int {
         // A JSON number, never true (which Foundation would also give as 1).
         guard let number = try call("getblockcount", []) as? NSNumber, !Self.isBoolean(number), let count = Int(exactly: number),
-              (0..<BlockData.maxHeight).contains(count) else { throw bad("getblockcount") }
+            (0..<BlockData.maxHeight).contains(count)
+        else { throw bad("getblockcount") }
         return count
     }
 
@@ -83,7 +86,9 @@ public final class BitcoinRPCSource: BlockSource, Sendable {
         var out = [[UInt8]]()
         if state.get().rest != false {
             for hash in hashes {
-                let reply = try client.send(path: "rest/block/\(Bitcoin.display(hash)).bin", body: nil, headers: Self.closing) { [200, 400, 403, 404, 503].contains($0) }
+                let reply = try client.send(path: "rest/block/\(Bitcoin.display(hash)).bin", body: nil, headers: Self.closing) {
+                    [200, 400, 403, 404, 503].contains($0)
+                }
                 guard reply.status == 200 else {
                     // -rest is off (404), or the node will not serve this one this way: RPC says why.
                     state.withLock { $0.rest = false }
@@ -104,7 +109,9 @@ public final class BitcoinRPCSource: BlockSource, Sendable {
             case .failure(let error):
                 throw bad("getblock (block \(height): \(error.message))")
             case .success(let value):
-                guard let text = value as? String, let blob = try? Hex.decode(text) else { throw bad("getblock (block \(height) is not hex)") }
+                guard let text = value as? String, let blob = try? Hex.decode(text) else {
+                    throw bad("getblock (block \(height) is not hex)")
+                }
                 out.append(blob)
             }
         }
@@ -147,17 +154,24 @@ public final class BitcoinRPCSource: BlockSource, Sendable {
 
     /// Calls in one request (the node answers a JSON array), their answers in the calls' order.
     private func batch(_ calls: [(String, [Any])]) throws -> [Result<Any, RPCError>] {
-        let request = calls.enumerated().map { ["jsonrpc": "1.0", "id": $0.offset, "method": $0.element.0, "params": $0.element.1] as [String: Any] }
+        let request = calls.enumerated().map {
+            ["jsonrpc": "1.0", "id": $0.offset, "method": $0.element.0, "params": $0.element.1] as [String: Any]
+        }
         let body = Array(try JSONSerialization.data(withJSONObject: request))
         let method = calls.first?.0 ?? "batch"
         var reply = try post(body, login: login(fresh: false), method: method)
         if reply.status == 401 { reply = try post(body, login: login(fresh: true), method: method) }
         switch reply.status {
-        case 401: throw SourceError.refused(node: client.url, "its RPC user and password were not accepted (HTTP 401): give the node's cookie with --rpc-cookie FILE, or --rpc-credentials FILE")
+        case 401:
+            throw SourceError.refused(
+                node: client.url,
+                "its RPC user and password were not accepted (HTTP 401): give the node's cookie with --rpc-cookie FILE, or --rpc-credentials FILE"
+            )
         case 403: throw SourceError.refused(node: client.url, "this address may not call it (HTTP 403): see the node's rpcallowip")
         default: break
         }
-        guard let answers = try? JSONSerialization.jsonObject(with: Data(reply.body)) as? [[String: Any]], answers.count == calls.count else {
+        guard let answers = try? JSONSerialization.jsonObject(with: Data(reply.body)) as? [[String: Any]], answers.count == calls.count
+        else {
             throw bad(method)
         }
         var results = [Result<Any, RPCError>?](repeating: nil, count: calls.count)
@@ -179,7 +193,9 @@ public final class BitcoinRPCSource: BlockSource, Sendable {
 
     private func post(_ body: [UInt8], login: String, method: String) throws -> NodeHTTP.Reply {
         let authorization = "Basic " + Data(login.utf8).base64EncodedString()
-        return try client.send(path: "", body: body, headers: Self.closing + [("Authorization", authorization)], name: method) { [200, 401, 403].contains($0) }
+        return try client.send(path: "", body: body, headers: Self.closing + [("Authorization", authorization)], name: method) {
+            [200, 401, 403].contains($0)
+        }
     }
 
     /// Whether JSONSerialization read a JSON true or false (an NSNumber of type char).

@@ -25,14 +25,19 @@ public struct AccountRequest {
     public func account(_ record: JSONObject, keys: RecordKeys, walletSource: KeySource?) throws -> JSONObject {
         if case .zcash(let material)? = walletSource { return try saplingAccount(record, keys, material: material) }
         if walletSource == nil, chainOptions.isSapling(record) { return try saplingAccount(record, keys) }
-        if let pool = chainOptions.shieldedPool { throw DerivationError.unsupported("--pool \(pool) needs a BIP39 phrase, a seed or a Zcash viewing key in the record, or a zec key-store entry") }
+        if let pool = chainOptions.shieldedPool {
+            throw DerivationError.unsupported(
+                "--pool \(pool) needs a BIP39 phrase, a seed or a Zcash viewing key in the record, or a zec key-store entry")
+        }
         var out = record
         let source = try walletSource ?? keys.source(record, out: &out)
         out = PhraseFields.removed(from: SecretFields.removed(from: out))
         out["type"] = .string("account")
         switch source {
         case .monero(let wallet):
-            if let coin = chainOptions.coin, coin != "xmr" { throw DerivationError.unsupported("the input is a Monero seed or keys; use --coin xmr") }
+            if let coin = chainOptions.coin, coin != "xmr" {
+                throw DerivationError.unsupported("the input is a Monero seed or keys; use --coin xmr")
+            }
             let network = try chainOptions.moneroNetwork()
             out["coin"] = .string("xmr")
             out["network"] = .string(network.name)
@@ -61,13 +66,19 @@ public struct AccountRequest {
             out["parent_fingerprint"] = .string(Hex.encode(account.parentFingerprint))
             out["depth"] = .number(String(account.depth))
             out["child_number"] = .string(DerivationPath.format(account.childNumber))
-            if fromSeed, let receive = Descriptor.account(script: plan.script, masterFingerprint: key.fingerprint, accountPath: path, accountXpub: xpub, change: 0),
-               let change = Descriptor.account(script: plan.script, masterFingerprint: key.fingerprint, accountPath: path, accountXpub: xpub, change: 1) {
+            if fromSeed,
+                let receive = Descriptor.account(
+                    script: plan.script, masterFingerprint: key.fingerprint, accountPath: path, accountXpub: xpub, change: 0),
+                let change = Descriptor.account(
+                    script: plan.script, masterFingerprint: key.fingerprint, accountPath: path, accountXpub: xpub, change: 1)
+            {
                 out["descriptor"] = .string(receive)
                 out["change_descriptor"] = .string(change)
             }
             if chainOptions.private {
-                guard account.isPrivate else { throw DerivationError.unsupported("--private needs a private key, and the input is watch-only") }
+                guard account.isPrivate else {
+                    throw DerivationError.unsupported("--private needs a private key, and the input is watch-only")
+                }
                 out["xprv"] = .string(account.serialized(version: standard))
             }
         case .single:
@@ -85,8 +96,10 @@ public struct AccountRequest {
         guard fromSeed else { throw DerivationError.unsupported("--purpose 48 derives from the seed (a phrase, a seed or a master xprv)") }
         let coin = chainOptions.coin ?? "btc", networkName = chainOptions.network ?? "main"
         guard let chain = CoinNetwork.find(coin: coin, network: NetworkName.canonical(networkName)),
-              chain.scripts.contains(.p2wpkh) else {
-            throw DerivationError.unsupported("--purpose 48 is for a coin with segwit multisig (btc, ltc); \(coin) on \(networkName) has none")
+            chain.scripts.contains(.p2wpkh)
+        else {
+            throw DerivationError.unsupported(
+                "--purpose 48 is for a coin with segwit multisig (btc, ltc); \(coin) on \(networkName) has none")
         }
         let path = script.accountPath(coinType: chainOptions.coinType ?? chain.slip44, account: chainOptions.account)
         let account = try key.derive(path.components)
@@ -131,7 +144,9 @@ public struct AccountRequest {
         out["unified_address"] = .string(first.unified)
         if let t = first.transparent { out["transparent_address"] = .string(t) }
         if chainOptions.private {
-            guard let xsk = zcash.spending else { throw DerivationError.unsupported("--private needs the seed, and the input is a viewing key") }
+            guard let xsk = zcash.spending else {
+                throw DerivationError.unsupported("--private needs the seed, and the input is a viewing key")
+            }
             out["extended_spending_key"] = .string(String(decoding: xsk.encoded(zcash.network).bytes, as: UTF8.self))
         }
         return out
@@ -142,10 +157,12 @@ public struct AccountRequest {
 /// from it; a user's own fields (an id, a label) pass through.
 public enum AccountFields {
     public static let names: Set<String> = Set(ExtendedKeyVersion.all.flatMap { [$0.publicPrefix, $0.privatePrefix] }).union([
-        "extended_key", "descriptor", "change_descriptor", "key_origin", "descriptor_key", "master_fingerprint", "fingerprint", "parent_fingerprint",
+        "extended_key", "descriptor", "change_descriptor", "key_origin", "descriptor_key", "master_fingerprint", "fingerprint",
+        "parent_fingerprint",
         "depth", "child_number", "account_path", "primary_address", "public_spend_key", "public_view_key", "birthdays",
         "used_receive", "next_receive_index", "used_change", "next_change_index", "account",
-        "ufvk", "uivk", "extended_full_viewing_key", "incoming_viewing_key", "default_diversifier_index", "default_address", "unified_address", "transparent_address",
+        "ufvk", "uivk", "extended_full_viewing_key", "incoming_viewing_key", "default_diversifier_index", "default_address",
+        "unified_address", "transparent_address",
     ])
 
     public static func removed(from record: JSONObject) -> JSONObject {

@@ -7,7 +7,6 @@ import WalletRecords
 import KeySources
 import WalletCardCLI
 
-
 /// `derive`'s address records: for each key record, the addresses the options ask for — BIP32
 /// (from a seed, an extended key or a device), Monero subaddresses, Zcash Sapling and Orchard.
 public struct AddressRequest {
@@ -21,7 +20,10 @@ public struct AddressRequest {
     /// Monero: the integrated address's payment id (hex).
     public var paymentId: String?
 
-    public init(chainOptions: ChainOptions, chains: [UInt32] = [0], index: UInt32 = 0, count: UInt32 = 1, path: String? = nil, paymentId: String? = nil) {
+    public init(
+        chainOptions: ChainOptions, chains: [UInt32] = [0], index: UInt32 = 0, count: UInt32 = 1, path: String? = nil,
+        paymentId: String? = nil
+    ) {
         self.chainOptions = chainOptions
         self.chains = chains
         self.index = index
@@ -32,11 +34,18 @@ public struct AddressRequest {
 
     /// The address records of one input record. `walletSource`: the key-store entry's key (or
     /// a device's stand-in master) that replaces the record's; `device`: the card.
-    public func addresses(_ record: JSONObject, keys: RecordKeys, walletSource: KeySource?, device: (any KeyDevice)?,
-                          emit: (JSONObject) throws(CLIError) -> Void) throws {
-        if device == nil, case .zcash(let material)? = walletSource { return try saplingAddresses(record, keys, material: material, emit: emit) }
+    public func addresses(
+        _ record: JSONObject, keys: RecordKeys, walletSource: KeySource?, device: (any KeyDevice)?,
+        emit: (JSONObject) throws(CLIError) -> Void
+    ) throws {
+        if device == nil, case .zcash(let material)? = walletSource {
+            return try saplingAddresses(record, keys, material: material, emit: emit)
+        }
         if walletSource == nil, device == nil, chainOptions.isSapling(record) { return try saplingAddresses(record, keys, emit: emit) }
-        if let pool = chainOptions.shieldedPool { throw DerivationError.unsupported("--pool \(pool) needs a BIP39 phrase, a seed or a Zcash viewing key in the record, or a zec key-store entry (not a card)") }
+        if let pool = chainOptions.shieldedPool {
+            throw DerivationError.unsupported(
+                "--pool \(pool) needs a BIP39 phrase, a seed or a Zcash viewing key in the record, or a zec key-store entry (not a card)")
+        }
         var base = record
         let source = try walletSource ?? keys.source(record, out: &base)
         // An address record carries its own path and keys, not the account record it
@@ -46,7 +55,8 @@ public struct AddressRequest {
         case .monero(let wallet):
             try moneroAddresses(wallet, base: base, record: record, emit: emit)
         case .bip32(let key, let origin, let fromSeed):
-            try bip32Addresses(key, origin: origin, fromSeed: fromSeed, claims: KeyRecordClaims(record: record), device: device, base: base, emit: emit)
+            try bip32Addresses(
+                key, origin: origin, fromSeed: fromSeed, claims: KeyRecordClaims(record: record), device: device, base: base, emit: emit)
         case .single:
             throw DerivationError.unsupported("a lone private key has no addresses to derive; give a seed or an extended key")
         case .zcash:
@@ -56,8 +66,10 @@ public struct AddressRequest {
 
     /// With a `device`, each address's public key comes from it (a card exports at the last
     /// hardened step); the addresses below it are derived here.
-    func bip32Addresses(_ key: ExtendedKey, origin: DerivationPath?, fromSeed: Bool, claims: KeyRecordClaims,
-                        device: (any KeyDevice)?, base: JSONObject, emit: (JSONObject) throws(CLIError) -> Void) throws {
+    func bip32Addresses(
+        _ key: ExtendedKey, origin: DerivationPath?, fromSeed: Bool, claims: KeyRecordClaims,
+        device: (any KeyDevice)?, base: JSONObject, emit: (JSONObject) throws(CLIError) -> Void
+    ) throws {
         let plan = try chainOptions.plan(key, fromSeed: fromSeed, claims: claims)
         // Groups of (parent node, its path relative to `key`, the last steps to derive).
         var groups: [(relative: [UInt32], last: [UInt32])] = []
@@ -77,7 +89,8 @@ public struct AddressRequest {
             let steps: [UInt32?] = group.last.isEmpty ? [nil] : group.last.map { $0 }
             for step in steps {
                 let relative = group.relative + (step.map { [$0] } ?? [])
-                let shownPath = origin.map { $0.appending(relative).description }
+                let shownPath =
+                    origin.map { $0.appending(relative).description }
                     ?? relative.map(DerivationPath.format).joined(separator: "/")
                 // The address needs the public key only (and the node's private key with --private).
                 let node: ExtendedKey?
@@ -89,7 +102,10 @@ public struct AddressRequest {
                     let result = Result { () throws(DerivationError) -> ExtendedKey in try parent.child(step, pathForErrors: shownPath) }
                     if case .failure(.invalidChild) = result, path == nil {
                         // In a preset range BIP32 says: skip to the next index. Say so in-stream.
-                        try emit(JSONObject(["type": .string("skipped"), "path": .string(shownPath), "reason": .string("invalid child key (BIP32)")]))
+                        try emit(
+                            JSONObject([
+                                "type": .string("skipped"), "path": .string(shownPath), "reason": .string("invalid child key (BIP32)"),
+                            ]))
                         continue
                     }
                     node = try result.get()
@@ -123,12 +139,16 @@ public struct AddressRequest {
         }
     }
 
-    func moneroAddresses(_ wallet: MoneroKeys, base: JSONObject, record: JSONObject,
-                         emit: (JSONObject) throws(CLIError) -> Void) throws {
+    func moneroAddresses(
+        _ wallet: MoneroKeys, base: JSONObject, record: JSONObject,
+        emit: (JSONObject) throws(CLIError) -> Void
+    ) throws {
         if let coin = chainOptions.coin, coin != "xmr" {
             throw DerivationError.unsupported("the input is a Monero seed or keys; use --coin xmr")
         }
-        guard path == nil else { throw DerivationError.unsupported("Monero has no BIP32 paths; use --account (major) and --index/--count (minor)") }
+        guard path == nil else {
+            throw DerivationError.unsupported("Monero has no BIP32 paths; use --account (major) and --index/--count (minor)")
+        }
         let network = try chainOptions.moneroNetwork()
         let paymentID = try paymentId ?? base.optionalString("payment_id")
         for minor in index..<(index + count) {
@@ -154,8 +174,12 @@ public struct AddressRequest {
 
     /// Receive addresses at the first `count` valid diversifier indexes from --index (or the
     /// record's "diversifier_index", up to 2^88 − 1); with --change 1 or both, the change address.
-    func saplingAddresses(_ record: JSONObject, _ keys: RecordKeys, material: ZcashKeyMaterial? = nil, emit: (JSONObject) throws(CLIError) -> Void) throws {
-        guard path == nil else { throw DerivationError.unsupported("Sapling addresses have no BIP32 path; use --account and --index/--count") }
+    func saplingAddresses(
+        _ record: JSONObject, _ keys: RecordKeys, material: ZcashKeyMaterial? = nil, emit: (JSONObject) throws(CLIError) -> Void
+    ) throws {
+        guard path == nil else {
+            throw DerivationError.unsupported("Sapling addresses have no BIP32 path; use --account and --index/--count")
+        }
         var base = record
         let zcash = try chainOptions.zcashKeys(record, keys, material: material, out: &base)
         base = AccountFields.removed(from: PhraseFields.removed(from: SecretFields.removed(from: base)))
@@ -199,8 +223,10 @@ public struct AddressRequest {
 
     /// --pool orchard: `count` addresses from the start index on each chain (every Orchard
     /// index is valid), each as a unified address with the Orchard receiver alone.
-    func orchardAddresses(_ zcash: ZcashAccountKeys, record: JSONObject, base: JSONObject, start: DiversifierIndex,
-                          emit: (JSONObject) throws(CLIError) -> Void) throws {
+    func orchardAddresses(
+        _ zcash: ZcashAccountKeys, record: JSONObject, base: JSONObject, start: DiversifierIndex,
+        emit: (JSONObject) throws(CLIError) -> Void
+    ) throws {
         for chain in chains {
             var next: DiversifierIndex? = start
             for _ in 0..<count {

@@ -18,11 +18,16 @@ extension ChainOptions {
     /// gave) and, with --wallet or --card, the key that replaces them (the card's master node,
     /// and the card itself for the nodes below it). With --wallet, `walletRecord` is the
     /// record the run starts from: the entry's birthdays.
-    public func keyInputs(_ passphrase: PassphraseOptions, _ keys: KeySourceOptions,
-                          _ cardOptions: CardKeyOptions?) throws -> (RecordKeys, KeySource?, CardKeys?, walletRecord: JSONObject) {
+    public func keyInputs(
+        _ passphrase: PassphraseOptions, _ keys: KeySourceOptions,
+        _ cardOptions: CardKeyOptions?
+    ) throws -> (RecordKeys, KeySource?, CardKeys?, walletRecord: JSONObject) {
         let shared = try passphrase.read()
         if let card = try cardOptions?.keys(keys.keyStore) {
-            return (recordKeys(sharedPassphrase: shared), .bip32(try card.masterPlaceholder(), origin: DerivationPath(), fromSeed: true), card, JSONObject())
+            return (
+                recordKeys(sharedPassphrase: shared), .bip32(try card.masterPlaceholder(), origin: DerivationPath(), fromSeed: true), card,
+                JSONObject()
+            )
         }
         let (records, source, start) = try keyInputs(sharedPassphrase: shared, keys)
         return (records, source, nil, start)
@@ -47,8 +52,10 @@ extension ChainOptions {
     /// Then each record of `inputs` goes through the body `prepare` returns — or, when the key
     /// is there already (--wallet, --key-file/--key-fd, --card), one record does: the entry's
     /// (its birthdays) with `fromEntry`, else an empty one.
-    public func runDerive(_ passphrase: PassphraseOptions, _ source: KeySourceOptions, card: CardKeyOptions? = nil, inputs: [String],
-                          fromEntry: Bool = false, _ prepare: (DeriveKeys) throws -> RecordBody) throws {
+    public func runDerive(
+        _ passphrase: PassphraseOptions, _ source: KeySourceOptions, card: CardKeyOptions? = nil, inputs: [String],
+        fromEntry: Bool = false, _ prepare: (DeriveKeys) throws -> RecordBody
+    ) throws {
         let pipeline = RecordPipeline(tool: "derive")
         pipeline.phraseLines = true
         let keys: DeriveKeys, start: JSONObject, body: RecordBody
@@ -59,6 +66,7 @@ extension ChainOptions {
         } catch let error as any WalletError {
             return try pipeline.fail(error).exitIfFailed()
         }
-        try (keys.source != nil ? pipeline.runOnce(fromEntry ? start : JSONObject(), body) : pipeline.run(inputs: inputs, body)).exitIfFailed()
+        try (keys.source != nil ? pipeline.runOnce(fromEntry ? start : JSONObject(), body) : pipeline.run(inputs: inputs, body))
+            .exitIfFailed()
     }
 }

@@ -21,8 +21,10 @@ public struct DiscoveryRequest {
 
     /// The records of one input record; `walletSource` is the key-store entry's key (or a
     /// device's stand-in master) that replaces the record's, and `device` the card.
-    public func accounts(_ record: JSONObject, keys: RecordKeys, walletSource: KeySource?, device: (any KeyDevice)?,
-                         emit: (JSONObject) throws(CLIError) -> Void) throws {
+    public func accounts(
+        _ record: JSONObject, keys: RecordKeys, walletSource: KeySource?, device: (any KeyDevice)?,
+        emit: (JSONObject) throws(CLIError) -> Void
+    ) throws {
         var base = record
         let source = try walletSource ?? keys.source(record, out: &base)
         base = PhraseFields.removed(from: SecretFields.removed(from: base))
@@ -31,10 +33,12 @@ public struct DiscoveryRequest {
         }
         let plan = try chainOptions.plan(key, fromSeed: true)
         let standard: ExtendedKeyVersion = plan.chain.testnet ? .tpub : .xpub
-        let next = try discovery.run(plan, node: { path in try device?.node(at: path.components) ?? key.derive(path.components) },
-                                     isUsed: { _, _, publicKey in
-                                         used.contains(UsedAddresses.normalized(try plan.chain.address(for: publicKey, script: plan.script).address))
-                                     }) { account in
+        let next = try discovery.run(
+            plan, node: { path in try device?.node(at: path.components) ?? key.derive(path.components) },
+            isUsed: { _, _, publicKey in
+                used.contains(UsedAddresses.normalized(try plan.chain.address(for: publicKey, script: plan.script).address))
+            }
+        ) { account in
             var out = base
             out["type"] = .string("account")
             out["coin"] = .string(plan.chain.coin)
@@ -68,7 +72,9 @@ public enum UsedAddresses {
     /// One address per line, or JSON records with an "address" field (derive's or
     /// scan-blocks' output); blank lines are skipped.
     public static func read(_ path: String) throws -> Set<String> {
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw CLIError.cannotOpen(path: path, reason: "cannot read it") }
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw CLIError.cannotOpen(path: path, reason: "cannot read it")
+        }
         return try parse(text)
     }
 

@@ -28,11 +28,13 @@ public enum EthereumError: WalletError, Equatable {
         switch self {
         case .missingField(let f, let expected): "\"\(f)\" is missing: give \(expected)"
         case .invalidField(let f, let reason): "\"\(f)\" \(reason)"
-        case .unknownField(let f, let allowed): "\"\(f)\" is not a field of an Ethereum transaction (a misspelt field would be left out of what is signed); the fields are \(allowed.joined(separator: ", "))"
+        case .unknownField(let f, let allowed):
+            "\"\(f)\" is not a field of an Ethereum transaction (a misspelt field would be left out of what is signed); the fields are \(allowed.joined(separator: ", "))"
         case .conflictingFields(let fs): "give only one of \(fs.map { "\"\($0)\"" }.joined(separator: ", "))"
         case .invalidRLP(let reason): "not canonical RLP: \(reason)"
         case .typedData(let path, let reason): "typed data \(path): \(reason)"
-        case .unexpressibleRecoveryID(let id): "the signature's recovery id is \(id), which Ethereum's v cannot express; sign again with another nonce"
+        case .unexpressibleRecoveryID(let id):
+            "the signature's recovery id is \(id), which Ethereum's v cannot express; sign again with another nonce"
         }
     }
 }
@@ -49,7 +51,10 @@ public enum EthereumJSON {
         default: throw .invalidField(field, reason: "must be an integer: a JSON number or a decimal or 0x string, not \(value.typeName)")
         }
         guard let n = UInt256(parsing: text) else {
-            throw .invalidField(field, reason: "must be a whole number in decimal digits or 0x hex (no sign, fraction or exponent) below 2^256, not \(quoted(text))")
+            throw .invalidField(
+                field,
+                reason:
+                    "must be a whole number in decimal digits or 0x hex (no sign, fraction or exponent) below 2^256, not \(quoted(text))")
         }
         guard n.bitWidth <= bits else { throw .invalidField(field, reason: "must be below 2^\(bits)") }
         return n

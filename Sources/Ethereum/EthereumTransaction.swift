@@ -36,7 +36,9 @@ public struct EthereumTransaction: Sendable, Equatable {
     public let data: [UInt8]
     public let accessList: [AccessEntry]
 
-    public static let fields = ["type", "chainId", "nonce", "to", "value", "data", "gas", "gasPrice", "maxFeePerGas", "maxPriorityFeePerGas", "accessList"]
+    public static let fields = [
+        "type", "chainId", "nonce", "to", "value", "data", "gas", "gasPrice", "maxFeePerGas", "maxPriorityFeePerGas", "accessList",
+    ]
 
     /// Reads a record's `eth_tx` object. Every field is checked; an unknown one is refused, as
     /// a misspelt field would otherwise be left out of what is signed. `type` may be left out:
@@ -72,15 +74,22 @@ public struct EthereumTransaction: Sendable, Equatable {
             if present("gasPrice") { throw .conflictingFields(["gasPrice", "maxFeePerGas/maxPriorityFeePerGas (EIP-1559)"]) }
             gasPrice = nil
             let maxFee = try EthereumJSON.uint(need("maxFeePerGas", "the highest fee per gas in wei"), field: "maxFeePerGas")
-            let tip = try EthereumJSON.uint(need("maxPriorityFeePerGas", "the priority fee (tip) per gas in wei"), field: "maxPriorityFeePerGas")
-            guard !(maxFee < tip) else { throw .invalidField("maxPriorityFeePerGas", reason: "is above maxFeePerGas (EIP-1559 refuses such a transaction)") }
+            let tip = try EthereumJSON.uint(
+                need("maxPriorityFeePerGas", "the priority fee (tip) per gas in wei"), field: "maxPriorityFeePerGas")
+            guard !(maxFee < tip) else {
+                throw .invalidField("maxPriorityFeePerGas", reason: "is above maxFeePerGas (EIP-1559 refuses such a transaction)")
+            }
             (maxFeePerGas, maxPriorityFeePerGas) = (maxFee, tip)
         }
         self.kind = kind
         // EIP-155 for every legacy transaction: one without a chain id could be replayed on
         // every chain that shares the key's address.
-        chainID = try EthereumJSON.uint64(need("chainId", "the chain id (1 for Ethereum mainnet): it keeps the transaction from being replayed on another chain"), field: "chainId")
-        guard chainID > 0, chainID <= UInt64.max / 2 - 36 else { throw .invalidField("chainId", reason: "must be from 1 to \(UInt64.max / 2 - 36) (EIP-155, EIP-2294)") }
+        chainID = try EthereumJSON.uint64(
+            need("chainId", "the chain id (1 for Ethereum mainnet): it keeps the transaction from being replayed on another chain"),
+            field: "chainId")
+        guard chainID > 0, chainID <= UInt64.max / 2 - 36 else {
+            throw .invalidField("chainId", reason: "must be from 1 to \(UInt64.max / 2 - 36) (EIP-155, EIP-2294)")
+        }
         nonce = try EthereumJSON.uint64(need("nonce", "the sender's transaction count"), field: "nonce")
         guard nonce < UInt64.max else { throw .invalidField("nonce", reason: "must be below 2^64 − 1 (EIP-2681)") }
         gas = try EthereumJSON.uint64(need("gas", "the gas limit"), field: "gas")
@@ -98,18 +107,26 @@ public struct EthereumTransaction: Sendable, Equatable {
         data = try json["data"].map { v throws(EthereumError) in try EthereumJSON.bytes(v, field: "data") } ?? []
         var list = [AccessEntry]()
         if let a = json["accessList"], a != .null {
-            guard case .array(let entries) = a else { throw .invalidField("accessList", reason: "must be an array of {address, storageKeys}") }
+            guard case .array(let entries) = a else {
+                throw .invalidField("accessList", reason: "must be an array of {address, storageKeys}")
+            }
             for (i, e) in entries.enumerated() {
                 let here = "accessList[\(i)]"
                 guard case .object(let o) = e else { throw .invalidField(here, reason: "must be an object {address, storageKeys}") }
-                for key in o.keys where key != "address" && key != "storageKeys" { throw .unknownField("\(here).\(key)", allowed: ["address", "storageKeys"]) }
+                for key in o.keys where key != "address" && key != "storageKeys" {
+                    throw .unknownField("\(here).\(key)", allowed: ["address", "storageKeys"])
+                }
                 let address = try EthereumJSON.address(o["address"] ?? .null, field: "\(here).address")
                 var keys = [[UInt8]]()
                 if let s = o["storageKeys"], s != .null {
-                    guard case .array(let items) = s else { throw .invalidField("\(here).storageKeys", reason: "must be an array of 32-byte 0x strings") }
+                    guard case .array(let items) = s else {
+                        throw .invalidField("\(here).storageKeys", reason: "must be an array of 32-byte 0x strings")
+                    }
                     for (j, item) in items.enumerated() {
                         let key = try EthereumJSON.bytes(item, field: "\(here).storageKeys[\(j)]")
-                        guard key.count == 32 else { throw .invalidField("\(here).storageKeys[\(j)]", reason: "must be 32 bytes, not \(key.count)") }
+                        guard key.count == 32 else {
+                            throw .invalidField("\(here).storageKeys[\(j)]", reason: "must be 32 bytes, not \(key.count)")
+                        }
                         keys.append(key)
                     }
                 }
@@ -129,7 +146,10 @@ public struct EthereumTransaction: Sendable, Equatable {
         case .accessList:
             return [.uint(chainID), .uint(nonce), .uint(gasPrice!), .uint(gas), to, .uint(value), .bytes(data), access]
         case .dynamicFee:
-            return [.uint(chainID), .uint(nonce), .uint(maxPriorityFeePerGas!), .uint(maxFeePerGas!), .uint(gas), to, .uint(value), .bytes(data), access]
+            return [
+                .uint(chainID), .uint(nonce), .uint(maxPriorityFeePerGas!), .uint(maxFeePerGas!), .uint(gas), to, .uint(value),
+                .bytes(data), access,
+            ]
         }
     }
 

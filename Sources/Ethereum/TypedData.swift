@@ -42,7 +42,11 @@ public struct TypedData: Sendable {
         func count(_ path: String) throws(EthereumError) {
             values += 1
             guard values <= TypedData.maxValues else {
-                throw .typedData(path: path, reason: "is past \(TypedData.maxValues) values in one record, the most Satchel hashes (split the data, or sign it elsewhere)")
+                throw .typedData(
+                    path: path,
+                    reason:
+                        "is past \(TypedData.maxValues) values in one record, the most Satchel hashes (split the data, or sign it elsewhere)"
+                )
             }
         }
     }
@@ -61,9 +65,15 @@ public struct TypedData: Sendable {
         for key in json.keys where !["types", "primaryType", "domain", "message"].contains(key) {
             throw .typedData(path: key, reason: "is not a part of typed data (types, primaryType, domain, message)")
         }
-        guard case .object(let typeTable)? = json["types"] else { throw .typedData(path: "types", reason: "must be an object of struct definitions") }
-        guard case .string(let primary)? = json["primaryType"] else { throw .typedData(path: "primaryType", reason: "must name the message's struct type") }
-        guard case .object(let domain)? = json["domain"] else { throw .typedData(path: "domain", reason: "must be an object (name, version, chainId, verifyingContract, salt)") }
+        guard case .object(let typeTable)? = json["types"] else {
+            throw .typedData(path: "types", reason: "must be an object of struct definitions")
+        }
+        guard case .string(let primary)? = json["primaryType"] else {
+            throw .typedData(path: "primaryType", reason: "must name the message's struct type")
+        }
+        guard case .object(let domain)? = json["domain"] else {
+            throw .typedData(path: "domain", reason: "must be an object (name, version, chainId, verifyingContract, salt)")
+        }
         guard case .object(let message)? = json["message"] else { throw .typedData(path: "message", reason: "must be an object") }
         var types = [String: [Field]]()
         for (name, value) in typeTable.pairs {
@@ -73,19 +83,26 @@ public struct TypedData: Sendable {
                 guard case .object(let f) = item, case .string(let fieldName)? = f["name"], case .string(let fieldType)? = f["type"] else {
                     throw .typedData(path: "types.\(name)[\(i)]", reason: "must be {\"name\": …, \"type\": …}")
                 }
-                guard !fields.contains(where: { $0.name == fieldName }) else { throw .typedData(path: "types.\(name).\(fieldName)", reason: "is defined twice") }
+                guard !fields.contains(where: { $0.name == fieldName }) else {
+                    throw .typedData(path: "types.\(name).\(fieldName)", reason: "is defined twice")
+                }
                 fields.append(Field(name: fieldName, type: fieldType))
             }
             types[name] = fields
-            guard types.count <= Self.maxTypes else { throw .typedData(path: "types", reason: "defines more than \(Self.maxTypes) struct types") }
+            guard types.count <= Self.maxTypes else {
+                throw .typedData(path: "types", reason: "defines more than \(Self.maxTypes) struct types")
+            }
         }
         if types["EIP712Domain"] == nil {
             for key in domain.keys where !Self.domainFields.contains(where: { $0.name == key }) {
-                throw .typedData(path: "domain.\(key)", reason: "is not an EIP-712 domain field; list the domain's fields in types.EIP712Domain")
+                throw .typedData(
+                    path: "domain.\(key)", reason: "is not an EIP-712 domain field; list the domain's fields in types.EIP712Domain")
             }
             types["EIP712Domain"] = Self.domainFields.filter { domain[$0.name] != nil }
         }
-        guard primary != "EIP712Domain" else { throw .typedData(path: "primaryType", reason: "is EIP712Domain: there is no message to sign") }
+        guard primary != "EIP712Domain" else {
+            throw .typedData(path: "primaryType", reason: "is EIP712Domain: there is no message to sign")
+        }
         guard types[primary] != nil else { throw .typedData(path: "primaryType", reason: "\"\(primary)\" is not defined in types") }
         self.types = types
         self.primaryType = primary
@@ -135,7 +152,8 @@ public struct TypedData: Sendable {
     /// bits of "uintN"/"intN" (N = 8…256 in steps of 8), bytes of "bytesN" (1…32).
     static func sized(_ type: String, prefix: String, range: ClosedRange<Int>, step: Int) -> Int? {
         guard type.hasPrefix(prefix), let n = Int(type.dropFirst(prefix.count)), String(n) == type.dropFirst(prefix.count),
-              range.contains(n), n % step == 0 else { return nil }
+            range.contains(n), n % step == 0
+        else { return nil }
         return n
     }
 
@@ -143,7 +161,10 @@ public struct TypedData: Sendable {
         if let (element, _) = arrayType(type) { return try check(element, types: types, path: path) }
         if types[type] != nil || ["string", "bytes", "bool", "address"].contains(type) { return }
         if sized(type, prefix: "uint", range: 8...256, step: 8) != nil || sized(type, prefix: "int", range: 8...256, step: 8) != nil
-            || sized(type, prefix: "bytes", range: 1...32, step: 1) != nil { return }
+            || sized(type, prefix: "bytes", range: 1...32, step: 1) != nil
+        {
+            return
+        }
         throw .typedData(path: path, reason: "type \"\(type)\" is neither an EIP-712 atomic type nor defined in types")
     }
 
@@ -187,7 +208,9 @@ public struct TypedData: Sendable {
             guard case .bool(let b) = value else { throw fail("must be true or false, not \(value.typeName)") }
             return [UInt8](repeating: 0, count: 31) + [b ? 1 : 0]
         case "address":
-            do { return [UInt8](repeating: 0, count: 12) + (try EthereumJSON.address(value, field: path)) } catch { throw fail(error.message) }
+            do { return [UInt8](repeating: 0, count: 12) + (try EthereumJSON.address(value, field: path)) } catch {
+                throw fail(error.message)
+            }
         default:
             break
         }
@@ -197,7 +220,9 @@ public struct TypedData: Sendable {
             return b + [UInt8](repeating: 0, count: 32 - b.count)  // left-aligned, as eth-abi pads bytesN
         }
         if let bits = sized(type, prefix: "uint", range: 8...256, step: 8) {
-            do { return try EthereumJSON.uint(value, field: path, bits: bits).bytes32 } catch { throw fail("must be a \(type): \(error.message)") }
+            do { return try EthereumJSON.uint(value, field: path, bits: bits).bytes32 } catch {
+                throw fail("must be a \(type): \(error.message)")
+            }
         }
         if let bits = sized(type, prefix: "int", range: 8...256, step: 8) {
             return try signedWord(value, bits: bits, type: type, path: path)
@@ -218,7 +243,9 @@ public struct TypedData: Sendable {
         }
         let negative = text.hasPrefix("-")
         if negative { text.removeFirst() }
-        guard let magnitude = UInt256(parsing: text) else { throw .typedData(path: path, reason: "must be a \(type): a whole number, not \"\(text.prefix(80))\"") }
+        guard let magnitude = UInt256(parsing: text) else {
+            throw .typedData(path: path, reason: "must be a \(type): a whole number, not \"\(text.prefix(80))\"")
+        }
         // |v| ≤ 2^(N−1) − 1, or 2^(N−1) when negative.
         let limitBits = bits - 1
         let fits = magnitude.bitWidth <= limitBits || (negative && magnitude == UInt256.power2(limitBits))

@@ -25,13 +25,16 @@ public struct UInt256: Sendable, Hashable, Comparable, CustomStringConvertible {
         var value = UInt256.zero
         if utf8.count > 2, utf8[0] == 0x30, utf8[1] | 0x20 == 0x78 {
             for c in utf8[2...] {
-                guard let d = Hex.nibble(c), let shifted = value.multiplied(by: 16), let next = shifted.adding(UInt256(UInt64(d))) else { return nil }
+                guard let d = Hex.nibble(c), let shifted = value.multiplied(by: 16), let next = shifted.adding(UInt256(UInt64(d))) else {
+                    return nil
+                }
                 value = next
             }
         } else {
             guard !utf8.isEmpty else { return nil }
             for c in utf8 {
-                guard c >= 0x30 && c <= 0x39, let shifted = value.multiplied(by: 10), let next = shifted.adding(UInt256(UInt64(c - 0x30))) else { return nil }
+                guard c >= 0x30 && c <= 0x39, let shifted = value.multiplied(by: 10), let next = shifted.adding(UInt256(UInt64(c - 0x30)))
+                else { return nil }
                 value = next
             }
         }

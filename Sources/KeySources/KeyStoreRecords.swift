@@ -47,14 +47,17 @@ public enum KeyStoreRecords {
         switch m.kind {
         case .bip39Mnemonic:
             if m.passphraseProtected && bip39Passphrase == nil {
-                throw KeyStoreError.unsupportedEntry("entry '\(m.name)' uses a BIP39 passphrase: give it with --passphrase-file, --passphrase-fd or --passphrase-prompt")
+                throw KeyStoreError.unsupportedEntry(
+                    "entry '\(m.name)' uses a BIP39 passphrase: give it with --passphrase-file, --passphrase-fd or --passphrase-prompt")
             }
             if !m.passphraseProtected && bip39Passphrase != nil {
                 throw KeyStoreError.unsupportedEntry("entry '\(m.name)' has no BIP39 passphrase; drop the --passphrase option")
             }
             let bip39 = BIP39()
             let mnemonic = try bip39.mnemonic(fromEntropy: entry.secret, language: m.language ?? "english")
-            return .bip32(try ExtendedKey.master(seed: try bip39.seed(of: mnemonic, passphrase: bip39Passphrase)), origin: DerivationPath(), fromSeed: true)
+            return .bip32(
+                try ExtendedKey.master(seed: try bip39.seed(of: mnemonic, passphrase: bip39Passphrase)), origin: DerivationPath(),
+                fromSeed: true)
         case .bip39Seed:
             return .bip32(try ExtendedKey.master(seed: entry.secret), origin: DerivationPath(), fromSeed: true)
         case .moneroSeed:
@@ -70,18 +73,23 @@ public enum KeyStoreRecords {
         case .keycardPairing:
             throw KeyStoreError.unsupportedEntry("entry '\(m.name)' is a Keycard pairing, not a wallet")
         case .zec:
-            guard let material = ZcashKeyMaterial(payload: entry.secret) else { throw KeyStoreError.damaged(name: m.name, reason: "not a Zcash seed or viewing key") }
+            guard let material = ZcashKeyMaterial(payload: entry.secret) else {
+                throw KeyStoreError.damaged(name: m.name, reason: "not a Zcash seed or viewing key")
+            }
             return .zcash(material)
         }
     }
 
     /// An entry from a record: a phrase (BIP39 or Monero), a seed, an extended public key, or
     /// Monero view-only keys.
-    public static func entry(from record: JSONObject, name: String, birthdays: [String: Int],
-                             passphraseProtected: Bool, now: Int) throws -> KeyStoreEntry {
+    public static func entry(
+        from record: JSONObject, name: String, birthdays: [String: Int],
+        passphraseProtected: Bool, now: Int
+    ) throws -> KeyStoreEntry {
         func meta(_ kind: EntryKind, language: String? = nil, path: String? = nil) -> EntryMetadata {
-            EntryMetadata(name: name, kind: kind, created: now, birthdays: birthdays,
-                          passphraseProtected: passphraseProtected && kind == .bip39Mnemonic, language: language, path: path)
+            EntryMetadata(
+                name: name, kind: kind, created: now, birthdays: birthdays,
+                passphraseProtected: passphraseProtected && kind == .bip39Mnemonic, language: language, path: path)
         }
         if passphraseProtected, record["mnemonic"] == nil {
             throw KeyStoreError.unsupportedEntry("--bip39-passphrase applies to a BIP39 phrase only")
@@ -93,14 +101,16 @@ public enum KeyStoreRecords {
             let given = try record.string(field, expected: "a Zcash viewing key")
             let text = given == given.uppercased() ? given.lowercased() : given
             guard ZcashKeyMaterial.field(of: text) == field else {
-                throw RecordError.invalidField(field: field, reason: "not a \(field == "ufvk" ? "uview" : field == "uivk" ? "uivk" : "zxviews") key")
+                throw RecordError.invalidField(
+                    field: field, reason: "not a \(field == "ufvk" ? "uview" : field == "uivk" ? "uivk" : "zxviews") key")
             }
             _ = try ZcashAccountKeys(material: .viewingKey(field: field, text: text), network: .main, account: 0)  // checks it
             return KeyStoreEntry(metadata: meta(.zec), secret: ZcashKeyMaterial.viewingKey(field: field, text: text).payload)
         }
         if (try record.optionalString("coin")) == "zec" {
             guard !passphraseProtected else {
-                throw KeyStoreError.unsupportedEntry("a zec entry keeps the seed; give the BIP39 passphrase in the record (\"passphrase\"), not --bip39-passphrase")
+                throw KeyStoreError.unsupportedEntry(
+                    "a zec entry keeps the seed; give the BIP39 passphrase in the record (\"passphrase\"), not --bip39-passphrase")
             }
             var scratch = record
             let seed = try RecordKeys(coin: "zec", accountPath: nil, sharedPassphrase: nil).seed(record, out: &scratch)
@@ -135,12 +145,15 @@ public enum KeyStoreRecords {
         if ["view_key", "private_view_key"].contains(where: { record[$0] != nil }) {
             // The same reading (and checks of an address against the view key) as the tools'.
             var scratch = record
-            guard case .monero(let keys) = try RecordKeys(coin: "xmr", accountPath: nil, sharedPassphrase: nil).source(record, out: &scratch) else {
+            guard
+                case .monero(let keys) = try RecordKeys(coin: "xmr", accountPath: nil, sharedPassphrase: nil).source(record, out: &scratch)
+            else {
                 throw KeyStoreError.unsupportedEntry("a view key record must be a Monero view-only wallet")
             }
             return KeyStoreEntry(metadata: meta(.moneroView), secret: SecureBytes(keys.viewSecret.bytes + keys.spendPublic))
         }
-        throw RecordError.missingField("mnemonic", expected: "a mnemonic, seed, extended public key, or Monero view_key with public_spend_key or the primary address")
+        throw RecordError.missingField(
+            "mnemonic", expected: "a mnemonic, seed, extended public key, or Monero view_key with public_spend_key or the primary address")
     }
 
     /// The record `keystore export` writes: the secret in the form the other tools read.
@@ -204,7 +217,9 @@ public enum KeyStoreRecords {
     /// A record's "birthdays" object (chain → height), as `birthdayObject` writes it.
     public static func birthdays(in record: JSONObject) throws -> [String: Int] {
         guard let value = record["birthdays"] else { return [:] }
-        guard case .object(let object) = value else { throw RecordError.invalidField(field: "birthdays", reason: "an object of chain: height") }
+        guard case .object(let object) = value else {
+            throw RecordError.invalidField(field: "birthdays", reason: "an object of chain: height")
+        }
         var out = [String: Int]()
         for key in object.keys {
             guard let height = try object.optionalInt(key), (0...maxHeight).contains(height) else {

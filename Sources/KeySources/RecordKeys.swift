@@ -7,7 +7,8 @@ import WalletRecords
 public struct RecordKeys: Sendable {
     /// Field names an extended key may come in: private kinds first, so that a record with
     /// both an xprv and an xpub derives from the private key.
-    public static let extendedKeyFields = ExtendedKeyVersion.all.map(\.privatePrefix) + ["extended_key"]
+    public static let extendedKeyFields =
+        ExtendedKeyVersion.all.map(\.privatePrefix) + ["extended_key"]
         + ExtendedKeyVersion.all.map(\.publicPrefix)
 
     /// The coin asked for, if any: "xmr" makes a 32-byte seed a Monero seed.
@@ -38,32 +39,42 @@ public struct RecordKeys: Sendable {
         record.keys.contains { keyFields.contains($0) }
     }
 
-    private static let keyFields = Set(["mnemonic", "seed", "spend_key", "private_spend_key", "view_key", "private_view_key",
-                                        "private_key", "wif"] + extendedKeyFields + ZcashAccountKeys.keyFields)
+    private static let keyFields = Set(
+        [
+            "mnemonic", "seed", "spend_key", "private_spend_key", "view_key", "private_view_key",
+            "private_key", "wif",
+        ] + extendedKeyFields + ZcashAccountKeys.keyFields)
 
     /// The seed of a record's BIP39 phrase (with its passphrase) or its "seed" field, for keys
     /// that are not BIP32 (Zcash ZIP-32). `out` loses a consumed "passphrase" field.
     public func seed(_ record: JSONObject, out: inout JSONObject) throws -> SecureBytes {
         if record["seed"] != nil {
             guard sharedPassphrase == nil, record["passphrase"] == nil else {
-                throw DerivationError.unsupported("the record has a seed, which already includes any passphrase; drop the passphrase or give the mnemonic instead of the seed")
+                throw DerivationError.unsupported(
+                    "the record has a seed, which already includes any passphrase; drop the passphrase or give the mnemonic instead of the seed"
+                )
             }
             return try Hex.decodeSecret(record.string("seed", expected: "hex"))
         }
         guard record["mnemonic"] != nil else {
-            throw RecordError.missingField("mnemonic", expected: "a BIP39 phrase, a seed, or a Zcash viewing key (ufvk, uivk, extended_full_viewing_key)")
+            throw RecordError.missingField(
+                "mnemonic", expected: "a BIP39 phrase, a seed, or a Zcash viewing key (ufvk, uivk, extended_full_viewing_key)")
         }
         let phrase = try record.string("mnemonic", expected: "a seed phrase")
         let scheme = try record.optionalString("scheme").flatMap(MnemonicScheme.init(rawValue:)) ?? impliedScheme
         let mnemonic = try MnemonicSchemes.parse(phrase, scheme: scheme, language: record.optionalString("language"))
-        guard mnemonic.scheme != .monero else { throw DerivationError.unsupported("a Monero phrase gives no Zcash keys; give a BIP39 phrase") }
+        guard mnemonic.scheme != .monero else {
+            throw DerivationError.unsupported("a Monero phrase gives no Zcash keys; give a BIP39 phrase")
+        }
         let passphrase = try PassphraseOptions.forRecord(record, shared: sharedPassphrase, out: &out)
         return try MnemonicSchemes.handler(for: mnemonic.scheme).seed(of: mnemonic, passphrase: passphrase)
     }
 
     /// The key a record is signed with: its own key material (of which nothing then outlives the
     /// record: `ownKey`), or the run's (--key-file, --key-fd, --wallet); never both.
-    public func signingSource(_ record: JSONObject, runSource: KeySource?, out: inout JSONObject) throws -> (source: KeySource, ownKey: Bool) {
+    public func signingSource(
+        _ record: JSONObject, runSource: KeySource?, out: inout JSONObject
+    ) throws -> (source: KeySource, ownKey: Bool) {
         let ownKey = Self.hasKey(record)
         if ownKey && runSource != nil {
             throw RecordError.conflictingFields(["a key in the record", "--key-file/--key-fd/--wallet"])
@@ -80,7 +91,9 @@ public struct RecordKeys: Sendable {
         let isMoneroRecord = (try record.optionalString("scheme")) == "monero"
         if fields.contains("seed") {
             guard sharedPassphrase == nil, record["passphrase"] == nil else {
-                throw DerivationError.unsupported("the record has a seed, which already includes any passphrase; drop the passphrase or give the mnemonic instead of the seed")
+                throw DerivationError.unsupported(
+                    "the record has a seed, which already includes any passphrase; drop the passphrase or give the mnemonic instead of the seed"
+                )
             }
             let seed = try Hex.decodeSecret(record.string("seed", expected: "hex"))
             if isMoneroRecord || coin == "xmr" { return .monero(try MoneroKeys(seed: seed)) }
@@ -102,10 +115,12 @@ public struct RecordKeys: Sendable {
                 text throws(DerivationError) in try DerivationPath(parsing: text)
             }
             let optionPath = try accountPath.map { text throws(DerivationError) in try DerivationPath(parsing: text) }
-            let origin = try KeyRecordClaims.resolve("path", record: recordPath, option: optionPath,
-                                                     written: { "--account-path \($0)" }, shown: \.description)
+            let origin = try KeyRecordClaims.resolve(
+                "path", record: recordPath, option: optionPath,
+                written: { "--account-path \($0)" }, shown: \.description)
             if let origin, origin.components.count != Int(key.depth) {
-                throw DerivationError.invalidPath("account path \(origin) has \(origin.components.count) steps but the key is at depth \(key.depth)")
+                throw DerivationError.invalidPath(
+                    "account path \(origin) has \(origin.components.count) steps but the key is at depth \(key.depth)")
             }
             return .bip32(key, origin: origin, fromSeed: false)
         }
@@ -143,10 +158,10 @@ public struct RecordKeys: Sendable {
             }
             throw RecordError.missingField("public_spend_key", expected: "the public spend key (or the \"address\") beside a view key")
         }
-        throw RecordError.missingField("mnemonic", expected: "one of mnemonic, seed, an extended key (xpub, zpub, xprv, …), private_key, wif, spend_key or view_key")
+        throw RecordError.missingField(
+            "mnemonic", expected: "one of mnemonic, seed, an extended key (xpub, zpub, xprv, …), private_key, wif, spend_key or view_key")
     }
 }
-
 
 /// What a record says of the extended key it carries, as `derive account` writes it beside
 /// the key: coin, network and script kind. The record describes its key, so an option that
@@ -171,7 +186,8 @@ public struct KeyRecordClaims: Sendable, Equatable {
         network = try record.optionalString("network")
         if let text = try record.optionalString("script") {
             guard let kind = ScriptKind(rawValue: text) else {
-                throw .invalidField(field: "script", reason: "must be one of \(ScriptKind.allCases.map(\.rawValue).joined(separator: ", "))")
+                throw .invalidField(
+                    field: "script", reason: "must be one of \(ScriptKind.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             script = kind
         }
@@ -179,8 +195,10 @@ public struct KeyRecordClaims: Sendable, Equatable {
 
     /// The value to use: the option's or the record's, whichever is given; both, when equal.
     /// `option` is how the option was written ("--coin ltc"), for the error.
-    public static func resolve<T: Equatable>(_ field: String, record: T?, option: T?, written: (T) -> String,
-                                             shown: (T) -> String) throws(DerivationError) -> T? {
+    public static func resolve<T: Equatable>(
+        _ field: String, record: T?, option: T?, written: (T) -> String,
+        shown: (T) -> String
+    ) throws(DerivationError) -> T? {
         if let record, let option, record != option {
             throw .conflictsWithRecord(field: field, record: shown(record), option: written(option))
         }

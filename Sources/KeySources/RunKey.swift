@@ -2,7 +2,7 @@ import WalletCore
 import WalletKeys
 import WalletRecords
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 extension KeySourceOptions {
@@ -11,7 +11,9 @@ extension KeySourceOptions {
     /// record read by `reader` (whose BIP39 passphrase applies). With `promptOnTerminal` and
     /// no option, on a terminal, the phrase is asked for without echo (the records are then
     /// typed or pasted).
-    public func runKey(reader: RecordKeys, bip39Passphrase: SecureBytes?, promptOnTerminal: Bool) throws -> (source: KeySource?, birthdays: [String: Int]) {
+    public func runKey(
+        reader: RecordKeys, bip39Passphrase: SecureBytes?, promptOnTerminal: Bool
+    ) throws -> (source: KeySource?, birthdays: [String: Int]) {
         switch choice() {
         case .wallet:
             guard let loaded = try walletEntry.load(bip39Passphrase: bip39Passphrase) else { return (nil, [:]) }

@@ -50,7 +50,9 @@ public struct ZcashAccountKeys: Sendable {
     /// A seed both ZIP-32 (32 to 252 bytes) and BIP32 for the transparent keys (16 to 64) take:
     /// 32 to 64 bytes (a BIP39 seed is 64). The key store checks it before it stores a seed.
     public static func checkSeed(_ seed: SecureBytes) throws {
-        guard (32...64).contains(seed.count) else { throw DerivationError.unsupported("a Zcash seed is 32 to 64 bytes (a BIP39 seed is 64), this one is \(seed.count)") }
+        guard (32...64).contains(seed.count) else {
+            throw DerivationError.unsupported("a Zcash seed is 32 to 64 bytes (a BIP39 seed is 64), this one is \(seed.count)")
+        }
     }
 
     /// The record field that picks ZIP 2005's rivk rule for an account from a seed: `true`
@@ -67,7 +69,8 @@ public struct ZcashAccountKeys: Sendable {
     }
 
     public static let useQskWithViewingKey = DerivationError.unsupported(
-        "use_qsk chooses how a seed gives the Orchard keys; a viewing key already holds them, whichever rule made it (drop use_qsk or --use-qsk)")
+        "use_qsk chooses how a seed gives the Orchard keys; a viewing key already holds them, whichever rule made it (drop use_qsk or --use-qsk)"
+    )
 
     /// The Orchard keys follow `orchardRivk` (ZIP 2005's `use_qsk`); Sapling and transparent
     /// keys have no such choice.
@@ -81,7 +84,8 @@ public struct ZcashAccountKeys: Sendable {
         let t = try ExtendedKey.master(seed: seed).derive([0x8000_002C, 0x8000_0000 | network.coinType, 0x8000_0000 | account])
         transparentAccount = t
         transparentReceive = try t.derive([0])
-        let orchard = try OrchardExtendedSpendingKey.account(seed: bytes, coinType: network.coinType, account: account).fullViewingKey(rivkRule: orchardRivk)
+        let orchard = try OrchardExtendedSpendingKey.account(seed: bytes, coinType: network.coinType, account: account).fullViewingKey(
+            rivkRule: orchardRivk)
         orchardFullViewing = orchard
         orchardIncoming = orchard.incomingViewingKey(change: false)
         self.network = network
@@ -97,16 +101,22 @@ public struct ZcashAccountKeys: Sendable {
             let items = try UnifiedEncoding.decode(text, kind: .fullViewingKey, network: network)
             let fvk = try items.first(where: { $0.typecode == UnifiedEncoding.Typecode.sapling }).map { item throws in
                 guard let fvk = SaplingFullViewingKey(bytes: item.value) else {
-                    throw ZcashKeyError.invalidEncoding("the UFVK's Sapling item is not a valid full viewing key (ak and nk must be points of the prime-order subgroup, ak not the identity, and their ivk nonzero)")
+                    throw ZcashKeyError.invalidEncoding(
+                        "the UFVK's Sapling item is not a valid full viewing key (ak and nk must be points of the prime-order subgroup, ak not the identity, and their ivk nonzero)"
+                    )
                 }
                 return fvk
             }
             extendedViewing = nil
             fullViewing = fvk
             incoming = fvk?.incomingViewingKey
-            transparentAccount = try items.first { $0.typecode == UnifiedEncoding.Typecode.p2pkh }.map { try Self.publicNode($0.value, depth: 3) }
+            transparentAccount = try items.first { $0.typecode == UnifiedEncoding.Typecode.p2pkh }.map {
+                try Self.publicNode($0.value, depth: 3)
+            }
             transparentReceive = try transparentAccount?.derive([0])
-            orchardFullViewing = try items.first { $0.typecode == UnifiedEncoding.Typecode.orchard }.map { try OrchardFullViewingKey(bytes: $0.value) }
+            orchardFullViewing = try items.first { $0.typecode == UnifiedEncoding.Typecode.orchard }.map {
+                try OrchardFullViewingKey(bytes: $0.value)
+            }
             orchardIncoming = orchardFullViewing?.incomingViewingKey(change: false)
             guard fvk != nil || orchardFullViewing != nil else { throw ZcashKeyError.missingShieldedItem("the unified full viewing key") }
         } else if let text = try record.optionalString("uivk") {
@@ -114,9 +124,11 @@ public struct ZcashAccountKeys: Sendable {
             let ivk = try items.first(where: { $0.typecode == UnifiedEncoding.Typecode.sapling }).map { item throws in
                 guard let ivk = SaplingIncomingViewingKey(bytes: item.value) else {
                     let zero = item.value.count == 64 && item.value[32...].allSatisfy { $0 == 0 }
-                    throw ZcashKeyError.invalidEncoding(zero
-                        ? "the UIVK's Sapling ivk is zero: its every address would be the identity point, readable by anyone and spendable by no one"
-                        : "the UIVK's Sapling item is not a valid incoming viewing key (its ivk must be a scalar below the group order)")
+                    throw ZcashKeyError.invalidEncoding(
+                        zero
+                            ? "the UIVK's Sapling ivk is zero: its every address would be the identity point, readable by anyone and spendable by no one"
+                            : "the UIVK's Sapling item is not a valid incoming viewing key (its ivk must be a scalar below the group order)"
+                    )
                 }
                 return ivk
             }
@@ -124,17 +136,21 @@ public struct ZcashAccountKeys: Sendable {
             fullViewing = nil
             incoming = ivk
             transparentAccount = nil
-            transparentReceive = try items.first { $0.typecode == UnifiedEncoding.Typecode.p2pkh }.map { try Self.publicNode($0.value, depth: 4) }
+            transparentReceive = try items.first { $0.typecode == UnifiedEncoding.Typecode.p2pkh }.map {
+                try Self.publicNode($0.value, depth: 4)
+            }
             orchardFullViewing = nil
             orchardIncoming = try items.first { $0.typecode == UnifiedEncoding.Typecode.orchard }.map { item throws in
                 guard let key = OrchardIncomingViewingKey(bytes: item.value) else {
-                    throw ZcashKeyError.invalidEncoding("the UIVK's Orchard item is not an incoming viewing key (dk and a nonzero ivk below p)")
+                    throw ZcashKeyError.invalidEncoding(
+                        "the UIVK's Orchard item is not an incoming viewing key (dk and a nonzero ivk below p)")
                 }
                 return key
             }
             guard ivk != nil || orchardIncoming != nil else { throw ZcashKeyError.missingShieldedItem("the unified incoming viewing key") }
         } else {
-            let xfvk = try SaplingExtendedFullViewingKey(encoded: record.string("extended_full_viewing_key", expected: "a zxviews key"), network: network)
+            let xfvk = try SaplingExtendedFullViewingKey(
+                encoded: record.string("extended_full_viewing_key", expected: "a zxviews key"), network: network)
             extendedViewing = xfvk
             fullViewing = xfvk.key
             incoming = xfvk.key.incomingViewingKey
@@ -159,8 +175,9 @@ public struct ZcashAccountKeys: Sendable {
         guard item.count == 65, let key = try? Secp256k1.PublicKey(parsing: Array(item[32..<65])) else {
             throw ZcashKeyError.invalidEncoding("the transparent item is not a chain code and public key")
         }
-        return ExtendedKey(depth: depth, parentFingerprint: [0, 0, 0, 0], childNumber: 0, chainCode: Array(item[0..<32]),
-                           privateKey: nil, publicKey: key, version: .xpub)
+        return ExtendedKey(
+            depth: depth, parentFingerprint: [0, 0, 0, 0], childNumber: 0, chainCode: Array(item[0..<32]),
+            privateKey: nil, publicKey: key, version: .xpub)
     }
 
     /// The unified full viewing key (Sapling, and P2PKH when the transparent account is known).
@@ -187,7 +204,9 @@ public struct ZcashAccountKeys: Sendable {
     /// and the index is below 2^31 (ZIP-316; the index rule of zcash-test-vectors and
     /// librustzcash, so the Orchard receiver is not always Orchard's index 0). Without a
     /// Sapling key (an Orchard-only viewing key) the index is `start` itself and there is no zs1.
-    public func address(from start: DiversifierIndex) throws -> (index: DiversifierIndex, sapling: String?, unified: String, transparent: String?) {
+    public func address(
+        from start: DiversifierIndex
+    ) throws -> (index: DiversifierIndex, sapling: String?, unified: String, transparent: String?) {
         let sapling = try incoming.map { try $0.address(from: start) }
         let j = sapling?.0 ?? start
         var items = [(typecode: UInt64, value: [UInt8])]()

@@ -72,7 +72,11 @@ public final class KeycardSimulator: CardChannel {
             return ins == 0xFE ? initialize(data) : sw(0x6D00)
         }
         switch ins {
-        case 0xFD: return p1 == 0xAA && p2 == 0x55 ? { factoryReset(); return sw(0x9000) }() : sw(0x6A86)
+        case 0xFD:
+            return p1 == 0xAA && p2 == 0x55
+                ? {
+                    factoryReset(); return sw(0x9000)
+                }() : sw(0x6A86)
         case 0x12: return pair(p1: p1, p2: p2, data)
         case 0x10: return openSecureChannel(p1: p1, data)
         case 0xC0 where encKey == nil && p1 & 0x03 == 0x03: return sign(p1: p1, data, channel: false)
@@ -84,7 +88,8 @@ public final class KeycardSimulator: CardChannel {
         let mac = Array(data[0..<16]), ct = Array(data[16...])
         let header = [cla, ins, p1, p2, UInt8(data.count)]
         guard Self.cbcMAC(macKey, header + [UInt8](repeating: 0, count: 11) + ct) == mac,
-              let command = Self.unpad(Self.aes(false, encKey, iv, ct)) else { closeChannel(); return sw(0x6982) }
+            let command = Self.unpad(Self.aes(false, encKey, iv, ct))
+        else { closeChannel(); return sw(0x6982) }
         let commandIV = iv
         iv = mac
         let known: Set<UInt8> = [0x11, 0xF2, 0x20, 0x21, 0x22, 0xD0, 0xD1, 0xD2, 0xD3, 0xD4, 0xC0, 0xC1, 0xC2, 0x13, 0x12]
@@ -147,7 +152,8 @@ public final class KeycardSimulator: CardChannel {
     }
 
     private func select(_ aid: [UInt8]) -> [UInt8] {
-        guard aid.count >= 8, Array(aid.prefix(8)) == Array(Keycard.instanceAID.prefix(8)), aid.count == 8 || aid == Keycard.instanceAID else {
+        guard aid.count >= 8, Array(aid.prefix(8)) == Array(Keycard.instanceAID.prefix(8)), aid.count == 8 || aid == Keycard.instanceAID
+        else {
             selected = false
             return sw(0x6A82)
         }
@@ -168,10 +174,11 @@ public final class KeycardSimulator: CardChannel {
 
     private func initialize(_ data: [UInt8]) -> [UInt8] {
         guard data.count > 82, data[0] == 0x41, (data.count - 82) % 16 == 0,
-              let pub = try? Secp256k1.PublicKey(parsing: Array(data[1..<66])),
-              let x = try? Secp256k1.ecdhX(privateKey: scKey, publicKey: pub),
-              let payload = Self.unpad(Self.aes(false, x.bytes, Array(data[66..<82]), Array(data[82...]))),
-              [50, 52, 58].contains(payload.count) else { return sw(0x6A80) }
+            let pub = try? Secp256k1.PublicKey(parsing: Array(data[1..<66])),
+            let x = try? Secp256k1.ecdhX(privateKey: scKey, publicKey: pub),
+            let payload = Self.unpad(Self.aes(false, x.bytes, Array(data[66..<82]), Array(data[82...]))),
+            [50, 52, 58].contains(payload.count)
+        else { return sw(0x6A80) }
         let digits = payload[0..<18] + (payload.count == 58 ? payload[52..<58] : [])
         guard digits.allSatisfy({ (0x30...0x39).contains($0) }) else { return sw(0x6A80) }
         pin = Array(payload[0..<6])
@@ -225,7 +232,8 @@ public final class KeycardSimulator: CardChannel {
     private func openSecureChannel(p1: UInt8, _ data: [UInt8]) -> [UInt8] {
         guard let pairingKey = pairings[Int(p1)] else { return sw(0x6A86) }
         guard data.count == 65, let pub = try? Secp256k1.PublicKey(parsing: data),
-              let x = try? Secp256k1.ecdhX(privateKey: scKey, publicKey: pub) else { return sw(0x6A80) }
+            let x = try? Secp256k1.ecdhX(privateKey: scKey, publicKey: pub)
+        else { return sw(0x6A80) }
         let salt = Sodium.randomBytes(32).bytes, newIV = Sodium.randomBytes(16).bytes
         let keys = KeycardCrypto.sessionKeys(sharedX: x.bytes, pairingKey: pairingKey, salt: salt)
         (encKey, macKey, iv, authenticated) = (keys.enc.bytes, keys.mac.bytes, newIV, false)
@@ -294,7 +302,8 @@ public final class KeycardSimulator: CardChannel {
     private func getStatus(p1: UInt8) -> [UInt8] {
         switch p1 {
         case 0x00:
-            let fields = TLV(tag: 0x02, value: [UInt8(pinLeft)]).bytes + TLV(tag: 0x02, value: [UInt8(pukLeft)]).bytes
+            let fields =
+                TLV(tag: 0x02, value: [UInt8(pinLeft)]).bytes + TLV(tag: 0x02, value: [UInt8(pukLeft)]).bytes
                 + TLV(tag: 0x01, value: [master == nil ? 0x00 : 0xFF]).bytes
             return TLV(tag: 0xA3, value: fields).bytes + sw(0x9000)
         case 0x01: return Keycard.encodePath(currentPath) + sw(0x9000)
@@ -314,10 +323,12 @@ public final class KeycardSimulator: CardChannel {
         switch p1 {
         case 0x01, 0x02:
             guard let template = try? TLV.parse(data).first(0xA1), let fields = try? TLV.parse(template.value),
-                  let priv = fields.first(0x81)?.value, priv.count == 32 else { return sw(0x6A80) }
+                let priv = fields.first(0x81)?.value, priv.count == 32
+            else { return sw(0x6A80) }
             let chain = fields.first(0x82)?.value
             if p1 == 0x02 && chain?.count != 32 { return sw(0x6A80) }
-            guard let key = try? ExtendedKey(masterPrivateKey: SecureBytes(priv), chainCode: chain ?? [UInt8](repeating: 0, count: 32)) else {
+            guard let key = try? ExtendedKey(masterPrivateKey: SecureBytes(priv), chainCode: chain ?? [UInt8](repeating: 0, count: 32))
+            else {
                 return sw(0x6A80)
             }
             master = key
@@ -380,7 +391,9 @@ public final class KeycardSimulator: CardChannel {
     private func key(at path: [UInt32]) -> Result<ExtendedKey, StatusWord> {
         guard var key = master else { return .failure(StatusWord(0x6985)) }
         if !path.isEmpty && !hasChainCode { return .failure(StatusWord(0x6985)) }
-        if duress, let altered = try? ExtendedKey(masterPrivateKey: key.privateKey!, chainCode: Hash.sha256(key.chainCode)) { key = altered }
+        if duress, let altered = try? ExtendedKey(masterPrivateKey: key.privateKey!, chainCode: Hash.sha256(key.chainCode)) {
+            key = altered
+        }
         do {
             let derived = try key.derive(path)
             if !path.isEmpty { scratchChainCode = derived.chainCode }

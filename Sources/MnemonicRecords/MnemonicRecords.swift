@@ -9,10 +9,19 @@ import WalletRecords
 public struct SchemeOptions: ParsableArguments {
     public init() {}
 
-    @Option(help: "bip39 or monero. Default: bip39 when making phrases; detected (25 words = monero) when reading them.", completion: .list(["bip39", "monero"]))
+    @Option(
+        help: "bip39 or monero. Default: bip39 when making phrases; detected (25 words = monero) when reading them.",
+        completion: .list(["bip39", "monero"]))
     public var scheme: String?
 
-    @Option(help: ArgumentHelp("Wordlist: english, japanese, korean, spanish, chinese_simplified, chinese_traditional, french, italian, czech, portuguese (Monero: english). Default: detected when reading, english when making.", valueName: "name"), completion: .list(["english", "japanese", "korean", "spanish", "chinese_simplified", "chinese_traditional", "french", "italian", "czech", "portuguese"]))
+    @Option(
+        help: ArgumentHelp(
+            "Wordlist: english, japanese, korean, spanish, chinese_simplified, chinese_traditional, french, italian, czech, portuguese (Monero: english). Default: detected when reading, english when making.",
+            valueName: "name"),
+        completion: .list([
+            "english", "japanese", "korean", "spanish", "chinese_simplified", "chinese_traditional", "french", "italian", "czech",
+            "portuguese",
+        ]))
     public var language: String?
 
     public func validate() throws {
@@ -22,7 +31,9 @@ public struct SchemeOptions: ParsableArguments {
         if let language {
             let handler = MnemonicSchemes.handler(for: parsedScheme ?? .bip39)
             guard handler.languages.contains(language) else {
-                throw ValidationError("no \(handler.scheme.rawValue) wordlist named '\(language)'; choose one of: \(handler.languages.joined(separator: ", "))")
+                throw ValidationError(
+                    "no \(handler.scheme.rawValue) wordlist named '\(language)'; choose one of: \(handler.languages.joined(separator: ", "))"
+                )
             }
         }
     }
@@ -59,8 +70,10 @@ public func describe(_ mnemonic: Mnemonic, into record: inout JSONObject) {
 
 /// Runs the pipeline over records that carry a phrase: each is parsed, written back in
 /// canonical form, and `add` puts in what the subcommand computes.
-public func runOnPhrases(_ files: [String], _ options: SchemeOptions,
-                  _ add: @escaping (Mnemonic, inout JSONObject) throws -> Void) throws {
+public func runOnPhrases(
+    _ files: [String], _ options: SchemeOptions,
+    _ add: @escaping (Mnemonic, inout JSONObject) throws -> Void
+) throws {
     let pipeline = RecordPipeline(tool: "mnemonic")
     pipeline.phraseLines = true
     try pipeline.run(inputs: files) { record in
@@ -102,7 +115,9 @@ public enum PhraseRecords {
     /// from-entropy: one of "entropy" (hex), "dice" or "coins" → the phrase in `language`
     /// (dice and coins make `byteCount` bytes). Weak entropy is made anyway (test vectors are
     /// like that) but warned of, in the record and on stderr.
-    public static func fromEntropy(_ record: JSONObject, handler: any MnemonicSeedHandler, language: String, byteCount: Int) throws -> JSONObject {
+    public static func fromEntropy(
+        _ record: JSONObject, handler: any MnemonicSeedHandler, language: String, byteCount: Int
+    ) throws -> JSONObject {
         var out = record
         out["type"] = .string("mnemonic")
         let sources = ["entropy", "dice", "coins"].filter { record[$0] != nil }
@@ -115,8 +130,9 @@ public enum PhraseRecords {
         case "entropy":
             entropy = try Hex.decodeSecret(record.string("entropy", expected: "hex"))
         case let kind:
-            let (bytes, used) = try UserEntropy.bytes(from: record.string(kind, expected: "a string of \(kind)"),
-                                                      kind: kind == "dice" ? .dice : .coins, byteCount: byteCount)
+            let (bytes, used) = try UserEntropy.bytes(
+                from: record.string(kind, expected: "a string of \(kind)"),
+                kind: kind == "dice" ? .dice : .coins, byteCount: byteCount)
             entropy = bytes
             out["entropy"] = .string(bytes.hex)
             out[kind == "dice" ? "dice_rolls_used" : "coin_flips_used"] = .number(String(used))

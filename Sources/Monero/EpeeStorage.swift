@@ -91,7 +91,9 @@ package enum EpeeStorage {
     }
 
     private static func scalar(_ r: inout ByteReader, type: UInt8, depth: Int) throws(ScanError) -> Value {
-        func le(_ n: Int) throws(ScanError) -> UInt64 { try r.take(n).enumerated().reduce(UInt64(0)) { $0 | UInt64($1.element) << (8 * UInt64($1.offset)) } }
+        func le(_ n: Int) throws(ScanError) -> UInt64 {
+            try r.take(n).enumerated().reduce(UInt64(0)) { $0 | UInt64($1.element) << (8 * UInt64($1.offset)) }
+        }
         switch type {
         case 1: return .int(Int64(bitPattern: try le(8)))
         case 2: return .int(Int64(Int32(truncatingIfNeeded: try le(4))))

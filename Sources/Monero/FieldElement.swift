@@ -19,16 +19,19 @@ struct FieldElement: Equatable {
     init(bytes s: [UInt8]) {
         precondition(s.count == 32)
         let (w0, w1, w2, w3) = s.withUnsafeBytes { b in
-            (UInt64(littleEndian: b.loadUnaligned(fromByteOffset: 0, as: UInt64.self)),
-             UInt64(littleEndian: b.loadUnaligned(fromByteOffset: 8, as: UInt64.self)),
-             UInt64(littleEndian: b.loadUnaligned(fromByteOffset: 16, as: UInt64.self)),
-             UInt64(littleEndian: b.loadUnaligned(fromByteOffset: 24, as: UInt64.self)))
+            (
+                UInt64(littleEndian: b.loadUnaligned(fromByteOffset: 0, as: UInt64.self)),
+                UInt64(littleEndian: b.loadUnaligned(fromByteOffset: 8, as: UInt64.self)),
+                UInt64(littleEndian: b.loadUnaligned(fromByteOffset: 16, as: UInt64.self)),
+                UInt64(littleEndian: b.loadUnaligned(fromByteOffset: 24, as: UInt64.self))
+            )
         }
-        self.init(l0: w0 & Self.mask,
-                  l1: (w0 >> 51 | w1 << 13) & Self.mask,
-                  l2: (w1 >> 38 | w2 << 26) & Self.mask,
-                  l3: (w2 >> 25 | w3 << 39) & Self.mask,
-                  l4: (w3 >> 12) & Self.mask)
+        self.init(
+            l0: w0 & Self.mask,
+            l1: (w0 >> 51 | w1 << 13) & Self.mask,
+            l2: (w1 >> 38 | w2 << 26) & Self.mask,
+            l3: (w2 >> 25 | w3 << 39) & Self.mask,
+            l4: (w3 >> 12) & Self.mask)
         if w3 >> 63 == 1 { self = self + FieldElement(19) }
         self = carried()
     }
@@ -98,8 +101,10 @@ struct FieldElement: Equatable {
     /// which every carried value and every product is.
     @inline(__always)
     static func - (x: FieldElement, y: FieldElement) -> FieldElement {
-        FieldElement(l0: x.l0 &+ 4 &* (mask - 18) &- y.l0, l1: x.l1 &+ 4 &* mask &- y.l1, l2: x.l2 &+ 4 &* mask &- y.l2,
-                     l3: x.l3 &+ 4 &* mask &- y.l3, l4: x.l4 &+ 4 &* mask &- y.l4).carried()
+        FieldElement(
+            l0: x.l0 &+ 4 &* (mask - 18) &- y.l0, l1: x.l1 &+ 4 &* mask &- y.l1, l2: x.l2 &+ 4 &* mask &- y.l2,
+            l3: x.l3 &+ 4 &* mask &- y.l3, l4: x.l4 &+ 4 &* mask &- y.l4
+        ).carried()
     }
 
     static prefix func - (x: FieldElement) -> FieldElement { zero - x }
@@ -129,9 +134,10 @@ struct FieldElement: Equatable {
         r3 &+= r2 &>> 51
         r4 &+= r3 &>> 51
         let c0 = (r0 & maskW) &+ 19 &* (r4 &>> 51)
-        return FieldElement(l0: UInt64(truncatingIfNeeded: c0 & maskW), l1: UInt64(truncatingIfNeeded: r1 & maskW) &+ UInt64(truncatingIfNeeded: c0 &>> 51),
-                            l2: UInt64(truncatingIfNeeded: r2 & maskW), l3: UInt64(truncatingIfNeeded: r3 & maskW),
-                            l4: UInt64(truncatingIfNeeded: r4 & maskW))
+        return FieldElement(
+            l0: UInt64(truncatingIfNeeded: c0 & maskW), l1: UInt64(truncatingIfNeeded: r1 & maskW) &+ UInt64(truncatingIfNeeded: c0 &>> 51),
+            l2: UInt64(truncatingIfNeeded: r2 & maskW), l3: UInt64(truncatingIfNeeded: r3 & maskW),
+            l4: UInt64(truncatingIfNeeded: r4 & maskW))
     }
 
     /// self², with the 15 distinct products of a square instead of 25.

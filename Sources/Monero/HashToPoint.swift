@@ -20,10 +20,10 @@ public enum MoneroHashToPoint {
     }
 
     static let aTimesAPlus2 = a * (a + F(2))
-    static let fffb1 = sqrt(-(F(2) * aTimesAPlus2))   // √(−2A(A+2))
-    static let fffb2 = sqrt(F(2) * aTimesAPlus2)      // √(2A(A+2))
-    static let fffb3 = sqrt(-(sqrtM1 * aTimesAPlus2)) // √(−√−1·A(A+2))
-    static let fffb4 = sqrt(sqrtM1 * aTimesAPlus2)    // √(√−1·A(A+2))
+    static let fffb1 = sqrt(-(F(2) * aTimesAPlus2))  // √(−2A(A+2))
+    static let fffb2 = sqrt(F(2) * aTimesAPlus2)  // √(2A(A+2))
+    static let fffb3 = sqrt(-(sqrtM1 * aTimesAPlus2))  // √(−√−1·A(A+2))
+    static let fffb4 = sqrt(sqrtM1 * aTimesAPlus2)  // √(√−1·A(A+2))
 
     /// ge_fromfe_frombytes_vartime: the encoded point for 32 bytes read as a 256-bit
     /// little-endian integer (the top bit included, as Monero's loader does) mod p.
@@ -32,9 +32,9 @@ public enum MoneroHashToPoint {
     /// The same map, as a point in extended coordinates.
     static func map(_ s: [UInt8]) -> EdwardsPoint {
         let u = F(bytes: s)
-        let v = F(2) * u * u                      // 2u²
-        let w = v + F.one                         // 2u² + 1
-        let x = w * w - a * a * v                 // w² − 2A²u²
+        let v = F(2) * u * u  // 2u²
+        let w = v + F.one  // 2u² + 1
+        let x = w * w - a * a * v  // w² − 2A²u²
         // (w/x)^((p+3)/8) as ref10's fe_divpowm1: w·x³·(w·x⁷)^((p−5)/8)
         let x3 = x * x * x
         var rx = w * x3 * (w * x3 * x3 * x).powPMinus5Over8()
@@ -43,7 +43,7 @@ public enum MoneroHashToPoint {
         let sign: Bool
         if (w - y).isZero || (w + y).isZero {
             rx = rx * ((w - y).isZero ? fffb2 : fffb1) * u
-            z = -a * v                             // −2Au²
+            z = -a * v  // −2Au²
             sign = false
         } else {
             rx = rx * ((w - y * sqrtM1).isZero ? fffb4 : fffb3)

@@ -36,8 +36,10 @@ public struct MoneroDetector: Sendable {
 
     /// `cached` entries (from an earlier run's state) are taken as they are; only the rest of
     /// the majors × minors table is derived.
-    public init(keys: MoneroKeys, majors: UInt32 = defaultLookahead.majors, minors: UInt32 = defaultLookahead.minors,
-                cached: [AddressEntry] = []) throws(DerivationError) {
+    public init(
+        keys: MoneroKeys, majors: UInt32 = defaultLookahead.majors, minors: UInt32 = defaultLookahead.minors,
+        cached: [AddressEntry] = []
+    ) throws(DerivationError) {
         self.keys = keys
         filter = ViewTagFilter(viewSecret: keys.viewSecret)
         table.insert(cached.map { ($0.key, $0.account, $0.index) })
@@ -131,7 +133,9 @@ public struct MoneroDetector: Sendable {
 
     /// The keys output i may be paid with: the main key (slot 0) and its additional key (slot
     /// 1 + i, or i without a main key).
-    private static func keySlots(_ extra: (main: [UInt8]?, additional: [[UInt8]], nonce: [UInt8]?), output i: Int) -> [(slot: Int, key: [UInt8])] {
+    private static func keySlots(
+        _ extra: (main: [UInt8]?, additional: [[UInt8]], nonce: [UInt8]?), output i: Int
+    ) -> [(slot: Int, key: [UInt8])] {
         var slots: [(slot: Int, key: [UInt8])] = []
         if let main = extra.main { slots.append((0, main)) }
         if i < extra.additional.count { slots.append(((extra.main == nil ? 0 : 1) + i, extra.additional[i])) }
@@ -144,8 +148,10 @@ public struct MoneroDetector: Sendable {
     /// wallet's is confirmed by the exact derivation (the other sign's view tag matches 1 in 256
     /// outputs, and that check costs a fraction of an exact derivation). An output whose amount
     /// does not open its commitment is not counted.
-    private func scan(_ tx: MoneroTransaction, extra: (main: [UInt8]?, additional: [[UInt8]], nonce: [UInt8]?),
-                      viewTagMatches: [Int: [[UInt8]]]?) -> [MoneroOwnedOutput] {
+    private func scan(
+        _ tx: MoneroTransaction, extra: (main: [UInt8]?, additional: [[UInt8]], nonce: [UInt8]?),
+        viewTagMatches: [Int: [[UInt8]]]?
+    ) -> [MoneroOwnedOutput] {
         guard extra.main != nil || !extra.additional.isEmpty else { return [] }
         var exact = [Int: [UInt8]?]()  // key slot → derivation, computed once
         func derive(_ slot: Int, _ key: [UInt8]) -> [UInt8]? {
@@ -155,11 +161,14 @@ public struct MoneroDetector: Sendable {
             return d
         }
         /// The subaddress the output pays if `derivation` is its key's.
-        func owner(_ output: MoneroTransaction.Output, _ derivation: [UInt8], _ index: [UInt8]) -> (hs: [UInt8], major: UInt32, minor: UInt32)? {
+        func owner(
+            _ output: MoneroTransaction.Output, _ derivation: [UInt8], _ index: [UInt8]
+        ) -> (hs: [UInt8], major: UInt32, minor: UInt32)? {
             let hs = Ed25519.hashToScalar(derivation + index).bytes
             guard let hsG = Ed25519.basePointMultiple(bytes: hs),
-                  let spend = Ed25519.subtract(output.key, hsG),
-                  let owner = table.owner(of: spend, derive: { try? keys.subaddressSpendKey(major: $0, minor: $1) }) else { return nil }
+                let spend = Ed25519.subtract(output.key, hsG),
+                let owner = table.owner(of: spend, derive: { try? keys.subaddressSpendKey(major: $0, minor: $1) })
+            else { return nil }
             return (hs, owner.major, owner.minor)
         }
         var found = [MoneroOwnedOutput]()
@@ -174,8 +183,9 @@ public struct MoneroDetector: Sendable {
                         break
                     }
                 } else if let derivation = derive(slot, key),
-                          output.viewTag.map({ Keccak256.hash(Self.viewTagPrefix + derivation + index)[0] == $0 }) ?? true,
-                          let o = owner(output, derivation, index) {
+                    output.viewTag.map({ Keccak256.hash(Self.viewTagPrefix + derivation + index)[0] == $0 }) ?? true,
+                    let o = owner(output, derivation, index)
+                {
                     mine = (derivation, o.hs, o.major, o.minor)
                 }
                 guard let mine else { continue }
@@ -184,11 +194,12 @@ public struct MoneroDetector: Sendable {
                 let image = MoneroOutputSecret.secret(sharedScalar: mine.hs, keys: keys, major: mine.major, minor: mine.minor)
                     .flatMap { MoneroHashToPoint.keyImage(outputKey: output.key, secret: $0) }
                 let mainDerivation = extra.main.flatMap { derive(0, $0) }
-                found.append(MoneroOwnedOutput(
-                    txID: tx.id, outputIndex: i, amount: amount, major: mine.major, minor: mine.minor,
-                    outputKey: output.key, paymentID: paymentID(extra.nonce, mainDerivation: mainDerivation),
-                    unlockTime: tx.unlockTime, isCoinbase: tx.isCoinbase, derivation: mine.derivation, sharedScalar: mine.hs,
-                    keyImage: image))
+                found.append(
+                    MoneroOwnedOutput(
+                        txID: tx.id, outputIndex: i, amount: amount, major: mine.major, minor: mine.minor,
+                        outputKey: output.key, paymentID: paymentID(extra.nonce, mainDerivation: mainDerivation),
+                        unlockTime: tx.unlockTime, isCoinbase: tx.isCoinbase, derivation: mine.derivation, sharedScalar: mine.hs,
+                        keyImage: image))
                 break
             }
         }
@@ -200,17 +211,20 @@ public struct MoneroDetector: Sendable {
     /// The clear amount (coinbase, v1) or the decrypted one, checked against the commitment.
     func amount(of tx: MoneroTransaction, output i: Int, sharedScalar hs: [UInt8]) -> UInt64? {
         guard tx.rctType != 0 else { return tx.outputs[i].amount }
-        return Self.openAmount(rctType: tx.rctType, encryptedAmount: tx.encryptedAmounts[i],
-                               encryptedMask: tx.rctType < 4 ? tx.encryptedMasks[i] : nil,
-                               commitment: tx.commitments[i], sharedScalar: hs)
+        return Self.openAmount(
+            rctType: tx.rctType, encryptedAmount: tx.encryptedAmounts[i],
+            encryptedMask: tx.rctType < 4 ? tx.encryptedMasks[i] : nil,
+            commitment: tx.commitments[i], sharedScalar: hs)
     }
 
     /// Decrypts a RingCT amount with the output's shared scalar hs = Hs(derivation ‖ index) and
     /// returns it only if mask·G + amount·H is the output's commitment.
     /// Types 4–6: amount = 8 bytes ⊕ Keccak("amount" ‖ hs), mask = Hs("commitment_mask" ‖ hs).
     /// Types 1–3 (rctOps.cpp ecdhDecode, v1): mask = mask′ − Hs(hs), amount = amount′ − Hs(Hs(hs)).
-    static func openAmount(rctType: UInt8, encryptedAmount: [UInt8], encryptedMask: [UInt8]?, commitment: [UInt8],
-                           sharedScalar hs: [UInt8]) -> UInt64? {
+    static func openAmount(
+        rctType: UInt8, encryptedAmount: [UInt8], encryptedMask: [UInt8]?, commitment: [UInt8],
+        sharedScalar hs: [UInt8]
+    ) -> UInt64? {
         let amount: UInt64
         let mask: [UInt8]
         if rctType >= 4 {

@@ -64,12 +64,17 @@ public final class MoneroFileBlockSource: BlockSource, @unchecked Sendable {  //
             if let w = wanted, w.ids.isEmpty { return }
         }
         guard let wanted else { return }
-        throw ScanError.malformed(what: "block \(wanted.height)", reason: "it lists transactions, and \(lines.name) holds no records of them: give the transaction records with --txs FILE (or mix them into the block file: cat txs blocks)")
+        throw ScanError.malformed(
+            what: "block \(wanted.height)",
+            reason:
+                "it lists transactions, and \(lines.name) holds no records of them: give the transaction records with --txs FILE (or mix them into the block file: cat txs blocks)"
+        )
     }
 
     private func reopen() throws {
         guard blocksPath != "-" else {
-            throw ScanError.unsupported("cannot go back in the chain read from stdin (a reorg against the stored chain): give --blocks a file")
+            throw ScanError.unsupported(
+                "cannot go back in the chain read from stdin (a reorg against the stored chain): give --blocks a file")
         }
         blockLines = try LineStream(path: blocksPath)
         txLines = try transactionsPath.map(LineStream.init)
@@ -98,11 +103,15 @@ public final class MoneroFileBlockSource: BlockSource, @unchecked Sendable {  //
             }
             guard let (number, record) = try nextBlockRecord() else { break }
             let what = "\(blockLines.name) line \(number)"
-            guard case .number(let text)? = record["height"], let h = Int(text), h >= 0 else { throw ScanError.malformed(what: what, reason: "a block record needs a height") }
+            guard case .number(let text)? = record["height"], let h = Int(text), h >= 0 else {
+                throw ScanError.malformed(what: what, reason: "a block record needs a height")
+            }
             let claimed: [UInt8]? = if case .string(let text)? = record["hash"] { try? Hex.decode(text) } else { nil }
             let parent: [UInt8]? = if case .string(let text)? = record["prev_hash"] { try? Hex.decode(text) } else { nil }
             let switched: Bool
-            do { switched = try chain.admit(height: h, id: claimed, parent: parent) } catch { throw ScanError.malformed(what: what, reason: error.reason) }
+            do { switched = try chain.admit(height: h, id: claimed, parent: parent) } catch {
+                throw ScanError.malformed(what: what, reason: error.reason)
+            }
             if firstHeight == nil {
                 firstHeight = h
                 guard h <= height else { throw ScanError.unsupported("the block file starts at \(h), after the birthday \(height)") }
@@ -113,14 +122,17 @@ public final class MoneroFileBlockSource: BlockSource, @unchecked Sendable {  //
                 for id in ids where waiting.removeValue(forKey: id) == nil { skipped.insert(id) }
                 continue
             }
-            guard case .string(let hex)? = record["blob"] else { throw ScanError.malformed(what: what, reason: "a block record needs a blob") }
+            guard case .string(let hex)? = record["blob"] else {
+                throw ScanError.malformed(what: what, reason: "a block record needs a blob")
+            }
             let blob: [UInt8]
             do { blob = try Hex.decode(hex) } catch { throw ScanError.malformed(what: "block \(h)", reason: error.message) }
             var txs = [[UInt8]]()
             txs.reserveCapacity(ids.count)
             for id in ids {
                 guard let tx = try transaction(id) else {
-                    throw ScanError.malformed(what: "block \(h)", reason: "transaction \(Hex.encode(id)) is not among the transaction records")
+                    throw ScanError.malformed(
+                        what: "block \(h)", reason: "transaction \(Hex.encode(id)) is not among the transaction records")
                 }
                 txs.append(tx)
             }

@@ -48,7 +48,9 @@ public struct MoneroAddress: Sendable, Equatable {
         }
         guard let (network, kind) = found else { throw .invalidMoneroKey("the address prefix \(prefix) is not a Monero address kind") }
         let keys = Array(body[used...])
-        guard keys.count == (kind == .integrated ? 72 : 64) else { throw .invalidMoneroKey("the \(kind.rawValue) address has the wrong length") }
+        guard keys.count == (kind == .integrated ? 72 : 64) else {
+            throw .invalidMoneroKey("the \(kind.rawValue) address has the wrong length")
+        }
         self.network = network
         self.kind = kind
         self.spendPublic = Array(keys[0..<32])
@@ -108,7 +110,8 @@ public struct MoneroKeys: Sendable {
             throw .invalidMoneroKey("the address is a \(address.network.name) address, not \(network.name)")
         }
         guard address.kind != .subaddress else {
-            throw .invalidMoneroKey("the address is a subaddress; a view-only wallet needs its primary address (the one starting the wallet, major 0 minor 0)")
+            throw .invalidMoneroKey(
+                "the address is a subaddress; a view-only wallet needs its primary address (the one starting the wallet, major 0 minor 0)")
         }
         try self.init(viewSecret: viewSecret, spendPublic: address.spendPublic)
         guard viewPublic == address.viewPublic else {
@@ -128,7 +131,9 @@ public struct MoneroKeys: Sendable {
 
     /// Subaddress (major, minor): m = Hs("SubAddr\0" ‖ a ‖ major ‖ minor), D = B + m·G,
     /// C = a·D. (0, 0) is the primary address.
-    public func subaddress(major: UInt32, minor: UInt32, _ network: MoneroNetwork) throws(DerivationError) -> (address: String, spendPublic: [UInt8], viewPublic: [UInt8]) {
+    public func subaddress(
+        major: UInt32, minor: UInt32, _ network: MoneroNetwork
+    ) throws(DerivationError) -> (address: String, spendPublic: [UInt8], viewPublic: [UInt8]) {
         if major == 0 && minor == 0 { return (primaryAddress(network), spendPublic, viewPublic) }
         let d = try subaddressSpendKey(major: major, minor: minor)
         do {

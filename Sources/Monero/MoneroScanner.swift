@@ -53,7 +53,9 @@ public struct MoneroScanner: ChainScanner, ChainRecords {
             return .failure(.hashMismatch(what: what, expected: Hex.encode(claimed), computed: Hex.encode(block.id)))
         }
         guard block.transactionIDs.count == data.transactions.count else {
-            return .failure(.malformed(what: what, reason: "lists \(block.transactionIDs.count) transactions, the source gave \(data.transactions.count)"))
+            return .failure(
+                .malformed(
+                    what: what, reason: "lists \(block.transactionIDs.count) transactions, the source gave \(data.transactions.count)"))
         }
         // Parsed first, then hashed together; the first transaction that fails either way is
         // the one reported, as when each was hashed on its own.
@@ -68,7 +70,9 @@ public struct MoneroScanner: ChainScanner, ChainRecords {
         }
         MoneroTransaction.computeIDs(&txs)
         for (i, tx) in txs.enumerated() where tx.id != block.transactionIDs[i] {
-            return .failure(.hashMismatch(what: "\(what), transaction \(i)", expected: Hex.encode(block.transactionIDs[i]), computed: Hex.encode(tx.id)))
+            return .failure(
+                .hashMismatch(what: "\(what), transaction \(i)", expected: Hex.encode(block.transactionIDs[i]), computed: Hex.encode(tx.id))
+            )
         }
         if let malformed {
             return .failure(.malformed(what: "\(what), transaction \(malformed.index)", reason: malformed.error.message))
@@ -97,8 +101,9 @@ public struct MoneroScanner: ChainScanner, ChainRecords {
         guard let detector else { preconditionFailure("MoneroScanner.prepare was not called") }
         return detector.scan(transactions).map { outputs in
             outputs.map { o in
-                ReceivedOutput(height: nil, txID: o.txID, index: o.outputIndex, amount: o.amount, account: o.major, addressIndex: o.minor,
-                               spendTag: o.keyImage, memo: o.paymentID, unlockTime: o.unlockTime, isCoinbase: o.isCoinbase, outputKey: o.outputKey)
+                ReceivedOutput(
+                    height: nil, txID: o.txID, index: o.outputIndex, amount: o.amount, account: o.major, addressIndex: o.minor,
+                    spendTag: o.keyImage, memo: o.paymentID, unlockTime: o.unlockTime, isCoinbase: o.isCoinbase, outputKey: o.outputKey)
             }
         }
     }

@@ -121,7 +121,8 @@ public struct MoneroTransaction: Sendable {
         } else {
             prunable = []
         }
-        let parts = version == 1 ? [r.bytes[start..<r.offset]] : [r.bytes[start..<prefixEnd], r.bytes[baseRange], rctType == 0 ? nil : prunable]
+        let parts =
+            version == 1 ? [r.bytes[start..<r.offset]] : [r.bytes[start..<prefixEnd], r.bytes[baseRange], rctType == 0 ? nil : prunable]
         if deferringID {
             id = []
             idParts = parts

@@ -71,7 +71,8 @@ public final class MoneroRPCSource: BlockSource, Sendable {
         let fetched: [BlockData]
         switch plan {
         case .served(let blocks): return blocks
-        case .wait(let refill): if let early = try? refill.fetch.get() { fetched = early } else { fetched = try fetch(from: height, count: count) }
+        case .wait(let refill):
+            if let early = try? refill.fetch.get() { fetched = early } else { fetched = try fetch(from: height, count: count) }
         case .fetch: fetched = try fetch(from: height, count: count)
         }
         return ahead.withLock { state in

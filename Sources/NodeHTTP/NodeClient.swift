@@ -18,7 +18,9 @@ public struct NodeClient: Sendable {
     /// `address`: host:port or http://host:port[/prefix]; `defaultPort` when it names none.
     public init(address: String, defaultPort: Int, timeout: Double, retries: Int, maxReply: Int) throws(SourceError) {
         let text = address.contains("://") ? address : "http://" + address
-        guard let parsed = URL(string: text), parsed.scheme == "http", let host = parsed.host, !host.isEmpty else { throw .badAddress(address) }
+        guard let parsed = URL(string: text), parsed.scheme == "http", let host = parsed.host, !host.isEmpty else {
+            throw .badAddress(address)
+        }
         self.url = parsed.absoluteString
         self.host = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
         self.port = parsed.port ?? defaultPort
@@ -32,16 +34,20 @@ public struct NodeClient: Sendable {
     /// or answers a status `takes` refuses; then the node is unavailable (69). An answer over
     /// `maxReply` bytes is the node's fault (76), and is not tried again.
     /// `name` says the call in messages (a JSON-RPC method, where the path is the same for all).
-    public func send(path: String, body: [UInt8]?, contentType: String = "application/json", headers: [(String, String)] = [],
-                     name: String? = nil, takes: (Int) -> Bool = { $0 == 200 }) throws(SourceError) -> NodeHTTP.Reply {
+    public func send(
+        path: String, body: [UInt8]?, contentType: String = "application/json", headers: [(String, String)] = [],
+        name: String? = nil, takes: (Int) -> Bool = { $0 == 200 }
+    ) throws(SourceError) -> NodeHTTP.Reply {
         var lastError = "no answer"
         for attempt in 0..<max(retries, 1) {
             if attempt > 0 { Thread.sleep(forTimeInterval: 0.5 * Double(attempt)) }
             do {
-                let reply = try body.map {
-                    try NodeHTTP.post(host: host, port: port, path: basePath + path, contentType: contentType, body: $0, headers: headers,
-                                      timeout: timeout, maxReply: maxReply)
-                } ?? NodeHTTP.get(host: host, port: port, path: basePath + path, headers: headers, timeout: timeout, maxReply: maxReply)
+                let reply =
+                    try body.map {
+                        try NodeHTTP.post(
+                            host: host, port: port, path: basePath + path, contentType: contentType, body: $0, headers: headers,
+                            timeout: timeout, maxReply: maxReply)
+                    } ?? NodeHTTP.get(host: host, port: port, path: basePath + path, headers: headers, timeout: timeout, maxReply: maxReply)
                 if takes(reply.status) { return reply }
                 lastError = "HTTP \(reply.status)"
             } catch NodeHTTP.Failure.tooLarge(let limit) {
@@ -85,7 +91,8 @@ public enum SourceError: WalletError, Equatable {
 
     public var message: String {
         switch self {
-        case .badAddress(let a): "'\(a)' is not a node address (host:port or http://host:port: the node's RPC over HTTP, on loopback or a network you trust)"
+        case .badAddress(let a):
+            "'\(a)' is not a node address (host:port or http://host:port: the node's RPC over HTTP, on loopback or a network you trust)"
         case .unavailable(let url, let why): "the node at \(url) does not answer (\(why))"
         case .badReply(let node, let what): "the reply of the node at \(node) to \(what) is not what its RPC returns"
         case .refused(let node, let why): "the node at \(node) refused the call: \(why)"

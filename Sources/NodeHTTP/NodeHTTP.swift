@@ -33,19 +33,26 @@ public enum NodeHTTP {
     static let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
 
     /// A POST of `body`; `headers` go beside Host, Content-Type and Content-Length.
-    public static func post(host: String, port: Int, path: String, contentType: String, body: [UInt8],
-                            headers: [(String, String)] = [], timeout: Double, maxReply: Int) throws -> Reply {
-        try send(.POST, host: host, port: port, path: path, headers: headers + [("Content-Type", contentType)], body: body,
-                 timeout: timeout, maxReply: maxReply)
+    public static func post(
+        host: String, port: Int, path: String, contentType: String, body: [UInt8],
+        headers: [(String, String)] = [], timeout: Double, maxReply: Int
+    ) throws -> Reply {
+        try send(
+            .POST, host: host, port: port, path: path, headers: headers + [("Content-Type", contentType)], body: body,
+            timeout: timeout, maxReply: maxReply)
     }
 
     /// A GET (a REST resource): no body.
-    public static func get(host: String, port: Int, path: String, headers: [(String, String)] = [], timeout: Double, maxReply: Int) throws -> Reply {
+    public static func get(
+        host: String, port: Int, path: String, headers: [(String, String)] = [], timeout: Double, maxReply: Int
+    ) throws -> Reply {
         try send(.GET, host: host, port: port, path: path, headers: headers, body: nil, timeout: timeout, maxReply: maxReply)
     }
 
-    static func send(_ method: HTTPMethod, host: String, port: Int, path: String, headers: [(String, String)], body: [UInt8]?,
-                     timeout: Double, maxReply: Int) throws -> Reply {
+    static func send(
+        _ method: HTTPMethod, host: String, port: Int, path: String, headers: [(String, String)], body: [UInt8]?,
+        timeout: Double, maxReply: Int
+    ) throws -> Reply {
         let loop = group.next()
         let promise = loop.makePromise(of: Reply.self)
         let limit = TimeAmount.nanoseconds(Int64(timeout * 1e9))

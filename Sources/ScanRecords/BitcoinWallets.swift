@@ -20,7 +20,9 @@ public struct BitcoinWalletReader<C: BitcoinFamily>: ScanWalletReader {
         (self.network, self.coinType, self.discovery) = (network, coinType, discovery)
     }
 
-    public var keyRecordFields: String { "a BIP39 mnemonic or seed, an account's extended public key (xpub, ypub, zpub, …), or \"descriptors\"" }
+    public var keyRecordFields: String {
+        "a BIP39 mnemonic or seed, an account's extended public key (xpub, ypub, zpub, …), or \"descriptors\""
+    }
     public var blockSources: String { "--blocks FILE (JSON Lines of raw blocks)" }
     public var notThisChain: String { "is not a \(C.name) wallet: give a BIP39 phrase or seed, an extended public key or descriptors" }
 
@@ -36,7 +38,9 @@ public struct BitcoinWalletReader<C: BitcoinFamily>: ScanWalletReader {
             let texts: [String]
             if case .array(let items)? = record["descriptors"] {
                 texts = try items.map { item in
-                    guard case .string(let text) = item else { throw RecordError.wrongType(field: "descriptors", expected: "a list of strings", got: item.typeName) }
+                    guard case .string(let text) = item else {
+                        throw RecordError.wrongType(field: "descriptors", expected: "a list of strings", got: item.typeName)
+                    }
                     return text
                 }
             } else {
@@ -46,7 +50,10 @@ public struct BitcoinWalletReader<C: BitcoinFamily>: ScanWalletReader {
             return try BitcoinScanner(accounts: accounts, network: network, discovery: discovery)
         }
         var scratch = record
-        guard case .bip32(let key, let origin, let fromSeed) = try RecordKeys(coin: C.coin, accountPath: nil, sharedPassphrase: nil).source(record, out: &scratch) else {
+        guard
+            case .bip32(let key, let origin, let fromSeed) = try RecordKeys(coin: C.coin, accountPath: nil, sharedPassphrase: nil).source(
+                record, out: &scratch)
+        else {
             return nil
         }
         let purpose = try record.optionalInt("purpose", in: 0...Int(Int32.max)).map(UInt32.init)
@@ -62,42 +69,64 @@ public struct BitcoinWalletReader<C: BitcoinFamily>: ScanWalletReader {
             return kind
         }
         if let asked, let implied, asked != implied {
-            throw DerivationError.unsupported("a \(key.version.publicPrefix) key is for \(implied.rawValue) (purpose \(implied.purpose)), not purpose \(asked.purpose)")
+            throw DerivationError.unsupported(
+                "a \(key.version.publicPrefix) key is for \(implied.rawValue) (purpose \(implied.purpose)), not purpose \(asked.purpose)")
         }
         guard let script = implied ?? asked else {
-            throw DerivationError.unsupported("an \(key.version.publicPrefix) key does not say which addresses it makes: give \"purpose\" (44 or 86) beside it, or a descriptor (pkh(…) or tr(…))")
+            throw DerivationError.unsupported(
+                "an \(key.version.publicPrefix) key does not say which addresses it makes: give \"purpose\" (44 or 86) beside it, or a descriptor (pkh(…) or tr(…))"
+            )
         }
-        guard key.depth > 0 else { throw DerivationError.unsupported("a master key is not an account key: give the seed, or the account's extended public key") }
+        guard key.depth > 0 else {
+            throw DerivationError.unsupported("a master key is not an account key: give the seed, or the account's extended public key")
+        }
         let number = (origin?.components.last ?? key.childNumber) & ~DerivationPath.hardened
-        return try BitcoinScanner(accounts: [try checked(WatchAccount(script: script, number: number, path: origin, key: key))],
-                                  network: network, discovery: discovery)
+        return try BitcoinScanner(
+            accounts: [try checked(WatchAccount(script: script, number: number, path: origin, key: key))],
+            network: network, discovery: discovery)
     }
 
     /// An account key of the right network, for a script kind the chain has.
     func checked(_ account: WatchAccount) throws -> WatchAccount {
         guard account.key.version.testnet == network.coin.testnet else {
-            throw DerivationError.unsupported("the extended key is for \(account.key.version.testnet ? "a test" : "the main") network, not \(C.name) \(network.coin.network)")
+            throw DerivationError.unsupported(
+                "the extended key is for \(account.key.version.testnet ? "a test" : "the main") network, not \(C.name) \(network.coin.network)"
+            )
         }
-        guard network.coin.scripts.contains(account.script) else { throw DerivationError.unsupported("\(C.name) has no \(account.script.rawValue) addresses") }
+        guard network.coin.scripts.contains(account.script) else {
+            throw DerivationError.unsupported("\(C.name) has no \(account.script.rawValue) addresses")
+        }
         return account
     }
 }
 
 /// scan-blocks' options for --chain bitcoin and litecoin.
 public struct BitcoinScanOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("--chain bitcoin|litecoin: unused addresses watched past the last used one on each chain (BIP44: 20).", valueName: "n"))
+    @Option(
+        help: ArgumentHelp(
+            "--chain bitcoin|litecoin: unused addresses watched past the last used one on each chain (BIP44: 20).", valueName: "n"))
     public var gapLimit: UInt32 = 20
 
-    @Option(help: ArgumentHelp("--chain bitcoin|litecoin: the SLIP-44 coin type a seed's accounts use (default 0 Bitcoin, 2 Litecoin, 1 on test networks).", valueName: "n"))
+    @Option(
+        help: ArgumentHelp(
+            "--chain bitcoin|litecoin: the SLIP-44 coin type a seed's accounts use (default 0 Bitcoin, 2 Litecoin, 1 on test networks).",
+            valueName: "n"))
     public var coinType: UInt32?
 
-    @Option(help: ArgumentHelp("--chain bitcoin|litecoin with --blocks: mempool transactions, JSON Lines of txid and hex (plain or zstd).", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "--chain bitcoin|litecoin with --blocks: mempool transactions, JSON Lines of txid and hex (plain or zstd).", valueName: "file"))
     public var mempool: String?
 
-    @Option(help: ArgumentHelp("--chain bitcoin|litecoin with --node: the node's RPC cookie (default ~/.bitcoin/.cookie, ~/.litecoin/.cookie, in the network's directory).", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "--chain bitcoin|litecoin with --node: the node's RPC cookie (default ~/.bitcoin/.cookie, ~/.litecoin/.cookie, in the network's directory).",
+            valueName: "file"))
     public var rpcCookie: String?
 
-    @Option(help: ArgumentHelp("--chain bitcoin|litecoin with --node: a file (mode 0600) holding user:password for the node's RPC.", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "--chain bitcoin|litecoin with --node: a file (mode 0600) holding user:password for the node's RPC.", valueName: "file"))
     public var rpcCredentials: String?
 
     public init() {}
@@ -107,17 +136,24 @@ public struct BitcoinScanOptions: ParsableArguments {
     public func validate(chain: String, network: String, node: String?) throws {
         guard Self.chains.contains(chain) else {
             if mempool != nil || coinType != nil || gapLimit != 20 || rpcCookie != nil || rpcCredentials != nil {
-                throw ValidationError("--gap-limit, --coin-type, --mempool, --rpc-cookie and --rpc-credentials go with --chain bitcoin or litecoin")
+                throw ValidationError(
+                    "--gap-limit, --coin-type, --mempool, --rpc-cookie and --rpc-credentials go with --chain bitcoin or litecoin")
             }
             return
         }
         if node != nil && mempool != nil { throw ValidationError("--mempool goes with --blocks: with --node the node's mempool is read") }
-        if node == nil && (rpcCookie != nil || rpcCredentials != nil) { throw ValidationError("--rpc-cookie and --rpc-credentials go with --node") }
+        if node == nil && (rpcCookie != nil || rpcCredentials != nil) {
+            throw ValidationError("--rpc-cookie and --rpc-credentials go with --node")
+        }
         if rpcCookie != nil && rpcCredentials != nil { throw ValidationError("give --rpc-cookie or --rpc-credentials, not both") }
-        guard (1...AccountDiscovery.maxGap).contains(gapLimit) else { throw ValidationError("--gap-limit must be 1 to \(AccountDiscovery.maxGap)") }
+        guard (1...AccountDiscovery.maxGap).contains(gapLimit) else {
+            throw ValidationError("--gap-limit must be 1 to \(AccountDiscovery.maxGap)")
+        }
         if let coinType, coinType >= DerivationPath.hardened { throw ValidationError("--coin-type must be below 2^31") }
         do throws(DerivationError) {
-            _ = chain == "bitcoin" ? try BitcoinNetwork(BitcoinMainChain.self, network: network) : try BitcoinNetwork(LitecoinChain.self, network: network)
+            _ =
+                chain == "bitcoin"
+                ? try BitcoinNetwork(BitcoinMainChain.self, network: network) : try BitcoinNetwork(LitecoinChain.self, network: network)
         } catch {
             throw ValidationError("--network: " + error.message)
         }
@@ -125,8 +161,10 @@ public struct BitcoinScanOptions: ParsableArguments {
 
     /// Scans Bitcoin-family wallets from `source` (nil: --blocks or the key store's word on
     /// where blocks come from): `gather` reads them for the chain's reader.
-    public func run<C: BitcoinFamily>(_ chain: C.Type, network: BitcoinNetwork, source: (any BlockSource)?, scanRun: ScanRun, pipeline: RecordPipeline,
-                                      gather: (BitcoinWalletReader<C>) throws -> [GivenWallet<BitcoinScanner<C>>]) throws {
+    public func run<C: BitcoinFamily>(
+        _ chain: C.Type, network: BitcoinNetwork, source: (any BlockSource)?, scanRun: ScanRun, pipeline: RecordPipeline,
+        gather: (BitcoinWalletReader<C>) throws -> [GivenWallet<BitcoinScanner<C>>]
+    ) throws {
         let reader = BitcoinWalletReader<C>(network: network, coinType: coinType, discovery: AccountDiscovery(gap: gapLimit))
         let given = try gather(reader)
         try scanRun.synchronize(pipeline, reader: reader, wallets: given, source: source)
@@ -156,7 +194,9 @@ public struct BitcoinScanOptions: ParsableArguments {
         let file = (ProcessInfo.processInfo.environment["HOME"] ?? "") + "/" + network.nodeDirectory + "/.cookie"
         return {
             guard FileManager.default.fileExists(atPath: file) else {
-                throw CLIError.usage("no RPC login for the node: there is no cookie at \(file); give the node's cookie with --rpc-cookie FILE (in its data directory), or a file of user:password with --rpc-credentials FILE")
+                throw CLIError.usage(
+                    "no RPC login for the node: there is no cookie at \(file); give the node's cookie with --rpc-cookie FILE (in its data directory), or a file of user:password with --rpc-credentials FILE"
+                )
             }
             return try Self.login(file, isCookie: true)
         }

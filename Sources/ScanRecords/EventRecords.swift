@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import WalletCore
 import WalletScan
@@ -8,7 +8,9 @@ import KeySources
 
 /// Event records: the engine's events in the chain's words, with the wallet's name.
 public enum EventRecords {
-    public static func record<C: ChainScanner & ChainRecords>(_ event: ScanEvent, chain: C.Type, wallet: String?, addresses: AddressBook<C>) -> JSONObject {
+    public static func record<C: ChainScanner & ChainRecords>(
+        _ event: ScanEvent, chain: C.Type, wallet: String?, addresses: AddressBook<C>
+    ) -> JSONObject {
         let names = C.fieldNames
         var r = JSONObject()
         func head(_ type: String) {
@@ -86,14 +88,16 @@ public enum EventRecords {
                 }
                 r["pools"] = .object(pools)
             }
-            r["accounts"] = .array(b.perAccount.keys.sorted().map { account in
-                let sums = b.perAccount[account]!
-                let fields = addresses.scanner.placeFields(account: account, addressIndex: nil)
-                    + C.sumFields(total: sums.total, unlocked: sums.unlocked, pending: b.pendingPerAccount[account] ?? 0)
-                var entry = JSONObject()
-                for (key, value) in fields { entry[key] = value }
-                return .object(entry)
-            })
+            r["accounts"] = .array(
+                b.perAccount.keys.sorted().map { account in
+                    let sums = b.perAccount[account]!
+                    let fields =
+                        addresses.scanner.placeFields(account: account, addressIndex: nil)
+                        + C.sumFields(total: sums.total, unlocked: sums.unlocked, pending: b.pendingPerAccount[account] ?? 0)
+                    var entry = JSONObject()
+                    for (key, value) in fields { entry[key] = value }
+                    return .object(entry)
+                })
         case .progress, .catchUp:
             break
         }
@@ -135,7 +139,9 @@ public final class StandardOutputSink: EventSink {
     let balanceOnChange: Bool
     private var lastBalance = [String: [UInt8]]()
 
-    public init(pipeline: RecordPipeline, progress: String, balanceOnChange: Bool = false, record: @escaping (ScanEvent, String?) -> JSONObject) {
+    public init(
+        pipeline: RecordPipeline, progress: String, balanceOnChange: Bool = false, record: @escaping (ScanEvent, String?) -> JSONObject
+    ) {
         self.pipeline = pipeline
         log = StandardOutputLog(pipeline: pipeline)
         self.progress = progress
@@ -165,9 +171,11 @@ public final class StandardOutputSink: EventSink {
         }
         if case .catchUp(let pool, let from, let to, let waiting) = event {
             let who = wallet.map { "wallet \($0): " } ?? ""
-            return pipeline.warn(waiting
-                ? "\(who)the \(pool) pool is still to be scanned in blocks \(from)-\(to), which an earlier version scanned without it, and the source does not serve them now: its notes there are missing from the balance until a run whose source does"
-                : "\(who)blocks \(from)-\(to) were scanned by an earlier version that did not scan the \(pool) pool: scanning them again for \(pool) alone (once; what was reported stays as it is)")
+            return pipeline.warn(
+                waiting
+                    ? "\(who)the \(pool) pool is still to be scanned in blocks \(from)-\(to), which an earlier version scanned without it, and the source does not serve them now: its notes there are missing from the balance until a run whose source does"
+                    : "\(who)blocks \(from)-\(to) were scanned by an earlier version that did not scan the \(pool) pool: scanning them again for \(pool) alone (once; what was reported stays as it is)"
+            )
         }
         guard case .progress(let height, let chainHeight) = event else { return try pipeline.emit(record(event, wallet)) }
         switch progress {
@@ -222,7 +230,8 @@ public final class StandardOutputLog: EventLog {
 
     public func contents(at position: SinkPosition, count: Int) throws -> (bytes: [UInt8], end: Int64)? {
         guard let now = output.filePosition(), now.device == position.device, now.inode == position.inode,
-              let bytes = output.readBack(device: position.device, inode: position.inode, offset: position.offset, count: count) else { return nil }
+            let bytes = output.readBack(device: position.device, inode: position.inode, offset: position.offset, count: count)
+        else { return nil }
         return (bytes, now.offset)
     }
 }

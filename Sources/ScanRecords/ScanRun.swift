@@ -26,19 +26,25 @@ public struct ScanRun {
     /// Scans `wallets` over `source`; a failure is the pipeline's error record and exit status.
     /// What a pass could not read (mempool transactions, parts of blocks) is said on stderr,
     /// block parts once per run.
-    public func synchronize<R: ScanWalletReader>(_ pipeline: RecordPipeline, reader: R, wallets given: [GivenWallet<R.Scanner>],
-                                                 source: (any BlockSource)?) throws {
+    public func synchronize<R: ScanWalletReader>(
+        _ pipeline: RecordPipeline, reader: R, wallets given: [GivenWallet<R.Scanner>],
+        source: (any BlockSource)?
+    ) throws {
         typealias C = R.Scanner
         do {
             var initializer = WalletInitializer(birthday: birthday, stateDirectory: stateDirectory, source: source)
             initializer.chainWords = .init(keyRecordFields: reader.keyRecordFields, blockSources: reader.blockSources)
-            initializer.wallets = given.map { WalletInitializer.Wallet(name: $0.name, stateName: $0.scanner.stateName, birthday: $0.birthday) }
+            initializer.wallets = given.map {
+                WalletInitializer.Wallet(name: $0.name, stateName: $0.scanner.stateName, birthday: $0.birthday)
+            }
             let resolved = try initializer.resolve()
             let locks = try resolved.lock()
             defer { locks.release() }
 
             let sync = try Synchronizer<C>(
-                wallets: zip(resolved.wallets, given).map { .init(name: $0.name, scanner: $1.scanner, statePath: $0.statePath, birthday: $0.birthday) },
+                wallets: zip(resolved.wallets, given).map {
+                    .init(name: $0.name, scanner: $1.scanner, statePath: $0.statePath, birthday: $0.birthday)
+                },
                 source: resolved.source)
             sync.maxReorgDepth = maxReorgDepth
             if rescan { try sync.resetToBirthday() }
@@ -55,7 +61,9 @@ public struct ScanRun {
                 }
                 if sync.mempoolUnread > 0 {
                     let n = sync.mempoolUnread
-                    pipeline.warn("\(n) mempool transaction\(n == 1 ? "" : "s") did not parse and \(n == 1 ? "was" : "were") not read: a pending payment or spend among them is not shown")
+                    pipeline.warn(
+                        "\(n) mempool transaction\(n == 1 ? "" : "s") did not parse and \(n == 1 ? "was" : "were") not read: a pending payment or spend among them is not shown"
+                    )
                 }
                 try pipeline.flush()
                 if follow { Thread.sleep(forTimeInterval: interval) }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import Monero
 import WalletCore
@@ -70,7 +70,8 @@ public struct WalletsGiven {
         // A line at a time: the file has no size limit (10,000 wallets are about 2 MB).
         try SecretInput.forEachLine(ofFile: path) { line, lineNumber in
             let what = "\(path) line \(lineNumber)"
-            var trimmed = Array(line.drop { $0 == 0x20 || $0 == 0x09 }.reversed().drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }.reversed())
+            var trimmed = Array(
+                line.drop { $0 == 0x20 || $0 == 0x09 }.reversed().drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }.reversed())
             defer { SecureBytes.wipe(&trimmed) }
             if trimmed.isEmpty || trimmed.first == UInt8(ascii: "#") { return }
             if trimmed.first == UInt8(ascii: "{") {
@@ -94,8 +95,10 @@ public struct WalletsGiven {
     /// the one on stdin when nothing else was given and `stdinHoldsKey` (stdin is not the
     /// block stream) and stdin is not a terminal. With several wallets a record's error names
     /// its line, and a record without a "name" is named by its first address.
-    public func wallets<R: ScanWalletReader>(_ reader: R, keyStore: KeyStoreOptions, keyOptions: KeyOptions,
-                                              stdinHoldsKey: Bool) throws -> [GivenWallet<R.Scanner>] {
+    public func wallets<R: ScanWalletReader>(
+        _ reader: R, keyStore: KeyStoreOptions, keyOptions: KeyOptions,
+        stdinHoldsKey: Bool
+    ) throws -> [GivenWallet<R.Scanner>] {
         var given = [GivenWallet<R.Scanner>]()
         if !names.isEmpty {
             for name in names { try keyStore.requireEntry(name) }
@@ -121,7 +124,8 @@ public struct WalletsGiven {
             // Several wallets' events are told apart by name: a record without one is named by
             // its first address.
             let label = try record.optionalString("name") ?? (several ? scanner.address(account: 0, index: 0) ?? scanner.stateName : nil)
-            given.append(GivenWallet(name: label, scanner: scanner, birthday: try record.optionalInt("birthday", in: 0...KeyStoreRecords.maxHeight)))
+            given.append(
+                GivenWallet(name: label, scanner: scanner, birthday: try record.optionalInt("birthday", in: 0...KeyStoreRecords.maxHeight)))
         }
         return given
     }
@@ -150,7 +154,8 @@ public struct MoneroWalletReader: ScanWalletReader {
 
     public func wallet(record: JSONObject) throws -> MoneroScanner? {
         var scratch = record
-        let source = try RecordKeys(coin: "xmr", accountPath: nil, sharedPassphrase: nil, moneroNetwork: network).source(record, out: &scratch)
+        let source = try RecordKeys(coin: "xmr", accountPath: nil, sharedPassphrase: nil, moneroNetwork: network).source(
+            record, out: &scratch)
         guard case .monero(let keys) = source else { return nil }
         return MoneroScanner(keys: keys, network: network, lookahead: lookahead)
     }
@@ -171,7 +176,9 @@ public struct ZcashWalletReader: ScanWalletReader {
             throw DerivationError.unsupported("entry '\(name)' is not a Zcash wallet")
         }
         let keys = try ZcashAccountKeys(material: material, network: network, account: 0)
-        guard keys.network == network else { throw DerivationError.unsupported("entry '\(name)' is for the \(keys.network.rawValue) network") }
+        guard keys.network == network else {
+            throw DerivationError.unsupported("entry '\(name)' is for the \(keys.network.rawValue) network")
+        }
         return (Self.scanner(keys), entry.metadata.birthdays["zec"])
     }
 
@@ -195,8 +202,10 @@ public struct ZcashWalletReader: ScanWalletReader {
     /// incoming keys for all: a wallet's spends are known in all its pools or in none.
     public static func scanner(_ keys: ZcashAccountKeys) -> ZcashScanner {
         if (keys.incoming == nil || keys.fullViewing != nil) && (keys.orchardIncoming == nil || keys.orchardFullViewing != nil) {
-            return ZcashScanner(fullViewingKey: keys.fullViewing, network: keys.network, account: keys.account ?? 0, orchard: keys.orchardFullViewing)
+            return ZcashScanner(
+                fullViewingKey: keys.fullViewing, network: keys.network, account: keys.account ?? 0, orchard: keys.orchardFullViewing)
         }
-        return ZcashScanner(incomingViewingKey: keys.incoming, network: keys.network, account: keys.account ?? 0, orchard: keys.orchardIncoming)
+        return ZcashScanner(
+            incomingViewingKey: keys.incoming, network: keys.network, account: keys.account ?? 0, orchard: keys.orchardIncoming)
     }
 }

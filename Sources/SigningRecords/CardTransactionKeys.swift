@@ -10,7 +10,9 @@ import WalletRecords
 /// and an ECDSA signature there, made by the card on the hash sign-tx built.
 extension CardKeys: SecpKeySource {
     public func publicKey(at path: String?) throws -> (key: Secp256k1.PublicKey, path: String?) {
-        guard let path else { throw RecordError.missingField("path", expected: "the BIP32 path of the signing key, or --path (the card signs at a path)") }
+        guard let path else {
+            throw RecordError.missingField("path", expected: "the BIP32 path of the signing key, or --path (the card signs at a path)")
+        }
         let parsed = try DerivationPath(parsing: path)
         return (try publicKey(at: parsed.components), parsed.description)
     }
@@ -43,7 +45,8 @@ public final class CardPSBTKeys: PSBTKeyring {
         let signed = try card.keycard.sign(hash: hash, key: .path(path, makeCurrent: false))
         // The card names the key it signed with; a card answering for another key is refused.
         guard try Secp256k1.PublicKey(parsing: signed.publicKey) == (try publicKey(at: path)),
-              try Secp256k1.verifyECDSA(hash: hash, compact: signed.signature.compact, publicKey: try publicKey(at: path)) else {
+            try Secp256k1.verifyECDSA(hash: hash, compact: signed.signature.compact, publicKey: try publicKey(at: path))
+        else {
             throw SignatureError.verificationFailed
         }
         return signed.signature

@@ -1,8 +1,8 @@
 import WalletCore
 #if canImport(Glibc)
-import Glibc
-import WalletRecords
-import KeySources
+    import Glibc
+    import WalletRecords
+    import KeySources
 #endif
 
 /// sign-tx's refusals that are no fault of the record's bytes.
@@ -24,7 +24,9 @@ public final class Confirmation {
 
     public static func terminal() throws(CLIError) -> Confirmation {
         let fd = open("/dev/tty", O_RDWR | O_CLOEXEC)
-        guard fd >= 0 else { throw .usage("--confirm needs a terminal (/dev/tty) to ask on; without one, read the summary records and refuse in a script") }
+        guard fd >= 0 else {
+            throw .usage("--confirm needs a terminal (/dev/tty) to ask on; without one, read the summary records and refuse in a script")
+        }
         return Confirmation(fd: fd)
     }
 

@@ -20,7 +20,9 @@ public enum EthereumRecords {
     /// The signed record. `confirm` is given the summary of a transaction or typed data before
     /// anything is signed (a personal message is its own summary), and may refuse by throwing.
     /// Nothing is signed when the record is wrong.
-    public static func sign(_ record: JSONObject, path: String?, keys: SecpKeySource, confirm: (JSONObject) throws -> Void) throws -> JSONObject {
+    public static func sign(
+        _ record: JSONObject, path: String?, keys: SecpKeySource, confirm: (JSONObject) throws -> Void
+    ) throws -> JSONObject {
         let path = try record.optionalString("path") ?? path
         var out = record
         // The key's address first: the summary names the account that signs.
@@ -72,10 +74,14 @@ public enum EthereumRecords {
             out["signature"] = .string("0x" + Hex.encode(try PersonalMessage.signature(signature)))
             return out
         }
-        if record["typed_data"] != nil { throw RecordError.wrongType(field: "typed_data", expected: "an object", got: record["typed_data"]!.typeName) }
+        if record["typed_data"] != nil {
+            throw RecordError.wrongType(field: "typed_data", expected: "an object", got: record["typed_data"]!.typeName)
+        }
         let message: [UInt8]
         if let hex = try record.optionalString("message_hex") {
-            guard hex.hasPrefix("0x") || hex.hasPrefix("0X") else { throw RecordError.invalidField(field: "message_hex", reason: "must start with 0x") }
+            guard hex.hasPrefix("0x") || hex.hasPrefix("0X") else {
+                throw RecordError.invalidField(field: "message_hex", reason: "must start with 0x")
+            }
             message = try Hex.decode(String(hex.dropFirst(2)))
         } else {
             message = Array(try record.string("message", expected: "the text to sign").utf8)

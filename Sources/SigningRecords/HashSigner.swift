@@ -114,9 +114,12 @@ public enum HashSignatures {
                 key = try Hex.decode(hex)
             } else {
                 // A taproot address commits to the x-only output key itself.
-                let signer = try SignerAddress(parsing: record.string("address", expected: "the 32-byte x-only public_key or a taproot address"))
+                let signer = try SignerAddress(
+                    parsing: record.string("address", expected: "the 32-byte x-only public_key or a taproot address"))
                 guard signer.script == .p2tr else {
-                    throw SignerAddressError.schemeMismatch("a Schnorr (BIP340) signature is checked against a taproot address (bc1p…) or a 32-byte public_key, and this is a \(signer.script.rawValue) address: verify an ECDSA signature (\"scheme\":\"ecdsa\") against it")
+                    throw SignerAddressError.schemeMismatch(
+                        "a Schnorr (BIP340) signature is checked against a taproot address (bc1p…) or a 32-byte public_key, and this is a \(signer.script.rawValue) address: verify an ECDSA signature (\"scheme\":\"ecdsa\") against it"
+                    )
                 }
                 key = signer.program
             }
@@ -124,13 +127,17 @@ public enum HashSignatures {
             valid = Secp256k1.verifySchnorr(message: hash, signature: signature, xOnlyPublicKey: key)
         case "ecdsa":
             if let hex = try record.optionalString("public_key") {
-                valid = try Secp256k1.verifyECDSA(hash: hash, compact: signature, publicKey: try Secp256k1.PublicKey(parsing: try Hex.decode(hex)))
+                valid = try Secp256k1.verifyECDSA(
+                    hash: hash, compact: signature, publicKey: try Secp256k1.PublicKey(parsing: try Hex.decode(hex)))
             } else {
                 let signer = try SignerAddress(parsing: record.string("address", expected: "the signer's public_key or address"))
                 guard signer.script != .p2tr else {
-                    throw SignerAddressError.schemeMismatch("a taproot address (bc1p…) names a BIP340 key: it is checked with a Schnorr signature (\"scheme\":\"schnorr\"), not ECDSA")
+                    throw SignerAddressError.schemeMismatch(
+                        "a taproot address (bc1p…) names a BIP340 key: it is checked with a Schnorr signature (\"scheme\":\"schnorr\"), not ECDSA"
+                    )
                 }
-                let recovered = try Secp256k1.recoverECDSA(hash: hash, compact: signature, recoveryID: try HashSignatures.recoveryID(record))
+                let recovered = try Secp256k1.recoverECDSA(
+                    hash: hash, compact: signature, recoveryID: try HashSignatures.recoveryID(record))
                 valid = try signer.isPaid(to: recovered) && (Secp256k1.verifyECDSA(hash: hash, compact: signature, publicKey: recovered))
             }
         default:

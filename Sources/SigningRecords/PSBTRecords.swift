@@ -9,28 +9,45 @@ import WalletCardCLI
 
 /// sign-tx's options for PSBTs.
 public struct PSBTOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("The PSBT's coin: btc or ltc (addresses in the summary, the coin type our paths must have).", valueName: "coin"), completion: .list(["btc", "ltc"]))
+    @Option(
+        help: ArgumentHelp("The PSBT's coin: btc or ltc (addresses in the summary, the coin type our paths must have).", valueName: "coin"),
+        completion: .list(["btc", "ltc"]))
     public var coin = "btc"
 
-    @Option(help: ArgumentHelp("The PSBT's network: main, test, regtest or signet (mainnet and testnet are main and test).", valueName: "network"), completion: .list(["main", "test", "regtest", "signet"]))
+    @Option(
+        help: ArgumentHelp(
+            "The PSBT's network: main, test, regtest or signet (mainnet and testnet are main and test).", valueName: "network"),
+        completion: .list(["main", "test", "regtest", "signet"]))
     public var network = "main"
 
-    @Option(name: .customLong("max-fee"), help: ArgumentHelp("Refuse a PSBT whose fee is more than this many satoshis (litoshis).", valueName: "sats"))
+    @Option(
+        name: .customLong("max-fee"),
+        help: ArgumentHelp("Refuse a PSBT whose fee is more than this many satoshis (litoshis).", valueName: "sats"))
     public var maxFee: UInt64?
 
-    @Flag(name: .customLong("allow-sighash"), help: "Sign inputs that ask for SIGHASH_NONE, SINGLE or ANYONECANPAY (named in the summary); refused otherwise.")
+    @Flag(
+        name: .customLong("allow-sighash"),
+        help: "Sign inputs that ask for SIGHASH_NONE, SINGLE or ANYONECANPAY (named in the summary); refused otherwise.")
     public var allowSighash = false
 
     @Flag(help: "When every input is complete, finalize the PSBT and add the network transaction (\"hex\") to the record.")
     public var finalize = false
 
-    @Option(name: .customLong("in"), help: ArgumentHelp("Read one PSBT from this file (binary or base64) instead of records.", valueName: "file"))
+    @Option(
+        name: .customLong("in"),
+        help: ArgumentHelp("Read one PSBT from this file (binary or base64) instead of records.", valueName: "file"))
     public var inFile: String?
 
-    @Option(name: .customLong("out"), help: ArgumentHelp("With --in: write the signed PSBT (binary) to this file; the records still go to stdout.", valueName: "file"))
+    @Option(
+        name: .customLong("out"),
+        help: ArgumentHelp("With --in: write the signed PSBT (binary) to this file; the records still go to stdout.", valueName: "file"))
     public var outFile: String?
 
-    @Option(name: .customLong("descriptor"), help: ArgumentHelp("A multisig wallet this key is a cosigner of: wsh(sortedmulti(…)), wsh(multi(…)) or sh(wsh(…)), keys with their origins and /<0;1>/* (or a receive/change pair), or a file of them, one a line; its change is shown as change. Repeatable.", valueName: "descriptor|file"))
+    @Option(
+        name: .customLong("descriptor"),
+        help: ArgumentHelp(
+            "A multisig wallet this key is a cosigner of: wsh(sortedmulti(…)), wsh(multi(…)) or sh(wsh(…)), keys with their origins and /<0;1>/* (or a receive/change pair), or a file of them, one a line; its change is shown as change. Repeatable.",
+            valueName: "descriptor|file"))
     public var descriptors: [String] = []
 
     public init() {}
@@ -77,10 +94,15 @@ public struct PSBTRecords {
                 continue
             }
             guard let data = FileManager.default.contents(atPath: value) else {
-                throw CLIError.cannotOpen(path: value, reason: FileManager.default.fileExists(atPath: value) ? "not readable" : "no such file (nor a descriptor: wsh(…) or sh(wsh(…)))")
+                throw CLIError.cannotOpen(
+                    path: value,
+                    reason: FileManager.default.fileExists(atPath: value)
+                        ? "not readable" : "no such file (nor a descriptor: wsh(…) or sh(wsh(…)))")
             }
-            texts += String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
-                .filter { !$0.isEmpty && !$0.hasPrefix("#") }
+            texts += String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline).map {
+                $0.trimmingCharacters(in: .whitespaces)
+            }
+            .filter { !$0.isEmpty && !$0.hasPrefix("#") }
         }
         return try texts.map { text throws(DerivationError) in try MultisigDescriptor(parsing: text) }
     }
@@ -90,7 +112,9 @@ public struct PSBTRecords {
     public static func keyring(_ source: KeySource) throws -> BIP32Keyring {
         switch source {
         case .bip32(let key, _, _): return try BIP32Keyring(root: key)
-        case .single: throw DerivationError.unsupported("a lone private key has no BIP32 fingerprint for a PSBT to name: give the phrase, seed or xprv")
+        case .single:
+            throw DerivationError.unsupported(
+                "a lone private key has no BIP32 fingerprint for a PSBT to name: give the phrase, seed or xprv")
         case .monero, .zcash: throw DerivationError.unsupported("this key does not sign Bitcoin-family transactions")
         }
     }
@@ -101,7 +125,9 @@ public struct PSBTRecords {
     }
 
     /// Signs one PSBT: `confirm` gets the summary record first and may refuse by throwing.
-    public func sign(_ psbt: PSBT, record: JSONObject, keys: PSBTKeyring, confirm: (JSONObject) throws -> Void) throws -> (record: JSONObject, psbt: PSBT) {
+    public func sign(
+        _ psbt: PSBT, record: JSONObject, keys: PSBTKeyring, confirm: (JSONObject) throws -> Void
+    ) throws -> (record: JSONObject, psbt: PSBT) {
         var (signed, report) = try signer.sign(psbt, keys: keys) { try confirm(summary($0)) }
         var out = record
         out["type"] = .string("psbt")
@@ -147,30 +173,36 @@ public struct PSBTRecords {
         s["chain"] = .string(network.chainName)
         s["network"] = .string(network.coin.network)
         s["psbt_version"] = .number(String(r.version))
-        s["inputs"] = .array(r.inputs.map { i in
-            var o = JSONObject()
-            o["index"] = .number(String(i.index))
-            o["txid"] = .string(Bitcoin.display(i.previousTxID))
-            o["vout"] = .number(String(i.previousIndex))
-            o["amount"] = .string(String(i.amount))
-            o["kind"] = .string(i.kind)
-            if let a = network.address(of: i.script) { o["address"] = .string(a) }
-            o["ours"] = .bool(i.ours)
-            if i.ours { o["paths"] = .array(i.paths.map { .string($0) }) }
-            if let t = i.sighash { o["sighash"] = .string(PSBTSigner.sighashName(t)) }
-            o["complete"] = .bool(i.complete)
-            return .object(o)
-        })
-        s["outputs"] = .array(r.outputs.map { out in
-            var o = JSONObject()
-            o["index"] = .number(String(out.index))
-            o["amount"] = .string(String(out.amount))
-            if let a = network.address(of: out.script) { o["address"] = .string(a) } else { o["script"] = .string(Hex.encode(out.script)) }
-            o["change"] = .bool(out.change)
-            if out.change { o["paths"] = .array(out.paths.map { .string($0) }) }
-            if let w = out.wallet { o["wallet"] = .number(String(w)) }
-            return .object(o)
-        })
+        s["inputs"] = .array(
+            r.inputs.map { i in
+                var o = JSONObject()
+                o["index"] = .number(String(i.index))
+                o["txid"] = .string(Bitcoin.display(i.previousTxID))
+                o["vout"] = .number(String(i.previousIndex))
+                o["amount"] = .string(String(i.amount))
+                o["kind"] = .string(i.kind)
+                if let a = network.address(of: i.script) { o["address"] = .string(a) }
+                o["ours"] = .bool(i.ours)
+                if i.ours { o["paths"] = .array(i.paths.map { .string($0) }) }
+                if let t = i.sighash { o["sighash"] = .string(PSBTSigner.sighashName(t)) }
+                o["complete"] = .bool(i.complete)
+                return .object(o)
+            })
+        s["outputs"] = .array(
+            r.outputs.map { out in
+                var o = JSONObject()
+                o["index"] = .number(String(out.index))
+                o["amount"] = .string(String(out.amount))
+                if let a = network.address(of: out.script) {
+                    o["address"] = .string(a)
+                } else {
+                    o["script"] = .string(Hex.encode(out.script))
+                }
+                o["change"] = .bool(out.change)
+                if out.change { o["paths"] = .array(out.paths.map { .string($0) }) }
+                if let w = out.wallet { o["wallet"] = .number(String(w)) }
+                return .object(o)
+            })
         let totalIn = r.inputs.reduce(UInt64(0)) { $0 + $1.amount }
         s["input_total"] = .string(String(totalIn))
         s["output_total"] = .string(String(totalIn - r.fee))
@@ -187,19 +219,21 @@ public struct PSBTRecords {
         }
         // The wallets told, each cosigner named: whose keys a change output also needs.
         if !signer.wallets.isEmpty {
-            s["wallets"] = .array(signer.wallets.map { w in
-                var o = JSONObject()
-                o["threshold"] = .number(String(w.threshold))
-                o["keys"] = .number(String(w.cosigners.count))
-                o["cosigners"] = .array(w.cosigners.map { c in
-                    var k = JSONObject()
-                    k["fingerprint"] = .string(Hex.encode(c.fingerprint))
-                    k["path"] = .string(c.path.description)
-                    k["xpub"] = .string(c.key.serialized(version: c.key.version))
-                    return .object(k)
+            s["wallets"] = .array(
+                signer.wallets.map { w in
+                    var o = JSONObject()
+                    o["threshold"] = .number(String(w.threshold))
+                    o["keys"] = .number(String(w.cosigners.count))
+                    o["cosigners"] = .array(
+                        w.cosigners.map { c in
+                            var k = JSONObject()
+                            k["fingerprint"] = .string(Hex.encode(c.fingerprint))
+                            k["path"] = .string(c.path.description)
+                            k["xpub"] = .string(c.key.serialized(version: c.key.version))
+                            return .object(k)
+                        })
+                    return .object(o)
                 })
-                return .object(o)
-            })
         }
         let unusual = Set(r.inputs.compactMap(\.sighash).filter { $0 != Sighash.all && $0 != Sighash.taprootDefault })
         if !unusual.isEmpty { s["sighash_warning"] = .array(unusual.sorted().map { .string(PSBTSigner.sighashName($0)) }) }

@@ -89,8 +89,10 @@ public enum CardError: WalletError, Equatable {
         case .badCardCryptogram: "the card's pairing cryptogram is wrong: the pairing password does not match this card"
         case .macMismatch: "a secure-channel MAC did not verify; the channel is closed"
         case .channelClosed: "the card closed the secure channel (6982): a MAC or authentication failed"
-        case .channelNotOpen: "the secure channel is not open: another program selected the applet or the card was reset; run the command again"
-        case .cardReset: "the card was reset or powered off (another program reset it, or it lost contact): nothing more was sent; run the command again"
+        case .channelNotOpen:
+            "the secure channel is not open: another program selected the applet or the card was reset; run the command again"
+        case .cardReset:
+            "the card was reset or powered off (another program reset it, or it lost contact): nothing more was sent; run the command again"
         case .wrongPIN(let n): "wrong PIN: \(n) \(n == 1 ? "try" : "tries") left"
         case .wrongPUK(let n): "wrong PUK: \(n) \(n == 1 ? "try" : "tries") left"
         case .pinBlocked: "the PIN is blocked: unblock it with the PUK"
@@ -100,13 +102,17 @@ public enum CardError: WalletError, Equatable {
         case .notInitialized: "the card is not initialized"
         case .alreadyInitialized: "the card is already initialized"
         case .invalidDerivedKey: "the card derived an invalid key on this path (6984)"
-        case .unsupportedApplet(let version): "Keycard applet \(version) is not supported yet (Satchel speaks applet 3.x, secure channel v1)"
+        case .unsupportedApplet(let version):
+            "Keycard applet \(version) is not supported yet (Satchel speaks applet 3.x, secure channel v1)"
         case .badCredential(let what): what
         case .noSuchReader(let name, let present):
-            "no reader matches '\(name)'; readers present: " + (present.isEmpty ? "none" : present.map { "'\($0)'" }.joined(separator: ", "))
+            "no reader matches '\(name)'; readers present: "
+                + (present.isEmpty ? "none" : present.map { "'\($0)'" }.joined(separator: ", "))
         case .noPinlessPath: "no PIN-less path is set on the card (6A88): set one with card-info set-pinless-path --path PATH"
-        case .pinNotBlocked: "the PIN is not blocked, so there is nothing to unblock (check it with card-info verify-pin; change it with card-info change-pin)"
-        case .masterChainCodeUnavailable: "the Keycard does not export the master key's chain code (applet 3.x answers a stale one at m): export the extended key at a deeper path, or the public key alone at m"
+        case .pinNotBlocked:
+            "the PIN is not blocked, so there is nothing to unblock (check it with card-info verify-pin; change it with card-info change-pin)"
+        case .masterChainCodeUnavailable:
+            "the Keycard does not export the master key's chain code (applet 3.x answers a stale one at m): export the extended key at a deeper path, or the public key alone at m"
         }
     }
 

@@ -124,8 +124,10 @@ public final class Keycard {
     /// shorter forms make the duress PIN the PUK's first six digits, and a PIN equal to those
     /// then silently opens the duress wallet (protocol notes §4). With the 58-byte form a PIN
     /// equal to the PUK's first digits is harmless, so it is allowed.
-    public func initialize(pin: SecureBytes, puk: SecureBytes, duressPIN: SecureBytes, pairingSecret: SecureBytes,
-                           pinRetries: UInt8 = 3, pukRetries: UInt8 = 5) throws(CardError) {
+    public func initialize(
+        pin: SecureBytes, puk: SecureBytes, duressPIN: SecureBytes, pairingSecret: SecureBytes,
+        pinRetries: UInt8 = 3, pukRetries: UInt8 = 5
+    ) throws(CardError) {
         guard let info else { throw .notInitialized }
         guard !info.initialized else { throw .alreadyInitialized }
         try Self.checkDigits(pin, count: 6, what: "the PIN")
@@ -208,7 +210,9 @@ public final class Keycard {
         guard let template = try TLV.parse(data).first(0xA3) else { throw .malformedResponse("GET STATUS: no A3 template") }
         let fields = try TLV.parse(template.value)
         let integers = fields.filter { $0.tag == 0x02 }.compactMap(\.value.first)
-        guard integers.count >= 2, let loaded = fields.first(0x01)?.value.first else { throw .malformedResponse("GET STATUS: fields missing") }
+        guard integers.count >= 2, let loaded = fields.first(0x01)?.value.first else {
+            throw .malformedResponse("GET STATUS: fields missing")
+        }
         return CardStatus(pinRetries: Int(integers[0]), pukRetries: Int(integers[1]), keyLoaded: loaded == 0xFF)
     }
 
@@ -275,11 +279,13 @@ public final class Keycard {
         // Applet 3.x copies only the private key when the path is empty and answers whatever
         // chain code its scratch buffer holds (zeros after power-up, else the last key's).
         if path.isEmpty && kind == .extendedPublicKey { throw .masterChainCodeUnavailable }
-        let data = try command(CommandAPDU(ins: 0xC2, p1: makeCurrent ? 0x02 : 0x01, p2: kind.rawValue, data: Self.encodePath(path)), "EXPORT KEY")
+        let data = try command(
+            CommandAPDU(ins: 0xC2, p1: makeCurrent ? 0x02 : 0x01, p2: kind.rawValue, data: Self.encodePath(path)), "EXPORT KEY")
         guard let template = try TLV.parse(data).first(0xA1) else { throw .malformedResponse("EXPORT KEY: no A1 template") }
         let fields = try TLV.parse(template.value)
-        return ExportedKey(publicKey: fields.first(0x80)?.value, chainCode: fields.first(0x82)?.value,
-                           privateKey: fields.first(0x81).map { SecureBytes($0.value) })
+        return ExportedKey(
+            publicKey: fields.first(0x80)?.value, chainCode: fields.first(0x82)?.value,
+            privateKey: fields.first(0x81).map { SecureBytes($0.value) })
     }
 
     /// SIGN a 32-byte hash. The DER signature is read leniently, made low-S, and its recovery id
@@ -289,7 +295,8 @@ public final class Keycard {
         let apdu: CommandAPDU
         switch key {
         case .current: apdu = CommandAPDU(ins: 0xC0, p1: 0x00, data: hash)
-        case .path(let path, let makeCurrent): apdu = CommandAPDU(ins: 0xC0, p1: makeCurrent ? 0x02 : 0x01, data: hash + Self.encodePath(path))
+        case .path(let path, let makeCurrent):
+            apdu = CommandAPDU(ins: 0xC0, p1: makeCurrent ? 0x02 : 0x01, data: hash + Self.encodePath(path))
         case .pinless: apdu = CommandAPDU(ins: 0xC0, p1: 0x03, data: hash)
         }
         let data: [UInt8]
@@ -303,7 +310,9 @@ public final class Keycard {
         var compact: [UInt8]
         if let template = top.first(0xA0) {
             let fields = try TLV.parse(template.value)
-            guard let pub = fields.first(0x80)?.value, let der = fields.first(0x30) else { throw .malformedResponse("SIGN: fields missing") }
+            guard let pub = fields.first(0x80)?.value, let der = fields.first(0x30) else {
+                throw .malformedResponse("SIGN: fields missing")
+            }
             let parts = try TLV.parse(der.value).filter { $0.tag == 0x02 }
             guard parts.count == 2 else { throw .malformedResponse("SIGN: not an ECDSA signature") }
             func scalar(_ v: [UInt8]) throws(CardError) -> [UInt8] {

@@ -13,7 +13,8 @@ public enum KeycardCrypto {
         defer { EVP_CIPHER_CTX_free(ctx) }
         var out = [UInt8](repeating: 0, count: input.count + 16)
         var n: Int32 = 0, tail: Int32 = 0
-        let ok = EVP_CipherInit_ex(ctx, EVP_aes_256_cbc(), nil, key, iv, encrypt ? 1 : 0) == 1
+        let ok =
+            EVP_CipherInit_ex(ctx, EVP_aes_256_cbc(), nil, key, iv, encrypt ? 1 : 0) == 1
             && EVP_CIPHER_CTX_set_padding(ctx, 0) == 1
             && EVP_CipherUpdate(ctx, &out, &n, input, Int32(input.count)) == 1
             && out.withUnsafeMutableBufferPointer { EVP_CipherFinal_ex(ctx, $0.baseAddress! + Int(n), &tail) } == 1
@@ -56,7 +57,9 @@ public enum KeycardCrypto {
         var out = [UInt8](repeating: 0, count: 32)
         defer { SecureBytes.wipe(&out) }
         let ok = text.withUnsafeBufferPointer { p in
-            p.withMemoryRebound(to: CChar.self) { PKCS5_PBKDF2_HMAC($0.baseAddress, Int32(text.count), salt, Int32(salt.count), 50_000, EVP_sha256(), 32, &out) }
+            p.withMemoryRebound(to: CChar.self) {
+                PKCS5_PBKDF2_HMAC($0.baseAddress, Int32(text.count), salt, Int32(salt.count), 50_000, EVP_sha256(), 32, &out)
+            }
         }
         precondition(ok == 1, "libcrypto PBKDF2 failed")
         return SecureBytes(out)

@@ -32,7 +32,8 @@ public final class PCSCContext {
     public func connect(_ reader: String) throws(CardError) -> PCSCChannel {
         var handle: SCARDHANDLE = 0
         var protocolInUse: DWORD = 0
-        let rc = SCardConnect(context, reader, DWORD(SCARD_SHARE_SHARED), DWORD(SCARD_PROTOCOL_T0 | SCARD_PROTOCOL_T1), &handle, &protocolInUse)
+        let rc = SCardConnect(
+            context, reader, DWORD(SCARD_SHARE_SHARED), DWORD(SCARD_PROTOCOL_T0 | SCARD_PROTOCOL_T1), &handle, &protocolInUse)
         if rc == SCARD_E_NO_SMARTCARD || rc == SCARD_W_REMOVED_CARD || rc == SCARD_W_UNRESPONSIVE_CARD { throw .noCard(reader: reader) }
         if rc == SCARD_E_UNKNOWN_READER { throw .noReader }
         guard rc == SCARD_S_SUCCESS else { throw .pcsc(function: "SCardConnect", code: UInt32(truncatingIfNeeded: rc)) }
@@ -83,8 +84,12 @@ public final class PCSCChannel: CardChannel {
         // A card taken out, a reader unplugged or its link gone: the card is not there any more.
         // (pcscd says F_COMM_ERROR when the link broke in the middle of the exchange: seen
         // when vpcd's card program went away while a batch was signing.)
-        if [SCARD_W_REMOVED_CARD, SCARD_E_NO_SMARTCARD, SCARD_E_READER_UNAVAILABLE, SCARD_E_NOT_TRANSACTED,
-            SCARD_W_UNRESPONSIVE_CARD, SCARD_W_UNPOWERED_CARD, SCARD_F_COMM_ERROR].contains(rc) { throw .noCard(reader: reader) }
+        if [
+            SCARD_W_REMOVED_CARD, SCARD_E_NO_SMARTCARD, SCARD_E_READER_UNAVAILABLE, SCARD_E_NOT_TRANSACTED,
+            SCARD_W_UNRESPONSIVE_CARD, SCARD_W_UNPOWERED_CARD, SCARD_F_COMM_ERROR,
+        ].contains(rc) {
+            throw .noCard(reader: reader)
+        }
         if rc == SCARD_E_NO_SERVICE || rc == SCARD_E_SERVICE_STOPPED { throw .noReader }
         if rc == SCARD_W_RESET_CARD { throw .cardReset }
         guard rc == SCARD_S_SUCCESS else { throw .pcsc(function: "SCardTransmit", code: UInt32(truncatingIfNeeded: rc)) }

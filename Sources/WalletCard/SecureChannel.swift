@@ -35,13 +35,16 @@ public struct SecureChannelSession {
         if response.sw == 0x6986 { throw .cardReset }
         guard response.sw == 0x9000 else { throw .unexpectedStatus(command: command, sw: response.sw) }
         let data = response.data
-        guard data.count >= 32, data.count % 16 == 0 else { throw .malformedResponse("\(command): a wrapped answer of \(data.count) bytes") }
+        guard data.count >= 32, data.count % 16 == 0 else {
+            throw .malformedResponse("\(command): a wrapped answer of \(data.count) bytes")
+        }
         let rmac = Array(data[0..<16]), rct = Array(data[16...])
         let expected = KeycardCrypto.cbcMAC(key: macKey.bytes, [UInt8(data.count & 0xFF)] + [UInt8](repeating: 0, count: 15) + rct)
         guard expected == rmac else { throw .macMismatch }
         // An INS the applet does not know (6D00) comes back under the command's own IV.
         let quirk = rct.count == 16 ? KeycardCrypto.unpad(KeycardCrypto.aesCBC(encrypt: false, key: encKey.bytes, iv: commandIV, rct)) : nil
-        let plain = quirk == [0x6D, 0x00] ? quirk : KeycardCrypto.unpad(KeycardCrypto.aesCBC(encrypt: false, key: encKey.bytes, iv: iv, rct))
+        let plain =
+            quirk == [0x6D, 0x00] ? quirk : KeycardCrypto.unpad(KeycardCrypto.aesCBC(encrypt: false, key: encKey.bytes, iv: iv, rct))
         iv = rmac
         guard let plain, plain.count >= 2 else { throw .malformedResponse("\(command): the wrapped answer does not decrypt") }
         return try ResponseAPDU(bytes: plain)

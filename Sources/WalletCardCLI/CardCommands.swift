@@ -9,7 +9,9 @@ import WalletRecords
 /// `card-info info`: every reader (or the chosen one) and what its card says — a Keycard's
 /// SELECT information, and with a pairing its GET STATUS — one record each.
 public enum CardSurvey {
-    public static func run(_ readers: ReaderOptions, pairing: PairingOptions, keyStore: KeyStoreOptions, into pipeline: RecordPipeline) throws {
+    public static func run(
+        _ readers: ReaderOptions, pairing: PairingOptions, keyStore: KeyStoreOptions, into pipeline: RecordPipeline
+    ) throws {
         // A closure: Swift 6.3 crashes compiling this body as the function's own (SILGen ownership).
         let survey = { () throws in
             // With --wait: up to that long for a Keycard to answer SELECT; then list them all.
@@ -65,19 +67,26 @@ extension CardFlows {
     /// `card-info pair`: everything that can be checked is checked before PAIR takes a slot
     /// (the entry's name is free, the card initialized); the pairing is kept as key-store entry
     /// `store`, or its slot freed again. The "paired" record.
-    public static func pairAndKeep(_ readers: ReaderOptions, credentials: CredentialOptions, keyStore: KeyStoreOptions, store: String) throws -> JSONObject {
+    public static func pairAndKeep(
+        _ readers: ReaderOptions, credentials: CredentialOptions, keyStore: KeyStoreOptions, store: String
+    ) throws -> JSONObject {
         try FileKeyStore.validate(name: store)
         if try keyStore.store.exists(store) { throw KeyStoreError.entryExists(store) }
-        let secrets = try credentials.read([("pairing_password", "Pairing password: ", false),
-                                            ("pin", "PIN (to free the slot again should the pairing not be kept): ", false)])
+        let secrets = try credentials.read([
+            ("pairing_password", "Pairing password: ", false),
+            ("pin", "PIN (to free the slot again should the pairing not be kept): ", false),
+        ])
         let (keycard, reader) = try readers.keycard()
         guard let info = keycard.info, info.initialized else { throw CardError.notInitialized }
         let passphrase = try keyStore.passphrase(confirm: true)
         let uid = info.instanceUID.map { Hex.encode($0) }
-        let pairing = try pair(keycard, pairingSecret: KeycardCrypto.pairingSecret(password: secrets["pairing_password"]!),
-                               pin: secrets["pin"]!) { pairing in
-            let entry = KeyStoreEntry(metadata: EntryMetadata(name: store, kind: .keycardPairing, created: Int(Date().timeIntervalSince1970), card: uid),
-                                      secret: SecureBytes([pairing.index] + pairing.key.bytes))
+        let pairing = try pair(
+            keycard, pairingSecret: KeycardCrypto.pairingSecret(password: secrets["pairing_password"]!),
+            pin: secrets["pin"]!
+        ) { pairing in
+            let entry = KeyStoreEntry(
+                metadata: EntryMetadata(name: store, kind: .keycardPairing, created: Int(Date().timeIntervalSince1970), card: uid),
+                secret: SecureBytes([pairing.index] + pairing.key.bytes))
             try keyStore.store.store(entry, passphrase: passphrase)
         }
         var r = JSONObject()
@@ -113,14 +122,19 @@ extension CardFlows {
 extension CardFlows {
     /// `card-info init`: INIT with the credentials' PIN, PUK, duress PIN and pairing
     /// password; the "initialized" record of the card's SELECT after.
-    public static func initialize(_ readers: ReaderOptions, credentials: CredentialOptions, pinRetries: UInt8, pukRetries: UInt8) throws -> JSONObject {
-        let secrets = try credentials.read([("pin", "New PIN (6 digits): ", true), ("puk", "New PUK (12 digits): ", true),
-                                            ("duress_pin", "Duress PIN (6 digits, not the PIN): ", true),
-                                            ("pairing_password", "Pairing password: ", true)])
+    public static func initialize(
+        _ readers: ReaderOptions, credentials: CredentialOptions, pinRetries: UInt8, pukRetries: UInt8
+    ) throws -> JSONObject {
+        let secrets = try credentials.read([
+            ("pin", "New PIN (6 digits): ", true), ("puk", "New PUK (12 digits): ", true),
+            ("duress_pin", "Duress PIN (6 digits, not the PIN): ", true),
+            ("pairing_password", "Pairing password: ", true),
+        ])
         let (keycard, reader) = try readers.keycard()
         let secret = KeycardCrypto.pairingSecret(password: secrets["pairing_password"]!)
-        try keycard.initialize(pin: secrets["pin"]!, puk: secrets["puk"]!, duressPIN: secrets["duress_pin"]!,
-                               pairingSecret: secret, pinRetries: pinRetries, pukRetries: pukRetries)
+        try keycard.initialize(
+            pin: secrets["pin"]!, puk: secrets["puk"]!, duressPIN: secrets["duress_pin"]!,
+            pairingSecret: secret, pinRetries: pinRetries, pukRetries: pukRetries)
         let info = try keycard.select()
         var r = CardRecords.info(info, reader: reader)
         r["type"] = .string("initialized")

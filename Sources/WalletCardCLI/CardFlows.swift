@@ -10,8 +10,10 @@ public enum CardFlows {
     /// pairing can be kept, so when keeping it fails for any reason (the disk, the key store)
     /// the slot is freed again (secure channel, VERIFY PIN, UNPAIR) before the error goes on:
     /// a card has 10 slots and no way to free one that no pairing names.
-    public static func pair(_ keycard: Keycard, pairingSecret: SecureBytes, pin: SecureBytes,
-                            keep: (Pairing) throws -> Void) throws -> Pairing {
+    public static func pair(
+        _ keycard: Keycard, pairingSecret: SecureBytes, pin: SecureBytes,
+        keep: (Pairing) throws -> Void
+    ) throws -> Pairing {
         let pairing = try keycard.pair(pairingSecret: pairingSecret)
         do {
             try keep(pairing)
@@ -57,7 +59,9 @@ public enum CardFlows {
         if newPIN.bytes != pin.bytes {
             do {
                 try keycard.verifyPIN(newPIN)
-                throw CardError.badCredential("the new PIN already opens this card: it is the card's other PIN (the duress PIN, or the main PIN when the session was opened with the duress PIN); two equal PINs would let the main PIN open the duress wallet: choose another")
+                throw CardError.badCredential(
+                    "the new PIN already opens this card: it is the card's other PIN (the duress PIN, or the main PIN when the session was opened with the duress PIN); two equal PINs would let the main PIN open the duress wallet: choose another"
+                )
             } catch CardError.wrongPIN {
                 try keycard.verifyPIN(pin)
             }

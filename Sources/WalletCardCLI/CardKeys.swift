@@ -51,7 +51,8 @@ public final class CardKeys {
 
     /// EXPORT KEY of the public key alone at a path.
     private func exportedPublicKey(at path: [UInt32]) throws -> Secp256k1.PublicKey {
-        guard let pub = try keycard.exportKey(path: path, kind: .publicKey).publicKey, let key = try? Secp256k1.PublicKey(parsing: pub) else {
+        guard let pub = try keycard.exportKey(path: path, kind: .publicKey).publicKey, let key = try? Secp256k1.PublicKey(parsing: pub)
+        else {
             throw CardError.malformedResponse("EXPORT KEY: no public key")
         }
         return key
@@ -60,8 +61,9 @@ public final class CardKeys {
     /// A stand-in for the master node that says "BIP32, from a seed, depth 0" to code choosing
     /// coins and scripts. Its chain code is unknown (zeros): derive only through `node(at:)`.
     public func masterPlaceholder() throws -> ExtendedKey {
-        try ExtendedKey(publicKey: masterPublicKey().compressed, chainCode: [UInt8](repeating: 0, count: 32), depth: 0, childNumber: 0,
-                        parentFingerprint: [0, 0, 0, 0])
+        try ExtendedKey(
+            publicKey: masterPublicKey().compressed, chainCode: [UInt8](repeating: 0, count: 32), depth: 0, childNumber: 0,
+            parentFingerprint: [0, 0, 0, 0])
     }
 
     /// The public key at a path: at m and after a hardened last step exported alone (nothing is
@@ -88,9 +90,12 @@ public final class CardKeys {
             base = known
         } else {
             let key = try keycard.exportKey(path: prefix, kind: .extendedPublicKey)
-            guard let pub = key.publicKey, let chain = key.chainCode else { throw CardError.malformedResponse("EXPORT KEY: no extended public key") }
+            guard let pub = key.publicKey, let chain = key.chainCode else {
+                throw CardError.malformedResponse("EXPORT KEY: no extended public key")
+            }
             let parent = try parentFingerprint(of: prefix)
-            base = try ExtendedKey(publicKey: pub, chainCode: chain, depth: UInt8(prefix.count), childNumber: prefix.last ?? 0, parentFingerprint: parent)
+            base = try ExtendedKey(
+                publicKey: pub, chainCode: chain, depth: UInt8(prefix.count), childNumber: prefix.last ?? 0, parentFingerprint: parent)
             exported[prefix] = base
         }
         return try base.derive(Array(path[cut...]))
@@ -114,7 +119,9 @@ extension Keycard {
         defer { SecureBytes.wipe(&entropy) }
         let digest = Hash.sha256(entropy)
         let expected = (0..<checksumBits).map { (digest[0] >> (7 - $0)) & 1 }
-        guard Array(bits[entropyBits...]) == expected else { throw CardError.malformedResponse("GENERATE MNEMONIC: the phrase fails its BIP39 checksum") }
+        guard Array(bits[entropyBits...]) == expected else {
+            throw CardError.malformedResponse("GENERATE MNEMONIC: the phrase fails its BIP39 checksum")
+        }
         return try BIP39().mnemonic(fromEntropy: SecureBytes(entropy), language: language)
     }
 }
@@ -128,8 +135,9 @@ public struct CardKeySourceOptions: ParsableArguments {
     public init() {}
 
     public func validate() throws {
-        try KeySourceOptions.checkOne(keyFile: source.keyRecord.keyFile != nil, keyFd: source.keyRecord.keyFd != nil,
-                                      wallets: source.walletEntry.wallet == nil ? 0 : 1, card: card.card)
+        try KeySourceOptions.checkOne(
+            keyFile: source.keyRecord.keyFile != nil, keyFd: source.keyRecord.keyFd != nil,
+            wallets: source.walletEntry.wallet == nil ? 0 : 1, card: card.card)
     }
 
     /// The unlocked card, or nil without --card.

@@ -75,7 +75,10 @@ public struct ReaderOptions: ParsableArguments {
 public struct CredentialOptions: ParsableArguments {
     public init() {}
 
-    @Option(help: ArgumentHelp("A file (mode 0600) with one JSON record of the secrets the command needs: pin, puk, duress_pin, pairing_password, new_pin, new_puk, new_pairing_password.", valueName: "path"))
+    @Option(
+        help: ArgumentHelp(
+            "A file (mode 0600) with one JSON record of the secrets the command needs: pin, puk, duress_pin, pairing_password, new_pin, new_puk, new_pairing_password.",
+            valueName: "path"))
     public var credentialsFile: String?
 
     @Option(help: ArgumentHelp("Read that record from this open file descriptor.", valueName: "n"))
@@ -115,11 +118,12 @@ public struct CredentialOptions: ParsableArguments {
     /// PINs are 6 digits and PUKs 12, checked before anything is sent: the card counts a
     /// malformed PIN as a wrong try. The message names the field, never the value.
     static func checkFormat(_ field: String, _ value: SecureBytes) throws {
-        let digits: Int? = switch field {
-        case "pin", "new_pin", "duress_pin": 6
-        case "puk", "new_puk": 12
-        default: nil
-        }
+        let digits: Int? =
+            switch field {
+            case "pin", "new_pin", "duress_pin": 6
+            case "puk", "new_puk": 12
+            default: nil
+            }
         guard let digits else { return }
         guard value.count == digits, value.bytes.allSatisfy({ (0x30...0x39).contains($0) }) else {
             throw CardError.badCredential("\(field) must be \(digits) digits")

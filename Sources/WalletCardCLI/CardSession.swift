@@ -18,9 +18,11 @@ public struct SessionOptions: ParsableArguments {
 
     /// A command inside the secure channel after VERIFY PIN; `body` fills in its record.
     /// `check` sees the credentials before anything is sent to the card.
-    public func run(_ name: String, extra: [(field: String, prompt: String, confirm: Bool)] = [],
-                    check: ([String: SecureBytes]) throws -> Void = { _ in },
-                    _ body: (Keycard, [String: SecureBytes], inout JSONObject) throws -> Void) throws {
+    public func run(
+        _ name: String, extra: [(field: String, prompt: String, confirm: Bool)] = [],
+        check: ([String: SecureBytes]) throws -> Void = { _ in },
+        _ body: (Keycard, [String: SecureBytes], inout JSONObject) throws -> Void
+    ) throws {
         try RecordPipeline.reporting(tool: "card-info") { pipeline in
             // A misspelt pairing is reported before the PIN is asked for.
             if let name = pairing.pairing { try keyStore.requireEntry(name) }

@@ -49,7 +49,8 @@ public enum Blake3 {
     /// The compression function: 7 rounds over (cv, IV[0..<4], counter, block length, flags),
     /// all 16 words of output (the first 8 are the next chaining value).
     static func compress(_ cv: [UInt32], _ block: [UInt32], counter: UInt64, blockLength: UInt32, flags: Flags) -> [UInt32] {
-        var s = cv + iv[0..<4] + [UInt32(truncatingIfNeeded: counter), UInt32(truncatingIfNeeded: counter >> 32), blockLength, flags.rawValue]
+        var s =
+            cv + iv[0..<4] + [UInt32(truncatingIfNeeded: counter), UInt32(truncatingIfNeeded: counter >> 32), blockLength, flags.rawValue]
         var m = block
         @inline(__always) func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { x &>> n | x &<< (32 &- n) }
         @inline(__always) func g(_ a: Int, _ b: Int, _ c: Int, _ d: Int, _ x: UInt32, _ y: UInt32) {
@@ -93,7 +94,10 @@ public enum Blake3 {
             var n: UInt64 = 0
             while out.count < length {
                 for w in compress(cv, block, counter: n, blockLength: blockLength, flags: flags.union(.root)) {
-                    out += [UInt8(truncatingIfNeeded: w), UInt8(truncatingIfNeeded: w >> 8), UInt8(truncatingIfNeeded: w >> 16), UInt8(truncatingIfNeeded: w >> 24)]
+                    out += [
+                        UInt8(truncatingIfNeeded: w), UInt8(truncatingIfNeeded: w >> 8), UInt8(truncatingIfNeeded: w >> 16),
+                        UInt8(truncatingIfNeeded: w >> 24),
+                    ]
                 }
                 n += 1
             }
@@ -108,7 +112,10 @@ public enum Blake3 {
         var start = bytes.startIndex
         var blockFlags = flags.union(.chunkStart)
         while bytes.endIndex - start > blockLength {
-            cv = Array(compress(cv, words(bytes[start..<start + blockLength]), counter: index, blockLength: UInt32(blockLength), flags: blockFlags)[0..<8])
+            cv = Array(
+                compress(
+                    cv, words(bytes[start..<start + blockLength]), counter: index, blockLength: UInt32(blockLength), flags: blockFlags)[
+                        0..<8])
             blockFlags = flags
             start += blockLength
         }

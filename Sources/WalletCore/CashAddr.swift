@@ -13,16 +13,17 @@ public enum CashAddr {
 
     /// `type` 0 = P2PKH, 1 = P2SH; the size bits follow the hash length.
     public static func encode(prefix: String, type: UInt8, hash: [UInt8]) -> String {
-        let sizeBits: UInt8 = switch hash.count {
-        case 20: 0
-        case 24: 1
-        case 28: 2
-        case 32: 3
-        case 40: 4
-        case 48: 5
-        case 56: 6
-        default: 7
-        }
+        let sizeBits: UInt8 =
+            switch hash.count {
+            case 20: 0
+            case 24: 1
+            case 28: 2
+            case 32: 3
+            case 40: 4
+            case 48: 5
+            case 56: 6
+            default: 7
+            }
         let version = type << 3 | sizeBits
         let payload = (try? Bech32.convertBits([version] + hash, from: 8, to: 5, pad: true)) ?? []
         let prefixData = prefix.utf8.map { $0 & 31 } + [0]

@@ -57,8 +57,10 @@ public enum X25519Batch {
         return zip(out, ok).map { $1 == 1 ? $0 : nil }
     }
 
-    private static func run(_ points: [[UInt8]], ok: inout [UInt8],
-                            _ body: (UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<UInt8>, UnsafePointer<UInt8>) -> Int32) -> [[UInt8]] {
+    private static func run(
+        _ points: [[UInt8]], ok: inout [UInt8],
+        _ body: (UnsafeMutablePointer<UInt8>, UnsafeMutablePointer<UInt8>, UnsafePointer<UInt8>) -> Int32
+    ) -> [[UInt8]] {
         precondition(points.allSatisfy { $0.count == 32 })
         guard !points.isEmpty else { return [] }
         Sodium.ensureInitialized()  // the portable path is libsodium's ladder: its fast one only after sodium_init

@@ -1,4 +1,3 @@
-
 /// A JSON value that keeps what a pass-through tool must not change: the order of object
 /// keys and the exact text of numbers (an amount like 18446744073709551616 survives).
 public enum JSONValue: Equatable, Sendable {

@@ -12,7 +12,8 @@ public enum Keccak256 {
         0x0000_0000_0000_008A, 0x0000_0000_0000_0088, 0x0000_0000_8000_8009, 0x0000_0000_8000_000A,
         0x0000_0000_8000_808B, 0x8000_0000_0000_008B, 0x8000_0000_0000_8089, 0x8000_0000_0000_8003,
         0x8000_0000_0000_8002, 0x8000_0000_0000_0080, 0x0000_0000_0000_800A, 0x8000_0000_8000_000A,
-        0x8000_0000_8000_8081, 0x8000_0000_0000_8080, 0x0000_0000_8000_0001, 0x8000_0000_8000_8008]
+        0x8000_0000_8000_8081, 0x8000_0000_0000_8080, 0x0000_0000_8000_0001, 0x8000_0000_8000_8008,
+    ]
     private static let rate = 136
 
     /// Keccak-f[1600] on 25 lanes, unrolled, the lanes in local variables for the 24 rounds
@@ -115,7 +116,9 @@ public enum Keccak256 {
         var out = [UInt8](repeating: 0, count: 32 * messages.count)
         out.withUnsafeMutableBufferPointer { o in
             data.withUnsafeBufferPointer { d in
-                offsets.withUnsafeBufferPointer { f in satchel_keccak256_batch(path.c, o.baseAddress!, d.baseAddress, f.baseAddress!, messages.count) }
+                offsets.withUnsafeBufferPointer { f in
+                    satchel_keccak256_batch(path.c, o.baseAddress!, d.baseAddress, f.baseAddress!, messages.count)
+                }
             }
         }
         // The messages may hold secrets (view tags hash a key derivation).

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Directories that hold secrets or wallet state (the key store, scan state): made with

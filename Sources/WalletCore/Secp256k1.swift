@@ -91,10 +91,12 @@ public enum Secp256k1 {
         defer { SecureBytes.wipe(&out) }
         var key = publicKey.raw
         let ok = privateKey.withUnsafeBytes { secret in
-            secp256k1_ecdh(context, &out, &key, secret.uint8Pointer, { output, x, _, _ in
-                output!.update(from: x!, count: 32)
-                return 1
-            }, nil)
+            secp256k1_ecdh(
+                context, &out, &key, secret.uint8Pointer,
+                { output, x, _, _ in
+                    output!.update(from: x!, count: 32)
+                    return 1
+                }, nil)
         }
         guard ok == 1 else { throw .invalidPrivateKey }
         return SecureBytes(out)

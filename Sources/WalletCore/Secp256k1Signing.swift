@@ -125,7 +125,9 @@ extension Secp256k1 {
         guard hash.count == 32 else { throw .invalidHashLength(hash.count) }
         guard compact.count == 64, (0...3).contains(recoveryID) else { throw .invalidSignature }
         var sig = secp256k1_ecdsa_recoverable_signature()
-        guard secp256k1_ecdsa_recoverable_signature_parse_compact(context, &sig, compact, Int32(recoveryID)) == 1 else { throw .invalidSignature }
+        guard secp256k1_ecdsa_recoverable_signature_parse_compact(context, &sig, compact, Int32(recoveryID)) == 1 else {
+            throw .invalidSignature
+        }
         var key = secp256k1_pubkey()
         guard secp256k1_ecdsa_recover(context, &key, &sig, hash) == 1 else { throw .recoveryFailed }
         return PublicKey(raw: key)

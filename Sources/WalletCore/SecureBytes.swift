@@ -44,9 +44,11 @@ public final class SecureBytes: @unchecked Sendable, Equatable {
     /// Constant-time comparison (sodium_memcmp), so equality checks do not leak where bytes differ.
     public static func == (lhs: SecureBytes, rhs: SecureBytes) -> Bool {
         guard lhs.count == rhs.count else { return false }
-        return lhs.withUnsafeBytes { a in rhs.withUnsafeBytes { b in
-            sodium_memcmp(a.baseAddress, b.baseAddress, a.count) == 0
-        } }
+        return lhs.withUnsafeBytes { a in
+            rhs.withUnsafeBytes { b in
+                sodium_memcmp(a.baseAddress, b.baseAddress, a.count) == 0
+            }
+        }
     }
 
     /// Wipes an array the caller owns (best effort: earlier copy-on-write copies are not reached).

@@ -72,8 +72,10 @@ public enum Hash {
     /// The keyed HMAC state is computed once and copied for every iteration, so each round
     /// costs two SHA-512 compressions — the same work as OpenSSL's PKCS5_PBKDF2_HMAC.
     /// Every intermediate buffer is wiped before returning.
-    public static func pbkdf2SHA512(password: UnsafeRawBufferPointer, salt: UnsafeRawBufferPointer,
-                                    iterations: Int, keyLength: Int) -> SecureBytes {
+    public static func pbkdf2SHA512(
+        password: UnsafeRawBufferPointer, salt: UnsafeRawBufferPointer,
+        iterations: Int, keyLength: Int
+    ) -> SecureBytes {
         precondition(iterations >= 1 && keyLength >= 1)
         Sodium.ensureInitialized()
         let output = SecureBytes(count: keyLength)

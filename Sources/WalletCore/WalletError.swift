@@ -1,16 +1,16 @@
 /// The process outcome, as sysexits(3) numbers. This is the one table every tool uses.
 public enum ExitStatus: Int32, Sendable, Comparable, CaseIterable {
     case ok = 0
-    case usage = 64          // EX_USAGE: bad flags or arguments
-    case dataError = 65      // EX_DATAERR: a record or value is not what it claims
-    case noInput = 66        // EX_NOINPUT: an input file does not exist or cannot be opened
-    case unavailable = 69    // EX_UNAVAILABLE: no reader, node down
-    case software = 70       // EX_SOFTWARE: a bug in Satchel
-    case cantCreate = 73     // EX_CANTCREAT: an entry or file exists already
-    case ioError = 74        // EX_IOERR: reading or writing failed
-    case tryAgain = 75       // EX_TEMPFAIL: a lock is held
+    case usage = 64  // EX_USAGE: bad flags or arguments
+    case dataError = 65  // EX_DATAERR: a record or value is not what it claims
+    case noInput = 66  // EX_NOINPUT: an input file does not exist or cannot be opened
+    case unavailable = 69  // EX_UNAVAILABLE: no reader, node down
+    case software = 70  // EX_SOFTWARE: a bug in Satchel
+    case cantCreate = 73  // EX_CANTCREAT: an entry or file exists already
+    case ioError = 74  // EX_IOERR: reading or writing failed
+    case tryAgain = 75  // EX_TEMPFAIL: a lock is held
     case protocolError = 76  // EX_PROTOCOL: bad APDU or node reply
-    case noPermission = 77   // EX_NOPERM: wrong PIN or passphrase
+    case noPermission = 77  // EX_NOPERM: wrong PIN or passphrase
 
     /// Which of two outcomes a run reports: any failure beats success; between failures, the
     /// more fundamental one (I/O, usage) beats a bad record.

@@ -27,8 +27,9 @@ package enum EntryFile {
         let ad = out
         entry.secret.withUnsafeBytes { plain in
             key.withUnsafeBytes { k in
-                _ = crypto_aead_xchacha20poly1305_ietf_encrypt(&sealed, &written, plain.uint8Pointer, UInt64(plain.count),
-                                                               ad, UInt64(ad.count), nil, nonce, k.uint8Pointer)
+                _ = crypto_aead_xchacha20poly1305_ietf_encrypt(
+                    &sealed, &written, plain.uint8Pointer, UInt64(plain.count),
+                    ad, UInt64(ad.count), nil, nonce, k.uint8Pointer)
             }
         }
         return out + sealed
@@ -48,8 +49,9 @@ package enum EntryFile {
         var written: UInt64 = 0
         let ok = secret.withUnsafeMutableBytes { plain in
             key.withUnsafeBytes { k in
-                crypto_aead_xchacha20poly1305_ietf_decrypt(plain.uint8Pointer, &written, nil, p.sealed, UInt64(p.sealed.count),
-                                                           p.ad, UInt64(p.ad.count), p.nonce, k.uint8Pointer)
+                crypto_aead_xchacha20poly1305_ietf_decrypt(
+                    plain.uint8Pointer, &written, nil, p.sealed, UInt64(p.sealed.count),
+                    p.ad, UInt64(p.ad.count), p.nonce, k.uint8Pointer)
             }
         }
         guard ok == 0, plainLength >= 0 else { throw .tampered(name: name) }
@@ -84,16 +86,18 @@ package enum EntryFile {
         }
         guard sealedLength >= Int(crypto_aead_xchacha20poly1305_ietf_ABYTES) else { throw damaged("truncated") }
         guard let metadata = decode(Array(data[88..<(88 + metadataLength)])) else { throw .tampered(name: name) }
-        return Parsed(kdf: kdf, salt: Array(data[28..<44]), nonce: Array(data[44..<68]), check: Array(data[68..<84]),
-                      metadata: metadata, ad: Array(data[0..<(92 + metadataLength)]), sealed: Array(data[(92 + metadataLength)...]))
+        return Parsed(
+            kdf: kdf, salt: Array(data[28..<44]), nonce: Array(data[44..<68]), check: Array(data[68..<84]),
+            metadata: metadata, ad: Array(data[0..<(92 + metadataLength)]), sealed: Array(data[(92 + metadataLength)...]))
     }
 
     private static func deriveKey(passphrase: SecureBytes, salt: [UInt8], kdf: KDFParameters) throws(KeyStoreError) -> SecureBytes {
         let key = SecureBytes(count: 32)
         let ok = key.withUnsafeMutableBytes { k in
             passphrase.withUnsafeBytes { p in
-                crypto_pwhash(k.uint8Pointer, 32, UnsafeRawPointer(p.uint8Pointer).assumingMemoryBound(to: CChar.self), UInt64(p.count), salt,
-                              kdf.opsLimit, Int(kdf.memLimit), crypto_pwhash_ALG_ARGON2ID13)
+                crypto_pwhash(
+                    k.uint8Pointer, 32, UnsafeRawPointer(p.uint8Pointer).assumingMemoryBound(to: CChar.self), UInt64(p.count), salt,
+                    kdf.opsLimit, Int(kdf.memLimit), crypto_pwhash_ALG_ARGON2ID13)
             }
         }
         guard ok == 0 else { throw .io("Argon2id failed (out of memory for \(kdf.memLimit >> 20) MiB?)") }
@@ -108,8 +112,10 @@ package enum EntryFile {
 
     // Metadata as sorted-key JSON: names, kinds, dates and heights only.
     package static func encode(_ m: EntryMetadata) -> [UInt8] {
-        var object: [String: Any] = ["name": m.name, "kind": m.kind.rawValue, "created": m.created,
-                                     "birthdays": m.birthdays, "passphrase_protected": m.passphraseProtected]
+        var object: [String: Any] = [
+            "name": m.name, "kind": m.kind.rawValue, "created": m.created,
+            "birthdays": m.birthdays, "passphrase_protected": m.passphraseProtected,
+        ]
         if let language = m.language { object["language"] = language }
         if let path = m.path { object["path"] = path }
         if let card = m.card { object["card"] = card }
@@ -118,13 +124,14 @@ package enum EntryFile {
 
     package static func decode(_ bytes: [UInt8]) -> EntryMetadata? {
         guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any],
-              let name = object["name"] as? String, let kindText = object["kind"] as? String,
-              let kind = EntryKind(rawValue: kindText), let created = object["created"] as? Int,
-              let birthdays = object["birthdays"] as? [String: Int], let protected = object["passphrase_protected"] as? Bool
+            let name = object["name"] as? String, let kindText = object["kind"] as? String,
+            let kind = EntryKind(rawValue: kindText), let created = object["created"] as? Int,
+            let birthdays = object["birthdays"] as? [String: Int], let protected = object["passphrase_protected"] as? Bool
         else { return nil }
-        return EntryMetadata(name: name, kind: kind, created: created, birthdays: birthdays,
-                             passphraseProtected: protected, language: object["language"] as? String, path: object["path"] as? String,
-                             card: object["card"] as? String)
+        return EntryMetadata(
+            name: name, kind: kind, created: created, birthdays: birthdays,
+            passphraseProtected: protected, language: object["language"] as? String, path: object["path"] as? String,
+            card: object["card"] as? String)
     }
 
     private static func le64(_ v: UInt64) -> [UInt8] { (0..<8).map { UInt8(truncatingIfNeeded: v >> (8 * UInt64($0))) } }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import Foundation
 import WalletCore
@@ -25,8 +25,11 @@ public struct FileKeyStore: KeyStorer {
     }
 
     public static func validate(name: String) throws(KeyStoreError) {
-        let ok = (1...64).contains(name.utf8.count) && !name.hasPrefix(".")
-            && name.utf8.allSatisfy { c in (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c == 46 || c == 95 || c == 45 }
+        let ok =
+            (1...64).contains(name.utf8.count) && !name.hasPrefix(".")
+            && name.utf8.allSatisfy { c in
+                (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c == 46 || c == 95 || c == 45
+            }
         guard ok else { throw .invalidName(name) }
     }
 
@@ -148,7 +151,10 @@ public struct FileKeyStore: KeyStorer {
         guard info.st_mode & S_IFMT == S_IFREG else { throw .insecureEntry(name: name, problem: "\(path(name)) is not a regular file") }
         guard info.st_uid == geteuid() else { throw .insecureEntry(name: name, problem: "\(path(name)) belongs to another user") }
         guard info.st_mode & 0o077 == 0 else {
-            throw .insecureEntry(name: name, problem: "\(path(name)) has mode \(String(info.st_mode & 0o777, radix: 8)): others can read it; run chmod 600 \(path(name))")
+            throw .insecureEntry(
+                name: name,
+                problem: "\(path(name)) has mode \(String(info.st_mode & 0o777, radix: 8)): others can read it; run chmod 600 \(path(name))"
+            )
         }
         var out = [UInt8]()
         var buffer = [UInt8](repeating: 0, count: 65536)

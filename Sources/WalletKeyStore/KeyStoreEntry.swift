@@ -37,8 +37,10 @@ public struct EntryMetadata: Sendable, Equatable {
     /// For keycard-pairing entries: the card's instance UID (hex), which SELECT shows anyway.
     public var card: String?
 
-    public init(name: String, kind: EntryKind, created: Int, birthdays: [String: Int] = [:],
-                passphraseProtected: Bool = false, language: String? = nil, path: String? = nil, card: String? = nil) {
+    public init(
+        name: String, kind: EntryKind, created: Int, birthdays: [String: Int] = [:],
+        passphraseProtected: Bool = false, language: String? = nil, path: String? = nil, card: String? = nil
+    ) {
         self.name = name
         self.kind = kind
         self.created = created

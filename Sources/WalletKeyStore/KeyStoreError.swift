@@ -62,7 +62,8 @@ public enum KeyStoreError: WalletError, Equatable {
         case .entryExists(let name): "an entry named '\(name)' exists; destroy it first or choose another name"
         case .invalidName(let name): "'\(name.prefix(40))' is not a valid entry name (1–64 of A–Z a–z 0–9 . _ -, not starting with .)"
         case .locked(let directory): "another process is writing to the key store \(directory); try again"
-        case .insecureDirectory(let path, let mode): "key store directory \(path) has mode \(mode): others can read it; run chmod 700 \(path)"
+        case .insecureDirectory(let path, let mode):
+            "key store directory \(path) has mode \(mode): others can read it; run chmod 700 \(path)"
         case .insecureEntry(let name, let problem): "entry '\(name)' is refused: \(problem)"
         case .weakPassphrase(let minimum): "the key-store passphrase must be at least \(minimum) characters"
         case .io(let what): what

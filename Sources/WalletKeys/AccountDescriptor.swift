@@ -25,7 +25,8 @@ public struct AccountDescriptor: Sendable {
             ("sh(wpkh(", "))", .p2shP2wpkh), ("pkh(", ")", .p2pkh), ("wpkh(", ")", .p2wpkh), ("tr(", ")", .p2tr),
         ]
         guard let wrapper = wrappers.first(where: { text.hasPrefix($0.prefix) && text.hasSuffix($0.suffix) }),
-              text.count > wrapper.prefix.count + wrapper.suffix.count else {
+            text.count > wrapper.prefix.count + wrapper.suffix.count
+        else {
             throw refuse("only pkh(KEY), sh(wpkh(KEY)), wpkh(KEY) and tr(KEY) are watched")
         }
         var keyText = Substring(text.dropFirst(wrapper.prefix.count).dropLast(wrapper.suffix.count))
@@ -41,13 +42,16 @@ public struct AccountDescriptor: Sendable {
             }
         }
         var steps = keyText.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        guard steps.count >= 3, steps.last == "*" else { throw refuse("the key must end in /0/*, /1/* or /<0;1>/* (ranged, for a gap-limit scan)") }
-        let chains: [UInt32] = switch steps[steps.count - 2] {
-        case "0": [0]
-        case "1": [1]
-        case "<0;1>": [0, 1]
-        default: throw refuse("the key must end in /0/*, /1/* or /<0;1>/* (receive, change, or both)")
+        guard steps.count >= 3, steps.last == "*" else {
+            throw refuse("the key must end in /0/*, /1/* or /<0;1>/* (ranged, for a gap-limit scan)")
         }
+        let chains: [UInt32] =
+            switch steps[steps.count - 2] {
+            case "0": [0]
+            case "1": [1]
+            case "<0;1>": [0, 1]
+            default: throw refuse("the key must end in /0/*, /1/* or /<0;1>/* (receive, change, or both)")
+            }
         let xpub = steps.removeFirst()
         var key = try ExtendedKey(parsing: xpub)
         guard !key.isPrivate else { throw refuse("a watch-only scan takes an extended public key, not a private one") }

@@ -65,9 +65,11 @@ public struct AccountDiscovery: Sendable {
     /// one in order; returns how many were used (the next account's number).
     /// `node(path)` gives an account's node: derived from a master key, or from a card.
     /// `isUsed(chain, index, key)`: whether the key at chain/index has history.
-    public func run(_ plan: AddressPlan, node: (DerivationPath) throws -> ExtendedKey,
-                    isUsed: (UInt32, UInt32, Secp256k1.PublicKey) throws -> Bool,
-                    found: (Account) throws -> Void) throws -> UInt32 {
+    public func run(
+        _ plan: AddressPlan, node: (DerivationPath) throws -> ExtendedKey,
+        isUsed: (UInt32, UInt32, Secp256k1.PublicKey) throws -> Bool,
+        found: (Account) throws -> Void
+    ) throws -> UInt32 {
         var number: UInt32 = 0
         while number < maxAccounts {
             let path = plan.accountPath(number)

@@ -13,8 +13,10 @@ public struct AddressPlan: Sendable {
     /// `script` nil: the one the key's SLIP-132 version implies, else the coin's default at
     /// the master key; an account key that says neither is refused (its addresses are unknown).
     /// `coinType` nil: the coin's own.
-    public init(coin: String, network given: String?, script requested: ScriptKind?, coinType: UInt32?,
-                key: ExtendedKey, fromSeed: Bool) throws(DerivationError) {
+    public init(
+        coin: String, network given: String?, script requested: ScriptKind?, coinType: UInt32?,
+        key: ExtendedKey, fromSeed: Bool
+    ) throws(DerivationError) {
         var network = given.map(NetworkName.canonical) ?? "main"
         if given == nil, key.version.testnet, coin == "btc" { network = "test" }
         guard let chain = CoinNetwork.find(coin: coin, network: network) else {

@@ -8,16 +8,26 @@ public struct BIP39: MnemonicSeedHandler {
     /// The ten official lists, English first (the default). python-mnemonic's russian and
     /// turkish lists are not BIP39 and are deliberately absent.
     public static let wordlists: [Wordlist] = [
-        Wordlist(name: "english", text: EmbeddedWordlists.bip39English, sha256: EmbeddedWordlists.bip39EnglishDigest, uniquePrefixLength: 4),
-        Wordlist(name: "japanese", text: EmbeddedWordlists.bip39Japanese, sha256: EmbeddedWordlists.bip39JapaneseDigest, uniquePrefixLength: nil),
+        Wordlist(
+            name: "english", text: EmbeddedWordlists.bip39English, sha256: EmbeddedWordlists.bip39EnglishDigest, uniquePrefixLength: 4),
+        Wordlist(
+            name: "japanese", text: EmbeddedWordlists.bip39Japanese, sha256: EmbeddedWordlists.bip39JapaneseDigest, uniquePrefixLength: nil),
         Wordlist(name: "korean", text: EmbeddedWordlists.bip39Korean, sha256: EmbeddedWordlists.bip39KoreanDigest, uniquePrefixLength: nil),
-        Wordlist(name: "spanish", text: EmbeddedWordlists.bip39Spanish, sha256: EmbeddedWordlists.bip39SpanishDigest, uniquePrefixLength: 4),
-        Wordlist(name: "chinese_simplified", text: EmbeddedWordlists.bip39ChineseSimplified, sha256: EmbeddedWordlists.bip39ChineseSimplifiedDigest, uniquePrefixLength: nil),
-        Wordlist(name: "chinese_traditional", text: EmbeddedWordlists.bip39ChineseTraditional, sha256: EmbeddedWordlists.bip39ChineseTraditionalDigest, uniquePrefixLength: nil),
+        Wordlist(
+            name: "spanish", text: EmbeddedWordlists.bip39Spanish, sha256: EmbeddedWordlists.bip39SpanishDigest, uniquePrefixLength: 4),
+        Wordlist(
+            name: "chinese_simplified", text: EmbeddedWordlists.bip39ChineseSimplified,
+            sha256: EmbeddedWordlists.bip39ChineseSimplifiedDigest, uniquePrefixLength: nil),
+        Wordlist(
+            name: "chinese_traditional", text: EmbeddedWordlists.bip39ChineseTraditional,
+            sha256: EmbeddedWordlists.bip39ChineseTraditionalDigest, uniquePrefixLength: nil),
         Wordlist(name: "french", text: EmbeddedWordlists.bip39French, sha256: EmbeddedWordlists.bip39FrenchDigest, uniquePrefixLength: 4),
-        Wordlist(name: "italian", text: EmbeddedWordlists.bip39Italian, sha256: EmbeddedWordlists.bip39ItalianDigest, uniquePrefixLength: 4),
+        Wordlist(
+            name: "italian", text: EmbeddedWordlists.bip39Italian, sha256: EmbeddedWordlists.bip39ItalianDigest, uniquePrefixLength: 4),
         Wordlist(name: "czech", text: EmbeddedWordlists.bip39Czech, sha256: EmbeddedWordlists.bip39CzechDigest, uniquePrefixLength: 4),
-        Wordlist(name: "portuguese", text: EmbeddedWordlists.bip39Portuguese, sha256: EmbeddedWordlists.bip39PortugueseDigest, uniquePrefixLength: 4),
+        Wordlist(
+            name: "portuguese", text: EmbeddedWordlists.bip39Portuguese, sha256: EmbeddedWordlists.bip39PortugueseDigest,
+            uniquePrefixLength: 4),
     ]
 
     public init() {}
@@ -49,8 +59,9 @@ public struct BIP39: MnemonicSeedHandler {
                 (start..<start + 11).reduce(0) { $0 << 1 | bit($1) }
             }
         }
-        return Mnemonic(scheme: scheme, language: language, words: indices.map { list.words[$0] },
-                        indices: indices, alsoValidIn: [])
+        return Mnemonic(
+            scheme: scheme, language: language, words: indices.map { list.words[$0] },
+            indices: indices, alsoValidIn: [])
     }
 
     public func parse(_ phrase: String, language: String?) throws(MnemonicError) -> Mnemonic {
@@ -87,8 +98,9 @@ public struct BIP39: MnemonicSeedHandler {
             throw .ambiguousLanguage(candidates: valid.map { candidates[$0].name })
         }
         let list = candidates[first]
-        return Mnemonic(scheme: scheme, language: list.name, words: indices.map { list.words[$0] },
-                        indices: indices, alsoValidIn: same.map { candidates[$0].name })
+        return Mnemonic(
+            scheme: scheme, language: list.name, words: indices.map { list.words[$0] },
+            indices: indices, alsoValidIn: same.map { candidates[$0].name })
     }
 
     private func unknownOrMixed(words: [String], candidates: [Wordlist], lookups: [[Int?]], forced: Bool) -> MnemonicError {
@@ -105,8 +117,9 @@ public struct BIP39: MnemonicSeedHandler {
                 return .mixedLanguages(position: position + 1, wordLanguages: others, phraseLanguage: candidates[best].name)
             }
         }
-        return .unknownWord(position: position + 1, language: candidates[best].name,
-                            suggestions: candidates[best].suggestions(for: word))
+        return .unknownWord(
+            position: position + 1, language: candidates[best].name,
+            suggestions: candidates[best].suggestions(for: word))
     }
 
     private func checksumMatches(_ indices: [Int]) -> Bool {

@@ -46,28 +46,41 @@ public struct CoinNetwork: Sendable {
     public var defaultScript: ScriptKind { scripts.contains(.p2wpkh) ? .p2wpkh : scripts[0] }
 
     public static let all: [CoinNetwork] = [
-        .init(coin: "btc", network: "main", slip44: 0, p2pkhPrefix: [0x00], p2shPrefix: [0x05], bech32HRP: "bc", cashAddrPrefix: nil,
-              wifPrefix: 0x80, scripts: [.p2pkh, .p2shP2wpkh, .p2wpkh, .p2tr], testnet: false),
-        .init(coin: "btc", network: "test", slip44: 1, p2pkhPrefix: [0x6F], p2shPrefix: [0xC4], bech32HRP: "tb", cashAddrPrefix: nil,
-              wifPrefix: 0xEF, scripts: [.p2pkh, .p2shP2wpkh, .p2wpkh, .p2tr], testnet: true),
-        .init(coin: "btc", network: "signet", slip44: 1, p2pkhPrefix: [0x6F], p2shPrefix: [0xC4], bech32HRP: "tb", cashAddrPrefix: nil,
-              wifPrefix: 0xEF, scripts: [.p2pkh, .p2shP2wpkh, .p2wpkh, .p2tr], testnet: true),
-        .init(coin: "btc", network: "regtest", slip44: 1, p2pkhPrefix: [0x6F], p2shPrefix: [0xC4], bech32HRP: "bcrt", cashAddrPrefix: nil,
-              wifPrefix: 0xEF, scripts: [.p2pkh, .p2shP2wpkh, .p2wpkh, .p2tr], testnet: true),
-        .init(coin: "ltc", network: "main", slip44: 2, p2pkhPrefix: [0x30], p2shPrefix: [0x32], bech32HRP: "ltc", cashAddrPrefix: nil,
-              wifPrefix: 0xB0, scripts: [.p2pkh, .p2shP2wpkh, .p2wpkh], testnet: false),
-        .init(coin: "ltc", network: "test", slip44: 1, p2pkhPrefix: [0x6F], p2shPrefix: [0x3A], bech32HRP: "tltc", cashAddrPrefix: nil,
-              wifPrefix: 0xEF, scripts: [.p2pkh, .p2shP2wpkh, .p2wpkh], testnet: true),
-        .init(coin: "ltc", network: "regtest", slip44: 1, p2pkhPrefix: [0x6F], p2shPrefix: [0x3A], bech32HRP: "rltc", cashAddrPrefix: nil,
-              wifPrefix: 0xEF, scripts: [.p2pkh, .p2shP2wpkh, .p2wpkh], testnet: true),
-        .init(coin: "doge", network: "main", slip44: 3, p2pkhPrefix: [0x1E], p2shPrefix: [0x16], bech32HRP: nil, cashAddrPrefix: nil,
-              wifPrefix: 0x9E, scripts: [.p2pkh], testnet: false),
-        .init(coin: "bch", network: "main", slip44: 145, p2pkhPrefix: [0x00], p2shPrefix: [0x05], bech32HRP: nil, cashAddrPrefix: "bitcoincash",
-              wifPrefix: 0x80, scripts: [.p2pkh], testnet: false),
-        .init(coin: "zec", network: "main", slip44: 133, p2pkhPrefix: [0x1C, 0xB8], p2shPrefix: [0x1C, 0xBD], bech32HRP: nil, cashAddrPrefix: nil,
-              wifPrefix: 0x80, scripts: [.p2pkh], testnet: false),
-        .init(coin: "eth", network: "main", slip44: 60, p2pkhPrefix: [], p2shPrefix: [], bech32HRP: nil, cashAddrPrefix: nil,
-              wifPrefix: 0x80, scripts: [.ethereum], testnet: false),
+        .init(
+            coin: "btc", network: "main", slip44: 0, p2pkhPrefix: [0x00], p2shPrefix: [0x05], bech32HRP: "bc", cashAddrPrefix: nil,
+            wifPrefix: 0x80, scripts: [.p2pkh, .p2shP2wpkh, .p2wpkh, .p2tr], testnet: false),
+        .init(
+            coin: "btc", network: "test", slip44: 1, p2pkhPrefix: [0x6F], p2shPrefix: [0xC4], bech32HRP: "tb", cashAddrPrefix: nil,
+            wifPrefix: 0xEF, scripts: [.p2pkh, .p2shP2wpkh, .p2wpkh, .p2tr], testnet: true),
+        .init(
+            coin: "btc", network: "signet", slip44: 1, p2pkhPrefix: [0x6F], p2shPrefix: [0xC4], bech32HRP: "tb", cashAddrPrefix: nil,
+            wifPrefix: 0xEF, scripts: [.p2pkh, .p2shP2wpkh, .p2wpkh, .p2tr], testnet: true),
+        .init(
+            coin: "btc", network: "regtest", slip44: 1, p2pkhPrefix: [0x6F], p2shPrefix: [0xC4], bech32HRP: "bcrt", cashAddrPrefix: nil,
+            wifPrefix: 0xEF, scripts: [.p2pkh, .p2shP2wpkh, .p2wpkh, .p2tr], testnet: true),
+        .init(
+            coin: "ltc", network: "main", slip44: 2, p2pkhPrefix: [0x30], p2shPrefix: [0x32], bech32HRP: "ltc", cashAddrPrefix: nil,
+            wifPrefix: 0xB0, scripts: [.p2pkh, .p2shP2wpkh, .p2wpkh], testnet: false),
+        .init(
+            coin: "ltc", network: "test", slip44: 1, p2pkhPrefix: [0x6F], p2shPrefix: [0x3A], bech32HRP: "tltc", cashAddrPrefix: nil,
+            wifPrefix: 0xEF, scripts: [.p2pkh, .p2shP2wpkh, .p2wpkh], testnet: true),
+        .init(
+            coin: "ltc", network: "regtest", slip44: 1, p2pkhPrefix: [0x6F], p2shPrefix: [0x3A], bech32HRP: "rltc", cashAddrPrefix: nil,
+            wifPrefix: 0xEF, scripts: [.p2pkh, .p2shP2wpkh, .p2wpkh], testnet: true),
+        .init(
+            coin: "doge", network: "main", slip44: 3, p2pkhPrefix: [0x1E], p2shPrefix: [0x16], bech32HRP: nil, cashAddrPrefix: nil,
+            wifPrefix: 0x9E, scripts: [.p2pkh], testnet: false),
+        .init(
+            coin: "bch", network: "main", slip44: 145, p2pkhPrefix: [0x00], p2shPrefix: [0x05], bech32HRP: nil,
+            cashAddrPrefix: "bitcoincash",
+            wifPrefix: 0x80, scripts: [.p2pkh], testnet: false),
+        .init(
+            coin: "zec", network: "main", slip44: 133, p2pkhPrefix: [0x1C, 0xB8], p2shPrefix: [0x1C, 0xBD], bech32HRP: nil,
+            cashAddrPrefix: nil,
+            wifPrefix: 0x80, scripts: [.p2pkh], testnet: false),
+        .init(
+            coin: "eth", network: "main", slip44: 60, p2pkhPrefix: [], p2shPrefix: [], bech32HRP: nil, cashAddrPrefix: nil,
+            wifPrefix: 0x80, scripts: [.ethereum], testnet: false),
     ]
 
     public static func find(coin: String, network: String) -> CoinNetwork? {
@@ -78,7 +91,8 @@ public struct CoinNetwork: Sendable {
 
     /// The address of a public key in a script kind, and the key committed to (for P2TR the
     /// BIP86 output key; otherwise nil).
-    public func address(for key: Secp256k1.PublicKey, script: ScriptKind) throws(DerivationError) -> (address: String, outputKey: [UInt8]?) {
+    public func address(for key: Secp256k1.PublicKey, script: ScriptKind) throws(DerivationError) -> (address: String, outputKey: [UInt8]?)
+    {
         guard scripts.contains(script) else { throw .unsupported("\(coin) has no \(script.rawValue) addresses") }
         switch script {
         case .p2pkh:
@@ -116,7 +130,8 @@ public struct CoinNetwork: Sendable {
 
 /// Bitcoin Core output descriptors (BIP380-386) and their checksum.
 public enum Descriptor {
-    private static let inputCharset = Array("0123456789()[],'/*abcdefgh@:$%{}IJKLMNOPQRSTUVWXYZ&+-.;<=>?!^_|~ijklmnopqrstuvwxyzABCDEFGH`#\"\\ ".utf8)
+    private static let inputCharset = Array(
+        "0123456789()[],'/*abcdefgh@:$%{}IJKLMNOPQRSTUVWXYZ&+-.;<=>?!^_|~ijklmnopqrstuvwxyzABCDEFGH`#\"\\ ".utf8)
     private static let checksumCharset = Array("qpzry9x8gf2tvdw0s3jn54khce6mua7l".utf8)
 
     /// `text#checksum`; nil if the text has a character descriptors do not allow.
@@ -159,7 +174,9 @@ public enum Descriptor {
         let parts = text[text.index(after: text.startIndex)..<close].split(separator: "/", omittingEmptySubsequences: false)
         guard let fingerprint = try? Hex.decode(String(parts[0])), fingerprint.count == 4 else { throw .fingerprint }
         let path: DerivationPath
-        do { path = try DerivationPath(parsing: (["m"] + parts.dropFirst().map(String.init)).joined(separator: "/")) } catch { throw .path(error) }
+        do { path = try DerivationPath(parsing: (["m"] + parts.dropFirst().map(String.init)).joined(separator: "/")) } catch {
+            throw .path(error)
+        }
         return (fingerprint, path, text[text.index(after: close)...])
     }
 
@@ -171,8 +188,10 @@ public enum Descriptor {
 
     /// The descriptor of one chain (`change` 0 or 1) of an account, e.g.
     /// wpkh([d34db33f/84'/0'/0']xpub…/0/*)#checksum.
-    public static func account(script: ScriptKind, masterFingerprint: [UInt8], accountPath: DerivationPath,
-                               accountXpub: String, change: UInt32) -> String? {
+    public static func account(
+        script: ScriptKind, masterFingerprint: [UInt8], accountPath: DerivationPath,
+        accountXpub: String, change: UInt32
+    ) -> String? {
         let origin = "[" + Hex.encode(masterFingerprint) + accountPath.description.dropFirst() + "]"
         let key = origin + accountXpub + "/\(change)/*"
         let body: String

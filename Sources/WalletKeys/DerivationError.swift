@@ -35,7 +35,8 @@ public enum DerivationError: WalletError, Equatable {
     public var message: String {
         switch self {
         case .invalidPath(let why): "invalid derivation path: \(why)"
-        case .hardenedFromPublicKey(let path): "\(path) has a hardened step, which an extended public key cannot derive; give the private key or a non-hardened path"
+        case .hardenedFromPublicKey(let path):
+            "\(path) has a hardened step, which an extended public key cannot derive; give the private key or a non-hardened path"
         case .invalidChild(let path): "the key at \(path) is invalid (BIP32: IL ≥ n or a zero key); use the next index"
         case .invalidMasterKey: "this seed gives an invalid BIP32 master key (BIP32: use another seed)"
         case .invalidSeedLength(let n): "a BIP32 seed is 16 to 64 bytes, got \(n)"

@@ -32,7 +32,9 @@ public struct DerivationPath: Equatable, Sendable, CustomStringConvertible {
                 let hardenAll = ends[1].last.map { "'hH".contains($0) } ?? false
                 var lo = try index(hardenAll && !(ends[0].last.map { "'hH".contains($0) } ?? false) ? ends[0] + "'" : ends[0])
                 let hi = try index(ends[1])
-                guard (lo >= hardened) == (hi >= hardened), lo <= hi else { throw .invalidPath("range \(part) is empty or mixes hardened and normal") }
+                guard (lo >= hardened) == (hi >= hardened), lo <= hi else {
+                    throw .invalidPath("range \(part) is empty or mixes hardened and normal")
+                }
                 guard hi - lo < 1_000_000 else { throw .invalidPath("range \(part) has more than 1,000,000 steps") }
                 var out = [DerivationPath]()
                 while true {
@@ -58,7 +60,8 @@ public struct DerivationPath: Equatable, Sendable, CustomStringConvertible {
         var isHardened = false
         if let last = digits.last, "'hH".contains(last) { isHardened = true; digits = digits.dropLast() }
         guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
-              digits.count == 1 || digits.first != "0", let n = UInt32(digits), n < hardened else {
+            digits.count == 1 || digits.first != "0", let n = UInt32(digits), n < hardened
+        else {
             throw .invalidPath("'\(part.prefix(12))' is not an index from 0 to 2147483647")
         }
         return isHardened ? n + hardened : n

@@ -68,8 +68,10 @@ public struct ExtendedKey: Sendable {
     /// The first 4 bytes of HASH160 of the public key: this key's fingerprint.
     public var fingerprint: [UInt8] { Array(Hash.hash160(publicKey.compressed).prefix(4)) }
 
-    public init(depth: UInt8, parentFingerprint: [UInt8], childNumber: UInt32, chainCode: [UInt8],
-         privateKey: SecureBytes?, publicKey: Secp256k1.PublicKey, version: ExtendedKeyVersion) {
+    public init(
+        depth: UInt8, parentFingerprint: [UInt8], childNumber: UInt32, chainCode: [UInt8],
+        privateKey: SecureBytes?, publicKey: Secp256k1.PublicKey, version: ExtendedKeyVersion
+    ) {
         self.depth = depth
         self.parentFingerprint = parentFingerprint
         self.childNumber = childNumber
@@ -86,24 +88,32 @@ public struct ExtendedKey: Sendable {
         let i = Array("Bitcoin seed".utf8).withUnsafeBytes { key in seed.withUnsafeBytes { Hash.hmacSHA512(key: key, data: $0) } }
         let key = SecureBytes(i.bytes.prefix(32))
         guard Secp256k1.isValidPrivateKey(key), let pub = try? Secp256k1.publicKey(of: key) else { throw .invalidMasterKey }
-        return ExtendedKey(depth: 0, parentFingerprint: [0, 0, 0, 0], childNumber: 0, chainCode: Array(i.bytes.suffix(32)),
-                           privateKey: key, publicKey: pub, version: version)
+        return ExtendedKey(
+            depth: 0, parentFingerprint: [0, 0, 0, 0], childNumber: 0, chainCode: Array(i.bytes.suffix(32)),
+            privateKey: key, publicKey: pub, version: version)
     }
 
     /// A master key from its parts, as a card holds one after LOAD KEY.
     public init(masterPrivateKey key: SecureBytes, chainCode: [UInt8], version: ExtendedKeyVersion = .xpub) throws(DerivationError) {
-        guard chainCode.count == 32, Secp256k1.isValidPrivateKey(key), let pub = try? Secp256k1.publicKey(of: key) else { throw .invalidMasterKey }
-        self.init(depth: 0, parentFingerprint: [0, 0, 0, 0], childNumber: 0, chainCode: chainCode, privateKey: key, publicKey: pub, version: version)
+        guard chainCode.count == 32, Secp256k1.isValidPrivateKey(key), let pub = try? Secp256k1.publicKey(of: key) else {
+            throw .invalidMasterKey
+        }
+        self.init(
+            depth: 0, parentFingerprint: [0, 0, 0, 0], childNumber: 0, chainCode: chainCode, privateKey: key, publicKey: pub,
+            version: version)
     }
 
     /// A public node from its parts, as a card exports one (EXPORT KEY, extended public).
-    public init(publicKey: [UInt8], chainCode: [UInt8], depth: UInt8, childNumber: UInt32, parentFingerprint: [UInt8],
-                version: ExtendedKeyVersion = .xpub) throws(DerivationError) {
+    public init(
+        publicKey: [UInt8], chainCode: [UInt8], depth: UInt8, childNumber: UInt32, parentFingerprint: [UInt8],
+        version: ExtendedKeyVersion = .xpub
+    ) throws(DerivationError) {
         guard chainCode.count == 32, parentFingerprint.count == 4, let key = try? Secp256k1.PublicKey(parsing: publicKey) else {
             throw .invalidMasterKey
         }
-        self.init(depth: depth, parentFingerprint: parentFingerprint, childNumber: childNumber, chainCode: chainCode,
-                  privateKey: nil, publicKey: key, version: version)
+        self.init(
+            depth: depth, parentFingerprint: parentFingerprint, childNumber: childNumber, chainCode: chainCode,
+            privateKey: nil, publicKey: key, version: version)
     }
 
     /// The child at `index` (≥ 2^31 is hardened). `pathForErrors` names the child in errors.
@@ -118,7 +128,10 @@ public struct ExtendedKey: Sendable {
         } else {
             data += publicKey.compressed
         }
-        data += [UInt8(index >> 24), UInt8(truncatingIfNeeded: index >> 16), UInt8(truncatingIfNeeded: index >> 8), UInt8(truncatingIfNeeded: index)]
+        data += [
+            UInt8(index >> 24), UInt8(truncatingIfNeeded: index >> 16), UInt8(truncatingIfNeeded: index >> 8),
+            UInt8(truncatingIfNeeded: index),
+        ]
         defer { SecureBytes.wipe(&data) }
         let i = chainCode.withUnsafeBytes { key in data.withUnsafeBytes { Hash.hmacSHA512(key: key, data: $0) } }
         var il = Array(i.bytes.prefix(32))
@@ -127,11 +140,13 @@ public struct ExtendedKey: Sendable {
         do {
             if let privateKey {
                 let key = try Secp256k1.add(tweak: il, to: privateKey)
-                return ExtendedKey(depth: depth &+ 1, parentFingerprint: fingerprint, childNumber: index, chainCode: childChain,
-                                   privateKey: key, publicKey: try Secp256k1.publicKey(of: key), version: version)
+                return ExtendedKey(
+                    depth: depth &+ 1, parentFingerprint: fingerprint, childNumber: index, chainCode: childChain,
+                    privateKey: key, publicKey: try Secp256k1.publicKey(of: key), version: version)
             }
-            return ExtendedKey(depth: depth &+ 1, parentFingerprint: fingerprint, childNumber: index, chainCode: childChain,
-                               privateKey: nil, publicKey: try publicKey.adding(tweak: il), version: version)
+            return ExtendedKey(
+                depth: depth &+ 1, parentFingerprint: fingerprint, childNumber: index, chainCode: childChain,
+                privateKey: nil, publicKey: try publicKey.adding(tweak: il), version: version)
         } catch {
             throw .invalidChild(path: pathForErrors())
         }
@@ -150,8 +165,9 @@ public struct ExtendedKey: Sendable {
 
     /// The watch-only form of this key.
     public var neutered: ExtendedKey {
-        ExtendedKey(depth: depth, parentFingerprint: parentFingerprint, childNumber: childNumber, chainCode: chainCode,
-                    privateKey: nil, publicKey: publicKey, version: version)
+        ExtendedKey(
+            depth: depth, parentFingerprint: parentFingerprint, childNumber: childNumber, chainCode: chainCode,
+            privateKey: nil, publicKey: publicKey, version: version)
     }
 
     /// Base58Check text with the given version (default: the one it was read with).
@@ -160,10 +176,16 @@ public struct ExtendedKey: Sendable {
         let priv = asPrivate ?? isPrivate
         precondition(!priv || isPrivate, "a public key cannot be written as a private one")
         let number = priv ? v.privateVersion : v.publicVersion
-        var raw = [UInt8(number >> 24), UInt8(truncatingIfNeeded: number >> 16), UInt8(truncatingIfNeeded: number >> 8), UInt8(truncatingIfNeeded: number)]
+        var raw = [
+            UInt8(number >> 24), UInt8(truncatingIfNeeded: number >> 16), UInt8(truncatingIfNeeded: number >> 8),
+            UInt8(truncatingIfNeeded: number),
+        ]
         raw.append(depth)
         raw += parentFingerprint
-        raw += [UInt8(childNumber >> 24), UInt8(truncatingIfNeeded: childNumber >> 16), UInt8(truncatingIfNeeded: childNumber >> 8), UInt8(truncatingIfNeeded: childNumber)]
+        raw += [
+            UInt8(childNumber >> 24), UInt8(truncatingIfNeeded: childNumber >> 16), UInt8(truncatingIfNeeded: childNumber >> 8),
+            UInt8(truncatingIfNeeded: childNumber),
+        ]
         raw += chainCode
         if priv, let privateKey { raw.append(0); raw += privateKey.bytes } else { raw += publicKey.compressed }
         defer { SecureBytes.wipe(&raw) }
@@ -197,13 +219,15 @@ public struct ExtendedKey: Sendable {
             guard Secp256k1.isValidPrivateKey(key), let pub = try? Secp256k1.publicKey(of: key) else {
                 throw .invalidExtendedKey("private key not in 1..n-1")
             }
-            self.init(depth: depth, parentFingerprint: parent, childNumber: child, chainCode: Array(raw[13..<45]),
-                      privateKey: key, publicKey: pub, version: version)
+            self.init(
+                depth: depth, parentFingerprint: parent, childNumber: child, chainCode: Array(raw[13..<45]),
+                privateKey: key, publicKey: pub, version: version)
         } else {
             guard keyData[0] == 2 || keyData[0] == 3 else { throw .invalidExtendedKey("public key must start with 0x02 or 0x03") }
             guard let pub = try? Secp256k1.PublicKey(parsing: keyData) else { throw .invalidExtendedKey("public key is not on the curve") }
-            self.init(depth: depth, parentFingerprint: parent, childNumber: child, chainCode: Array(raw[13..<45]),
-                      privateKey: nil, publicKey: pub, version: version)
+            self.init(
+                depth: depth, parentFingerprint: parent, childNumber: child, chainCode: Array(raw[13..<45]),
+                privateKey: nil, publicKey: pub, version: version)
         }
     }
 }

@@ -8,8 +8,9 @@ public struct MoneroSeed: MnemonicSeedHandler {
     public static let myMoneroWordCount = 13
     public let scheme = MnemonicScheme.monero
     public let entropyLengths = [32]
-    public static let wordlist = Wordlist(name: "english", text: EmbeddedWordlists.moneroEnglish,
-                                          sha256: EmbeddedWordlists.moneroEnglishDigest, uniquePrefixLength: 3)
+    public static let wordlist = Wordlist(
+        name: "english", text: EmbeddedWordlists.moneroEnglish,
+        sha256: EmbeddedWordlists.moneroEnglishDigest, uniquePrefixLength: 3)
     private static var n: UInt32 { UInt32(wordlist.words.count) }
 
     public init() {}
@@ -40,8 +41,9 @@ public struct MoneroSeed: MnemonicSeedHandler {
             }
         }
         indices.append(indices[Self.checksumIndex(indices)])
-        return Mnemonic(scheme: scheme, language: "english", words: indices.map { Self.wordlist.words[$0] },
-                        indices: indices, alsoValidIn: [])
+        return Mnemonic(
+            scheme: scheme, language: "english", words: indices.map { Self.wordlist.words[$0] },
+            indices: indices, alsoValidIn: [])
     }
 
     public func parse(_ phrase: String, language: String?) throws(MnemonicError) -> Mnemonic {
@@ -62,8 +64,9 @@ public struct MoneroSeed: MnemonicSeedHandler {
         guard indices[24] == indices[Self.checksumIndex(indices)] else {
             throw .checksumFailed(scheme: scheme, language: "english")
         }
-        return Mnemonic(scheme: scheme, language: "english", words: indices.map { Self.wordlist.words[$0] },
-                        indices: indices, alsoValidIn: [])
+        return Mnemonic(
+            scheme: scheme, language: "english", words: indices.map { Self.wordlist.words[$0] },
+            indices: indices, alsoValidIn: [])
     }
 
     public func entropy(of mnemonic: Mnemonic) -> SecureBytes {

@@ -14,7 +14,8 @@ public struct SignerAddress: Sendable, Equatable {
     public let networks: [String]
 
     /// The kinds known, for the usage error.
-    public static let knownKinds = "P2PKH (1…, L…, D…, t1…, m…/n…), P2SH-P2WPKH (3…, M…, 2…), P2WPKH (bc1q…, ltc1q…, tb1q…, bcrt1q…), "
+    public static let knownKinds =
+        "P2PKH (1…, L…, D…, t1…, m…/n…), P2SH-P2WPKH (3…, M…, 2…), P2WPKH (bc1q…, ltc1q…, tb1q…, bcrt1q…), "
         + "P2TR (bc1p…, with a Schnorr signature), Bitcoin Cash CashAddr (bitcoincash:q…) and Ethereum (0x…, EIP-55)"
 
     public init(script: ScriptKind, program: [UInt8], networks: [String]) {
@@ -29,7 +30,9 @@ public struct SignerAddress: Sendable, Equatable {
             guard text.hasPrefix("0x"), body.utf8.count == 40, let bytes = try? Hex.decode(String(body)) else {
                 throw .unknown("0x and 40 hex digits is an Ethereum address; this is not one")
             }
-            guard EIP55.isValid(text) else { throw .badChecksum("Ethereum (its EIP-55 mixed case does not match: a character is mistyped)") }
+            guard EIP55.isValid(text) else {
+                throw .badChecksum("Ethereum (its EIP-55 mixed case does not match: a character is mistyped)")
+            }
             self.init(script: .ethereum, program: bytes, networks: ["eth main"])
             return
         }
@@ -54,9 +57,13 @@ public struct SignerAddress: Sendable, Equatable {
         }
         if lower.hasPrefix("bitcoincash:") || (lower.first.map { "qp".contains($0) } == true && lower.utf8.count == 42) {
             let decoded: (prefix: String, type: UInt8, hash: [UInt8])
-            do { decoded = try CashAddr.decode(text, defaultPrefix: "bitcoincash") } catch { throw .badChecksum("CashAddr (\(error.message))") }
+            do { decoded = try CashAddr.decode(text, defaultPrefix: "bitcoincash") } catch {
+                throw .badChecksum("CashAddr (\(error.message))")
+            }
             guard decoded.prefix == "bitcoincash" else { throw .unknown("CashAddr prefix \(decoded.prefix)") }
-            guard decoded.type == 0, decoded.hash.count == 20 else { throw .scriptAddress("a CashAddr P2SH address pays to a script, which no single key's signature stands for") }
+            guard decoded.type == 0, decoded.hash.count == 20 else {
+                throw .scriptAddress("a CashAddr P2SH address pays to a script, which no single key's signature stands for")
+            }
             self.init(script: .p2pkh, program: decoded.hash, networks: ["bch main"])
             return
         }
@@ -64,7 +71,9 @@ public struct SignerAddress: Sendable, Equatable {
         guard text.utf8.count <= 64 else { throw .unknown("too long for an address") }
         let payload: [UInt8]
         do { payload = try Base58.decodeCheck(text) } catch {
-            if let raw = try? Base58.decode(text), (25...26).contains(raw.count) { throw .badChecksum("Base58Check (a character is wrong)") }
+            if let raw = try? Base58.decode(text), (25...26).contains(raw.count) {
+                throw .badChecksum("Base58Check (a character is wrong)")
+            }
             throw .unknown("not an address")
         }
         for (script, prefix) in [(ScriptKind.p2pkh, \CoinNetwork.p2pkhPrefix), (.p2shP2wpkh, \CoinNetwork.p2shPrefix)] {
@@ -112,7 +121,8 @@ public enum SignerAddressError: WalletError, Equatable {
 
     public var message: String {
         switch self {
-        case .unknown(let why): "the signer's address is not one that a signature can be checked against (\(why)); known kinds: \(SignerAddress.knownKinds)"
+        case .unknown(let why):
+            "the signer's address is not one that a signature can be checked against (\(why)); known kinds: \(SignerAddress.knownKinds)"
         case .badChecksum(let kind): "the signer's address fails its \(kind) checksum"
         case .scriptAddress(let why): why + "; known kinds: " + SignerAddress.knownKinds
         case .schemeMismatch(let why): why

@@ -43,7 +43,8 @@ public struct Wordlist: Sendable {
     public func lookup(_ word: String) -> Int? {
         if let i = index[word] { return i }
         guard let n = uniquePrefixLength, word.count >= n,
-              let i = prefixIndex[String(word.prefix(n))], words[i].hasPrefix(word) else { return nil }
+            let i = prefixIndex[String(word.prefix(n))], words[i].hasPrefix(word)
+        else { return nil }
         return i
     }
 
@@ -63,7 +64,10 @@ public struct Wordlist: Sendable {
         // number of its own, so equal numbers are exactly equal Characters.
         var strangers = [Character: Int32]()
         let typed = word.map { c in
-            list.letters[c] ?? strangers[c] ?? { let n = Int32(list.letters.count + strangers.count); strangers[c] = n; return n }()
+            list.letters[c] ?? strangers[c]
+                ?? {
+                    let n = Int32(list.letters.count + strangers.count); strangers[c] = n; return n
+                }()
         }
         let bound = max(2, typed.count / 2)
         var scored: [(distance: Int, shared: Int, index: Int)] = []
@@ -118,7 +122,12 @@ private final class Spelling: @unchecked Sendable {  // `made` is only touched u
         if let made { return made }
         var letters = [Character: Int32]()
         let spelled = words.map { word in
-            word.map { c in letters[c] ?? { let n = Int32(letters.count); letters[c] = n; return n }() }
+            word.map { c in
+                letters[c]
+                    ?? {
+                        let n = Int32(letters.count); letters[c] = n; return n
+                    }()
+            }
         }
         made = (letters, spelled)
         return made!

@@ -53,14 +53,18 @@ public struct QRCode: Sendable {
     public func svg(moduleSize: Int = 8) -> String {
         let total = fullSize * moduleSize
         var path = ""
-        for y in 0..<fullSize { for x in 0..<fullSize where dark(x, y) { path += "M\(x * moduleSize) \(y * moduleSize)h\(moduleSize)v\(moduleSize)h-\(moduleSize)z" } }
+        for y in 0..<fullSize {
+            for x in 0..<fullSize where dark(x, y) {
+                path += "M\(x * moduleSize) \(y * moduleSize)h\(moduleSize)v\(moduleSize)h-\(moduleSize)z"
+            }
+        }
         return """
-        <?xml version="1.0" encoding="UTF-8"?>
-        <svg xmlns="http://www.w3.org/2000/svg" width="\(total)" height="\(total)" viewBox="0 0 \(total) \(total)" shape-rendering="crispEdges">
-        <rect width="100%" height="100%" fill="#fff"/><path fill="#000" d="\(path)"/>
-        </svg>
+            <?xml version="1.0" encoding="UTF-8"?>
+            <svg xmlns="http://www.w3.org/2000/svg" width="\(total)" height="\(total)" viewBox="0 0 \(total) \(total)" shape-rendering="crispEdges">
+            <rect width="100%" height="100%" fill="#fff"/><path fill="#000" d="\(path)"/>
+            </svg>
 
-        """
+            """
     }
 
     /// An 8-bit greyscale PNG, deflate in stored blocks (no compressor needed).
@@ -91,7 +95,9 @@ public struct QRCode: Sendable {
         return png
     }
 
-    private func be32(_ v: UInt32) -> [UInt8] { [UInt8(v >> 24), UInt8(truncatingIfNeeded: v >> 16), UInt8(truncatingIfNeeded: v >> 8), UInt8(truncatingIfNeeded: v)] }
+    private func be32(_ v: UInt32) -> [UInt8] {
+        [UInt8(v >> 24), UInt8(truncatingIfNeeded: v >> 16), UInt8(truncatingIfNeeded: v >> 8), UInt8(truncatingIfNeeded: v)]
+    }
 
     private func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
         let body = Array(type.utf8) + data

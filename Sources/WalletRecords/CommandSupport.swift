@@ -12,10 +12,13 @@ public struct InputFiles: ParsableArguments {
 /// --passphrase-file / --passphrase-fd / --passphrase-prompt: the BIP39 passphrase channels.
 /// There is deliberately no option that takes the passphrase itself.
 public struct PassphraseOptions: ParsableArguments {
-    @Option(name: .customLong("passphrase-file"), help: ArgumentHelp("Read the BIP39 passphrase from this file (mode 0600 or stricter).", valueName: "path"))
+    @Option(
+        name: .customLong("passphrase-file"),
+        help: ArgumentHelp("Read the BIP39 passphrase from this file (mode 0600 or stricter).", valueName: "path"))
     public var file: String?
 
-    @Option(name: .customLong("passphrase-fd"), help: ArgumentHelp("Read the BIP39 passphrase from this open file descriptor.", valueName: "n"))
+    @Option(
+        name: .customLong("passphrase-fd"), help: ArgumentHelp("Read the BIP39 passphrase from this open file descriptor.", valueName: "n"))
     public var fd: Int32?
 
     @Flag(name: .customLong("passphrase-prompt"), help: "Ask for the BIP39 passphrase on the terminal (twice, echo off).")

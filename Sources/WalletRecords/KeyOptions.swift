@@ -1,7 +1,7 @@
 import ArgumentParser
 import WalletCore
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// --key-file / --key-fd: one JSON record holding the run's key (the same fields a record may carry),
@@ -9,7 +9,9 @@ import Glibc
 public struct KeyOptions: ParsableArguments {
     public init() {}
 
-    @Option(help: ArgumentHelp("A file (mode 0600) holding one JSON record with the key (the fields a key record on stdin may carry).", valueName: "path"))
+    @Option(
+        help: ArgumentHelp(
+            "A file (mode 0600) holding one JSON record with the key (the fields a key record on stdin may carry).", valueName: "path"))
     public var keyFile: String?
 
     @Option(help: ArgumentHelp("Read that key record from this open file descriptor.", valueName: "n"))
@@ -26,7 +28,13 @@ public struct KeyOptions: ParsableArguments {
     /// The key record, if one was given.
     public func read() throws -> JSONObject? {
         let secret: SecureBytes
-        if let keyFile { secret = try SecretInput.read(.file(keyFile)) } else if let keyFd { secret = try SecretInput.read(.fileDescriptor(keyFd)) } else { return nil }
+        if let keyFile {
+            secret = try SecretInput.read(.file(keyFile))
+        } else if let keyFd {
+            secret = try SecretInput.read(.fileDescriptor(keyFd))
+        } else {
+            return nil
+        }
         // A bare phrase (a line that is not JSON) is a phrase record.
         if let typed = PhraseLine.record(secret.bytes) { return typed }
         return try JSONParser.parseRecord(PhraseLine.jsonPart(secret.bytes))

@@ -11,7 +11,10 @@ public struct KeySourceOptions: ParsableArguments {
 
     public init() {}
 
-    public func validate() throws { try Self.checkOne(keyFile: keyRecord.keyFile != nil, keyFd: keyRecord.keyFd != nil, wallets: walletEntry.wallet == nil ? 0 : 1, card: false) }
+    public func validate() throws {
+        try Self.checkOne(
+            keyFile: keyRecord.keyFile != nil, keyFd: keyRecord.keyFd != nil, wallets: walletEntry.wallet == nil ? 0 : 1, card: false)
+    }
 
     /// The key-store options (for the entry, and for a card's pairing).
     public var keyStore: KeyStoreOptions { walletEntry.keyStore }
@@ -41,7 +44,8 @@ public struct KeySourceOptions: ParsableArguments {
     public static func checkOne(keyFile: Bool, keyFd: Bool, wallets: Int, card: Bool) throws(ValidationError) {
         let given = [(keyFile, "--key-file"), (keyFd, "--key-fd"), (wallets > 0, "--wallet"), (card, "--card")].filter(\.0).map(\.1)
         guard given.count <= 1 else {
-            throw ValidationError("give one key source, not \(given.joined(separator: " and ")) (with none, each record carries its own key)")
+            throw ValidationError(
+                "give one key source, not \(given.joined(separator: " and ")) (with none, each record carries its own key)")
         }
     }
 }

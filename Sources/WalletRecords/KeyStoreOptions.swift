@@ -5,16 +5,24 @@ import WalletKeyStore
 /// --keystore, --kdf and the key-store passphrase channels, shared by every tool that opens
 /// the key store. The key-store passphrase is not the BIP39 passphrase (--passphrase-*).
 public struct KeyStoreOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("The key-store directory (default $XDG_DATA_HOME/satchel/keystore or ~/.local/share/satchel/keystore).", valueName: "dir"))
+    @Option(
+        help: ArgumentHelp(
+            "The key-store directory (default $XDG_DATA_HOME/satchel/keystore or ~/.local/share/satchel/keystore).", valueName: "dir"))
     public var keystore: String?
 
-    @Option(name: .customLong("keystore-pass-file"), help: ArgumentHelp("Read the key-store passphrase from this file (mode 0600).", valueName: "path"))
+    @Option(
+        name: .customLong("keystore-pass-file"),
+        help: ArgumentHelp("Read the key-store passphrase from this file (mode 0600).", valueName: "path"))
     public var passFile: String?
 
-    @Option(name: .customLong("keystore-pass-fd"), help: ArgumentHelp("Read the key-store passphrase from this open file descriptor.", valueName: "n"))
+    @Option(
+        name: .customLong("keystore-pass-fd"),
+        help: ArgumentHelp("Read the key-store passphrase from this open file descriptor.", valueName: "n"))
     public var passFD: Int32?
 
-    @Option(help: "Argon2id cost for entries written now: interactive, moderate (default) or sensitive.", completion: .list(["interactive", "moderate", "sensitive"]))
+    @Option(
+        help: "Argon2id cost for entries written now: interactive, moderate (default) or sensitive.",
+        completion: .list(["interactive", "moderate", "sensitive"]))
     public var kdf: String = "moderate"
 
     public init() {}

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import WalletCore
 import WalletKeys
@@ -55,8 +55,10 @@ public final class RecordPipeline {
     /// is a phrase, as typed or pasted, and becomes {"mnemonic": line}.
     public var phraseLines = false
 
-    public init(tool: String, output: OutputStream = .standardOutput, diagnostics: OutputStream = .standardError,
-                maxLineBytes: Int = 1 << 20) {
+    public init(
+        tool: String, output: OutputStream = .standardOutput, diagnostics: OutputStream = .standardError,
+        maxLineBytes: Int = 1 << 20
+    ) {
         self.tool = tool
         self.output = output
         self.diagnostics = diagnostics
@@ -159,7 +161,8 @@ public final class RecordPipeline {
 
     /// As `run`, for a transform that makes any number of records from one (derive: many
     /// addresses from one seed). `emit` writes each at once, so memory stays flat.
-    public func run(inputs: [String], _ transform: (JSONObject, _ emit: (JSONObject) throws(CLIError) -> Void) throws -> Void) -> ExitStatus {
+    public func run(inputs: [String], _ transform: (JSONObject, _ emit: (JSONObject) throws(CLIError) -> Void) throws -> Void) -> ExitStatus
+    {
         if let status = runPromptedPhrase(inputs: inputs, transform) { return status }
         let paths = inputs.isEmpty ? ["-"] : inputs
         var empty = [String]()
@@ -173,7 +176,9 @@ public final class RecordPipeline {
             }
             defer { if fd != 0 { close(fd) } }
             let name = path == "-" ? nil : path
-            var reader = LineReader(fd: fd, name: name ?? "<stdin>", maxLineBytes: maxLineBytes, beforeRead: { [unowned self] () throws(CLIError) in try self.flush() })
+            var reader = LineReader(
+                fd: fd, name: name ?? "<stdin>", maxLineBytes: maxLineBytes,
+                beforeRead: { [unowned self] () throws(CLIError) in try self.flush() })
             do {
                 var lines = 0
                 while let item = try reader.next() {
@@ -182,7 +187,8 @@ public final class RecordPipeline {
                     if let ended = endedBy {
                         // One error for the cause, not one per record still to come.
                         try flush()
-                        try? diagnostics.write("\(tool): stopped at \(name ?? "<stdin>"):\(ended): the records after it were not processed\n")
+                        try? diagnostics.write(
+                            "\(tool): stopped at \(name ?? "<stdin>"):\(ended): the records after it were not processed\n")
                         return status
                     }
                 }
@@ -195,12 +201,16 @@ public final class RecordPipeline {
         // Nothing to do is not an error (a script's empty batch), but a person who forgot the
         // input should not be left wondering why nothing came out.
         if !empty.isEmpty && empty.count == paths.count {
-            warn("no input records: \(empty.joined(separator: ", ")) \(empty.count == 1 ? "was" : "were") empty (give records, or a phrase where one is read, on stdin or in a file)")
+            warn(
+                "no input records: \(empty.joined(separator: ", ")) \(empty.count == 1 ? "was" : "were") empty (give records, or a phrase where one is read, on stdin or in a file)"
+            )
         }
         return status
     }
 
-    private func process(_ item: LineReader.Item, file: String?, _ transform: (JSONObject, (JSONObject) throws(CLIError) -> Void) throws -> Void) throws(CLIError) {
+    private func process(
+        _ item: LineReader.Item, file: String?, _ transform: (JSONObject, (JSONObject) throws(CLIError) -> Void) throws -> Void
+    ) throws(CLIError) {
         switch item {
         case .tooLong(let number):
             try report(RecordError.lineTooLong(limit: maxLineBytes), at: RecordLocation(file: file, line: number))
@@ -231,8 +241,10 @@ public final class RecordPipeline {
         }
     }
 
-    private func apply(_ transform: (JSONObject, (JSONObject) throws(CLIError) -> Void) throws -> Void,
-                       to record: JSONObject, at location: RecordLocation) throws(CLIError) {
+    private func apply(
+        _ transform: (JSONObject, (JSONObject) throws(CLIError) -> Void) throws -> Void,
+        to record: JSONObject, at location: RecordLocation
+    ) throws(CLIError) {
         do {
             try transform(record, emit)
         } catch let error as CLIError where error.exitStatus == .ioError {
@@ -248,7 +260,9 @@ public final class RecordPipeline {
     /// With `phraseLines`, no input files and a terminal on stdin: asks for the phrase without
     /// echo and runs `transform` on it, instead of waiting silently for JSON. Returns nil when
     /// the input is not a terminal (read it as usual).
-    public func runPromptedPhrase(inputs: [String], _ transform: (JSONObject, _ emit: (JSONObject) throws(CLIError) -> Void) throws -> Void) -> ExitStatus? {
+    public func runPromptedPhrase(
+        inputs: [String], _ transform: (JSONObject, _ emit: (JSONObject) throws(CLIError) -> Void) throws -> Void
+    ) -> ExitStatus? {
         guard phraseLines, inputs.isEmpty || inputs == ["-"], isatty(0) != 0 else { return nil }
         let record: JSONObject
         do { record = try PhraseLine.prompted() } catch { return fail(error) }
@@ -257,7 +271,9 @@ public final class RecordPipeline {
 
     /// Runs `transform` once on `record` without reading any input (derive --wallet: the key
     /// comes from the key store, not from stdin).
-    public func runOnce(_ record: JSONObject, _ transform: (JSONObject, _ emit: (JSONObject) throws(CLIError) -> Void) throws -> Void) -> ExitStatus {
+    public func runOnce(
+        _ record: JSONObject, _ transform: (JSONObject, _ emit: (JSONObject) throws(CLIError) -> Void) throws -> Void
+    ) -> ExitStatus {
         do {
             try apply(transform, to: record, at: RecordLocation(file: nil, line: nil))
             try flush()
@@ -322,7 +338,8 @@ public enum SingleRecord {
 public enum PhraseLine {
     public static func phrase(_ bytes: [UInt8]) -> String? {
         guard let first = bytes[leadingInvisibles(bytes)...].first(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }),
-              first != UInt8(ascii: "{"), first != UInt8(ascii: "[") else {
+            first != UInt8(ascii: "{"), first != UInt8(ascii: "[")
+        else {
             return nil
         }
         var text = String(decoding: bytes, as: UTF8.self)

@@ -29,7 +29,9 @@ package struct ByteReader {
         var shift: UInt64 = 0
         while true {
             let b = try byte()
-            guard shift < 64, !(shift == 63 && b > 1) else { throw .malformed(what: what, reason: "varint over 64 bits at byte \(offset - 1)") }
+            guard shift < 64, !(shift == 63 && b > 1) else {
+                throw .malformed(what: what, reason: "varint over 64 bits at byte \(offset - 1)")
+            }
             value |= UInt64(b & 0x7F) << shift
             if b & 0x80 == 0 { return value }
             shift += 7

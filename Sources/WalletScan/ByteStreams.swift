@@ -1,6 +1,6 @@
 import CZstd
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The first bytes of every zstd frame.
@@ -110,7 +110,9 @@ extension ByteStream {
     public static func firstByte(of path: String) throws -> UInt8? {
         let stream = try ByteStream(path: path)
         var first: UInt8?
-        while first == nil, try stream.next({ chunk in first = chunk.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }) }) {}
+        while first == nil,
+            try stream.next({ chunk in first = chunk.first(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }) })
+        {}
         return first
     }
 }
@@ -159,7 +161,8 @@ public final class LineStream {
                     start = end + 1
                 }
                 guard pending.count <= Self.maxLine else {
-                    throw ScanError.malformed(what: "\(name) line \(lineNumber + lines.count + 1)", reason: "longer than \(Self.maxLine) bytes")
+                    throw ScanError.malformed(
+                        what: "\(name) line \(lineNumber + lines.count + 1)", reason: "longer than \(Self.maxLine) bytes")
                 }
             }
             if !more {

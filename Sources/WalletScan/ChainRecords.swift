@@ -13,8 +13,10 @@ public struct OutputFieldNames: Sendable {
     /// The spending input's index in spent records; nil: not shown.
     public let input: String?
 
-    public init(account: String, addressIndex: String, spendTag: String?, memo: String,
-                index: String = "index", amount: String = "amount", input: String? = nil) {
+    public init(
+        account: String, addressIndex: String, spendTag: String?, memo: String,
+        index: String = "index", amount: String = "amount", input: String? = nil
+    ) {
         self.account = account
         self.addressIndex = addressIndex
         self.spendTag = spendTag
@@ -66,7 +68,8 @@ extension ChainRecords {
     public static func spendTagText(_ tag: [UInt8]) -> String { Hex.encode(tag) }
 
     public func placeFields(account: UInt32, addressIndex: UInt32?) -> [(key: String, value: JSONValue)] {
-        [(Self.fieldNames.account, .number(String(account)))] + (addressIndex.map { [(Self.fieldNames.addressIndex, .number(String($0)))] } ?? [])
+        [(Self.fieldNames.account, .number(String(account)))]
+            + (addressIndex.map { [(Self.fieldNames.addressIndex, .number(String($0)))] } ?? [])
     }
 
     public static func outputFields(_ output: ReceivedOutput) -> [(key: String, value: JSONValue)] {

@@ -29,7 +29,10 @@ package struct FileChain {
         var switched = false
         if let expected = nextHeight, height != expected {
             guard height < expected, height > 0, let parent, branch[height - 1] == parent else {
-                throw FileChainOrder(reason: "block \(height) out of order (expected \(expected), or a block whose parent is a block read before, from the last \(Self.depth))")
+                throw FileChainOrder(
+                    reason:
+                        "block \(height) out of order (expected \(expected), or a block whose parent is a block read before, from the last \(Self.depth))"
+                )
             }
             branch = branch.filter { $0.key < height }
             switched = true

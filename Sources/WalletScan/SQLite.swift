@@ -1,6 +1,6 @@
 import CSQLite
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import WalletCore
 
@@ -170,7 +170,8 @@ public enum ScanStateError: WalletError, Equatable {
         case .database(let m): "state database: \(m)"
         case .locked(let path): "another scan of this wallet is running (lock \(path) is held); try again later"
         case .walletMismatch(let m): m
-        case .newerSchema(let path, let version): "the state in \(path) has schema \(version), written by a later Satchel (this one writes \(ScanStateStore.schemaVersion)): scan with that release, or move the state away to scan again from the birthday"
+        case .newerSchema(let path, let version):
+            "the state in \(path) has schema \(version), written by a later Satchel (this one writes \(ScanStateStore.schemaVersion)): scan with that release, or move the state away to scan again from the birthday"
         }
     }
 }

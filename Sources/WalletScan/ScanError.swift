@@ -36,7 +36,8 @@ public enum ScanError: WalletError, Equatable {
         case .unsupported(let what): what
         case .unreadable(let path, let why): "cannot read \(path): \(why)"
         case .reorgLimit(let what): what
-        case .badServerData(let server, let problem): "\(server) sent chain data that does not check: \(problem); use another node or server"
+        case .badServerData(let server, let problem):
+            "\(server) sent chain data that does not check: \(problem); use another node or server"
         }
     }
 

@@ -22,7 +22,8 @@ final class ScanStateStore {
         // Stamped once, when the tables are made: setting it on every open would be a commit
         // per wallet per run.
         let stamp = try Self.migrate(db, path: path) < Self.schemaVersion ? "PRAGMA user_version = \(Self.schemaVersion);" : ""
-        try db.execute("""
+        try db.execute(
+            """
             CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
             CREATE TABLE IF NOT EXISTS blocks (height INTEGER PRIMARY KEY, hash BLOB NOT NULL);
             CREATE TABLE IF NOT EXISTS outputs (
@@ -44,8 +45,9 @@ final class ScanStateStore {
         }
         if stored == nil {
             _ = try db.transaction {
-                try db.query("INSERT INTO meta VALUES ('wallet', ?), ('birthday', ?), ('next_height', ?)",
-                             [.text(walletID), .text(String(birthday)), .text(String(birthday))])
+                try db.query(
+                    "INSERT INTO meta VALUES ('wallet', ?), ('birthday', ?), ('next_height', ?)",
+                    [.text(walletID), .text(String(birthday)), .text(String(birthday))])
                 for pool in pools { try setPoolScanned(pool, through: nil) }
             }
         }
@@ -59,7 +61,8 @@ final class ScanStateStore {
         guard version <= schemaVersion else { throw ScanStateError.newerSchema(path: path, version: version) }
         guard version == 0, try !db.query("SELECT 1 FROM pragma_table_info('outputs') WHERE name = 'major'").isEmpty else { return version }
         _ = try db.transaction {
-            try db.execute("""
+            try db.execute(
+                """
                 ALTER TABLE outputs RENAME COLUMN major TO account;
                 ALTER TABLE outputs RENAME COLUMN minor TO address_index;
                 ALTER TABLE outputs RENAME COLUMN key_image TO spend_tag;
@@ -131,14 +134,18 @@ final class ScanStateStore {
 
     /// The height an output (txid, index) was stored at, if it was.
     func outputHeight(txID: [UInt8], index: Int) throws -> Int? {
-        try db.query("SELECT height FROM outputs WHERE txid = ? AND idx = ?", [.blob(txID), .int(Int64(index))]).first?.first?.int.map(Int.init)
+        try db.query("SELECT height FROM outputs WHERE txid = ? AND idx = ?", [.blob(txID), .int(Int64(index))]).first?.first?.int.map(
+            Int.init)
     }
 
     func addOutput(_ o: ReceivedOutput) throws {
-        try db.query("INSERT OR IGNORE INTO outputs VALUES (?,?,?,?,?,?,?,?,?,?,?,NULL,NULL)", [
-            .blob(o.txID), .int(Int64(o.index)), .int(Int64(o.height ?? -1)), .text(String(o.amount)),
-            .int(Int64(o.account)), .int(Int64(o.addressIndex)), .blob(o.outputKey), o.spendTag.map { .blob($0) } ?? .null,
-            .text(String(o.unlockTime)), .int(o.isCoinbase ? 1 : 0), o.memo.map { .blob($0) } ?? .null])
+        try db.query(
+            "INSERT OR IGNORE INTO outputs VALUES (?,?,?,?,?,?,?,?,?,?,?,NULL,NULL)",
+            [
+                .blob(o.txID), .int(Int64(o.index)), .int(Int64(o.height ?? -1)), .text(String(o.amount)),
+                .int(Int64(o.account)), .int(Int64(o.addressIndex)), .blob(o.outputKey), o.spendTag.map { .blob($0) } ?? .null,
+                .text(String(o.unlockTime)), .int(o.isCoinbase ? 1 : 0), o.memo.map { .blob($0) } ?? .null,
+            ])
     }
 
     /// The owned unspent output with this spend tag, if there is one.
@@ -150,15 +157,18 @@ final class ScanStateStore {
     func markSpent(spendTag: [UInt8], height: Int, txID: [UInt8]) throws -> ReceivedOutput? {
         let rows = try db.query("SELECT * FROM outputs WHERE spend_tag = ? AND spent_height IS NULL", [.blob(spendTag)])
         guard let output = rows.first.map(Self.row)?.output else { return nil }
-        try db.query("UPDATE outputs SET spent_height = ?, spent_txid = ? WHERE txid = ? AND idx = ?",
-                     [.int(Int64(height)), .blob(txID), .blob(output.txID), .int(Int64(output.index))])
+        try db.query(
+            "UPDATE outputs SET spent_height = ?, spent_txid = ? WHERE txid = ? AND idx = ?",
+            [.int(Int64(height)), .blob(txID), .blob(output.txID), .int(Int64(output.index))])
         return output
     }
 
     /// Rolls back everything above `height` (kept: blocks ≤ height). Returns undone counts.
     func rollBack(above height: Int) throws -> (outputs: Int, spends: Int) {
         let outputs = try db.query("SELECT COUNT(*) FROM outputs WHERE height > ?", [.int(Int64(height))]).first?.first?.int ?? 0
-        let spends = try db.query("SELECT COUNT(*) FROM outputs WHERE spent_height > ? AND height <= ?", [.int(Int64(height)), .int(Int64(height))]).first?.first?.int ?? 0
+        let spends =
+            try db.query("SELECT COUNT(*) FROM outputs WHERE spent_height > ? AND height <= ?", [.int(Int64(height)), .int(Int64(height))])
+            .first?.first?.int ?? 0
         try db.query("DELETE FROM outputs WHERE height > ?", [.int(Int64(height))])
         try db.query("UPDATE outputs SET spent_height = NULL, spent_txid = NULL WHERE spent_height > ?", [.int(Int64(height))])
         try db.query("DELETE FROM outbox WHERE height > ?", [.int(Int64(height))])
@@ -177,10 +187,12 @@ final class ScanStateStore {
     func allOutputs() throws -> [Row] { try db.query("SELECT * FROM outputs ORDER BY height, txid, idx").map(Self.row) }
 
     private static func row(_ r: [SQLiteDatabase.Value]) -> Row {
-        Row(output: ReceivedOutput(height: Int(r[2].int ?? -1), txID: r[0].blob ?? [], index: Int(r[1].int ?? 0),
-                                   amount: UInt64(r[3].text ?? "0") ?? 0, account: UInt32(r[4].int ?? 0), addressIndex: UInt32(r[5].int ?? 0),
-                                   spendTag: r[7].blob, memo: r[10].blob, unlockTime: UInt64(r[8].text ?? "0") ?? 0,
-                                   isCoinbase: r[9].int == 1, outputKey: r[6].blob ?? []),
+        Row(
+            output: ReceivedOutput(
+                height: Int(r[2].int ?? -1), txID: r[0].blob ?? [], index: Int(r[1].int ?? 0),
+                amount: UInt64(r[3].text ?? "0") ?? 0, account: UInt32(r[4].int ?? 0), addressIndex: UInt32(r[5].int ?? 0),
+                spendTag: r[7].blob, memo: r[10].blob, unlockTime: UInt64(r[8].text ?? "0") ?? 0,
+                isCoinbase: r[9].int == 1, outputKey: r[6].blob ?? []),
             spentHeight: r[11].int.map(Int.init), spentTxID: r[12].blob)
     }
 
@@ -233,7 +245,8 @@ final class ScanStateStore {
 
     func addAddresses(_ entries: [AddressEntry]) throws {
         for e in entries {
-            try db.query("INSERT OR IGNORE INTO address_table VALUES (?, ?, ?)", [.int(Int64(e.account)), .int(Int64(e.index)), .blob(e.key)])
+            try db.query(
+                "INSERT OR IGNORE INTO address_table VALUES (?, ?, ?)", [.int(Int64(e.account)), .int(Int64(e.index)), .blob(e.key)])
         }
     }
 

@@ -98,8 +98,10 @@ public struct ReceivedOutput: Sendable, Equatable {
     /// needs it for the witness. Not kept in the state; only its event says so.
     public var position: UInt64?
 
-    public init(height: Int?, txID: [UInt8], index: Int, amount: UInt64, account: UInt32, addressIndex: UInt32,
-                spendTag: [UInt8]?, memo: [UInt8]?, unlockTime: UInt64, isCoinbase: Bool, outputKey: [UInt8], isChange: Bool = false) {
+    public init(
+        height: Int?, txID: [UInt8], index: Int, amount: UInt64, account: UInt32, addressIndex: UInt32,
+        spendTag: [UInt8]?, memo: [UInt8]?, unlockTime: UInt64, isCoinbase: Bool, outputKey: [UInt8], isChange: Bool = false
+    ) {
         self.height = height
         self.txID = txID
         self.index = index
@@ -141,8 +143,10 @@ public struct Balance: Sendable, Equatable {
     /// False for a view-only wallet: spends cannot be seen, so the totals are an upper bound.
     public let spendsKnown: Bool
 
-    public init(height: Int, total: UInt64, unlocked: UInt64, perAccount: [UInt32: (total: UInt64, unlocked: UInt64)],
-                perPool: [String: (total: UInt64, unlocked: UInt64)] = [:], spendsKnown: Bool) {
+    public init(
+        height: Int, total: UInt64, unlocked: UInt64, perAccount: [UInt32: (total: UInt64, unlocked: UInt64)],
+        perPool: [String: (total: UInt64, unlocked: UInt64)] = [:], spendsKnown: Bool
+    ) {
         self.height = height
         self.total = total
         self.unlocked = unlocked
@@ -155,7 +159,9 @@ public struct Balance: Sendable, Equatable {
         a.height == b.height && a.total == b.total && a.unlocked == b.unlocked && a.spendsKnown == b.spendsKnown
             && a.pending == b.pending && a.pendingPerAccount == b.pendingPerAccount
             && a.perAccount.keys == b.perAccount.keys
-            && a.perAccount.allSatisfy { b.perAccount[$0.key]!.total == $0.value.total && b.perAccount[$0.key]!.unlocked == $0.value.unlocked }
+            && a.perAccount.allSatisfy {
+                b.perAccount[$0.key]!.total == $0.value.total && b.perAccount[$0.key]!.unlocked == $0.value.unlocked
+            }
             && a.perPool.keys == b.perPool.keys
             && a.perPool.allSatisfy { b.perPool[$0.key]!.total == $0.value.total && b.perPool[$0.key]!.unlocked == $0.value.unlocked }
     }

@@ -43,8 +43,9 @@ public final class Synchronizer<Chain: ChainScanner> {
             name = wallet.name
             scanner = wallet.scanner
             birthday = wallet.birthday
-            state = try ScanStateStore(path: wallet.statePath, walletID: wallet.scanner.stateID, birthday: wallet.birthday,
-                                       pools: wallet.scanner.addedPools.map(\.name))
+            state = try ScanStateStore(
+                path: wallet.statePath, walletID: wallet.scanner.stateID, birthday: wallet.birthday,
+                pools: wallet.scanner.addedPools.map(\.name))
             try scanner.prepare(cached: try state.addresses())
             let rows = try state.allOutputs()
             for row in rows { _ = try scanner.noteStored(row.output) }
@@ -126,7 +127,8 @@ public final class Synchronizer<Chain: ChainScanner> {
     public func run(untilHeight: Int? = nil, maxBlocks: Int? = nil, sink: EventSink) throws {
         status = .syncing
         defer { if status == .syncing { status = .stopped } }
-        for slot in slots { try slot.using(suspend: suspendStates) { try slot.state.deliver(to: sink) } }  // what a killed run committed but did not deliver
+        // What a killed run committed but did not deliver.
+        for slot in slots { try slot.using(suspend: suspendStates) { try slot.state.deliver(to: sink) } }
         for slot in slots { try slot.using(suspend: suspendStates) { try catchUp(slot, sink: sink) } }
         let chainHeight = try source.chainHeight()
         let end = min(chainHeight ?? Int.max, untilHeight.map { $0 + 1 } ?? Int.max)
@@ -147,7 +149,8 @@ public final class Synchronizer<Chain: ChainScanner> {
             // A file may begin below the height asked for, or switch to a branch from a block
             // it gave before: its blocks below `next` are what the stored chain is held to.
             guard first.height <= next, zip(blocks, blocks.dropFirst()).allSatisfy({ $0.height + 1 == $1.height }) else {
-                throw ScanError.malformed(what: "the block source", reason: "asked for blocks from \(next), it gave \(blocks.map(\.height).prefix(3))…")
+                throw ScanError.malformed(
+                    what: "the block source", reason: "asked for blocks from \(next), it gave \(blocks.map(\.height).prefix(3))…")
             }
             // The source reads the next batch while this one is scanned.
             let following = blocks.last!.height + 1
@@ -176,7 +179,10 @@ public final class Synchronizer<Chain: ChainScanner> {
             var forked = false
             // A wallet whose fork lies below this batch reads its blocks in the next one.
             for (s, slot) in slots.enumerated() where nexts[s] <= blocks.last!.height && nexts[s] >= first.height {
-                if try slot.using(suspend: suspendStates, { try apply(blocks: blocks, parsed: parsed, found: findings[s], from: nexts[s], to: slot, sink: sink) }) {
+                if try slot.using(
+                    suspend: suspendStates,
+                    { try apply(blocks: blocks, parsed: parsed, found: findings[s], from: nexts[s], to: slot, sink: sink) })
+                {
                     forked = true
                 }
             }
@@ -229,7 +235,9 @@ public final class Synchronizer<Chain: ChainScanner> {
             while from < next {
                 // A source that starts above `from` (a file of later blocks) does not serve them.
                 let served: [BlockData]
-                do { served = try source.blocks(from: from, count: min(batchSize, next - from)) } catch ScanError.unsupported { served = [] }
+                do { served = try source.blocks(from: from, count: min(batchSize, next - from)) } catch ScanError.unsupported {
+                    served = []
+                }
                 let blocks = served.filter { $0.height >= from && $0.height < next }
                 guard blocks.first?.height == from, zip(blocks, blocks.dropFirst()).allSatisfy({ $0.height + 1 == $1.height }) else {
                     try sink.show(.catchUp(pool: pool, from: from, to: next - 1, waiting: true), wallet: slot.name)
@@ -265,7 +273,9 @@ public final class Synchronizer<Chain: ChainScanner> {
                     from = forked ? next : blocks.last!.height + 1
                     try slot.state.setPoolScanned(pool, through: from >= next ? nil : from)
                     let walletHeight = try slot.state.nextHeight
-                    try slot.state.enqueue(events) { event, id in sink.encode(event.confirmed(atWalletHeight: walletHeight), wallet: slot.name, id: id) }
+                    try slot.state.enqueue(events) { event, id in
+                        sink.encode(event.confirmed(atWalletHeight: walletHeight), wallet: slot.name, id: id)
+                    }
                 }
                 committed = true
                 if forked { reorgs += 1 }
@@ -276,8 +286,10 @@ public final class Synchronizer<Chain: ChainScanner> {
 
     /// One wallet's part of a batch, in one transaction: blocks from `from` on, stored in
     /// order. Returns whether the wallet forked (its state then ends at the fork point).
-    private func apply(blocks: [BlockData], parsed: [Result<Chain.Block, ScanError>], found: [Result<[[ReceivedOutput]], ScanError>?],
-                       from: Int, to slot: Slot, sink: EventSink) throws -> Bool {
+    private func apply(
+        blocks: [BlockData], parsed: [Result<Chain.Block, ScanError>], found: [Result<[[ReceivedOutput]], ScanError>?],
+        from: Int, to slot: Slot, sink: EventSink
+    ) throws -> Bool {
         var found = found
         var fork: Int?
         // A failed batch is rolled back; so is what it did to the set.
@@ -298,7 +310,8 @@ public final class Synchronizer<Chain: ChainScanner> {
                     // The source's own block below agrees with the state, yet this one does not
                     // follow it: the source is inconsistent, and going back would loop.
                     guard point < height - 1 else {
-                        throw ScanError.malformed(what: "block \(height)", reason: "its parent is not block \(height - 1) of the same source")
+                        throw ScanError.malformed(
+                            what: "block \(height)", reason: "its parent is not block \(height - 1) of the same source")
                     }
                     events = [try rollBack(slot, to: point, at: height)]
                     fork = point
@@ -313,7 +326,9 @@ public final class Synchronizer<Chain: ChainScanner> {
                     // The address table grew: scan the rest of the batch again with it.
                     let scanner = slot.scanner
                     for j in (i + 1)..<blocks.count {
-                        if case .success(let later) = parsed[j] { found[j] = Result { () throws(ScanError) in try scanner.scan(later.transactions) } }
+                        if case .success(let later) = parsed[j] {
+                            found[j] = Result { () throws(ScanError) in try scanner.scan(later.transactions) }
+                        }
                     }
                 }
             }
@@ -322,7 +337,9 @@ public final class Synchronizer<Chain: ChainScanner> {
                 try slot.state.setNextHeight(blocks.last!.height + 1)
             }
             let walletHeight = try slot.state.nextHeight
-            try slot.state.enqueue(events) { event, id in sink.encode(event.confirmed(atWalletHeight: walletHeight), wallet: slot.name, id: id) }
+            try slot.state.enqueue(events) { event, id in
+                sink.encode(event.confirmed(atWalletHeight: walletHeight), wallet: slot.name, id: id)
+            }
         }
         committed = true
         try slot.state.deliver(to: sink)
@@ -350,12 +367,19 @@ public final class Synchronizer<Chain: ChainScanner> {
         var k = height - 1
         while k >= slot.birthday {
             guard height - 1 - k < maxReorgDepth else {
-                throw ScanError.reorgLimit("block \(height) does not follow the stored chain, and neither do the \(maxReorgDepth) blocks below it (at most \(maxReorgDepth) are gone back): the source serves another chain; check the node or server (scan-blocks --rescan starts again from the birthday)")
+                throw ScanError.reorgLimit(
+                    "block \(height) does not follow the stored chain, and neither do the \(maxReorgDepth) blocks below it (at most \(maxReorgDepth) are gone back): the source serves another chain; check the node or server (scan-blocks --rescan starts again from the birthday)"
+                )
             }
             guard let mine = try slot.state.blockHash(k) else { break }
             if parent == mine { return k }
             guard let data = try source.blocks(from: k, count: 1).first, data.height == k else {
-                throw blamed(ScanError.malformed(what: "block \(k + 1)", reason: "it replaces the stored block \(k + 1), and the source does not hold its parent (block \(k)) to find where the two chains meet: give blocks from the fork on (at most the stored tip's height minus the reorg's depth), or scan-blocks --rescan"))
+                throw blamed(
+                    ScanError.malformed(
+                        what: "block \(k + 1)",
+                        reason:
+                            "it replaces the stored block \(k + 1), and the source does not hold its parent (block \(k)) to find where the two chains meet: give blocks from the fork on (at most the stored tip's height minus the reorg's depth), or scan-blocks --rescan"
+                    ))
             }
             // A live source may have moved on since (its block k is then another branch's):
             // its block k is what is held to the stored one, and its parent is followed.
@@ -373,7 +397,9 @@ public final class Synchronizer<Chain: ChainScanner> {
     /// reorg left it.
     private func rollBack(_ slot: Slot, to point: Int, at height: Int) throws -> (height: Int, event: ScanEvent) {
         guard reorgs < maxReorgsPerRun else {
-            throw ScanError.reorgLimit("the source's chain changed again at block \(height) after \(reorgs) reorgs in this run (at most \(maxReorgsPerRun) are followed): it is not one chain; run again later, or use another node or server")
+            throw ScanError.reorgLimit(
+                "the source's chain changed again at block \(height) after \(reorgs) reorgs in this run (at most \(maxReorgsPerRun) are followed): it is not one chain; run again later, or use another node or server"
+            )
         }
         let undone = try slot.state.rollBack(above: point)
         return (point, .reorg(forkHeight: point, undoneOutputs: undone.outputs, undoneSpends: undone.spends))
@@ -399,7 +425,9 @@ public final class Synchronizer<Chain: ChainScanner> {
                 try slot.state.db.transaction {
                     let event = try rollBack(slot, to: point, at: height)
                     let walletHeight = try slot.state.nextHeight
-                    try slot.state.enqueue([event]) { event, id in sink.encode(event.confirmed(atWalletHeight: walletHeight), wallet: slot.name, id: id) }
+                    try slot.state.enqueue([event]) { event, id in
+                        sink.encode(event.confirmed(atWalletHeight: walletHeight), wallet: slot.name, id: id)
+                    }
                 }
                 try slot.state.deliver(to: sink)
                 return true
@@ -425,8 +453,10 @@ public final class Synchronizer<Chain: ChainScanner> {
 
     /// Stores a block: its hash, the spends of owned outputs, the outputs found (the address
     /// table already holds them all); their events go to `events`.
-    private func store(_ block: Chain.Block, height: Int, found: [[ReceivedOutput]], slot: Slot,
-                       into events: inout [(height: Int, event: ScanEvent)], addingBlock: Bool = true) throws {
+    private func store(
+        _ block: Chain.Block, height: Int, found: [[ReceivedOutput]], slot: Slot,
+        into events: inout [(height: Int, event: ScanEvent)], addingBlock: Bool = true
+    ) throws {
         if addingBlock { try slot.state.addBlock(height, hash: block.id, tally: block.tally) }
         for (tx, outputs) in zip(block.transactions, found) {
             var spendsOurs = false
@@ -435,8 +465,9 @@ public final class Synchronizer<Chain: ChainScanner> {
                 for (input, tag) in tx.spendTags.enumerated() where slot.unspentTags.contains(tag) {
                     guard let o = try slot.state.markSpent(spendTag: tag, height: height, txID: tx.id) else { continue }
                     slot.unspentTags.remove(tag)
-                    var spent = SpentOutput(height: height, spendingTxID: tx.id, spendTag: tag, outputTxID: o.txID, outputIndex: o.index,
-                                            amount: o.amount, account: o.account, addressIndex: o.addressIndex)
+                    var spent = SpentOutput(
+                        height: height, spendingTxID: tx.id, spendTag: tag, outputTxID: o.txID, outputIndex: o.index,
+                        amount: o.amount, account: o.account, addressIndex: o.addressIndex)
                     spent.input = input
                     events.append((height, .spent(spent, confirmations: 0)))
                     spendsOurs = true
@@ -448,7 +479,8 @@ public final class Synchronizer<Chain: ChainScanner> {
                 // batch fails, naming both places.
                 if let earlier = try slot.state.outputHeight(txID: output.txID, index: output.index) {
                     let places = earlier == height ? "twice in block \(height)" : "in block \(earlier) and again in block \(height)"
-                    throw ScanError.malformed(what: "transaction \(Hex.encode(output.txID))", reason: "it is \(places); a transaction is in one block only")
+                    throw ScanError.malformed(
+                        what: "transaction \(Hex.encode(output.txID))", reason: "it is \(places); a transaction is in one block only")
                 }
                 var o = spendsOurs ? slot.scanner.asChange(output) : output
                 o.height = height
@@ -490,8 +522,9 @@ public final class Synchronizer<Chain: ChainScanner> {
         for (t, tx) in pool.enumerated() {
             for (input, o) in stored[t] ?? [] {
                 slot.pendingSpent.insert(o.spendTag!)
-                var spent = SpentOutput(height: -1, spendingTxID: tx.id, spendTag: o.spendTag!, outputTxID: o.txID, outputIndex: o.index,
-                                        amount: o.amount, account: o.account, addressIndex: o.addressIndex)
+                var spent = SpentOutput(
+                    height: -1, spendingTxID: tx.id, spendTag: o.spendTag!, outputTxID: o.txID, outputIndex: o.index,
+                    amount: o.amount, account: o.account, addressIndex: o.addressIndex)
                 spent.input = input
                 // Marked apart from receipts: an input's place, below zero.
                 if try !slot.state.pendingAlreadyReported(tx.id, -1 - input) { fresh.append((-1, .pendingSpent(spent))) }
@@ -542,7 +575,9 @@ public final class Synchronizer<Chain: ChainScanner> {
                 pools[pool] = (sums.total + o.amount, sums.unlocked + (free ? o.amount : 0))
             }
         }
-        var balance = Balance(height: walletHeight, total: total, unlocked: unlocked, perAccount: accounts, perPool: pools, spendsKnown: slot.scanner.spendsKnown)
+        var balance = Balance(
+            height: walletHeight, total: total, unlocked: unlocked, perAccount: accounts, perPool: pools,
+            spendsKnown: slot.scanner.spendsKnown)
         balance.pending = pending
         balance.pendingPerAccount = slot.pendingIncoming
         return balance
@@ -577,8 +612,10 @@ extension Synchronizer {
     /// its arithmetic (Monero's 8-lane ladder, Orchard's shared inversions) fills its batches
     /// when blocks are small; the runs of every wallet spread over the cores. A run that throws
     /// is scanned again block by block, so that the error names its own block.
-    static func scanInRuns(_ parsed: [Result<Chain.Block, ScanError>], heights: [Int], scanners: [Chain],
-                           from nexts: [Int]) -> [[Result<[[ReceivedOutput]], ScanError>?]] {
+    static func scanInRuns(
+        _ parsed: [Result<Chain.Block, ScanError>], heights: [Int], scanners: [Chain],
+        from nexts: [Int]
+    ) -> [[Result<[[ReceivedOutput]], ScanError>?]] {
         typealias Found = Result<[[ReceivedOutput]], ScanError>
         let blocks = parsed.map { try? $0.get() }
         var runs = [(wallet: Int, blocks: [Int])]()

@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import WalletCore
 
@@ -45,8 +45,10 @@ public struct WalletInitializer {
         }
     }
 
-    public init(wallets: [Wallet] = [], birthday: Int? = nil, stateDirectory: String? = nil, source: BlockSource? = nil,
-                chainWords: ChainWords = ChainWords(keyRecordFields: "the wallet's keys", blockSources: "a block source")) {
+    public init(
+        wallets: [Wallet] = [], birthday: Int? = nil, stateDirectory: String? = nil, source: BlockSource? = nil,
+        chainWords: ChainWords = ChainWords(keyRecordFields: "the wallet's keys", blockSources: "a block source")
+    ) {
         self.wallets = wallets
         self.birthday = birthday
         self.stateDirectory = stateDirectory
@@ -109,11 +111,15 @@ public struct WalletInitializer {
     /// `needed` is refused before any state is touched.
     static func reserveOpenFiles(_ needed: Int, wallets: Int) throws(InitializerError) {
         var limit = rlimit()
-        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max, Int(limit.rlim_cur) < needed else { return }
+        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max,
+            Int(limit.rlim_cur) < needed
+        else { return }
         let hard = limit.rlim_max == rlim_t.max ? Int.max : Int(limit.rlim_max)
         guard hard >= needed else { throw .tooManyWallets(wallets: wallets, files: needed, limit: hard) }
         limit.rlim_cur = rlim_t(needed)
-        guard setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { throw .tooManyWallets(wallets: wallets, files: needed, limit: Int(limit.rlim_cur)) }
+        guard setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else {
+            throw .tooManyWallets(wallets: wallets, files: needed, limit: Int(limit.rlim_cur))
+        }
     }
 
     public func resolve() throws(InitializerError) -> Resolved {
@@ -214,15 +220,19 @@ public enum InitializerError: WalletError, Equatable {
     public var message: String {
         switch self {
         case .noWallet(let fields): "no wallet: give --wallet NAME, or a key record on stdin (\(fields))"
-        case .noBirthday(let name?): "no birthday for wallet '\(name)': store one in its entry or record, or give --birthday HEIGHT (for every wallet)"
-        case .noBirthday(nil): "no birthday: give --birthday HEIGHT (the first block that can hold the wallet's outputs; 0 scans everything), or store one in the key-store entry"
+        case .noBirthday(let name?):
+            "no birthday for wallet '\(name)': store one in its entry or record, or give --birthday HEIGHT (for every wallet)"
+        case .noBirthday(nil):
+            "no birthday: give --birthday HEIGHT (the first block that can hold the wallet's outputs; 0 scans everything), or store one in the key-store entry"
         case .badBirthday(let h): "birthday \(h) is not a block height"
         case .sameWalletTwice(let w): "wallet '\(w)' is given twice (the same keys): scan it once"
         case .sameName(let name): "two wallets are named '\(name)': their records could not be told apart; give each its own name"
         case .noSource(let sources): "no block source: give \(sources)"
         case .stateDirectory(let d): "cannot create the state directory \(d)"
-        case .looseStateDirectory(let d, let mode): "the state directory \(d) is open to other users (\(mode)); it holds which outputs are yours: chmod 700 it"
-        case .tooManyWallets(let wallets, let files, let limit): "\(wallets) wallets need about \(files) open files, and this process may open \(limit) (its hard limit, ulimit -Hn): raise the limit, or split the wallets over several runs"
+        case .looseStateDirectory(let d, let mode):
+            "the state directory \(d) is open to other users (\(mode)); it holds which outputs are yours: chmod 700 it"
+        case .tooManyWallets(let wallets, let files, let limit):
+            "\(wallets) wallets need about \(files) open files, and this process may open \(limit) (its hard limit, ulimit -Hn): raise the limit, or split the wallets over several runs"
         case .missing(let errors): "\(errors.count) things are missing: " + errors.map(\.message).joined(separator: "; ")
         }
     }

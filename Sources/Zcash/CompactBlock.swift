@@ -54,7 +54,8 @@ public struct ZcashCompactBlock: ChainBlock {
             let expected = pool.parent + UInt64(pool.leaves)
             guard let given = pool.given, UInt64(given) == expected else {
                 let says = pool.given.map { "says its \(pool.name) note-commitment tree size is \($0)" } ?? "gives no tree sizes"
-                return "it \(says), but block \(height - 1) ended at \(pool.parent) and this block adds \(pool.leaves) \(pool.leafName) (\(expected) expected): the tree sizes are inconsistent, and notes would get wrong nullifiers"
+                return
+                    "it \(says), but block \(height - 1) ended at \(pool.parent) and this block adds \(pool.leaves) \(pool.leafName) (\(expected) expected): the tree sizes are inconsistent, and notes would get wrong nullifiers"
             }
         }
         return nil
@@ -124,7 +125,9 @@ extension ZcashCompactBlock {
     /// height the source named, and tree sizes that cover the block's outputs.
     /// `fullTransactions`, when given, holds each compact transaction's full form (empty where
     /// there is none), in the same order; their Sapling outputs must be the compact ones.
-    public static func parse(_ bytes: [UInt8], expectedHeight: Int?, fullTransactions: [[UInt8]] = []) throws(ZcashDataError) -> ZcashCompactBlock {
+    public static func parse(
+        _ bytes: [UInt8], expectedHeight: Int?, fullTransactions: [[UInt8]] = []
+    ) throws(ZcashDataError) -> ZcashCompactBlock {
         let wire: WireCompactBlock
         do { wire = try WireCompactBlock(serializedBytes: bytes) } catch {
             throw .badBlock(height: expectedHeight, reason: "not a CompactBlock message")
@@ -132,7 +135,9 @@ extension ZcashCompactBlock {
         return try from(wire, expectedHeight: expectedHeight, fullTransactions: fullTransactions)
     }
 
-    static func from(_ wire: WireCompactBlock, expectedHeight: Int?, fullTransactions: [[UInt8]] = []) throws(ZcashDataError) -> ZcashCompactBlock {
+    static func from(
+        _ wire: WireCompactBlock, expectedHeight: Int?, fullTransactions: [[UInt8]] = []
+    ) throws(ZcashDataError) -> ZcashCompactBlock {
         guard wire.height <= UInt64(BlockData.maxHeight) else {
             throw .badBlock(height: expectedHeight ?? -1, reason: "height \(wire.height) is beyond any chain")
         }
@@ -151,7 +156,8 @@ extension ZcashCompactBlock {
         let ironwoodTreeSize: UInt32? = wire.hasChainMetadata ? wire.chainMetadata.ironwoodCommitmentTreeSize : nil
         // Fields this version does not know: counted in the block, reported by the run, never
         // skipped silently.
-        let unreadParts = wire.vtx.filter { !$0.unknownFields.data.isEmpty }.count
+        let unreadParts =
+            wire.vtx.filter { !$0.unknownFields.data.isEmpty }.count
             + (wire.unknownFields.data.isEmpty && wire.chainMetadata.unknownFields.data.isEmpty ? 0 : 1)
         // A size below the block's own leaves (old caches write 0) says nothing.
         func start(_ size: UInt32?, _ leaves: Int) -> UInt64? {
@@ -170,18 +176,23 @@ extension ZcashCompactBlock {
                 guard o.cmu.count == 32, o.ephemeralKey.count == 32, o.ciphertext.count >= 52 else {
                     throw .badBlock(height: height, reason: "transaction \(tx.index) has a Sapling output of the wrong size")
                 }
-                outputs.append(CompactSaplingOutput(cmu: Array(o.cmu), ephemeralKey: Array(o.ephemeralKey), ciphertext: Array(o.ciphertext.prefix(52))))
+                outputs.append(
+                    CompactSaplingOutput(cmu: Array(o.cmu), ephemeralKey: Array(o.ephemeralKey), ciphertext: Array(o.ciphertext.prefix(52)))
+                )
             }
             let nullifiers = try tx.spends.map { spend throws(ZcashDataError) -> [UInt8] in
-                guard spend.nf.count == 32 else { throw .badBlock(height: height, reason: "transaction \(tx.index) has a nullifier of the wrong size") }
+                guard spend.nf.count == 32 else {
+                    throw .badBlock(height: height, reason: "transaction \(tx.index) has a nullifier of the wrong size")
+                }
                 return Array(spend.nf)
             }
             func action(_ a: WireCompactOrchardAction, pool: String) throws(ZcashDataError) -> CompactOrchardAction {
                 guard a.nullifier.count == 32, a.cmx.count == 32, a.ephemeralKey.count == 32, a.ciphertext.count >= 52 else {
                     throw .badBlock(height: height, reason: "transaction \(tx.index) has an \(pool) action of the wrong size")
                 }
-                return CompactOrchardAction(nullifier: Array(a.nullifier), cmx: Array(a.cmx), ephemeralKey: Array(a.ephemeralKey),
-                                            ciphertext: Array(a.ciphertext.prefix(52)))
+                return CompactOrchardAction(
+                    nullifier: Array(a.nullifier), cmx: Array(a.cmx), ephemeralKey: Array(a.ephemeralKey),
+                    ciphertext: Array(a.ciphertext.prefix(52)))
             }
             let actions = try tx.actions.map { a throws(ZcashDataError) in try action(a, pool: "Orchard") }
             let ironwoodActions = try tx.ironwoodActions.map { a throws(ZcashDataError) in try action(a, pool: "Ironwood") }
@@ -194,19 +205,24 @@ extension ZcashCompactBlock {
                 // A v6 transaction's id is recomputed (NU6.3's digests): it must be the block's.
                 // (v5 ids are not held to it yet: see ZcashTransactionID.)
                 if parsed.isV6, case let id = ZcashTransactionID.of(parsed), id != Array(tx.txid) {
-                    throw .badBlock(height: height, reason: "the full transaction given for \(Hex.encode(Array(tx.txid))) has the id \(Hex.encode(id))")
+                    throw .badBlock(
+                        height: height, reason: "the full transaction given for \(Hex.encode(Array(tx.txid))) has the id \(Hex.encode(id))")
                 }
                 let given = parsed.shieldedOutputs
                 func same(_ full: [FullOrchardAction], _ compact: [CompactOrchardAction]) -> Bool {
-                    full.count == compact.count && zip(full, compact).allSatisfy {
-                        $0.nullifier == $1.nullifier && $0.cmx == $1.cmx && $0.ephemeralKey == $1.ephemeralKey
-                            && Array($0.encCiphertext.prefix(52)) == $1.ciphertext
-                    }
+                    full.count == compact.count
+                        && zip(full, compact).allSatisfy {
+                            $0.nullifier == $1.nullifier && $0.cmx == $1.cmx && $0.ephemeralKey == $1.ephemeralKey
+                                && Array($0.encCiphertext.prefix(52)) == $1.ciphertext
+                        }
                 }
-                guard given.sapling.count == outputs.count, zip(given.sapling, outputs).allSatisfy({
-                    $0.cmu == $1.cmu && $0.ephemeralKey == $1.ephemeralKey && Array($0.encCiphertext.prefix(52)) == $1.ciphertext
-                }), same(given.orchard, actions), same(given.ironwood, ironwoodActions) else {
-                    throw .badBlock(height: height, reason: "the full transaction \(Hex.encode(Array(tx.txid))) does not match its compact form")
+                guard given.sapling.count == outputs.count,
+                    zip(given.sapling, outputs).allSatisfy({
+                        $0.cmu == $1.cmu && $0.ephemeralKey == $1.ephemeralKey && Array($0.encCiphertext.prefix(52)) == $1.ciphertext
+                    }), same(given.orchard, actions), same(given.ironwood, ironwoodActions)
+                else {
+                    throw .badBlock(
+                        height: height, reason: "the full transaction \(Hex.encode(Array(tx.txid))) does not match its compact form")
                 }
                 full = given.sapling.map(\.encCiphertext)
                 fullActions = given.orchard.map(\.encCiphertext)
@@ -215,9 +231,10 @@ extension ZcashCompactBlock {
             // An Orchard or Ironwood action's nullifier is a spend, as a Sapling spend's is; an
             // Ironwood one spends only Ironwood notes (its tag says the pool).
             let spendTags = nullifiers + actions.map(\.nullifier) + ironwoodActions.map { $0.nullifier + [ironwoodSpendTagSuffix] }
-            var compact = ZcashCompactTransaction(id: Array(tx.txid), index: tx.index, spendTags: spendTags,
-                                                  outputs: outputs, height: wire.height, firstPosition: position, fullCiphertexts: full,
-                                                  actions: actions, fullActionCiphertexts: fullActions)
+            var compact = ZcashCompactTransaction(
+                id: Array(tx.txid), index: tx.index, spendTags: spendTags,
+                outputs: outputs, height: wire.height, firstPosition: position, fullCiphertexts: full,
+                actions: actions, fullActionCiphertexts: fullActions)
             compact.firstActionPosition = actionPosition
             compact.ironwoodActions = ironwoodActions
             compact.fullIronwoodCiphertexts = fullIronwood
@@ -240,9 +257,10 @@ extension ZcashCompactBlock {
             transactions[t].ironwoodEphemeralPoints = Array(decoded.prefix(transactions[t].ironwoodActions.count))
             decoded = decoded.dropFirst(transactions[t].ironwoodActions.count)
         }
-        var block = ZcashCompactBlock(height: wire.height, id: Array(wire.hash), previousID: Array(wire.prevHash), time: wire.time,
-                                      transactions: transactions, saplingTreeSize: treeSize,
-                                      orchardTreeSize: orchardTreeSize ?? 0, orchardActionCount: actionCount)
+        var block = ZcashCompactBlock(
+            height: wire.height, id: Array(wire.hash), previousID: Array(wire.prevHash), time: wire.time,
+            transactions: transactions, saplingTreeSize: treeSize,
+            orchardTreeSize: orchardTreeSize ?? 0, orchardActionCount: actionCount)
         block.ironwoodTreeSize = ironwoodTreeSize ?? 0
         block.unreadParts = unreadParts
         return block
@@ -263,7 +281,9 @@ extension WireCompactBlock {
             guard let value = o[key] else { return [] }
             guard case .array(let items) = value else { throw ZcashDataError.badBlock(height: nil, reason: "\(key) is not a list") }
             return try items.map { item throws -> JSONObject in
-                guard case .object(let object) = item else { throw ZcashDataError.badBlock(height: nil, reason: "\(key) holds a non-object") }
+                guard case .object(let object) = item else {
+                    throw ZcashDataError.badBlock(height: nil, reason: "\(key) holds a non-object")
+                }
                 return object
             }
         }
@@ -302,7 +322,9 @@ extension WireCompactBlock {
             tx.index = try uint(t, "index")
             tx.txid = try hex(t, t["txid"] != nil ? "txid" : "hash")  // "hash" in old servers' field name
             tx.fee = try uint32(t, "fee")
-            tx.spends = try objects(t, "spends").map { var s = WireCompactSaplingSpend(); s.nf = try hex($0, "nf"); return s }
+            tx.spends = try objects(t, "spends").map {
+                var s = WireCompactSaplingSpend(); s.nf = try hex($0, "nf"); return s
+            }
             tx.outputs = try objects(t, "outputs").map { o in
                 var out = WireCompactSaplingOutput()
                 out.cmu = try hex(o, "cmu")
@@ -325,7 +347,8 @@ extension WireCompactBlock {
             if !t.keys.allSatisfy(Self.txKeys.contains) { tx = try WireCompactTx.markedUnread(tx) }
             return tx
         }
-        let metaUnknown = if case .object(let meta)? = record["chainMetadata"] { !meta.keys.allSatisfy(Self.metaKeys.contains) } else { false }
+        let metaUnknown =
+            if case .object(let meta)? = record["chainMetadata"] { !meta.keys.allSatisfy(Self.metaKeys.contains) } else { false }
         if !record.keys.allSatisfy(Self.blockKeys.contains) || metaUnknown { self = try Self.markedUnread(self) }
     }
 

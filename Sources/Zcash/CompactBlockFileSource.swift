@@ -37,7 +37,10 @@ public final class CompactBlockFileSource: BlockSource, @unchecked Sendable {  /
         lock.lock()
         defer { lock.unlock() }
         if let next = chain.nextHeight, height < next - (held == nil ? 0 : 1) {
-            guard path != "-" else { throw ScanError.unsupported("cannot go back in compact blocks read from stdin (a reorg against the stored chain): give --blocks a file") }
+            guard path != "-" else {
+                throw ScanError.unsupported(
+                    "cannot go back in compact blocks read from stdin (a reorg against the stored chain): give --blocks a file")
+            }
             reader = try Reader(path: path)
             txLines = try transactionsPath.map(LineStream.init)
             heldTransaction = nil
@@ -52,7 +55,9 @@ public final class CompactBlockFileSource: BlockSource, @unchecked Sendable {  /
             } else {
                 guard let (block, bytes) = try reader.next() else { break }
                 guard block.height <= UInt64(BlockData.maxHeight) else {
-                    throw ScanError.malformed(what: "\(reader.name) block \(reader.count)", reason: "height \(block.height) is beyond any chain (at most \(BlockData.maxHeight))")
+                    throw ScanError.malformed(
+                        what: "\(reader.name) block \(reader.count)",
+                        reason: "height \(block.height) is beyond any chain (at most \(BlockData.maxHeight))")
                 }
                 let h = Int(block.height)
                 do {
@@ -92,9 +97,12 @@ public final class CompactBlockFileSource: BlockSource, @unchecked Sendable {  /
                 guard let (number, line) = try txLines.next() else { break }
                 let what = "\(txLines.name) line \(number)"
                 let object: JSONObject
-                do { object = try JSONParser.parseObject(line) } catch { throw ScanError.malformed(what: what, reason: "not a JSON object") }
+                do { object = try JSONParser.parseObject(line) } catch {
+                    throw ScanError.malformed(what: what, reason: "not a JSON object")
+                }
                 guard case .number(let h)? = object["height"], let h = Int(h),
-                      case .string(let txid)? = object["txid"], case .string(let raw)? = object["raw_tx"] else {
+                    case .string(let txid)? = object["txid"], case .string(let raw)? = object["raw_tx"]
+                else {
                     throw ScanError.malformed(what: what, reason: "a transaction record needs height, txid and raw_tx")
                 }
                 do { record = (h, try Hex.decode(txid), try Hex.decode(raw)) } catch {
@@ -145,7 +153,9 @@ public final class CompactBlockFileSource: BlockSource, @unchecked Sendable {  /
         private func nextDelimited() throws -> (WireCompactBlock, [UInt8]) {
             var length = 0, shift = 0
             while true {
-                guard try fill(1) else { throw ScanError.malformed(what: "\(name) block \(count)", reason: "the file ends inside a length") }
+                guard try fill(1) else {
+                    throw ScanError.malformed(what: "\(name) block \(count)", reason: "the file ends inside a length")
+                }
                 let byte = buffer[start]
                 start += 1
                 length |= Int(byte & 0x7F) << shift
@@ -154,7 +164,9 @@ public final class CompactBlockFileSource: BlockSource, @unchecked Sendable {  /
                 guard shift < 35 else { throw ScanError.malformed(what: "\(name) block \(count)", reason: "a length longer than 5 bytes") }
             }
             guard length <= 1 << 26 else { throw ScanError.malformed(what: "\(name) block \(count)", reason: "a block of \(length) bytes") }
-            guard try fill(length) else { throw ScanError.malformed(what: "\(name) block \(count)", reason: "the file ends inside a block (a cut file?)") }
+            guard try fill(length) else {
+                throw ScanError.malformed(what: "\(name) block \(count)", reason: "the file ends inside a block (a cut file?)")
+            }
             let bytes = Array(buffer[start..<(start + length)])
             start += length
             do {
@@ -177,7 +189,9 @@ public final class CompactBlockFileSource: BlockSource, @unchecked Sendable {  /
                     start = buffer.count
                     return try decode(line)
                 }
-                guard buffer.count - start < 1 << 26 else { throw ScanError.malformed(what: "\(name) line \(count)", reason: "a line over 64 MiB") }
+                guard buffer.count - start < 1 << 26 else {
+                    throw ScanError.malformed(what: "\(name) line \(count)", reason: "a line over 64 MiB")
+                }
                 _ = try fill(buffer.count - start + 1)
             }
         }
@@ -186,7 +200,8 @@ public final class CompactBlockFileSource: BlockSource, @unchecked Sendable {  /
             do {
                 return try WireCompactBlock(record: try JSONParser.parseObject(line))
             } catch let error as JSONSyntaxError {
-                throw ScanError.malformed(what: "\(name) line \(count)", reason: "not a JSON object (\(error.reason) at byte \(error.offset))")
+                throw ScanError.malformed(
+                    what: "\(name) line \(count)", reason: "not a JSON object (\(error.reason) at byte \(error.offset))")
             } catch let error as any WalletError {
                 throw ScanError.malformed(what: "\(name) line \(count)", reason: error.message)
             }

@@ -9,7 +9,8 @@ public struct JubjubPoint: Sendable {
     var x, y, z, t: Fq
 
     /// d = −10240/10241.
-    static let d = Fq(bytes: Limbs(0x0106_5FD6_D634_3EB1, 0x292D_7F6D_3757_9D26, 0xF5FD_9207_E6BD_7FD4, 0x2A93_18E7_4BFA_2B48).littleEndianBytes)!
+    static let d = Fq(
+        bytes: Limbs(0x0106_5FD6_D634_3EB1, 0x292D_7F6D_3757_9D26, 0xF5FD_9207_E6BD_7FD4, 0x2A93_18E7_4BFA_2B48).littleEndianBytes)!
     static let d2 = d + d
 
     public static let identity = JubjubPoint(x: .zero, y: .one, z: .one, t: .zero)
@@ -111,8 +112,9 @@ public struct JubjubPoint: Sendable {
 
     /// `a` where mask is all ones, `b` where it is 0.
     @inline(__always) static func select(mask: UInt64, _ a: JubjubPoint, _ b: JubjubPoint) -> JubjubPoint {
-        JubjubPoint(x: .select(mask: mask, a.x, b.x), y: .select(mask: mask, a.y, b.y),
-                    z: .select(mask: mask, a.z, b.z), t: .select(mask: mask, a.t, b.t))
+        JubjubPoint(
+            x: .select(mask: mask, a.x, b.x), y: .select(mask: mask, a.y, b.y),
+            z: .select(mask: mask, a.z, b.z), t: .select(mask: mask, a.t, b.t))
     }
 
     /// [k]P for a secret scalar: 4-bit fixed windows over all 256 bits, each table entry read

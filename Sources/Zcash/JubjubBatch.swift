@@ -37,7 +37,8 @@ public enum JubjubBatch {
     /// repr_J([k]P), or repr_J([k]([8]P)) with `cofactor` (KA^Sapling.Agree with k = ivk), for
     /// every point.
     public static func encodedMultiples(_ points: [JubjubPoint], by k: Scalar, cofactor: Bool, path: CurveBatchPath = .inUse) -> [[UInt8]] {
-        hasOwnKernel(path) ? kernelMultiples(points, by: k, cofactor: cofactor, path: path)
+        hasOwnKernel(path)
+            ? kernelMultiples(points, by: k, cofactor: cofactor, path: path)
             : JubjubPoint.encodeAll(points.map { (cofactor ? $0.timesCofactor() : $0).times(k.value) })
     }
 
@@ -68,7 +69,9 @@ public enum JubjubBatch {
         var m = field
         let words = CurveBatchCall.words(encodings, tried) { satchel_edwards_decode_batch(path.c, &m, $0, $1, $2, $3) }
         for (i, w) in zip(tried, words) {
-            out[i] = w.map { JubjubPoint(u: Fq(canonical: Limbs($0[0], $0[1], $0[2], $0[3])), v: Fq(canonical: Limbs($0[4], $0[5], $0[6], $0[7]))) }
+            out[i] = w.map {
+                JubjubPoint(u: Fq(canonical: Limbs($0[0], $0[1], $0[2], $0[3])), v: Fq(canonical: Limbs($0[4], $0[5], $0[6], $0[7])))
+            }
         }
         return out
     }

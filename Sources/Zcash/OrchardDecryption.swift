@@ -78,12 +78,16 @@ public struct OrchardDecryptor: Sendable {
     }
 
     /// The note, if this action pays this key.
-    public func tryDecrypt(_ action: CompactOrchardAction, ephemeralPoint epk: PallasPoint, version: OrchardNoteVersion = .v2) -> DecryptedOrchardNote? {
+    public func tryDecrypt(
+        _ action: CompactOrchardAction, ephemeralPoint epk: PallasPoint, version: OrchardNoteVersion = .v2
+    ) -> DecryptedOrchardNote? {
         tryDecrypt(action, sharedSecret: sharedSecret(epk), version: version)
     }
 
     /// The note, if this action pays this key, given KA^Orchard's result for it.
-    public func tryDecrypt(_ action: CompactOrchardAction, sharedSecret: [UInt8], version: OrchardNoteVersion = .v2) -> DecryptedOrchardNote? {
+    public func tryDecrypt(
+        _ action: CompactOrchardAction, sharedSecret: [UInt8], version: OrchardNoteVersion = .v2
+    ) -> DecryptedOrchardNote? {
         let k = Self.key(sharedSecret: sharedSecret, ephemeralKey: action.ephemeralKey)
         let p = SaplingDecryptor.plaintext52(key: k, ciphertext: action.ciphertext)
         guard p[0] == version.leadByte, let rho = PallasBase(bytes: action.nullifier) else { return nil }

@@ -92,13 +92,17 @@ public struct OrchardFullViewingKey: Sendable, Equatable {
         let ak = parts.akPoint.extracted
         // Whether ask is 0 is public by design: such a key is refused, in the open (and never
         // happens: a 2^-250 event).
-        guard !ConstantTime.declassified(parts.ask.isZero), let scopes = Self.scopes(ak: ak, nk: parts.nk, rivk: parts.rivk) else { throw .unusableSpendingKey }
+        guard !ConstantTime.declassified(parts.ask.isZero), let scopes = Self.scopes(ak: ak, nk: parts.nk, rivk: parts.rivk) else {
+            throw .unusableSpendingKey
+        }
         (self.ak, nk, rivk) = (ak, parts.nk, parts.rivk)
         (externalKey, changeKey) = scopes
     }
 
     /// ask as PRF^expand gives it (before its sign is fixed), [ask]G, nk and rivk.
-    private static func parts(_ sk: [UInt8], rivkRule: OrchardRivkRule = .standard) -> (ask: PallasScalar, akPoint: PallasPoint, nk: PallasBase, rivk: PallasScalar) {
+    private static func parts(
+        _ sk: [UInt8], rivkRule: OrchardRivkRule = .standard
+    ) -> (ask: PallasScalar, akPoint: PallasPoint, nk: PallasBase, rivk: PallasScalar) {
         let ask = PallasScalar.reduced(Blake2.prfExpand(sk, [0x06]))
         let akPoint = OrchardBases.spendAuth.times(ask)
         let nk = PallasBase.reduced(Blake2.prfExpand(sk, [0x07]))
@@ -161,7 +165,9 @@ public struct OrchardFullViewingKey: Sendable, Equatable {
     }
 
     /// The external and internal incoming viewing keys; nil when either ivk is zero.
-    private static func scopes(ak: PallasBase, nk: PallasBase, rivk: PallasScalar) -> (OrchardIncomingViewingKey, OrchardIncomingViewingKey)? {
+    private static func scopes(
+        ak: PallasBase, nk: PallasBase, rivk: PallasScalar
+    ) -> (OrchardIncomingViewingKey, OrchardIncomingViewingKey)? {
         func key(_ r: PallasScalar) -> OrchardIncomingViewingKey? {
             commitIvk(ak: ak, nk: nk, rivk: r).map { OrchardIncomingViewingKey(dk: Array(dkOvk(ak: ak, nk: nk, rivk: r)[0..<32]), ivk: $0) }
         }
@@ -242,8 +248,9 @@ public struct OrchardExtendedSpendingKey: Sendable {
     public static func master(seed: [UInt8]) -> OrchardExtendedSpendingKey {
         var i = Blake2.b(64, personal: Array("ZcashIP32Orchard".utf8), seed)
         defer { SecureBytes.wipe(&i) }
-        return OrchardExtendedSpendingKey(depth: 0, parentTag: [0, 0, 0, 0], childIndex: 0, chainCode: Array(i[32..<64]),
-                                          spendingKey: SecureBytes(i[0..<32]))
+        return OrchardExtendedSpendingKey(
+            depth: 0, parentTag: [0, 0, 0, 0], childIndex: 0, chainCode: Array(i[32..<64]),
+            spendingKey: SecureBytes(i[0..<32]))
     }
 
     /// The hardened child i (i ≥ 2^31): PRF^expand(c, [0x81] ‖ sk ‖ I2LEOSP32(i)). A key is
@@ -259,8 +266,9 @@ public struct OrchardExtendedSpendingKey: Sendable {
             SecureBytes.wipe(&input)
         }
         let tag = Array(OrchardFullViewingKey.fingerprint(spendingKey: sk).prefix(4))
-        return OrchardExtendedSpendingKey(depth: depth &+ 1, parentTag: tag, childIndex: index, chainCode: Array(i[32..<64]),
-                                          spendingKey: SecureBytes(i[0..<32]))
+        return OrchardExtendedSpendingKey(
+            depth: depth &+ 1, parentTag: tag, childIndex: index, chainCode: Array(i[32..<64]),
+            spendingKey: SecureBytes(i[0..<32]))
     }
 
     /// m/32'/coinType'/account'.
@@ -270,7 +278,8 @@ public struct OrchardExtendedSpendingKey: Sendable {
 
     /// depth ‖ parent tag ‖ I2LEOSP32(i) ‖ c ‖ sk (73 bytes, secret).
     public var bytes: SecureBytes {
-        var raw = [depth] + parentTag + (0..<4).map { UInt8(truncatingIfNeeded: childIndex >> (8 * UInt32($0))) } + chainCode
+        var raw =
+            [depth] + parentTag + (0..<4).map { UInt8(truncatingIfNeeded: childIndex >> (8 * UInt32($0))) } + chainCode
             + spendingKey.withUnsafeBytes { Array($0) }
         defer { SecureBytes.wipe(&raw) }
         return SecureBytes(raw)

@@ -225,9 +225,11 @@ public struct PallasPoint: Sendable, Equatable {
 /// and q alone by scripts/pallas-glv.py, and PallasTests checks each against its definition.
 enum PallasGLV {
     /// ζ, a cube root of unity in F_p.
-    static let zeta = PallasBase(canonical: Limbs(0x7B7F_D22F_0201_B547, 0x0527_0D29_D19F_C7D2, 0xD355_2A23_A855_4E50, 0x2D33_357C_B532_458E))
+    static let zeta = PallasBase(
+        canonical: Limbs(0x7B7F_D22F_0201_B547, 0x0527_0D29_D19F_C7D2, 0xD355_2A23_A855_4E50, 0x2D33_357C_B532_458E))
     /// λ, the cube root of unity in F_q with [λ]P = φ(P).
-    static let lambda = PallasScalar(canonical: Limbs(0x619D_1840_AF55_F1B1, 0x1259_527E_C1D4_752E, 0xAEE2_4B27_E308_F0A6, 0x397E_65A7_D7C1_AD71))
+    static let lambda = PallasScalar(
+        canonical: Limbs(0x619D_1840_AF55_F1B1, 0x1259_527E_C1D4_752E, 0xAEE2_4B27_E308_F0A6, 0x397E_65A7_D7C1_AD71))
     /// The basis v1 = (a1, −b1abs), v2 = (a2, b2); a1 = b2.
     static let a1 = PallasScalar(canonical: Limbs(0x8CB1_2793_0000_0000, 0x49E6_9D16_40A8_9953, 0, 0))
     static let b1abs = PallasScalar(canonical: Limbs(0x7FCA_E1C7_0000_0001, 0x49E6_9D16_40F0_4915, 0, 0))
@@ -353,8 +355,9 @@ public enum PallasGroupHash {
         let ell = (length + 63) / 64
         let dstPrime = dst + [UInt8(dst.count)]
         let none = [UInt8](repeating: 0, count: 16)
-        let b0 = Blake2.b(64, personal: none, [UInt8](repeating: 0, count: 128), message,
-                          [UInt8(length >> 8), UInt8(length & 0xFF), 0], dstPrime)
+        let b0 = Blake2.b(
+            64, personal: none, [UInt8](repeating: 0, count: 128), message,
+            [UInt8(length >> 8), UInt8(length & 0xFF), 0], dstPrime)
         var blocks = [Blake2.b(64, personal: none, b0, [1], dstPrime)]
         for i in 2...max(ell, 2) where i <= ell {
             blocks.append(Blake2.b(64, personal: none, zip(b0, blocks[i - 2]).map { $0 ^ $1 }, [UInt8(i)], dstPrime))

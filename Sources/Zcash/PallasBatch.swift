@@ -24,7 +24,9 @@ public enum PallasBatch {
         return m
     }()
 
-    private static let zeta: [UInt64] = { let z = PallasGLV.zeta.canonical; return [z.l0, z.l1, z.l2, z.l3] }()
+    private static let zeta: [UInt64] = {
+        let z = PallasGLV.zeta.canonical; return [z.l0, z.l1, z.l2, z.l3]
+    }()
 
     /// repr_P([k]P) for every point: the bytes of `PallasPoint.encodeAll(points.map { $0.times(k) })`.
     public static func encodedMultiples(_ points: [PallasPoint], by k: PallasGLVScalar, path: CurveBatchPath = .inUse) -> [[UInt8]] {
@@ -65,8 +67,11 @@ public enum PallasBatch {
         var m = field
         let words = CurveBatchCall.words(encodings, tried) { satchel_weierstrass_decode_batch(path.c, &m, $0, $1, $2, $3) }
         for (i, w) in zip(tried, words) {
-            out[i] = w.map { PallasPoint(affineX: PallasBase(canonical: Limbs($0[0], $0[1], $0[2], $0[3])),
-                                         affineY: PallasBase(canonical: Limbs($0[4], $0[5], $0[6], $0[7]))) }
+            out[i] = w.map {
+                PallasPoint(
+                    affineX: PallasBase(canonical: Limbs($0[0], $0[1], $0[2], $0[3])),
+                    affineY: PallasBase(canonical: Limbs($0[4], $0[5], $0[6], $0[7])))
+            }
         }
         return out
     }
@@ -80,13 +85,17 @@ enum CurveBatchCall {
 
     /// A multiplication call over points given as 8 canonical words each (two coordinates):
     /// each result's 32-byte encoding. The call's buffer is wiped (the results are shared secrets).
-    static func encodings(of points: [UInt64],
-                          _ call: (UnsafePointer<UInt64>, Int, UnsafeMutablePointer<UInt8>) -> Int32) -> [[UInt8]] {
+    static func encodings(
+        of points: [UInt64],
+        _ call: (UnsafePointer<UInt64>, Int, UnsafeMutablePointer<UInt8>) -> Int32
+    ) -> [[UInt8]] {
         let count = points.count / 8
         guard count > 0 else { return [] }
         var out = [UInt8](repeating: 0, count: 32 * count)
         defer { out.withUnsafeMutableBytes { sodium_memzero($0.baseAddress, $0.count) } }
-        let status = out.withUnsafeMutableBufferPointer { o in points.withUnsafeBufferPointer { call($0.baseAddress!, count, o.baseAddress!) } }
+        let status = out.withUnsafeMutableBufferPointer { o in
+            points.withUnsafeBufferPointer { call($0.baseAddress!, count, o.baseAddress!) }
+        }
         // −2: malloc failed for a few kilobytes; nothing sensible is left to do.
         precondition(status == 0, "out of memory in the curve batch")
         return (0..<count).map { Array(out[32 * $0..<32 * $0 + 32]) }
@@ -94,8 +103,10 @@ enum CurveBatchCall {
 
     /// A decoding call over the encodings at `tried`: each one's 8 canonical words (two
     /// coordinates), or nil where it decodes to no point.
-    static func words(_ encodings: [[UInt8]], _ tried: [Int],
-                      _ call: (UnsafePointer<UInt8>, Int, UnsafeMutablePointer<UInt64>, UnsafeMutablePointer<UInt8>) -> Void) -> [[UInt64]?] {
+    static func words(
+        _ encodings: [[UInt8]], _ tried: [Int],
+        _ call: (UnsafePointer<UInt8>, Int, UnsafeMutablePointer<UInt64>, UnsafeMutablePointer<UInt8>) -> Void
+    ) -> [[UInt64]?] {
         guard !tried.isEmpty else { return [] }
         let flat = tried.flatMap { encodings[$0] }
         var words = [UInt64](repeating: 0, count: 8 * tried.count)

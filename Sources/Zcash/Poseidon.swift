@@ -1,3 +1,5 @@
+// swift-format-ignore-file
+// (its constants are scripts/poseidon-params.py's output, verbatim: PallasTests checks it)
 /// Poseidon P128Pow5T3 over Pallas's F_p (t = 3, x⁵, 8 full and 56 partial rounds): Orchard's
 /// PRF^nf, nf's keyed part. The constants are made from their definition by
 /// scripts/poseidon-params.py (the Poseidon paper's Grain LFSR), which also checks them

@@ -58,8 +58,9 @@ public struct Limbs: Equatable, Sendable {
 
     /// `a` where mask is all ones, `b` where it is zero.
     @inline(__always) static func select(_ mask: UInt64, _ a: Limbs, _ b: Limbs) -> Limbs {
-        Limbs(b.l0 ^ (mask & (a.l0 ^ b.l0)), b.l1 ^ (mask & (a.l1 ^ b.l1)),
-              b.l2 ^ (mask & (a.l2 ^ b.l2)), b.l3 ^ (mask & (a.l3 ^ b.l3)))
+        Limbs(
+            b.l0 ^ (mask & (a.l0 ^ b.l0)), b.l1 ^ (mask & (a.l1 ^ b.l1)),
+            b.l2 ^ (mask & (a.l2 ^ b.l2)), b.l3 ^ (mask & (a.l3 ^ b.l3)))
     }
 
     func shiftedRight(_ n: Int) -> Limbs {

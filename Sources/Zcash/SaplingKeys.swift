@@ -44,11 +44,13 @@ public enum ZcashKeyError: WalletError, Equatable {
         case .diversifierIndexOutOfRange(let i): "diversifier index \(i) is out of range (0 to 2^88 − 1)"
         case .noValidDiversifier: "no valid Sapling diversifier from this index to 2^88 − 1"
         case .invalidDiversifier(let i, let next):
-            "diversifier index \(i) gives no Sapling address (about half of all indexes do not)" + (next.map { "; the next valid index is \($0)" } ?? "")
+            "diversifier index \(i) gives no Sapling address (about half of all indexes do not)"
+                + (next.map { "; the next valid index is \($0)" } ?? "")
         case .invalidEncoding(let why): "invalid Zcash encoding: \(why)"
         case .missingSaplingItem(let what): "\(what) has no Sapling item; an Orchard-only key gives its addresses with --pool orchard"
         case .missingShieldedItem(let what): "\(what) has neither a Sapling nor an Orchard item: there are no shielded notes to find"
-        case .missingOrchardItem: "the viewing key has no Orchard item (a key from before NU5); give the seed or a newer unified viewing key"
+        case .missingOrchardItem:
+            "the viewing key has no Orchard item (a key from before NU5); give the seed or a newer unified viewing key"
         }
     }
 
@@ -137,7 +139,8 @@ public struct SaplingPaymentAddress: Equatable, Sendable {
     public var bytes: [UInt8] { diversifier + transmissionKey }
 
     public func encoded(_ network: ZcashNetwork) -> String {
-        Bech32.encode(hrp: network.paymentAddressHRP, data: (try? Bech32.convertBits(bytes, from: 8, to: 5, pad: true)) ?? [], variant: .bech32)
+        Bech32.encode(
+            hrp: network.paymentAddressHRP, data: (try? Bech32.convertBits(bytes, from: 8, to: 5, pad: true)) ?? [], variant: .bech32)
     }
 }
 
@@ -155,7 +158,8 @@ public struct SaplingFullViewingKey: Sendable {
     /// when they give a zero ivk (see `SaplingIncomingViewingKey.init?(bytes:)`).
     public init?(bytes: [UInt8]) {
         guard bytes.count == 128, let ak = JubjubPoint(bytes: Array(bytes[0..<32])), let nk = JubjubPoint(bytes: Array(bytes[32..<64])),
-              ak.isInPrimeSubgroup, nk.isInPrimeSubgroup, !ak.isIdentity else { return nil }
+            ak.isInPrimeSubgroup, nk.isInPrimeSubgroup, !ak.isIdentity
+        else { return nil }
         self.init(ak: ak, nk: nk, ovk: Array(bytes[64..<96]), dk: Array(bytes[96..<128]))
         guard !incomingViewingKey.ivk.isZero else { return nil }
     }
@@ -208,7 +212,9 @@ public struct SaplingIncomingViewingKey: Sendable {
 
     /// zcashd's encoding of the bare ivk ("zivks1…").
     public func encodedIVK(_ network: ZcashNetwork) -> String {
-        Bech32.encode(hrp: network.incomingViewingKeyHRP, data: (try? Bech32.convertBits(ivk.bytes, from: 8, to: 5, pad: true)) ?? [], variant: .bech32)
+        Bech32.encode(
+            hrp: network.incomingViewingKeyHRP, data: (try? Bech32.convertBits(ivk.bytes, from: 8, to: 5, pad: true)) ?? [],
+            variant: .bech32)
     }
 
     /// The address at exactly `index`, nil when its diversifier is invalid.
@@ -269,7 +275,9 @@ public final class SaplingExtendedSpendingKey: @unchecked Sendable {
         return fromSpendingKey(sk, chainCode: Array(i[32..<64]), depth: 0, parentTag: [0, 0, 0, 0], childIndex: 0)
     }
 
-    static func fromSpendingKey(_ sk: [UInt8], chainCode: [UInt8], depth: UInt8, parentTag: [UInt8], childIndex: UInt32) -> SaplingExtendedSpendingKey {
+    static func fromSpendingKey(
+        _ sk: [UInt8], chainCode: [UInt8], depth: UInt8, parentTag: [UInt8], childIndex: UInt32
+    ) -> SaplingExtendedSpendingKey {
         var sk = sk
         defer { SecureBytes.wipe(&sk) }
         return SaplingExtendedSpendingKey(
@@ -282,7 +290,8 @@ public final class SaplingExtendedSpendingKey: @unchecked Sendable {
     public func child(_ index: UInt32) -> SaplingExtendedSpendingKey {
         let fvk = fullViewingKey
         let indexBytes = withUnsafeBytes(of: index.littleEndian) { Array($0) }
-        var i = index >= 0x8000_0000
+        var i =
+            index >= 0x8000_0000
             ? Blake2.prfExpand(chainCode, [0x11] + ask.bytes + nsk.bytes + ovk + dk + indexBytes)
             : Blake2.prfExpand(chainCode, [0x12] + fvk.ak.bytes + fvk.nk.bytes + ovk + dk + indexBytes)
         defer { SecureBytes.wipe(&i) }
@@ -299,7 +308,8 @@ public final class SaplingExtendedSpendingKey: @unchecked Sendable {
     }
 
     public var fullViewingKey: SaplingFullViewingKey {
-        SaplingFullViewingKey(ak: SaplingGenerators.spendAuth.times(ask), nk: SaplingGenerators.proofGeneration.times(nsk), ovk: ovk, dk: dk)
+        SaplingFullViewingKey(
+            ak: SaplingGenerators.spendAuth.times(ask), nk: SaplingGenerators.proofGeneration.times(nsk), ovk: ovk, dk: dk)
     }
 
     public var extendedFullViewingKey: SaplingExtendedFullViewingKey {
@@ -310,8 +320,9 @@ public final class SaplingExtendedSpendingKey: @unchecked Sendable {
     public var `internal`: SaplingExtendedSpendingKey {
         let fvk = fullViewingKey
         let (iNsk, dkInternal, ovkInternal) = SaplingFullViewingKey.internalParts(ak: fvk.ak, nk: fvk.nk, ovk: ovk, dk: dk)
-        return SaplingExtendedSpendingKey(depth: depth, parentTag: parentTag, childIndex: childIndex, chainCode: chainCode,
-                                          ask: ask, nsk: nsk + iNsk, ovk: ovkInternal, dk: dkInternal)
+        return SaplingExtendedSpendingKey(
+            depth: depth, parentTag: parentTag, childIndex: childIndex, chainCode: chainCode,
+            ask: ask, nsk: nsk + iNsk, ovk: ovkInternal, dk: dkInternal)
     }
 
     /// depth ‖ parent tag ‖ index (LE) ‖ chain code ‖ ask ‖ nsk ‖ ovk ‖ dk: 169 bytes.
@@ -349,20 +360,24 @@ public struct SaplingExtendedFullViewingKey: Sendable {
     public var bytes: [UInt8] { header(depth: depth, parentTag: parentTag, childIndex: childIndex, chainCode: chainCode) + key.bytes }
 
     public func encoded(_ network: ZcashNetwork) -> String {
-        Bech32.encode(hrp: network.extendedFullViewingKeyHRP, data: (try? Bech32.convertBits(bytes, from: 8, to: 5, pad: true)) ?? [], variant: .bech32)
+        Bech32.encode(
+            hrp: network.extendedFullViewingKeyHRP, data: (try? Bech32.convertBits(bytes, from: 8, to: 5, pad: true)) ?? [],
+            variant: .bech32)
     }
 
     /// The non-hardened child (ZIP-32 CKDfvk); nil for a hardened index, which needs the spending key.
     public func child(_ index: UInt32) -> SaplingExtendedFullViewingKey? {
         guard index < 0x8000_0000 else { return nil }
-        let i = Blake2.prfExpand(chainCode, [0x12] + key.ak.bytes + key.nk.bytes + key.ovk + key.dk + withUnsafeBytes(of: index.littleEndian) { Array($0) })
+        let i = Blake2.prfExpand(
+            chainCode, [0x12] + key.ak.bytes + key.nk.bytes + key.ovk + key.dk + withUnsafeBytes(of: index.littleEndian) { Array($0) })
         let il = Array(i[0..<32])
         let child = SaplingFullViewingKey(
             ak: key.ak + SaplingGenerators.spendAuth.times(Fr(wide: Blake2.prfExpand(il, [0x13]))),
             nk: key.nk + SaplingGenerators.proofGeneration.times(Fr(wide: Blake2.prfExpand(il, [0x14]))),
             ovk: Array(Blake2.prfExpand(il, [0x15] + key.ovk)[0..<32]), dk: Array(Blake2.prfExpand(il, [0x16] + key.dk)[0..<32]))
-        return SaplingExtendedFullViewingKey(depth: depth &+ 1, parentTag: Array(key.fingerprint[0..<4]), childIndex: index,
-                                             chainCode: Array(i[32..<64]), key: child)
+        return SaplingExtendedFullViewingKey(
+            depth: depth &+ 1, parentTag: Array(key.fingerprint[0..<4]), childIndex: index,
+            chainCode: Array(i[32..<64]), key: child)
     }
 
     public var `internal`: SaplingExtendedFullViewingKey {
@@ -372,12 +387,14 @@ public struct SaplingExtendedFullViewingKey: Sendable {
     /// Decodes "zxviews1…" (or the test network's form).
     public init(encoded text: String, network: ZcashNetwork) throws(ZcashKeyError) {
         guard let (hrp, data, variant) = try? Bech32.decode(text, maxLength: 1000), variant == .bech32,
-              hrp == network.extendedFullViewingKeyHRP, let raw = try? Bech32.convertBits(data, from: 5, to: 8, pad: false), raw.count == 169,
-              let key = SaplingFullViewingKey(bytes: Array(raw[41..<169])) else {
+            hrp == network.extendedFullViewingKeyHRP, let raw = try? Bech32.convertBits(data, from: 5, to: 8, pad: false), raw.count == 169,
+            let key = SaplingFullViewingKey(bytes: Array(raw[41..<169]))
+        else {
             throw .invalidEncoding("not a Sapling extended full viewing key for the \(network.rawValue) network")
         }
-        self.init(depth: raw[0], parentTag: Array(raw[1..<5]), childIndex: raw[5..<9].reversed().reduce(0) { $0 << 8 | UInt32($1) },
-                  chainCode: Array(raw[9..<41]), key: key)
+        self.init(
+            depth: raw[0], parentTag: Array(raw[1..<5]), childIndex: raw[5..<9].reversed().reduce(0) { $0 << 8 | UInt32($1) },
+            chainCode: Array(raw[9..<41]), key: key)
     }
 
     init(depth: UInt8, parentTag: [UInt8], childIndex: UInt32, chainCode: [UInt8], key: SaplingFullViewingKey) {

@@ -86,8 +86,10 @@ public struct ZcashFullTransaction: Sendable {
         self.spends = spends
         var saplingOutputs = [SaplingOutput]()
         for _ in 0..<(try compactSize()) {
-            saplingOutputs.append(SaplingOutput(cv: try take(32), cmu: try take(32), ephemeralKey: try take(32),
-                                                encCiphertext: try take(580), outCiphertext: try take(80)))
+            saplingOutputs.append(
+                SaplingOutput(
+                    cv: try take(32), cmu: try take(32), ephemeralKey: try take(32),
+                    encCiphertext: try take(580), outCiphertext: try take(80)))
         }
         self.saplingOutputs = saplingOutputs
         let sapling = spends.count + saplingOutputs.count
@@ -98,8 +100,10 @@ public struct ZcashFullTransaction: Sendable {
         func bundle() throws(ZcashDataError) -> Bundle {
             var b = Bundle()
             for _ in 0..<(try compactSize()) {
-                b.actions.append(Action(cv: try take(32), nullifier: try take(32), rk: try take(32), cmx: try take(32),
-                                        ephemeralKey: try take(32), encCiphertext: try take(580), outCiphertext: try take(80)))
+                b.actions.append(
+                    Action(
+                        cv: try take(32), nullifier: try take(32), rk: try take(32), cmx: try take(32),
+                        ephemeralKey: try take(32), encCiphertext: try take(580), outCiphertext: try take(80)))
             }
             guard !b.actions.isEmpty else { return b }
             b.flags = try take(1)[0]
@@ -117,10 +121,14 @@ public struct ZcashFullTransaction: Sendable {
     /// The Sapling outputs and both Orchard-protocol bundles' actions, as memos need them.
     public var shieldedOutputs: (sapling: [FullSaplingOutput], orchard: [FullOrchardAction], ironwood: [FullOrchardAction]) {
         func full(_ b: Bundle?) -> [FullOrchardAction] {
-            (b?.actions ?? []).map { FullOrchardAction(nullifier: $0.nullifier, cmx: $0.cmx, ephemeralKey: $0.ephemeralKey, encCiphertext: $0.encCiphertext) }
+            (b?.actions ?? []).map {
+                FullOrchardAction(nullifier: $0.nullifier, cmx: $0.cmx, ephemeralKey: $0.ephemeralKey, encCiphertext: $0.encCiphertext)
+            }
         }
-        return (saplingOutputs.map { FullSaplingOutput(cmu: $0.cmu, ephemeralKey: $0.ephemeralKey, encCiphertext: $0.encCiphertext) },
-                full(orchard), full(ironwood))
+        return (
+            saplingOutputs.map { FullSaplingOutput(cmu: $0.cmu, ephemeralKey: $0.ephemeralKey, encCiphertext: $0.encCiphertext) },
+            full(orchard), full(ironwood)
+        )
     }
 }
 
@@ -130,8 +138,11 @@ public enum ZcashTransactionParser {
         try shieldedBundles(raw).sapling
     }
 
-    public static func shieldedBundles(_ raw: [UInt8]) throws(ZcashDataError)
-        -> (sapling: [FullSaplingOutput], orchard: [FullOrchardAction], ironwood: [FullOrchardAction]) {
+    public static func shieldedBundles(
+        _ raw: [UInt8]
+    ) throws(ZcashDataError)
+        -> (sapling: [FullSaplingOutput], orchard: [FullOrchardAction], ironwood: [FullOrchardAction])
+    {
         try ZcashFullTransaction(raw).shieldedOutputs
     }
 }

@@ -108,15 +108,20 @@ public enum UnifiedEncoding {
 
     /// Decodes a unified encoding of `kind` for `network` into its items, in order. Refuses a
     /// wrong prefix or checksum, bad padding, items out of order or repeated, and truncation.
-    public static func decode(_ text: String, kind: Kind, network: ZcashNetwork) throws(ZcashKeyError) -> [(typecode: UInt64, value: [UInt8])] {
+    public static func decode(
+        _ text: String, kind: Kind, network: ZcashNetwork
+    ) throws(ZcashKeyError) -> [(typecode: UInt64, value: [UInt8])] {
         let hrp = kind.hrp(network)
         guard let (foundHRP, data, variant) = try? Bech32.decode(text, maxLength: 10_000) else {
             throw .invalidEncoding("not a Bech32m string")
         }
-        guard foundHRP == hrp else { throw .invalidEncoding("prefix \(foundHRP), expected \(hrp) for a \(kind.name) on the \(network.rawValue) network") }
+        guard foundHRP == hrp else {
+            throw .invalidEncoding("prefix \(foundHRP), expected \(hrp) for a \(kind.name) on the \(network.rawValue) network")
+        }
         guard variant == .bech32m else { throw .invalidEncoding("a \(kind.name) uses Bech32m") }
         guard let jumbled = try? Bech32.convertBits(data, from: 5, to: 8, pad: false),
-              (F4Jumble.minLength...F4Jumble.maxLength).contains(jumbled.count) else {
+            (F4Jumble.minLength...F4Jumble.maxLength).contains(jumbled.count)
+        else {
             throw .invalidEncoding("wrong length for a \(kind.name)")
         }
         let raw = F4Jumble.unjumble(jumbled)

@@ -28,22 +28,29 @@ public struct ZcashScanner: ChainScanner, ChainRecords {
     public init(fullViewingKey fvk: SaplingFullViewingKey?, network: ZcashNetwork, account: UInt32, orchard: OrchardFullViewingKey? = nil) {
         precondition(fvk != nil || orchard != nil, "a Zcash scanner needs a Sapling or an Orchard key")
         let internalFVK = fvk?.internal
-        self.init(network: network, account: account, external: fvk?.incomingViewingKey, internalKey: internalFVK?.incomingViewingKey,
-                  nk: fvk?.nk, internalNK: internalFVK?.nk,
-                  orchardExternal: orchard?.incomingViewingKey(change: false), orchardInternal: orchard?.incomingViewingKey(change: true),
-                  orchardNK: orchard?.nk)
+        self.init(
+            network: network, account: account, external: fvk?.incomingViewingKey, internalKey: internalFVK?.incomingViewingKey,
+            nk: fvk?.nk, internalNK: internalFVK?.nk,
+            orchardExternal: orchard?.incomingViewingKey(change: false), orchardInternal: orchard?.incomingViewingKey(change: true),
+            orchardNK: orchard?.nk)
     }
 
     /// From incoming viewing keys: received notes only, in each pool whose key is given.
-    public init(incomingViewingKey ivk: SaplingIncomingViewingKey?, network: ZcashNetwork, account: UInt32, orchard: OrchardIncomingViewingKey? = nil) {
+    public init(
+        incomingViewingKey ivk: SaplingIncomingViewingKey?, network: ZcashNetwork, account: UInt32,
+        orchard: OrchardIncomingViewingKey? = nil
+    ) {
         precondition(ivk != nil || orchard != nil, "a Zcash scanner needs a Sapling or an Orchard key")
-        self.init(network: network, account: account, external: ivk, internalKey: nil, nk: nil, internalNK: nil,
-                  orchardExternal: orchard, orchardInternal: nil, orchardNK: nil)
+        self.init(
+            network: network, account: account, external: ivk, internalKey: nil, nk: nil, internalNK: nil,
+            orchardExternal: orchard, orchardInternal: nil, orchardNK: nil)
     }
 
-    init(network: ZcashNetwork, account: UInt32, external: SaplingIncomingViewingKey?, internalKey: SaplingIncomingViewingKey?,
-         nk: JubjubPoint?, internalNK: JubjubPoint?, orchardExternal: OrchardIncomingViewingKey? = nil,
-         orchardInternal: OrchardIncomingViewingKey? = nil, orchardNK: PallasBase? = nil) {
+    init(
+        network: ZcashNetwork, account: UInt32, external: SaplingIncomingViewingKey?, internalKey: SaplingIncomingViewingKey?,
+        nk: JubjubPoint?, internalNK: JubjubPoint?, orchardExternal: OrchardIncomingViewingKey? = nil,
+        orchardInternal: OrchardIncomingViewingKey? = nil, orchardNK: PallasBase? = nil
+    ) {
         self.orchardExternal = orchardExternal.map(OrchardDecryptor.init)
         self.orchardInternal = orchardInternal.map(OrchardDecryptor.init)
         self.orchardNK = orchardNK
@@ -60,7 +67,8 @@ public struct ZcashScanner: ChainScanner, ChainRecords {
 
     public static let chainName = "zcash"
     /// Records say "account", "diversifier_index" (of the note's address), "nullifier", "memo".
-    public static let fieldNames = OutputFieldNames(account: "account", addressIndex: "diversifier_index", spendTag: "nullifier", memo: "memo")
+    public static let fieldNames = OutputFieldNames(
+        account: "account", addressIndex: "diversifier_index", spendTag: "nullifier", memo: "memo")
     /// The shielded pools scanned (transparent outputs are not): a balance names them, with
     /// each one's sums, lest it be read as the wallet's whole balance.
     /// An Orchard key scans both Orchard-protocol pools: Orchard and NU6.3's Ironwood.
@@ -82,7 +90,8 @@ public struct ZcashScanner: ChainScanner, ChainRecords {
     static let ironwoodTag = 1 << 33
 
     public static func pool(ofIndex index: Int) -> (name: String, index: Int)? {
-        index >= ironwoodTag ? ("ironwood", index - ironwoodTag) : index >= orchardTag ? ("orchard", index - orchardTag) : ("sapling", index)
+        index >= ironwoodTag
+            ? ("ironwood", index - ironwoodTag) : index >= orchardTag ? ("orchard", index - orchardTag) : ("sapling", index)
     }
 
     /// An Ironwood note's tag is its nullifier with the pool's byte after it (`ironwoodSpendTagSuffix`):
@@ -95,13 +104,18 @@ public struct ZcashScanner: ChainScanner, ChainRecords {
     /// as nothing; a Sapling key is 64 bytes and the network name follows it, so no two key
     /// sets give the same input.)
     public var stateName: String {
-        "zcash-\(network.rawValue)-" + Hex.encode(Blake2.b(12, personal: Array("Satchel_ZState__".utf8), external?.bytes ?? [], Array(network.rawValue.utf8),
-                                                           orchardExternal?.key.bytes ?? []))
+        "zcash-\(network.rawValue)-"
+            + Hex.encode(
+                Blake2.b(
+                    12, personal: Array("Satchel_ZState__".utf8), external?.bytes ?? [], Array(network.rawValue.utf8),
+                    orchardExternal?.key.bytes ?? []))
     }
 
     public var stateID: String {
-        Hex.encode(Blake2.b(16, personal: Array("Satchel_ZStateID".utf8), external?.bytes ?? [], nk?.bytes ?? [], orchardExternal?.key.bytes ?? [],
-                            orchardNK?.bytes ?? []))
+        Hex.encode(
+            Blake2.b(
+                16, personal: Array("Satchel_ZStateID".utf8), external?.bytes ?? [], nk?.bytes ?? [], orchardExternal?.key.bytes ?? [],
+                orchardNK?.bytes ?? []))
     }
 
     /// Spends are known when every scanned pool's nullifiers can be computed.
@@ -145,8 +159,11 @@ public struct ZcashScanner: ChainScanner, ChainRecords {
         }
         // What is tried: the Sapling outputs (when the wallet has a Sapling key) and the actions.
         let size = outputs.count + actions.count + ironwood.count
-        func runs(_ places: [(Int, Int)]) -> [[(Int, Int)]] { stride(from: 0, to: places.count, by: 64).map { Array(places[$0..<min($0 + 64, places.count)]) } }
-        let items = runs(outputs).map(Item.outputs) + runs(actions).map { Item.actions($0, .v2) } + runs(ironwood).map { Item.actions($0, .v3) }
+        func runs(_ places: [(Int, Int)]) -> [[(Int, Int)]] {
+            stride(from: 0, to: places.count, by: 64).map { Array(places[$0..<min($0 + 64, places.count)]) }
+        }
+        let items =
+            runs(outputs).map(Item.outputs) + runs(actions).map { Item.actions($0, .v2) } + runs(ironwood).map { Item.actions($0, .v3) }
         // A sandblasted block holds thousands of outputs: past a few hundred its outputs are
         // spread over the cores (the engine gives one block one task).
         let one = { @Sendable (item: Item) in
@@ -154,7 +171,9 @@ public struct ZcashScanner: ChainScanner, ChainRecords {
                 switch item {
                 case .outputs(let run): try self.scan(transactions, outputs: run).map { (($0.place.0, $0.place.1, 0), $0.output) }
                 case .actions(let run, let version):
-                    try self.scan(transactions, actions: run, version: version).map { (($0.place.0, $0.place.1, version == .v2 ? 1 : 2), $0.output) }
+                    try self.scan(transactions, actions: run, version: version).map {
+                        (($0.place.0, $0.place.1, version == .v2 ? 1 : 2), $0.output)
+                    }
                 }
             }
         }
@@ -171,8 +190,11 @@ public struct ZcashScanner: ChainScanner, ChainRecords {
     /// The actions at `run` (transaction, action) of the pool whose notes have `version` that
     /// pay the wallet: each is tried with the external Orchard key, then the ones it does not
     /// open with the internal key.
-    private func scan(_ transactions: [ZcashCompactTransaction], actions run: [(Int, Int)], version: OrchardNoteVersion) throws(ScanError)
-        -> [(place: (Int, Int), output: ReceivedOutput)] {
+    private func scan(
+        _ transactions: [ZcashCompactTransaction], actions run: [(Int, Int)], version: OrchardNoteVersion
+    ) throws(ScanError)
+        -> [(place: (Int, Int), output: ReceivedOutput)]
+    {
         guard let external = orchardExternal else { return [] }
         func actions(_ tx: ZcashCompactTransaction) -> [CompactOrchardAction] { version == .v2 ? tx.actions : tx.ironwoodActions }
         var tried = run.compactMap { place -> (place: (Int, Int), epk: PallasPoint)? in
@@ -189,7 +211,9 @@ public struct ZcashScanner: ChainScanner, ChainRecords {
             var left = [(place: (Int, Int), epk: PallasPoint)]()
             for (t, secret) in zip(tried, decryptor.sharedSecrets(tried.map(\.epk))) {
                 let tx = transactions[t.place.0]
-                guard let note = decryptor.tryDecrypt(actions(tx)[t.place.1], sharedSecret: secret, version: version) else { left.append(t); continue }
+                guard let note = decryptor.tryDecrypt(actions(tx)[t.place.1], sharedSecret: secret, version: version) else {
+                    left.append(t); continue
+                }
                 found.append((t.place, try received(note, tx: tx, action: t.place.1, key: decryptor.key, change: change)))
             }
             tried = left
@@ -197,17 +221,20 @@ public struct ZcashScanner: ChainScanner, ChainRecords {
         return found
     }
 
-    private func received(_ found: DecryptedOrchardNote, tx: ZcashCompactTransaction, action i: Int, key: OrchardIncomingViewingKey,
-                          change: Bool) throws(ScanError) -> ReceivedOutput {
+    private func received(
+        _ found: DecryptedOrchardNote, tx: ZcashCompactTransaction, action i: Int, key: OrchardIncomingViewingKey,
+        change: Bool
+    ) throws(ScanError) -> ReceivedOutput {
         let note = found.note
         let ironwood = note.version == .v3
         // An Ironwood note is spent only by an Ironwood action's nullifier: its tag says the pool.
         let tag = orchardNK.flatMap { note.nullifier(nk: $0)?.bytes }.map { ironwood ? $0 + [ironwoodSpendTagSuffix] : $0 }
         let full = ironwood ? tx.fullIronwoodCiphertexts : tx.fullActionCiphertexts
-        var o = ReceivedOutput(height: nil, txID: tx.id, index: (ironwood ? Self.ironwoodTag : Self.orchardTag) + i, amount: note.value,
-                               account: account, addressIndex: Self.addressIndex(of: note.address.diversifier, dk: key.dk), spendTag: tag,
-                               memo: try Self.memo(full?[i], key: found.key, of: "\(ironwood ? "Ironwood" : "Orchard") action \(i)", in: tx),
-                               unlockTime: 0, isCoinbase: tx.index == 0, outputKey: note.address.bytes, isChange: change)
+        var o = ReceivedOutput(
+            height: nil, txID: tx.id, index: (ironwood ? Self.ironwoodTag : Self.orchardTag) + i, amount: note.value,
+            account: account, addressIndex: Self.addressIndex(of: note.address.diversifier, dk: key.dk), spendTag: tag,
+            memo: try Self.memo(full?[i], key: found.key, of: "\(ironwood ? "Ironwood" : "Orchard") action \(i)", in: tx),
+            unlockTime: 0, isCoinbase: tx.index == 0, outputKey: note.address.bytes, isChange: change)
         o.position = (ironwood ? tx.firstIronwoodPosition : tx.firstActionPosition).map { $0 + UInt64(i) }
         return o
     }
@@ -215,11 +242,15 @@ public struct ZcashScanner: ChainScanner, ChainRecords {
     /// The memo of a found note, when the full transaction came with the block: the AEAD tag
     /// checks the whole ciphertext under the note's key. A tag that fails where the compact
     /// part decrypted means the full transaction is not the one the block committed to.
-    private static func memo(_ full: [UInt8]?, key: [UInt8], of what: String, in tx: ZcashCompactTransaction) throws(ScanError) -> [UInt8]? {
+    private static func memo(_ full: [UInt8]?, key: [UInt8], of what: String, in tx: ZcashCompactTransaction) throws(ScanError) -> [UInt8]?
+    {
         guard let full else { return nil }
         guard let p = SaplingMemo.plaintext(encCiphertext: full, key: key) else {
-            throw .malformed(what: "transaction \(Hex.encode(tx.id))",
-                             reason: "\(what)'s full note ciphertext fails its authentication tag, though its first 52 bytes (the compact block's) decrypt: the full transaction does not match its compact form; check the --txs file")
+            throw .malformed(
+                what: "transaction \(Hex.encode(tx.id))",
+                reason:
+                    "\(what)'s full note ciphertext fails its authentication tag, though its first 52 bytes (the compact block's) decrypt: the full transaction does not match its compact form; check the --txs file"
+            )
         }
         let memo = Array(p[52..<564])
         return SaplingMemo.isEmpty(memo) ? nil : memo
@@ -233,14 +264,19 @@ public struct ZcashScanner: ChainScanner, ChainRecords {
 
     /// The outputs at `run` (transaction, output) that pay the wallet: each is tried with the
     /// external Sapling key, then the ones it does not open with the internal key.
-    private func scan(_ transactions: [ZcashCompactTransaction], outputs run: [(Int, Int)]) throws(ScanError)
-        -> [(place: (Int, Int), output: ReceivedOutput)] {
+    private func scan(
+        _ transactions: [ZcashCompactTransaction], outputs run: [(Int, Int)]
+    ) throws(ScanError)
+        -> [(place: (Int, Int), output: ReceivedOutput)]
+    {
         guard let external, let externalDecryptor else { return [] }
         var tried = run.compactMap { place -> (place: (Int, Int), epk: JubjubPoint)? in
             let tx = transactions[place.0]
             guard tx.height != nil, tx.outputs[place.1].ciphertext.count == 52, tx.outputs[place.1].cmu.count == 32 else { return nil }
             // Decoded with the block (`outputEphemeralPoints`); one at a time only for a transaction made otherwise.
-            let epk = tx.outputEphemeralPoints.count == tx.outputs.count ? tx.outputEphemeralPoints[place.1]
+            let epk =
+                tx.outputEphemeralPoints.count == tx.outputs.count
+                ? tx.outputEphemeralPoints[place.1]
                 : JubjubPoint(bytes: tx.outputs[place.1].ephemeralKey)
             return epk.map { (place, $0) }
         }
@@ -250,8 +286,11 @@ public struct ZcashScanner: ChainScanner, ChainRecords {
             var left = [(place: (Int, Int), epk: JubjubPoint)]()
             for (t, secret) in zip(tried, decryptor.sharedSecrets(tried.map(\.epk))) {
                 let tx = transactions[t.place.0], i = t.place.1
-                guard let note = decryptor.tryDecrypt(tx.outputs[i], sharedSecret: secret, height: tx.height!) else { left.append(t); continue }
-                var o = received(note, tx: tx, index: i, position: tx.firstPosition.map { $0 + UInt64(i) }, ivk: ivk, nk: nk, change: change)
+                guard let note = decryptor.tryDecrypt(tx.outputs[i], sharedSecret: secret, height: tx.height!) else {
+                    left.append(t); continue
+                }
+                var o = received(
+                    note, tx: tx, index: i, position: tx.firstPosition.map { $0 + UInt64(i) }, ivk: ivk, nk: nk, change: change)
                 o.memo = try Self.memo(tx.fullCiphertexts?[i], key: note.key, of: "Sapling output \(i)", in: tx)
                 found.append((t.place, o))
             }
@@ -260,13 +299,16 @@ public struct ZcashScanner: ChainScanner, ChainRecords {
         return found
     }
 
-    private func received(_ d: DecryptedNote, tx: ZcashCompactTransaction, index: Int, position: UInt64?,
-                          ivk: SaplingIncomingViewingKey, nk: JubjubPoint?, change: Bool) -> ReceivedOutput {
+    private func received(
+        _ d: DecryptedNote, tx: ZcashCompactTransaction, index: Int, position: UInt64?,
+        ivk: SaplingIncomingViewingKey, nk: JubjubPoint?, change: Bool
+    ) -> ReceivedOutput {
         let nullifier = nk.flatMap { nk in position.flatMap { d.note.nullifier(nk: nk, position: $0) } }
-        var o = ReceivedOutput(height: nil, txID: tx.id, index: index, amount: d.note.value, account: account,
-                               addressIndex: Self.addressIndex(of: d.note.diversifier, dk: ivk.dk),
-                               spendTag: nullifier, memo: nil, unlockTime: 0, isCoinbase: tx.index == 0,
-                               outputKey: d.note.diversifier + d.note.transmissionKey, isChange: change)
+        var o = ReceivedOutput(
+            height: nil, txID: tx.id, index: index, amount: d.note.value, account: account,
+            addressIndex: Self.addressIndex(of: d.note.diversifier, dk: ivk.dk),
+            spendTag: nullifier, memo: nil, unlockTime: 0, isCoinbase: tx.index == 0,
+            outputKey: d.note.diversifier + d.note.transmissionKey, isChange: change)
         o.position = position
         return o
     }
@@ -289,7 +331,9 @@ public struct ZcashScanner: ChainScanner, ChainRecords {
     public func address(account: UInt32, index: UInt32) -> String? {
         guard index != UInt32.max else { return nil }
         guard let external else {
-            return orchardExternal.map { UnifiedEncoding.orchardAddress($0.key.address(at: DiversifierIndex(UInt64(index))).bytes, network: network) }
+            return orchardExternal.map {
+                UnifiedEncoding.orchardAddress($0.key.address(at: DiversifierIndex(UInt64(index))).bytes, network: network)
+            }
         }
         return external.address(exactly: DiversifierIndex(UInt64(index)))?.encoded(network)
     }
@@ -301,7 +345,8 @@ public struct ZcashScanner: ChainScanner, ChainRecords {
         if Self.pool(ofIndex: output.index)?.name != "sapling" {
             return UnifiedEncoding.orchardAddress(output.outputKey, network: network)
         }
-        return SaplingPaymentAddress(diversifier: Array(output.outputKey[0..<11]), transmissionKey: Array(output.outputKey[11...])).encoded(network)
+        return SaplingPaymentAddress(diversifier: Array(output.outputKey[0..<11]), transmissionKey: Array(output.outputKey[11...])).encoded(
+            network)
     }
 }
 

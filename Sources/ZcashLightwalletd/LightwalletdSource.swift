@@ -70,12 +70,15 @@ public final class LightwalletdSource: BlockSource, Sendable {
         let info = try call("GetLightdInfo") { client, options in
             var options = options
             options.timeout = self.timeLimit
-            return try await client.unary(request: ClientRequest(message: WireEmpty()), descriptor: Self.getLightdInfo,
-                                          serializer: ProtobufOut<WireEmpty>(), deserializer: ProtobufIn<WireLightdInfo>(),
-                                          options: options) { try $0.message }
+            return try await client.unary(
+                request: ClientRequest(message: WireEmpty()), descriptor: Self.getLightdInfo,
+                serializer: ProtobufOut<WireEmpty>(), deserializer: ProtobufIn<WireLightdInfo>(),
+                options: options
+            ) { try $0.message }
         }
         guard Self.servesIronwood(version: info.version, protocolVersion: info.lightwalletProtocolVersion) else {
-            let who = [info.vendor, info.version.isEmpty ? "no version" : "version \(info.version)"].filter { !$0.isEmpty }.joined(separator: " ")
+            let who = [info.vendor, info.version.isEmpty ? "no version" : "version \(info.version)"].filter { !$0.isEmpty }.joined(
+                separator: " ")
             throw LightwalletdError.tooOld(address, LightwalletdSource.clean(who))
         }
         ironwoodChecked.withLock { $0 = true }
@@ -101,7 +104,9 @@ public final class LightwalletdSource: BlockSource, Sendable {
                 guard FileManager.default.isReadableFile(atPath: roots) else { throw .trustRoots(roots) }
                 // Read here, so that a file that is no PEM certificate is named as such (the
                 // transport's own failure would read as a bad address).
-                guard let certificates = try? NIOSSLCertificate.fromPEMFile(roots), !certificates.isEmpty else { throw .notCertificates(roots) }
+                guard let certificates = try? NIOSSLCertificate.fromPEMFile(roots), !certificates.isEmpty else {
+                    throw .notCertificates(roots)
+                }
             }
             security = .tls { tls in
                 if let roots = options.trustRoots { tls.trustRoots = .certificates([.file(path: roots, format: .pem)]) }
@@ -137,7 +142,8 @@ public final class LightwalletdSource: BlockSource, Sendable {
             if host.contains(":") { return nil }  // a bare IPv6 address needs brackets
         }
         guard rest.hasPrefix(":"), let port = Int(rest.dropFirst()), (1...65_535).contains(port), !host.isEmpty,
-              host.allSatisfy({ $0.isLetter || $0.isNumber || ".-:".contains($0) }) else { return nil }
+            host.allSatisfy({ $0.isLetter || $0.isNumber || ".-:".contains($0) })
+        else { return nil }
         return (String(host), port)
     }
 
@@ -157,14 +163,20 @@ public final class LightwalletdSource: BlockSource, Sendable {
     private func latest(_ client: GRPCClient<HTTP2ClientTransport.Posix>, _ options: CallOptions) async throws -> Int {
         var options = options
         options.timeout = timeLimit
-        let latest = try await client.unary(request: ClientRequest(message: WireChainSpec()), descriptor: Self.getLatestBlock,
-                                            serializer: ProtobufOut<WireChainSpec>(), deserializer: ProtobufIn<WireBlockID>(),
-                                            options: options) { try $0.message }
-        guard latest.height < UInt64(Int32.max) else { throw LightwalletdError.badReply(address, "GetLatestBlock: height \(latest.height)") }
+        let latest = try await client.unary(
+            request: ClientRequest(message: WireChainSpec()), descriptor: Self.getLatestBlock,
+            serializer: ProtobufOut<WireChainSpec>(), deserializer: ProtobufIn<WireBlockID>(),
+            options: options
+        ) { try $0.message }
+        guard latest.height < UInt64(Int32.max) else {
+            throw LightwalletdError.badReply(address, "GetLatestBlock: height \(latest.height)")
+        }
         // An empty BlockID (height 0, no hash: what an empty answer decodes to) is no tip; taken
         // as one it ended a run having scanned nothing. (Older lightwalletd sends no hash, so
         // only the pair is refused.)
-        guard latest.height > 0 || !latest.hash.isEmpty else { throw LightwalletdError.badReply(address, "GetLatestBlock: an empty BlockID (no height, no hash)") }
+        guard latest.height > 0 || !latest.hash.isEmpty else {
+            throw LightwalletdError.badReply(address, "GetLatestBlock: an empty BlockID (no height, no hash)")
+        }
         return Int(latest.height)
     }
 
@@ -196,9 +208,11 @@ public final class LightwalletdSource: BlockSource, Sendable {
             let progress = Locked(ContinuousClock.now)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
-                    try await client.serverStreaming(request: request, descriptor: Self.getBlockRange,
-                                                     serializer: ProtobufOut<WireBlockRange>(), deserializer: RawBytes(),
-                                                     options: options) { response in
+                    try await client.serverStreaming(
+                        request: request, descriptor: Self.getBlockRange,
+                        serializer: ProtobufOut<WireBlockRange>(), deserializer: RawBytes(),
+                        options: options
+                    ) { response in
                         for try await bytes in response.messages {
                             progress.set(.now)
                             let block = try self.check(bytes, expected: height + received.get().count, last: last)
@@ -223,7 +237,8 @@ public final class LightwalletdSource: BlockSource, Sendable {
                 let now = try await self.latest(client, options)
                 self.tip.withLock { $0 = now }
                 guard now < last, height + got > now else {
-                    throw LightwalletdError.unavailable(self.address, "GetBlockRange ended at block \(height + got - 1) of \(height)–\(last)")
+                    throw LightwalletdError.unavailable(
+                        self.address, "GetBlockRange ended at block \(height + got - 1) of \(height)–\(last)")
                 }
                 end.set(now)
             }
@@ -260,7 +275,9 @@ public final class LightwalletdSource: BlockSource, Sendable {
 
     /// Runs `body` on the client, blocking this thread (the engine's sources are synchronous and
     /// called off the scanning threads); tries again on failures that may pass, with backoff.
-    private func call<T: Sendable>(_ method: String, _ body: @escaping @Sendable (GRPCClient<HTTP2ClientTransport.Posix>, CallOptions) async throws -> T) throws -> T {
+    private func call<T: Sendable>(
+        _ method: String, _ body: @escaping @Sendable (GRPCClient<HTTP2ClientTransport.Posix>, CallOptions) async throws -> T
+    ) throws -> T {
         var options = CallOptions.defaults
         options.waitForReady = false
         var delay = self.options.retryDelay
@@ -360,7 +377,8 @@ public final class LightwalletdSource: BlockSource, Sendable {
 
     /// A server's text in our one-line messages: printable, short.
     static func clean(_ text: String) -> String {
-        String(text.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0.isPunctuation || $0.isSymbol || $0 == " ") ? $0 : " " }.prefix(300))
+        String(
+            text.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0.isPunctuation || $0.isSymbol || $0 == " ") ? $0 : " " }.prefix(300))
     }
 }
 
@@ -408,14 +426,18 @@ public enum LightwalletdError: WalletError, Equatable {
     public var message: String {
         switch self {
         case .badAddress(let a): "'\(a)' is not a lightwalletd address (host:port, or [IPv6]:port)"
-        case .plaintextOffLoopback(let a): "--plaintext is for a lightwalletd on this machine (127.0.0.1, ::1, localhost), not \(a): compact blocks altered on the way could hide payments"
+        case .plaintextOffLoopback(let a):
+            "--plaintext is for a lightwalletd on this machine (127.0.0.1, ::1, localhost), not \(a): compact blocks altered on the way could hide payments"
         case .trustRoots(let path): "cannot read the certificates in \(path)"
-        case .notCertificates(let path): "\(path) holds no PEM certificate (--ca-file takes the server's certificate, or its CA's, as PEM: -----BEGIN CERTIFICATE-----)"
-        case .tls(let a, let why): "no TLS connection to the lightwalletd at \(a) (\(why)); a certificate of its own goes to --ca-file, and one on this machine without TLS needs --plaintext"
+        case .notCertificates(let path):
+            "\(path) holds no PEM certificate (--ca-file takes the server's certificate, or its CA's, as PEM: -----BEGIN CERTIFICATE-----)"
+        case .tls(let a, let why):
+            "no TLS connection to the lightwalletd at \(a) (\(why)); a certificate of its own goes to --ca-file, and one on this machine without TLS needs --plaintext"
         case .unavailable(let a, let why): "the lightwalletd at \(a) does not answer (\(why))"
         case .refused(let a, let why): "the lightwalletd at \(a) refused a call (\(why))"
         case .badReply(let a, let why): "the lightwalletd at \(a) sent what lightwalletd does not (\(why))"
-        case .tooOld(let a, let what): "the lightwalletd at \(a) (\(what), by GetLightdInfo) does not serve the Ironwood pool, where every shielded payment to an Orchard receiver lands since NU6.3 (height 3,428,143), which this scan reaches: a balance from it would miss them; use a lightwalletd of 0.5.0 or later"
+        case .tooOld(let a, let what):
+            "the lightwalletd at \(a) (\(what), by GetLightdInfo) does not serve the Ironwood pool, where every shielded payment to an Orchard receiver lands since NU6.3 (height 3,428,143), which this scan reaches: a balance from it would miss them; use a lightwalletd of 0.5.0 or later"
         }
     }
 }

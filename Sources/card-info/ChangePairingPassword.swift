@@ -3,8 +3,9 @@ import WalletCard
 import WalletCardCLI
 
 struct ChangePairingPassword: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "change-pairing-password",
-                                                    abstract: "Set a new pairing password for future pairings (credentials: pin, new_pairing_password).")
+    static let configuration = CommandConfiguration(
+        commandName: "change-pairing-password",
+        abstract: "Set a new pairing password for future pairings (credentials: pin, new_pairing_password).")
     @OptionGroup var session: SessionOptions
 
     func run() throws {

@@ -3,7 +3,8 @@ import WalletCardCLI
 import WalletRecords
 
 struct FactoryReset: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "factory-reset", abstract: "Wipe keys, PINs and pairings (needs --confirm).")
+    static let configuration = CommandConfiguration(
+        commandName: "factory-reset", abstract: "Wipe keys, PINs and pairings (needs --confirm).")
     @OptionGroup var readers: ReaderOptions
     @Flag(help: "Yes: erase everything on the card.") var confirm = false
 

@@ -3,8 +3,9 @@ import WalletCardCLI
 import WalletCore
 
 struct GenerateKey: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "generate-key",
-                                                    abstract: "Make a random master key on the card (no phrase exists for it: back it up another way).")
+    static let configuration = CommandConfiguration(
+        commandName: "generate-key",
+        abstract: "Make a random master key on the card (no phrase exists for it: back it up another way).")
     @OptionGroup var session: SessionOptions
 
     func run() throws {

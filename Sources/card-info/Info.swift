@@ -9,6 +9,8 @@ struct Info: ParsableCommand {
     @OptionGroup var keyStore: KeyStoreOptions
 
     func run() throws {
-        try RecordPipeline.reporting(tool: "card-info") { pipeline in try CardSurvey.run(readers, pairing: pairing, keyStore: keyStore, into: pipeline) }
+        try RecordPipeline.reporting(tool: "card-info") { pipeline in
+            try CardSurvey.run(readers, pairing: pairing, keyStore: keyStore, into: pipeline)
+        }
     }
 }

@@ -3,7 +3,8 @@ import WalletCardCLI
 import WalletRecords
 
 struct Initialize: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "init", abstract: "Set PIN, PUK, duress PIN and pairing password on a new card (INIT, 58-byte form).")
+    static let configuration = CommandConfiguration(
+        commandName: "init", abstract: "Set PIN, PUK, duress PIN and pairing password on a new card (INIT, 58-byte form).")
     @OptionGroup var readers: ReaderOptions
     @OptionGroup var credentials: CredentialOptions
     @Option(help: "PIN tries before it blocks (2–10).") var pinRetries: UInt8 = 3
@@ -15,6 +16,8 @@ struct Initialize: ParsableCommand {
     }
 
     func run() throws {
-        try RecordPipeline.reporting(tool: "card-info") { try $0.emit(try CardFlows.initialize(readers, credentials: credentials, pinRetries: pinRetries, pukRetries: pukRetries)) }
+        try RecordPipeline.reporting(tool: "card-info") {
+            try $0.emit(try CardFlows.initialize(readers, credentials: credentials, pinRetries: pinRetries, pukRetries: pukRetries))
+        }
     }
 }

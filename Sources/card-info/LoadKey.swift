@@ -5,8 +5,9 @@ import WalletCore
 import WalletRecords
 
 struct LoadKey: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "load-key",
-                                                    abstract: "Load a master key from a BIP39 phrase or seed record on stdin ({\"mnemonic\"[,\"passphrase\"]} or {\"seed\"}).")
+    static let configuration = CommandConfiguration(
+        commandName: "load-key",
+        abstract: "Load a master key from a BIP39 phrase or seed record on stdin ({\"mnemonic\"[,\"passphrase\"]} or {\"seed\"}).")
     @OptionGroup var session: SessionOptions
 
     func run() throws {

@@ -11,6 +11,8 @@ struct Pair: ParsableCommand {
     @OptionGroup var keyStore: KeyStoreOptions
 
     func run() throws {
-        try RecordPipeline.reporting(tool: "card-info") { try $0.emit(try CardFlows.pairAndKeep(readers, credentials: credentials, keyStore: keyStore, store: store)) }
+        try RecordPipeline.reporting(tool: "card-info") {
+            try $0.emit(try CardFlows.pairAndKeep(readers, credentials: credentials, keyStore: keyStore, store: store))
+        }
     }
 }

@@ -3,7 +3,8 @@ import WalletCardCLI
 import WalletRecords
 
 struct UnblockPIN: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "unblock-pin", abstract: "Unblock a blocked PIN with the PUK (credentials: puk, new_pin).")
+    static let configuration = CommandConfiguration(
+        commandName: "unblock-pin", abstract: "Unblock a blocked PIN with the PUK (credentials: puk, new_pin).")
     @OptionGroup var session: SessionOptions
 
     func run() throws {

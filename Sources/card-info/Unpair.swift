@@ -2,7 +2,8 @@ import ArgumentParser
 import WalletCardCLI
 
 struct Unpair: ParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Free a pairing slot (this pairing's own by default, then its key-store entry is destroyed).")
+    static let configuration = CommandConfiguration(
+        abstract: "Free a pairing slot (this pairing's own by default, then its key-store entry is destroyed).")
     @OptionGroup var session: SessionOptions
     @Option(help: "Another slot to free.") var index: UInt8?
 

@@ -2,7 +2,8 @@ import ArgumentParser
 import WalletCardCLI
 
 struct VerifyPIN: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "verify-pin", abstract: "Check the PIN; a wrong one says how many tries are left.")
+    static let configuration = CommandConfiguration(
+        commandName: "verify-pin", abstract: "Check the PIN; a wrong one says how many tries are left.")
     @OptionGroup var session: SessionOptions
 
     func run() throws {

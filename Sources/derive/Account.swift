@@ -10,10 +10,10 @@ extension DeriveCommand {
         static let configuration = CommandConfiguration(
             abstract: "The account's extended public key, fingerprints and output descriptors (Monero: primary address and keys).",
             discussion: """
-            Writes one record per input: path, xpub (and its SLIP-132 form), master and parent \
-            fingerprints, depth, and Bitcoin Core descriptors for the receive and change chains. \
-            --private adds the xprv; for Monero --view-only adds the private view key alone.
-            """)
+                Writes one record per input: path, xpub (and its SLIP-132 form), master and parent \
+                fingerprints, depth, and Bitcoin Core descriptors for the receive and change chains. \
+                --private adds the xprv; for Monero --view-only adds the private view key alone.
+                """)
 
         @OptionGroup var chainOptions: ChainOptions
 

@@ -11,11 +11,11 @@ extension DeriveCommand {
         static let configuration = CommandConfiguration(
             abstract: "Receive (and change) addresses with their public keys.",
             discussion: """
-            Presets: m/purpose'/coin'/account'/change/index for --count indexes from --index. \
-            From an account xpub: change/index below it. --path takes any BIP32 path, with a \
-            range in its last step (m/84h/0h/0h/0/0-19); from an extended key the path is \
-            relative to that key (m is the key itself).
-            """)
+                Presets: m/purpose'/coin'/account'/change/index for --count indexes from --index. \
+                From an account xpub: change/index below it. --path takes any BIP32 path, with a \
+                range in its last step (m/84h/0h/0h/0/0-19); from an extended key the path is \
+                relative to that key (m is the key itself).
+                """)
 
         @OptionGroup var chainOptions: ChainOptions
 
@@ -28,16 +28,23 @@ extension DeriveCommand {
         @Option(help: "How many addresses per chain.")
         var count: UInt32 = 1
 
-        @Option(help: ArgumentHelp("A BIP32 path instead of the presets; ' or h marks hardened; the last step may be a range a-b.", valueName: "path"))
+        @Option(
+            help: ArgumentHelp(
+                "A BIP32 path instead of the presets; ' or h marks hardened; the last step may be a range a-b.", valueName: "path"))
         var path: String?
 
-        @Option(help: ArgumentHelp("Monero: also write the integrated address of the primary address with this 8-byte payment id (hex).", valueName: "hex"))
+        @Option(
+            help: ArgumentHelp(
+                "Monero: also write the integrated address of the primary address with this 8-byte payment id (hex).", valueName: "hex"))
         var paymentId: String?
 
         @Flag(help: "Show each address as a QR code on the terminal (/dev/tty), beside the records on stdout.")
         var qr = false
 
-        @Option(help: ArgumentHelp("Write each address as a QR code image ADDRESS.png or .svg into this directory, and name it in \"qr_file\".", valueName: "dir"))
+        @Option(
+            help: ArgumentHelp(
+                "Write each address as a QR code image ADDRESS.png or .svg into this directory, and name it in \"qr_file\".",
+                valueName: "dir"))
         var qrDir: String?
 
         @Option(help: "Image format for --qr-dir: png or svg.", completion: .list(["png", "svg"]))
@@ -56,18 +63,22 @@ extension DeriveCommand {
             if let path {
                 do { _ = try DerivationPath.parseRange(path) } catch { throw ValidationError(error.message) }
             }
-            if let paymentId, (try? Hex.decode(paymentId))?.count != 8 { throw ValidationError("--payment-id is 8 bytes of hex (16 digits)") }
+            if let paymentId, (try? Hex.decode(paymentId))?.count != 8 {
+                throw ValidationError("--payment-id is 8 bytes of hex (16 digits)")
+            }
         }
-
 
         func run() throws {
             try chainOptions.runDerive(passphrase, keySource.source, card: keySource.card, inputs: input.files) { keys in
                 let show = try QRSink(terminal: qr, directory: qrDir, format: qrFormat)
-                let request = AddressRequest(chainOptions: chainOptions, chains: change == "both" ? [0, 1] : [UInt32(change)!],
-                                             index: index, count: count, path: path, paymentId: paymentId)
+                let request = AddressRequest(
+                    chainOptions: chainOptions, chains: change == "both" ? [0, 1] : [UInt32(change)!],
+                    index: index, count: count, path: path, paymentId: paymentId)
                 // With --wallet or --card the key is there: no input records are read.
                 return { record, emit in
-                    try request.addresses(record, keys: keys.records, walletSource: keys.source, device: keys.card) { out throws(CLIError) in try emit(try show.attach(out)) }
+                    try request.addresses(record, keys: keys.records, walletSource: keys.source, device: keys.card) {
+                        out throws(CLIError) in try emit(try show.attach(out))
+                    }
                 }
             }
         }

@@ -12,7 +12,7 @@
 // Message format (vpcd): 2-byte big-endian length, then an APDU, or one control byte:
 // 0x00 power off, 0x01 power on, 0x02 reset, 0x04 get ATR.
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import Foundation
 import KeycardSimulator
@@ -36,7 +36,9 @@ func listen(on port: UInt16) -> Int32 {
     address.sin_family = sa_family_t(AF_INET)
     address.sin_port = port.bigEndian
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+    let bound = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
     guard fd >= 0, bound == 0, Glibc.listen(fd, 1) == 0 else {
         FileHandle.standardError.write("keycard-sim: cannot listen on 127.0.0.1:\(port)\n".data(using: .utf8)!)
         exit(69)

@@ -16,7 +16,8 @@ extension KeyStoreCommand {
             try RecordPipeline.reporting(tool: "keystore") { pipeline in
                 let store = keyStore.store
                 try keyStore.requireEntry(name)
-                try store.setBirthdays(name, try KeyStoreRecords.parseBirthdays(heights), passphrase: try keyStore.passphrase(confirm: false))
+                try store.setBirthdays(
+                    name, try KeyStoreRecords.parseBirthdays(heights), passphrase: try keyStore.passphrase(confirm: false))
                 if case .success(let metadata)? = try store.list().first(where: { $0.name == name })?.metadata {
                     try pipeline.emit(KeyStoreRecords.listing(metadata))
                 }

@@ -6,7 +6,9 @@ extension KeyStoreCommand {
     struct Export: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Write an entry's secret as a record (mnemonic, seed, xpub or view key) for other tools.",
-            discussion: "The record contains the secret: pipe it (keystore export w | derive …), do not leave it on a terminal or in a file others can read.")
+            discussion:
+                "The record contains the secret: pipe it (keystore export w | derive …), do not leave it on a terminal or in a file others can read."
+        )
         @Argument var name: String
         @OptionGroup var keyStore: KeyStoreOptions
 

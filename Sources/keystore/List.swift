@@ -5,7 +5,8 @@ import WalletRecords
 
 extension KeyStoreCommand {
     struct List: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "One record per entry: name, kind, birthdays, creation time. No passphrase needed, no secret shown.")
+        static let configuration = CommandConfiguration(
+            abstract: "One record per entry: name, kind, birthdays, creation time. No passphrase needed, no secret shown.")
         @OptionGroup var keyStore: KeyStoreOptions
 
         func run() throws {
@@ -19,7 +20,8 @@ extension KeyStoreCommand {
                 }
                 // Not an entry any more, not an error: said, with the command that ends it.
                 for name in keyStore.store.interruptedDestroys() {
-                    try? OutputStream.standardError.write("keystore: warning: the destroy of '\(name)' was interrupted; run keystore destroy \(name) to finish it\n")
+                    try? OutputStream.standardError.write(
+                        "keystore: warning: the destroy of '\(name)' was interrupted; run keystore destroy \(name) to finish it\n")
                 }
             }
         }

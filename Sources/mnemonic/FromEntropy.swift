@@ -9,15 +9,17 @@ extension MnemonicCommand {
             commandName: "from-entropy",
             abstract: "Entropy you supply (hex, dice rolls or coin flips) → phrase.",
             discussion: """
-            Reads one of {"entropy":"<hex>"}, {"dice":"3151..."} or {"coins":"HTTH..."} per \
-            record and adds "mnemonic", "scheme", "language" (and "entropy" for dice and coins). \
-            Dice: a roll of 1–4 gives two bits, 5 or 6 one bit, so no roll is biased by a \
-            modulo; about 77 rolls make 12 words and 154 make 24. Coins: one flip, one bit.
-            """)
+                Reads one of {"entropy":"<hex>"}, {"dice":"3151..."} or {"coins":"HTTH..."} per \
+                record and adds "mnemonic", "scheme", "language" (and "entropy" for dice and coins). \
+                Dice: a roll of 1–4 gives two bits, 5 or 6 one bit, so no roll is biased by a \
+                modulo; about 77 rolls make 12 words and 154 make 24. Coins: one flip, one bit.
+                """)
 
         @OptionGroup var schemeOptions: SchemeOptions
 
-        @Option(help: "Words to make from dice or coins (default 24; Monero 25). Hex entropy sets its own length.", completion: .list(["12", "15", "18", "21", "24", "25"]))
+        @Option(
+            help: "Words to make from dice or coins (default 24; Monero 25). Hex entropy sets its own length.",
+            completion: .list(["12", "15", "18", "21", "24", "25"]))
         var words: Int?
 
         @OptionGroup var input: InputFiles

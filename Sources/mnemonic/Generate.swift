@@ -12,19 +12,24 @@ extension MnemonicCommand {
         static let configuration = CommandConfiguration(
             abstract: "Make new phrases from the operating system's CSPRNG (libsodium).",
             discussion: """
-            Writes {"scheme","language","mnemonic","entropy"} per phrase. For entropy you make \
-            yourself (hex, dice or coins), use from-entropy.
-            """)
+                Writes {"scheme","language","mnemonic","entropy"} per phrase. For entropy you make \
+                yourself (hex, dice or coins), use from-entropy.
+                """)
 
         @OptionGroup var schemeOptions: SchemeOptions
 
-        @Option(help: "Words per phrase: 12, 15, 18, 21 or 24 for BIP39 (default 24); 25 for Monero.", completion: .list(["12", "15", "18", "21", "24", "25"]))
+        @Option(
+            help: "Words per phrase: 12, 15, 18, 21 or 24 for BIP39 (default 24); 25 for Monero.",
+            completion: .list(["12", "15", "18", "21", "24", "25"]))
         var words: Int?
 
         @Option(help: "How many phrases to write.")
         var count: Int = 1
 
-        @Option(help: ArgumentHelp("Store the new phrase in the key store under this name first, and print it only once that write has succeeded.", valueName: "name"))
+        @Option(
+            help: ArgumentHelp(
+                "Store the new phrase in the key store under this name first, and print it only once that write has succeeded.",
+                valueName: "name"))
         var store: String?
 
         @Flag(help: "With --store: then ask for a few words at random positions on the terminal, to check the written copy.")
@@ -63,7 +68,8 @@ extension MnemonicCommand {
                 // --card: the words come from the card's random number generator.
                 let card = try cardOptions.channel(keyStore)
                 for _ in 0..<count {
-                    let mnemonic = try card?.generateMnemonic(words: wordCount, language: language)
+                    let mnemonic =
+                        try card?.generateMnemonic(words: wordCount, language: language)
                         ?? handler.generate(wordCount: wordCount, language: language)
                     var record = PhraseRecords.generated(mnemonic, handler: handler)
                     if let store {
@@ -84,8 +90,9 @@ extension MnemonicCommand {
         }
 
         private func storeFirst(_ record: JSONObject, name: String) throws {
-            let entry = try KeyStoreRecords.entry(from: record, name: name, birthdays: try KeyStoreRecords.parseBirthdays(birthday),
-                                                  passphraseProtected: bip39Passphrase, now: Int(Date().timeIntervalSince1970))
+            let entry = try KeyStoreRecords.entry(
+                from: record, name: name, birthdays: try KeyStoreRecords.parseBirthdays(birthday),
+                passphraseProtected: bip39Passphrase, now: Int(Date().timeIntervalSince1970))
             try keyStore.store.store(entry, passphrase: try keyStore.passphrase(confirm: true))
         }
     }

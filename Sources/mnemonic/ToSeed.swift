@@ -10,11 +10,11 @@ extension MnemonicCommand {
             commandName: "to-seed",
             abstract: "Phrase → seed: BIP39's 64-byte PBKDF2 seed, or Monero's 32-byte seed.",
             discussion: """
-            Reads {"mnemonic":"..."} and adds "seed". The BIP39 passphrase comes from one of \
-            the options below, or from a "passphrase" field of the record itself (which is then \
-            removed from the output); it is NFKD-normalised and never trimmed, except that one \
-            trailing newline of a file or descriptor is dropped. Monero seeds take no passphrase.
-            """)
+                Reads {"mnemonic":"..."} and adds "seed". The BIP39 passphrase comes from one of \
+                the options below, or from a "passphrase" field of the record itself (which is then \
+                removed from the output); it is NFKD-normalised and never trimmed, except that one \
+                trailing newline of a file or descriptor is dropped. Monero seeds take no passphrase.
+                """)
 
         @OptionGroup var schemeOptions: SchemeOptions
 
@@ -26,7 +26,8 @@ extension MnemonicCommand {
             pipeline.phraseLines = true
             let shared: SecureBytes?
             do { shared = try passphraseOptions.read() } catch { return try pipeline.fail(error).exitIfFailed() }
-            try pipeline.run(inputs: input.files) { try PhraseRecords.seed($0, options: schemeOptions, sharedPassphrase: shared) }.exitIfFailed()
+            try pipeline.run(inputs: input.files) { try PhraseRecords.seed($0, options: schemeOptions, sharedPassphrase: shared) }
+                .exitIfFailed()
         }
     }
 }

@@ -24,54 +24,73 @@ struct ScanBlocksCommand: ParsableCommand {
         commandName: "scan-blocks",
         abstract: "The wallet synchronizer: finds Monero, Zcash, Bitcoin and Litecoin wallets' payments and spends in blocks, resumably.",
         discussion: """
-        Writes events as JSON Lines: received, spent, pending (mempool), reorg, and a final \
-        balance. State (scanned height, outputs, key images, events not yet written) is kept \
-        in SQLite per wallet; a killed or repeated run goes on where it stopped. Appending to a \
-        file, every event is written exactly once; on a pipe a repeat keeps its event_id. \
-        Several wallets (--wallet repeated, or --wallets FILE) share one pass over the chain; \
-        their records carry "wallet". See scan-blocks(1).
+            Writes events as JSON Lines: received, spent, pending (mempool), reorg, and a final \
+            balance. State (scanned height, outputs, key images, events not yet written) is kept \
+            in SQLite per wallet; a killed or repeated run goes on where it stopped. Appending to a \
+            file, every event is written exactly once; on a pipe a repeat keeps its event_id. \
+            Several wallets (--wallet repeated, or --wallets FILE) share one pass over the chain; \
+            their records carry "wallet". See scan-blocks(1).
 
-        --chain zcash reads lightwalletd's compact blocks (.pb stream or JSON Lines, or live with \
-        --lightwalletd over gRPC and TLS) and trial-decrypts every Sapling output and every \
-        Orchard and Ironwood action with the wallet's viewing keys. --chain bitcoin or litecoin reads raw blocks (JSON Lines of height, \
-        hash, hex; a node's blocks directory of blk*.dat; or live with --node from bitcoind's or \
-        litecoind's RPC) and watches each account's scripts up to --gap-limit past the last used one.
+            --chain zcash reads lightwalletd's compact blocks (.pb stream or JSON Lines, or live with \
+            --lightwalletd over gRPC and TLS) and trial-decrypts every Sapling output and every \
+            Orchard and Ironwood action with the wallet's viewing keys. --chain bitcoin or litecoin reads raw blocks (JSON Lines of height, \
+            hash, hex; a node's blocks directory of blk*.dat; or live with --node from bitcoind's or \
+            litecoind's RPC) and watches each account's scripts up to --gap-limit past the last used one.
 
-        Examples (cron: "*/5 * * * *" and the command, on one line):
-          scan-blocks --wallet shop --keystore-pass-file ~/.pass \\
-            --blocks /srv/xmr/blocks.jsonl --txs /srv/xmr/txs.jsonl >> payments.jsonl
-          scan-blocks --chain zcash --wallet zshop --keystore-pass-file ~/.pass \\
-            --blocks /srv/zec/compact.pb >> zec-payments.jsonl
-          scan-blocks --chain zcash --wallet zshop --keystore-pass-file ~/.pass \\
-            --lightwalletd lwd.example.org:9067 >> zec-payments.jsonl
-          scan-blocks --chain bitcoin --wallet btc --keystore-pass-file ~/.pass \\
-            --node 127.0.0.1 >> btc-payments.jsonl
-        """,
+            Examples (cron: "*/5 * * * *" and the command, on one line):
+              scan-blocks --wallet shop --keystore-pass-file ~/.pass \\
+                --blocks /srv/xmr/blocks.jsonl --txs /srv/xmr/txs.jsonl >> payments.jsonl
+              scan-blocks --chain zcash --wallet zshop --keystore-pass-file ~/.pass \\
+                --blocks /srv/zec/compact.pb >> zec-payments.jsonl
+              scan-blocks --chain zcash --wallet zshop --keystore-pass-file ~/.pass \\
+                --lightwalletd lwd.example.org:9067 >> zec-payments.jsonl
+              scan-blocks --chain bitcoin --wallet btc --keystore-pass-file ~/.pass \\
+                --node 127.0.0.1 >> btc-payments.jsonl
+            """,
         version: SatchelVersion.string + " (curve kernels: \(CurveBatchPath.inUse.rawValue)"
             + (CurveBatchPath.forcedButUnavailable ? "; SATCHEL_SIMD names a path this CPU lacks" : "") + ")")
 
-    @Option(help: "Chain: monero, zcash (from compact blocks), bitcoin or litecoin (from raw blocks).", completion: .list(["monero", "zcash", "bitcoin", "litecoin"]))
+    @Option(
+        help: "Chain: monero, zcash (from compact blocks), bitcoin or litecoin (from raw blocks).",
+        completion: .list(["monero", "zcash", "bitcoin", "litecoin"]))
     var chain: String = "monero"
 
-    @Option(help: "Network: main (the default), test; stagenet (monero); regtest, signet (bitcoin, litecoin). Monero's regtest uses main addresses. mainnet and testnet are main and test.", completion: .list(["main", "test", "stagenet", "regtest", "signet"]))
+    @Option(
+        help:
+            "Network: main (the default), test; stagenet (monero); regtest, signet (bitcoin, litecoin). Monero's regtest uses main addresses. mainnet and testnet are main and test.",
+        completion: .list(["main", "test", "stagenet", "regtest", "signet"]))
     var network: String = "main"
 
-    @Option(help: ArgumentHelp("First block height to scan (the wallet's birthday); default: the key-store entry's xmr (zec) birthday.", valueName: "height"))
+    @Option(
+        help: ArgumentHelp(
+            "First block height to scan (the wallet's birthday); default: the key-store entry's xmr (zec) birthday.", valueName: "height"))
     var birthday: Int?
 
     @Option(help: ArgumentHelp("Where the scan state lives (default $XDG_DATA_HOME/satchel/scan).", valueName: "dir"))
     var stateDir: String?
 
-    @Option(help: ArgumentHelp("Block records, JSON Lines, plain or zstd: height, hash, blob, tx_hashes; transaction records may be mixed in. - is stdin (the key then comes from --wallet, --key-file or --key-fd).", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "Block records, JSON Lines, plain or zstd: height, hash, blob, tx_hashes; transaction records may be mixed in. - is stdin (the key then comes from --wallet, --key-file or --key-fd).",
+            valueName: "file"))
     var blocks: String?
 
-    @Option(help: ArgumentHelp("Transaction records, JSON Lines, plain or zstd: tx_hash, hex, in_pool (zcash: height, txid, raw_tx, for memos).", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "Transaction records, JSON Lines, plain or zstd: tx_hash, hex, in_pool (zcash: height, txid, raw_tx, for memos).",
+            valueName: "file"))
     var txs: String?
 
-    @Option(help: ArgumentHelp("A node's RPC address instead of --blocks: monerod's (127.0.0.1:18081), or bitcoind's or litecoind's (the network's RPC port by default).", valueName: "host:port"))
+    @Option(
+        help: ArgumentHelp(
+            "A node's RPC address instead of --blocks: monerod's (127.0.0.1:18081), or bitcoind's or litecoind's (the network's RPC port by default).",
+            valueName: "host:port"))
     var node: String?
 
-    @Option(help: ArgumentHelp("--chain zcash: a lightwalletd's gRPC address, e.g. lwd.example.org:9067, instead of --blocks; TLS unless --plaintext.", valueName: "host:port"))
+    @Option(
+        help: ArgumentHelp(
+            "--chain zcash: a lightwalletd's gRPC address, e.g. lwd.example.org:9067, instead of --blocks; TLS unless --plaintext.",
+            valueName: "host:port"))
     var lightwalletd: String?
 
     @Flag(help: "With --lightwalletd on this machine (127.0.0.1, ::1, localhost): no TLS.")
@@ -80,10 +99,16 @@ struct ScanBlocksCommand: ParsableCommand {
     @Option(help: ArgumentHelp("With --lightwalletd: PEM certificates to trust instead of the system's.", valueName: "file"))
     var caFile: String?
 
-    @Option(help: ArgumentHelp("With --node or --lightwalletd: seconds without an answer before a call is tried again (3 times, then exit 69); with --node the whole call must end within it.", valueName: "seconds"))
+    @Option(
+        help: ArgumentHelp(
+            "With --node or --lightwalletd: seconds without an answer before a call is tried again (3 times, then exit 69); with --node the whole call must end within it.",
+            valueName: "seconds"))
     var timeout: Double = 30
 
-    @Option(help: ArgumentHelp("The deepest reorg a run follows, in blocks; a deeper one ends it (exit 76). At most 10 reorgs are followed per run.", valueName: "blocks"))
+    @Option(
+        help: ArgumentHelp(
+            "The deepest reorg a run follows, in blocks; a deeper one ends it (exit 76). At most 10 reorgs are followed per run.",
+            valueName: "blocks"))
     var maxReorgDepth: Int = 1_000
 
     @Flag(help: "Forget what was scanned (keeping the subaddress table) and scan again from the birthday, reporting everything again.")
@@ -107,10 +132,15 @@ struct ScanBlocksCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Subaddress lookahead, majors,minors (Monero's default 50,200).", valueName: "m,n"))
     var lookahead: String = "50,200"
 
-    @Option(name: .customLong("wallet"), help: ArgumentHelp("A key-store entry to scan; repeat it to scan several wallets in one pass.", valueName: "name"))
+    @Option(
+        name: .customLong("wallet"),
+        help: ArgumentHelp("A key-store entry to scan; repeat it to scan several wallets in one pass.", valueName: "name"))
     var walletNames: [String] = []
 
-    @Option(help: ArgumentHelp("A file (mode 0600) of wallets to scan in one pass, one per line: a key-store entry's name, or a key record (view_key and address, …; optional name and birthday).", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "A file (mode 0600) of wallets to scan in one pass, one per line: a key-store entry's name, or a key record (view_key and address, …; optional name and birthday).",
+            valueName: "file"))
     var wallets: String?
 
     @OptionGroup var keyStore: KeyStoreOptions
@@ -128,10 +158,14 @@ struct ScanBlocksCommand: ParsableCommand {
             if lightwalletd != nil { throw ValidationError("--lightwalletd is Zcash's; a \(chain) node's RPC address goes to --node") }
             if txs != nil { throw ValidationError("--txs is Monero's and Zcash's; \(chain) mempool transactions come with --mempool FILE") }
         } else if chain == "zcash" {
-            guard ["main", "test"].contains(NetworkName.canonical(network)) else { throw ValidationError("--network must be main or test for zcash") }
+            guard ["main", "test"].contains(NetworkName.canonical(network)) else {
+                throw ValidationError("--network must be main or test for zcash")
+            }
             if node != nil { throw ValidationError("--node is monerod's; Zcash compact blocks come from --blocks or --lightwalletd") }
             if lightwalletd != nil && blocks != nil { throw ValidationError("give --blocks or --lightwalletd, not both") }
-            if lightwalletd != nil && txs != nil { throw ValidationError("--txs goes with --blocks (memos are not fetched from a lightwalletd)") }
+            if lightwalletd != nil && txs != nil {
+                throw ValidationError("--txs goes with --blocks (memos are not fetched from a lightwalletd)")
+            }
         } else {
             if lightwalletd != nil { throw ValidationError("--lightwalletd is Zcash's (--chain zcash); monerod's address goes to --node") }
             guard moneroNetwork != nil else { throw ValidationError("--network must be main, test or stagenet for monero") }
@@ -140,7 +174,9 @@ struct ScanBlocksCommand: ParsableCommand {
         guard parsedLookahead != nil else { throw ValidationError("--lookahead takes two numbers, e.g. 50,200") }
         if let maxBlocks, !(1...Self.maxHeight).contains(maxBlocks) { throw ValidationError("--max-blocks must be 1 to \(Self.maxHeight)") }
         for (name, value) in [("--birthday", birthday), ("--until-height", untilHeight)] {
-            if let value, !(0...Self.maxHeight).contains(value) { throw ValidationError("\(name) must be a height from 0 to \(Self.maxHeight)") }
+            if let value, !(0...Self.maxHeight).contains(value) {
+                throw ValidationError("\(name) must be a height from 0 to \(Self.maxHeight)")
+            }
         }
         guard interval.isFinite, (0.1...86_400).contains(interval) else { throw ValidationError("--interval must be 0.1 to 86400 seconds") }
         if node != nil && blocks != nil { throw ValidationError("give --blocks or --node, not both") }
@@ -149,7 +185,8 @@ struct ScanBlocksCommand: ParsableCommand {
         if plaintext && caFile != nil { throw ValidationError("give --plaintext or --ca-file, not both") }
         guard timeout.isFinite, (0.1...3_600).contains(timeout) else { throw ValidationError("--timeout must be 0.1 to 3600 seconds") }
         guard (1...1_000_000).contains(maxReorgDepth) else { throw ValidationError("--max-reorg-depth must be 1 to 1000000") }
-        try KeySourceOptions.checkOne(keyFile: keyOptions.keyFile != nil, keyFd: keyOptions.keyFd != nil, wallets: walletNames.count, card: false)
+        try KeySourceOptions.checkOne(
+            keyFile: keyOptions.keyFile != nil, keyFd: keyOptions.keyFd != nil, wallets: walletNames.count, card: false)
         if txs == "-" { throw ValidationError("--txs cannot be stdin: give --blocks - with the transaction records mixed in") }
         if blocks == "-" && walletNames.isEmpty && wallets == nil && !keyOptions.isGiven {
             throw ValidationError("--blocks - reads the chain from stdin: give the wallet with --wallet, --wallets, --key-file or --key-fd")
@@ -192,8 +229,9 @@ struct ScanBlocksCommand: ParsableCommand {
             let net = moneroNetwork!
             // Before the keys are read: a Zcash stream names its option, not its key's kind.
             if let blocks, blocks != "-", let first = try ByteStream.firstByte(of: blocks), first != UInt8(ascii: "{") {
-                throw CLIError.usage("\(blocks) is not JSON Lines of Monero blocks (it starts with byte 0x\(Hex.encode([first]))): "
-                    + "Zcash compact blocks (a .pb stream) are scanned with --chain zcash")
+                throw CLIError.usage(
+                    "\(blocks) is not JSON Lines of Monero blocks (it starts with byte 0x\(Hex.encode([first]))): "
+                        + "Zcash compact blocks (a .pb stream) are scanned with --chain zcash")
             }
             let reader = MoneroWalletReader(network: net, lookahead: parsedLookahead!)
             let given = try gather(reader)
@@ -210,7 +248,9 @@ struct ScanBlocksCommand: ParsableCommand {
     func runBitcoin<C: BitcoinFamily>(_ chain: C.Type, _ pipeline: RecordPipeline) throws {
         let net = try BitcoinNetwork(C.self, network: network)
         var source = try bitcoin.fileSource(blocks: blocks, network: net)
-        if let node { source = try BitcoinRPCSource(address: node, network: net, timeout: timeout, credentials: bitcoin.credentials(network: net)) }
+        if let node {
+            source = try BitcoinRPCSource(address: node, network: net, timeout: timeout, credentials: bitcoin.credentials(network: net))
+        }
         try bitcoin.run(C.self, network: net, source: source, scanRun: scanRun, pipeline: pipeline, gather: gather)
     }
 

@@ -36,11 +36,15 @@ extension SignHashCommand {
         func validate() throws {
             if keySource.card.card && scheme != .ecdsa { throw ValidationError("the Keycard (applet 3.x) signs ECDSA only") }
             if (makeCurrent || pinless) && !keySource.card.card { throw ValidationError("--make-current and --pinless go with --card") }
-            if pinless && (makeCurrent || path != nil) { throw ValidationError("--pinless signs at the card's PIN-less path: no --path or --make-current") }
+            if pinless && (makeCurrent || path != nil) {
+                throw ValidationError("--pinless signs at the card's PIN-less path: no --path or --make-current")
+            }
             if taproot && scheme != .schnorr { throw ValidationError("--taproot goes with --scheme schnorr") }
             if chainId != nil && scheme != .ecdsa { throw ValidationError("--chain-id goes with ECDSA") }
             // EIP-2294's bound: v = chain_id·2 + 35 + recovery id must fit in 64 bits.
-            if let chainId, chainId > UInt64.max / 2 - 36 { throw ValidationError("--chain-id must be at most \(UInt64.max / 2 - 36) (EIP-2294)") }
+            if let chainId, chainId > UInt64.max / 2 - 36 {
+                throw ValidationError("--chain-id must be at most \(UInt64.max / 2 - 36) (EIP-2294)")
+            }
             if let path { do { _ = try DerivationPath(parsing: path) } catch { throw ValidationError(error.message) } }
         }
 
@@ -49,7 +53,8 @@ extension SignHashCommand {
             let reader: RecordKeys
             let runSource: KeySource?
             do {
-                (reader, runSource) = try keySource.source.signingKey(passphrase: passphrase, promptOnTerminal: !keySource.card.card && input.files.isEmpty)
+                (reader, runSource) = try keySource.source.signingKey(
+                    passphrase: passphrase, promptOnTerminal: !keySource.card.card && input.files.isEmpty)
             } catch let error as any WalletError {
                 return try pipeline.fail(error).exitIfFailed()
             }

@@ -17,33 +17,34 @@ struct SignTxCommand: ParsableCommand {
 
     static let configuration = CommandConfiguration(
         commandName: "sign-tx",
-        abstract: "Offline signing of Bitcoin and Litecoin PSBTs, Ethereum transactions, personal messages and EIP-712 typed data, a summary first.",
+        abstract:
+            "Offline signing of Bitcoin and Litecoin PSBTs, Ethereum transactions, personal messages and EIP-712 typed data, a summary first.",
         discussion: """
-        Reads records and writes, for each, a summary of what is about to be signed and then the \
-        signed record:
-          {"psbt":"<base64>"} → psbt_summary (inputs, outputs, change, fee),
-            then {"type":"psbt","psbt":"<base64>","complete":…} (with --finalize
-            and every input signed, "hex": the network transaction); --in FILE
-            reads a .psbt file instead
-          {"eth_tx":{"to":…,"value":…,"nonce":…,"gas":…,"chainId":1,…}}
-            → eth_tx_summary, then {"type":"eth_tx","raw":"0x…","hash":"0x…",…}
-          {"message":"text"} or {"message_hex":"0x…"}
-            → message_signature (EIP-191 personal_sign)
-          {"typed_data":{types, primaryType, domain, message}}
-            → typed_data_summary, typed_data_signature (EIP-712 v4)
-        A PSBT's inputs are signed where its derivation fields name our master fingerprint. \
-        For Ethereum the key's path is the record's "path" or --path. The key is a seed, phrase, \
-        xprv or private_key in the record, a private --key-file, --key-fd, a key-store entry \
-        (--wallet), or a Keycard (--card: the card signs each hash; it signs no taproot input). \
-        Nothing secret is read from arguments or the environment.
+            Reads records and writes, for each, a summary of what is about to be signed and then the \
+            signed record:
+              {"psbt":"<base64>"} → psbt_summary (inputs, outputs, change, fee),
+                then {"type":"psbt","psbt":"<base64>","complete":…} (with --finalize
+                and every input signed, "hex": the network transaction); --in FILE
+                reads a .psbt file instead
+              {"eth_tx":{"to":…,"value":…,"nonce":…,"gas":…,"chainId":1,…}}
+                → eth_tx_summary, then {"type":"eth_tx","raw":"0x…","hash":"0x…",…}
+              {"message":"text"} or {"message_hex":"0x…"}
+                → message_signature (EIP-191 personal_sign)
+              {"typed_data":{types, primaryType, domain, message}}
+                → typed_data_summary, typed_data_signature (EIP-712 v4)
+            A PSBT's inputs are signed where its derivation fields name our master fingerprint. \
+            For Ethereum the key's path is the record's "path" or --path. The key is a seed, phrase, \
+            xprv or private_key in the record, a private --key-file, --key-fd, a key-store entry \
+            (--wallet), or a Keycard (--card: the card signs each hash; it signs no taproot input). \
+            Nothing secret is read from arguments or the environment.
 
-        Examples:
-          sign-tx --wallet main --network test --in unsigned.psbt --out signed.psbt
-          sign-tx --wallet main --path "m/44h/60h/0h/0/0" < txs.jsonl
-          sign-tx --key-fd 3 --confirm 3<key.json < tx.jsonl
-          sign-tx --card --pairing my-card --coin ltc --in tx.psbt --out signed.psbt
-        See sign-tx(1).
-        """,
+            Examples:
+              sign-tx --wallet main --network test --in unsigned.psbt --out signed.psbt
+              sign-tx --wallet main --path "m/44h/60h/0h/0/0" < txs.jsonl
+              sign-tx --key-fd 3 --confirm 3<key.json < tx.jsonl
+              sign-tx --card --pairing my-card --coin ltc --in tx.psbt --out signed.psbt
+            See sign-tx(1).
+            """,
         version: SatchelVersion.string
     )
 
@@ -60,7 +61,9 @@ struct SignTxCommand: ParsableCommand {
 
     func validate() throws {
         if let path { do { _ = try DerivationPath(parsing: path) } catch { throw ValidationError(error.message) } }
-        if psbtOptions.inFile != nil && !input.files.isEmpty { throw ValidationError("--in reads one PSBT file; give no record files with it") }
+        if psbtOptions.inFile != nil && !input.files.isEmpty {
+            throw ValidationError("--in reads one PSBT file; give no record files with it")
+        }
     }
 
     func run() throws {
@@ -75,8 +78,9 @@ struct SignTxCommand: ParsableCommand {
             psbts = try PSBTRecords(options: psbtOptions)
             // One card session (secure channel, PIN) for the whole run.
             card = try keyInput.keys()
-            (reader, runSource) = try keyInput.source.signingKey(passphrase: passphrase,
-                                                                 promptOnTerminal: card == nil && input.files.isEmpty && psbtOptions.inFile == nil)
+            (reader, runSource) = try keyInput.source.signingKey(
+                passphrase: passphrase,
+                promptOnTerminal: card == nil && input.files.isEmpty && psbtOptions.inFile == nil)
         } catch let error as any WalletError {
             return try pipeline.fail(error).exitIfFailed()
         }

@@ -42,7 +42,8 @@ final class BitcoinBlockFileTests: XCTestCase {
     private func hash(_ block: [UInt8]) -> [UInt8] { Bitcoin.sha256d(Array(block[0..<80])) }
 
     private func framed(_ blocks: [[UInt8]], zeros: Int = 0) -> [UInt8] {
-        blocks.flatMap { b in Self.magic + withUnsafeBytes(of: UInt32(b.count).littleEndian) { Array($0) } + b } + [UInt8](repeating: 0, count: zeros)
+        blocks.flatMap { b in Self.magic + withUnsafeBytes(of: UInt32(b.count).littleEndian) { Array($0) } + b }
+            + [UInt8](repeating: 0, count: zeros)
     }
 
     private func write(_ bytes: [UInt8], _ name: String, key: [UInt8]? = nil) throws {
@@ -59,7 +60,9 @@ final class BitcoinBlockFileTests: XCTestCase {
         return ([genesis, b1, b2, b3], stale, [framed([genesis, stale, b2], zeros: 4096), framed([b1, b3], zeros: 100)])
     }
 
-    private func assertServes(_ source: BitcoinBlockFileSource, _ main: [[UInt8]], file: StaticString = #filePath, line: UInt = #line) throws {
+    private func assertServes(
+        _ source: BitcoinBlockFileSource, _ main: [[UInt8]], file: StaticString = #filePath, line: UInt = #line
+    ) throws {
         XCTAssertEqual(try source.chainHeight(), main.count, file: file, line: line)
         let served = try source.blocks(from: 0, count: 10)
         XCTAssertEqual(served.map(\.height), Array(0..<main.count), file: file, line: line)
@@ -87,7 +90,10 @@ final class BitcoinBlockFileTests: XCTestCase {
         // Without the key the magic is not found: said, not misread.
         try FileManager.default.removeItem(atPath: dir + "/xor.dat")
         XCTAssertThrowsError(try BitcoinBlockFileSource(path: dir, magic: Self.magic, proofOfWork: .sha256d)) { error in
-            XCTAssertEqual(error as? ScanError, .malformed(what: "blk00000.dat", reason: "at byte 0: a0be4a5a is not this network's magic fabfb5da (another network's files?)"))
+            XCTAssertEqual(
+                error as? ScanError,
+                .malformed(
+                    what: "blk00000.dat", reason: "at byte 0: a0be4a5a is not this network's magic fabfb5da (another network's files?)"))
         }
     }
 
@@ -122,7 +128,9 @@ final class BitcoinBlockFileTests: XCTestCase {
         try assertServes(try BitcoinBlockFileSource(path: dir, magic: Self.magic, proofOfWork: .sha256d), Array(main[0..<3]))
         try write(framed([main[3]]), "blk00001.dat")
         XCTAssertThrowsError(try BitcoinBlockFileSource(path: dir, magic: Self.magic, proofOfWork: .sha256d)) { error in
-            XCTAssertEqual(error as? ScanError, .malformed(what: "blk00000.dat", reason: "the block at byte \(whole.count) ends early (it says \(main[3].count) bytes)"))
+            XCTAssertEqual(
+                error as? ScanError,
+                .malformed(what: "blk00000.dat", reason: "the block at byte \(whole.count) ends early (it says \(main[3].count) bytes)"))
         }
     }
 
@@ -131,17 +139,25 @@ final class BitcoinBlockFileTests: XCTestCase {
         // No genesis block: heights cannot be known.
         try write(framed([main[1], main[2]]), "blk00000.dat")
         XCTAssertThrowsError(try BitcoinBlockFileSource(path: dir, magic: Self.magic, proofOfWork: .sha256d)) { error in
-            XCTAssertEqual(error as? ScanError, .unsupported("the block files hold no genesis block (a block whose parent is zero): give the node's whole blocks directory, from blk00000.dat on"))
+            XCTAssertEqual(
+                error as? ScanError,
+                .unsupported(
+                    "the block files hold no genesis block (a block whose parent is zero): give the node's whole blocks directory, from blk00000.dat on"
+                ))
         }
         // Mainnet's magic in regtest files.
         try write(framed([main[0]]), "blk00000.dat")
         XCTAssertThrowsError(try BitcoinBlockFileSource(path: dir, magic: [0xF9, 0xBE, 0xB4, 0xD9], proofOfWork: .sha256d)) { error in
-            XCTAssertEqual(error as? ScanError, .malformed(what: "blk00000.dat", reason: "at byte 0: fabfb5da is not this network's magic f9beb4d9 (another network's files?)"))
+            XCTAssertEqual(
+                error as? ScanError,
+                .malformed(
+                    what: "blk00000.dat", reason: "at byte 0: fabfb5da is not this network's magic f9beb4d9 (another network's files?)"))
         }
         // A size no block has.
         try write(Self.magic + [0xFF, 0xFF, 0xFF, 0x7F] + main[0], "blk00000.dat")
         XCTAssertThrowsError(try BitcoinBlockFileSource(path: dir, magic: Self.magic, proofOfWork: .sha256d)) { error in
-            XCTAssertEqual(error as? ScanError, .malformed(what: "blk00000.dat", reason: "the block at byte 0 says it has 2147483647 bytes"))
+            XCTAssertEqual(
+                error as? ScanError, .malformed(what: "blk00000.dat", reason: "the block at byte 0 says it has 2147483647 bytes"))
         }
         let empty = dir + "/empty"
         try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
@@ -171,7 +187,8 @@ extension BitcoinBlockFileTests {
     func testACompetingBranchWithoutProofOfWork() throws {
         let genesis = block(parent: nil)
         let a1 = block(parent: hash(genesis)), a2 = block(parent: hash(a1))
-        let b1 = block(parent: hash(genesis), nonce: 7), b2 = block(parent: hash(b1), nonce: 8, valid: false), b3 = block(parent: hash(b2), nonce: 9)
+        let b1 = block(parent: hash(genesis), nonce: 7), b2 = block(parent: hash(b1), nonce: 8, valid: false),
+            b3 = block(parent: hash(b2), nonce: 9)
         try write(framed([genesis, b1, b2, b3, a1, a2]), "blk00000.dat")
         try assertServes(try BitcoinBlockFileSource(path: dir, magic: Self.magic, proofOfWork: .sha256d), [genesis, a1, a2])
     }
@@ -183,10 +200,14 @@ extension BitcoinBlockFileTests {
     func testWorkAndScrypt() throws {
         XCTAssertEqual(Work.proof(compact: 0x1D00_FFFF), Work(limbs: [0, 0, 0, 4_295_032_833]))
         XCTAssertEqual(Work.proof(compact: 0x207F_FFFF), Work(limbs: [0, 0, 0, 2]))
-        for invalid: UInt32 in [0x01FE_DCBA, 0x2300_0001, 0x2201_0000, 0x0000_0000, 0x0380_0000] { XCTAssertEqual(Work.proof(compact: invalid), .zero, String(invalid, radix: 16)) }
+        for invalid: UInt32 in [0x01FE_DCBA, 0x2300_0001, 0x2201_0000, 0x0000_0000, 0x0380_0000] {
+            XCTAssertEqual(Work.proof(compact: invalid), .zero, String(invalid, radix: 16))
+        }
         XCTAssertEqual(Work.target(compact: 0x1D00_FFFF), Work(limbs: [0x0000_0000_FFFF_0000, 0, 0, 0]))
         let header = Array(body[0..<80])
-        let r = try Shell.run("/usr/bin/python3 -c 'import hashlib,sys; h=bytes.fromhex(sys.argv[1]); print(hashlib.scrypt(h, salt=h, n=1024, r=1, p=1, dklen=32).hex())' \(Hex.encode(header))")
+        let r = try Shell.run(
+            "/usr/bin/python3 -c 'import hashlib,sys; h=bytes.fromhex(sys.argv[1]); print(hashlib.scrypt(h, salt=h, n=1024, r=1, p=1, dklen=32).hex())' \(Hex.encode(header))"
+        )
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertEqual(Hex.encode(ProofOfWork.scrypt.hash(header)), r.out.trimmingCharacters(in: .whitespacesAndNewlines))
         XCTAssertTrue(ProofOfWork.scrypt.isValid(header))

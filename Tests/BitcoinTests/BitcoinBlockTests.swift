@@ -10,8 +10,14 @@ import CSHA256
 /// transactions): every txid and wtxid, the merkle root, the witness commitment, and refusals.
 final class BitcoinBlockTests: XCTestCase {
     private let blocks = [
-        (name: "block413567", height: 413_567, hash: "0000000000000000025aff8be8a55df8f89c77296db6198f272d6577325d4069", txs: 1_557, segwit: 0),
-        (name: "block702861", height: 702_861, hash: "000000000000000000000c835b2adcaedc20fdf6ee440009c249452c726dafae", txs: 2_500, segwit: 2_065),
+        (
+            name: "block413567", height: 413_567, hash: "0000000000000000025aff8be8a55df8f89c77296db6198f272d6577325d4069", txs: 1_557,
+            segwit: 0
+        ),
+        (
+            name: "block702861", height: 702_861, hash: "000000000000000000000c835b2adcaedc20fdf6ee440009c249452c726dafae", txs: 2_500,
+            segwit: 2_065
+        ),
     ]
 
     private func raw(_ name: String) throws -> [UInt8] {
@@ -35,16 +41,21 @@ final class BitcoinBlockTests: XCTestCase {
                 XCTAssertEqual(block.transactions.count, b.txs)
                 XCTAssertEqual(block.transactions.filter(\.hasWitness).count, b.segwit)
                 XCTAssertEqual(Bitcoin.bip34Height(block.transactions[0]), b.height)
-                let lines = try String(contentsOf: TestPaths.fixture("bitcoin-mainnet/\(b.name).txids"), encoding: .utf8).split(separator: "\n")
+                let lines = try String(contentsOf: TestPaths.fixture("bitcoin-mainnet/\(b.name).txids"), encoding: .utf8).split(
+                    separator: "\n")
                 XCTAssertEqual(lines.count, b.txs)
                 for (tx, line) in zip(block.transactions, lines) {
                     XCTAssertEqual("\(Bitcoin.display(tx.id)) \(Bitcoin.display(tx.wtxid))", String(line))
                 }
                 let total = block.transactions.flatMap(\.outputs).reduce(UInt64(0)) { $0 + $1.value }
-                XCTAssertEqual(String(total), (expected[i]["total_output_value"] as? NSNumber)?.stringValue ?? expected[i]["total_output_value"] as? String)
+                XCTAssertEqual(
+                    String(total),
+                    (expected[i]["total_output_value"] as? NSNumber)?.stringValue ?? expected[i]["total_output_value"] as? String)
                 XCTAssertTrue(block.transactions[0].isCoinbase)
                 XCTAssertEqual(block.transactions[0].spendTags, [])
-                XCTAssertEqual(block.transactions[1].spendTags, block.transactions[1].inputs.map { $0.previousTxID + withUnsafeBytes(of: $0.previousIndex.littleEndian) { Array($0) } })
+                XCTAssertEqual(
+                    block.transactions[1].spendTags,
+                    block.transactions[1].inputs.map { $0.previousTxID + withUnsafeBytes(of: $0.previousIndex.littleEndian) { Array($0) } })
             }
         }
     }
@@ -145,7 +156,9 @@ final class SHA256dPathTests: XCTestCase {
             let n = Int.random(in: 0...40, using: &generator)
             // Mostly short messages, some long ones (several blocks past the rest).
             let bodies = (0..<n).map { _ in
-                (0..<Int.random(in: 0...(Int.random(in: 0..<5, using: &generator) == 0 ? 5000 : 700), using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+                (0..<Int.random(in: 0...(Int.random(in: 0..<5, using: &generator) == 0 ? 5000 : 700), using: &generator)).map { _ in
+                    UInt8.random(in: 0...255, using: &generator)
+                }
             }
             var digests = [UInt8](repeating: 0, count: 32 * n)
             // Each message in three pieces cut at random places.
@@ -166,7 +179,9 @@ final class SHA256dPathTests: XCTestCase {
                 messages.append(satchel_sha_message(data: (p, p + a, p + b, nil), size: sizes, count: 3))
             }
             satchel_sha256d_many(messages, n, &digests)
-            for i in 0..<n { XCTAssertEqual(Array(digests[32 * i..<32 * i + 32]), Hash.sha256(Hash.sha256(bodies[i])), "message \(i) of \(n)") }
+            for i in 0..<n {
+                XCTAssertEqual(Array(digests[32 * i..<32 * i + 32]), Hash.sha256(Hash.sha256(bodies[i])), "message \(i) of \(n)")
+            }
         }
         // Merkle levels, in place.
         for pairs in [1, 7, 8, 19, 64] {

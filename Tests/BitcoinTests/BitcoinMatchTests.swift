@@ -25,7 +25,10 @@ final class BitcoinMatchTests: XCTestCase {
             let watch = entry["watch"] as! [[String: Any]]
             let scripts = Set(try watch.map { try Hex.decode($0["script_pubkey"] as! String) })
             let known = entry["known_outpoints_spent_here"] as? [[String: Any]] ?? []
-            let owned = Set(try known.map { Bitcoin.outpoint(try Bitcoin.internalBytes(ofDisplayed: $0["prev_txid"] as! String), UInt32($0["prev_vout"] as! Int)) })
+            let owned = Set(
+                try known.map {
+                    Bitcoin.outpoint(try Bitcoin.internalBytes(ofDisplayed: $0["prev_txid"] as! String), UInt32($0["prev_vout"] as! Int))
+                })
             let found = block.findings(watching: scripts, owned: owned)
 
             var expectedReceived = [String]()
@@ -42,7 +45,9 @@ final class BitcoinMatchTests: XCTestCase {
             for k in known {
                 expectedSpent.append("\(k["spent_in_txid"]!):\(k["vin"]!) spends \(k["prev_txid"]!):\(k["prev_vout"]!)")
             }
-            let receivedText = found.received.map { "\(Bitcoin.display($0.txid)):\($0.vout) \($0.value) \($0.coinbase) \(Hex.encode($0.script))" }
+            let receivedText = found.received.map {
+                "\(Bitcoin.display($0.txid)):\($0.vout) \($0.value) \($0.coinbase) \(Hex.encode($0.script))"
+            }
             let spentText = found.spent.map {
                 "\(Bitcoin.display($0.txid)):\($0.vin) spends \(Bitcoin.display(Array($0.outpoint.prefix(32)))):\(UInt32(littleEndian: $0.outpoint[32...].withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }))"
             }
@@ -53,10 +58,13 @@ final class BitcoinMatchTests: XCTestCase {
             XCTAssertEqual(found.received.reduce(UInt64(0)) { $0 + $1.value }, total)
 
             // Decoys: the same HASH160 in another script kind is not the watched script.
-            let decoys = try (entry["decoys_expect_no_match"] as? [[String: Any]] ?? []).map { try Self.scriptPubKey(of: $0["address"] as! String) }
+            let decoys = try (entry["decoys_expect_no_match"] as? [[String: Any]] ?? []).map {
+                try Self.scriptPubKey(of: $0["address"] as! String)
+            }
             XCTAssertFalse(decoys.isEmpty)
             let hash160s = Set(scripts.filter { $0.count == 25 }.map { Array($0[3..<23]) })
-            XCTAssertTrue(decoys.allSatisfy { hash160s.contains(Array($0.dropFirst(2).prefix(20))) }, "each decoy shares a watched key's hash")
+            XCTAssertTrue(
+                decoys.allSatisfy { hash160s.contains(Array($0.dropFirst(2).prefix(20))) }, "each decoy shares a watched key's hash")
             XCTAssertEqual(block.findings(watching: Set(decoys), owned: []).received.count, 0)
         }
         XCTAssertGreaterThan(checkedIntraBlock, 0, "the fixture has an output spent in its own block")

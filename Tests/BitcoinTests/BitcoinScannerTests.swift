@@ -21,7 +21,9 @@ final class BitcoinScannerTests: XCTestCase {
 
     override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
 
-    private func master(_ phrase: String = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about") -> ExtendedKey {
+    private func master(
+        _ phrase: String = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
+    ) -> ExtendedKey {
         let bip39 = BIP39()
         return try! ExtendedKey.master(seed: try! bip39.seed(of: try! bip39.parse(phrase, language: nil), passphrase: SecureBytes([])))
     }
@@ -66,7 +68,9 @@ final class BitcoinScannerTests: XCTestCase {
         for (height, txs) in blocks.enumerated() {
             let raw = [serialize(Tx(outputs: [([0x51], 50)]), coinbaseHeight: height)] + txs.map { serialize($0, coinbaseHeight: nil) }
             let txids = raw.map { Bitcoin.sha256d($0) }
-            let header = le(UInt32(4)) + parent + Bitcoin.merkleRoot(txids).root + le(UInt32(1_600_000_000 + height)) + le(UInt32(0x207F_FFFF)) + le(UInt32(height))
+            let header =
+                le(UInt32(4)) + parent + Bitcoin.merkleRoot(txids).root + le(UInt32(1_600_000_000 + height)) + le(UInt32(0x207F_FFFF))
+                + le(UInt32(height))
             let blob = header + compact(raw.count) + raw.joined()
             parent = Bitcoin.sha256d(header)
             data.append(BlockData(height: height, blob: blob, transactions: [], claimedID: parent))
@@ -80,7 +84,9 @@ final class BitcoinScannerTests: XCTestCase {
         let pool: [[UInt8]]
         init(_ blocks: [BlockData], pool: [[UInt8]] = []) { (self.blocks, self.pool) = (blocks, pool) }
         func chainHeight() throws -> Int? { blocks.count }
-        func blocks(from height: Int, count: Int) throws -> [BlockData] { Array(blocks[min(height, blocks.count)..<min(blocks.count, height + count)]) }
+        func blocks(from height: Int, count: Int) throws -> [BlockData] {
+            Array(blocks[min(height, blocks.count)..<min(blocks.count, height + count)])
+        }
         func mempool() throws -> [[UInt8]] { pool }
     }
 
@@ -97,9 +103,12 @@ final class BitcoinScannerTests: XCTestCase {
     }
 
     /// Scans `blocks` for the wallets; the events of each wallet (by name).
-    private func scan(_ blocks: [BlockData], wallets: [(String?, BitcoinScanner<BitcoinMainChain>)], batch: Int = 50) throws -> [String: [ScanEvent]] {
-        let sync = try Synchronizer(wallets: wallets.map { .init(name: $0.0, scanner: $0.1, statePath: "\(dir)/\($0.0 ?? "only").db", birthday: 0) },
-                                    source: MemorySource(blocks))
+    private func scan(
+        _ blocks: [BlockData], wallets: [(String?, BitcoinScanner<BitcoinMainChain>)], batch: Int = 50
+    ) throws -> [String: [ScanEvent]] {
+        let sync = try Synchronizer(
+            wallets: wallets.map { .init(name: $0.0, scanner: $0.1, statePath: "\(dir)/\($0.0 ?? "only").db", birthday: 0) },
+            source: MemorySource(blocks))
         sync.batchSize = batch
         let sink = Sink()
         try sync.run(sink: sink)
@@ -107,7 +116,9 @@ final class BitcoinScannerTests: XCTestCase {
     }
 
     private func received(_ events: [ScanEvent]?) -> [(account: UInt32, index: UInt32, value: UInt64)] {
-        (events ?? []).compactMap { if case .received(let o, _) = $0 { (o.account & 0x0FFF_FFFF, o.addressIndex & 0x7FFF_FFFF, o.amount) } else { nil } }
+        (events ?? []).compactMap {
+            if case .received(let o, _) = $0 { (o.account & 0x0FFF_FFFF, o.addressIndex & 0x7FFF_FFFF, o.amount) } else { nil }
+        }
     }
 
     // MARK: tests
@@ -122,7 +133,9 @@ final class BitcoinScannerTests: XCTestCase {
         XCTAssertEqual(found.map(\.value), [1_900, 4_000, 3_900])
         // A gap of 21 reaches 61.
         try FileManager.default.removeItem(atPath: "\(dir)/only.db")
-        let wide = received(try scan(blocks, wallets: [(nil, BitcoinScanner(master: master(), network: network, discovery: AccountDiscovery(gap: 21)))])[""])
+        let wide = received(
+            try scan(blocks, wallets: [(nil, BitcoinScanner(master: master(), network: network, discovery: AccountDiscovery(gap: 21)))])[""]
+        )
         XCTAssertEqual(wide.map(\.index), [19, 40, 39, 61])
     }
 
@@ -130,13 +143,21 @@ final class BitcoinScannerTests: XCTestCase {
     /// watched; once account 1 is paid (in the same block, after account 2's payment), all are.
     func testDiscoveryStopsAtTheFirstUnusedAccount() throws {
         let gapped = chain([[Tx(outputs: [(try script(account: 0, index: 0), 10), (try script(account: 2, index: 0), 30)])]]).data
-        XCTAssertEqual(received(try scan(gapped, wallets: [("a", BitcoinScanner(master: master(), network: network))])["a"]).map(\.account), [0])
-        let paid = chain([[Tx(outputs: [(try script(account: 0, index: 0), 10), (try script(account: 2, index: 0), 30)]),
-                           Tx(outputs: [(try script(account: 1, index: 0), 20)])]]).data
-        XCTAssertEqual(Set(received(try scan(paid, wallets: [("b", BitcoinScanner(master: master(), network: network))])["b"]).map(\.account)), [0, 1, 2])
+        XCTAssertEqual(
+            received(try scan(gapped, wallets: [("a", BitcoinScanner(master: master(), network: network))])["a"]).map(\.account), [0])
+        let paid = chain([
+            [
+                Tx(outputs: [(try script(account: 0, index: 0), 10), (try script(account: 2, index: 0), 30)]),
+                Tx(outputs: [(try script(account: 1, index: 0), 20)]),
+            ]
+        ]).data
+        XCTAssertEqual(
+            Set(received(try scan(paid, wallets: [("b", BitcoinScanner(master: master(), network: network))])["b"]).map(\.account)),
+            [0, 1, 2])
         // A change address alone does not make an account used: discovery stops after it.
         let change = chain([[Tx(outputs: [(try script(account: 0, chain: 1, index: 0), 10), (try script(account: 1, index: 0), 20)])]]).data
-        XCTAssertEqual(received(try scan(change, wallets: [("c", BitcoinScanner(master: master(), network: network))])["c"]).map(\.account), [0])
+        XCTAssertEqual(
+            received(try scan(change, wallets: [("c", BitcoinScanner(master: master(), network: network))])["c"]).map(\.account), [0])
     }
 
     /// An output spent by a later transaction of its own block, and two wallets in one pass,
@@ -149,7 +170,8 @@ final class BitcoinScannerTests: XCTestCase {
         let (blocks, ids) = chain([[first, spend]])
         XCTAssertEqual(ids[0][0], firstID)
         let account = try other.derive([84 + h, 1 + h, h]).neutered
-        let watchOnly = try BitcoinScanner<BitcoinMainChain>(accounts: [WatchAccount(script: .p2wpkh, number: 0, path: nil, key: account)], network: network)
+        let watchOnly = try BitcoinScanner<BitcoinMainChain>(
+            accounts: [WatchAccount(script: .p2wpkh, number: 0, path: nil, key: account)], network: network)
         let events = try scan(blocks, wallets: [("seed", BitcoinScanner(master: master(), network: network)), ("watch", watchOnly)])
         XCTAssertEqual(received(events["seed"]).map(\.value), [5_000])
         XCTAssertEqual(received(events["watch"]).map(\.value), [7_000])
@@ -197,8 +219,9 @@ extension BitcoinScannerTests {
     /// Scans the file into the state `state`; the events.
     private func scanFile(_ path: String, state: String = "s", batch: Int = 50) throws -> [ScanEvent] {
         let scanner = BitcoinScanner<BitcoinMainChain>(master: master(), network: network)
-        let sync = try Synchronizer(wallets: [.init(name: nil, scanner: scanner, statePath: "\(dir)/\(state).db", birthday: 0)],
-                                    source: BitcoinRecordSource(path: path, mempoolPath: nil))
+        let sync = try Synchronizer(
+            wallets: [.init(name: nil, scanner: scanner, statePath: "\(dir)/\(state).db", birthday: 0)],
+            source: BitcoinRecordSource(path: path, mempoolPath: nil))
         sync.batchSize = batch
         let sink = Sink()
         try sync.run(sink: sink)
@@ -238,8 +261,10 @@ extension BitcoinScannerTests {
         // Starting at 128′: its parent 127′ is neither stored nor in the file.
         _ = try scanFile(full, state: "from-128")
         XCTAssertThrowsError(try scanFile(try file("only-128", [b[128]]), state: "from-128")) { error in
-            XCTAssertEqual((error as? ScanError)?.message,
-                           "block 128 is malformed: it replaces the stored block 128, and the source does not hold its parent (block 127) to find where the two chains meet: give blocks from the fork on (at most the stored tip's height minus the reorg's depth), or scan-blocks --rescan")
+            XCTAssertEqual(
+                (error as? ScanError)?.message,
+                "block 128 is malformed: it replaces the stored block 128, and the source does not hold its parent (block 127) to find where the two chains meet: give blocks from the fork on (at most the stored tip's height minus the reorg's depth), or scan-blocks --rescan"
+            )
         }
         XCTAssertEqual(finalBalance(try scanFile(full, state: "from-128")), [128, 6_000], "the state is as it was")
     }
@@ -263,7 +288,10 @@ extension BitcoinScannerTests {
         // A block that is neither the next nor on a branch from a block read before.
         let stray = try file("stray", Array(a[0...5]) + [b[128]])
         XCTAssertThrowsError(try scanFile(stray, state: "stray")) { error in
-            XCTAssertEqual((error as? ScanError)?.message, "\(dir)/stray.jsonl line 7 is malformed: block 128 out of order (expected 6, or a block whose parent is a block read before, from the last 1000)")
+            XCTAssertEqual(
+                (error as? ScanError)?.message,
+                "\(dir)/stray.jsonl line 7 is malformed: block 128 out of order (expected 6, or a block whose parent is a block read before, from the last 1000)"
+            )
         }
     }
 }
@@ -273,17 +301,23 @@ extension BitcoinScannerTests {
 extension BitcoinScannerTests {
     private func mempoolRun(_ blocks: [BlockData], pool: [[UInt8]]) throws -> [ScanEvent] {
         let scanner = BitcoinScanner<BitcoinMainChain>(master: master(), network: network)
-        let sync = try Synchronizer(wallets: [.init(name: nil, scanner: scanner, statePath: "\(dir)/pool.db", birthday: 0)], source: MemorySource(blocks, pool: pool))
+        let sync = try Synchronizer(
+            wallets: [.init(name: nil, scanner: scanner, statePath: "\(dir)/pool.db", birthday: 0)],
+            source: MemorySource(blocks, pool: pool))
         let sink = Sink()
         try sync.run(sink: sink)
         return sink.events.map(\.event).filter { if case .progress = $0 { false } else { true } }
     }
 
     func testAMempoolSpendLeavesTheBalance() throws {
-        let (blocks, ids) = chain([[], [Tx(outputs: [(try script(account: 0, index: 0), 5_000), (try script(account: 0, index: 1), 700)])]])
+        let (blocks, ids) = chain([
+            [], [Tx(outputs: [(try script(account: 0, index: 0), 5_000), (try script(account: 0, index: 1), 700)])],
+        ])
         let paid = ids[1][0]
         // Spends the 5,000: 1,900 to a stranger, 3,000 back to the change chain.
-        let spend = serialize(Tx(inputs: [Bitcoin.outpoint(paid, 0)], outputs: [([0x51], 1_900), (try script(account: 0, chain: 1, index: 0), 3_000)]), coinbaseHeight: nil)
+        let spend = serialize(
+            Tx(inputs: [Bitcoin.outpoint(paid, 0)], outputs: [([0x51], 1_900), (try script(account: 0, chain: 1, index: 0), 3_000)]),
+            coinbaseHeight: nil)
         let spendID = Bitcoin.sha256d(spend)
         let first = try mempoolRun(blocks, pool: [spend])
         let pendingSpent = first.compactMap { if case .pendingSpent(let s) = $0 { s } else { nil } }

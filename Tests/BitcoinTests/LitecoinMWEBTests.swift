@@ -57,7 +57,9 @@ final class LitecoinMWEBTests: XCTestCase {
 
     func testBitcoinRulesRefuseTheHogEx() throws {
         XCTAssertThrowsError(try Bitcoin.parseBlock(try file("block432.hex"), what: "block 432")) { error in
-            XCTAssertEqual((error as? ScanError)?.message, ScanError.malformed(what: "block 432 transaction 2", reason: "an unknown transaction flag 0x08").message)
+            XCTAssertEqual(
+                (error as? ScanError)?.message,
+                ScanError.malformed(what: "block 432 transaction 2", reason: "an unknown transaction flag 0x08").message)
         }
     }
 
@@ -83,7 +85,9 @@ final class LitecoinMWEBTests: XCTestCase {
         let marker = try presenceByteOffset(block)
         block[marker] = 2
         XCTAssertThrowsError(try Bitcoin.parseBlock(block, what: "block 434", dialect: .litecoin)) { error in
-            XCTAssertEqual((error as? ScanError)?.message, ScanError.malformed(what: "block 434", reason: "an MWEB presence byte of 2 after the transactions").message)
+            XCTAssertEqual(
+                (error as? ScanError)?.message,
+                ScanError.malformed(what: "block 434", reason: "an MWEB presence byte of 2 after the transactions").message)
         }
         // Cut right after the presence byte: the extension block is missing.
         let cut = Array(try file("block434.hex")[..<(marker + 1)])
@@ -96,13 +100,17 @@ final class LitecoinMWEBTests: XCTestCase {
         XCTAssertEqual(withPart[marker - 5], 0)
         withPart[marker - 5] = 1
         XCTAssertThrowsError(try Bitcoin.parseBlock(withPart, what: "block 434", dialect: .litecoin)) { error in
-            XCTAssertEqual((error as? ScanError)?.message, ScanError.malformed(
-                what: "block 434 transaction 1", reason: "an MWEB part among a block's transactions (the extension block holds them)").message)
+            XCTAssertEqual(
+                (error as? ScanError)?.message,
+                ScanError.malformed(
+                    what: "block 434 transaction 1", reason: "an MWEB part among a block's transactions (the extension block holds them)"
+                ).message)
         }
         // A mempool transaction cut inside its inputs.
         let pegIn = try file("mempool-pegin.hex")
         XCTAssertThrowsError(try Bitcoin.parseTransaction(Array(pegIn[..<10]), what: "t", dialect: .litecoin)) { error in
-            XCTAssertEqual((error as? ScanError)?.message, ScanError.malformed(what: "t", reason: "a count of 1 at byte 6 exceeds the data").message)
+            XCTAssertEqual(
+                (error as? ScanError)?.message, ScanError.malformed(what: "t", reason: "a count of 1 at byte 6 exceeds the data").message)
         }
     }
 

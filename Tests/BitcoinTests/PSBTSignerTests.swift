@@ -18,11 +18,15 @@ final class PSBTSignerTests: XCTestCase {
     /// One of BIP174's signers: the master key, holding only some of the paths.
     final class SomeKeys: PSBTKeyring {
         let keys: BIP32Keyring, paths: Set<[UInt32]>
-        init(_ keys: BIP32Keyring, paths: [String]) throws { (self.keys, self.paths) = (keys, Set(try paths.map { try DerivationPath(parsing: $0).components })) }
+        init(_ keys: BIP32Keyring, paths: [String]) throws {
+            (self.keys, self.paths) = (keys, Set(try paths.map { try DerivationPath(parsing: $0).components }))
+        }
         func owns(fingerprint: [UInt8], path: [UInt32]) -> Bool { keys.owns(fingerprint: fingerprint, path: path) && paths.contains(path) }
         func publicKey(at path: [UInt32]) throws -> Secp256k1.PublicKey { try keys.publicKey(at: path) }
         func signECDSA(_ hash: [UInt8], at path: [UInt32]) throws -> ECDSASignature { try keys.signECDSA(hash, at: path) }
-        func signSchnorr(_ hash: [UInt8], at path: [UInt32], merkleRoot: [UInt8]?) throws -> [UInt8] { try keys.signSchnorr(hash, at: path, merkleRoot: merkleRoot) }
+        func signSchnorr(_ hash: [UInt8], at path: [UInt32], merkleRoot: [UInt8]?) throws -> [UInt8] {
+            try keys.signSchnorr(hash, at: path, merkleRoot: merkleRoot)
+        }
     }
 
     /// BIP174's signers use plain RFC 6979 nonces: each of its two signers, given its keys,
@@ -56,8 +60,9 @@ final class PSBTSignerTests: XCTestCase {
         // The same signatures as the two signers', every one (the combiner's PSBT has them all).
         let combined = try PSBT(base64: v["combined"] as! String)
         for i in 0..<2 {
-            XCTAssertEqual(Set(signed.inputs[i].all(PSBTField.inPartialSig).map { $0.keyData + $0.value }),
-                           Set(combined.inputs[i].all(PSBTField.inPartialSig).map { $0.keyData + $0.value }))
+            XCTAssertEqual(
+                Set(signed.inputs[i].all(PSBTField.inPartialSig).map { $0.keyData + $0.value }),
+                Set(combined.inputs[i].all(PSBTField.inPartialSig).map { $0.keyData + $0.value }))
         }
         let final = try PSBTFinalizer.finalized(signed)
         XCTAssertEqual(final.base64, v["finalized"] as? String)
@@ -77,7 +82,9 @@ final class PSBTSignerTests: XCTestCase {
     func testLowRGrindingChangesOnlyTheHighRSignature() throws {
         let v = try Self.roles()
         let expected = try PSBT(base64: v["combined"] as! String)
-        let (signed, _) = try PSBTSigner().sign(try PSBT(base64: v["updated_with_sighash_all"] as! String), keys: try BIP32Keyring(root: try Self.master(v))) { _ in }
+        let (signed, _) = try PSBTSigner().sign(
+            try PSBT(base64: v["updated_with_sighash_all"] as! String), keys: try BIP32Keyring(root: try Self.master(v))
+        ) { _ in }
         // In key order: the combiner's PSBT has them in the order its two signers gave them.
         let sigs = { (p: PSBT) in p.inputs.flatMap { $0.all(PSBTField.inPartialSig).sorted { $0.key.lexicographicallyPrecedes($1.key) } } }
         XCTAssertEqual(sigs(signed).count, 4)
@@ -96,7 +103,9 @@ final class PSBTSignerTests: XCTestCase {
         XCTAssertNoThrow(try PSBTFinalizer.extract(try PSBTFinalizer.finalized(signed)))
     }
 
-    func refusal(_ psbt: PSBT, signer: PSBTSigner = PSBTSigner(), keys: PSBTKeyring? = nil, file: StaticString = #filePath, line: UInt = #line) throws -> PSBTSignError? {
+    func refusal(
+        _ psbt: PSBT, signer: PSBTSigner = PSBTSigner(), keys: PSBTKeyring? = nil, file: StaticString = #filePath, line: UInt = #line
+    ) throws -> PSBTSignError? {
         let keys = try keys ?? BIP32Keyring(root: try Self.master(try Self.roles()))
         var confirmed = false
         do {
@@ -133,7 +142,9 @@ final class PSBTSignerTests: XCTestCase {
         var previous = p.inputs[0].value(PSBTField.inNonWitnessUtxo)!
         previous[previous.count - 1] ^= 1
         p.inputs[0].insertInOrder(PSBT.Pair(type: PSBTField.inNonWitnessUtxo, value: previous))
-        XCTAssertEqual(try refusal(p), .witnessUTXOMismatch(input: 0, reason: "PSBT_IN_NON_WITNESS_UTXO is not the transaction whose output 0 the input spends"))
+        XCTAssertEqual(
+            try refusal(p),
+            .witnessUTXOMismatch(input: 0, reason: "PSBT_IN_NON_WITNESS_UTXO is not the transaction whose output 0 the input spends"))
 
         // A legacy input of ours proven by a witness UTXO alone.
         p = good
@@ -144,9 +155,13 @@ final class PSBTSignerTests: XCTestCase {
         // A derivation whose path gives another key.
         p = good
         let key = try Hex.decode("029583bf39ae0a609747ad199addd634fa6108559d6c5cd39b4c2183f1ab96e07f")
-        p.inputs[0].insertInOrder(PSBT.Pair(type: PSBTField.inBIP32Derivation, keyData: key, value: try Hex.decode("d90c6a4f000000800000008005000080")))
-        XCTAssertEqual(try refusal(p), .wrongDerivation(map: "input 0", path: "m/0'/0'/5'", claimed: Hex.encode(key),
-                                                         derived: "027f6399757d2eff55a136ad02c684b1838b6556e5f1b6b34282a94b6b50051096"))
+        p.inputs[0].insertInOrder(
+            PSBT.Pair(type: PSBTField.inBIP32Derivation, keyData: key, value: try Hex.decode("d90c6a4f000000800000008005000080")))
+        XCTAssertEqual(
+            try refusal(p),
+            .wrongDerivation(
+                map: "input 0", path: "m/0'/0'/5'", claimed: Hex.encode(key),
+                derived: "027f6399757d2eff55a136ad02c684b1838b6556e5f1b6b34282a94b6b50051096"))
 
         // A redeem script that is not the one the output commits to.
         p = good
@@ -173,7 +188,9 @@ final class PSBTSignerTests: XCTestCase {
 
         // A summary refused: no signature leaves the signer.
         struct No: Error {}
-        XCTAssertThrowsError(try PSBTSigner().sign(good, keys: try BIP32Keyring(root: try Self.master(v))) { _ in throw No() }) { XCTAssertTrue($0 is No) }
+        XCTAssertThrowsError(try PSBTSigner().sign(good, keys: try BIP32Keyring(root: try Self.master(v))) { _ in throw No() }) {
+            XCTAssertTrue($0 is No)
+        }
     }
 
     // MARK: PSBTs built here: P2WPKH with change, taproot's key path
@@ -182,7 +199,8 @@ final class PSBTSignerTests: XCTestCase {
     static let fingerprint = try! ExtendedKey.master(seed: seed).fingerprint
 
     static func origin(_ path: String, leaves: Bool = false) throws -> [UInt8] {
-        (leaves ? [0x00] : []) + fingerprint + (try DerivationPath(parsing: path)).components.flatMap { c in withUnsafeBytes(of: c.littleEndian) { Array($0) } }
+        (leaves ? [0x00] : []) + fingerprint
+            + (try DerivationPath(parsing: path)).components.flatMap { c in withUnsafeBytes(of: c.littleEndian) { Array($0) } }
     }
 
     static func key(_ path: String) throws -> Secp256k1.PublicKey {
@@ -198,16 +216,22 @@ final class PSBTSignerTests: XCTestCase {
     func testP2WPKHSignatureAndChangeThatIsVerified() throws {
         let spend = try Self.key("m/84'/1'/0'/0/0"), change = try Self.key("m/84'/1'/0'/1/0"), other = try Self.key("m/84'/1'/0'/1/1")
         let inputScript = ScriptTemplate.p2wpkh(spend.compressed)
-        let tx = BitcoinTx(version: 2, inputs: [.init(previousTxID: [UInt8](repeating: 0xAB, count: 32), previousIndex: 1, sequence: 0xFFFF_FFFD)],
-                           outputs: [.init(value: 40_000, script: ScriptTemplate.p2wpkh([0x02] + [UInt8](repeating: 5, count: 32))),
-                                     .init(value: 59_000, script: ScriptTemplate.p2wpkh(change.compressed)),
-                                     .init(value: 500, script: ScriptTemplate.p2wpkh([0x03] + [UInt8](repeating: 6, count: 32)))],
-                           lockTime: 0)
+        let tx = BitcoinTx(
+            version: 2, inputs: [.init(previousTxID: [UInt8](repeating: 0xAB, count: 32), previousIndex: 1, sequence: 0xFFFF_FFFD)],
+            outputs: [
+                .init(value: 40_000, script: ScriptTemplate.p2wpkh([0x02] + [UInt8](repeating: 5, count: 32))),
+                .init(value: 59_000, script: ScriptTemplate.p2wpkh(change.compressed)),
+                .init(value: 500, script: ScriptTemplate.p2wpkh([0x03] + [UInt8](repeating: 6, count: 32))),
+            ],
+            lockTime: 0)
         var psbt = try PSBT(unsignedTransaction: tx)
         psbt.inputs[0].insertInOrder(PSBT.Pair(type: PSBTField.inWitnessUtxo, value: Self.txOut(100_000, inputScript)))
-        psbt.inputs[0].insertInOrder(PSBT.Pair(type: PSBTField.inBIP32Derivation, keyData: spend.compressed, value: try Self.origin("m/84'/1'/0'/0/0")))
-        psbt.outputs[1].insertInOrder(PSBT.Pair(type: PSBTField.outBIP32Derivation, keyData: change.compressed, value: try Self.origin("m/84'/1'/0'/1/0")))
-        psbt.outputs[2].insertInOrder(PSBT.Pair(type: PSBTField.outBIP32Derivation, keyData: other.compressed, value: try Self.origin("m/84'/1'/0'/1/1")))
+        psbt.inputs[0].insertInOrder(
+            PSBT.Pair(type: PSBTField.inBIP32Derivation, keyData: spend.compressed, value: try Self.origin("m/84'/1'/0'/0/0")))
+        psbt.outputs[1].insertInOrder(
+            PSBT.Pair(type: PSBTField.outBIP32Derivation, keyData: change.compressed, value: try Self.origin("m/84'/1'/0'/1/0")))
+        psbt.outputs[2].insertInOrder(
+            PSBT.Pair(type: PSBTField.outBIP32Derivation, keyData: other.compressed, value: try Self.origin("m/84'/1'/0'/1/1")))
         let keys = try BIP32Keyring(root: ExtendedKey.master(seed: Self.seed))
         let (signed, report) = try PSBTSigner(coinType: 1).sign(psbt, keys: keys) { _ in }
         XCTAssertEqual(report.fee, 500)
@@ -217,24 +241,28 @@ final class PSBTSignerTests: XCTestCase {
         let sig = signed.inputs[0].all(PSBTField.inPartialSig)
         XCTAssertEqual(sig.map(\.keyData), [spend.compressed])
         // The signature verifies against BIP143's hash of this input.
-        let hash = try Sighash.segwitV0(tx, input: 0, scriptCode: ScriptTemplate.p2pkh(Hash.hash160(spend.compressed)), amount: 100_000, type: Sighash.all)
+        let hash = try Sighash.segwitV0(
+            tx, input: 0, scriptCode: ScriptTemplate.p2pkh(Hash.hash160(spend.compressed)), amount: 100_000, type: Sighash.all)
         XCTAssertTrue(try Self.verifyDER(Array(sig[0].value.dropLast()), hash: hash, key: spend))
         XCTAssertEqual(sig[0].value.last, 0x01)
         let final = try PSBTFinalizer.extract(try PSBTFinalizer.finalized(signed))
         XCTAssertEqual(final.inputs[0].witness, [sig[0].value, spend.compressed])
         XCTAssertEqual(report.vsize, PSBTFinalizer.vsize(final))
         // An estimated size is never below the real one (signatures counted at their largest).
-        XCTAssertGreaterThanOrEqual(PSBTFinalizer.estimatedVsize(psbt, utxos: [BitcoinTx.Output(value: 100_000, script: inputScript)])!, report.vsize!)
+        XCTAssertGreaterThanOrEqual(
+            PSBTFinalizer.estimatedVsize(psbt, utxos: [BitcoinTx.Output(value: 100_000, script: inputScript)])!, report.vsize!)
 
         // The mainnet coin type for a testnet path: refused, the network named.
         XCTAssertEqual(try refusal(psbt, signer: PSBTSigner(coinType: 0), keys: keys), .wrongNetwork(path: "m/84'/1'/0'/0/0", expected: 0))
         // A change derivation whose path gives another key: refused, not just "not change".
         var forged = psbt
-        forged.outputs[1].insertInOrder(PSBT.Pair(type: PSBTField.outBIP32Derivation, keyData: change.compressed, value: try Self.origin("m/84'/1'/0'/1/7")))
+        forged.outputs[1].insertInOrder(
+            PSBT.Pair(type: PSBTField.outBIP32Derivation, keyData: change.compressed, value: try Self.origin("m/84'/1'/0'/1/7")))
         XCTAssertEqual(try refusal(forged, keys: keys)?.code, "psbt.wrong_derivation")
         // Our key on an input that pays another key hash.
         var wrongInput = psbt
-        wrongInput.inputs[0].insertInOrder(PSBT.Pair(type: PSBTField.inWitnessUtxo, value: Self.txOut(100_000, ScriptTemplate.p2wpkh(other.compressed))))
+        wrongInput.inputs[0].insertInOrder(
+            PSBT.Pair(type: PSBTField.inWitnessUtxo, value: Self.txOut(100_000, ScriptTemplate.p2wpkh(other.compressed))))
         XCTAssertEqual(try refusal(wrongInput, keys: keys)?.code, "psbt.script_mismatch")
     }
 
@@ -246,33 +274,45 @@ final class PSBTSignerTests: XCTestCase {
     func testChangeIsOnlyTheSignedAccountsChangeChain() throws {
         let spend = try Self.key("m/84'/1'/0'/0/0")
         let foreign = [0x02] + [UInt8](repeating: 7, count: 32)
-        func multisig(_ m: UInt8, _ keys: [[UInt8]]) -> [UInt8] { [0x50 + m] + keys.flatMap { [0x21] + $0 } + [0x50 + UInt8(keys.count), 0xAE] }
-        let single = ["m/84'/1'/0'/1/0", "m/84'/2'/0'/1/0", "m/84'/1'/7'/1/0", "m/84'/1'/0'/0/3", "m/84'/1'/0'/1/2000000000",
-                      "m/84'/1'/0'/1/5'", "m", "m/49'/1'/0'/1/0", "m/84'/1'/0'/1/99999", "m/84'/1'/0'/1/100000"]
+        func multisig(_ m: UInt8, _ keys: [[UInt8]]) -> [UInt8] {
+            [0x50 + m] + keys.flatMap { [0x21] + $0 } + [0x50 + UInt8(keys.count), 0xAE]
+        }
+        let single = [
+            "m/84'/1'/0'/1/0", "m/84'/2'/0'/1/0", "m/84'/1'/7'/1/0", "m/84'/1'/0'/0/3", "m/84'/1'/0'/1/2000000000",
+            "m/84'/1'/0'/1/5'", "m", "m/49'/1'/0'/1/0", "m/84'/1'/0'/1/99999", "m/84'/1'/0'/1/100000",
+        ]
         let oneOfTwo = multisig(1, [try Self.key("m/84'/1'/0'/1/3").compressed, foreign])
         let twoOfTwo = multisig(2, [try Self.key("m/84'/1'/0'/1/4").compressed, try Self.key("m/84'/1'/0'/1/5").compressed])
         let twoOfThree = multisig(2, [try Self.key("m/84'/1'/0'/1/6").compressed, try Self.key("m/84'/1'/0'/1/7").compressed, foreign])
         var outputs = try single.map { BitcoinTx.Output(value: 1_000, script: ScriptTemplate.p2wpkh(try Self.key($0).compressed)) }
         outputs += [oneOfTwo, twoOfTwo, twoOfThree].map { BitcoinTx.Output(value: 2_000, script: [0x00, 0x20] + Hash.sha256($0)) }
-        let tx = BitcoinTx(version: 2, inputs: [.init(previousTxID: [UInt8](repeating: 0xCD, count: 32), previousIndex: 0, sequence: 0xFFFF_FFFD)],
-                           outputs: outputs, lockTime: 0)
+        let tx = BitcoinTx(
+            version: 2, inputs: [.init(previousTxID: [UInt8](repeating: 0xCD, count: 32), previousIndex: 0, sequence: 0xFFFF_FFFD)],
+            outputs: outputs, lockTime: 0)
         var psbt = try PSBT(unsignedTransaction: tx)
-        psbt.inputs[0].insertInOrder(PSBT.Pair(type: PSBTField.inWitnessUtxo, value: Self.txOut(100_000, ScriptTemplate.p2wpkh(spend.compressed))))
-        psbt.inputs[0].insertInOrder(PSBT.Pair(type: PSBTField.inBIP32Derivation, keyData: spend.compressed, value: try Self.origin("m/84'/1'/0'/0/0")))
+        psbt.inputs[0].insertInOrder(
+            PSBT.Pair(type: PSBTField.inWitnessUtxo, value: Self.txOut(100_000, ScriptTemplate.p2wpkh(spend.compressed))))
+        psbt.inputs[0].insertInOrder(
+            PSBT.Pair(type: PSBTField.inBIP32Derivation, keyData: spend.compressed, value: try Self.origin("m/84'/1'/0'/0/0")))
         for (o, path) in single.enumerated() {
-            psbt.outputs[o].insertInOrder(PSBT.Pair(type: PSBTField.outBIP32Derivation, keyData: try Self.key(path).compressed, value: try Self.origin(path)))
+            psbt.outputs[o].insertInOrder(
+                PSBT.Pair(type: PSBTField.outBIP32Derivation, keyData: try Self.key(path).compressed, value: try Self.origin(path)))
         }
-        for (o, (script, paths)) in [(oneOfTwo, ["m/84'/1'/0'/1/3"]), (twoOfTwo, ["m/84'/1'/0'/1/4", "m/84'/1'/0'/1/5"]),
-                                      (twoOfThree, ["m/84'/1'/0'/1/6", "m/84'/1'/0'/1/7"])].enumerated() {
+        for (o, (script, paths)) in [
+            (oneOfTwo, ["m/84'/1'/0'/1/3"]), (twoOfTwo, ["m/84'/1'/0'/1/4", "m/84'/1'/0'/1/5"]),
+            (twoOfThree, ["m/84'/1'/0'/1/6", "m/84'/1'/0'/1/7"]),
+        ].enumerated() {
             psbt.outputs[single.count + o].insertInOrder(PSBT.Pair(type: PSBTField.outWitnessScript, value: script))
             for path in paths {
-                psbt.outputs[single.count + o].insertInOrder(PSBT.Pair(type: PSBTField.outBIP32Derivation, keyData: try Self.key(path).compressed, value: try Self.origin(path)))
+                psbt.outputs[single.count + o].insertInOrder(
+                    PSBT.Pair(type: PSBTField.outBIP32Derivation, keyData: try Self.key(path).compressed, value: try Self.origin(path)))
             }
         }
         let keys = try BIP32Keyring(root: ExtendedKey.master(seed: Self.seed))
         let (_, report) = try PSBTSigner(coinType: 1).sign(psbt, keys: keys) { _ in }
         // The 2-of-3 holds two of our keys: the stranger alone cannot spend it, so it is change.
-        XCTAssertEqual(report.outputs.map(\.change), [true, false, false, false, false, false, false, false, true, false, false, true, true])
+        XCTAssertEqual(
+            report.outputs.map(\.change), [true, false, false, false, false, false, false, false, true, false, false, true, true])
         XCTAssertEqual(report.fee, 100_000 - 16_000)
     }
 
@@ -282,28 +322,34 @@ final class PSBTSignerTests: XCTestCase {
     func testDuplicateInputsAndOverlongPaths() throws {
         let spend = try Self.key("m/84'/1'/0'/0/0")
         let outpoint = BitcoinTx.Input(previousTxID: [UInt8](repeating: 0x55, count: 32), previousIndex: 2, sequence: 0xFFFF_FFFD)
-        let tx = BitcoinTx(version: 2, inputs: [outpoint, outpoint],
-                           outputs: [.init(value: 150_000, script: ScriptTemplate.p2wpkh([0x02] + [UInt8](repeating: 5, count: 32)))], lockTime: 0)
+        let tx = BitcoinTx(
+            version: 2, inputs: [outpoint, outpoint],
+            outputs: [.init(value: 150_000, script: ScriptTemplate.p2wpkh([0x02] + [UInt8](repeating: 5, count: 32)))], lockTime: 0)
         var psbt = try PSBT(unsignedTransaction: tx)
         for i in 0..<2 {
-            psbt.inputs[i].insertInOrder(PSBT.Pair(type: PSBTField.inWitnessUtxo, value: Self.txOut(100_000, ScriptTemplate.p2wpkh(spend.compressed))))
-            psbt.inputs[i].insertInOrder(PSBT.Pair(type: PSBTField.inBIP32Derivation, keyData: spend.compressed, value: try Self.origin("m/84'/1'/0'/0/0")))
+            psbt.inputs[i].insertInOrder(
+                PSBT.Pair(type: PSBTField.inWitnessUtxo, value: Self.txOut(100_000, ScriptTemplate.p2wpkh(spend.compressed))))
+            psbt.inputs[i].insertInOrder(
+                PSBT.Pair(type: PSBTField.inBIP32Derivation, keyData: spend.compressed, value: try Self.origin("m/84'/1'/0'/0/0")))
         }
         let keys = try BIP32Keyring(root: ExtendedKey.master(seed: Self.seed))
         XCTAssertEqual(try refusal(psbt, keys: keys), .duplicateInput(first: 0, second: 1))
 
         func withPath(steps: Int) throws -> PSBT {
             var p = try PSBT(unsignedTransaction: BitcoinTx(version: 2, inputs: [outpoint], outputs: tx.outputs, lockTime: 0))
-            p.inputs[0].insertInOrder(PSBT.Pair(type: PSBTField.inWitnessUtxo, value: Self.txOut(200_000, ScriptTemplate.p2wpkh(spend.compressed))))
+            p.inputs[0].insertInOrder(
+                PSBT.Pair(type: PSBTField.inWitnessUtxo, value: Self.txOut(200_000, ScriptTemplate.p2wpkh(spend.compressed))))
             let path = [UInt8](repeating: 0, count: 4 * steps)
-            p.inputs[0].insertInOrder(PSBT.Pair(type: PSBTField.inBIP32Derivation, keyData: spend.compressed, value: Self.fingerprint + path))
+            p.inputs[0].insertInOrder(
+                PSBT.Pair(type: PSBTField.inBIP32Derivation, keyData: spend.compressed, value: Self.fingerprint + path))
             return try PSBT(parsing: p.serialized())
         }
         XCTAssertNoThrow(try withPath(steps: 255))
         for steps in [256, 50_000] {
             XCTAssertThrowsError(try withPath(steps: steps)) { error in
-                XCTAssertEqual((error as? PSBTError).map { "\($0.message)" },
-                               "input 0 PSBT_IN_BIP32_DERIVATION: its path has \(steps) steps, and BIP32 keys are at most 255 deep")
+                XCTAssertEqual(
+                    (error as? PSBTError).map { "\($0.message)" },
+                    "input 0 PSBT_IN_BIP32_DERIVATION: its path has \(steps) steps, and BIP32 keys are at most 255 deep")
             }
         }
     }
@@ -318,27 +364,43 @@ final class PSBTSignerTests: XCTestCase {
         let masters = try seeds.map { try ExtendedKey.master(seed: $0) }
         let account = try DerivationPath(parsing: "m/48'/1'/0'/2'")
         let xpubs = try masters.map { try $0.derive(account.components).neutered }
-        func key(_ m: Int, _ chain: UInt32, _ index: UInt32) throws -> [UInt8] { try xpubs[m].child(chain).child(index).publicKey.compressed }
-        func origin(_ m: Int, _ chain: UInt32, _ index: UInt32) -> [UInt8] {
-            masters[m].fingerprint + (account.components + [chain, index]).flatMap { c in withUnsafeBytes(of: c.littleEndian) { Array($0) } }
+        func key(_ m: Int, _ chain: UInt32, _ index: UInt32) throws -> [UInt8] {
+            try xpubs[m].child(chain).child(index).publicKey.compressed
         }
-        let keyText = { (m: Int, xpub: ExtendedKey) in "[\(Hex.encode(masters[m].fingerprint))/48'/1'/0'/2']\(xpub.serialized(version: .tpub))/<0;1>/*" }
+        func origin(_ m: Int, _ chain: UInt32, _ index: UInt32) -> [UInt8] {
+            masters[m].fingerprint
+                + (account.components + [chain, index]).flatMap { c in withUnsafeBytes(of: c.littleEndian) { Array($0) } }
+        }
+        let keyText = { (m: Int, xpub: ExtendedKey) in
+            "[\(Hex.encode(masters[m].fingerprint))/48'/1'/0'/2']\(xpub.serialized(version: .tpub))/<0;1>/*"
+        }
         let text = "wsh(sortedmulti(2,\((0..<3).map { keyText($0, xpubs[$0]) }.joined(separator: ","))))"
         let wallet = try MultisigDescriptor(parsing: text)
         let (inputScript, inputWitness) = try wallet.script(chain: 0, index: 0)
         let (change, changeWitness) = try wallet.script(chain: 1, index: 5)
-        let oneOfThree = try MultisigDescriptor(parsing: text.replacingOccurrences(of: "sortedmulti(2,", with: "sortedmulti(1,")).script(chain: 1, index: 5)
+        let oneOfThree = try MultisigDescriptor(parsing: text.replacingOccurrences(of: "sortedmulti(2,", with: "sortedmulti(1,")).script(
+            chain: 1, index: 5)
         let receive = try wallet.script(chain: 0, index: 7)
-        let tx = BitcoinTx(version: 2, inputs: [.init(previousTxID: [UInt8](repeating: 0x31, count: 32), previousIndex: 0, sequence: 0xFFFF_FFFD)],
-                           outputs: [.init(value: 60_000, script: change), .init(value: 10_000, script: oneOfThree.scriptPubKey),
-                                     .init(value: 20_000, script: receive.scriptPubKey)], lockTime: 0)
+        let tx = BitcoinTx(
+            version: 2, inputs: [.init(previousTxID: [UInt8](repeating: 0x31, count: 32), previousIndex: 0, sequence: 0xFFFF_FFFD)],
+            outputs: [
+                .init(value: 60_000, script: change), .init(value: 10_000, script: oneOfThree.scriptPubKey),
+                .init(value: 20_000, script: receive.scriptPubKey),
+            ], lockTime: 0)
         var psbt = try PSBT(unsignedTransaction: tx)
         psbt.inputs[0].insertInOrder(PSBT.Pair(type: PSBTField.inWitnessUtxo, value: Self.txOut(100_000, inputScript)))
         psbt.inputs[0].insertInOrder(PSBT.Pair(type: PSBTField.inWitnessScript, value: inputWitness))
-        for m in 0..<3 { psbt.inputs[0].insertInOrder(PSBT.Pair(type: PSBTField.inBIP32Derivation, keyData: try key(m, 0, 0), value: origin(m, 0, 0))) }
-        for (o, (witness, chain, index)) in [(changeWitness, UInt32(1), UInt32(5)), (oneOfThree.witnessScript, 1, 5), (receive.witnessScript, 0, 7)].enumerated() {
+        for m in 0..<3 {
+            psbt.inputs[0].insertInOrder(PSBT.Pair(type: PSBTField.inBIP32Derivation, keyData: try key(m, 0, 0), value: origin(m, 0, 0)))
+        }
+        for (o, (witness, chain, index)) in [
+            (changeWitness, UInt32(1), UInt32(5)), (oneOfThree.witnessScript, 1, 5), (receive.witnessScript, 0, 7),
+        ].enumerated() {
             psbt.outputs[o].insertInOrder(PSBT.Pair(type: PSBTField.outWitnessScript, value: witness))
-            for m in 0..<3 { psbt.outputs[o].insertInOrder(PSBT.Pair(type: PSBTField.outBIP32Derivation, keyData: try key(m, chain, index), value: origin(m, chain, index))) }
+            for m in 0..<3 {
+                psbt.outputs[o].insertInOrder(
+                    PSBT.Pair(type: PSBTField.outBIP32Derivation, keyData: try key(m, chain, index), value: origin(m, chain, index)))
+            }
         }
         let keys = try BIP32Keyring(root: masters[0])
         // Without the descriptor: the shared wallet's change is a payment (our key alone cannot spend it).
@@ -352,14 +414,24 @@ final class PSBTSignerTests: XCTestCase {
         XCTAssertEqual(signed.inputs[0].all(PSBTField.inPartialSig).map(\.keyData), [try key(0, 0, 0)])
         // Our fingerprint with another key, and a wallet with no key of ours.
         let stranger = try ExtendedKey.master(seed: SecureBytes((0..<32).map { UInt8($0 + 50) })).derive(account.components).neutered
-        for (bad, why) in [(text.replacingOccurrences(of: xpubs[0].serialized(version: .tpub), with: stranger.serialized(version: .tpub)), "names our fingerprint at m/48'/1'/0'/2' with another key"),
-                           ("wsh(sortedmulti(2,\(keyText(1, xpubs[1])),\(keyText(2, xpubs[2]))))", "holds no key of ours (no key origin with our fingerprint)")] {
+        for (bad, why) in [
+            (
+                text.replacingOccurrences(of: xpubs[0].serialized(version: .tpub), with: stranger.serialized(version: .tpub)),
+                "names our fingerprint at m/48'/1'/0'/2' with another key"
+            ),
+            (
+                "wsh(sortedmulti(2,\(keyText(1, xpubs[1])),\(keyText(2, xpubs[2]))))",
+                "holds no key of ours (no key origin with our fingerprint)"
+            ),
+        ] {
             signer.wallets = [try MultisigDescriptor(parsing: bad)]
             XCTAssertEqual(try refusal(psbt, signer: signer, keys: keys), .notOurWallet(why))
         }
         // Malformed descriptors are refused as they are read.
-        for bad in ["wpkh(\(keyText(0, xpubs[0])))", "wsh(sortedmulti(4,\((0..<3).map { keyText($0, xpubs[$0]) }.joined(separator: ","))))",
-                    "wsh(sortedmulti(2,\(xpubs[0].serialized(version: .tpub))/<0;1>/*,\(keyText(1, xpubs[1]))))", text + "#aaaaaaaa"] {
+        for bad in [
+            "wpkh(\(keyText(0, xpubs[0])))", "wsh(sortedmulti(4,\((0..<3).map { keyText($0, xpubs[$0]) }.joined(separator: ","))))",
+            "wsh(sortedmulti(2,\(xpubs[0].serialized(version: .tpub))/<0;1>/*,\(keyText(1, xpubs[1]))))", text + "#aaaaaaaa",
+        ] {
             XCTAssertThrowsError(try MultisigDescriptor(parsing: bad), bad)
         }
     }
@@ -368,8 +440,9 @@ final class PSBTSignerTests: XCTestCase {
     /// transaction as a version 0 one: the same signature, written back into the version 2 maps.
     func testAVersion2PSBTIsSignedAsItsVersion0Twin() throws {
         let spend = try Self.key("m/84'/1'/0'/0/0")
-        let tx = BitcoinTx(version: 2, inputs: [.init(previousTxID: [UInt8](repeating: 0x42, count: 32), previousIndex: 3, sequence: 0xFFFF_FFFD)],
-                           outputs: [.init(value: 90_000, script: ScriptTemplate.p2wpkh([0x02] + [UInt8](repeating: 5, count: 32)))], lockTime: 0)
+        let tx = BitcoinTx(
+            version: 2, inputs: [.init(previousTxID: [UInt8](repeating: 0x42, count: 32), previousIndex: 3, sequence: 0xFFFF_FFFD)],
+            outputs: [.init(value: 90_000, script: ScriptTemplate.p2wpkh([0x02] + [UInt8](repeating: 5, count: 32)))], lockTime: 0)
         let utxo = Self.txOut(100_000, ScriptTemplate.p2wpkh(spend.compressed))
         let derivation = PSBT.Pair(type: PSBTField.inBIP32Derivation, keyData: spend.compressed, value: try Self.origin("m/84'/1'/0'/0/0"))
         var v0 = try PSBT(unsignedTransaction: tx)
@@ -378,10 +451,15 @@ final class PSBTSignerTests: XCTestCase {
         func le32(_ v: UInt32) -> [UInt8] { withUnsafeBytes(of: v.littleEndian) { Array($0) } }
         func le64(_ v: UInt64) -> [UInt8] { withUnsafeBytes(of: v.littleEndian) { Array($0) } }
         let maps: [[PSBT.Pair]] = [
-            [.init(type: PSBTField.globalTxVersion, value: le32(2)), .init(type: PSBTField.globalInputCount, value: [1]),
-             .init(type: PSBTField.globalOutputCount, value: [1]), .init(type: PSBTField.globalVersion, value: le32(2))],
-            [.init(type: PSBTField.inWitnessUtxo, value: utxo), derivation, .init(type: PSBTField.inPreviousTxid, value: tx.inputs[0].previousTxID),
-             .init(type: PSBTField.inOutputIndex, value: le32(3)), .init(type: PSBTField.inSequence, value: le32(0xFFFF_FFFD))],
+            [
+                .init(type: PSBTField.globalTxVersion, value: le32(2)), .init(type: PSBTField.globalInputCount, value: [1]),
+                .init(type: PSBTField.globalOutputCount, value: [1]), .init(type: PSBTField.globalVersion, value: le32(2)),
+            ],
+            [
+                .init(type: PSBTField.inWitnessUtxo, value: utxo), derivation,
+                .init(type: PSBTField.inPreviousTxid, value: tx.inputs[0].previousTxID),
+                .init(type: PSBTField.inOutputIndex, value: le32(3)), .init(type: PSBTField.inSequence, value: le32(0xFFFF_FFFD)),
+            ],
             [.init(type: PSBTField.outAmount, value: le64(90_000)), .init(type: PSBTField.outScript, value: tx.outputs[0].script)],
         ]
         var bytes = PSBT.magic
@@ -394,13 +472,16 @@ final class PSBTSignerTests: XCTestCase {
         var huge = bytes
         let at = huge.indices.first { $0 + 11 <= huge.count && Array(huge[$0..<$0 + 11]) == [1, 0x03, 8] + le64(90_000) }!
         huge.replaceSubrange(at + 3..<at + 11, with: [UInt8](repeating: 0xFF, count: 8))
-        XCTAssertEqual(try refusal(try PSBT(parsing: huge), keys: try BIP32Keyring(root: ExtendedKey.master(seed: Self.seed)))?.code, "psbt.negative_fee")
+        XCTAssertEqual(
+            try refusal(try PSBT(parsing: huge), keys: try BIP32Keyring(root: ExtendedKey.master(seed: Self.seed)))?.code,
+            "psbt.negative_fee")
         // Transaction version 1 in a version 2 PSBT (#42: it was signed): refused as policy.
         var old = bytes
         let v = old.indices.first { $0 + 7 <= old.count && Array(old[$0..<$0 + 7]) == [1, 0x02, 4] + le32(2) }!
         old.replaceSubrange(v + 3..<v + 7, with: le32(1))
         XCTAssertEqual(try PSBT(parsing: old).transaction.version, 1)
-        XCTAssertEqual(try refusal(try PSBT(parsing: old), keys: try BIP32Keyring(root: ExtendedKey.master(seed: Self.seed))), .transactionVersion(1))
+        XCTAssertEqual(
+            try refusal(try PSBT(parsing: old), keys: try BIP32Keyring(root: ExtendedKey.master(seed: Self.seed))), .transactionVersion(1))
 
         let v2 = try PSBT(parsing: bytes)
         XCTAssertEqual(v2.version, 2)
@@ -412,8 +493,12 @@ final class PSBTSignerTests: XCTestCase {
         XCTAssertEqual(signed2.inputs[0].all(PSBTField.inPartialSig), signed0.inputs[0].all(PSBTField.inPartialSig))
         // Finalized, a version 2 input keeps the fields that make up the transaction.
         let final = try PSBTFinalizer.finalized(signed2)
-        XCTAssertEqual(final.inputs[0].pairs.map(\.type), [PSBTField.inWitnessUtxo, PSBTField.inFinalScriptWitness, PSBTField.inPreviousTxid,
-                                                            PSBTField.inOutputIndex, PSBTField.inSequence])
+        XCTAssertEqual(
+            final.inputs[0].pairs.map(\.type),
+            [
+                PSBTField.inWitnessUtxo, PSBTField.inFinalScriptWitness, PSBTField.inPreviousTxid,
+                PSBTField.inOutputIndex, PSBTField.inSequence,
+            ])
         XCTAssertEqual(try PSBTFinalizer.extract(final), try PSBTFinalizer.extract(try PSBTFinalizer.finalized(signed0)))
     }
 
@@ -432,13 +517,18 @@ final class PSBTSignerTests: XCTestCase {
         let outputKey = try internalKey.taprootOutputKey()
         let script = [0x51, 0x20] + outputKey
         let otherScript = ScriptTemplate.p2wpkh(try Self.key("m/84'/1'/0'/0/9").compressed)
-        let tx = BitcoinTx(version: 2, inputs: [.init(previousTxID: [UInt8](repeating: 0xCD, count: 32), previousIndex: 0),
-                                               .init(previousTxID: [UInt8](repeating: 0xEF, count: 32), previousIndex: 3)],
-                           outputs: [.init(value: 70_000, script: [0x51, 0x20] + [UInt8](repeating: 9, count: 32))], lockTime: 0)
+        let tx = BitcoinTx(
+            version: 2,
+            inputs: [
+                .init(previousTxID: [UInt8](repeating: 0xCD, count: 32), previousIndex: 0),
+                .init(previousTxID: [UInt8](repeating: 0xEF, count: 32), previousIndex: 3),
+            ],
+            outputs: [.init(value: 70_000, script: [0x51, 0x20] + [UInt8](repeating: 9, count: 32))], lockTime: 0)
         var psbt = try PSBT(unsignedTransaction: tx)
         psbt.inputs[0].insertInOrder(PSBT.Pair(type: PSBTField.inWitnessUtxo, value: Self.txOut(50_000, script)))
         psbt.inputs[0].insertInOrder(PSBT.Pair(type: PSBTField.inTapInternalKey, value: xOnly))
-        psbt.inputs[0].insertInOrder(PSBT.Pair(type: PSBTField.inTapBIP32Derivation, keyData: xOnly, value: try Self.origin("m/86'/1'/0'/0/0", leaves: true)))
+        psbt.inputs[0].insertInOrder(
+            PSBT.Pair(type: PSBTField.inTapBIP32Derivation, keyData: xOnly, value: try Self.origin("m/86'/1'/0'/0/0", leaves: true)))
         // The second input is not ours (no derivation), but its UTXO is committed to.
         psbt.inputs[1].insertInOrder(PSBT.Pair(type: PSBTField.inWitnessUtxo, value: Self.txOut(30_000, otherScript)))
         let keys = try BIP32Keyring(root: ExtendedKey.master(seed: Self.seed))
@@ -449,7 +539,8 @@ final class PSBTSignerTests: XCTestCase {
         XCTAssertEqual(report.inputs[0].sighash, Sighash.taprootDefault)
         let sig = try XCTUnwrap(signed.inputs[0].value(PSBTField.inTapKeySig))
         XCTAssertEqual(sig.count, 64)
-        let hash = try Sighash.taprootKeyPath(tx, input: 0, prevouts: [.init(value: 50_000, script: script), .init(value: 30_000, script: otherScript)], type: 0)
+        let hash = try Sighash.taprootKeyPath(
+            tx, input: 0, prevouts: [.init(value: 50_000, script: script), .init(value: 30_000, script: otherScript)], type: 0)
         XCTAssertTrue(Secp256k1.verifySchnorr(message: hash, signature: sig, xOnlyPublicKey: outputKey))
         // The finalizer puts the signature alone in the witness; input 1 still waits for its signer.
         XCTAssertThrowsError(try PSBTFinalizer.finalized(signed)) { XCTAssertEqual($0 as? PSBTSignError, .notComplete(inputs: [1])) }
@@ -486,11 +577,14 @@ final class PSBTSignerTests: XCTestCase {
     /// so is one under a stranger's key on our input or one of a key the input does not pay.
     func testSignaturesAlreadyThereAreVerified() throws {
         let spend = try Self.key("m/84'/1'/0'/0/0")
-        let tx = BitcoinTx(version: 2, inputs: [.init(previousTxID: [UInt8](repeating: 0x77, count: 32), previousIndex: 0, sequence: 0xFFFF_FFFD)],
-                           outputs: [.init(value: 90_000, script: ScriptTemplate.p2wpkh([0x02] + [UInt8](repeating: 5, count: 32)))], lockTime: 0)
+        let tx = BitcoinTx(
+            version: 2, inputs: [.init(previousTxID: [UInt8](repeating: 0x77, count: 32), previousIndex: 0, sequence: 0xFFFF_FFFD)],
+            outputs: [.init(value: 90_000, script: ScriptTemplate.p2wpkh([0x02] + [UInt8](repeating: 5, count: 32)))], lockTime: 0)
         var psbt = try PSBT(unsignedTransaction: tx)
-        psbt.inputs[0].insertInOrder(PSBT.Pair(type: PSBTField.inWitnessUtxo, value: Self.txOut(100_000, ScriptTemplate.p2wpkh(spend.compressed))))
-        psbt.inputs[0].insertInOrder(PSBT.Pair(type: PSBTField.inBIP32Derivation, keyData: spend.compressed, value: try Self.origin("m/84'/1'/0'/0/0")))
+        psbt.inputs[0].insertInOrder(
+            PSBT.Pair(type: PSBTField.inWitnessUtxo, value: Self.txOut(100_000, ScriptTemplate.p2wpkh(spend.compressed))))
+        psbt.inputs[0].insertInOrder(
+            PSBT.Pair(type: PSBTField.inBIP32Derivation, keyData: spend.compressed, value: try Self.origin("m/84'/1'/0'/0/0")))
         let keys = try BIP32Keyring(root: ExtendedKey.master(seed: Self.seed))
         let (signed, first) = try PSBTSigner(coinType: 1).sign(psbt, keys: keys) { _ in }
         XCTAssertEqual(first.inputs.map(\.signed), [1])
@@ -511,7 +605,9 @@ final class PSBTSignerTests: XCTestCase {
         }
         // The right signature under another key: that key's P2WPKH is not this input.
         let stranger = try Self.key("m/84'/1'/0'/0/1").compressed
-        XCTAssertEqual(try refusal(with(good, key: stranger), keys: keys), .badSignature(input: 0, field: "PSBT_IN_PARTIAL_SIG", key: Hex.encode(stranger)))
+        XCTAssertEqual(
+            try refusal(with(good, key: stranger), keys: keys),
+            .badSignature(input: 0, field: "PSBT_IN_PARTIAL_SIG", key: Hex.encode(stranger)))
         // --finalize of the forged PSBT can no longer happen: the signer refuses it first.
         XCTAssertThrowsError(try PSBTSigner().sign(with(flipped), keys: keys) { _ in XCTFail("the summary of a forged PSBT") })
     }

@@ -59,11 +59,17 @@ final class PSBTVectorTests: XCTestCase {
         ("psbt.invalid_value", "output 1 PSBT_OUT_TAP_INTERNAL_KEY: its value is 33 bytes, and an x-only public key is 32"),
         ("psbt.invalid_key", "output 1 PSBT_OUT_TAP_BIP32_DERIVATION: its key holds 33 bytes, and an x-only public key is 32"),
         ("psbt.invalid_key", "input 0 PSBT_IN_TAP_SCRIPT_SIG: its key data is 65 bytes, not 64"),
-        ("psbt.invalid_value", "input 0 PSBT_IN_TAP_SCRIPT_SIG: its value is 66 bytes: a BIP340 signature is 64, or 65 with a sighash byte"),
+        (
+            "psbt.invalid_value",
+            "input 0 PSBT_IN_TAP_SCRIPT_SIG: its value is 66 bytes: a BIP340 signature is 64, or 65 with a sighash byte"
+        ),
         ("psbt.malformed", "the PSBT ends inside the input 0 map (truncated, or a map's count is wrong)"),
         ("psbt.invalid_key", "input 0 PSBT_IN_TAP_LEAF_SCRIPT: its key is a 98-byte control block (33 + 32·m bytes, m ≤ 128)"),
         ("psbt.invalid_key", "input 0 PSBT_IN_TAP_LEAF_SCRIPT: its key is a 96-byte control block (33 + 32·m bytes, m ≤ 128)"),
-        ("psbt.utxo_mismatch", "input 0: PSBT_IN_NON_WITNESS_UTXO is transaction f61b1742ca13176464adb3cb66050c00787bb3a4eead37e985f2df1e37718126, and the input spends f61b1742ca13176464adb3cb66050c00787bb3a4eead37e985f2df1e37718100"),
+        (
+            "psbt.utxo_mismatch",
+            "input 0: PSBT_IN_NON_WITNESS_UTXO is transaction f61b1742ca13176464adb3cb66050c00787bb3a4eead37e985f2df1e37718126, and the input spends f61b1742ca13176464adb3cb66050c00787bb3a4eead37e985f2df1e37718100"
+        ),
         ("psbt.utxo_mismatch", "input 0: it spends output 33554432 of a transaction with 2"),
         ("psbt.invalid_key", "input 0 PSBT_IN_TAP_LEAF_SCRIPT: its key is a 96-byte control block (33 + 32·m bytes, m ≤ 128)"),
         ("psbt.wrong_version", "global PSBT_GLOBAL_UNSIGNED_TX is not allowed in a version 2 PSBT"),

@@ -29,7 +29,8 @@ final class BitcoinScanToolTests: XCTestCase {
 
     private func scan(_ records: [[String: Any]], state: String = "state") throws -> Shell.Result {
         try Shell.lines(records).write(to: URL(fileURLWithPath: "\(dir)/blocks.jsonl"))
-        return try Shell.run("scan-blocks --chain bitcoin --birthday 0 --progress none --state-dir \(dir)/\(state) --blocks \(dir)/blocks.jsonl", stdin: key)
+        return try Shell.run(
+            "scan-blocks --chain bitcoin --birthday 0 --progress none --state-dir \(dir)/\(state) --blocks \(dir)/blocks.jsonl", stdin: key)
     }
 
     func testBadBlocks() throws {
@@ -40,7 +41,10 @@ final class BitcoinScanToolTests: XCTestCase {
         altered[altered.count - 5] ^= 0x01  // in the last transaction's last output: its txid, so the merkle root
         let cases: [(String, [[String: Any]], String)] = [
             ("truncated", [record(0, Array(good.dropLast(100)))], "block 0 is malformed: a count of 107 at byte 999702 exceeds the data"),
-            ("merkle", [record(0, altered)], "block 0's merkle root hashes to 5efb9b8f8f0da4d5423fb7563cfe8715ce2a28086a0ffae27f44e2c7b674454e, not 64a50c649fc816baaa2effda230c39cacf1504e4e616a2863685b72aaa7dce05"),
+            (
+                "merkle", [record(0, altered)],
+                "block 0's merkle root hashes to 5efb9b8f8f0da4d5423fb7563cfe8715ce2a28086a0ffae27f44e2c7b674454e, not 64a50c649fc816baaa2effda230c39cacf1504e4e616a2863685b72aaa7dce05"
+            ),
             ("flag", [record(0, flagged)], "block 0 transaction 0 is malformed: an unknown transaction flag 0x02"),
             ("unlinked", [record(0, good), record(1, good)], "block 1 is malformed: its parent is not block 0 of the same source"),
         ]
@@ -65,28 +69,28 @@ final class BitcoinScanToolTests: XCTestCase {
 extension BitcoinScanToolTests {
     /// A bitcoind that answers every JSON-RPC call with `true`, or with an endless body.
     static let hostile = #"""
-    import http.server, json, sys
-    mode = sys.argv[1]
-    class H(http.server.BaseHTTPRequestHandler):
-        def do_POST(self):
-            calls = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-            self.send_response(200); self.send_header("Content-Type", "application/json")
-            if mode == "true":
-                body = json.dumps([{"result": True, "error": None, "id": c["id"]} for c in calls]).encode()
-                self.send_header("Content-Length", str(len(body))); self.end_headers(); self.wfile.write(body)
-            else:
-                self.end_headers()
-                chunk = b" " * (1 << 20)
-                try:
-                    for _ in range(400): self.wfile.write(chunk)
-                except OSError:
-                    pass
-        def log_message(self, *a): pass
-    s = http.server.HTTPServer(("127.0.0.1", 0), H)
-    print(s.server_address[1], flush=True)
-    s.timeout = 60
-    for _ in range(6): s.handle_request()
-    """#
+        import http.server, json, sys
+        mode = sys.argv[1]
+        class H(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                calls = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                self.send_response(200); self.send_header("Content-Type", "application/json")
+                if mode == "true":
+                    body = json.dumps([{"result": True, "error": None, "id": c["id"]} for c in calls]).encode()
+                    self.send_header("Content-Length", str(len(body))); self.end_headers(); self.wfile.write(body)
+                else:
+                    self.end_headers()
+                    chunk = b" " * (1 << 20)
+                    try:
+                        for _ in range(400): self.wfile.write(chunk)
+                    except OSError:
+                        pass
+            def log_message(self, *a): pass
+        s = http.server.HTTPServer(("127.0.0.1", 0), H)
+        print(s.server_address[1], flush=True)
+        s.timeout = 60
+        for _ in range(6): s.handle_request()
+        """#
 
     /// getblockcount answering true was read as height 1 (exit 0); an answer over the size
     /// limit named an empty method. Both are bitcoind's fault now, named: exit 76.
@@ -94,10 +98,14 @@ extension BitcoinScanToolTests {
         try Self.hostile.write(toFile: "\(dir)/hostile.py", atomically: true, encoding: .utf8)
         try "__cookie__:x\n".write(toFile: "\(dir)/login", atomically: true, encoding: .utf8)
         XCTAssertEqual(chmod("\(dir)/login", 0o600), 0)
-        for (mode, message) in [("true", "getblockcount is not what its RPC returns"), ("large", "getblockcount (an answer over 167772160 bytes)")] {
-            let r = try Shell.run("/usr/bin/python3 \(dir)/hostile.py \(mode) > \(dir)/port & p=$!; while [ ! -s \(dir)/port ]; do sleep 0.1; done; "
-                                  + "scan-blocks --chain bitcoin --birthday 0 --progress none --state-dir \(dir)/\(mode) --timeout 20 "
-                                  + "--node 127.0.0.1:$(cat \(dir)/port) --rpc-credentials \(dir)/login; s=$?; kill $p 2>/dev/null; rm -f \(dir)/port; exit $s", stdin: key)
+        for (mode, message) in [
+            ("true", "getblockcount is not what its RPC returns"), ("large", "getblockcount (an answer over 167772160 bytes)"),
+        ] {
+            let r = try Shell.run(
+                "/usr/bin/python3 \(dir)/hostile.py \(mode) > \(dir)/port & p=$!; while [ ! -s \(dir)/port ]; do sleep 0.1; done; "
+                    + "scan-blocks --chain bitcoin --birthday 0 --progress none --state-dir \(dir)/\(mode) --timeout 20 "
+                    + "--node 127.0.0.1:$(cat \(dir)/port) --rpc-credentials \(dir)/login; s=$?; kill $p 2>/dev/null; rm -f \(dir)/port; exit $s",
+                stdin: key)
             XCTAssertEqual(r.status, 76, mode + r.stderr)
             XCTAssertTrue(r.stderr.contains(message), mode + ": " + r.stderr)
             XCTAssertEqual(r.out, "", mode)
@@ -109,9 +117,13 @@ extension BitcoinScanToolTests {
     func testAMempoolTransactionThatDoesNotParseIsSaid() throws {
         try Shell.lines([["txid": String(repeating: "ab", count: 32), "hex": "0100"]]).write(to: URL(fileURLWithPath: "\(dir)/pool.jsonl"))
         try Shell.lines([record(0, block)]).write(to: URL(fileURLWithPath: "\(dir)/blocks.jsonl"))
-        let r = try Shell.run("scan-blocks --chain bitcoin --birthday 0 --progress none --state-dir \(dir)/pool --blocks \(dir)/blocks.jsonl --mempool \(dir)/pool.jsonl", stdin: key)
+        let r = try Shell.run(
+            "scan-blocks --chain bitcoin --birthday 0 --progress none --state-dir \(dir)/pool --blocks \(dir)/blocks.jsonl --mempool \(dir)/pool.jsonl",
+            stdin: key)
         XCTAssertEqual(r.status, 0, r.stderr)
-        XCTAssertTrue(r.stderr.contains("1 mempool transaction did not parse and was not read: a pending payment or spend among them is not shown"), r.stderr)
+        XCTAssertTrue(
+            r.stderr.contains("1 mempool transaction did not parse and was not read: a pending payment or spend among them is not shown"),
+            r.stderr)
         XCTAssertEqual(r.records.map { $0["type"] as? String }, ["balance"])
     }
 }

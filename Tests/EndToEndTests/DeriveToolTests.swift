@@ -29,7 +29,9 @@ final class DeriveToolTests: XCTestCase {
         XCTAssertEqual(watch.records.map { $0["address"] as? String ?? "" }, addresses)
         XCTAssertEqual(watch.records.map { $0["path"] as? String }, ["m/84'/0'/0'/0/0", "m/84'/0'/0'/0/1", "m/84'/0'/0'/0/2"])
         // A bare zpub, with no origin: the same addresses, paths relative to the key.
-        let zpub = try Shell.run("set -o pipefail; derive account --purpose 84 < \(wallet) | sed -E 's/.*\"zpub\":\"([^\"]*)\".*/{\"zpub\":\"\\1\"}/' | derive --count 3")
+        let zpub = try Shell.run(
+            "set -o pipefail; derive account --purpose 84 < \(wallet) | sed -E 's/.*\"zpub\":\"([^\"]*)\".*/{\"zpub\":\"\\1\"}/' | derive --count 3"
+        )
         XCTAssertEqual(zpub.status, 0, zpub.stderr)
         XCTAssertEqual(zpub.records.map { $0["address"] as? String ?? "" }, addresses)
         XCTAssertEqual(zpub.records.first?["path"] as? String, "0/0")
@@ -50,9 +52,11 @@ final class DeriveToolTests: XCTestCase {
             XCTAssertFalse(bare.lines.isEmpty)
             XCTAssertEqual(record.lines, bare.lines, sub)
             XCTAssertEqual(piped.lines, bare.lines, sub)
-            XCTAssertTrue(bare.records.allSatisfy { Set($0.keys).isDisjoint(with: ["scheme", "language", "words", "valid", "mnemonic"]) }, sub)
+            XCTAssertTrue(
+                bare.records.allSatisfy { Set($0.keys).isDisjoint(with: ["scheme", "language", "words", "valid", "mnemonic"]) }, sub)
         }
-        let labelled = try Shell.run("set -o pipefail; mnemonic validate | derive --purpose 84", stdin: Shell.lines([["mnemonic": about, "label": "savings"]]))
+        let labelled = try Shell.run(
+            "set -o pipefail; mnemonic validate | derive --purpose 84", stdin: Shell.lines([["mnemonic": about, "label": "savings"]]))
         XCTAssertEqual(labelled.status, 0, labelled.stderr)
         XCTAssertEqual(labelled.records.first?["label"] as? String, "savings")
         XCTAssertEqual(labelled.records.first?["address"] as? String, "bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu")
@@ -70,22 +74,28 @@ final class DeriveToolTests: XCTestCase {
         }
         let eth = try Shell.run("derive --coin eth --count 3", stdin: seeds)
         XCTAssertEqual(eth.status, 0, eth.stderr)
-        XCTAssertEqual(eth.records.map { $0["address"] as? String },
-                       cases.flatMap { (($0["eth"] as! [String: Any])["addresses"] as! [[String: String]]).map { $0["address"] } })
+        XCTAssertEqual(
+            eth.records.map { $0["address"] as? String },
+            cases.flatMap { (($0["eth"] as! [String: Any])["addresses"] as! [[String: String]]).map { $0["address"] } })
         let ltc = try Shell.run("derive --coin ltc --purpose 84 --count 3", stdin: seeds)
         XCTAssertEqual(ltc.status, 0, ltc.stderr)
-        XCTAssertEqual(ltc.records.map { $0["address"] as? String },
-                       cases.flatMap { ((($0["ltc"] as! [String: Any])["bip84"] as! [String: Any])["addresses"] as! [[String: String]]).map { $0["address"] } })
+        XCTAssertEqual(
+            ltc.records.map { $0["address"] as? String },
+            cases.flatMap {
+                ((($0["ltc"] as! [String: Any])["bip84"] as! [String: Any])["addresses"] as! [[String: String]]).map { $0["address"] }
+            })
         let bch = try Shell.run("derive --coin bch", stdin: seeds)
         XCTAssertEqual(bch.status, 0, bch.stderr)
         XCTAssertEqual(bch.records.map { $0["address"] as? String }, cases.map { ($0["bch"] as! [String: String])["address"] })
-        XCTAssertEqual(bch.records.map { $0["legacy_address"] as? String }, cases.map { ($0["bch"] as! [String: String])["legacy_address"] })
+        XCTAssertEqual(
+            bch.records.map { $0["legacy_address"] as? String }, cases.map { ($0["bch"] as! [String: String])["legacy_address"] })
 
         let phrases = Shell.lines(cases.map { ["mnemonic": $0["mnemonic"]!, "passphrase": $0["passphrase"]!] })
         let fromPhrase = try Shell.run("derive --purpose 84", stdin: phrases)
         XCTAssertEqual(fromPhrase.status, 0, fromPhrase.stderr)
-        XCTAssertEqual(fromPhrase.records.map { $0["address"] as? String },
-                       cases.map { ((($0["btc"] as! [String: Any])["bip84"] as! [String: Any])["addresses"] as! [[String: String]])[0]["address"] })
+        XCTAssertEqual(
+            fromPhrase.records.map { $0["address"] as? String },
+            cases.map { ((($0["btc"] as! [String: Any])["bip84"] as! [String: Any])["addresses"] as! [[String: String]])[0]["address"] })
         XCTAssertFalse(fromPhrase.out.contains("passphrase"))
     }
 
@@ -136,7 +146,9 @@ final class DeriveToolTests: XCTestCase {
         let bad = try Shell.run("derive", stdin: Shell.lines(corrupted))
         XCTAssertEqual(bad.status, 65)
         XCTAssertEqual(bad.records.count, primary.count)
-        XCTAssertEqual(bad.records.filter { $0["code"] as? String == "derive.invalid_monero_key" && $0["address"] == nil }.count, primary.count, bad.out)
+        XCTAssertEqual(
+            bad.records.filter { $0["code"] as? String == "derive.invalid_monero_key" && $0["address"] == nil }.count, primary.count,
+            bad.out)
 
         let sub = try Shell.run("derive", stdin: Shell.lines([["view_key": view, "address": used["(0,1)"]!]]))
         XCTAssertEqual(sub.status, 65)
@@ -154,14 +166,16 @@ final class DeriveToolTests: XCTestCase {
         XCTAssertEqual(stagenet.records.first?["message"] as? String, "invalid Monero key: the address is a mainnet address, not stagenet")
 
         let integrated = doc["integrated_address"] as! [String: String]
-        let fromIntegrated = try Shell.run("derive", stdin: Shell.lines([["view_key": view, "address": integrated["integrated_address"]!]]))
+        let fromIntegrated = try Shell.run(
+            "derive", stdin: Shell.lines([["view_key": view, "address": integrated["integrated_address"]!]]))
         XCTAssertEqual(fromIntegrated.status, 0, fromIntegrated.stderr)
         XCTAssertEqual(fromIntegrated.records.count, 1)
         XCTAssertEqual(fromIntegrated.records.first?["address"] as? String, primary)
         XCTAssertEqual(fromIntegrated.records.first?["payment_id"] as? String, integrated["payment_id"])
         XCTAssertEqual(fromIntegrated.records.first?["integrated_address"] as? String, integrated["integrated_address"])
         // A public spend key that contradicts the address is refused too.
-        let both = try Shell.run("derive", stdin: Shell.lines([["view_key": view, "address": primary, "public_spend_key": keys["public_view_key"]!]]))
+        let both = try Shell.run(
+            "derive", stdin: Shell.lines([["view_key": view, "address": primary, "public_spend_key": keys["public_view_key"]!]]))
         XCTAssertEqual(both.status, 65)
         XCTAssertEqual(both.records.first?["code"] as? String, "derive.invalid_monero_key")
     }
@@ -191,14 +205,18 @@ final class DeriveToolTests: XCTestCase {
         XCTAssertTrue(r.records.allSatisfy { $0["type"] as? String == "error" && $0["address"] == nil }, r.out)
         // Each record has one of the two codes (not a code-less record that a set would drop).
         for record in r.records {
-            XCTAssertTrue(["derive.invalid_extended_key", "derive.unknown_key_version"].contains(record["code"] as? String ?? "none"), "\(record)")
+            XCTAssertTrue(
+                ["derive.invalid_extended_key", "derive.unknown_key_version"].contains(record["code"] as? String ?? "none"), "\(record)")
         }
 
-        let hardened = try Shell.run("derive account --purpose 84 | derive --purpose 84 --path \"m/0h/1\"",
-                                     stdin: Shell.lines([["seed": "000102030405060708090a0b0c0d0e0f"]]))
+        let hardened = try Shell.run(
+            "derive account --purpose 84 | derive --purpose 84 --path \"m/0h/1\"",
+            stdin: Shell.lines([["seed": "000102030405060708090a0b0c0d0e0f"]]))
         XCTAssertEqual(hardened.status, 65)
         XCTAssertEqual(hardened.records.map { $0["code"] as? String }, ["derive.hardened_from_public"])
-        for bad in ["--path m/x", "--purpose 45", "--coin dogecoin", "--coin doge --purpose 84", "--change 2", "--count 0", "--network moon"] {
+        for bad in [
+            "--path m/x", "--purpose 45", "--coin dogecoin", "--coin doge --purpose 84", "--change 2", "--count 0", "--network moon",
+        ] {
             XCTAssertEqual(try Shell.run("derive \(bad)", stdin: Data()).status, 64, bad)
         }
         let noKey = try Shell.run("derive", stdin: Shell.lines([["id": 1]]))
@@ -218,7 +236,8 @@ final class DeriveToolTests: XCTestCase {
         XCTAssertTrue(range.records.allSatisfy { ($0["address"] as? String)?.hasPrefix("bc1q") == true }, range.out)
         let both = try Shell.run("derive --purpose 86 --change both --count 2", stdin: seed)
         XCTAssertEqual(both.status, 0, both.stderr)
-        XCTAssertEqual(both.records.map { $0["path"] as? String }, ["m/86'/0'/0'/0/0", "m/86'/0'/0'/0/1", "m/86'/0'/0'/1/0", "m/86'/0'/0'/1/1"])
+        XCTAssertEqual(
+            both.records.map { $0["path"] as? String }, ["m/86'/0'/0'/0/0", "m/86'/0'/0'/0/1", "m/86'/0'/0'/1/0", "m/86'/0'/0'/1/1"])
         XCTAssertTrue(both.records.allSatisfy { ($0["address"] as? String ?? "").hasPrefix("bc1p") })
         // EIP-1581: the vector's example path, built from its components, gives embit's key.
         let eip = try TestPaths.json(TestPaths.vector("eip1581.json")) as! [String: Any]
@@ -285,7 +304,9 @@ final class DeriveToolTests: XCTestCase {
         let mismatch = try Shell.run("derive account --purpose 84 | derive --network test --purpose 84", stdin: seed)
         XCTAssertEqual(mismatch.status, 65)
         XCTAssertEqual(mismatch.records.first?["code"] as? String, "derive.conflicts_with_record")
-        let bare = try Shell.run("set -o pipefail; derive account --purpose 84 | sed -E 's/.*\"zpub\":\"([^\"]*)\".*/{\"zpub\":\"\\1\"}/' | derive --network test", stdin: seed)
+        let bare = try Shell.run(
+            "set -o pipefail; derive account --purpose 84 | sed -E 's/.*\"zpub\":\"([^\"]*)\".*/{\"zpub\":\"\\1\"}/' | derive --network test",
+            stdin: seed)
         XCTAssertEqual(bare.status, 65)
         XCTAssertEqual(bare.records.first?["code"] as? String, "derive.unsupported")
     }
@@ -337,7 +358,9 @@ final class DeriveToolTests: XCTestCase {
         let width = rows.map(\.count).max()!
         let scale = 4
         var pgm = Array("P5 \(width * scale) \(rows.count * scale) 255\n".utf8)
-        for row in rows { for _ in 0..<scale { for x in 0..<width { pgm += Array(repeating: x < row.count ? row[x] : 255, count: scale) } } }
+        for row in rows {
+            for _ in 0..<scale { for x in 0..<width { pgm += Array(repeating: x < row.count ? row[x] : 255, count: scale) } }
+        }
         let image = dir.appendingPathComponent("screen.pgm")
         try Data(pgm).write(to: image)
         let decoded = try Shell.run("zbarimg -q --raw \(image.path) 2>/dev/null")
@@ -362,9 +385,11 @@ final class DiscoveryToolTests: XCTestCase {
         // Account 0: receive 0, 5 and 24 (within 20 of 5), 46 (beyond the gap after 24); change 1.
         // Account 1: receive 2, as a scan-blocks-style record, upper case as from a QR code.
         // Account 3: used, but account 2 is empty, so discovery never gets there.
-        var lines = [try address(account: 0, chain: 0, index: 0), try address(account: 0, chain: 0, index: 5),
-                     try address(account: 0, chain: 0, index: 24), try address(account: 0, chain: 0, index: 46),
-                     try address(account: 0, chain: 1, index: 1), try address(account: 3, chain: 0, index: 0)]
+        var lines = [
+            try address(account: 0, chain: 0, index: 0), try address(account: 0, chain: 0, index: 5),
+            try address(account: 0, chain: 0, index: 24), try address(account: 0, chain: 0, index: 46),
+            try address(account: 0, chain: 1, index: 1), try address(account: 3, chain: 0, index: 0),
+        ]
         lines.append(#"{"type":"received","address":"\#(try address(account: 1, chain: 0, index: 2).uppercased())","amount":"1000"}"#)
         try (lines.joined(separator: "\n") + "\n").write(toFile: "\(dir)/used.txt", atomically: true, encoding: .utf8)
         let r = try Shell.run("derive discover --coin btc --purpose 84 --used \(dir)/used.txt", stdin: seed)
@@ -375,8 +400,9 @@ final class DiscoveryToolTests: XCTestCase {
         XCTAssertEqual(accounts[0]["next_receive_index"] as? Int, 25)
         XCTAssertEqual(accounts[0]["next_change_index"] as? Int, 2)
         XCTAssertEqual(accounts[1]["next_receive_index"] as? Int, 3)
-        XCTAssertEqual(accounts[0]["xpub"] as? String,
-                       "xpub6CatWdiZiodmUeTDp8LT5or8nmbKNcuyvz7WyksVFkKB4RHwCD3XyuvPEbvqAQY3rAPshWcMLoP2fMFMKHPJ4ZeZXYVUhLv1VMrjPC7PW6V")
+        XCTAssertEqual(
+            accounts[0]["xpub"] as? String,
+            "xpub6CatWdiZiodmUeTDp8LT5or8nmbKNcuyvz7WyksVFkKB4RHwCD3XyuvPEbvqAQY3rAPshWcMLoP2fMFMKHPJ4ZeZXYVUhLv1VMrjPC7PW6V")
         XCTAssertEqual(r.records.last?["next_account"] as? Int, 2)
         XCTAssertFalse(r.out.contains("abandon"))
     }
@@ -399,17 +425,24 @@ func embitVenv() throws -> String {
 extension DeriveToolTests {
     func testBIP48AccountsAgreeWithEmbit() throws {
         let venv = try embitVenv()
-        let phrases = ["abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about",
-                       "legal winner thank year wave sausage worth useful legal winner thank yellow"]
+        let phrases = [
+            "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about",
+            "legal winner thank year wave sausage worth useful legal winner thank yellow",
+        ]
         var lines = [String]()
         for phrase in phrases {
-            for args in ["--script p2wsh", "--script p2sh-p2wsh", "--script p2wsh --network test --account 3", "--script p2sh-p2wsh --coin ltc --account 1"] {
+            for args in [
+                "--script p2wsh", "--script p2sh-p2wsh", "--script p2wsh --network test --account 3",
+                "--script p2sh-p2wsh --coin ltc --account 1",
+            ] {
                 let r = try Shell.run("derive account --purpose 48 \(args)", stdin: Shell.lines([["mnemonic": phrase]]))
                 XCTAssertEqual(r.status, 0, args + r.stderr)
                 var record = try XCTUnwrap(r.records.first)
                 XCTAssertEqual(record["purpose"] as? Int, 48)
                 let path = try XCTUnwrap(record["path"] as? String)
-                XCTAssertEqual(record["key_origin"] as? String, "[\(record["master_fingerprint"] as? String ?? "")\(path.dropFirst())]\(record["xpub"] as? String ?? "")")
+                XCTAssertEqual(
+                    record["key_origin"] as? String,
+                    "[\(record["master_fingerprint"] as? String ?? "")\(path.dropFirst())]\(record["xpub"] as? String ?? "")")
                 XCTAssertEqual(record["descriptor_key"] as? String, (record["key_origin"] as? String ?? "") + "/<0;1>/*")
                 record["mnemonic"] = phrase
                 lines.append(String(decoding: try JSONSerialization.data(withJSONObject: record), as: UTF8.self))
@@ -420,19 +453,32 @@ extension DeriveToolTests {
         XCTAssertEqual(oracle.records.count, lines.count)
         for (line, expected) in zip(lines, oracle.records) {
             let ours = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-            for key in expected.keys where key != "descriptor_origin" { XCTAssertEqual(ours[key] as? String, expected[key] as? String, "\(key) of \(ours["path"] ?? "")") }
+            for key in expected.keys where key != "descriptor_origin" {
+                XCTAssertEqual(ours[key] as? String, expected[key] as? String, "\(key) of \(ours["path"] ?? "")")
+            }
             let steps = try DerivationPath(parsing: ours["path"] as! String).components.map(String.init).joined(separator: ", ")
             XCTAssertEqual(expected["descriptor_origin"] as? String, "\(ours["master_fingerprint"] as! String)[\(steps)]")
         }
         // The well-known key of the test phrase (Sparrow, Coldcard): m/48'/0'/0'/2'.
-        XCTAssertTrue(lines[0].contains(#""Zpub":"Zpub74Jru6aftwwHxCUCWEvP6DgrfFsdA4U6ZRtQ5i8qJpMcC39yZGv3egBhQfV3MS9pZtH5z8iV5qWkJsK6ESs6mSzt4qvGhzJxPeeVS2e1zUG""#))
+        XCTAssertTrue(
+            lines[0].contains(
+                #""Zpub":"Zpub74Jru6aftwwHxCUCWEvP6DgrfFsdA4U6ZRtQ5i8qJpMcC39yZGv3egBhQfV3MS9pZtH5z8iV5qWkJsK6ESs6mSzt4qvGhzJxPeeVS2e1zUG""#
+            ))
         // What cannot be said: a script without purpose 48, purpose 48 without a script or for
         // addresses (they need every cosigner's key), and a multisig account piped on as if single-key.
         let seed = Shell.lines([["mnemonic": phrases[0]]])
-        for (command, status, message) in [("derive account --purpose 48", 64, "--purpose 48 (BIP48 multisig) takes --script p2wsh (script type 2') or p2sh-p2wsh (1')"),
-                                           ("derive account --script p2wsh", 64, "--script p2wsh is a BIP48 multisig account's: give --purpose 48 with it"),
-                                           ("derive addresses --purpose 48 --script p2wsh", 65, "--purpose 48 is a multisig account: derive account exports its key; its addresses need every cosigner's key"),
-                                           ("derive account --purpose 48 --script p2wsh | derive addresses", 65, "\"script\": must be one of p2pkh, p2sh-p2wpkh, p2wpkh, p2tr, ethereum")] {
+        for (command, status, message) in [
+            ("derive account --purpose 48", 64, "--purpose 48 (BIP48 multisig) takes --script p2wsh (script type 2') or p2sh-p2wsh (1')"),
+            ("derive account --script p2wsh", 64, "--script p2wsh is a BIP48 multisig account's: give --purpose 48 with it"),
+            (
+                "derive addresses --purpose 48 --script p2wsh", 65,
+                "--purpose 48 is a multisig account: derive account exports its key; its addresses need every cosigner's key"
+            ),
+            (
+                "derive account --purpose 48 --script p2wsh | derive addresses", 65,
+                "\"script\": must be one of p2pkh, p2sh-p2wpkh, p2wpkh, p2tr, ethereum"
+            ),
+        ] {
             let r = try Shell.run(command, stdin: seed)
             XCTAssertEqual(r.status, Int32(status), command + r.stderr)
             XCTAssertTrue(r.stderr.contains(message), command + ": " + r.stderr)
@@ -448,9 +494,11 @@ extension DeriveToolTests {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-msig-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         addTeardownBlock { try? FileManager.default.removeItem(atPath: dir) }
-        let phrases = ["abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about",
-                       "legal winner thank year wave sausage worth useful legal winner thank yellow",
-                       "letter advice cage absurd amount doctor acoustic avoid letter advice cage above"]
+        let phrases = [
+            "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about",
+            "legal winner thank year wave sausage worth useful legal winner thank yellow",
+            "letter advice cage absurd amount doctor acoustic avoid letter advice cage above",
+        ]
         let accounts = try phrases.map { phrase -> [String: Any] in
             let r = try Shell.run("derive account --purpose 48 --script p2wsh --network test", stdin: Shell.lines([["mnemonic": phrase]]))
             XCTAssertEqual(r.status, 0, r.stderr)
@@ -461,23 +509,32 @@ extension DeriveToolTests {
         let places = ["0/0", "1/5", "0/7", "1/0"]
         let oracle = try Shell.run("\(venv)/bin/python scripts/multisig-oracle.py \"\(text)\" \(places.joined(separator: " "))")
         XCTAssertEqual(oracle.status, 0, oracle.stderr)
-        XCTAssertEqual(oracle.lines, try places.map { p in
-            let parts = p.split(separator: "/").map { UInt32($0)! }
-            return Hex.encode(try wallet.script(chain: parts[0], index: parts[1]).scriptPubKey)
-        })
+        XCTAssertEqual(
+            oracle.lines,
+            try places.map { p in
+                let parts = p.split(separator: "/").map { UInt32($0)! }
+                return Hex.encode(try wallet.script(chain: parts[0], index: parts[1]).scriptPubKey)
+            })
         // A PSBT spending the wallet's 0/0, paying 1/5 (its change) and 0/7 (its own receive address: a payment).
         let xpubs = accounts.map { try! ExtendedKey(parsing: $0["xpub"] as! String) }
         let fingerprints = accounts.map { try! Hex.decode($0["master_fingerprint"] as! String) }
         let account = try DerivationPath(parsing: "m/48'/1'/0'/2'").components
         func derivation(_ m: Int, _ chain: UInt32, _ index: UInt32) throws -> PSBT.Pair {
-            PSBT.Pair(type: 0x02, keyData: try xpubs[m].child(chain).child(index).publicKey.compressed,
-                      value: fingerprints[m] + (account + [chain, index]).flatMap { c in withUnsafeBytes(of: c.littleEndian) { Array($0) } })
+            PSBT.Pair(
+                type: 0x02, keyData: try xpubs[m].child(chain).child(index).publicKey.compressed,
+                value: fingerprints[m] + (account + [chain, index]).flatMap { c in withUnsafeBytes(of: c.littleEndian) { Array($0) } })
         }
-        let spent = try wallet.script(chain: 0, index: 0), change = try wallet.script(chain: 1, index: 5), receive = try wallet.script(chain: 0, index: 7)
-        let tx = BitcoinTx(version: 2, inputs: [.init(previousTxID: [UInt8](repeating: 0x42, count: 32), previousIndex: 1, sequence: 0xFFFF_FFFD)],
-                           outputs: [.init(value: 70_000, script: change.scriptPubKey), .init(value: 29_000, script: receive.scriptPubKey)], lockTime: 0)
+        let spent = try wallet.script(chain: 0, index: 0), change = try wallet.script(chain: 1, index: 5),
+            receive = try wallet.script(chain: 0, index: 7)
+        let tx = BitcoinTx(
+            version: 2, inputs: [.init(previousTxID: [UInt8](repeating: 0x42, count: 32), previousIndex: 1, sequence: 0xFFFF_FFFD)],
+            outputs: [.init(value: 70_000, script: change.scriptPubKey), .init(value: 29_000, script: receive.scriptPubKey)], lockTime: 0)
         var psbt = try PSBT(unsignedTransaction: tx)
-        psbt.inputs[0].insertInOrder(PSBT.Pair(type: PSBTField.inWitnessUtxo, value: withUnsafeBytes(of: UInt64(100_000).littleEndian) { Array($0) } + [UInt8(spent.scriptPubKey.count)] + spent.scriptPubKey))
+        psbt.inputs[0].insertInOrder(
+            PSBT.Pair(
+                type: PSBTField.inWitnessUtxo,
+                value: withUnsafeBytes(of: UInt64(100_000).littleEndian) { Array($0) } + [UInt8(spent.scriptPubKey.count)]
+                    + spent.scriptPubKey))
         psbt.inputs[0].insertInOrder(PSBT.Pair(type: PSBTField.inWitnessScript, value: spent.witnessScript))
         for m in 0..<3 {
             var d = try derivation(m, 0, 0)
@@ -489,10 +546,14 @@ extension DeriveToolTests {
         psbt.outputs[0].insertInOrder(PSBT.Pair(type: PSBTField.outWitnessScript, value: change.witnessScript))
         psbt.outputs[1].insertInOrder(PSBT.Pair(type: PSBTField.outWitnessScript, value: receive.witnessScript))
         let key = "\(dir)/key.json"
-        XCTAssertTrue(FileManager.default.createFile(atPath: key, contents: Shell.lines([["mnemonic": phrases[0]]]), attributes: [.posixPermissions: 0o600]))
+        XCTAssertTrue(
+            FileManager.default.createFile(
+                atPath: key, contents: Shell.lines([["mnemonic": phrases[0]]]), attributes: [.posixPermissions: 0o600]))
         try (text + "\n").write(toFile: "\(dir)/wallet.txt", atomically: true, encoding: .utf8)
         let record = Shell.lines([["psbt": psbt.base64]])
-        for (options, changes) in [("", [false, false]), ("--descriptor \"\(text)\"", [true, false]), ("--descriptor \(dir)/wallet.txt", [true, false])] {
+        for (options, changes) in [
+            ("", [false, false]), ("--descriptor \"\(text)\"", [true, false]), ("--descriptor \(dir)/wallet.txt", [true, false]),
+        ] {
             let r = try Shell.run("sign-tx --network test --key-file \(key) \(options)", stdin: record)
             XCTAssertEqual(r.status, 0, options + r.stderr)
             let summary = try XCTUnwrap(r.records.first { $0["type"] as? String == "psbt_summary" })
@@ -500,8 +561,9 @@ extension DeriveToolTests {
             XCTAssertEqual(summary["sent"] as? String, changes[0] ? "29000" : "99000", options)
             let wallets = summary["wallets"] as? [[String: Any]]
             XCTAssertEqual(wallets?.first?["threshold"] as? Int, options.isEmpty ? nil : 2)
-            XCTAssertEqual((wallets?.first?["cosigners"] as? [[String: Any]])?.map { $0["fingerprint"] as? String },
-                           options.isEmpty ? nil : accounts.map { $0["master_fingerprint"] as? String })
+            XCTAssertEqual(
+                (wallets?.first?["cosigners"] as? [[String: Any]])?.map { $0["fingerprint"] as? String },
+                options.isEmpty ? nil : accounts.map { $0["master_fingerprint"] as? String })
             XCTAssertEqual(r.records.last?["signed_inputs"] as? [Int], [0])
         }
     }

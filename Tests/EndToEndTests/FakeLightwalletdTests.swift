@@ -11,28 +11,28 @@ final class FakeLightwalletdTests: XCTestCase {
     /// (with the pool types of its fifth argument, "1,2") as a delimited stream into `out`, or
     /// the gRPC status code on failure.
     static let client = #"""
-    import grpc, subprocess, sys, tempfile
-    out = tempfile.mkdtemp(); subprocess.run(["/usr/bin/protoc", "-Iproto", f"--python_out={out}", "compact_formats.proto", "service.proto"], check=True)
-    sys.path.insert(0, out)
-    import compact_formats_pb2 as cf, service_pb2 as sv
-    port, start, end, path = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
-    pools = [int(p) for p in sys.argv[5].split(",")] if len(sys.argv) > 5 else []
-    channel = grpc.insecure_channel(f"127.0.0.1:{port}")
-    latest = channel.unary_unary("/cash.z.wallet.sdk.rpc.CompactTxStreamer/GetLatestBlock",
-        request_serializer=sv.ChainSpec.SerializeToString, response_deserializer=sv.BlockID.FromString)
-    blocks = channel.unary_stream("/cash.z.wallet.sdk.rpc.CompactTxStreamer/GetBlockRange",
-        request_serializer=sv.BlockRange.SerializeToString, response_deserializer=cf.CompactBlock.FromString)
-    print(latest(sv.ChainSpec()).height)
-    data = bytearray()
-    try:
-        for b in blocks(sv.BlockRange(start=sv.BlockID(height=start), end=sv.BlockID(height=end), poolTypes=pools), timeout=5):
-            m = b.SerializeToString(); n = len(m)
-            while n >= 0x80: data.append(n & 0x7F | 0x80); n >>= 7
-            data.append(n); data += m
-    except grpc.RpcError as e:
-        print(e.code().name)
-    open(path, "wb").write(data)
-    """#
+        import grpc, subprocess, sys, tempfile
+        out = tempfile.mkdtemp(); subprocess.run(["/usr/bin/protoc", "-Iproto", f"--python_out={out}", "compact_formats.proto", "service.proto"], check=True)
+        sys.path.insert(0, out)
+        import compact_formats_pb2 as cf, service_pb2 as sv
+        port, start, end, path = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+        pools = [int(p) for p in sys.argv[5].split(",")] if len(sys.argv) > 5 else []
+        channel = grpc.insecure_channel(f"127.0.0.1:{port}")
+        latest = channel.unary_unary("/cash.z.wallet.sdk.rpc.CompactTxStreamer/GetLatestBlock",
+            request_serializer=sv.ChainSpec.SerializeToString, response_deserializer=sv.BlockID.FromString)
+        blocks = channel.unary_stream("/cash.z.wallet.sdk.rpc.CompactTxStreamer/GetBlockRange",
+            request_serializer=sv.BlockRange.SerializeToString, response_deserializer=cf.CompactBlock.FromString)
+        print(latest(sv.ChainSpec()).height)
+        data = bytearray()
+        try:
+            for b in blocks(sv.BlockRange(start=sv.BlockID(height=start), end=sv.BlockID(height=end), poolTypes=pools), timeout=5):
+                m = b.SerializeToString(); n = len(m)
+                while n >= 0x80: data.append(n & 0x7F | 0x80); n >>= 7
+                data.append(n); data += m
+        except grpc.RpcError as e:
+            print(e.code().name)
+        open(path, "wb").write(data)
+        """#
 
     /// Starts the fake on a free port with `options`, runs `body` with a command that fetches
     /// the whole fixture range into a file, and stops it.
@@ -40,8 +40,9 @@ final class FakeLightwalletdTests: XCTestCase {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-lwd-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
-        let server = try FakeLightwalletd(blocks: TestPaths.fixture("zcash-sapling/compact_blocks.jsonl").path,
-                                          options.split(separator: " ").map(String.init))
+        let server = try FakeLightwalletd(
+            blocks: TestPaths.fixture("zcash-sapling/compact_blocks.jsonl").path,
+            options.split(separator: " ").map(String.init))
         defer { server.stop() }
         let port = server.port
         try Self.client.write(toFile: "\(dir)/client.py", atomically: true, encoding: .utf8)
@@ -81,34 +82,34 @@ extension FakeLightwalletdTests {
     /// per transaction `index:spends/outputs/actions/ironwood/vin/vout`), then `OK` or the
     /// gRPC status code and message.
     static let probe = #"""
-    import grpc, json, subprocess, sys, tempfile
-    out = tempfile.mkdtemp(); subprocess.run(["/usr/bin/protoc", "-Iproto", f"--python_out={out}", "compact_formats.proto", "service.proto"], check=True)
-    sys.path.insert(0, out)
-    import compact_formats_pb2 as cf, service_pb2 as sv
-    channel = grpc.insecure_channel(f"127.0.0.1:{sys.argv[1]}")
-    def call(kind, name, req, resp):
-        return getattr(channel, kind)("/cash.z.wallet.sdk.rpc.CompactTxStreamer/" + name,
-                                      request_serializer=req.SerializeToString, response_deserializer=resp.FromString)
-    def show(b):
-        txs = " ".join(f"{t.index}:{len(t.spends)}/{len(t.outputs)}/{len(t.actions)}/{len(t.ironwoodActions)}/{len(t.vin)}/{len(t.vout)}" for t in b.vtx)
-        print(f"{b.height} {txs}".rstrip())
-    method = sys.argv[2]
-    try:
-        if method == "range":
-            r = sv.BlockRange()
-            if sys.argv[3] != "-": r.start.height = int(sys.argv[3])
-            if sys.argv[4] != "-": r.end.height = int(sys.argv[4])
-            r.poolTypes.extend(int(p) for p in sys.argv[5].split(",") if p) if len(sys.argv) > 5 else None
-            for b in call("unary_stream", "GetBlockRange", sv.BlockRange, cf.CompactBlock)(r, timeout=10): show(b)
-        elif method == "block":
-            show(call("unary_unary", "GetBlock", sv.BlockID, cf.CompactBlock)(sv.BlockID(height=int(sys.argv[3]), hash=bytes.fromhex(sys.argv[4]) if len(sys.argv) > 4 else b""), timeout=10))
-        elif method == "info":
-            i = call("unary_unary", "GetLightdInfo", sv.Empty, sv.LightdInfo)(sv.Empty(), timeout=10)
-            print(i.vendor, i.chainName, i.blockHeight)
-        print("OK")
-    except grpc.RpcError as e:
-        print(e.code().name, e.details())
-    """#
+        import grpc, json, subprocess, sys, tempfile
+        out = tempfile.mkdtemp(); subprocess.run(["/usr/bin/protoc", "-Iproto", f"--python_out={out}", "compact_formats.proto", "service.proto"], check=True)
+        sys.path.insert(0, out)
+        import compact_formats_pb2 as cf, service_pb2 as sv
+        channel = grpc.insecure_channel(f"127.0.0.1:{sys.argv[1]}")
+        def call(kind, name, req, resp):
+            return getattr(channel, kind)("/cash.z.wallet.sdk.rpc.CompactTxStreamer/" + name,
+                                          request_serializer=req.SerializeToString, response_deserializer=resp.FromString)
+        def show(b):
+            txs = " ".join(f"{t.index}:{len(t.spends)}/{len(t.outputs)}/{len(t.actions)}/{len(t.ironwoodActions)}/{len(t.vin)}/{len(t.vout)}" for t in b.vtx)
+            print(f"{b.height} {txs}".rstrip())
+        method = sys.argv[2]
+        try:
+            if method == "range":
+                r = sv.BlockRange()
+                if sys.argv[3] != "-": r.start.height = int(sys.argv[3])
+                if sys.argv[4] != "-": r.end.height = int(sys.argv[4])
+                r.poolTypes.extend(int(p) for p in sys.argv[5].split(",") if p) if len(sys.argv) > 5 else None
+                for b in call("unary_stream", "GetBlockRange", sv.BlockRange, cf.CompactBlock)(r, timeout=10): show(b)
+            elif method == "block":
+                show(call("unary_unary", "GetBlock", sv.BlockID, cf.CompactBlock)(sv.BlockID(height=int(sys.argv[3]), hash=bytes.fromhex(sys.argv[4]) if len(sys.argv) > 4 else b""), timeout=10))
+            elif method == "info":
+                i = call("unary_unary", "GetLightdInfo", sv.Empty, sv.LightdInfo)(sv.Empty(), timeout=10)
+                print(i.vendor, i.chainName, i.blockHeight)
+            print("OK")
+        except grpc.RpcError as e:
+            print(e.code().name, e.details())
+        """#
 
     /// Runs the probe against the fake serving `blocks` (with `options`), once for each
     /// argument list; its lines.
@@ -131,15 +132,20 @@ extension FakeLightwalletdTests {
     func testPoolTypesFilterAsFilterTxPool() throws {
         let orchard = TestPaths.fixture("zcash-orchard/compact_blocks.jsonl").path
         let height = 2_950_004
-        let byPools = try probe(orchard, [], ["range \(height) \(height) 1,2,3,4", "range \(height) \(height) 2",
-                                              "range \(height) \(height) 3", "range \(height) \(height)", "range \(height) \(height) 1",
-                                              "block \(height)"])
+        let byPools = try probe(
+            orchard, [],
+            [
+                "range \(height) \(height) 1,2,3,4", "range \(height) \(height) 2",
+                "range \(height) \(height) 3", "range \(height) \(height)", "range \(height) \(height) 1",
+                "block \(height)",
+            ])
         let whole = byPools[0]
         XCTAssertEqual(whole.count, 2, "\(whole)")
         // Each transaction's counts in the file itself, for the expected lines.
-        let record = try XCTUnwrap(try String(contentsOfFile: orchard, encoding: .utf8).split(separator: "\n")
-            .compactMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-            .first { $0["height"] as? Int == height })
+        let record = try XCTUnwrap(
+            try String(contentsOfFile: orchard, encoding: .utf8).split(separator: "\n")
+                .compactMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+                .first { $0["height"] as? Int == height })
         let txs = try XCTUnwrap(record["vtx"] as? [[String: Any]])
         func count(_ t: [String: Any], _ k: String) -> Int { (t[k] as? [Any])?.count ?? 0 }
         func line(_ keep: (_ field: String) -> Bool) -> String {
@@ -151,8 +157,9 @@ extension FakeLightwalletdTests {
         }
         XCTAssertGreaterThan(txs.filter { count($0, "actions") > 0 }.count, 0, "the block has Orchard actions")
         XCTAssertGreaterThan(txs.filter { count($0, "outputs") > 0 }.count, 0, "the block has Sapling outputs")
-        XCTAssertGreaterThan(txs.filter { count($0, "vout") > 0 && count($0, "outputs") + count($0, "actions") == 0 }.count, 0,
-                             "the block has a transparent-only transaction")
+        XCTAssertGreaterThan(
+            txs.filter { count($0, "vout") > 0 && count($0, "outputs") + count($0, "actions") == 0 }.count, 0,
+            "the block has a transparent-only transaction")
         XCTAssertEqual(whole, [line { _ in true }, "OK"])
         // SAPLING alone: no Orchard action at all — what Satchel asked for before, losing Orchard.
         XCTAssertEqual(byPools[1], [line { $0 == "spends" || $0 == "outputs" }, "OK"])
@@ -169,16 +176,20 @@ extension FakeLightwalletdTests {
     /// given downwards.
     func testErrorsAndOrderAsLightwalletd() throws {
         let sapling = TestPaths.fixture("zcash-sapling/compact_blocks.jsonl").path
-        let got = try probe(sapling, ["--tip", "2900010"], [
-            "range 2900000 2900049 0,2", "range - 2900003", "range 2900003 -", "range 2900003 2900000 1,2,3,4",
-            "range 2900008 2900012 1,2,3,4", "block 0", "block 2900011", "block 2900001 00", "info",
-        ])
+        let got = try probe(
+            sapling, ["--tip", "2900010"],
+            [
+                "range 2900000 2900049 0,2", "range - 2900003", "range 2900003 -", "range 2900003 2900000 1,2,3,4",
+                "range 2900008 2900012 1,2,3,4", "block 0", "block 2900011", "block 2900001 00", "info",
+            ])
         XCTAssertEqual(got[0], ["UNKNOWN GetBlockRange: invalid pool type requested"])
         XCTAssertEqual(got[1], ["INVALID_ARGUMENT GetBlockRange: must specify start and end heights"])
         XCTAssertEqual(got[2], ["INVALID_ARGUMENT GetBlockRange: must specify start and end heights"])
-        XCTAssertEqual(got[3].map { $0.split(separator: " ").first.map(String.init) ?? "" }, ["2900003", "2900002", "2900001", "2900000", "OK"])
-        XCTAssertEqual(got[4].map { $0.split(separator: " ").first.map(String.init) ?? "" },
-                       ["2900008", "2900009", "2900010", "OUT_OF_RANGE"])
+        XCTAssertEqual(
+            got[3].map { $0.split(separator: " ").first.map(String.init) ?? "" }, ["2900003", "2900002", "2900001", "2900000", "OK"])
+        XCTAssertEqual(
+            got[4].map { $0.split(separator: " ").first.map(String.init) ?? "" },
+            ["2900008", "2900009", "2900010", "OUT_OF_RANGE"])
         XCTAssertEqual(got[4].last, "OUT_OF_RANGE GetBlock: block 2900011 is newer than the latest block")
         XCTAssertEqual(got[5], ["INVALID_ARGUMENT GetBlock: request for unspecified identifier"])
         XCTAssertEqual(got[6], ["OUT_OF_RANGE GetBlock: block 2900011 is newer than the latest block"])

@@ -15,36 +15,37 @@ final class HardeningTests: XCTestCase {
         defer { try? FileManager.default.removeItem(at: dir) }
         try feed.write(to: dir.appendingPathComponent("feed"), atomically: true, encoding: .utf8)
         let script = """
-        set -u
-        cd \(dir.path)
-        ulimit -c unlimited
-        mkfifo in
-        \(command) < in > out 2> err &
-        pid=$!
-        exec 3> in
-        cat feed >&3
-        sleep 1
-        echo "limits=$(awk '/core file size/ {print $5, $6}' /proc/$pid/limits)"
-        kill -SEGV $pid
-        # A tool that hangs in a crash handler (Swift's backtracer can) is killed: status 137.
-        # The watchdog keeps no inherited descriptor: Foundation sees this shell end by one.
-        watch() {
-          exec </dev/null >/dev/null 2>&1
-          for fd in /proc/$BASHPID/fd/*; do n=${fd##*/}; [ "$n" -gt 2 ] && eval "exec $n>&-"; done
-          sleep 20; kill -9 $pid
-        }
-        watch & watchdog=$!
-        wait $pid
-        echo "status=$?"
-        kill $watchdog 2>/dev/null
-        exec 3>&-
-        echo "files=$(ls | grep '^core' | tr '\\n' ' ')"
-        """
+            set -u
+            cd \(dir.path)
+            ulimit -c unlimited
+            mkfifo in
+            \(command) < in > out 2> err &
+            pid=$!
+            exec 3> in
+            cat feed >&3
+            sleep 1
+            echo "limits=$(awk '/core file size/ {print $5, $6}' /proc/$pid/limits)"
+            kill -SEGV $pid
+            # A tool that hangs in a crash handler (Swift's backtracer can) is killed: status 137.
+            # The watchdog keeps no inherited descriptor: Foundation sees this shell end by one.
+            watch() {
+              exec </dev/null >/dev/null 2>&1
+              for fd in /proc/$BASHPID/fd/*; do n=${fd##*/}; [ "$n" -gt 2 ] && eval "exec $n>&-"; done
+              sleep 20; kill -9 $pid
+            }
+            watch & watchdog=$!
+            wait $pid
+            echo "status=$?"
+            kill $watchdog 2>/dev/null
+            exec 3>&-
+            echo "files=$(ls | grep '^core' | tr '\\n' ' ')"
+            """
         let r = try Shell.run(script)
-        let fields = Dictionary(uniqueKeysWithValues: r.lines.compactMap { line -> (String, String)? in
-            guard let eq = line.firstIndex(of: "=") else { return nil }
-            return (String(line[..<eq]), String(line[line.index(after: eq)...]).trimmingCharacters(in: .whitespaces))
-        })
+        let fields = Dictionary(
+            uniqueKeysWithValues: r.lines.compactMap { line -> (String, String)? in
+                guard let eq = line.firstIndex(of: "=") else { return nil }
+                return (String(line[..<eq]), String(line[line.index(after: eq)...]).trimmingCharacters(in: .whitespaces))
+            })
         let err = (try? String(contentsOf: dir.appendingPathComponent("err"), encoding: .utf8)) ?? "<no err file>"
         return (fields["limits"] ?? r.out + r.stderr, fields["status"] ?? "?", fields["files"] ?? "?", err)
     }

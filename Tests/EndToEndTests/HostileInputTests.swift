@@ -32,7 +32,9 @@ final class HostileInputTests: XCTestCase {
         block += [0x1A, 0x20] + [UInt8](repeating: 0x11, count: 32) + [0x22, 0x20] + [UInt8](repeating: 0x22, count: 32)
         XCTAssertTrue(FileManager.default.createFile(atPath: "\(dir)/high.pb", contents: Data([UInt8(block.count)] + block)))
         for (file, birthday) in [("high.jsonl", 2_900_000), ("high.pb", 0)] {
-            let r = try Shell.run("scan-blocks --chain zcash --blocks \(dir)/\(file) --birthday \(birthday) --state-dir \(dir)/s-\(file) --progress none", stdin: key)
+            let r = try Shell.run(
+                "scan-blocks --chain zcash --blocks \(dir)/\(file) --birthday \(birthday) --state-dir \(dir)/s-\(file) --progress none",
+                stdin: key)
             XCTAssertEqual(r.status, 65, file + r.stderr)
             XCTAssertTrue(r.stderr.contains("height 9223372036854775808 is beyond any chain"), file + r.stderr)
         }
@@ -42,23 +44,29 @@ final class HostileInputTests: XCTestCase {
     /// height (as --birthday).
     func testZcashKeyRecordNumbers() throws {
         let w = try wallet()
-        for (field, value) in [("account", "-1"), ("account", "4294967296"), ("account", "2147483648"),
-                               ("birthday", "-5"), ("birthday", "1099511627777"), ("birthday", "18446744073709551616")] {
+        for (field, value) in [
+            ("account", "-1"), ("account", "4294967296"), ("account", "2147483648"),
+            ("birthday", "-5"), ("birthday", "1099511627777"), ("birthday", "18446744073709551616"),
+        ] {
             let line = #"{"mnemonic":"\#(w["mnemonic"] as! String)","\#(field)":\#(value)}"# + "\n"
-            let r = try Shell.run("scan-blocks --chain zcash --blocks \(fixture)/compact_blocks.pb --state-dir \(dir)/s --progress none",
-                                  stdin: Data(line.utf8))
+            let r = try Shell.run(
+                "scan-blocks --chain zcash --blocks \(fixture)/compact_blocks.pb --state-dir \(dir)/s --progress none",
+                stdin: Data(line.utf8))
             XCTAssertEqual(r.status, 65, "\(field) \(value): \(r.stderr)")
             XCTAssertTrue(r.stderr.contains("\"\(field)\": must be a whole number from 0 to "), "\(field) \(value): \(r.stderr)")
             XCTAssertEqual(r.out, "")
             // The same line in a --wallets file: refused with its line.
             try ("# wallets\n" + line).write(toFile: "\(dir)/wallets", atomically: true, encoding: .utf8)
             chmod("\(dir)/wallets", 0o600)
-            let listed = try Shell.run("scan-blocks --chain zcash --blocks \(fixture)/compact_blocks.pb --wallets \(dir)/wallets --state-dir \(dir)/s --progress none")
+            let listed = try Shell.run(
+                "scan-blocks --chain zcash --blocks \(fixture)/compact_blocks.pb --wallets \(dir)/wallets --state-dir \(dir)/s --progress none"
+            )
             XCTAssertEqual(listed.status, 65, "\(field) \(value): \(listed.stderr)")
         }
         // The last ZIP-32 account is one (ZcashScanToolTests scans account 1); no note is there.
-        let one = try Shell.run("scan-blocks --chain zcash --blocks \(fixture)/compact_blocks.pb --birthday 2900000 --state-dir \(dir)/one --progress none",
-                                stdin: Data((#"{"mnemonic":"\#(w["mnemonic"] as! String)","account":2147483647}"# + "\n").utf8))
+        let one = try Shell.run(
+            "scan-blocks --chain zcash --blocks \(fixture)/compact_blocks.pb --birthday 2900000 --state-dir \(dir)/one --progress none",
+            stdin: Data((#"{"mnemonic":"\#(w["mnemonic"] as! String)","account":2147483647}"# + "\n").utf8))
         XCTAssertEqual(one.status, 0, one.stderr)
         XCTAssertEqual(one.records.map { $0["type"] as? String }, ["balance"])
         XCTAssertEqual(one.records.first?["total"] as? String, "0")
@@ -69,8 +77,12 @@ final class HostileInputTests: XCTestCase {
         let monero = TestPaths.fixture("monero-regtest").path
         let keys = (try TestPaths.json(TestPaths.fixture("monero-regtest/expected.json")) as! [String: Any])["keys"] as! [String: Any]
         for birthday in ["-1", "1099511627777", "99999999999999999999"] {
-            let line = #"{"view_key":"\#(keys["private_view_key"]!)","public_spend_key":"\#(keys["public_spend_key"]!)","birthday":\#(birthday)}"# + "\n"
-            let r = try Shell.run("scan-blocks --blocks \(monero)/blocks.jsonl --txs \(monero)/txs.jsonl --state-dir \(dir)/m --progress none", stdin: Data(line.utf8))
+            let line =
+                #"{"view_key":"\#(keys["private_view_key"]!)","public_spend_key":"\#(keys["public_spend_key"]!)","birthday":\#(birthday)}"#
+                + "\n"
+            let r = try Shell.run(
+                "scan-blocks --blocks \(monero)/blocks.jsonl --txs \(monero)/txs.jsonl --state-dir \(dir)/m --progress none",
+                stdin: Data(line.utf8))
             XCTAssertEqual(r.status, 65, birthday + r.stderr)
             XCTAssertTrue(r.stderr.contains("\"birthday\": must be a whole number from 0 to 1099511627776"), birthday + r.stderr)
         }
@@ -84,17 +96,27 @@ final class HostileInputTests: XCTestCase {
         let key = Shell.lines([["view_key": keys["private_view_key"]!, "public_spend_key": keys["public_spend_key"]!]])
         // (mode, --timeout, exit status, what stderr says); an endless answer gets a deadline it
         // does not reach, so that the size cap is what ends it.
-        for (mode, timeout, status, message) in [("silent", 2, 69, "no complete answer within 2.0 s"), ("trickle", 2, 69, "no complete answer within 2.0 s"),
-                                                 ("endless", 100, 76, "an answer over 536870912 bytes"), ("heights=-1", 2, 76, "get_height"),
-                                                 // Data from a node that does not parse is the node's fault, named (76; 65 before).
-                                                 ("epee=garbage", 2, 76, "to get_blocks_by_height.bin (node reply is malformed: not epee portable storage) is not what its RPC returns"),
-                                                 ("epee=truncated", 2, 76, "to get_blocks_by_height.bin (node reply (epee) ends early (at byte 52))"),
-                                                 ("block=garbage", 2, 76, "sent chain data that does not check: block 0 is malformed: block ends early (at byte 3); use another node or server"),
-                                                 ("txblob=bad", 2, 76, "to get_transaction_pool (transaction 0's tx_blob is not hex)")] {
+        for (mode, timeout, status, message) in [
+            ("silent", 2, 69, "no complete answer within 2.0 s"), ("trickle", 2, 69, "no complete answer within 2.0 s"),
+            ("endless", 100, 76, "an answer over 536870912 bytes"), ("heights=-1", 2, 76, "get_height"),
+            // Data from a node that does not parse is the node's fault, named (76; 65 before).
+            (
+                "epee=garbage", 2, 76,
+                "to get_blocks_by_height.bin (node reply is malformed: not epee portable storage) is not what its RPC returns"
+            ),
+            ("epee=truncated", 2, 76, "to get_blocks_by_height.bin (node reply (epee) ends early (at byte 52))"),
+            (
+                "block=garbage", 2, 76,
+                "sent chain data that does not check: block 0 is malformed: block ends early (at byte 3); use another node or server"
+            ),
+            ("txblob=bad", 2, 76, "to get_transaction_pool (transaction 0's tx_blob is not hex)"),
+        ] {
             let (port, process) = try HostileMonerod.start(mode)
             defer { process.terminate(); process.waitUntilExit() }
             let start = Date()
-            let r = try Shell.run("timeout 120 scan-blocks --node 127.0.0.1:\(port) --timeout \(timeout) --birthday 0 --state-dir \(dir)/\(mode) --progress none", stdin: key)
+            let r = try Shell.run(
+                "timeout 120 scan-blocks --node 127.0.0.1:\(port) --timeout \(timeout) --birthday 0 --state-dir \(dir)/\(mode) --progress none",
+                stdin: key)
             XCTAssertEqual(r.status, Int32(status), mode + r.stderr)
             XCTAssertTrue(r.stderr.contains(message), mode + r.stderr)
             XCTAssertTrue(r.stderr.contains("node at http://127.0.0.1:\(port)"), mode + r.stderr)
@@ -111,12 +133,19 @@ final class HostileInputTests: XCTestCase {
         let w = try wallet()
         let key = Shell.lines([["mnemonic": w["mnemonic"]!]])
         let lines = try String(contentsOfFile: "\(fixture)/compact_blocks.jsonl", encoding: .utf8).split(separator: "\n").map(String.init)
-        func block(_ line: String) throws -> [String: Any] { try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]) }
-        func text(_ object: [String: Any]) throws -> String { String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self) }
+        func block(_ line: String) throws -> [String: Any] {
+            try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        }
+        func text(_ object: [String: Any]) throws -> String {
+            String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self)
+        }
         // Block 2,900,000's transaction 2 pays the wallet (the fixture's first note).
         var first = try block(lines[0])
         XCTAssertEqual(first["height"] as? Int, 2_900_000)
-        let paying = try XCTUnwrap((first["vtx"] as? [[String: Any]])?.first { $0["txid"] as? String == "1614b8aa799363780eeeef9799e657caf7b6850f7b11b560022086e68ba4b9ad" })
+        let paying = try XCTUnwrap(
+            (first["vtx"] as? [[String: Any]])?.first {
+                $0["txid"] as? String == "1614b8aa799363780eeeef9799e657caf7b6850f7b11b560022086e68ba4b9ad"
+            })
         first["vtx"] = (first["vtx"] as! [[String: Any]]) + [paying]
         var twiceInOne = lines
         twiceInOne[0] = try text(first)
@@ -138,15 +167,22 @@ final class HostileInputTests: XCTestCase {
                 return try text(b)
             }
         }
-        XCTAssertEqual(try sized(lines).map(block).map { ($0["chainMetadata"] as? [String: Any])?["saplingCommitmentTreeSize"] as? Int },
-                       try lines.map(block).map { ($0["chainMetadata"] as? [String: Any])?["saplingCommitmentTreeSize"] as? Int })
+        XCTAssertEqual(
+            try sized(lines).map(block).map { ($0["chainMetadata"] as? [String: Any])?["saplingCommitmentTreeSize"] as? Int },
+            try lines.map(block).map { ($0["chainMetadata"] as? [String: Any])?["saplingCommitmentTreeSize"] as? Int })
         twiceInOne = try sized(twiceInOne)
         again = try sized(again)
-        for (name, chain, places) in [("one", twiceInOne, "twice in block 2900000"), ("later", again, "in block 2900000 and again in block 2900005")] {
+        for (name, chain, places) in [
+            ("one", twiceInOne, "twice in block 2900000"), ("later", again, "in block 2900000 and again in block 2900005"),
+        ] {
             try (chain.joined(separator: "\n") + "\n").write(toFile: "\(dir)/\(name).jsonl", atomically: true, encoding: .utf8)
-            let r = try Shell.run("scan-blocks --chain zcash --blocks \(dir)/\(name).jsonl --birthday 2900000 --state-dir \(dir)/s-\(name) --progress none", stdin: key)
+            let r = try Shell.run(
+                "scan-blocks --chain zcash --blocks \(dir)/\(name).jsonl --birthday 2900000 --state-dir \(dir)/s-\(name) --progress none",
+                stdin: key)
             XCTAssertEqual(r.status, 65, name + r.stderr)
-            XCTAssertTrue(r.stderr.contains("transaction 1614b8aa799363780eeeef9799e657caf7b6850f7b11b560022086e68ba4b9ad is malformed"), name + r.stderr)
+            XCTAssertTrue(
+                r.stderr.contains("transaction 1614b8aa799363780eeeef9799e657caf7b6850f7b11b560022086e68ba4b9ad is malformed"),
+                name + r.stderr)
             XCTAssertTrue(r.stderr.contains(" is malformed: it is \(places); a transaction is in one block only"), name + r.stderr)
             // Both blocks are in the first batch of 50: nothing of it is written.
             XCTAssertEqual(r.out, "", name)
@@ -161,11 +197,17 @@ final class HostileInputTests: XCTestCase {
         let w = try wallet()
         let key = Shell.lines([["mnemonic": w["mnemonic"]!]])
         let lines = try String(contentsOfFile: "\(fixture)/compact_blocks.jsonl", encoding: .utf8).split(separator: "\n").map(String.init)
-        func block(_ line: String) throws -> [String: Any] { try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]) }
-        func text(_ object: [String: Any]) throws -> String { String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self) }
+        func block(_ line: String) throws -> [String: Any] {
+            try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        }
+        func text(_ object: [String: Any]) throws -> String {
+            String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self)
+        }
         func scan(_ chain: [String], _ name: String, extra: String = "") throws -> Shell.Result {
             try (chain.joined(separator: "\n") + "\n").write(toFile: "\(dir)/\(name).jsonl", atomically: true, encoding: .utf8)
-            return try Shell.run("scan-blocks --chain zcash --blocks \(dir)/\(name).jsonl --birthday 2900000 --state-dir \(dir)/s-\(name) --progress none \(extra)", stdin: key)
+            return try Shell.run(
+                "scan-blocks --chain zcash --blocks \(dir)/\(name).jsonl --birthday 2900000 --state-dir \(dir)/s-\(name) --progress none \(extra)",
+                stdin: key)
         }
         // Block 2,900,001 holds the note spent at 2,900,040 (the fixture's second note).
         let parent = try block(lines[0])
@@ -181,21 +223,27 @@ final class HostileInputTests: XCTestCase {
         offByOne[1] = try text(second)
         let r = try scan(offByOne, "off")
         XCTAssertEqual(r.status, 65, r.stderr)
-        XCTAssertTrue(r.stderr.contains("block 2900001 is malformed: it says its Sapling note-commitment tree size is \(size + 1), but block 2900000 ended at \(parentSize) and this block adds \(outputs) outputs (\(size) expected)"), r.stderr)
+        XCTAssertTrue(
+            r.stderr.contains(
+                "block 2900001 is malformed: it says its Sapling note-commitment tree size is \(size + 1), but block 2900000 ended at \(parentSize) and this block adds \(outputs) outputs (\(size) expected)"
+            ), r.stderr)
         XCTAssertEqual(r.out, "")
         // Across runs: the parent's size is kept in the state with its hash.
         let first = try scan(offByOne, "runs", extra: "--until-height 2900000")
         XCTAssertEqual(first.status, 0, first.stderr)
         let next = try scan(offByOne, "runs")
         XCTAssertEqual(next.status, 65, next.stderr)
-        XCTAssertTrue(next.stderr.contains("block 2900001 is malformed: it says its Sapling note-commitment tree size is \(size + 1)"), next.stderr)
+        XCTAssertTrue(
+            next.stderr.contains("block 2900001 is malformed: it says its Sapling note-commitment tree size is \(size + 1)"), next.stderr)
         // A block after one with sizes that gives none.
         second.removeValue(forKey: "chainMetadata")
         var none = lines
         none[1] = try text(second)
         let missing = try scan(none, "none")
         XCTAssertEqual(missing.status, 65, missing.stderr)
-        XCTAssertTrue(missing.stderr.contains("block 2900001 is malformed: it gives no tree sizes, but block 2900000 ended at \(parentSize)"), missing.stderr)
+        XCTAssertTrue(
+            missing.stderr.contains("block 2900001 is malformed: it gives no tree sizes, but block 2900000 ended at \(parentSize)"),
+            missing.stderr)
         // chainMetadata as a string, a list, null.
         for (name, value) in [("string", "\"1330172\""), ("list", "[1330172]"), ("null", "null")] {
             var chain = lines
@@ -235,9 +283,14 @@ final class HostileInputTests: XCTestCase {
         record["raw_tx"] = String(raw)
         lines[victim] = String(decoding: try JSONSerialization.data(withJSONObject: record), as: UTF8.self)
         try (lines.joined(separator: "\n") + "\n").write(toFile: "\(dir)/txs.jsonl", atomically: true, encoding: .utf8)
-        let r = try Shell.run("scan-blocks --chain zcash --blocks \(fixture)/compact_blocks.pb --txs \(dir)/txs.jsonl --birthday 2900000 --state-dir \(dir)/s --progress none", stdin: key)
+        let r = try Shell.run(
+            "scan-blocks --chain zcash --blocks \(fixture)/compact_blocks.pb --txs \(dir)/txs.jsonl --birthday 2900000 --state-dir \(dir)/s --progress none",
+            stdin: key)
         XCTAssertEqual(r.status, 65, r.stderr)
-        XCTAssertTrue(r.stderr.contains("transaction \(txid) is malformed: Sapling output \(output)'s full note ciphertext fails its authentication tag, though its first 52 bytes (the compact block's) decrypt"), r.stderr)
+        XCTAssertTrue(
+            r.stderr.contains(
+                "transaction \(txid) is malformed: Sapling output \(output)'s full note ciphertext fails its authentication tag, though its first 52 bytes (the compact block's) decrypt"
+            ), r.stderr)
         XCTAssertEqual(r.out, "")
     }
 
@@ -257,7 +310,9 @@ final class HostileInputTests: XCTestCase {
     /// keystore add refuses a zec seed that no key can come from (it stored it, then called
     /// the entry damaged).
     func testEmptyZcashSeedIsRefused() throws {
-        XCTAssertTrue(FileManager.default.createFile(atPath: "\(dir)/pass", contents: Data("a long test passphrase\n".utf8), attributes: [.posixPermissions: 0o600]))
+        XCTAssertTrue(
+            FileManager.default.createFile(
+                atPath: "\(dir)/pass", contents: Data("a long test passphrase\n".utf8), attributes: [.posixPermissions: 0o600]))
         let ks = "--keystore \(dir)/ks --keystore-pass-file \(dir)/pass --kdf interactive"
         for seed in ["", "00", String(repeating: "ab", count: 31)] {
             let r = try Shell.run("keystore add z \(ks)", stdin: Data(#"{"coin":"zec","seed":"\#(seed)"}"#.utf8 + [0x0A]))
@@ -267,7 +322,8 @@ final class HostileInputTests: XCTestCase {
         let list = try Shell.run("keystore list \(ks)")
         XCTAssertEqual(list.status, 0, list.stderr)
         XCTAssertEqual(list.records.filter { $0["name"] as? String == "z" }.count, 0, "nothing was stored")
-        let good = try Shell.run("keystore add z \(ks)", stdin: Data(#"{"coin":"zec","seed":"\#(String(repeating: "ab", count: 64))"}"#.utf8 + [0x0A]))
+        let good = try Shell.run(
+            "keystore add z \(ks)", stdin: Data(#"{"coin":"zec","seed":"\#(String(repeating: "ab", count: 64))"}"#.utf8 + [0x0A]))
         XCTAssertEqual(good.status, 0, good.stderr)
     }
 
@@ -275,19 +331,25 @@ final class HostileInputTests: XCTestCase {
     /// it from the fixture's items): its every address would be the identity, readable by
     /// anyone and spendable by no one. derive, keystore and scan-blocks refuse it alike.
     func testZeroIncomingViewingKeyIsRefused() throws {
-        let zero = "uivk1tlwuz4q3qrkpt8hethk83d6fqawdcrsy02zeqs355kdp8chatrnn6p2kq304ah2dtt0ejswpyjhaz74pcwgywmcqnr8nvsd20hrcjy2n5jh8nye0atzjhrnlkfc8azvxkscwecl2r9c6ztu7u2dpgpvgl23chz3xn4p2qy0rlf9rmc00fcanhmt7ssmm5e46f09etkjs65zyfjktannw0l8uq747ml482jqpktzp8qdfjjsltnpwl"
-        let why = "the UIVK's Sapling ivk is zero: its every address would be the identity point, readable by anyone and spendable by no one"
+        let zero =
+            "uivk1tlwuz4q3qrkpt8hethk83d6fqawdcrsy02zeqs355kdp8chatrnn6p2kq304ah2dtt0ejswpyjhaz74pcwgywmcqnr8nvsd20hrcjy2n5jh8nye0atzjhrnlkfc8azvxkscwecl2r9c6ztu7u2dpgpvgl23chz3xn4p2qy0rlf9rmc00fcanhmt7ssmm5e46f09etkjs65zyfjktannw0l8uq747ml482jqpktzp8qdfjjsltnpwl"
+        let why =
+            "the UIVK's Sapling ivk is zero: its every address would be the identity point, readable by anyone and spendable by no one"
         let record = Shell.lines([["uivk": zero]])
         let derived = try Shell.run("derive --coin zec", stdin: record)
         XCTAssertEqual(derived.status, 65, derived.stderr)
         XCTAssertEqual(derived.records.count, 1)
         XCTAssertEqual(derived.records.first?["code"] as? String, "zcash.invalid_encoding")
         XCTAssertEqual(derived.records.first?["message"] as? String, "invalid Zcash encoding: " + why)
-        let scanned = try Shell.run("scan-blocks --chain zcash --blocks \(fixture)/compact_blocks.pb --birthday 2900000 --state-dir \(dir)/s --progress none", stdin: record)
+        let scanned = try Shell.run(
+            "scan-blocks --chain zcash --blocks \(fixture)/compact_blocks.pb --birthday 2900000 --state-dir \(dir)/s --progress none",
+            stdin: record)
         XCTAssertEqual(scanned.status, 65, scanned.stderr)
         XCTAssertTrue(scanned.stderr.contains(why), scanned.stderr)
         XCTAssertEqual(scanned.out, "")
-        XCTAssertTrue(FileManager.default.createFile(atPath: "\(dir)/pass", contents: Data("a long test passphrase\n".utf8), attributes: [.posixPermissions: 0o600]))
+        XCTAssertTrue(
+            FileManager.default.createFile(
+                atPath: "\(dir)/pass", contents: Data("a long test passphrase\n".utf8), attributes: [.posixPermissions: 0o600]))
         let ks = "--keystore \(dir)/ks --keystore-pass-file \(dir)/pass --kdf interactive"
         let added = try Shell.run("keystore add z \(ks)", stdin: record)
         XCTAssertEqual(added.status, 65, added.stderr)

@@ -17,8 +17,10 @@ final class InstallTests: XCTestCase {
         let install = try Shell.run("make install CONFIG=debug PREFIX=\(prefix)")
         XCTAssertEqual(install.status, 0, install.stderr)
         for tool in tools {
-            for path in ["bin/\(tool)", "share/man/man1/\(tool).1", "share/bash-completion/completions/\(tool)",
-                         "share/zsh/site-functions/_\(tool)", "share/fish/vendor_completions.d/\(tool).fish"] {
+            for path in [
+                "bin/\(tool)", "share/man/man1/\(tool).1", "share/bash-completion/completions/\(tool)",
+                "share/zsh/site-functions/_\(tool)", "share/fish/vendor_completions.d/\(tool).fish",
+            ] {
                 XCTAssertTrue(FileManager.default.fileExists(atPath: "\(prefix)/\(path)"), path)
             }
             // No Swift runtime, Foundation or libcurl is loaded from outside the binary, and no
@@ -42,7 +44,8 @@ final class InstallTests: XCTestCase {
             let bash = try Shell.run("bash -c 'source \(prefix)/share/bash-completion/completions/\(tool) && complete -p \(tool)'")
             XCTAssertEqual(bash.status, 0, tool + bash.stderr)
             XCTAssertTrue(bash.out.hasSuffix(" \(tool)\n"), bash.out)
-            XCTAssertEqual(try String(contentsOfFile: "\(prefix)/share/zsh/site-functions/_\(tool)", encoding: .utf8).prefix(9), "#compdef ")
+            XCTAssertEqual(
+                try String(contentsOfFile: "\(prefix)/share/zsh/site-functions/_\(tool)", encoding: .utf8).prefix(9), "#compdef ")
         }
         // Bash completes option values, and the default subcommand's options before any
         // subcommand is named (derive --co<TAB> is derive addresses --co<TAB>).
@@ -91,11 +94,14 @@ final class InstallTests: XCTestCase {
               --key-fd 3 3<<< '{"view_key":"46e61ce455dbb62c97f6c9b50ea9790ed149658f13a38b1c723daa76d21c7206","address":"493aY7sV3XC2UsGpGxFkzzL69Q5d6ACf2SkTuxcpWDHGZtqwovxtrT5UqWmF6Gzo8rAozgRBpLib31mc51A5g8RJKPqnjzd"}' \\
               | tail -1 | grep -o '"total":"[0-9]*"' | head -1 | tr -dc 0-9; echo
             """
-        let isolated = try Shell.run("unshare --mount --propagation private bash -c '\(script.replacingOccurrences(of: "'", with: "'\\''"))'")
+        let isolated = try Shell.run(
+            "unshare --mount --propagation private bash -c '\(script.replacingOccurrences(of: "'", with: "'\\''"))'")
         XCTAssertEqual(isolated.status, 0, isolated.stderr)
         // scan-blocks names its curve kernels too.
-        XCTAssertEqual(isolated.lines, tools.map { $0 == "scan-blocks" ? "0.5.0 (curve kernels: \(HostCPU.bestCurveKernels))" : "0.5.0" }
-                       + ["bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu", "true", "108698619364461"], isolated.stderr)
+        XCTAssertEqual(
+            isolated.lines,
+            tools.map { $0 == "scan-blocks" ? "0.5.0 (curve kernels: \(HostCPU.bestCurveKernels))" : "0.5.0" }
+                + ["bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu", "true", "108698619364461"], isolated.stderr)
 
         let man = try Shell.run("man -M \(prefix)/share/man -w derive")
         XCTAssertEqual(man.status, 0, man.stderr)
@@ -111,7 +117,9 @@ final class InstallTests: XCTestCase {
     /// The Debian package that holds a shared library, by its soname (ldconfig's path, then
     /// dpkg's owner of the file, under /usr or not: Debian's merged /usr).
     static func debianPackage(_ soname: String) throws -> String {
-        let r = try Shell.run(#"p=$(ldconfig -p | awk -v s="\#(soname)" '$1==s && /x86-64/ {print $NF; exit}'); f=$(readlink -f "$p"); { dpkg -S "$f" 2>/dev/null || dpkg -S "${f#/usr}"; } | head -1 | cut -d: -f1"#)
+        let r = try Shell.run(
+            #"p=$(ldconfig -p | awk -v s="\#(soname)" '$1==s && /x86-64/ {print $NF; exit}'); f=$(readlink -f "$p"); { dpkg -S "$f" 2>/dev/null || dpkg -S "${f#/usr}"; } | head -1 | cut -d: -f1"#
+        )
         XCTAssertEqual(r.status, 0, soname + r.stderr)
         return r.out.trimmingCharacters(in: .whitespacesAndNewlines)
     }

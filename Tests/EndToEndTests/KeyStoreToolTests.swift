@@ -61,37 +61,44 @@ final class KeyStoreToolTests: XCTestCase {
         let blocks = TestPaths.fixture("zcash-sapling/compact_blocks.pb").path
         let birthday = try Shell.run("keystore birthday zseed zec=2900000 \(ks)")
         XCTAssertEqual(birthday.status, 0, birthday.stderr)
-        let scanSeed = try Shell.run("scan-blocks --chain zcash --blocks \(blocks) --wallet zseed --state-dir \(dir)/zscan --progress none \(ks)")
+        let scanSeed = try Shell.run(
+            "scan-blocks --chain zcash --blocks \(blocks) --wallet zseed --state-dir \(dir)/zscan --progress none \(ks)")
         XCTAssertEqual(scanSeed.status, 0, scanSeed.stderr)
         XCTAssertEqual(scanSeed.records.filter { $0["type"] as? String == "received" }.count, 14)
         try "zview\n".write(toFile: "\(dir)/wallets", atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: "\(dir)/wallets")
-        let scanView = try Shell.run("scan-blocks --chain zcash --blocks \(blocks) --wallets \(dir)/wallets --birthday 2900000 --state-dir \(dir)/zscan2 --progress none \(ks)")
+        let scanView = try Shell.run(
+            "scan-blocks --chain zcash --blocks \(blocks) --wallets \(dir)/wallets --birthday 2900000 --state-dir \(dir)/zscan2 --progress none \(ks)"
+        )
         XCTAssertEqual(scanView.status, 0, scanView.stderr)
         XCTAssertEqual(scanView.records.filter { $0["type"] as? String == "received" }.count, 14)
         XCTAssertEqual(scanView.records.last?["total"] as? String, scanSeed.records.last?["total"] as? String)
-        let sign = try Shell.run("sign-hash --wallet zseed --path m/0 \(ks)", stdin: Shell.lines([["hash": String(repeating: "ab", count: 32)]]))
+        let sign = try Shell.run(
+            "sign-hash --wallet zseed --path m/0 \(ks)", stdin: Shell.lines([["hash": String(repeating: "ab", count: 32)]]))
         XCTAssertEqual(sign.status, 65)
         XCTAssertEqual(sign.records.first?["code"] as? String, "derive.unsupported")
         // A viewing key under the wrong field is refused before anything is stored.
         let wrong = try Shell.run("keystore add bad \(ks)", stdin: Shell.lines([["uivk": s["extfvk_bech32"]!]]))
         XCTAssertNotEqual(wrong.status, 0)
-        XCTAssertEqual(try Shell.run("keystore list --keystore \(dir)/ks").records.map { $0["name"] as? String }, ["zseed", "zseed2", "zview"])
+        XCTAssertEqual(
+            try Shell.run("keystore list --keystore \(dir)/ks").records.map { $0["name"] as? String }, ["zseed", "zseed2", "zview"])
     }
 
     /// Under umask 000 the store and its missing parents are made 0700; an entry others can
     /// read, or a symbolic link, is refused; a listing shows the good entries beside an error
     /// record for the bad one.
     func testFileModesAndBadEntries() throws {
-        let add = try Shell.run("umask 000; keystore add main --keystore \(dir)/a/b/ks --keystore-pass-file \(dir)/pass --kdf interactive",
-                                stdin: Shell.lines([["mnemonic": about]]))
+        let add = try Shell.run(
+            "umask 000; keystore add main --keystore \(dir)/a/b/ks --keystore-pass-file \(dir)/pass --kdf interactive",
+            stdin: Shell.lines([["mnemonic": about]]))
         XCTAssertEqual(add.status, 0, add.stderr)
         for sub in ["a", "a/b", "a/b/ks"] {
             let mode = try FileManager.default.attributesOfItem(atPath: "\(dir)/\(sub)")[.posixPermissions] as? Int
             XCTAssertEqual(mode, 0o700, sub)
         }
         let store = "--keystore \(dir)/a/b/ks --keystore-pass-file \(dir)/pass --kdf interactive"
-        XCTAssertEqual(try Shell.run("keystore add other \(store)", stdin: Shell.lines([["seed": "000102030405060708090a0b0c0d0e0f"]])).status, 0)
+        XCTAssertEqual(
+            try Shell.run("keystore add other \(store)", stdin: Shell.lines([["seed": "000102030405060708090a0b0c0d0e0f"]])).status, 0)
 
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: "\(dir)/a/b/ks/main.key")
         let loose = try Shell.run("keystore export main \(store)")
@@ -114,7 +121,8 @@ final class KeyStoreToolTests: XCTestCase {
     }
 
     func testRoundTripAndUseFromOtherTools() throws {
-        let add = try Shell.run("keystore add main --birthday btc=840000 --birthday xmr=3100000 \(ks)", stdin: Shell.lines([["mnemonic": about]]))
+        let add = try Shell.run(
+            "keystore add main --birthday btc=840000 --birthday xmr=3100000 \(ks)", stdin: Shell.lines([["mnemonic": about]]))
         XCTAssertEqual(add.status, 0, add.stderr)
         XCTAssertFalse(add.out.contains("abandon"))
         let list = try Shell.run("keystore list --keystore \(dir)/ks")
@@ -133,15 +141,18 @@ final class KeyStoreToolTests: XCTestCase {
         XCTAssertEqual(viaWallet.records.count, 2)
         XCTAssertEqual(viaWallet.out, viaPhrase.out)
         let hash = String(repeating: "42", count: 32)
-        let signed = try Shell.run("sign-hash --wallet main \(ks) --path m/44h/60h/0h/0/0 | sign-hash verify --address 0x9858EfFD232B4033E47d90003D41EC34EcaEda94",
-                                   stdin: Shell.lines([["hash": hash]]))
+        let signed = try Shell.run(
+            "sign-hash --wallet main \(ks) --path m/44h/60h/0h/0/0 | sign-hash verify --address 0x9858EfFD232B4033E47d90003D41EC34EcaEda94",
+            stdin: Shell.lines([["hash": hash]]))
         XCTAssertEqual(signed.status, 0, signed.stderr + signed.out)
 
         // Monero seed and view-only entries.
         let doc = try TestPaths.json(TestPaths.fixture("monero-regtest/expected.json")) as! [String: Any]
         let keys = doc["keys"] as! [String: Any]
-        XCTAssertEqual(try Shell.run("keystore add xmr --birthday xmr=0 \(ks)", stdin: Shell.lines([["mnemonic": keys["mnemonic"]!]])).status, 0)
-        let stored = try Shell.run("set -o pipefail; derive account --view-only --coin xmr --wallet xmr \(ks) | keystore add xmr-view \(ks)")
+        XCTAssertEqual(
+            try Shell.run("keystore add xmr --birthday xmr=0 \(ks)", stdin: Shell.lines([["mnemonic": keys["mnemonic"]!]])).status, 0)
+        let stored = try Shell.run(
+            "set -o pipefail; derive account --view-only --coin xmr --wallet xmr \(ks) | keystore add xmr-view \(ks)")
         XCTAssertEqual(stored.status, 0, stored.stderr)
         let view = try Shell.run("derive --wallet xmr-view \(ks) --account 1 --count 1")
         XCTAssertEqual(view.status, 0, view.stderr)
@@ -149,7 +160,9 @@ final class KeyStoreToolTests: XCTestCase {
         XCTAssertEqual(view.records.last?["address"] as? String, (doc["subaddresses_used"] as! [String: String])["(1,0)"])
         // The view-only entry kept the wallet's birthday, so scan-blocks needs no --birthday.
         let fixture = TestPaths.fixture("monero-regtest").path
-        let scanned = try Shell.run("scan-blocks --wallet xmr-view \(ks) --blocks \(fixture)/blocks.jsonl --txs \(fixture)/txs.jsonl --state-dir \(dir)/scan --lookahead 3,20")
+        let scanned = try Shell.run(
+            "scan-blocks --wallet xmr-view \(ks) --blocks \(fixture)/blocks.jsonl --txs \(fixture)/txs.jsonl --state-dir \(dir)/scan --lookahead 3,20"
+        )
         XCTAssertEqual(scanned.status, 0, scanned.stderr)
         XCTAssertEqual(scanned.records.filter { $0["type"] as? String == "received" }.count, 12)
         XCTAssertEqual(scanned.records.last?["spends_known"] as? Bool, false)
@@ -182,7 +195,9 @@ final class KeyStoreToolTests: XCTestCase {
         let whole = String(decoding: file.map { (0x20..<0x7F).contains($0) ? $0 : 0x0A }, as: UTF8.self)
         XCTAssertFalse(whole.contains(phrase) || whole.contains(entropy) || whole.contains(seed))
         let tokens = { (bytes: ArraySlice<UInt8>) in
-            Set(String(decoding: bytes.map { (0x61...0x7A).contains($0) ? $0 : 0x20 }, as: UTF8.self).split(separator: " ").map(String.init))
+            Set(
+                String(decoding: bytes.map { (0x61...0x7A).contains($0) ? $0 : 0x20 }, as: UTF8.self).split(separator: " ").map(String.init)
+            )
         }
         // The metadata is exactly what the format says, with no room for a word of the phrase.
         XCTAssertEqual(metadata["name"] as? String, "w")
@@ -207,7 +222,9 @@ final class KeyStoreToolTests: XCTestCase {
         XCTAssertEqual(wrong.status, 77)
         XCTAssertTrue(wrong.stderr.contains("keystore.wrong_passphrase"))
         XCTAssertEqual(wrong.out, "")
-        XCTAssertEqual(try Shell.run("keystore passwd main --keystore \(dir)/ks --keystore-pass-file \(dir)/wrong --new-pass-file \(dir)/newpass").status, 77)
+        XCTAssertEqual(
+            try Shell.run("keystore passwd main --keystore \(dir)/ks --keystore-pass-file \(dir)/wrong --new-pass-file \(dir)/newpass")
+                .status, 77)
         let exists = try Shell.run("keystore add main \(ks)", stdin: Shell.lines([["seed": "000102030405060708090a0b0c0d0e0f"]]))
         XCTAssertEqual(exists.status, 73)
         XCTAssertEqual(try Data(contentsOf: file), before, "a failed command changed the file")
@@ -256,45 +273,47 @@ final class KeyStoreToolTests: XCTestCase {
     /// with wrong ones.
     func testConfirmWordsOnATerminal() throws {
         let driver = """
-        set -u
-        answer() {  # $1: right or wrong
-          coproc T { script -qfec "mnemonic generate --words 12 --store $2 --confirm \(ks); echo status=\\$?" /dev/null; }
-          phrase=""
-          while IFS= read -r -d $'\\n' -t 20 line <&"${T[0]}"; do
-            case "$line" in *'"mnemonic":"'*) phrase=$(sed -E 's/.*"mnemonic":"([^"]*)".*/\\1/' <<<"$line"); break ;; esac
-          done
-          for k in 1 2 3; do
-            IFS= read -r -d ':' -t 20 prompt <&"${T[0]}" || break
-            n=$(grep -o 'Word [0-9]*' <<<"$prompt" | grep -o '[0-9]*$')
-            if [ "$1" = right ]; then w=$(cut -d' ' -f"$n" <<<"$phrase"); else w=zzzz; fi
-            printf '%s\\n' "$w" >&"${T[1]}"
-            [ "$1" = wrong ] && break
-          done
-          cat <&"${T[0]}"
-        }
-        answer right one; answer wrong two
-        """
+            set -u
+            answer() {  # $1: right or wrong
+              coproc T { script -qfec "mnemonic generate --words 12 --store $2 --confirm \(ks); echo status=\\$?" /dev/null; }
+              phrase=""
+              while IFS= read -r -d $'\\n' -t 20 line <&"${T[0]}"; do
+                case "$line" in *'"mnemonic":"'*) phrase=$(sed -E 's/.*"mnemonic":"([^"]*)".*/\\1/' <<<"$line"); break ;; esac
+              done
+              for k in 1 2 3; do
+                IFS= read -r -d ':' -t 20 prompt <&"${T[0]}" || break
+                n=$(grep -o 'Word [0-9]*' <<<"$prompt" | grep -o '[0-9]*$')
+                if [ "$1" = right ]; then w=$(cut -d' ' -f"$n" <<<"$phrase"); else w=zzzz; fi
+                printf '%s\\n' "$w" >&"${T[1]}"
+                [ "$1" = wrong ] && break
+              done
+              cat <&"${T[0]}"
+            }
+            answer right one; answer wrong two
+            """
         let r = try Shell.run(driver)
         let statuses = r.out.components(separatedBy: "status=").dropFirst().map { String($0.prefix(while: \.isNumber)) }
         XCTAssertEqual(statuses, ["0", "65"], r.out)
         XCTAssertTrue(r.out.contains("mnemonic.confirmation_failed"))
-        XCTAssertEqual(try Shell.run("keystore list --keystore \(dir)/ks").records.map { $0["name"] as? String }, ["one", "two"],
-                       "the entry stays stored after a failed confirmation")
+        XCTAssertEqual(
+            try Shell.run("keystore list --keystore \(dir)/ks").records.map { $0["name"] as? String }, ["one", "two"],
+            "the entry stays stored after a failed confirmation")
     }
 
     /// Two writers at once: the lock serialises them; both entries land, or the name clash is
     /// reported for exactly one.
     func testTwoWritersAtOnce() throws {
-        let r = try Shell.run("""
-        echo '{"mnemonic":"\(about)"}' > \(dir)/rec.json
-        keystore add a \(ks) < \(dir)/rec.json > /dev/null 2>&1 & p1=$!
-        keystore add b \(ks) < \(dir)/rec.json > /dev/null 2>&1 & p2=$!
-        wait $p1; s1=$?; wait $p2; s2=$?
-        keystore add c \(ks) < \(dir)/rec.json > /dev/null 2>&1 & p3=$!
-        keystore add c \(ks) < \(dir)/rec.json > /dev/null 2>&1 & p4=$!
-        wait $p3; s3=$?; wait $p4; s4=$?
-        echo "$s1 $s2 $(( s3 + s4 ))"
-        """)
+        let r = try Shell.run(
+            """
+            echo '{"mnemonic":"\(about)"}' > \(dir)/rec.json
+            keystore add a \(ks) < \(dir)/rec.json > /dev/null 2>&1 & p1=$!
+            keystore add b \(ks) < \(dir)/rec.json > /dev/null 2>&1 & p2=$!
+            wait $p1; s1=$?; wait $p2; s2=$?
+            keystore add c \(ks) < \(dir)/rec.json > /dev/null 2>&1 & p3=$!
+            keystore add c \(ks) < \(dir)/rec.json > /dev/null 2>&1 & p4=$!
+            wait $p3; s3=$?; wait $p4; s4=$?
+            echo "$s1 $s2 $(( s3 + s4 ))"
+            """)
         XCTAssertEqual(r.out, "0 0 73\n")
         let list = try Shell.run("keystore list --keystore \(dir)/ks")
         XCTAssertEqual(list.records.map { $0["name"] as? String }, ["a", "b", "c"])
@@ -325,8 +344,11 @@ final class KeyStoreToolTests: XCTestCase {
             let names = list.records.compactMap { $0["name"] as? String }
             XCTAssertTrue(names.contains("keep"), "round \(round)")
             XCTAssertFalse(list.records.contains { $0["type"] as? String == "error" }, "round \(round): \(list.out)")
-            let unfinished = list.stderr.contains("keystore: warning: the destroy of 'gone' was interrupted; run keystore destroy gone to finish it")
-            XCTAssertTrue(names.contains("gone") || unfinished || !FileManager.default.fileExists(atPath: "\(dir)/ks/.destroying-gone.key"), "round \(round)")
+            let unfinished = list.stderr.contains(
+                "keystore: warning: the destroy of 'gone' was interrupted; run keystore destroy gone to finish it")
+            XCTAssertTrue(
+                names.contains("gone") || unfinished || !FileManager.default.fileExists(atPath: "\(dir)/ks/.destroying-gone.key"),
+                "round \(round)")
             // Whatever the kill left, destroy ends it.
             if names.contains("gone") || unfinished {
                 let finish = try Shell.run("keystore destroy gone --yes \(ks)")
@@ -336,10 +358,12 @@ final class KeyStoreToolTests: XCTestCase {
             XCTAssertEqual(after.status, 0)
             XCTAssertEqual(after.records.compactMap { $0["name"] as? String }, ["keep"], "round \(round)")
             XCTAssertEqual(after.stderr, "", "round \(round)")
-            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: "\(dir)/ks").filter { $0.hasSuffix(".key") }.sorted(), ["keep.key"])
+            XCTAssertEqual(
+                try FileManager.default.contentsOfDirectory(atPath: "\(dir)/ks").filter { $0.hasSuffix(".key") }.sorted(), ["keep.key"])
         }
         // The state a kill right after the move leaves, made by hand: the same answers.
-        XCTAssertEqual(try Shell.run("keystore add gone \(ks)", stdin: Shell.lines([["seed": "000102030405060708090a0b0c0d0e0f"]])).status, 0)
+        XCTAssertEqual(
+            try Shell.run("keystore add gone \(ks)", stdin: Shell.lines([["seed": "000102030405060708090a0b0c0d0e0f"]])).status, 0)
         try FileManager.default.moveItem(atPath: "\(dir)/ks/gone.key", toPath: "\(dir)/ks/.destroying-gone.key")
         let list = try Shell.run("keystore list \(ks)")
         XCTAssertEqual(list.status, 0, list.stderr)

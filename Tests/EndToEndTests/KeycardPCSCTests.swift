@@ -57,7 +57,8 @@ final class KeycardPCSCTests: XCTestCase {
     }
 
     private func secretFile(_ name: String, _ text: String) throws {
-        XCTAssertTrue(FileManager.default.createFile(atPath: "\(dir)/\(name)", contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]))
+        XCTAssertTrue(
+            FileManager.default.createFile(atPath: "\(dir)/\(name)", contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]))
     }
 
     private func card(_ arguments: String, stdin: Data = Data()) throws -> Shell.Result {
@@ -90,9 +91,12 @@ final class KeycardPCSCTests: XCTestCase {
         XCTAssertEqual(right.records.first?["pin_retries"] as? Int, 3, right.stderr)
 
         // The "abandon … about" seed; the key UID is SHA-256 of its master public key.
-        let phrase = Shell.lines([["mnemonic": "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"]])
+        let phrase = Shell.lines([
+            ["mnemonic": "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"]
+        ])
         let loaded = try card("load-key \(pairing) --credentials-file \(dir)/creds.json", stdin: phrase)
-        XCTAssertEqual(loaded.records.first?["key_uid"] as? String, "16f5b9c7657df5e0b45016292d852a36622fb39b63c28017ccf21633270858f1", loaded.stderr)
+        XCTAssertEqual(
+            loaded.records.first?["key_uid"] as? String, "16f5b9c7657df5e0b45016292d852a36622fb39b63c28017ccf21633270858f1", loaded.stderr)
         let status = try card(pairing)
         XCTAssertEqual(status.records.first?["key_loaded"] as? Bool, true)
         XCTAssertEqual(status.records.first?["pin_retries"] as? Int, 3)
@@ -103,18 +107,24 @@ final class KeycardPCSCTests: XCTestCase {
         let cardKey = "--card \(pairing) --credentials-file \(dir)/creds.json"
         let derived = try Shell.run("derive \(cardKey) --coin eth --path m/44h/60h/0h/0/0")
         XCTAssertEqual(derived.records.first?["address"] as? String, "0x9858EfFD232B4033E47d90003D41EC34EcaEda94", derived.stderr)
-        XCTAssertEqual(derived.records.first?["public_key"] as? String, "0237b0bb7a8288d38ed49a524b5dc98cff3eb5ca824c9f9dc0dfdb3d9cd600f299")
+        XCTAssertEqual(
+            derived.records.first?["public_key"] as? String, "0237b0bb7a8288d38ed49a524b5dc98cff3eb5ca824c9f9dc0dfdb3d9cd600f299")
         let segwit = try Shell.run("derive \(cardKey) --coin btc --purpose 84 --count 2")
         XCTAssertEqual(segwit.status, 0, segwit.stderr)
-        XCTAssertEqual(segwit.records.map { $0["address"] as? String }, ["bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu", "bc1qnjg0jd8228aq7egyzacy8cys3knf9xvrerkf9g"])
+        XCTAssertEqual(
+            segwit.records.map { $0["address"] as? String },
+            ["bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu", "bc1qnjg0jd8228aq7egyzacy8cys3knf9xvrerkf9g"])
         // EXPORT KEY as the card writes it.
         let exported = try card("export-key \(pairing) --credentials-file \(dir)/creds.json --path m/44h/60h/0h/0/0")
-        XCTAssertEqual(exported.records.first?["public_key"] as? String,
-                       "0437b0bb7a8288d38ed49a524b5dc98cff3eb5ca824c9f9dc0dfdb3d9cd600f299a6179912b7451c09896c4098eca7ce6b2e58330672795e847c4d6af44e024230",
-                       exported.stderr)
+        XCTAssertEqual(
+            exported.records.first?["public_key"] as? String,
+            "0437b0bb7a8288d38ed49a524b5dc98cff3eb5ca824c9f9dc0dfdb3d9cd600f299a6179912b7451c09896c4098eca7ce6b2e58330672795e847c4d6af44e024230",
+            exported.stderr)
         // Private keys leave the card inside EIP-1581 only.
         let eip1581 = try Shell.run("derive \(cardKey) --coin eth --path m/43h/60h/1581h/0h/0 --private")
-        XCTAssertEqual(eip1581.records.first?["private_key"] as? String, "20e61d44eb73cb7d5ff4526bac8c0b96451d8e018b2d6c79022e7ce3b583a754", eip1581.stderr)
+        XCTAssertEqual(
+            eip1581.records.first?["private_key"] as? String, "20e61d44eb73cb7d5ff4526bac8c0b96451d8e018b2d6c79022e7ce3b583a754",
+            eip1581.stderr)
         let refused = try Shell.run("derive \(cardKey) --coin eth --path m/44h/60h/0h/0/0 --private")
         XCTAssertEqual(refused.status, 76)
         XCTAssertTrue(refused.stderr.contains("card.conditions_not_satisfied"), refused.stderr)
@@ -144,27 +154,39 @@ final class KeycardPCSCTests: XCTestCase {
         XCTAssertEqual(noPinless.status, 76)
         XCTAssertEqual(noPinless.records.first?["code"] as? String, "card.no_pinless_path", noPinless.out)
         let current = try Shell.run("sign-hash \(cardKey)", stdin: one)
-        let seventh = try Shell.run("derive --coin eth --path m/44h/60h/0h/0/7", stdin: Shell.lines([["mnemonic": "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"]]))
+        let seventh = try Shell.run(
+            "derive --coin eth --path m/44h/60h/0h/0/7",
+            stdin: Shell.lines([
+                ["mnemonic": "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"]
+            ]))
         XCTAssertEqual(current.status, 0, current.stderr)
         XCTAssertEqual(seventh.status, 0, seventh.stderr)
         XCTAssertNotNil(seventh.records.first?["public_key"] as? String)
         XCTAssertEqual(current.records.first?["public_key"] as? String, seventh.records.first?["public_key"] as? String, current.stderr)
         XCTAssertEqual(try card("set-pinless-path \(pairing) --credentials-file \(dir)/creds.json --path m/44h/60h/0h/0/0").status, 0)
-        let pinless = try Shell.run("sign-hash --card --pinless | sign-hash verify --address 0x9858EfFD232B4033E47d90003D41EC34EcaEda94", stdin: one)
+        let pinless = try Shell.run(
+            "sign-hash --card --pinless | sign-hash verify --address 0x9858EfFD232B4033E47d90003D41EC34EcaEda94", stdin: one)
         XCTAssertEqual(pinless.status, 0, pinless.stderr)
         XCTAssertEqual(pinless.records.first?["valid"] as? Bool, true, pinless.stderr)
         XCTAssertEqual(pinless.records.first?["pinless"] as? Bool, true, pinless.out)
         XCTAssertNil(pinless.records.first?["path"])
         // A record naming a path: the PIN-less key may be another, so the record is refused.
-        let named = try Shell.run("sign-hash --card --pinless", stdin: Shell.lines([["hash": String(repeating: "ab", count: 32), "path": "m/44'/60'/0'/0/7"]]))
+        let named = try Shell.run(
+            "sign-hash --card --pinless", stdin: Shell.lines([["hash": String(repeating: "ab", count: 32), "path": "m/44'/60'/0'/0/7"]]))
         XCTAssertEqual(named.status, 65)
         XCTAssertEqual(named.records.map { $0["code"] as? String }, ["record.conflicting_fields"])
 
         // sign-tx on the card: an Ethereum transaction and a PSBT, each the software key's own
         // (the card's nonces are RFC 6979, as the software key's without low-R grinding).
         try secretFile("phrase.json", String(decoding: phrase, as: UTF8.self))
-        let ethTx = Shell.lines([["eth_tx": ["to": "0xF0109fC8DF283027b6285cc889F5aA624EaC1F55", "value": "1000", "nonce": 1, "gas": 21000,
-                                             "maxFeePerGas": "30000000000", "maxPriorityFeePerGas": "1000000000", "chainId": 1]]])
+        let ethTx = Shell.lines([
+            [
+                "eth_tx": [
+                    "to": "0xF0109fC8DF283027b6285cc889F5aA624EaC1F55", "value": "1000", "nonce": 1, "gas": 21000,
+                    "maxFeePerGas": "30000000000", "maxPriorityFeePerGas": "1000000000", "chainId": 1,
+                ]
+            ]
+        ])
         let ethOnCard = try Shell.run("sign-tx \(cardKey) --path m/44h/60h/0h/0/0", stdin: ethTx)
         let ethInSoftware = try Shell.run("sign-tx --key-file \(dir)/phrase.json --path m/44h/60h/0h/0/0", stdin: ethTx)
         XCTAssertEqual(ethOnCard.status, 0, ethOnCard.stderr)
@@ -172,9 +194,12 @@ final class KeycardPCSCTests: XCTestCase {
         XCTAssertEqual(ethOnCard.records.last?["from"] as? String, "0x9858EfFD232B4033E47d90003D41EC34EcaEda94")
         let key = try XCTUnwrap(segwit.records.first?["public_key"] as? String)  // m/84'/0'/0'/0/0
         let keyBytes = try Hex.decode(key)
-        var psbt = try PSBT(unsignedTransaction: BitcoinTx(version: 2, inputs: [.init(previousTxID: [UInt8](repeating: 5, count: 32), previousIndex: 1)],
-                                                           outputs: [.init(value: 9_000, script: [0x00, 0x14] + [UInt8](repeating: 7, count: 20))], lockTime: 0))
-        psbt.inputs[0].insertInOrder(PSBT.Pair(type: PSBTField.inWitnessUtxo, value: [0x10, 0x27, 0, 0, 0, 0, 0, 0, 22, 0x00, 0x14] + Hash.hash160(keyBytes)))
+        var psbt = try PSBT(
+            unsignedTransaction: BitcoinTx(
+                version: 2, inputs: [.init(previousTxID: [UInt8](repeating: 5, count: 32), previousIndex: 1)],
+                outputs: [.init(value: 9_000, script: [0x00, 0x14] + [UInt8](repeating: 7, count: 20))], lockTime: 0))
+        psbt.inputs[0].insertInOrder(
+            PSBT.Pair(type: PSBTField.inWitnessUtxo, value: [0x10, 0x27, 0, 0, 0, 0, 0, 0, 22, 0x00, 0x14] + Hash.hash160(keyBytes)))
         let origin = try Hex.decode("73c5da0a" + "54000080" + "00000080" + "00000080" + "00000000" + "00000000")
         psbt.inputs[0].insertInOrder(PSBT.Pair(type: PSBTField.inBIP32Derivation, keyData: keyBytes, value: origin))
         let record = Shell.lines([["psbt": psbt.base64]])
@@ -183,9 +208,16 @@ final class KeycardPCSCTests: XCTestCase {
         XCTAssertEqual(psbtOnCard.records.last?["complete"] as? Bool, true)
         let signedPSBT = try PSBT(base64: try XCTUnwrap(psbtOnCard.records.last?["psbt"] as? String))
         let cardSignature = try XCTUnwrap(signedPSBT.inputs[0].all(PSBTField.inPartialSig).first?.value)
-        let (inSoftware, _) = try PSBTSigner().sign(psbt, keys: try BIP32Keyring(root: try ExtendedKey.master(seed: try BIP39().seed(
-            of: try BIP39().parse("abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about", language: "english"), passphrase: nil)),
-            nonces: .rfc6979)) { _ in }
+        let (inSoftware, _) = try PSBTSigner().sign(
+            psbt,
+            keys: try BIP32Keyring(
+                root: try ExtendedKey.master(
+                    seed: try BIP39().seed(
+                        of: try BIP39().parse(
+                            "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about",
+                            language: "english"), passphrase: nil)),
+                nonces: .rfc6979)
+        ) { _ in }
         XCTAssertEqual(cardSignature, inSoftware.inputs[0].all(PSBTField.inPartialSig).first?.value)
 
         // A phrase from the card's TRNG, in another wordlist; it is a valid BIP39 phrase.
@@ -225,17 +257,21 @@ final class KeycardPCSCTests: XCTestCase {
         XCTAssertEqual(try card("pair --store c --credentials-file \(dir)/creds.json \(keystore)").status, 0)
         let pairing = "--pairing c \(keystore)"
         let about = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
-        XCTAssertEqual(try card("load-key \(pairing) --credentials-file \(dir)/creds.json", stdin: Shell.lines([["mnemonic": about]])).status, 0)
+        XCTAssertEqual(
+            try card("load-key \(pairing) --credentials-file \(dir)/creds.json", stdin: Shell.lines([["mnemonic": about]])).status, 0)
         let cardKey = "--card \(pairing) --credentials-file \(dir)/creds.json"
-        for (flags, count) in [("--purpose 84 --path m/0/0-2", 3), ("--coin eth --path m/44h/60h/0h", 1), ("--coin eth --path m/43h/60h/1581h/0h/0h", 1),
-                               ("--coin eth --path m/43h/60h/1581h/0h/0", 1), ("--coin eth --path m/7", 1), ("--coin eth --path m", 1)] {
+        for (flags, count) in [
+            ("--purpose 84 --path m/0/0-2", 3), ("--coin eth --path m/44h/60h/0h", 1), ("--coin eth --path m/43h/60h/1581h/0h/0h", 1),
+            ("--coin eth --path m/43h/60h/1581h/0h/0", 1), ("--coin eth --path m/7", 1), ("--coin eth --path m", 1),
+        ] {
             let fromCard = try Shell.run("derive \(cardKey) \(flags)")
             let fromPhrase = try Shell.run("derive \(flags)", stdin: Shell.lines([["mnemonic": about]]))
             XCTAssertEqual(fromCard.status, 0, flags + fromCard.stderr)
             XCTAssertEqual(fromPhrase.status, 0, flags + fromPhrase.stderr)
             XCTAssertEqual(fromCard.records.count, count, flags)
             XCTAssertEqual(fromCard.records.map { $0["address"] as? String }, fromPhrase.records.map { $0["address"] as? String }, flags)
-            XCTAssertEqual(fromCard.records.map { $0["public_key"] as? String }, fromPhrase.records.map { $0["public_key"] as? String }, flags)
+            XCTAssertEqual(
+                fromCard.records.map { $0["public_key"] as? String }, fromPhrase.records.map { $0["public_key"] as? String }, flags)
         }
         let atMaster = try card("export-key \(pairing) --credentials-file \(dir)/creds.json --path m --extended")
         XCTAssertEqual(atMaster.status, 64, atMaster.stderr)
@@ -292,21 +328,27 @@ final class KeycardPCSCTests: XCTestCase {
         }
         let sdk = try Shell.run("\(venv)/bin/python scripts/keycard-sdk-check.py")
         XCTAssertEqual(sdk.status, 0, sdk.stderr)
-        XCTAssertEqual(sdk.records.first?["public_key"] as? String,
-                       "0437b0bb7a8288d38ed49a524b5dc98cff3eb5ca824c9f9dc0dfdb3d9cd600f299a6179912b7451c09896c4098eca7ce6b2e58330672795e847c4d6af44e024230")
+        XCTAssertEqual(
+            sdk.records.first?["public_key"] as? String,
+            "0437b0bb7a8288d38ed49a524b5dc98cff3eb5ca824c9f9dc0dfdb3d9cd600f299a6179912b7451c09896c4098eca7ce6b2e58330672795e847c4d6af44e024230"
+        )
         // Satchel on the card the SDK set up: same pairing token, same key.
         let info = try card("")
         XCTAssertEqual(info.records.first?["key_uid"] as? String, "16f5b9c7657df5e0b45016292d852a36622fb39b63c28017ccf21633270858f1")
         XCTAssertEqual(info.records.first?["free_pairing_slots"] as? Int, 9)
         XCTAssertEqual(try card("pair --store sdk-card --credentials-file \(dir)/creds.json \(keystore)").status, 0)
-        let derived = try Shell.run("derive --card --pairing sdk-card \(keystore) --credentials-file \(dir)/creds.json --coin eth --path m/44h/60h/0h/0/0")
+        let derived = try Shell.run(
+            "derive --card --pairing sdk-card \(keystore) --credentials-file \(dir)/creds.json --coin eth --path m/44h/60h/0h/0/0")
         XCTAssertEqual(derived.records.first?["address"] as? String, "0x9858EfFD232B4033E47d90003D41EC34EcaEda94", derived.stderr)
     }
 
     /// Secrets have no command-line options: each of these is a usage error, not a way in.
     func testNoSecretOnTheCommandLine() throws {
-        for line in ["card-info init --pin 123456", "card-info init --puk 123456789012", "card-info pair --store x --pairing-password KeycardTest",
-                     "card-info verify-pin --pairing x --pin 123456", "derive --card --pairing x --pin 123456", "sign-hash --card --pairing x --pin 123456"] {
+        for line in [
+            "card-info init --pin 123456", "card-info init --puk 123456789012", "card-info pair --store x --pairing-password KeycardTest",
+            "card-info verify-pin --pairing x --pin 123456", "derive --card --pairing x --pin 123456",
+            "sign-hash --card --pairing x --pin 123456",
+        ] {
             let r = try Shell.run(line)
             XCTAssertEqual(r.status, 64, line)
             XCTAssertFalse(r.stderr.contains("123456789012") || r.stderr.contains("KeycardTest"), "a secret was echoed: \(line)")
@@ -365,7 +407,8 @@ final class KeycardPCSCTests: XCTestCase {
         XCTAssertTrue(refused.stderr.contains("card.bad_credential: the new PIN already opens this card"), refused.stderr)
         // The main PIN still opens the main wallet, with every try left.
         let about = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
-        XCTAssertEqual(try card("load-key \(pairing) --credentials-file \(dir)/creds.json", stdin: Shell.lines([["mnemonic": about]])).status, 0)
+        XCTAssertEqual(
+            try card("load-key \(pairing) --credentials-file \(dir)/creds.json", stdin: Shell.lines([["mnemonic": about]])).status, 0)
         let main = try Shell.run("derive --card \(pairing) --credentials-file \(dir)/creds.json --coin eth")
         XCTAssertEqual(main.records.first?["address"] as? String, "0x9858EfFD232B4033E47d90003D41EC34EcaEda94", main.stderr)
         XCTAssertEqual(try card("verify-pin \(pairing) --credentials-file \(dir)/creds.json").records.first?["pin_retries"] as? Int, 3)
@@ -379,8 +422,9 @@ final class KeycardPCSCTests: XCTestCase {
         let duressWallet = try Shell.run("derive --card \(pairing) --credentials-file \(dir)/new-duress.json --coin eth")
         XCTAssertEqual(duressWallet.status, 0, duressWallet.stderr)
         XCTAssertNotEqual(duressWallet.records.first?["address"] as? String, "0x9858EfFD232B4033E47d90003D41EC34EcaEda94")
-        XCTAssertEqual(try Shell.run("derive --card \(pairing) --credentials-file \(dir)/creds.json --coin eth").records.first?["address"] as? String,
-                       "0x9858EfFD232B4033E47d90003D41EC34EcaEda94")
+        XCTAssertEqual(
+            try Shell.run("derive --card \(pairing) --credentials-file \(dir)/creds.json --coin eth").records.first?["address"] as? String,
+            "0x9858EfFD232B4033E47d90003D41EC34EcaEda94")
         // Without duress_pin in the record, which PIN opened the session is not known: said so.
         try secretFile("main-new.json", #"{"pin":"123456","new_pin":"333333"}"#)
         let unknown = try card("change-pin \(pairing) --credentials-file \(dir)/main-new.json")
@@ -396,7 +440,9 @@ final class KeycardPCSCTests: XCTestCase {
         XCTAssertEqual(try card("init --credentials-file \(dir)/creds.json").status, 0)
         XCTAssertEqual(try card("pair --store c --credentials-file \(dir)/creds.json \(keystore)").status, 0)
         let about = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
-        XCTAssertEqual(try card("load-key --pairing c \(keystore) --credentials-file \(dir)/creds.json", stdin: Shell.lines([["mnemonic": about]])).status, 0)
+        XCTAssertEqual(
+            try card("load-key --pairing c \(keystore) --credentials-file \(dir)/creds.json", stdin: Shell.lines([["mnemonic": about]]))
+                .status, 0)
         let resetCard = """
             /usr/bin/python3 -c 'from smartcard.System import readers
             from smartcard.scard import SCARD_RESET_CARD, SCARD_SHARE_SHARED
@@ -408,9 +454,11 @@ final class KeycardPCSCTests: XCTestCase {
         // abort, vpcd's doing, a few tenths of a second later: under load the signer's next
         // exchange came after that and found no pcscd, card.no_reader, once in a full run.)
         let pullCard = "kill -USR1 $(cat \(dir)/stack/keycard-sim.pid)"
-        for (what, action, code, status) in [("another program selects the applet", "card-info > /dev/null", "card.channel_not_open", 69),
-                                             ("a reset", resetCard, "card.reset", 69),
-                                             ("the card gone", pullCard, "card.no_card", 69)] {
+        for (what, action, code, status) in [
+            ("another program selects the applet", "card-info > /dev/null", "card.channel_not_open", 69),
+            ("a reset", resetCard, "card.reset", 69),
+            ("the card gone", pullCard, "card.no_card", 69),
+        ] {
             let hash = String(repeating: "ab", count: 32)
             let line = #"{"hash":"\#(hash)"}"#
             let script = """

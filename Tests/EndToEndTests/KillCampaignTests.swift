@@ -41,7 +41,9 @@ final class KillCampaignTests: XCTestCase {
         let campaign = KillCampaign.scan("\(scan) < key.json", wanted: "clean.jsonl", window: seconds * 1.2)
         try assertCampaign(campaign, in: dir, "scan-blocks from files")
         // The round the last kill left: resumed to its end, it too holds every event once.
-        XCTAssertEqual(try Shell.run("\(scan) --state-dir st < key.json >> out.jsonl && python3 same-events.py out.jsonl clean.jsonl", cwd: dir).status, 0)
+        XCTAssertEqual(
+            try Shell.run("\(scan) --state-dir st < key.json >> out.jsonl && python3 same-events.py out.jsonl clean.jsonl", cwd: dir)
+                .status, 0)
     }
 
     /// keystore passwd rewrites an entry: after every kill the store holds the entry whole
@@ -54,25 +56,29 @@ final class KillCampaignTests: XCTestCase {
         let phrase = "legal winner thank year wave sausage worth useful legal winner thank yellow"
         try write("a", "first passphrase\n")
         try write("b", "second passphrase\n")
-        let add = try Shell.run("keystore add main --keystore ks --keystore-pass-file a --kdf interactive", stdin: Shell.lines([["mnemonic": phrase]]), cwd: dir)
+        let add = try Shell.run(
+            "keystore add main --keystore ks --keystore-pass-file a --kdf interactive", stdin: Shell.lines([["mnemonic": phrase]]), cwd: dir
+        )
         XCTAssertEqual(add.status, 0, add.stderr)
         let files = try Shell.run("ls -A ks", cwd: dir).out.split(separator: "\n").joined(separator: " ")
         XCTAssertEqual(files, ".lock main.key")
         // cur and next hold the two passphrases (copies: a passphrase file may not be a
         // symbolic link); when a passwd has replaced the entry they swap.
         XCTAssertEqual(try Shell.run("cp -p a cur && cp -p b next", cwd: dir).status, 0)
-        try write("check.sh", """
-        set -u
-        ino=$(stat -c %i ks/main.key) || exit 1
-        if [ "$ino" != "$(cat inode)" ]; then mv cur swap && mv next cur && mv swap next && echo "$ino" > inode; fi
-        others=$(ls -A ks | grep -v -x -e .lock -e main.key -e '[.]main[.]key[.]tmp-[0-9]*-[0-9]*' || true)
-        [ -z "$others" ] || { echo "files: $(ls -A ks)"; exit 1; }
-        [ "$(keystore list --keystore ks 2>&1)" = "$(cat listed)" ] || { echo "listed: $(keystore list --keystore ks 2>&1)"; exit 1; }
-        if [ "$1" = ended ]; then [ "$(ls -A ks | tr '\\n' ' ')" = "\(files) " ] || { echo "after a whole run: $(ls -A ks)"; exit 1; }; fi
-        if [ "$1" = ended ] || [ $(($1 % 10)) -eq 0 ]; then
-          keystore export main --keystore ks --keystore-pass-file cur 2>&1 | grep -q '"mnemonic":"\(phrase)"' || { echo "the entry does not open"; exit 1; }
-        fi
-        """, mode: 0o700)
+        try write(
+            "check.sh",
+            """
+            set -u
+            ino=$(stat -c %i ks/main.key) || exit 1
+            if [ "$ino" != "$(cat inode)" ]; then mv cur swap && mv next cur && mv swap next && echo "$ino" > inode; fi
+            others=$(ls -A ks | grep -v -x -e .lock -e main.key -e '[.]main[.]key[.]tmp-[0-9]*-[0-9]*' || true)
+            [ -z "$others" ] || { echo "files: $(ls -A ks)"; exit 1; }
+            [ "$(keystore list --keystore ks 2>&1)" = "$(cat listed)" ] || { echo "listed: $(keystore list --keystore ks 2>&1)"; exit 1; }
+            if [ "$1" = ended ]; then [ "$(ls -A ks | tr '\\n' ' ')" = "\(files) " ] || { echo "after a whole run: $(ls -A ks)"; exit 1; }; fi
+            if [ "$1" = ended ] || [ $(($1 % 10)) -eq 0 ]; then
+              keystore export main --keystore ks --keystore-pass-file cur 2>&1 | grep -q '"mnemonic":"\(phrase)"' || { echo "the entry does not open"; exit 1; }
+            fi
+            """, mode: 0o700)
         XCTAssertEqual(try Shell.run("keystore list --keystore ks > listed", cwd: dir).status, 0)
         // One run's time, after a first run that warms the caches.
         _ = try timed("keystore passwd main --keystore ks --kdf interactive --keystore-pass-file a --new-pass-file b")
@@ -97,8 +103,10 @@ final class KillCampaignTests: XCTestCase {
         let seconds = try timed("mkdir -p out && \(sign) --out clean.psbt > /dev/null")
         let campaign = KillCampaign(
             run: "\(sign) --out out/signed.psbt > /dev/null 2>> err.log",
-            afterKill: "{ [ ! -e out/signed.psbt ] || cmp -s out/signed.psbt clean.psbt; } && [ -z \"$(ls -A out | grep -v -x -e signed.psbt -e '[.]signed[.]psbt[.]tmp-[0-9]*-[0-9]*')\" ] || { ls -lA out; exit 1; }",
-            roundDone: "[ \"$(ls -A out)\" = signed.psbt ] && cmp -s out/signed.psbt clean.psbt && rm out/signed.psbt || { ls -lA out; exit 1; }",
+            afterKill:
+                "{ [ ! -e out/signed.psbt ] || cmp -s out/signed.psbt clean.psbt; } && [ -z \"$(ls -A out | grep -v -x -e signed.psbt -e '[.]signed[.]psbt[.]tmp-[0-9]*-[0-9]*')\" ] || { ls -lA out; exit 1; }",
+            roundDone:
+                "[ \"$(ls -A out)\" = signed.psbt ] && cmp -s out/signed.psbt clean.psbt && rm out/signed.psbt || { ls -lA out; exit 1; }",
             window: seconds * 1.2)
         try assertCampaign(campaign, in: dir, "sign-tx --out")
     }

@@ -36,7 +36,8 @@ final class LitecoinLiveNodeTests: XCTestCase {
     }
 
     private func address(purpose: Int, account: Int = 0, change: Int = 0, index: Int) throws -> String {
-        try derive("addresses --purpose \(purpose) --account \(account) --change \(change) --index \(index) --count 1")[0]["address"] as! String
+        try derive("addresses --purpose \(purpose) --account \(account) --change \(change) --index \(index) --count 1")[0]["address"]
+            as! String
     }
 
     private func mine(_ n: Int, to address: String) throws { try cli("generatetoaddress", String(n), address) }
@@ -45,8 +46,9 @@ final class LitecoinLiveNodeTests: XCTestCase {
     private var fromNode: String { "--node 127.0.0.1:\(port) --rpc-cookie \(dir)/node/regtest/.cookie" }
 
     private func scan(state: String, gap: Int = 20, source: String? = nil) throws -> Shell.Result {
-        let r = try Shell.run("scan-blocks --chain litecoin --network regtest --birthday 0 --state-dir \(dir)/\(state) --gap-limit \(gap) "
-                              + (source ?? fromNode), stdin: Data(#"{"mnemonic":"\#(Self.phrase)"}"#.utf8))
+        let r = try Shell.run(
+            "scan-blocks --chain litecoin --network regtest --birthday 0 --state-dir \(dir)/\(state) --gap-limit \(gap) "
+                + (source ?? fromNode), stdin: Data(#"{"mnemonic":"\#(Self.phrase)"}"#.utf8))
         XCTAssertEqual(r.status, 0, r.stderr)
         return r
     }
@@ -62,11 +64,15 @@ final class LitecoinLiveNodeTests: XCTestCase {
         for r in records where r["type"] as? String == "received" {
             // listunspent leaves out what cannot be spent yet: coinbases under 101 confirmations, peg-outs under 6.
             let confirmations = tip - (r["height"] as! Int) + 1
-            if matureOnly, r["coinbase"] as? Bool == true && confirmations < 101 || r["pegout"] as? Bool == true && confirmations < 6 { continue }
+            if matureOnly, r["coinbase"] as? Bool == true && confirmations < 101 || r["pegout"] as? Bool == true && confirmations < 6 {
+                continue
+            }
             out["\(r["txid"]!):\(r["vout"]!)"] = UInt64(r["value"] as! String)!
         }
         // A spend in the mempool takes the output out of listunspent too.
-        for r in records where ["spent", "pending_spent"].contains(r["type"] as? String) { out["\(r["output_txid"]!):\(r["output_vout"]!)"] = nil }
+        for r in records where ["spent", "pending_spent"].contains(r["type"] as? String) {
+            out["\(r["output_txid"]!):\(r["output_vout"]!)"] = nil
+        }
         return out
     }
 
@@ -80,7 +86,9 @@ final class LitecoinLiveNodeTests: XCTestCase {
         let balance = r.records.last { $0["type"] as? String == "balance" }
         XCTAssertEqual(balance?["height"] as? Int, tip, file: file, line: line)  // the tip's height, as getblockcount
         XCTAssertEqual(balance?["confirmed"] as? String, String(litoshis(balances["trusted"])), "trusted", file: file, line: line)
-        XCTAssertEqual(balance?["unconfirmed"] as? String, String(litoshis(balances["untrusted_pending"])), "untrusted_pending", file: file, line: line)
+        XCTAssertEqual(
+            balance?["unconfirmed"] as? String, String(litoshis(balances["untrusted_pending"])), "untrusted_pending", file: file, line: line
+        )
         XCTAssertEqual(balance?["immature"] as? String, String(litoshis(balances["immature"])), "immature", file: file, line: line)
     }
 
@@ -101,7 +109,9 @@ final class LitecoinLiveNodeTests: XCTestCase {
         for (purpose, account) in [(44, 0), (49, 0), (84, 0), (84, 1)] {
             let record = try derive("account --purpose \(purpose) --account \(account)")[0]
             for (key, isChange) in [("descriptor", false), ("change_descriptor", true)] {
-                requests.append(["desc": record[key] as! String, "range": [0, 99], "watchonly": true, "timestamp": 0, "internal": isChange])
+                requests.append([
+                    "desc": record[key] as! String, "range": [0, 99], "watchonly": true, "timestamp": 0, "internal": isChange,
+                ])
             }
         }
         let imported = String(decoding: try JSONSerialization.data(withJSONObject: requests), as: UTF8.self)
@@ -145,27 +155,41 @@ final class LitecoinLiveNodeTests: XCTestCase {
         try send(try address(purpose: 84, index: 7), "0.07")
         // And a spend of the wallet's own 0.3 (84/0/0/30): 0.1 out, 0.199 back to its change
         // address 84/0/1/0 (#42: the spent output stayed in "confirmed", 0.3 too high).
-        try cli("importprivkey", try derive("addresses --purpose 84 --index 30 --count 1 --private")[0]["wif"] as! String, "", "false", wallet: "spender")
+        try cli(
+            "importprivkey", try derive("addresses --purpose 84 --index 30 --count 1 --private")[0]["wif"] as! String, "", "false",
+            wallet: "spender")
         try cli("rescanblockchain", wallet: "spender")
-        let coin = try XCTUnwrap((try json("listunspent", wallet: "spender") as! [[String: Any]]).first { litoshis($0["amount"]) == 30_000_000 })
+        let coin = try XCTUnwrap(
+            (try json("listunspent", wallet: "spender") as! [[String: Any]]).first { litoshis($0["amount"]) == 30_000_000 })
         let ownChange = try address(purpose: 84, change: 1, index: 0)
-        let raw = try cli("createrawtransaction", #"[{"txid":"\#(coin["txid"]!)","vout":\#(coin["vout"]!)}]"#, #"{"\#(miner)":0.1,"\#(ownChange)":0.199}"#)
+        let raw = try cli(
+            "createrawtransaction", #"[{"txid":"\#(coin["txid"]!)","vout":\#(coin["vout"]!)}]"#, #"{"\#(miner)":0.1,"\#(ownChange)":0.199}"#
+        )
         let signed = (try json("signrawtransactionwithwallet", raw, wallet: "spender") as! [String: Any])["hex"] as! String
         let spendTxid = try cli("sendrawtransaction", signed)
 
         // Gap 20: everything but index 60.
         let narrow = try scan(state: "narrow")
         let paths = narrow.records.filter { $0["type"] as? String == "received" }.map { $0["path"] as! String }
-        XCTAssertEqual(Set(paths), ["m/84'/1'/0'/0/0", "m/44'/1'/0'/0/3", "m/49'/1'/0'/0/1", "m/84'/1'/1'/0/0", "m/84'/1'/0'/0/30",
-                                    "m/84'/1'/0'/0/15", "m/84'/1'/0'/0/2", "m/84'/1'/0'/0/5", "m/84'/1'/0'/0/9"])
+        XCTAssertEqual(
+            Set(paths),
+            [
+                "m/84'/1'/0'/0/0", "m/44'/1'/0'/0/3", "m/49'/1'/0'/0/1", "m/84'/1'/1'/0/0", "m/84'/1'/0'/0/30",
+                "m/84'/1'/0'/0/15", "m/84'/1'/0'/0/2", "m/84'/1'/0'/0/5", "m/84'/1'/0'/0/9",
+            ])
         XCTAssertEqual(paths.count, 9)
         XCTAssertEqual(narrow.records.filter { $0["pegout"] as? Bool == true }.map { $0["path"] as? String }, ["m/84'/1'/0'/0/9"])
         XCTAssertEqual(narrow.records.filter { $0["type"] as? String == "spent" }.count, 2)
-        XCTAssertEqual(Set(narrow.records.filter { $0["type"] as? String == "pending" }.map { $0["path"] as? String }), ["m/84'/1'/0'/0/7", "m/84'/1'/0'/1/0"])
-        XCTAssertEqual(narrow.records.filter { $0["type"] as? String == "pending" && $0["change"] as? Bool == true }.map { $0["path"] as? String }, ["m/84'/1'/0'/1/0"])
+        XCTAssertEqual(
+            Set(narrow.records.filter { $0["type"] as? String == "pending" }.map { $0["path"] as? String }),
+            ["m/84'/1'/0'/0/7", "m/84'/1'/0'/1/0"])
+        XCTAssertEqual(
+            narrow.records.filter { $0["type"] as? String == "pending" && $0["change"] as? Bool == true }.map { $0["path"] as? String },
+            ["m/84'/1'/0'/1/0"])
         let pendingSpent = narrow.records.filter { $0["type"] as? String == "pending_spent" }
-        XCTAssertEqual(pendingSpent.map { [$0["txid"] as? String, $0["output_txid"] as? String, $0["value"] as? String, $0["path"] as? String] },
-                       [[spendTxid, coin["txid"] as? String, "30000000", "m/84'/1'/0'/0/30"]])
+        XCTAssertEqual(
+            pendingSpent.map { [$0["txid"] as? String, $0["output_txid"] as? String, $0["value"] as? String, $0["path"] as? String] },
+            [[spendTxid, coin["txid"] as? String, "30000000", "m/84'/1'/0'/0/30"]])
         // Gap 40 sees index 60 too, and agrees with the node's wallet.
         let wide = try scan(state: "wide", gap: 40)
         XCTAssertTrue(wide.records.contains { $0["path"] as? String == "m/84'/1'/0'/0/60" })
@@ -173,15 +197,19 @@ final class LitecoinLiveNodeTests: XCTestCase {
 
         // A wrong password is the node's refusal (77), said without the password; with no
         // login given and no cookie where the node keeps it, a usage error (64) names the place.
-        XCTAssertTrue(FileManager.default.createFile(atPath: "\(dir)/wrong", contents: Data("__cookie__:not-the-password\n".utf8), attributes: [.posixPermissions: 0o600]))
-        let refused = try Shell.run("scan-blocks --chain litecoin --network regtest --birthday 0 --state-dir \(dir)/refused --node 127.0.0.1:\(port)"
-                                    + " --rpc-credentials \(dir)/wrong", stdin: Data(#"{"mnemonic":"\#(Self.phrase)"}"#.utf8))
+        XCTAssertTrue(
+            FileManager.default.createFile(
+                atPath: "\(dir)/wrong", contents: Data("__cookie__:not-the-password\n".utf8), attributes: [.posixPermissions: 0o600]))
+        let refused = try Shell.run(
+            "scan-blocks --chain litecoin --network regtest --birthday 0 --state-dir \(dir)/refused --node 127.0.0.1:\(port)"
+                + " --rpc-credentials \(dir)/wrong", stdin: Data(#"{"mnemonic":"\#(Self.phrase)"}"#.utf8))
         XCTAssertEqual(refused.status, 77, refused.stderr)
         XCTAssertTrue(refused.stderr.contains("source.refused") && refused.stderr.contains("HTTP 401"), refused.stderr)
         XCTAssertFalse(refused.stderr.contains("not-the-password"), refused.stderr)
         try FileManager.default.createDirectory(atPath: "\(dir)/home", withIntermediateDirectories: true)
-        let noCookie = try Shell.run("HOME=\(dir)/home scan-blocks --chain litecoin --network regtest --birthday 0 --state-dir \(dir)/refused --node 127.0.0.1:\(port)",
-                                     stdin: Data(#"{"mnemonic":"\#(Self.phrase)"}"#.utf8))
+        let noCookie = try Shell.run(
+            "HOME=\(dir)/home scan-blocks --chain litecoin --network regtest --birthday 0 --state-dir \(dir)/refused --node 127.0.0.1:\(port)",
+            stdin: Data(#"{"mnemonic":"\#(Self.phrase)"}"#.utf8))
         XCTAssertEqual(noCookie.status, 64, noCookie.stderr)
         XCTAssertTrue(noCookie.stderr.contains("there is no cookie at \(dir)/home/.litecoin/regtest/.cookie"), noCookie.stderr)
 
@@ -202,10 +230,14 @@ final class LitecoinLiveNodeTests: XCTestCase {
         // --follow: a payment mined while it polls is reported, with the balance after it.
         let follower = Process()
         follower.executableURL = TestPaths.binDir.appendingPathComponent("scan-blocks")
-        follower.arguments = ["--chain", "litecoin", "--network", "regtest", "--node", "127.0.0.1:\(port)", "--rpc-cookie", "\(dir)/node/regtest/.cookie",
-                              "--follow", "--interval", "0.5", "--birthday", "0", "--state-dir", "\(dir)/fresh", "--gap-limit", "40",
-                              "--key-file", "\(dir)/key.json", "--progress", "none"]
-        XCTAssertTrue(FileManager.default.createFile(atPath: "\(dir)/key.json", contents: Shell.lines([["mnemonic": Self.phrase]]), attributes: [.posixPermissions: 0o600]))
+        follower.arguments = [
+            "--chain", "litecoin", "--network", "regtest", "--node", "127.0.0.1:\(port)", "--rpc-cookie", "\(dir)/node/regtest/.cookie",
+            "--follow", "--interval", "0.5", "--birthday", "0", "--state-dir", "\(dir)/fresh", "--gap-limit", "40",
+            "--key-file", "\(dir)/key.json", "--progress", "none",
+        ]
+        XCTAssertTrue(
+            FileManager.default.createFile(
+                atPath: "\(dir)/key.json", contents: Shell.lines([["mnemonic": Self.phrase]]), attributes: [.posixPermissions: 0o600]))
         XCTAssertTrue(FileManager.default.createFile(atPath: "\(dir)/follow.jsonl", contents: nil))
         follower.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: "\(dir)/follow.jsonl"))
         follower.standardError = FileHandle.nullDevice
@@ -217,7 +249,11 @@ final class LitecoinLiveNodeTests: XCTestCase {
         try send(try address(purpose: 84, index: 11), "0.11")
         try mine(1, to: miner)
         let tip = Int(try cli("getblockcount"))!
-        try waitFor(seconds: 60) { followed().contains { $0["type"] as? String == "received" && $0["path"] as? String == "m/84'/1'/0'/0/11" && $0["height"] as? Int == tip } }
+        try waitFor(seconds: 60) {
+            followed().contains {
+                $0["type"] as? String == "received" && $0["path"] as? String == "m/84'/1'/0'/0/11" && $0["height"] as? Int == tip
+            }
+        }
         try waitFor(seconds: 60) { followed().last { $0["type"] as? String == "balance" }?["height"] as? Int == tip }
         XCTAssertTrue(follower.isRunning, "--follow stopped by itself")
         follower.terminate()
@@ -225,7 +261,8 @@ final class LitecoinLiveNodeTests: XCTestCase {
         // What it wrote, with the run before it, is the whole state: a run after it has nothing new.
         let latest = try scan(state: "fresh", gap: 40)
         XCTAssertEqual(latest.records.map { $0["type"] as? String }, ["balance"])
-        XCTAssertEqual(latest.records.last?["total"] as? String, followed().last { $0["type"] as? String == "balance" }?["total"] as? String)
+        XCTAssertEqual(
+            latest.records.last?["total"] as? String, followed().last { $0["type"] as? String == "balance" }?["total"] as? String)
 
         // Without -rest the blocks come through getblock's hex: the same outputs.
         try stop()
@@ -239,20 +276,24 @@ final class LitecoinLiveNodeTests: XCTestCase {
         let campaign = URL(fileURLWithPath: "\(dir)/campaign")
         try FileManager.default.createDirectory(at: campaign, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         try KillCampaign.writeCheckers(to: campaign)
-        let command = "scan-blocks --chain litecoin --network regtest --birthday 0 --gap-limit 40 \(fromNode) --key-file \(dir)/key.json --progress none"
+        let command =
+            "scan-blocks --chain litecoin --network regtest --birthday 0 --gap-limit 40 \(fromNode) --key-file \(dir)/key.json --progress none"
         let started = Date()
         let clean = try Shell.run("\(command) --state-dir clean > clean.jsonl", cwd: campaign)
         XCTAssertEqual(clean.status, 0, clean.stderr)
         let seconds = Date().timeIntervalSince(started)
-        XCTAssertEqual(try Shell.run("python3 same-events.py clean.jsonl /dev/stdin", stdin: Data(viaRPC.out.utf8), cwd: campaign).status, 0,
-                       "the campaign's clean run is the scan above")
+        XCTAssertEqual(
+            try Shell.run("python3 same-events.py clean.jsonl /dev/stdin", stdin: Data(viaRPC.out.utf8), cwd: campaign).status, 0,
+            "the campaign's clean run is the scan above")
         let kills = KillCampaign.scan(command, wanted: "clean.jsonl", window: seconds * 1.2)
         try assertCampaign(kills, in: campaign, "scan-blocks from litecoind")
 
         // The node's own block files (stale blocks of the reorg among them), read after it stopped.
         try stop()
         let files = try scan(state: "files", gap: 40, source: "--blocks \(dir)/node/regtest/blocks")
-        let outpoints = { (records: [[String: Any]], type: String) in Set(records.filter { $0["type"] as? String == type }.map { "\($0["txid"]!):\($0["vout"] ?? $0["vin"]!)" }) }
+        let outpoints = { (records: [[String: Any]], type: String) in
+            Set(records.filter { $0["type"] as? String == type }.map { "\($0["txid"]!):\($0["vout"] ?? $0["vin"]!)" })
+        }
         XCTAssertEqual(outpoints(files.records, "received"), outpoints(viaRPC.records, "received"))
         XCTAssertEqual(outpoints(files.records, "spent"), outpoints(viaRPC.records, "spent"))
         XCTAssertEqual(outpoints(files.records, "pending"), [])

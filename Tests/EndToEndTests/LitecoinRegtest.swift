@@ -33,8 +33,11 @@ final class LitecoinRegtest {
     private func startOnce(rest: Bool) throws -> Bool {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/litecoind")
-        p.arguments = ["-regtest", "-datadir=\(dir)/node", "-rpcport=\(port)", "-rpcbind=127.0.0.1", "-rpcallowip=127.0.0.1", "-listen=0",
-                       "-fallbackfee=0.0001", "-printtoconsole=0", "-discover=0", "-dnsseed=0"] + (rest ? ["-rest"] : [])
+        p.arguments =
+            [
+                "-regtest", "-datadir=\(dir)/node", "-rpcport=\(port)", "-rpcbind=127.0.0.1", "-rpcallowip=127.0.0.1", "-listen=0",
+                "-fallbackfee=0.0001", "-printtoconsole=0", "-discover=0", "-dnsseed=0",
+            ] + (rest ? ["-rest"] : [])
         p.standardOutput = FileHandle.nullDevice
         p.standardError = FileHandle.nullDevice
         try p.run()
@@ -78,7 +81,10 @@ final class LitecoinRegtest {
         let data = out.fileHandleForReading.readDataToEndOfFile()
         let problem = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         p.waitUntilExit()
-        guard p.terminationStatus == 0 else { throw NSError(domain: "litecoin-cli", code: Int(p.terminationStatus), userInfo: [NSLocalizedDescriptionKey: "\(args): \(problem)"]) }
+        guard p.terminationStatus == 0 else {
+            throw NSError(
+                domain: "litecoin-cli", code: Int(p.terminationStatus), userInfo: [NSLocalizedDescriptionKey: "\(args): \(problem)"])
+        }
         return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 

@@ -29,11 +29,15 @@ final class ManyWalletsTests: XCTestCase {
         for i in 0..<9_999 {
             var view = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
             view[31] &= 0x0F
-            text += #"{"name":"w\#(i)","view_key":"\#(view.map { String(format: "%02x", $0) }.joined())","public_spend_key":"\#(spend)"}"# + "\n"
+            text +=
+                #"{"name":"w\#(i)","view_key":"\#(view.map { String(format: "%02x", $0) }.joined())","public_spend_key":"\#(spend)"}"#
+                + "\n"
         }
         XCTAssertGreaterThan(text.utf8.count, 1_800_000)
         for (file, contents) in [("many", text), ("one", String(decoding: real, as: UTF8.self))] {
-            XCTAssertTrue(FileManager.default.createFile(atPath: "\(dir)/\(file)", contents: Data(contents.utf8), attributes: [.posixPermissions: 0o600]))
+            XCTAssertTrue(
+                FileManager.default.createFile(
+                    atPath: "\(dir)/\(file)", contents: Data(contents.utf8), attributes: [.posixPermissions: 0o600]))
         }
         let scan = "scan-blocks --blocks \(dir)/block71.jsonl --lookahead 1,1 --birthday 71 --progress none"
         let alone = try Shell.run("\(scan) --wallets \(dir)/one --state-dir \(dir)/alone")
@@ -43,9 +47,12 @@ final class ManyWalletsTests: XCTestCase {
 
         // Under a soft limit of 1,024 files (the hard one is higher): raised for the run. The
         // largest resident size of the run is what Python's getrusage says of its child.
-        let measured = "import resource, subprocess, sys; code = subprocess.call(sys.argv[1:]); "
+        let measured =
+            "import resource, subprocess, sys; code = subprocess.call(sys.argv[1:]); "
             + "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr); sys.exit(code)"
-        let many = try Shell.run("ulimit -Sn 1024 && /usr/bin/python3 -c '\(measured)' \(scan.replacingOccurrences(of: "scan-blocks", with: TestPaths.binDir.path + "/scan-blocks")) --wallets \(dir)/many --state-dir \(dir)/many-state")
+        let many = try Shell.run(
+            "ulimit -Sn 1024 && /usr/bin/python3 -c '\(measured)' \(scan.replacingOccurrences(of: "scan-blocks", with: TestPaths.binDir.path + "/scan-blocks")) --wallets \(dir)/many --state-dir \(dir)/many-state"
+        )
         XCTAssertEqual(many.status, 0, String(many.stderr.prefix(2000)))
         let records = many.records
         XCTAssertEqual(records.filter { $0["type"] as? String == "balance" }.count, 10_000)
@@ -62,7 +69,9 @@ final class ManyWalletsTests: XCTestCase {
         // A hard limit below what 10,000 wallets need is refused before any state is made.
         let low = try Shell.run("ulimit -n 2000 && \(scan) --wallets \(dir)/many --state-dir \(dir)/low")
         XCTAssertEqual(low.status, 69, low.stderr)
-        XCTAssertTrue(low.stderr.contains("scan.too_many_wallets: 10000 wallets need about 10131 open files, and this process may open 2000"), low.stderr)
+        XCTAssertTrue(
+            low.stderr.contains("scan.too_many_wallets: 10000 wallets need about 10131 open files, and this process may open 2000"),
+            low.stderr)
         XCTAssertEqual(low.out, "")
         XCTAssertFalse(FileManager.default.fileExists(atPath: "\(dir)/low"), "no state directory")
     }

@@ -15,14 +15,19 @@ final class MessagesTests: XCTestCase {
     override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
 
     func testKeyStoreAndCardNamesAreCheckedBeforeAnyPrompt() throws {
-        XCTAssertTrue(FileManager.default.createFile(atPath: "\(dir)/pass", contents: Data("a long test passphrase\n".utf8), attributes: [.posixPermissions: 0o600]))
-        let add = try Shell.run("keystore add w --keystore \(dir)/ks --keystore-pass-file \(dir)/pass --kdf interactive",
-                                stdin: Shell.lines([["seed": "000102030405060708090a0b0c0d0e0f"]]))
+        XCTAssertTrue(
+            FileManager.default.createFile(
+                atPath: "\(dir)/pass", contents: Data("a long test passphrase\n".utf8), attributes: [.posixPermissions: 0o600]))
+        let add = try Shell.run(
+            "keystore add w --keystore \(dir)/ks --keystore-pass-file \(dir)/pass --kdf interactive",
+            stdin: Shell.lines([["seed": "000102030405060708090a0b0c0d0e0f"]]))
         XCTAssertEqual(add.status, 0, add.stderr)
         // No terminal (setsid) and no passphrase option: an unknown name is said first (66),
         // not "cannot prompt".
-        for command in ["keystore export nosuch", "keystore passwd nosuch", "keystore birthday nosuch btc=1", "keystore destroy nosuch",
-                        "derive --wallet nosuch", "sign-hash --wallet nosuch", "sign-tx --wallet nosuch", "card-info verify-pin --pairing nosuch"] {
+        for command in [
+            "keystore export nosuch", "keystore passwd nosuch", "keystore birthday nosuch btc=1", "keystore destroy nosuch",
+            "derive --wallet nosuch", "sign-hash --wallet nosuch", "sign-tx --wallet nosuch", "card-info verify-pin --pairing nosuch",
+        ] {
             let r = try Shell.run("setsid -w \(command) --keystore \(dir)/ks < /dev/null")
             XCTAssertEqual(r.status, 66, command + ": " + r.stderr)
             XCTAssertTrue(r.stderr.contains("keystore.unknown_entry"), command + ": " + r.stderr)
@@ -43,15 +48,21 @@ final class MessagesTests: XCTestCase {
         XCTAssertEqual(test.status, 0, test.stderr)
         XCTAssertEqual(testnet.out, test.out)
         XCTAssertEqual(test.records.first?["network"] as? String, "test")
-        let moneroMain = try Shell.run("derive --coin xmr --network main", stdin: Shell.lines([["seed": String(repeating: "01", count: 32)]]))
-        let moneroMainnet = try Shell.run("derive --coin xmr --network mainnet", stdin: Shell.lines([["seed": String(repeating: "01", count: 32)]]))
+        let moneroMain = try Shell.run(
+            "derive --coin xmr --network main", stdin: Shell.lines([["seed": String(repeating: "01", count: 32)]]))
+        let moneroMainnet = try Shell.run(
+            "derive --coin xmr --network mainnet", stdin: Shell.lines([["seed": String(repeating: "01", count: 32)]]))
         XCTAssertEqual(moneroMain.status, 0, moneroMain.stderr)
         XCTAssertEqual(moneroMain.out, moneroMainnet.out)
         let stagenet = try Shell.run("derive --coin btc --network stagenet", stdin: seed)
         XCTAssertEqual(stagenet.status, 64)
-        XCTAssertEqual(stagenet.stderr.split(separator: "\n").first.map(String.init), "Error: btc has no network 'stagenet' (btc networks: main, test, signet, regtest)")
-        for (command, message) in [("scan-blocks --chain zcash --network stagenet", "--network must be main or test for zcash"),
-                                   ("scan-blocks --network signet", "--network must be main, test or stagenet for monero")] {
+        XCTAssertEqual(
+            stagenet.stderr.split(separator: "\n").first.map(String.init),
+            "Error: btc has no network 'stagenet' (btc networks: main, test, signet, regtest)")
+        for (command, message) in [
+            ("scan-blocks --chain zcash --network stagenet", "--network must be main or test for zcash"),
+            ("scan-blocks --network signet", "--network must be main, test or stagenet for monero"),
+        ] {
             let r = try Shell.run(command + " < /dev/null")
             XCTAssertEqual(r.status, 64, command)
             XCTAssertEqual(r.stderr.split(separator: "\n").first.map(String.init), "Error: " + message, command)
@@ -70,9 +81,11 @@ final class MessagesTests: XCTestCase {
     }
 
     func testWeakEntropyWarns() throws {
-        let inputs: [[String: Any]] = [["entropy": String(repeating: "00", count: 16)], ["entropy": String(repeating: "ff", count: 16)],
-                                       ["dice": String(repeating: "6", count: 140)], ["coins": String(repeating: "1", count: 200)],
-                                       ["entropy": "0c1e24e5917779d297e14d45f14e1a1a"]]
+        let inputs: [[String: Any]] = [
+            ["entropy": String(repeating: "00", count: 16)], ["entropy": String(repeating: "ff", count: 16)],
+            ["dice": String(repeating: "6", count: 140)], ["coins": String(repeating: "1", count: 200)],
+            ["entropy": "0c1e24e5917779d297e14d45f14e1a1a"],
+        ]
         let r = try Shell.run("mnemonic from-entropy --words 12", stdin: Shell.lines(inputs))
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertEqual(r.records.map { $0["warning"] != nil }, [true, true, true, true, false])
@@ -83,11 +96,17 @@ final class MessagesTests: XCTestCase {
     /// output (it said "not a JSON object").
     func testZcashStreamWithoutChainZcash() throws {
         let pb = TestPaths.fixture("zcash-sapling/compact_blocks.pb").path
-        let r = try Shell.run("scan-blocks --blocks \(pb) --state-dir \(dir)/s --birthday 0",
-                              stdin: Shell.lines([["mnemonic": "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"]]))
+        let r = try Shell.run(
+            "scan-blocks --blocks \(pb) --state-dir \(dir)/s --birthday 0",
+            stdin: Shell.lines([
+                ["mnemonic": "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"]
+            ]))
         XCTAssertEqual(r.status, 64, r.stderr)
         XCTAssertEqual(r.out, "")
-        XCTAssertEqual(r.stderr, "scan-blocks: usage: \(pb) is not JSON Lines of Monero blocks (it starts with byte 0xcb): Zcash compact blocks (a .pb stream) are scanned with --chain zcash\n")
+        XCTAssertEqual(
+            r.stderr,
+            "scan-blocks: usage: \(pb) is not JSON Lines of Monero blocks (it starts with byte 0xcb): Zcash compact blocks (a .pb stream) are scanned with --chain zcash\n"
+        )
     }
 
     /// A Monero block file whose blocks list transactions it does not hold, and no --txs: said
@@ -100,9 +119,14 @@ final class MessagesTests: XCTestCase {
         XCTAssertEqual(r.status, 65, r.stderr)
         XCTAssertEqual(r.out, "", "no event before the error")
         XCTAssertTrue(r.stderr.hasPrefix("scan-blocks: scan.malformed: block "), r.stderr)
-        XCTAssertTrue(r.stderr.hasSuffix(" is malformed: it lists transactions, and \(fixture)/blocks.jsonl holds no records of them: give the transaction records with --txs FILE (or mix them into the block file: cat txs blocks)\n"), r.stderr)
+        XCTAssertTrue(
+            r.stderr.hasSuffix(
+                " is malformed: it lists transactions, and \(fixture)/blocks.jsonl holds no records of them: give the transaction records with --txs FILE (or mix them into the block file: cat txs blocks)\n"
+            ), r.stderr)
         // The same files mixed into one stream need no --txs.
-        let mixed = try Shell.run("cat \(fixture)/txs.jsonl \(fixture)/blocks.jsonl > \(dir)/mixed.jsonl && scan-blocks --blocks \(dir)/mixed.jsonl --state-dir \(dir)/m --birthday 0 --progress none --lookahead 3,20", stdin: key)
+        let mixed = try Shell.run(
+            "cat \(fixture)/txs.jsonl \(fixture)/blocks.jsonl > \(dir)/mixed.jsonl && scan-blocks --blocks \(dir)/mixed.jsonl --state-dir \(dir)/m --birthday 0 --progress none --lookahead 3,20",
+            stdin: key)
         XCTAssertEqual(mixed.status, 0, mixed.stderr)
         XCTAssertEqual(mixed.records.last?["type"] as? String, "balance")
     }
@@ -114,14 +138,22 @@ final class MessagesTests: XCTestCase {
             XCTAssertEqual(r.status, 0, tool)
             XCTAssertEqual(r.out, "", tool)
             let name = tool.split(separator: " ")[0]
-            XCTAssertEqual(r.stderr, "\(name): warning: no input records: stdin was empty (give records, or a phrase where one is read, on stdin or in a file)\n", tool)
+            XCTAssertEqual(
+                r.stderr,
+                "\(name): warning: no input records: stdin was empty (give records, or a phrase where one is read, on stdin or in a file)\n",
+                tool)
         }
         XCTAssertTrue(FileManager.default.createFile(atPath: "\(dir)/empty.jsonl", contents: Data()))
         let file = try Shell.run("mnemonic validate \(dir)/empty.jsonl")
         XCTAssertEqual(file.status, 0)
-        XCTAssertEqual(file.stderr, "mnemonic: warning: no input records: \(dir)/empty.jsonl was empty (give records, or a phrase where one is read, on stdin or in a file)\n")
+        XCTAssertEqual(
+            file.stderr,
+            "mnemonic: warning: no input records: \(dir)/empty.jsonl was empty (give records, or a phrase where one is read, on stdin or in a file)\n"
+        )
         // One record is enough: no warning.
-        let one = try Shell.run("mnemonic validate", stdin: Data("abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about\n".utf8))
+        let one = try Shell.run(
+            "mnemonic validate",
+            stdin: Data("abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about\n".utf8))
         XCTAssertEqual(one.status, 0)
         XCTAssertEqual(one.stderr, "")
     }

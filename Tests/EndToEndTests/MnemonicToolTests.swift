@@ -73,25 +73,29 @@ final class MnemonicToolTests: XCTestCase {
     func testBadInputIsReportedAndTheRestProcessed() throws {
         var input = Data()
         func add(_ s: String) { input.append(Data(s.utf8)); input.append(0x0A) }
-        add(#"{"id":1,"mnemonic":"\#(about)"}"#)                                    // 1 ok
-        add("this is not json")                                                    // 2: a typed phrase, one unknown word
-        add("")                                                                    // 3
-        input.append(contentsOf: [0x7B, 0x22, 0x6D, 0x22, 0x3A, 0x22, 0xFF, 0xFE, 0x22, 0x7D, 0x0A]) // 4 bad UTF-8
-        add(#"{"mnemonic":""# + String(repeating: "abandon ", count: 125_000) + #""}"#) // 5: 1 MB, too many words
-        add(String(repeating: "x", count: 2_000_000))                              // 6: over the line limit
+        add(#"{"id":1,"mnemonic":"\#(about)"}"#)  // 1 ok
+        add("this is not json")  // 2: a typed phrase, one unknown word
+        add("")  // 3
+        input.append(contentsOf: [0x7B, 0x22, 0x6D, 0x22, 0x3A, 0x22, 0xFF, 0xFE, 0x22, 0x7D, 0x0A])  // 4 bad UTF-8
+        add(#"{"mnemonic":""# + String(repeating: "abandon ", count: 125_000) + #""}"#)  // 5: 1 MB, too many words
+        add(String(repeating: "x", count: 2_000_000))  // 6: over the line limit
         add(#"{"id":7,"mnemonic":"\#(about.replacingOccurrences(of: "about", with: "abuot"))"}"#)
         add(#"{"id":8,"mnemonic":42}"#)
         add(#"{"id":9}"#)
         add(#"[1,2]"#)
-        add(#"{"id":11,"mnemonic":"\#(about)","extra":{"keep":[1,2.50,"x"]}}"#)    // 11 ok
+        add(#"{"id":11,"mnemonic":"\#(about)","extra":{"keep":[1,2.50,"x"]}}"#)  // 11 ok
         let r = try Shell.run("mnemonic validate", stdin: input)
         XCTAssertEqual(r.status, 65)
         let records = r.records
         XCTAssertEqual(records.count, 11, r.out.prefix(2000).description)
         let codes = records.map { $0["code"] as? String ?? "ok" }
-        XCTAssertEqual(codes, ["ok", "mnemonic.unknown_word", "record.empty_line", "record.invalid_utf8",
-                               "mnemonic.invalid_word_count", "record.line_too_long", "mnemonic.unknown_word",
-                               "record.wrong_type", "record.missing_field", "record.invalid_json", "ok"])
+        XCTAssertEqual(
+            codes,
+            [
+                "ok", "mnemonic.unknown_word", "record.empty_line", "record.invalid_utf8",
+                "mnemonic.invalid_word_count", "record.line_too_long", "mnemonic.unknown_word",
+                "record.wrong_type", "record.missing_field", "record.invalid_json", "ok",
+            ])
         for (i, record) in records.enumerated() where record["type"] as? String == "error" {
             XCTAssertEqual(record["line"] as? Int, i + 1)
         }
@@ -110,12 +114,15 @@ final class MnemonicToolTests: XCTestCase {
         let passFile = try secretFile(passphrase)
         let wrongWord = about.replacingOccurrences(of: "about", with: "abuot")
         let badChecksum = "legal winner thank year wave sausage worth useful legal winner thank winner"
-        let input = Shell.lines([["mnemonic": wrongWord], ["mnemonic": badChecksum], ["mnemonic": about],
-                                 ["mnemonic": about, "passphrase": passphrase]])
+        let input = Shell.lines([
+            ["mnemonic": wrongWord], ["mnemonic": badChecksum], ["mnemonic": about],
+            ["mnemonic": about, "passphrase": passphrase],
+        ])
         let r = try Shell.run("mnemonic to-seed --passphrase-file \(passFile)", stdin: input)
         XCTAssertEqual(r.status, 65)
         let errors = r.records.filter { $0["type"] as? String == "error" }
-        XCTAssertEqual(errors.map { $0["code"] as? String }, ["mnemonic.unknown_word", "mnemonic.checksum_failed", "record.conflicting_fields"])
+        XCTAssertEqual(
+            errors.map { $0["code"] as? String }, ["mnemonic.unknown_word", "mnemonic.checksum_failed", "record.conflicting_fields"])
         for secret in [passphrase, "abuot", "legal winner", "abandon", "yellow"] {
             XCTAssertFalse(r.stderr.contains(secret), "stderr shows \(secret)")
             for e in errors { XCTAssertFalse((e["message"] as! String).contains(secret)) }
@@ -143,7 +150,8 @@ final class MnemonicToolTests: XCTestCase {
         try Data("TREZOR\n".utf8).write(to: file)
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file.path)
         let input = Shell.lines([["mnemonic": about]])
-        let expected = "c55257c360c07c72029aebc1b53c05ed0362ada38ead3e3e9efa3708e53495531f09a6987599d18264c1e1c92f2cf141630c7a3c4ab7c81b2f001698e7463b04"
+        let expected =
+            "c55257c360c07c72029aebc1b53c05ed0362ada38ead3e3e9efa3708e53495531f09a6987599d18264c1e1c92f2cf141630c7a3c4ab7c81b2f001698e7463b04"
         let viaFile = try Shell.run("mnemonic to-seed --passphrase-file \(file.path)", stdin: input)
         let viaFD = try Shell.run("mnemonic to-seed --passphrase-fd 3 3<\(file.path)", stdin: input)
         let viaPipe = try Shell.run("mnemonic to-seed --passphrase-fd 3 3< <(printf TREZOR)", stdin: input)
@@ -171,19 +179,26 @@ final class MnemonicToolTests: XCTestCase {
             return try Shell.run("(\(feed)) | script -qec \"\(command)\" /dev/null")
         }
         let ok = try onTerminal(["TREZOR\\n", "TREZOR\\n"], "mnemonic to-seed --passphrase-prompt < \(records.path)")
-        XCTAssertTrue(ok.out.contains("c55257c360c07c72029aebc1b53c05ed0362ada38ead3e3e9efa3708e53495531f09a6987599d18264c1e1c92f2cf141630c7a3c4ab7c81b2f001698e7463b04"), ok.out)
+        XCTAssertTrue(
+            ok.out.contains(
+                "c55257c360c07c72029aebc1b53c05ed0362ada38ead3e3e9efa3708e53495531f09a6987599d18264c1e1c92f2cf141630c7a3c4ab7c81b2f001698e7463b04"
+            ), ok.out)
         XCTAssertFalse(ok.out.contains("TREZOR"), "the passphrase was echoed")
-        let mismatch = try onTerminal(["TREZOR\\n", "TREZOX\\n"], "mnemonic to-seed --passphrase-prompt < \(records.path); echo status=\\$?")
+        let mismatch = try onTerminal(
+            ["TREZOR\\n", "TREZOX\\n"], "mnemonic to-seed --passphrase-prompt < \(records.path); echo status=\\$?")
         XCTAssertTrue(mismatch.out.contains("status=65"), mismatch.out + "/" + mismatch.stderr)
         XCTAssertFalse(mismatch.out.contains("TREZO"))
-        let interrupted = try onTerminal(["\\003"], "trap '' INT; mnemonic to-seed --passphrase-prompt < \(records.path); echo status=\\$?; stty -a")
+        let interrupted = try onTerminal(
+            ["\\003"], "trap '' INT; mnemonic to-seed --passphrase-prompt < \(records.path); echo status=\\$?; stty -a")
         XCTAssertTrue(interrupted.out.contains("status=130"), interrupted.out)
         XCTAssertTrue(interrupted.out.split(whereSeparator: { $0 == " " || $0 == ";" || $0.isNewline }).contains("echo"), interrupted.out)
     }
 
     /// 10,000 phrases stream through generate | validate | to-entropy.
     func testTenThousandPhrasesStream() throws {
-        let r = try Shell.run("set -o pipefail; mnemonic generate --words 12 --count 10000 | mnemonic validate | mnemonic to-entropy | grep -c '\"entropy\":\"[0-9a-f]\\{32\\}\"'")
+        let r = try Shell.run(
+            "set -o pipefail; mnemonic generate --words 12 --count 10000 | mnemonic validate | mnemonic to-entropy | grep -c '\"entropy\":\"[0-9a-f]\\{32\\}\"'"
+        )
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertEqual(r.out, "10000\n")
     }
@@ -213,8 +228,10 @@ final class MnemonicToolTests: XCTestCase {
     func testGenerateOptionsAndLanguages() throws {
         // One run each, each status checked (an && chain stops silently at its first failure).
         var records = [[String: Any]]()
-        for line in ["mnemonic generate --language japanese --words 15", "mnemonic generate --scheme monero",
-                     "set -o pipefail; mnemonic generate --language korean --words 12 | mnemonic validate"] {
+        for line in [
+            "mnemonic generate --language japanese --words 15", "mnemonic generate --scheme monero",
+            "set -o pipefail; mnemonic generate --language korean --words 12 | mnemonic validate",
+        ] {
             let r = try Shell.run(line)
             XCTAssertEqual(r.status, 0, line + r.stderr)
             XCTAssertEqual(r.records.count, 1, line)
@@ -226,8 +243,10 @@ final class MnemonicToolTests: XCTestCase {
         XCTAssertEqual(records[1]["scheme"] as? String, "monero")
         XCTAssertEqual((records[1]["mnemonic"] as! String).split(separator: " ").count, 25)
         XCTAssertEqual(records[2]["language"] as? String, "korean")
-        for bad in ["generate --words 13", "generate --language klingon", "generate --scheme monero --words 24",
-                    "generate --scheme monero --language french", "generate --count 0", "nope"] {
+        for bad in [
+            "generate --words 13", "generate --language klingon", "generate --scheme monero --words 24",
+            "generate --scheme monero --language french", "generate --count 0", "nope",
+        ] {
             XCTAssertEqual(try Shell.run("mnemonic \(bad)").status, 64, bad)
         }
     }

@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 import SatchelTestSupport
 import XCTest
@@ -24,14 +24,22 @@ final class MoneroLiveNodeTests: XCTestCase {
         try FileManager.default.createDirectory(atPath: dir + "/wallets", withIntermediateDirectories: true)
         let base = 20_000 + Int.random(in: 0..<9_000) * 4
         (nodePort, minerPort, receiverPort) = (base, base + 2, base + 3)
-        try start("/usr/bin/monerod", ["--regtest", "--offline", "--fixed-difficulty", "1", "--data-dir", dir + "/node",
-                                      "--rpc-bind-ip", "127.0.0.1", "--rpc-bind-port", "\(nodePort)", "--p2p-bind-ip", "127.0.0.1",
-                                      "--p2p-bind-port", "\(base + 1)", "--no-zmq", "--no-igd", "--non-interactive", "--log-level", "0"], log: "node.log")
+        try start(
+            "/usr/bin/monerod",
+            [
+                "--regtest", "--offline", "--fixed-difficulty", "1", "--data-dir", dir + "/node",
+                "--rpc-bind-ip", "127.0.0.1", "--rpc-bind-port", "\(nodePort)", "--p2p-bind-ip", "127.0.0.1",
+                "--p2p-bind-port", "\(base + 1)", "--no-zmq", "--no-igd", "--non-interactive", "--log-level", "0",
+            ], log: "node.log")
         try waitFor { (try? self.rpc(self.nodePort, "get_info")) != nil }
         for port in [minerPort, receiverPort] {
-            try start("/usr/bin/monero-wallet-rpc", ["--daemon-address", "127.0.0.1:\(nodePort)", "--rpc-bind-ip", "127.0.0.1",
-                                                    "--rpc-bind-port", "\(port)", "--wallet-dir", dir + "/wallets", "--disable-rpc-login",
-                                                    "--non-interactive", "--log-level", "0"], log: "wallet-\(port).log")
+            try start(
+                "/usr/bin/monero-wallet-rpc",
+                [
+                    "--daemon-address", "127.0.0.1:\(nodePort)", "--rpc-bind-ip", "127.0.0.1",
+                    "--rpc-bind-port", "\(port)", "--wallet-dir", dir + "/wallets", "--disable-rpc-login",
+                    "--non-interactive", "--log-level", "0",
+                ], log: "wallet-\(port).log")
             try waitFor { (try? self.rpc(port, "get_version")) != nil }
         }
     }
@@ -59,9 +67,11 @@ final class MoneroLiveNodeTests: XCTestCase {
     private func waitFor(seconds: Double = 60, _ ready: () -> Bool) throws {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline { if ready() { return }; Thread.sleep(forTimeInterval: 0.3) }
-        let logs = (try? FileManager.default.contentsOfDirectory(atPath: dir))?.filter { $0.hasSuffix(".log") }
+        let logs =
+            (try? FileManager.default.contentsOfDirectory(atPath: dir))?.filter { $0.hasSuffix(".log") }
             .compactMap { try? String(contentsOfFile: dir + "/" + $0, encoding: .utf8).suffix(400) }.joined(separator: "\n") ?? ""
-        throw NSError(domain: "monero", code: 1, userInfo: [NSLocalizedDescriptionKey: "a Monero process did not start in \(seconds) s:\n\(logs)"])
+        throw NSError(
+            domain: "monero", code: 1, userInfo: [NSLocalizedDescriptionKey: "a Monero process did not start in \(seconds) s:\n\(logs)"])
     }
 
     /// JSON-RPC to a node or wallet on loopback.
@@ -72,12 +82,16 @@ final class MoneroLiveNodeTests: XCTestCase {
         request.httpBody = try JSONSerialization.data(withJSONObject: ["jsonrpc": "2.0", "id": "0", "method": method, "params": params])
         nonisolated(unsafe) var body: Data?
         let done = DispatchSemaphore(value: 0)
-        URLSession.shared.dataTask(with: request) { data, _, _ in body = data; done.signal() }.resume()
+        URLSession.shared.dataTask(with: request) { data, _, _ in
+            body = data; done.signal()
+        }.resume()
         done.wait()
         guard let body, let reply = try JSONSerialization.jsonObject(with: body) as? [String: Any] else {
             throw NSError(domain: "rpc", code: 1, userInfo: [NSLocalizedDescriptionKey: "\(method): no answer"])
         }
-        if let error = reply["error"] { throw NSError(domain: "rpc", code: 2, userInfo: [NSLocalizedDescriptionKey: "\(method): \(error)"]) }
+        if let error = reply["error"] {
+            throw NSError(domain: "rpc", code: 2, userInfo: [NSLocalizedDescriptionKey: "\(method): \(error)"])
+        }
         return reply["result"] as? [String: Any] ?? [:]
     }
 
@@ -89,16 +103,24 @@ final class MoneroLiveNodeTests: XCTestCase {
             let block = try rpc(nodePort, "get_block", ["height": height])
             let header = block["block_header"] as? [String: Any] ?? [:]
             let ids = block["tx_hashes"] as? [String] ?? []
-            let record: [String: Any] = ["height": height, "hash": header["hash"] ?? "", "prev_hash": header["prev_hash"] ?? "", "blob": block["blob"] ?? "", "tx_hashes": ids]
+            let record: [String: Any] = [
+                "height": height, "hash": header["hash"] ?? "", "prev_hash": header["prev_hash"] ?? "", "blob": block["blob"] ?? "",
+                "tx_hashes": ids,
+            ]
             blockLines += String(decoding: try JSONSerialization.data(withJSONObject: record), as: UTF8.self) + "\n"
             guard !ids.isEmpty else { continue }
             let body = try JSONSerialization.data(withJSONObject: ["txs_hashes": ids, "decode_as_json": false]).base64EncodedString()
             let r = try Shell.run("echo \(body) | base64 -d | curl -sf -m 30 http://127.0.0.1:\(nodePort)/get_transactions -d @-")
             XCTAssertEqual(r.status, 0, r.stderr)
-            let found = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: Any])["txs"] as? [[String: Any]] ?? []
+            let found =
+                try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [String: Any])["txs"] as? [[String: Any]] ?? []
             XCTAssertEqual(found.count, ids.count)
             for tx in found {
-                txLines += String(decoding: try JSONSerialization.data(withJSONObject: ["tx_hash": tx["tx_hash"] ?? "", "hex": tx["as_hex"] ?? "", "in_pool": false]), as: UTF8.self) + "\n"
+                txLines +=
+                    String(
+                        decoding: try JSONSerialization.data(withJSONObject: [
+                            "tx_hash": tx["tx_hash"] ?? "", "hex": tx["as_hex"] ?? "", "in_pool": false,
+                        ]), as: UTF8.self) + "\n"
             }
         }
         for (path, text) in [(blocks, blockLines), (txs, txLines)] {
@@ -137,8 +159,10 @@ final class MoneroLiveNodeTests: XCTestCase {
         return ((balance["balance"] as! NSNumber).uint64Value, (balance["unlocked_balance"] as! NSNumber).uint64Value, outputs, perAccount)
     }
 
-    private func assertAgrees(_ r: Shell.Result, with wallet: WalletView,
-                              received: [[String: Any]], file: StaticString = #filePath, line: UInt = #line) {
+    private func assertAgrees(
+        _ r: Shell.Result, with wallet: WalletView,
+        received: [[String: Any]], file: StaticString = #filePath, line: UInt = #line
+    ) {
         XCTAssertEqual(r.status, 0, r.stderr, file: file, line: line)
         let balance = r.records.last { $0["type"] as? String == "balance" }
         XCTAssertEqual(balance?["total"] as? String, String(wallet.total), file: file, line: line)
@@ -166,15 +190,23 @@ final class MoneroLiveNodeTests: XCTestCase {
         let primary = try rpc(receiverPort, "get_address")["address"] as! String
         let sub01 = try rpc(receiverPort, "create_address", ["account_index": 0])["address"] as! String
         let account1 = try rpc(receiverPort, "create_account")["address"] as! String
-        let integrated = try rpc(receiverPort, "make_integrated_address", ["standard_address": primary, "payment_id": "feedfacecafebeef"])["integrated_address"] as! String
+        let integrated =
+            try rpc(receiverPort, "make_integrated_address", ["standard_address": primary, "payment_id": "feedfacecafebeef"])[
+                "integrated_address"] as! String
         let phrase = try rpc(receiverPort, "query_key", ["key_type": "mnemonic"])["key"] as! String
         let seed = Shell.lines([["mnemonic": phrase]])
 
         try mine(90, to: minerAddress)
         try rpc(minerPort, "refresh")
-        try rpc(minerPort, "transfer", ["destinations": [["amount": 2_000_000_000_000, "address": primary],
-                                                         ["amount": 500_000_000_000, "address": sub01],
-                                                         ["amount": 300_000_000_000, "address": account1]]])
+        try rpc(
+            minerPort, "transfer",
+            [
+                "destinations": [
+                    ["amount": 2_000_000_000_000, "address": primary],
+                    ["amount": 500_000_000_000, "address": sub01],
+                    ["amount": 300_000_000_000, "address": account1],
+                ]
+            ])
         try rpc(minerPort, "transfer", ["destinations": [["amount": 250_000_000_000, "address": integrated]]])
         try mine(11, to: minerAddress)
         // R spends back to M; then a payment to R waits in the mempool.
@@ -190,8 +222,9 @@ final class MoneroLiveNodeTests: XCTestCase {
         let wallet = try walletView(receiverPort)
         let received = first.records.filter { $0["type"] as? String == "received" }
         XCTAssertEqual(received.count, wallet.outputs.count)
-        XCTAssertEqual(first.records.filter { $0["type"] as? String == "spent" }.count,
-                       wallet.outputs.filter { $0["spent"] as? Bool == true }.count)
+        XCTAssertEqual(
+            first.records.filter { $0["type"] as? String == "spent" }.count,
+            wallet.outputs.filter { $0["spent"] as? Bool == true }.count)
         XCTAssertEqual(first.records.filter { $0["type"] as? String == "pending" }.count, 1)
         XCTAssertTrue(received.contains { $0["payment_id"] as? String == "feedfacecafebeef" })
         assertAgrees(first, with: wallet, received: received)
@@ -203,8 +236,9 @@ final class MoneroLiveNodeTests: XCTestCase {
         try KillCampaign.writeCheckers(to: campaign)
         try first.stdout.write(to: campaign.appendingPathComponent("clean.jsonl"))
         try seed.write(to: campaign.appendingPathComponent("key.json"))
-        let kills = KillCampaign.scan("scan-blocks --node 127.0.0.1:\(nodePort) --birthday 0 --lookahead 3,20 --progress none < key.json",
-                                      wanted: "clean.jsonl", window: seconds * 1.2)
+        let kills = KillCampaign.scan(
+            "scan-blocks --node 127.0.0.1:\(nodePort) --birthday 0 --lookahead 3,20 --progress none < key.json",
+            wanted: "clean.jsonl", window: seconds * 1.2)
         try assertCampaign(kills, in: campaign, "scan-blocks from monerod")
 
         // Rerun: nothing new.
@@ -216,7 +250,9 @@ final class MoneroLiveNodeTests: XCTestCase {
         // The chain so far as files, scanned into a state of their own.
         let tip = try XCTUnwrap(try rpc(nodePort, "get_info")["height"] as? Int) - 1
         try export(0...tip, blocks: "\(dir)/a.jsonl", txs: "\(dir)/a-txs.jsonl")
-        let fromFile = try Shell.run("scan-blocks --blocks \(dir)/a.jsonl --txs \(dir)/a-txs.jsonl --birthday 0 --state-dir \(dir)/files --lookahead 3,20", stdin: seed)
+        let fromFile = try Shell.run(
+            "scan-blocks --blocks \(dir)/a.jsonl --txs \(dir)/a-txs.jsonl --birthday 0 --state-dir \(dir)/files --lookahead 3,20",
+            stdin: seed)
         XCTAssertEqual(fromFile.status, 0, fromFile.stderr)
 
         // Reorg: drop the last 3 blocks (R's spend and its confirmations) and mine another branch.
@@ -231,16 +267,19 @@ final class MoneroLiveNodeTests: XCTestCase {
         let balance = afterReorg.records.last { $0["type"] as? String == "balance" }
         XCTAssertEqual(balance?["total"] as? String, String(walletAfter.total))
         XCTAssertEqual(balance?["unlocked"] as? String, String(walletAfter.unlocked))
-        XCTAssertEqual((balance?["accounts"] as? [[String: Any]] ?? []).map {
-            [String(describing: $0["major"] ?? "-"), $0["total"] as? String ?? "-", $0["unlocked"] as? String ?? "-"]
-        }.filter { $0[1] != "0" }, walletAfter.accounts)
+        XCTAssertEqual(
+            (balance?["accounts"] as? [[String: Any]] ?? []).map {
+                [String(describing: $0["major"] ?? "-"), $0["total"] as? String ?? "-", $0["unlocked"] as? String ?? "-"]
+            }.filter { $0[1] != "0" }, walletAfter.accounts)
 
         // The new branch alone as a file (#42): its first block's parent is the stored block
         // below the 3 popped ones, so the file state follows the reorg there, undoing only what
         // the popped blocks said, and ends where the node scan does.
         let newTip = try XCTUnwrap(try rpc(nodePort, "get_info")["height"] as? Int) - 1
         try export((tip - 2)...newTip, blocks: "\(dir)/b.jsonl", txs: "\(dir)/b-txs.jsonl")
-        let branch = try Shell.run("scan-blocks --blocks \(dir)/b.jsonl --txs \(dir)/b-txs.jsonl --birthday 0 --state-dir \(dir)/files --lookahead 3,20", stdin: seed)
+        let branch = try Shell.run(
+            "scan-blocks --blocks \(dir)/b.jsonl --txs \(dir)/b-txs.jsonl --birthday 0 --state-dir \(dir)/files --lookahead 3,20",
+            stdin: seed)
         XCTAssertEqual(branch.status, 0, branch.stderr)
         let nodeReorg = afterReorg.records.first { $0["type"] as? String == "reorg" }
         let fileReorg = branch.records.first { $0["type"] as? String == "reorg" }
@@ -253,8 +292,10 @@ final class MoneroLiveNodeTests: XCTestCase {
         XCTAssertEqual(fileBalance?["height"] as? Int, balance?["height"] as? Int)
         // Both in one file, the orphaned blocks then the new branch, as a node connects them:
         // read in one pass to the same balance.
-        let feed = try Shell.run("cat \(dir)/a.jsonl \(dir)/b.jsonl > \(dir)/feed.jsonl && cat \(dir)/a-txs.jsonl \(dir)/b-txs.jsonl > \(dir)/feed-txs.jsonl && "
-                                 + "scan-blocks --blocks \(dir)/feed.jsonl --txs \(dir)/feed-txs.jsonl --birthday 0 --state-dir \(dir)/feed --lookahead 3,20", stdin: seed)
+        let feed = try Shell.run(
+            "cat \(dir)/a.jsonl \(dir)/b.jsonl > \(dir)/feed.jsonl && cat \(dir)/a-txs.jsonl \(dir)/b-txs.jsonl > \(dir)/feed-txs.jsonl && "
+                + "scan-blocks --blocks \(dir)/feed.jsonl --txs \(dir)/feed-txs.jsonl --birthday 0 --state-dir \(dir)/feed --lookahead 3,20",
+            stdin: seed)
         XCTAssertEqual(feed.status, 0, feed.stderr)
         XCTAssertEqual(feed.records.last?["total"] as? String, String(walletAfter.total))
 
@@ -272,13 +313,17 @@ final class MoneroLiveNodeTests: XCTestCase {
         let minerAddress = try rpc(minerPort, "get_address")["address"] as! String
         let primary = try rpc(receiverPort, "get_address")["address"] as! String
         let phrase = try rpc(receiverPort, "query_key", ["key_type": "mnemonic"])["key"] as! String
-        XCTAssertTrue(FileManager.default.createFile(atPath: "\(dir)/key.json", contents: Shell.lines([["mnemonic": phrase]]), attributes: [.posixPermissions: 0o600]))
+        XCTAssertTrue(
+            FileManager.default.createFile(
+                atPath: "\(dir)/key.json", contents: Shell.lines([["mnemonic": phrase]]), attributes: [.posixPermissions: 0o600]))
         try mine(90, to: minerAddress)  // coinbase outputs unlock after 60 blocks; rings need decoys
 
         let scanner = Process()
         scanner.executableURL = TestPaths.binDir.appendingPathComponent("scan-blocks")
-        scanner.arguments = ["--node", "127.0.0.1:\(nodePort)", "--follow", "--interval", "0.5", "--birthday", "0", "--state-dir", "\(dir)/follow",
-                             "--lookahead", "3,20", "--key-file", "\(dir)/key.json", "--progress", "none"]
+        scanner.arguments = [
+            "--node", "127.0.0.1:\(nodePort)", "--follow", "--interval", "0.5", "--birthday", "0", "--state-dir", "\(dir)/follow",
+            "--lookahead", "3,20", "--key-file", "\(dir)/key.json", "--progress", "none",
+        ]
         XCTAssertTrue(FileManager.default.createFile(atPath: "\(dir)/follow.jsonl", contents: nil))
         scanner.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: "\(dir)/follow.jsonl"))
         scanner.standardError = FileHandle.nullDevice
@@ -286,7 +331,9 @@ final class MoneroLiveNodeTests: XCTestCase {
         try scanner.run()
         defer { if scanner.isRunning { scanner.terminate(); scanner.waitUntilExit() } }
         let balances = { () -> [[String: Any]] in
-            ((try? TestPaths.jsonLines(URL(fileURLWithPath: "\(self.dir)/follow.jsonl"))) ?? []).filter { $0["type"] as? String == "balance" }
+            ((try? TestPaths.jsonLines(URL(fileURLWithPath: "\(self.dir)/follow.jsonl"))) ?? []).filter {
+                $0["type"] as? String == "balance"
+            }
         }
         try waitFor(seconds: 60) { balances().count >= 1 }
         try mine(3, to: minerAddress)

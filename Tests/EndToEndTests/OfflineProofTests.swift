@@ -11,7 +11,8 @@ import XCTest
 final class OfflineProofTests: XCTestCase {
     static let phrase = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
     static var moneroPhrase: String {
-        ((try! TestPaths.json(TestPaths.fixture("monero-regtest/expected.json")) as! [String: Any])["keys"] as! [String: Any])["mnemonic"] as! String
+        ((try! TestPaths.json(TestPaths.fixture("monero-regtest/expected.json")) as! [String: Any])["keys"] as! [String: Any])["mnemonic"]
+            as! String
     }
     var dir: URL!
 
@@ -32,8 +33,9 @@ final class OfflineProofTests: XCTestCase {
         let trace = dir.appendingPathComponent("trace-\(UUID().uuidString)")
         // strace runs the tool itself, not a shell: bash started without $SHELL or $HOME asks
         // the name service who the user is, and glibc first tries nscd's socket.
-        let r = try Shell.run("unshare --net strace -f -qq -e trace=socket,connect,bind,listen,accept,accept4,sendto,sendmsg,sendmmsg -e signal=none -o \(trace.path) -- \(command)",
-                              stdin: stdin, cwd: dir)
+        let r = try Shell.run(
+            "unshare --net strace -f -qq -e trace=socket,connect,bind,listen,accept,accept4,sendto,sendmsg,sendmmsg -e signal=none -o \(trace.path) -- \(command)",
+            stdin: stdin, cwd: dir)
         let calls = ((try? String(contentsOf: trace, encoding: .utf8)) ?? "<no trace>").split(separator: "\n").map(String.init)
         return (r, calls)
     }
@@ -41,7 +43,9 @@ final class OfflineProofTests: XCTestCase {
     /// /proc/net is the namespace's own (sysfs is the host's): a loopback and nothing else,
     /// and a connection even to 127.0.0.1 fails, as the network is unreachable.
     func testTheNamespaceHasNoNetwork() throws {
-        let r = try Shell.run("unshare --net sh -c 'tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d \" \"; python3 -c \"import socket; socket.create_connection((\\\"127.0.0.1\\\", 9), 2)\" 2>&1 | tail -1'")
+        let r = try Shell.run(
+            "unshare --net sh -c 'tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d \" \"; python3 -c \"import socket; socket.create_connection((\\\"127.0.0.1\\\", 9), 2)\" 2>&1 | tail -1'"
+        )
         XCTAssertEqual(r.lines, ["lo", "OSError: [Errno 101] Network is unreachable"], r.stderr)
     }
 
@@ -62,10 +66,22 @@ final class OfflineProofTests: XCTestCase {
             ("derive --coin zec", record),
             ("derive account --coin btc --purpose 84", record),
             ("sign-hash sign --path m/0", Shell.lines([["mnemonic": Self.phrase, "hash": hash]])),
-            ("sign-tx --key-file key.json", Shell.lines([["eth_tx": ["to": "0xF0109fC8DF283027b6285cc889F5aA624EaC1F55", "value": "1", "gas": 21000,
-                                                                     "gasPrice": "1", "nonce": 0, "chainId": 1], "path": "m/44h/60h/0h/0/0"],
-                                                         ["message": "offline", "path": "m/44h/60h/0h/0/0"]])),
-            ("sign-tx --network test --allow-sighash --key-file tprv.json", Shell.lines([["psbt": psbt["updated_with_sighash_all"] as! String]])),
+            (
+                "sign-tx --key-file key.json",
+                Shell.lines([
+                    [
+                        "eth_tx": [
+                            "to": "0xF0109fC8DF283027b6285cc889F5aA624EaC1F55", "value": "1", "gas": 21000,
+                            "gasPrice": "1", "nonce": 0, "chainId": 1,
+                        ], "path": "m/44h/60h/0h/0/0",
+                    ],
+                    ["message": "offline", "path": "m/44h/60h/0h/0/0"],
+                ])
+            ),
+            (
+                "sign-tx --network test --allow-sighash --key-file tprv.json",
+                Shell.lines([["psbt": psbt["updated_with_sighash_all"] as! String]])
+            ),
             ("keystore add w \(ks)", record),
             ("keystore list \(ks)", Data()),
             ("keystore birthday w xmr=3000000 \(ks)", Data()),
@@ -88,6 +104,8 @@ final class OfflineProofTests: XCTestCase {
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: dir.appendingPathComponent("wallet.json").path)
         let (r, calls) = try offline("scan-blocks --node 127.0.0.1:18081 --timeout 1 --birthday 0 --state-dir st --key-file wallet.json")
         XCTAssertEqual(r.status, 69, r.stderr)
-        XCTAssertTrue(calls.contains { $0.contains("connect(") && $0.contains("127.0.0.1") && $0.contains("ENETUNREACH") }, calls.joined(separator: "\n"))
+        XCTAssertTrue(
+            calls.contains { $0.contains("connect(") && $0.contains("127.0.0.1") && $0.contains("ENETUNREACH") },
+            calls.joined(separator: "\n"))
     }
 }

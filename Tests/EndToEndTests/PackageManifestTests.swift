@@ -21,7 +21,9 @@ final class PackageManifestTests: XCTestCase {
         }
         let truth = try check(package, "truth.json")
         XCTAssertEqual(truth.status, 0, truth.out)
-        XCTAssertEqual(truth.lines.last, "check-imports: every target's imports and declared dependencies agree (\((package["targets"] as? [Any])?.count ?? 0) targets)")
+        XCTAssertEqual(
+            truth.lines.last,
+            "check-imports: every target's imports and declared dependencies agree (\((package["targets"] as? [Any])?.count ?? 0) targets)")
 
         // Zcash imports WalletScan: drop it; and give Ethereum a dependency it never imports.
         var targets = try XCTUnwrap(package["targets"] as? [[String: Any]])
@@ -30,13 +32,17 @@ final class PackageManifestTests: XCTestCase {
         let zcashDeps = try XCTUnwrap(targets[zcash]["dependencies"] as? [[String: Any]])
         targets[zcash]["dependencies"] = zcashDeps.filter { ($0["byName"] as? [Any])?.first as? String != "WalletScan" }
         XCTAssertEqual((targets[zcash]["dependencies"] as? [Any])?.count, zcashDeps.count - 1)
-        targets[ethereum]["dependencies"] = (targets[ethereum]["dependencies"] as? [[String: Any]] ?? []) + [["byName": ["WalletQR", NSNull()]]]
+        targets[ethereum]["dependencies"] =
+            (targets[ethereum]["dependencies"] as? [[String: Any]] ?? []) + [["byName": ["WalletQR", NSNull()]]]
         package["targets"] = targets
         let lie = try check(package, "lie.json")
         XCTAssertEqual(lie.status, 1, lie.out)
-        XCTAssertEqual(lie.lines.filter { !$0.hasSuffix("each imported") },
-                       ["Ethereum: declared but not imported: WalletQR; imported but not declared: -",
-                        "Zcash: declared but not imported: -; imported but not declared: WalletScan"])
+        XCTAssertEqual(
+            lie.lines.filter { !$0.hasSuffix("each imported") },
+            [
+                "Ethereum: declared but not imported: WalletQR; imported but not declared: -",
+                "Zcash: declared but not imported: -; imported but not declared: WalletScan",
+            ])
         XCTAssertEqual(lie.stderr, "check-imports: 2 target(s) whose imports and Package.swift disagree\n")
     }
 
@@ -48,15 +54,33 @@ final class PackageManifestTests: XCTestCase {
         let doc = try String(contentsOf: TestPaths.packageRoot.appendingPathComponent("docs/ARCHITECTURE.md"), encoding: .utf8)
         let copy = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-arch-\(UUID().uuidString).md")
         defer { try? FileManager.default.removeItem(at: copy) }
-        let altered = doc.replacingOccurrences(of: "WalletRecords", with: "RecordKit")
+        let altered =
+            doc.replacingOccurrences(of: "WalletRecords", with: "RecordKit")
             + "\nSee Sources/WalletScan/Vanished.swift and `GhostScanner.run`.\n"
         try altered.write(to: copy, atomically: true, encoding: .utf8)
         let lie = try Shell.run("python3 scripts/check-docs.py \(copy.path)")
         XCTAssertEqual(lie.status, 1)
-        XCTAssertEqual(lie.lines, ["\(copy.path): no such file: Sources/WalletScan/Vanished.swift",
-                                   "\(copy.path): module not named: WalletRecords",
-                                   "\(copy.path): names what the code does not have: GhostScanner",
-                                   "\(copy.path): names what the code does not have: RecordKit"])
+        XCTAssertEqual(
+            lie.lines,
+            [
+                "\(copy.path): no such file: Sources/WalletScan/Vanished.swift",
+                "\(copy.path): module not named: WalletRecords",
+                "\(copy.path): names what the code does not have: GhostScanner",
+                "\(copy.path): names what the code does not have: RecordKit",
+            ])
+    }
+
+    /// make lint's layout check (.swift-format) passes on the code and fails on a file laid out
+    /// otherwise.
+    func testTheFormatCheckCatchesALayout() throws {
+        let code = try Shell.run("swift format lint --strict --configuration .swift-format -r Sources/WalletRecords")
+        XCTAssertEqual(code.status, 0, code.stderr)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-layout-\(UUID().uuidString).swift")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try "struct A {\n  var b = 1\n}\n".write(to: file, atomically: true, encoding: .utf8)
+        let bad = try Shell.run("swift format lint --strict --configuration .swift-format \(file.path)")
+        XCTAssertNotEqual(bad.status, 0)
+        XCTAssertEqual(bad.stderr, "\(file.path):2:1: error: [Indentation] indent by 2 spaces\n")
     }
 
     /// scripts/check-pins.py: today's resolved graph is Dependencies.pinned; a graph where one
@@ -73,8 +97,12 @@ final class PackageManifestTests: XCTestCase {
         XCTAssertNotEqual(moved, shown.out)
         let other = try Shell.run("python3 scripts/check-pins.py /dev/stdin", stdin: Data(moved.utf8))
         XCTAssertEqual(other.status, 1)
-        XCTAssertEqual(other.lines, ["check-pins: pinned but not resolved: swift-nio-http2 1.46.0 https://github.com/apple/swift-nio-http2.git",
-                                     "check-pins: resolved but not pinned: swift-nio-http2 1.47.0 https://github.com/apple/swift-nio-http2.git"])
+        XCTAssertEqual(
+            other.lines,
+            [
+                "check-pins: pinned but not resolved: swift-nio-http2 1.46.0 https://github.com/apple/swift-nio-http2.git",
+                "check-pins: resolved but not pinned: swift-nio-http2 1.47.0 https://github.com/apple/swift-nio-http2.git",
+            ])
     }
 }
 
@@ -92,7 +120,9 @@ final class HelpLayoutTests: XCTestCase {
             var inList = false
             for line in top.lines {
                 if line == "SUBCOMMANDS:" { inList = true; continue }
-                if inList, line.hasPrefix("  "), let name = line.split(separator: " ").first, !line.hasPrefix("   ") { subcommands.append(String(name)) }
+                if inList, line.hasPrefix("  "), let name = line.split(separator: " ").first, !line.hasPrefix("   ") {
+                    subcommands.append(String(name))
+                }
                 if inList, line.isEmpty { inList = false }
             }
             for sub in subcommands {
@@ -105,7 +135,9 @@ final class HelpLayoutTests: XCTestCase {
                 }
                 let narrow = try Shell.run("COLUMNS=80 \(tool) \(sub) --help")
                 // ArgumentParser writes the USAGE line whole, whatever the width: not ours to wrap.
-                for line in narrow.lines where !line.hasPrefix("USAGE:") { XCTAssertLessThanOrEqual(line.count, 80, "\(tool) \(sub): \(line)") }
+                for line in narrow.lines where !line.hasPrefix("USAGE:") {
+                    XCTAssertLessThanOrEqual(line.count, 80, "\(tool) \(sub): \(line)")
+                }
             }
         }
         XCTAssertGreaterThanOrEqual(pages, 30)

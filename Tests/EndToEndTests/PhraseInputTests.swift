@@ -26,21 +26,28 @@ final class PhraseInputTests: XCTestCase {
         XCTAssertEqual(validated.status, 0, validated.stderr)
         XCTAssertEqual(validated.records.first?["valid"] as? Bool, true)
         let seed = try Shell.run("mnemonic to-seed", stdin: pasted)
-        XCTAssertEqual(seed.records.first?["seed"] as? String,
-                       "5eb00bbddcf069084889a8ab9155568165f5c453ccb85e70811aaed6f6da5fc19a5ac40b389cd370d086206dec8aa6c43daea6690f20ad3d8d48b2d2ce9e38e4")
+        XCTAssertEqual(
+            seed.records.first?["seed"] as? String,
+            "5eb00bbddcf069084889a8ab9155568165f5c453ccb85e70811aaed6f6da5fc19a5ac40b389cd370d086206dec8aa6c43daea6690f20ad3d8d48b2d2ce9e38e4"
+        )
         // JSON lines stay JSON: a broken object is still a JSON error, not a phrase.
         let broken = try Shell.run("mnemonic validate", stdin: Data("{\"mnemonic\":\n".utf8))
         XCTAssertEqual(broken.records.map { $0["code"] as? String }, ["record.invalid_json"])
 
         // keystore add and a --key-file take a bare phrase too.
-        XCTAssertTrue(FileManager.default.createFile(atPath: "\(dir)/pass", contents: Data("a long test passphrase\n".utf8), attributes: [.posixPermissions: 0o600]))
+        XCTAssertTrue(
+            FileManager.default.createFile(
+                atPath: "\(dir)/pass", contents: Data("a long test passphrase\n".utf8), attributes: [.posixPermissions: 0o600]))
         let stored = try Shell.run("keystore add w --keystore \(dir)/ks --keystore-pass-file \(dir)/pass --kdf interactive", stdin: pasted)
         XCTAssertEqual(stored.status, 0, stored.stderr)
         XCTAssertEqual(stored.records.first?["kind"] as? String, "bip39-mnemonic")
         let fromStore = try Shell.run("derive --wallet w --keystore \(dir)/ks --keystore-pass-file \(dir)/pass --purpose 84")
         XCTAssertEqual(fromStore.records.map { $0["address"] as? String }, [Self.bip84], fromStore.stderr)
-        XCTAssertTrue(FileManager.default.createFile(atPath: "\(dir)/key", contents: Data((Self.about + "\n").utf8), attributes: [.posixPermissions: 0o600]))
-        let signed = try Shell.run("sign-hash --key-file \(dir)/key --path m/84h/0h/0h/0/0", stdin: Shell.lines([["hash": String(repeating: "11", count: 32)]]))
+        XCTAssertTrue(
+            FileManager.default.createFile(
+                atPath: "\(dir)/key", contents: Data((Self.about + "\n").utf8), attributes: [.posixPermissions: 0o600]))
+        let signed = try Shell.run(
+            "sign-hash --key-file \(dir)/key --path m/84h/0h/0h/0/0", stdin: Shell.lines([["hash": String(repeating: "11", count: 32)]]))
         XCTAssertEqual(signed.status, 0, signed.stderr)
         XCTAssertEqual(signed.records.first?["public_key"] as? String, "0330d54fd0dd420a6e5f8d3624f5f3482cae350f79d5f0753bf5beef9c2d91af3c")
     }
@@ -48,7 +55,9 @@ final class PhraseInputTests: XCTestCase {
     /// On a pseudo-terminal (script(1)) with nothing piped in: a prompt, the phrase typed and
     /// never echoed, the addresses out.
     func testPhraseTypedOnATerminal() throws {
-        let transcript = try Shell.run("(sleep 1; printf '\(Self.about)\\n'; sleep 2) | script -qec 'derive --purpose 84 --count 2 > \(dir)/out.jsonl; echo status=$?' /dev/null")
+        let transcript = try Shell.run(
+            "(sleep 1; printf '\(Self.about)\\n'; sleep 2) | script -qec 'derive --purpose 84 --count 2 > \(dir)/out.jsonl; echo status=$?' /dev/null"
+        )
         XCTAssertTrue(transcript.out.contains("Seed phrase (not shown): "), transcript.out)
         XCTAssertTrue(transcript.out.contains("status=0"), transcript.out)
         XCTAssertFalse(transcript.out.contains("abandon"), "the phrase was echoed: \(transcript.out)")
@@ -57,7 +66,9 @@ final class PhraseInputTests: XCTestCase {
         XCTAssertEqual(records.count, 2)
         // sign-hash asks for the phrase, then reads hash records typed on the terminal.
         let hash = String(repeating: "ab", count: 32)
-        let signing = try Shell.run("(sleep 1; printf '\(Self.about)\\n'; sleep 1; printf '{\"hash\":\"\(hash)\"}\\n'; sleep 1; printf '\\004') | script -qec 'sign-hash --path m/44h/60h/0h/0/0 > \(dir)/sig.jsonl; echo status=$?' /dev/null")
+        let signing = try Shell.run(
+            "(sleep 1; printf '\(Self.about)\\n'; sleep 1; printf '{\"hash\":\"\(hash)\"}\\n'; sleep 1; printf '\\004') | script -qec 'sign-hash --path m/44h/60h/0h/0/0 > \(dir)/sig.jsonl; echo status=$?' /dev/null"
+        )
         XCTAssertTrue(signing.out.contains("status=0"), signing.out)
         XCTAssertFalse(signing.out.contains("abandon"), signing.out)
         let verified = try Shell.run("sign-hash verify --address 0x9858EfFD232B4033E47d90003D41EC34EcaEda94 < \(dir)/sig.jsonl")

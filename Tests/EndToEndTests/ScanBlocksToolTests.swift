@@ -23,13 +23,18 @@ final class ScanBlocksToolTests: XCTestCase {
     /// existing state directory that others can enter is refused (64), nothing scanned.
     func testStateDirectoryModes() throws {
         let seed = Shell.lines([["mnemonic": keys["mnemonic"] as! String]])
-        let made = try Shell.run("umask 000; scan-blocks --blocks \(fixture)/blocks.jsonl --txs \(fixture)/txs.jsonl --state-dir \(dir)/x/y/state --lookahead 3,20 --birthday 0 --max-blocks 1", stdin: seed)
+        let made = try Shell.run(
+            "umask 000; scan-blocks --blocks \(fixture)/blocks.jsonl --txs \(fixture)/txs.jsonl --state-dir \(dir)/x/y/state --lookahead 3,20 --birthday 0 --max-blocks 1",
+            stdin: seed)
         XCTAssertEqual(made.status, 0, made.stderr)
         for sub in ["x", "x/y", "x/y/state"] {
             XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: "\(dir)/\(sub)")[.posixPermissions] as? Int, 0o700, sub)
         }
-        try FileManager.default.createDirectory(atPath: "\(dir)/open", withIntermediateDirectories: false, attributes: [.posixPermissions: 0o755])
-        let open = try Shell.run("scan-blocks --blocks \(fixture)/blocks.jsonl --txs \(fixture)/txs.jsonl --state-dir \(dir)/open --lookahead 3,20 --birthday 0", stdin: seed)
+        try FileManager.default.createDirectory(
+            atPath: "\(dir)/open", withIntermediateDirectories: false, attributes: [.posixPermissions: 0o755])
+        let open = try Shell.run(
+            "scan-blocks --blocks \(fixture)/blocks.jsonl --txs \(fixture)/txs.jsonl --state-dir \(dir)/open --lookahead 3,20 --birthday 0",
+            stdin: seed)
         XCTAssertEqual(open.status, 64, open.stderr)
         XCTAssertTrue(open.stderr.contains("scan.insecure_state_directory"), open.stderr)
         XCTAssertEqual(open.out, "")
@@ -62,7 +67,9 @@ final class ScanBlocksToolTests: XCTestCase {
         // are new reports, so their ids go on from the first run's.
         let rescan = try Shell.run("scan-blocks \(source) --birthday 0 --rescan", stdin: Shell.lines([["mnemonic": keys["mnemonic"]!]]))
         XCTAssertEqual(rescan.status, 0, rescan.stderr)
-        func withoutIDs(_ text: String) -> String { text.replacingOccurrences(of: #","event_id":[0-9]+"#, with: "", options: .regularExpression) }
+        func withoutIDs(_ text: String) -> String {
+            text.replacingOccurrences(of: #","event_id":[0-9]+"#, with: "", options: .regularExpression)
+        }
         XCTAssertEqual(withoutIDs(rescan.out), withoutIDs(r.out))
         XCTAssertEqual(rescan.records.first?["event_id"] as? Int, 17)
         // The change of the wallet's own spends is marked and carries no payment id.
@@ -96,7 +103,10 @@ final class ScanBlocksToolTests: XCTestCase {
         list += String(decoding: Shell.lines([["mnemonic": otherPhrase, "birthday": 0]]), as: UTF8.self)
         let third = try Shell.run("mnemonic generate --scheme monero")
         XCTAssertEqual(third.status, 0, third.stderr)
-        list += String(decoding: Shell.lines([["mnemonic": try XCTUnwrap(third.records.first?["mnemonic"] as? String), "name": "third", "birthday": 100]]), as: UTF8.self)
+        list += String(
+            decoding: Shell.lines([
+                ["mnemonic": try XCTUnwrap(third.records.first?["mnemonic"] as? String), "name": "third", "birthday": 100]
+            ]), as: UTF8.self)
         try list.write(toFile: "\(dir)/wallets", atomically: true, encoding: .utf8)
         chmod("\(dir)/wallets", 0o600)
 
@@ -129,8 +139,15 @@ final class ScanBlocksToolTests: XCTestCase {
         XCTAssertTrue(twice.stderr.contains("scan.same_wallet_twice"), twice.stderr)
         XCTAssertEqual(twice.out, "")
         // Two wallets under one name: their records could not be told apart.
-        try (list + String(decoding: Shell.lines([["view_key": keys["private_view_key"]!, "public_spend_key": keys["public_spend_key"]!,
-                                                   "name": "third", "birthday": 0]]), as: UTF8.self)).write(toFile: "\(dir)/same", atomically: true, encoding: .utf8)
+        try
+            (list
+            + String(
+                decoding: Shell.lines([
+                    [
+                        "view_key": keys["private_view_key"]!, "public_spend_key": keys["public_spend_key"]!,
+                        "name": "third", "birthday": 0,
+                    ]
+                ]), as: UTF8.self)).write(toFile: "\(dir)/same", atomically: true, encoding: .utf8)
         chmod("\(dir)/same", 0o600)
         let sameName = try Shell.run("scan-blocks \(source) --wallets \(dir)/same")
         XCTAssertEqual(sameName.status, 64, sameName.stderr)
@@ -149,7 +166,9 @@ final class ScanBlocksToolTests: XCTestCase {
         let viewOnly = Shell.lines([["view_key": keys["private_view_key"]!, "public_spend_key": keys["public_spend_key"]!]])
         try viewOnly.write(to: URL(fileURLWithPath: "\(dir)/key.json"))
         chmod("\(dir)/key.json", 0o600)
-        let piped = try Shell.run("cat \(fixture)/txs.jsonl \(fixture)/blocks.jsonl | zstd -q -c | scan-blocks --blocks - --key-file \(dir)/key.json --state-dir \(dir)/a --birthday 0 --lookahead 3,20")
+        let piped = try Shell.run(
+            "cat \(fixture)/txs.jsonl \(fixture)/blocks.jsonl | zstd -q -c | scan-blocks --blocks - --key-file \(dir)/key.json --state-dir \(dir)/a --birthday 0 --lookahead 3,20"
+        )
         let plain = try Shell.run("scan-blocks \(source) --birthday 0", stdin: viewOnly)
         XCTAssertEqual(piped.status, 0, piped.stderr)
         XCTAssertEqual(plain.status, 0, plain.stderr)
@@ -175,10 +194,16 @@ final class ScanBlocksToolTests: XCTestCase {
         // Everything missing is said at once, not one run at a time.
         let nothing = try Shell.run("scan-blocks < /dev/null")
         XCTAssertEqual(nothing.status, 64)
-        XCTAssertEqual(nothing.stderr, "scan-blocks: scan.missing: 3 things are missing: no wallet: give --wallet NAME, or a key record on stdin (view_key with public_spend_key, spend_key, or a Monero mnemonic); no birthday: give --birthday HEIGHT (the first block that can hold the wallet's outputs; 0 scans everything), or store one in the key-store entry; no block source: give --node HOST:PORT, or --blocks FILE (and --txs FILE)\n")
+        XCTAssertEqual(
+            nothing.stderr,
+            "scan-blocks: scan.missing: 3 things are missing: no wallet: give --wallet NAME, or a key record on stdin (view_key with public_spend_key, spend_key, or a Monero mnemonic); no birthday: give --birthday HEIGHT (the first block that can hold the wallet's outputs; 0 scans everything), or store one in the key-store entry; no block source: give --node HOST:PORT, or --blocks FILE (and --txs FILE)\n"
+        )
         let twoMissing = try Shell.run("scan-blocks --state-dir \(dir)/s2", stdin: viewOnly)
         XCTAssertEqual(twoMissing.status, 64)
-        XCTAssertEqual(twoMissing.stderr, "scan-blocks: scan.missing: 2 things are missing: no birthday: give --birthday HEIGHT (the first block that can hold the wallet's outputs; 0 scans everything), or store one in the key-store entry; no block source: give --node HOST:PORT, or --blocks FILE (and --txs FILE)\n")
+        XCTAssertEqual(
+            twoMissing.stderr,
+            "scan-blocks: scan.missing: 2 things are missing: no birthday: give --birthday HEIGHT (the first block that can hold the wallet's outputs; 0 scans everything), or store one in the key-store entry; no block source: give --node HOST:PORT, or --blocks FILE (and --txs FILE)\n"
+        )
         // A held lock: the second run exits 75 at once.
         let first = try Shell.run("scan-blocks \(source) --birthday 0 --max-blocks 1", stdin: viewOnly)
         XCTAssertEqual(first.status, 0, first.stderr)
@@ -203,7 +228,8 @@ final class ScanBlocksToolTests: XCTestCase {
         lines.swapAt(100, 101)
         try (lines.joined(separator: "\n") + "\n").write(toFile: "\(dir)/swapped.jsonl", atomically: true, encoding: .utf8)
         let viewOnly = Shell.lines([["view_key": keys["private_view_key"]!, "public_spend_key": keys["public_spend_key"]!]])
-        let r = try Shell.run("scan-blocks --blocks \(dir)/swapped.jsonl --txs \(fixture)/txs.jsonl --state-dir \(dir)/st --birthday 0", stdin: viewOnly)
+        let r = try Shell.run(
+            "scan-blocks --blocks \(dir)/swapped.jsonl --txs \(fixture)/txs.jsonl --state-dir \(dir)/st --birthday 0", stdin: viewOnly)
         XCTAssertEqual(r.status, 65)
         XCTAssertTrue(r.stderr.contains("out of order"), r.stderr)
     }
@@ -213,14 +239,17 @@ final class ScanBlocksToolTests: XCTestCase {
         let viewOnly = Shell.lines([["view_key": keys["private_view_key"]!, "public_spend_key": keys["public_spend_key"]!]])
         XCTAssertEqual(try Shell.run("zstd -q -o \(dir)/b.jsonl.zst \(fixture)/blocks.jsonl").status, 0)
         XCTAssertEqual(try Shell.run("zstd -q -o \(dir)/t.jsonl.zst \(fixture)/txs.jsonl").status, 0)
-        let packed = try Shell.run("scan-blocks --blocks \(dir)/b.jsonl.zst --txs \(dir)/t.jsonl.zst --state-dir \(dir)/z --birthday 0 --lookahead 3,20", stdin: viewOnly)
+        let packed = try Shell.run(
+            "scan-blocks --blocks \(dir)/b.jsonl.zst --txs \(dir)/t.jsonl.zst --state-dir \(dir)/z --birthday 0 --lookahead 3,20",
+            stdin: viewOnly)
         let plain = try Shell.run("scan-blocks \(source) --birthday 0", stdin: viewOnly)
         XCTAssertEqual(packed.status, 0, packed.stderr)
         XCTAssertEqual(plain.status, 0, plain.stderr)
         XCTAssertEqual(packed.records.filter { $0["type"] as? String == "received" }.count, 12)
         XCTAssertEqual(packed.out, plain.out)
         try Data([0x28, 0xB5, 0x2F, 0xFD, 0x00, 0x01, 0x02]).write(to: URL(fileURLWithPath: "\(dir)/bad.jsonl.zst"))
-        XCTAssertEqual(try Shell.run("scan-blocks --blocks \(dir)/bad.jsonl.zst --state-dir \(dir)/y --birthday 0", stdin: viewOnly).status, 65)
+        XCTAssertEqual(
+            try Shell.run("scan-blocks --blocks \(dir)/bad.jsonl.zst --state-dir \(dir)/y --birthday 0", stdin: viewOnly).status, 65)
     }
 
     /// On a terminal, progress is a bar redrawn in place on stderr; stdout keeps only records.
@@ -228,7 +257,8 @@ final class ScanBlocksToolTests: XCTestCase {
         let viewOnly = Shell.lines([["view_key": keys["private_view_key"]!, "public_spend_key": keys["public_spend_key"]!]])
         try viewOnly.write(to: URL(fileURLWithPath: "\(dir)/key.json"))
         chmod("\(dir)/key.json", 0o600)
-        let r = try Shell.run("script -qec 'scan-blocks \(source) --birthday 0 --key-file \(dir)/key.json > \(dir)/out.jsonl' /dev/null < /dev/null")
+        let r = try Shell.run(
+            "script -qec 'scan-blocks \(source) --birthday 0 --key-file \(dir)/key.json > \(dir)/out.jsonl' /dev/null < /dev/null")
         XCTAssertEqual(r.status, 0, r.out + r.stderr)
         // Files are streamed, so their tip is not known ahead: the line counts blocks.
         XCTAssertTrue(r.out.hasSuffix("\rblock 163\r\n") || r.out.hasSuffix("\rblock 163\n"), r.out.debugDescription)
@@ -251,7 +281,9 @@ final class ScanBlocksToolTests: XCTestCase {
         XCTAssertTrue(plain.hasSuffix(" (curve kernels: \(best))"), plain)
         for (path, runs) in [("portable", true), ("avx2", avx2), ("ifma", ifma)] {
             let forced = try version("SATCHEL_SIMD=\(path)")
-            XCTAssertTrue(forced.hasSuffix(runs ? " (curve kernels: \(path))" : " (curve kernels: \(best); SATCHEL_SIMD names a path this CPU lacks)"), forced)
+            XCTAssertTrue(
+                forced.hasSuffix(
+                    runs ? " (curve kernels: \(path))" : " (curve kernels: \(best); SATCHEL_SIMD names a path this CPU lacks)"), forced)
         }
         let unknown = try version("SATCHEL_SIMD=sse9")
         XCTAssertTrue(unknown.hasSuffix(" (curve kernels: \(best); SATCHEL_SIMD names a path this CPU lacks)"), unknown)
@@ -301,15 +333,21 @@ final class ScanBlocksToolTests: XCTestCase {
     /// Runs `scan-blocks … --max-blocks 60` ten times, each killed with -9 after a growing
     /// delay, appending to one file, then once to the end: the file must hold `wanted` (the
     /// clean run's events), each exactly once, with event ids in order.
-    private func assertKilledRunsResume(scanning args: String, input: String, wanted: [String], delayStep: Int,
-                                        file: StaticString = #filePath, line: UInt = #line) throws {
+    private func assertKilledRunsResume(
+        scanning args: String, input: String, wanted: [String], delayStep: Int,
+        file: StaticString = #filePath, line: UInt = #line
+    ) throws {
         var kills = 0
         for i in 0..<10 {
             let delay = String(format: "0.%03d", 30 + i * delayStep)
-            let r = try Shell.run("scan-blocks \(source) \(args) --state-dir \(dir)/killed --max-blocks 60 \(input) >> \(dir)/out.jsonl 2>/dev/null & p=$!; sleep \(delay); kill -9 $p 2>/dev/null && echo killed; wait $p; true")
+            let r = try Shell.run(
+                "scan-blocks \(source) \(args) --state-dir \(dir)/killed --max-blocks 60 \(input) >> \(dir)/out.jsonl 2>/dev/null & p=$!; sleep \(delay); kill -9 $p 2>/dev/null && echo killed; wait $p; true"
+            )
             if r.out.contains("killed") { kills += 1 }
         }
-        XCTAssertEqual(try Shell.run("scan-blocks \(source) \(args) --state-dir \(dir)/killed \(input) >> \(dir)/out.jsonl").status, 0, file: file, line: line)
+        XCTAssertEqual(
+            try Shell.run("scan-blocks \(source) \(args) --state-dir \(dir)/killed \(input) >> \(dir)/out.jsonl").status, 0, file: file,
+            line: line)
         let got = try String(contentsOfFile: "\(dir)/out.jsonl", encoding: .utf8).split(separator: "\n").map(String.init)
             .filter { !$0.contains("\"balance\"") }
         // Confirmations depend on where a run's batches ended, and a bounded run reports the
@@ -317,8 +355,10 @@ final class ScanBlocksToolTests: XCTestCase {
         func stable(_ line: String) -> String {
             line.replacingOccurrences(of: #","(confirmations|event_id)":[0-9]+"#, with: "", options: .regularExpression)
         }
-        XCTAssertEqual(got.map(stable).sorted(), wanted.map(stable).sorted(), "an event was lost, repeated or changed", file: file, line: line)
-        let ids = got.compactMap { line in line.range(of: #"(?<="event_id":)[0-9]+"#, options: .regularExpression).flatMap { Int(line[$0]) } }
+        XCTAssertEqual(
+            got.map(stable).sorted(), wanted.map(stable).sorted(), "an event was lost, repeated or changed", file: file, line: line)
+        let ids = got.compactMap { line in line.range(of: #"(?<="event_id":)[0-9]+"#, options: .regularExpression).flatMap { Int(line[$0]) }
+        }
         XCTAssertEqual(ids, Array(1...wanted.count), "event ids in order, none twice", file: file, line: line)
         XCTAssertGreaterThan(kills, 0, "no run was killed", file: file, line: line)
     }
@@ -334,7 +374,8 @@ final class ScanBlocksToolTests: XCTestCase {
         let sum = try Shell.run("sha256sum \(old.path)")
         XCTAssertEqual(sum.status, 0)
         XCTAssertEqual(sum.out.prefix(64), "95516b3d3a41bcaa834f01536d2262335fdac6dabcbc4304906792ce5923ac58")
-        try FileManager.default.createDirectory(atPath: "\(dir)/state", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            atPath: "\(dir)/state", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         try FileManager.default.copyItem(atPath: old.path, toPath: "\(dir)/state/\(name)")
         let seed = Shell.lines([["mnemonic": keys["mnemonic"]!]])
         let on = try Shell.run("scan-blocks \(source) --birthday 0", stdin: seed)

@@ -50,23 +50,23 @@ final class SecretPlantingTests: XCTestCase {
         try feed.write(to: run.appendingPathComponent("feed"))
         try bad.write(to: run.appendingPathComponent("bad"))
         let script = """
-        set -u
-        cd \(run.path)
-        ulimit -c unlimited
-        mkfifo in passfifo
-        \(command) < in > out 2> err &
-        pid=$!
-        exec 3> in
-        cat feed >&3
-        sleep 1
-        if [ -r /proc/$pid/cmdline ] && tr '\\0' '\\n' < /proc/$pid/cmdline > argv 2>/dev/null && tr '\\0' '\\n' < /proc/$pid/environ > environ 2>/dev/null; then echo alive=yes; fi
-        cat bad >&3
-        sleep 1
-        kill -SEGV $pid 2>/dev/null
-        wait $pid
-        echo "status=$?"
-        exec 3>&-
-        """
+            set -u
+            cd \(run.path)
+            ulimit -c unlimited
+            mkfifo in passfifo
+            \(command) < in > out 2> err &
+            pid=$!
+            exec 3> in
+            cat feed >&3
+            sleep 1
+            if [ -r /proc/$pid/cmdline ] && tr '\\0' '\\n' < /proc/$pid/cmdline > argv 2>/dev/null && tr '\\0' '\\n' < /proc/$pid/environ > environ 2>/dev/null; then echo alive=yes; fi
+            cat bad >&3
+            sleep 1
+            kill -SEGV $pid 2>/dev/null
+            wait $pid
+            echo "status=$?"
+            exec 3>&-
+            """
         let r = try Shell.run(script, cwd: dir)
         func file(_ name: String) -> String { (try? String(contentsOf: run.appendingPathComponent(name), encoding: .utf8)) ?? "" }
         var seen = Seen()
@@ -101,16 +101,32 @@ final class SecretPlantingTests: XCTestCase {
         let ks = "--keystore ../ks --keystore-pass-file ../pass --kdf interactive"
         // status: 139 for a tool that held the secret and waited (then SIGSEGV), else its exit.
         let cases: [(command: String, feed: [[String: Any]], bad: [[String: Any]], status: String)] = [
-            ("mnemonic validate", [["mnemonic": Self.phrase]],
-             [["mnemonic": Self.phrase + " zoo"], ["mnemonic": Self.phrase.replacingOccurrences(of: "yellow", with: "yelow")]], "139"),
-            ("mnemonic to-seed", [["mnemonic": Self.phrase, "passphrase": Self.passphrase]],
-             [["mnemonic": Self.phrase, "passphrase": 5], ["mnemonic": Self.phrase + " legal", "passphrase": Self.passphrase]], "139"),
-            ("derive --coin btc --count 2", [["mnemonic": Self.phrase, "passphrase": Self.passphrase]],
-             [["mnemonic": Self.phrase.replacingOccurrences(of: "wave", with: "wavy"), "passphrase": Self.passphrase], ["private_key": Self.hexKey]], "139"),
-            ("sign-hash sign", [["wif": Self.wif, "hash": hash], ["private_key": Self.hexKey, "hash": hash]],
-             [["wif": Self.wif, "hash": "zz"], ["private_key": Self.hexKey + "00", "hash": hash], ["wif": String(Self.wif.dropLast()) + "U", "hash": hash]], "139"),
-            ("sign-tx --key-file ../key.json --path m/44h/60h/0h/0/0", [["message": "planted"]],
-             [["eth_tx": ["chainId": 1, "nonce": -1]], ["psbt": "cHNidP8="]], "139"),
+            (
+                "mnemonic validate", [["mnemonic": Self.phrase]],
+                [["mnemonic": Self.phrase + " zoo"], ["mnemonic": Self.phrase.replacingOccurrences(of: "yellow", with: "yelow")]], "139"
+            ),
+            (
+                "mnemonic to-seed", [["mnemonic": Self.phrase, "passphrase": Self.passphrase]],
+                [["mnemonic": Self.phrase, "passphrase": 5], ["mnemonic": Self.phrase + " legal", "passphrase": Self.passphrase]], "139"
+            ),
+            (
+                "derive --coin btc --count 2", [["mnemonic": Self.phrase, "passphrase": Self.passphrase]],
+                [
+                    ["mnemonic": Self.phrase.replacingOccurrences(of: "wave", with: "wavy"), "passphrase": Self.passphrase],
+                    ["private_key": Self.hexKey],
+                ], "139"
+            ),
+            (
+                "sign-hash sign", [["wif": Self.wif, "hash": hash], ["private_key": Self.hexKey, "hash": hash]],
+                [
+                    ["wif": Self.wif, "hash": "zz"], ["private_key": Self.hexKey + "00", "hash": hash],
+                    ["wif": String(Self.wif.dropLast()) + "U", "hash": hash],
+                ], "139"
+            ),
+            (
+                "sign-tx --key-file ../key.json --path m/44h/60h/0h/0/0", [["message": "planted"]],
+                [["eth_tx": ["chainId": 1, "nonce": -1]], ["psbt": "cHNidP8="]], "139"
+            ),
             ("keystore add w \(ks)", [["mnemonic": Self.phrase]], [], "0"),
             // A wrong passphrase: keystore reports it on stderr (exit 77), with no record.
             ("keystore export w --keystore ../ks --keystore-pass-file ../wrong-pass", [], [], "77"),
@@ -134,7 +150,8 @@ final class SecretPlantingTests: XCTestCase {
 
     /// The no-echo prompt: a phrase typed at the terminal is not shown, and is in no record.
     func testThePromptShowsNoPhrase() throws {
-        let (shown, status) = try Terminal.run("derive --coin btc --count 1 > \(dir.path)/out.jsonl", waitFor: "(not shown)", type: Self.phrase)
+        let (shown, status) = try Terminal.run(
+            "derive --coin btc --count 1 > \(dir.path)/out.jsonl", waitFor: "(not shown)", type: Self.phrase)
         XCTAssertEqual(status, 0, shown)
         XCTAssertTrue(shown.hasPrefix("Seed phrase (not shown): "), shown)
         XCTAssertEqual(leaks(shown), [], "the terminal showed: " + shown)

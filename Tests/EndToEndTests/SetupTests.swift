@@ -10,8 +10,12 @@ final class SetupTests: XCTestCase {
         let build = try Shell.run("scripts/install-deps.sh --list")
         XCTAssertEqual(build.status, 0, build.stderr)
         // python3: make install's bash completion for the tools with a default subcommand.
-        XCTAssertEqual(build.lines, ["pkg-config", "python3", "libsecp256k1-dev", "libsodium-dev", "libzstd-dev", "libpcsclite-dev",
-                                     "libqrencode-dev", "libsqlite3-dev", "libssl-dev", "libb2-dev"])
+        XCTAssertEqual(
+            build.lines,
+            [
+                "pkg-config", "python3", "libsecp256k1-dev", "libsodium-dev", "libzstd-dev", "libpcsclite-dev",
+                "libqrencode-dev", "libsqlite3-dev", "libssl-dev", "libb2-dev",
+            ])
         let test = try Shell.run("scripts/install-deps.sh --list --test")
         XCTAssertEqual(test.status, 0, test.stderr)
         XCTAssertEqual(Array(test.lines.prefix(build.lines.count)), build.lines)
@@ -63,6 +67,8 @@ final class SetupTests: XCTestCase {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
         let r = try Shell.run("cd \(dir.path) && ln -s \(TestPaths.packageRoot.path)/scripts scripts || exit 1\n" + script)
-        XCTAssertEqual(r.lines, ["rc=0", "contended", "install ok installed"], r.stderr + ((try? String(contentsOf: dir.appendingPathComponent("deps.err"), encoding: .utf8)) ?? ""))
+        XCTAssertEqual(
+            r.lines, ["rc=0", "contended", "install ok installed"],
+            r.stderr + ((try? String(contentsOf: dir.appendingPathComponent("deps.err"), encoding: .utf8)) ?? ""))
     }
 }

@@ -19,8 +19,9 @@ final class SignHashToolTests: XCTestCase {
             let signing = c["signing"] as! [String: Any]
             let expected = signing["signatures"] as! [[String: Any]]
             let key = try keyFile(["seed": c["seed"]!])
-            let r = try Shell.run("sign-hash --key-file \(key) --path \"\(signing["path"]!)\"",
-                                  stdin: Shell.lines(expected.map { ["hash": $0["hash"]!] }))
+            let r = try Shell.run(
+                "sign-hash --key-file \(key) --path \"\(signing["path"]!)\"",
+                stdin: Shell.lines(expected.map { ["hash": $0["hash"]!] }))
             XCTAssertEqual(r.status, 0, r.stderr)
             XCTAssertEqual(r.records.map { $0["signature"] as? String }, expected.map { $0["signature"] as? String }, "\(c["id"]!)")
             XCTAssertEqual(r.records.map { $0["recovery_id"] as? Int }, expected.map { $0["recovery_id"] as? Int })
@@ -43,9 +44,12 @@ final class SignHashToolTests: XCTestCase {
 
         let bip340 = ((try TestPaths.json(TestPaths.vector("bip340.json")) as! [String: Any])["vectors"] as! [[String: Any]])
             .filter { !($0["secret_key"] as! String).isEmpty && ($0["message"] as! String).count == 64 }
-        let s = try Shell.run("sign-hash --scheme schnorr", stdin: Shell.lines(bip340.map {
-            ["hash": $0["message"]!, "private_key": $0["secret_key"]!, "aux_rand": $0["aux_rand"]!]
-        }))
+        let s = try Shell.run(
+            "sign-hash --scheme schnorr",
+            stdin: Shell.lines(
+                bip340.map {
+                    ["hash": $0["message"]!, "private_key": $0["secret_key"]!, "aux_rand": $0["aux_rand"]!]
+                }))
         XCTAssertEqual(s.status, 0, s.stderr)
         XCTAssertEqual(s.records.map { $0["signature"] as? String }, bip340.map { $0["signature"] as? String })
         XCTAssertEqual(try Shell.run("sign-hash verify", stdin: Data(s.out.utf8)).status, 0)
@@ -54,7 +58,8 @@ final class SignHashToolTests: XCTestCase {
     func testVerifyRejectsAChangedHashAndRecoverFindsTheSigner() throws {
         let key = try keyFile(["mnemonic": "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"])
         let hash = String(repeating: "ab", count: 32)
-        let signed = try Shell.run("sign-hash --key-file \(key) --path \"m/44h/60h/0h/0/0\" --chain-id 1", stdin: Shell.lines([["hash": hash]]))
+        let signed = try Shell.run(
+            "sign-hash --key-file \(key) --path \"m/44h/60h/0h/0/0\" --chain-id 1", stdin: Shell.lines([["hash": hash]]))
         XCTAssertEqual(signed.status, 0, signed.stderr)
         let recoveryID = try XCTUnwrap(signed.records.first?["recovery_id"] as? Int, signed.out)
         XCTAssertEqual(signed.records.first?["eth_v"] as? Int, 37 + recoveryID)
@@ -67,13 +72,15 @@ final class SignHashToolTests: XCTestCase {
         XCTAssertEqual(recovered.records.first?["address"] as? String, "0x9858EfFD232B4033E47d90003D41EC34EcaEda94")
         let byAddress = try Shell.run("sign-hash verify --address 0x9858effd232b4033e47d90003d41ec34ecaeda94", stdin: Data(signed.out.utf8))
         XCTAssertEqual(byAddress.status, 0, byAddress.out)
-        let wrongSigner = try Shell.run("sign-hash verify --address 0x0000000000000000000000000000000000000001", stdin: Data(signed.out.utf8))
+        let wrongSigner = try Shell.run(
+            "sign-hash verify --address 0x0000000000000000000000000000000000000001", stdin: Data(signed.out.utf8))
         XCTAssertEqual(wrongSigner.status, 65)
         XCTAssertEqual(wrongSigner.records.map { $0["code"] as? String }, ["sign.verification_failed"])
 
         // Taproot key-path signatures verify against the BIP86 address itself.
-        let tr = try Shell.run("sign-hash --key-file \(key) --scheme schnorr --taproot --path \"m/86h/0h/0h/0/0\" | sed 's/\"public_key\":\"[0-9a-f]*\",//'  | sign-hash verify --address bc1p5cyxnuxmeuwuvkwfem96lqzszd02n6xdcjrs20cac6yqjjwudpxqkedrcr",
-                               stdin: Shell.lines([["hash": hash]]))
+        let tr = try Shell.run(
+            "sign-hash --key-file \(key) --scheme schnorr --taproot --path \"m/86h/0h/0h/0/0\" | sed 's/\"public_key\":\"[0-9a-f]*\",//'  | sign-hash verify --address bc1p5cyxnuxmeuwuvkwfem96lqzszd02n6xdcjrs20cac6yqjjwudpxqkedrcr",
+            stdin: Shell.lines([["hash": hash]]))
         XCTAssertEqual(tr.status, 0, tr.out + tr.stderr)
     }
 
@@ -82,15 +89,17 @@ final class SignHashToolTests: XCTestCase {
         let refused = try Shell.run("sign-hash --key-file \(open)", stdin: Shell.lines([["hash": String(repeating: "00", count: 32)]]))
         XCTAssertEqual(refused.status, 64)
         XCTAssertEqual(refused.out, "")
-        let wif = try Shell.run("sign-hash --key-fd 3 3< <(echo '{\"wif\":\"KyZpNDKnfs94vbrwhJneDi77V6jF64PWPF8x5cdJb8ifgg2DUc9d\"}')",
-                                stdin: Shell.lines([["hash": String(repeating: "11", count: 32)]]))
+        let wif = try Shell.run(
+            "sign-hash --key-fd 3 3< <(echo '{\"wif\":\"KyZpNDKnfs94vbrwhJneDi77V6jF64PWPF8x5cdJb8ifgg2DUc9d\"}')",
+            stdin: Shell.lines([["hash": String(repeating: "11", count: 32)]]))
         XCTAssertEqual(wif.status, 0, wif.stderr)
         XCTAssertEqual(wif.records.first?["public_key"] as? String, "0330d54fd0dd420a6e5f8d3624f5f3482cae350f79d5f0753bf5beef9c2d91af3c")
         let noKey = try Shell.run("sign-hash", stdin: Shell.lines([["hash": String(repeating: "11", count: 32)]]))
         XCTAssertEqual(noKey.status, 65)
         XCTAssertEqual(noKey.records.map { $0["code"] as? String }, ["record.missing_field"])
-        let xpubOnly = try Shell.run("derive account --purpose 84 | sign-hash --path m/0/0",
-                                     stdin: Shell.lines([["seed": "000102030405060708090a0b0c0d0e0f", "hash": String(repeating: "11", count: 32)]]))
+        let xpubOnly = try Shell.run(
+            "derive account --purpose 84 | sign-hash --path m/0/0",
+            stdin: Shell.lines([["seed": "000102030405060708090a0b0c0d0e0f", "hash": String(repeating: "11", count: 32)]]))
         XCTAssertEqual(xpubOnly.status, 65)
         XCTAssertNil(xpubOnly.records.first?["signature"])
         XCTAssertEqual(xpubOnly.records.map { $0["code"] as? String }, ["derive.hardened_from_public"], xpubOnly.out)
@@ -103,7 +112,9 @@ final class SignHashToolTests: XCTestCase {
     /// `make bench` measures speed).
     func testStreamOfHashes() throws {
         let key = try keyFile(["seed": "000102030405060708090a0b0c0d0e0f"])
-        let r = try Shell.run("set -o pipefail; for i in $(seq 1 5000); do printf '{\"hash\":\"%064x\"}\\n' $i; done | sign-hash --key-file \(key) --path m/0h/1 | sign-hash verify | grep -c '\"valid\":true'")
+        let r = try Shell.run(
+            "set -o pipefail; for i in $(seq 1 5000); do printf '{\"hash\":\"%064x\"}\\n' $i; done | sign-hash --key-file \(key) --path m/0h/1 | sign-hash verify | grep -c '\"valid\":true'"
+        )
         XCTAssertEqual(r.status, 0, r.stderr)
         XCTAssertEqual(r.out, "5000\n", r.stderr)
     }

@@ -82,37 +82,45 @@ final class SignTxEthereumToolTests: XCTestCase {
 
     func testEachBadRecordIsNamedAndTheRestAreSigned() throws {
         let key = try keyFile()
-        let input = Data("""
-        {"message":"ok","path":"m/44h/60h/0h/0/0"}
-        {"eth_tx":{"chainId":1,"nonce":0,"gas":21000,"gasPrice":1,"gasLimit":5},"path":"m/44h/60h/0h/0/0"}
-        {"message":"a","typed_data":{},"path":"m/0"}
-        {"hash":"00"}
-        {"eth_tx":{"chainId":1,"nonce":0,"gas":21000,"gasPrice":1},"path":"m/44h/60h/0h/0/0","mnemonic":"\(Self.phrase)"}
-        {"message":"ok"}
+        let input = Data(
+            """
+            {"message":"ok","path":"m/44h/60h/0h/0/0"}
+            {"eth_tx":{"chainId":1,"nonce":0,"gas":21000,"gasPrice":1,"gasLimit":5},"path":"m/44h/60h/0h/0/0"}
+            {"message":"a","typed_data":{},"path":"m/0"}
+            {"hash":"00"}
+            {"eth_tx":{"chainId":1,"nonce":0,"gas":21000,"gasPrice":1},"path":"m/44h/60h/0h/0/0","mnemonic":"\(Self.phrase)"}
+            {"message":"ok"}
 
-        """.utf8)
+            """.utf8)
         let r = try Shell.run("sign-tx --key-file \(key)", stdin: input)
         XCTAssertEqual(r.status, 65, r.stderr)
         let types = r.records.map { $0["type"] as? String ?? "?" }
         XCTAssertEqual(types, ["message_signature", "error", "error", "error", "error", "error"])
         let errors = r.records.filter { $0["type"] as? String == "error" }
         XCTAssertEqual(errors.map { $0["line"] as? Int }, [2, 3, 4, 5, 6])
-        XCTAssertEqual(errors.map { $0["code"] as? String }, ["eth.unknown_field", "record.conflicting_fields", "record.missing_field", "record.conflicting_fields", "record.missing_field"])
+        XCTAssertEqual(
+            errors.map { $0["code"] as? String },
+            ["eth.unknown_field", "record.conflicting_fields", "record.missing_field", "record.conflicting_fields", "record.missing_field"])
         XCTAssertFalse(r.out.contains("abandon"))
         XCTAssertEqual(r.records.first?["from"] as? String, "0x9858EfFD232B4033E47d90003D41EC34EcaEda94")
     }
 
     /// sign-tx --confirm on a pseudo-terminal, answering `answer` to every question: the
     /// terminal's text, the exit status and the output records' types.
-    func confirmed(_ record: String, key: String, options: String = "", answer: String) throws -> (terminal: String, status: Int32, types: [String?]) {
+    func confirmed(
+        _ record: String, key: String, options: String = "", answer: String
+    ) throws -> (terminal: String, status: Int32, types: [String?]) {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-confirm-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
         try (record + "\n").write(to: dir.appendingPathComponent("in.jsonl"), atomically: true, encoding: .utf8)
-        let (shown, status) = try Terminal.run("sign-tx --confirm --key-file \(key) \(options) < \(dir.path)/in.jsonl > \(dir.path)/out.jsonl",
-                                               waitFor: "[y/N]", type: answer)
+        let (shown, status) = try Terminal.run(
+            "sign-tx --confirm --key-file \(key) \(options) < \(dir.path)/in.jsonl > \(dir.path)/out.jsonl",
+            waitFor: "[y/N]", type: answer)
         let out = try String(contentsOf: dir.appendingPathComponent("out.jsonl"), encoding: .utf8)
-        let types = out.split(separator: "\n").map { (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["type"] as? String }
+        let types = out.split(separator: "\n").map {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["type"] as? String
+        }
         return (shown, status, types)
     }
 
@@ -120,7 +128,8 @@ final class SignTxEthereumToolTests: XCTestCase {
     /// without a terminal it is a usage error before anything is read.
     func testConfirmAsksOnTheTerminal() throws {
         let key = try keyFile()
-        let tx = #"{"eth_tx":{"chainId":1,"nonce":0,"gas":21000,"gasPrice":1,"to":"0xF0109fC8DF283027b6285cc889F5aA624EaC1F55","value":"5"},"path":"m/44h/60h/0h/0/0"}"#
+        let tx =
+            #"{"eth_tx":{"chainId":1,"nonce":0,"gas":21000,"gasPrice":1,"to":"0xF0109fC8DF283027b6285cc889F5aA624EaC1F55","value":"5"},"path":"m/44h/60h/0h/0/0"}"#
         let noTTY = try Shell.run("setsid sign-tx --confirm --key-file \(key) < /dev/null", stdin: Data())
         XCTAssertEqual(noTTY.status, 64, noTTY.stderr)
         for (answer, status, lastType) in [("n", 65, "error"), ("yes", 0, "eth_tx")] {
@@ -135,10 +144,13 @@ final class SignTxEthereumToolTests: XCTestCase {
     /// A PSBT's summary on the terminal (BIP174's example, its master key in a key file): the
     /// fee and the outputs are shown, "n" signs nothing, "y" signs.
     func testConfirmShowsAPSBTsSummary() throws {
-        let roles = try JSONSerialization.jsonObject(with: Data(contentsOf: TestPaths.projectFixture("psbt/bip174-roles.json"))) as! [String: Any]
+        let roles =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: TestPaths.projectFixture("psbt/bip174-roles.json"))) as! [String: Any]
         let key = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-tprv-\(UUID().uuidString).json").path
-        XCTAssertTrue(FileManager.default.createFile(atPath: key, contents: Data(#"{"xprv":"\#(roles["master_tprv"] as! String)"}"#.utf8),
-                                                    attributes: [.posixPermissions: 0o600]))
+        XCTAssertTrue(
+            FileManager.default.createFile(
+                atPath: key, contents: Data(#"{"xprv":"\#(roles["master_tprv"] as! String)"}"#.utf8),
+                attributes: [.posixPermissions: 0o600]))
         addTeardownBlock { try? FileManager.default.removeItem(atPath: key) }
         let record = #"{"psbt":"\#(roles["updated_with_sighash_all"] as! String)"}"#
         for (answer, status, lastType) in [("n", 65, "error"), ("y", 0, "psbt")] {

@@ -70,7 +70,9 @@ final class SignTxPSBTLiveTests: XCTestCase {
         for purpose in [44, 49, 84] {
             let account = try derive("account --purpose \(purpose)")[0]
             for (key, isChange) in [("descriptor", false), ("change_descriptor", true)] {
-                requests.append(["desc": account[key] as! String, "range": [0, 19], "watchonly": true, "timestamp": 0, "internal": isChange])
+                requests.append([
+                    "desc": account[key] as! String, "range": [0, 19], "watchonly": true, "timestamp": 0, "internal": isChange,
+                ])
             }
         }
         let multisig = try multisigDescriptor()
@@ -81,19 +83,26 @@ final class SignTxPSBTLiveTests: XCTestCase {
         try cli("generatetoaddress", "101", miner)
         let multisigAddress = (try json("deriveaddresses", multisig) as! [String])[0]
         let address = { (purpose: Int) in try self.derive("--purpose \(purpose) --index 0 --count 1")[0]["address"] as! String }
-        for to in [try address(44), try address(49), try address(84), multisigAddress] { try cli("sendtoaddress", to, "1.0", wallet: "miner") }
+        for to in [try address(44), try address(49), try address(84), multisigAddress] {
+            try cli("sendtoaddress", to, "1.0", wallet: "miner")
+        }
         try cli("generatetoaddress", "1", miner)
 
         // The node makes the PSBT: our four coins and one of the miner's, to the miner and our change.
         let coins = try json("listunspent", wallet: "watch") as! [[String: Any]]
         XCTAssertEqual(coins.count, 4)
-        let minerCoin = (try json("listunspent", wallet: "miner") as! [[String: Any]]).first { ($0["amount"] as! NSNumber).doubleValue == 50 }!
-        let inputs = (coins.sorted { ($0["desc"] as! String) < ($1["desc"] as! String) } + [minerCoin]).map { ["txid": $0["txid"]!, "vout": $0["vout"]!] }
+        let minerCoin = (try json("listunspent", wallet: "miner") as! [[String: Any]]).first {
+            ($0["amount"] as! NSNumber).doubleValue == 50
+        }!
+        let inputs = (coins.sorted { ($0["desc"] as! String) < ($1["desc"] as! String) } + [minerCoin]).map {
+            ["txid": $0["txid"]!, "vout": $0["vout"]!]
+        }
         let change = try derive("--purpose 84 --change 1 --index 0 --count 1")[0]["address"] as! String
         let payee = try cli("getnewaddress", "", "bech32", wallet: "miner")
         let outputs: [[String: Any]] = [[payee: 52.5], [change: 1.4999]]
-        var psbt = try cli("createpsbt", String(decoding: try JSONSerialization.data(withJSONObject: inputs), as: UTF8.self),
-                           String(decoding: try JSONSerialization.data(withJSONObject: outputs), as: UTF8.self))
+        var psbt = try cli(
+            "createpsbt", String(decoding: try JSONSerialization.data(withJSONObject: inputs), as: UTF8.self),
+            String(decoding: try JSONSerialization.data(withJSONObject: outputs), as: UTF8.self))
         psbt = field(try json("walletprocesspsbt", psbt, "false", "ALL", "true", wallet: "watch"), "psbt")
         psbt = field(try json("walletprocesspsbt", psbt, "false", "ALL", "true", wallet: "miner"), "psbt")
 
@@ -107,7 +116,9 @@ final class SignTxPSBTLiveTests: XCTestCase {
         XCTAssertEqual(summaryInputs.map { $0["kind"] as? String }, ["p2pkh", "p2sh-p2wpkh", "p2wpkh", "p2wsh", "p2wpkh"])
         XCTAssertEqual(summaryInputs.map { $0["ours"] as? Bool }, [true, true, true, true, false])
         XCTAssertEqual(summaryInputs.map { $0["amount"] as? String }, ["100000000", "100000000", "100000000", "100000000", "5000000000"])
-        XCTAssertEqual(summaryInputs.map { ($0["paths"] as? [String])?.first }, ["m/44'/1'/0'/0/0", "m/49'/1'/0'/0/0", "m/84'/1'/0'/0/0", "m/48'/1'/0'/2'/0/0", nil])
+        XCTAssertEqual(
+            summaryInputs.map { ($0["paths"] as? [String])?.first },
+            ["m/44'/1'/0'/0/0", "m/49'/1'/0'/0/0", "m/84'/1'/0'/0/0", "m/48'/1'/0'/2'/0/0", nil])
         XCTAssertEqual(summaryInputs[3]["address"] as? String, multisigAddress)
         let summaryOutputs = summary["outputs"] as! [[String: Any]]
         XCTAssertEqual(summaryOutputs.map { $0["address"] as? String }, [payee, change])
@@ -132,8 +143,10 @@ final class SignTxPSBTLiveTests: XCTestCase {
             // push of the scriptSig (P2PKH) or the first witness item.
             let ours = satchelSigned.inputs[i].all(PSBTField.inPartialSig).map(\.value)
             XCTAssertEqual(ours.count, 1, "input \(i)")
-            let theirs = nodeSigned.inputs[i].all(PSBTField.inPartialSig).map(\.value).first
-                ?? Self.firstWitnessItem(nodeSigned.inputs[i]) ?? Script.pushes(nodeSigned.inputs[i].value(PSBTField.inFinalScriptSig) ?? [])?.first
+            let theirs =
+                nodeSigned.inputs[i].all(PSBTField.inPartialSig).map(\.value).first
+                ?? Self.firstWitnessItem(nodeSigned.inputs[i])
+                ?? Script.pushes(nodeSigned.inputs[i].value(PSBTField.inFinalScriptSig) ?? [])?.first
             XCTAssertEqual(ours.first, theirs, "input \(i): the node's signature")
         }
 
@@ -197,19 +210,25 @@ final class SignTxPSBTLiveTests: XCTestCase {
         let miner = try cli("getnewaddress", "", "bech32", wallet: "miner")
         try cli("generatetoaddress", "101", miner)
         // Litecoin has no BIP86 wallets; the key and its output key are Bitcoin regtest's (coin type 1 both).
-        let key = try Shell.run("derive --coin btc --network regtest --purpose 86 --index 0 --count 1", stdin: Self.record(Self.ours)).records[0]
+        let key = try Shell.run("derive --coin btc --network regtest --purpose 86 --index 0 --count 1", stdin: Self.record(Self.ours))
+            .records[0]
         let outputKey = try Hex.decode(key["output_key"] as! String)
         let internalKey = Array(try Hex.decode(key["public_key"] as! String).dropFirst())
         let address = SegwitAddress.encode(hrp: "rltc", version: 1, program: outputKey)
         let funding = try cli("sendtoaddress", address, "1.0", wallet: "miner")
         // Read from the mempool (the node keeps no transaction index), then mined.
-        let vout = ((try json("getrawtransaction", funding, "true") as! [String: Any])["vout"] as! [[String: Any]])
+        let vout =
+            ((try json("getrawtransaction", funding, "true") as! [String: Any])["vout"] as! [[String: Any]])
             .first { ($0["scriptPubKey"] as! [String: Any])["hex"] as? String == "5120" + Hex.encode(outputKey) }!["n"] as! Int
         try cli("generatetoaddress", "1", miner)
         let payee = try cli("getnewaddress", "", "bech32", wallet: "miner")
         var psbt = try PSBT(base64: try cli("createpsbt", #"[{"txid":"\#(funding)","vout":\#(vout)}]"#, #"[{"\#(payee)":0.9999}]"#))
-        let fingerprint = try Hex.decode(try Shell.run("derive account --coin btc --network regtest --purpose 86", stdin: Self.record(Self.ours)).records[0]["master_fingerprint"] as! String)
-        let origin = [0x00] + fingerprint + [86, 1, 0].map { $0 | 0x8000_0000 as UInt32 }.flatMap { withUnsafeBytes(of: $0.littleEndian) { Array($0) } }
+        let fingerprint = try Hex.decode(
+            try Shell.run("derive account --coin btc --network regtest --purpose 86", stdin: Self.record(Self.ours)).records[0][
+                "master_fingerprint"] as! String)
+        let origin =
+            [0x00] + fingerprint
+            + [86, 1, 0].map { $0 | 0x8000_0000 as UInt32 }.flatMap { withUnsafeBytes(of: $0.littleEndian) { Array($0) } }
             + [0, 0].flatMap { (c: UInt32) in withUnsafeBytes(of: c.littleEndian) { Array($0) } }
         var utxo = [UInt8]()
         withUnsafeBytes(of: UInt64(100_000_000).littleEndian) { utxo += $0 }

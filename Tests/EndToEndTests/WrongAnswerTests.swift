@@ -14,7 +14,9 @@ final class WrongAnswerTests: XCTestCase {
         dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-wrong-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         phrase = "\(dir)/phrase.txt"
-        XCTAssertTrue(FileManager.default.createFile(atPath: phrase, contents: Data((Self.about + "\n").utf8), attributes: [.posixPermissions: 0o600]))
+        XCTAssertTrue(
+            FileManager.default.createFile(atPath: phrase, contents: Data((Self.about + "\n").utf8), attributes: [.posixPermissions: 0o600])
+        )
     }
 
     override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
@@ -25,12 +27,14 @@ final class WrongAnswerTests: XCTestCase {
         let account = "\(dir)/a.jsonl"
         let made = try Shell.run("derive account --purpose 84 < \(phrase) > \(account)")
         XCTAssertEqual(made.status, 0, made.stderr)
-        for (options, field, value, option) in [("--coin ltc --purpose 84", "coin", "btc", "--coin ltc"),
-                                                ("--coin eth", "coin", "btc", "--coin eth"),
-                                                ("--purpose 44", "script", "p2wpkh", "--purpose 44"),
-                                                ("--script p2tr", "script", "p2wpkh", "--script p2tr"),
-                                                ("--network test", "network", "main", "--network test"),
-                                                ("--account-path m/84h/0h/1h", "path", "m/84'/0'/0'", "--account-path m/84'/0'/1'")] {
+        for (options, field, value, option) in [
+            ("--coin ltc --purpose 84", "coin", "btc", "--coin ltc"),
+            ("--coin eth", "coin", "btc", "--coin eth"),
+            ("--purpose 44", "script", "p2wpkh", "--purpose 44"),
+            ("--script p2tr", "script", "p2wpkh", "--script p2tr"),
+            ("--network test", "network", "main", "--network test"),
+            ("--account-path m/84h/0h/1h", "path", "m/84'/0'/0'", "--account-path m/84'/0'/1'"),
+        ] {
             let r = try Shell.run("derive \(options) < \(account)")
             XCTAssertEqual(r.status, 65, options + r.out)
             XCTAssertEqual(r.records.count, 1, options)
@@ -71,8 +75,9 @@ final class WrongAnswerTests: XCTestCase {
         let bare = try Shell.run("echo '\(xpub)' | derive")
         XCTAssertEqual(bare.status, 65)
         XCTAssertEqual(bare.records.first?["code"] as? String, "derive.unsupported", bare.out)
-        XCTAssertEqual(try Shell.run("echo '\(xpub)' | derive --purpose 84").records.first?["address"] as? String,
-                       "bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu")
+        XCTAssertEqual(
+            try Shell.run("echo '\(xpub)' | derive --purpose 84").records.first?["address"] as? String,
+            "bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu")
     }
 
     /// The signer is checked against every address kind derive writes; an address that cannot
@@ -104,7 +109,8 @@ final class WrongAnswerTests: XCTestCase {
             if let legacy = record["legacy_address"] as? String { addresses.append(legacy) }
             if options == "--coin eth" { addresses.append(addresses[0].lowercased()) }
             let signFlags = scheme == "schnorr" ? "--scheme schnorr --taproot" : ""
-            let signed = try Shell.run("sign-hash \(signFlags) --key-file \(phrase) --path \(path)", stdin: Shell.lines([["hash": "0x" + hash]]))
+            let signed = try Shell.run(
+                "sign-hash \(signFlags) --key-file \(phrase) --path \(path)", stdin: Shell.lines([["hash": "0x" + hash]]))
             XCTAssertEqual(signed.status, 0, signed.stderr)
             var signature = try XCTUnwrap(signed.records.first)
             signature["public_key"] = nil
@@ -129,9 +135,11 @@ final class WrongAnswerTests: XCTestCase {
         var signature = try XCTUnwrap(signed.records.first)
         signature["public_key"] = nil
         // Addresses that cannot name a signer: usage errors that list the known kinds.
-        for address in ["hello", "0x123", "0x9858efFD232B4033E47d90003D41EC34EcaEda94",
-                        "bc1qrp33g0q5c5txsp9arysrx4k6zdkfs4nce4xj0gdcccefvpysxf3qccfmv3",
-                        "1LqBGSKuX5yYUonjxT5qGfpUsXKYYWeabB", "bitcoincash:qqyx49mu0kkn9ftfj6hje6g2wfer34yfnq5tahq3q7"] {
+        for address in [
+            "hello", "0x123", "0x9858efFD232B4033E47d90003D41EC34EcaEda94",
+            "bc1qrp33g0q5c5txsp9arysrx4k6zdkfs4nce4xj0gdcccefvpysxf3qccfmv3",
+            "1LqBGSKuX5yYUonjxT5qGfpUsXKYYWeabB", "bitcoincash:qqyx49mu0kkn9ftfj6hje6g2wfer34yfnq5tahq3q7",
+        ] {
             let r = try Shell.run("sign-hash verify --address '\(address)'", stdin: Shell.lines([signature]))
             XCTAssertEqual(r.status, 64, address)
             XCTAssertEqual(r.out, "", address)
@@ -161,8 +169,9 @@ final class WrongAnswerTests: XCTestCase {
         XCTAssertEqual(asBitcoin.status, 65)
         XCTAssertEqual(asBitcoin.records.first?["code"] as? String, "mnemonic.invalid_word_count")
         XCTAssertEqual(asBitcoin.records.first?["words"] as? Int, 25)
-        XCTAssertEqual(asBitcoin.records.first?["message"] as? String,
-                       "25 words; BIP39 has 12–24 (12, 15, 18, 21 or 24): a 25-word phrase is a Monero seed, for --coin xmr")
+        XCTAssertEqual(
+            asBitcoin.records.first?["message"] as? String,
+            "25 words; BIP39 has 12–24 (12, 15, 18, 21 or 24): a 25-word phrase is a Monero seed, for --coin xmr")
         // Without a coin, 25 words are still a Monero seed.
         let asMonero = try Shell.run("derive", stdin: Data((words + "\n").utf8))
         XCTAssertEqual(asMonero.status, 0, asMonero.stderr)
@@ -186,7 +195,8 @@ final class WrongAnswerTests: XCTestCase {
         // A named FIFO others may open is refused as a readable file is.
         let fifo = "\(dir)/fifo"
         XCTAssertEqual(mkfifo(fifo, 0o644), 0)
-        let open = try Shell.run("(cat \(phrase) > \(fifo) &) ; sign-hash --key-file \(fifo) --path m/0", stdin: Shell.lines([["hash": hash]]))
+        let open = try Shell.run(
+            "(cat \(phrase) > \(fifo) &) ; sign-hash --key-file \(fifo) --path m/0", stdin: Shell.lines([["hash": hash]]))
         XCTAssertEqual(open.status, 64, open.stderr)
         XCTAssertTrue(open.stderr.contains("secret.insecure_permissions"), open.stderr)
         _ = try? Shell.run("timeout 2 cat \(fifo) > /dev/null")

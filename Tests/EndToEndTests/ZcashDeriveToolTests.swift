@@ -17,8 +17,12 @@ final class ZcashDeriveToolTests: XCTestCase {
         let phrase = Shell.lines([["mnemonic": w["mnemonic"]!, "label": "shop"]])
         let r = try Shell.run("derive --coin zec --pool sapling --count 2 --change both", stdin: phrase)
         XCTAssertEqual(r.status, 0, r.stderr)
-        XCTAssertEqual(r.records.map { $0["address"] as? String },
-                       [s["default_address"] as? String, s["diversified_address"] as? String, (s["internal"] as? [String: Any])?["default_address"] as? String])
+        XCTAssertEqual(
+            r.records.map { $0["address"] as? String },
+            [
+                s["default_address"] as? String, s["diversified_address"] as? String,
+                (s["internal"] as? [String: Any])?["default_address"] as? String,
+            ])
         XCTAssertEqual(r.records.map { $0["diversifier_index"] as? String }, ["0", "1", "1"])
         XCTAssertEqual(r.records.map { $0["change"] as? Int }, [0, 0, 1])
         XCTAssertEqual(r.records[0]["transparent_address"] as? String, u["transparent_address"] as? String)
@@ -49,7 +53,8 @@ final class ZcashDeriveToolTests: XCTestCase {
         XCTAssertEqual(secret.status, 0, secret.stderr)
         XCTAssertEqual(secret.records.first?["extended_spending_key"] as? String, s["extsk_bech32"] as? String)
         // The spending key never passes on down a pipe.
-        let piped = try Shell.run("set -o pipefail; derive account --coin zec --pool sapling --private | derive --count 2 --change both", stdin: phrase)
+        let piped = try Shell.run(
+            "set -o pipefail; derive account --coin zec --pool sapling --private | derive --count 2 --change both", stdin: phrase)
         XCTAssertEqual(piped.status, 0, piped.stderr)
         XCTAssertEqual(piped.records.count, 3)
         XCTAssertFalse(piped.out.contains("secret-extended-key"))
@@ -63,9 +68,11 @@ final class ZcashDeriveToolTests: XCTestCase {
             let r = try Shell.run("derive --count 3", stdin: Shell.lines([input]))
             XCTAssertEqual(r.status, 0, r.stderr)
             XCTAssertEqual(r.records.map { $0["address"] as? String }, fromSeed.records.map { $0["address"] as? String }, "\(input.keys)")
-            XCTAssertEqual(r.records.map { $0["diversifier_index"] as? String }, fromSeed.records.map { $0["diversifier_index"] as? String })
+            XCTAssertEqual(
+                r.records.map { $0["diversifier_index"] as? String }, fromSeed.records.map { $0["diversifier_index"] as? String })
             if input["extended_full_viewing_key"] == nil {
-                XCTAssertEqual(r.records.map { $0["unified_address"] as? String }, fromSeed.records.map { $0["unified_address"] as? String })
+                XCTAssertEqual(
+                    r.records.map { $0["unified_address"] as? String }, fromSeed.records.map { $0["unified_address"] as? String })
             }
             XCTAssertNil(r.records.first?["ufvk"])
         }
@@ -99,7 +106,8 @@ final class ZcashDeriveToolTests: XCTestCase {
     /// Bad inputs are error records with their own codes; the good records around them still come.
     func testErrorRecords() throws {
         let (w, _, _) = try wallet()
-        let noSapling = try XCTUnwrap((TestPaths.json(TestPaths.vector("zcash/unified_full_viewing_keys.json")) as? [[Any]])?[2][5] as? String)
+        let noSapling = try XCTUnwrap(
+            (TestPaths.json(TestPaths.vector("zcash/unified_full_viewing_keys.json")) as? [[Any]])?[2][5] as? String)
         XCTAssertTrue(noSapling.hasPrefix("uview1"))
         let input = Shell.lines([
             ["ufvk": noSapling],
@@ -109,8 +117,9 @@ final class ZcashDeriveToolTests: XCTestCase {
         ])
         let r = try Shell.run("derive --coin zec --pool sapling", stdin: input)
         XCTAssertEqual(r.status, 65)
-        XCTAssertEqual(r.records.map { $0["code"] as? String ?? $0["type"] as? String },
-                       ["zcash.no_sapling_item", "zcash.diversifier_index_out_of_range", "address", "zcash.invalid_encoding"])
+        XCTAssertEqual(
+            r.records.map { $0["code"] as? String ?? $0["type"] as? String },
+            ["zcash.no_sapling_item", "zcash.diversifier_index_out_of_range", "address", "zcash.invalid_encoding"])
         XCTAssertEqual(r.records.map { $0["line"] as? Int }, [1, 2, nil, 4])
         // Index 2 of this key is no valid diversifier (sapling_zip32-style d2 is null for about
         // half the keys): the address comes from the next valid index, and says which.
@@ -138,14 +147,16 @@ final class ZcashDeriveToolTests: XCTestCase {
         for input: [String: Any] in [["ufvk": u["ufvk"]!], ["uivk": u["uivk"]!]] {
             let view = try Shell.run("derive --pool orchard --coin zec --count 3", stdin: Shell.lines([input]))
             XCTAssertEqual(view.status, 0, view.stderr)
-            XCTAssertEqual(view.records.map { $0["address"] as? String }, r.records.prefix(3).map { $0["address"] as? String }, "\(input.keys)")
+            XCTAssertEqual(
+                view.records.map { $0["address"] as? String }, r.records.prefix(3).map { $0["address"] as? String }, "\(input.keys)")
         }
         let change = try Shell.run("derive --pool orchard --coin zec --change 1", stdin: Shell.lines([["ufvk": u["ufvk"]!]]))
         XCTAssertEqual(change.status, 0, change.stderr)
         XCTAssertEqual(change.records.first?["address"] as? String, r.records[3]["address"] as? String)
         let noChange = try Shell.run("derive --pool orchard --coin zec --change 1", stdin: Shell.lines([["uivk": u["uivk"]!]]))
         XCTAssertEqual(noChange.status, 65)
-        let sapling = try Shell.run("derive --pool orchard --coin zec", stdin: Shell.lines([["extended_full_viewing_key": s["extfvk_bech32"]!]]))
+        let sapling = try Shell.run(
+            "derive --pool orchard --coin zec", stdin: Shell.lines([["extended_full_viewing_key": s["extfvk_bech32"]!]]))
         XCTAssertEqual(sapling.status, 65)
         XCTAssertEqual(sapling.records.first?["code"] as? String, "zcash.no_orchard_item")
     }
@@ -171,8 +182,10 @@ final class ZcashDeriveToolTests: XCTestCase {
             XCTAssertEqual(a.records.map { $0["uivk"] as? String }, [uivk, uivk], "row \(i)")
             XCTAssertTrue(a.records.allSatisfy { $0["incoming_viewing_key"] == nil && $0["default_address"] == nil }, "row \(i)")
             XCTAssertEqual(a.records[0]["unified_address"] as? String, a.records[1]["unified_address"] as? String, "row \(i)")
-            let fromKeys = try Shell.run("derive --coin zec --pool orchard --count 2", stdin: Shell.lines([["ufvk": ufvk], ["uivk": uivk]]))
-            let fromSeed = try Shell.run("derive --coin zec --pool orchard --count 2 --account \(account)", stdin: Shell.lines([["seed": seed]]))
+            let fromKeys = try Shell.run(
+                "derive --coin zec --pool orchard --count 2", stdin: Shell.lines([["ufvk": ufvk], ["uivk": uivk]]))
+            let fromSeed = try Shell.run(
+                "derive --coin zec --pool orchard --count 2 --account \(account)", stdin: Shell.lines([["seed": seed]]))
             XCTAssertEqual(fromKeys.status, 0, fromKeys.stderr)
             XCTAssertEqual(fromSeed.status, 0, fromSeed.stderr)
             let addresses = fromSeed.records.map { $0["address"] as? String }

@@ -22,7 +22,8 @@ final class ZcashLightwalletdScanTests: XCTestCase {
     }
 
     private func scan(_ source: String, state: String, _ extra: String = "") throws -> Shell.Result {
-        try Shell.run("scan-blocks --chain zcash \(source) --birthday 2900000 --state-dir \(dir)/\(state) --progress none \(extra)", stdin: try key())
+        try Shell.run(
+            "scan-blocks --chain zcash \(source) --birthday 2900000 --state-dir \(dir)/\(state) --progress none \(extra)", stdin: try key())
     }
 
     /// What scanning the fixture's .pb file writes: the reference for every live run here.
@@ -65,9 +66,11 @@ final class ZcashLightwalletdScanTests: XCTestCase {
     /// run go back to the birthday at each new block and re-report the same notes forever: the
     /// reorgs one run follows are bounded (10), then it stops with 76.
     func testAServerThatNeverServesTheSameChainTwice() throws {
-        let server = try FakeLightwalletd(blocks: "\(fixture)/compact_blocks.jsonl", ["--rehash", "--tip", "2900020", "--grow-every", "0.3"])
-        let r = try Shell.run("timeout 120 scan-blocks --chain zcash --lightwalletd 127.0.0.1:\(server.port) --plaintext --follow --interval 0.2 --birthday 2900000 --state-dir \(dir)/rehash --progress none",
-                              stdin: try key())
+        let server = try FakeLightwalletd(
+            blocks: "\(fixture)/compact_blocks.jsonl", ["--rehash", "--tip", "2900020", "--grow-every", "0.3"])
+        let r = try Shell.run(
+            "timeout 120 scan-blocks --chain zcash --lightwalletd 127.0.0.1:\(server.port) --plaintext --follow --interval 0.2 --birthday 2900000 --state-dir \(dir)/rehash --progress none",
+            stdin: try key())
         XCTAssertEqual(r.status, 76, r.stderr)
         XCTAssertTrue(r.stderr.contains("scan.reorg_limit: the source's chain changed again at block "), r.stderr)
         XCTAssertTrue(r.stderr.contains(" after 10 reorgs in this run (at most 10 are followed)"), r.stderr)
@@ -146,8 +149,9 @@ final class ZcashLightwalletdScanTests: XCTestCase {
     func testTLSByDefault() throws {
         let want = try fromFile()
         let cert = "\(dir)/lwd.pem", key = "\(dir)/lwd.key"
-        let made = try Shell.run("openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=localhost "
-                                 + "-addext subjectAltName=DNS:localhost,IP:127.0.0.1 -keyout \(key) -out \(cert)")
+        let made = try Shell.run(
+            "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=localhost "
+                + "-addext subjectAltName=DNS:localhost,IP:127.0.0.1 -keyout \(key) -out \(cert)")
         XCTAssertEqual(made.status, 0, made.stderr)
         let tls = try FakeLightwalletd(blocks: "\(fixture)/compact_blocks.jsonl", ["--cert", cert, "--key", key])
         let trusted = try scan("--lightwalletd 127.0.0.1:\(tls.port) --ca-file \(cert)", state: "tls")
@@ -170,15 +174,19 @@ final class ZcashLightwalletdScanTests: XCTestCase {
         XCTAssertTrue(tlsAsk.stderr.contains("source.tls") && tlsAsk.stderr.contains("WRONG_VERSION_NUMBER"), tlsAsk.stderr)
         // A trusted certificate for another name: 69 at once (it was retried for 7 s).
         let otherCert = "\(dir)/other.pem", otherKey = "\(dir)/other.key"
-        let other = try Shell.run("openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=other.example "
-                                  + "-addext subjectAltName=DNS:other.example -keyout \(otherKey) -out \(otherCert)")
+        let other = try Shell.run(
+            "openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=other.example "
+                + "-addext subjectAltName=DNS:other.example -keyout \(otherKey) -out \(otherCert)")
         XCTAssertEqual(other.status, 0, other.stderr)
         let elsewhere = try FakeLightwalletd(blocks: "\(fixture)/compact_blocks.jsonl", ["--cert", otherCert, "--key", otherKey])
         let start = Date()
         let mismatch = try scan("--lightwalletd 127.0.0.1:\(elsewhere.port) --ca-file \(otherCert)", state: "mismatch")
         XCTAssertEqual(mismatch.status, 69, mismatch.stderr)
         XCTAssertEqual(mismatch.out, "")
-        XCTAssertTrue(mismatch.stderr.contains("source.tls: no TLS connection to the lightwalletd at 127.0.0.1:\(elsewhere.port) (its certificate, though trusted, is not for this name or address)"), mismatch.stderr)
+        XCTAssertTrue(
+            mismatch.stderr.contains(
+                "source.tls: no TLS connection to the lightwalletd at 127.0.0.1:\(elsewhere.port) (its certificate, though trusted, is not for this name or address)"
+            ), mismatch.stderr)
         XCTAssertLessThan(Date().timeIntervalSince(start), 4, "not retried")
         // A --ca-file that is not PEM is named, not the address (it was "not a lightwalletd address").
         try "not a certificate\n".write(toFile: "\(dir)/notpem", atomically: true, encoding: .utf8)
@@ -219,13 +227,16 @@ extension ZcashLightwalletdScanTests {
     /// and, once the chain has grown to its end, has written the file's events, each once (with
     /// the confirmations each had when it was written).
     func testFollowsAGrowingChain() throws {
-        let unconfirmed = { (line: String) in line.replacingOccurrences(of: #""confirmations":[0-9]+,"#, with: "", options: .regularExpression) }
+        let unconfirmed = { (line: String) in
+            line.replacingOccurrences(of: #""confirmations":[0-9]+,"#, with: "", options: .regularExpression)
+        }
         let want = try fromFile().filter { !$0.contains(#""type":"balance""#) }.map(unconfirmed)
         let server = try FakeLightwalletd(blocks: "\(fixture)/compact_blocks.jsonl", ["--tip", "2900020", "--grow-every", "0.2"])
         try key().write(to: URL(fileURLWithPath: "\(dir)/key.json"))
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: "\(dir)/key.json")
-        let r = try Shell.run("timeout 12 scan-blocks --chain zcash --lightwalletd 127.0.0.1:\(server.port) --plaintext --follow --interval 0.3 "
-                              + "--birthday 2900000 --state-dir \(dir)/s --progress none --key-file \(dir)/key.json")
+        let r = try Shell.run(
+            "timeout 12 scan-blocks --chain zcash --lightwalletd 127.0.0.1:\(server.port) --plaintext --follow --interval 0.3 "
+                + "--birthday 2900000 --state-dir \(dir)/s --progress none --key-file \(dir)/key.json")
         XCTAssertEqual(r.status, 124, r.stderr)  // still following when timeout ended it
         let events = r.lines.filter { !$0.contains(#""type":"balance""#) }
         XCTAssertEqual(events.map(unconfirmed), want)
@@ -242,10 +253,13 @@ extension ZcashLightwalletdScanTests {
     /// of 250 kB) served over gRPC: scanned to the tip with no error and no false positive.
     func testRealBlocksOverGRPC() throws {
         let sample = TestPaths.fixture("zcash-mainnet-sample").path
-        for (file, birthday, tip) in [("mainnet_663150-665000.compact.pb", 663_150, 665_001), ("mainnet_1735000_sandblasted.compact.pb", 1_735_000, 1_735_001)] {
+        for (file, birthday, tip) in [
+            ("mainnet_663150-665000.compact.pb", 663_150, 665_001), ("mainnet_1735000_sandblasted.compact.pb", 1_735_000, 1_735_001),
+        ] {
             let server = try FakeLightwalletd(blocks: "\(sample)/\(file)")
-            let r = try Shell.run("scan-blocks --chain zcash --lightwalletd 127.0.0.1:\(server.port) --plaintext --birthday \(birthday) "
-                                  + "--state-dir \(dir)/\(birthday) --progress none", stdin: try key())
+            let r = try Shell.run(
+                "scan-blocks --chain zcash --lightwalletd 127.0.0.1:\(server.port) --plaintext --birthday \(birthday) "
+                    + "--state-dir \(dir)/\(birthday) --progress none", stdin: try key())
             XCTAssertEqual(r.status, 0, "\(file): \(r.stderr)")
             XCTAssertEqual(r.records.map { $0["type"] as? String }, ["balance"], file)
             XCTAssertEqual(r.records.first?["total"] as? String, "0", file)
@@ -264,7 +278,9 @@ extension ZcashLightwalletdScanTests {
         let server = try FakeLightwalletd(blocks: "\(fixture)/compact_blocks.jsonl", ["--shrink-to", "2900029"])
         let r = try scan("--lightwalletd 127.0.0.1:\(server.port) --plaintext", state: "s")
         XCTAssertEqual(r.status, 0, r.stderr)
-        let unconfirmed = { (line: String) in line.replacingOccurrences(of: #""confirmations":[0-9]+,"#, with: "", options: .regularExpression) }
+        let unconfirmed = { (line: String) in
+            line.replacingOccurrences(of: #""confirmations":[0-9]+,"#, with: "", options: .regularExpression)
+        }
         XCTAssertEqual(r.lines.map(unconfirmed), want.lines.map(unconfirmed))
         XCTAssertEqual(r.records.last?["height"] as? Int, 2_900_030)
     }
@@ -278,8 +294,10 @@ extension ZcashLightwalletdScanTests {
         let skipped = try scan("--lightwalletd 127.0.0.1:\(gap.port) --plaintext", state: "gap")
         XCTAssertEqual(skipped.status, 76, skipped.stderr)
         XCTAssertEqual(skipped.out, "")
-        XCTAssertTrue(skipped.stderr.contains("source.bad_reply") && skipped.stderr.contains("block 2900008 where 2900007 was due"), skipped.stderr)
-        let other = try FakeLightwalletd(blocks: "\(fixture)/compact_blocks.jsonl", ["--without", "GetBlockRange", "--log", "\(dir)/calls"])
+        XCTAssertTrue(
+            skipped.stderr.contains("source.bad_reply") && skipped.stderr.contains("block 2900008 where 2900007 was due"), skipped.stderr)
+        let other = try FakeLightwalletd(
+            blocks: "\(fixture)/compact_blocks.jsonl", ["--without", "GetBlockRange", "--log", "\(dir)/calls"])
         let refused = try scan("--lightwalletd 127.0.0.1:\(other.port) --plaintext", state: "other")
         XCTAssertEqual(refused.status, 76, refused.stderr)
         XCTAssertEqual(refused.out, "")
@@ -298,12 +316,16 @@ extension ZcashLightwalletdScanTests {
         let orchard = TestPaths.fixture("zcash-orchard").path
         let wallet = try XCTUnwrap(TestPaths.json(TestPaths.fixture("zcash-orchard/wallet.json")) as? [String: Any])
         let key = Shell.lines([["mnemonic": wallet["mnemonic"]!]])
-        let file = try Shell.run("scan-blocks --chain zcash --blocks \(orchard)/compact_blocks.pb --birthday 2950000 --state-dir \(dir)/file --progress none", stdin: key)
+        let file = try Shell.run(
+            "scan-blocks --chain zcash --blocks \(orchard)/compact_blocks.pb --birthday 2950000 --state-dir \(dir)/file --progress none",
+            stdin: key)
         XCTAssertEqual(file.status, 0, file.stderr)
         let received = file.records.filter { $0["type"] as? String == "received" }
         XCTAssertEqual(received.filter { $0["pool"] as? String == "orchard" }.count, 16)
         let server = try FakeLightwalletd(blocks: "\(orchard)/compact_blocks.jsonl", ["--log", "\(dir)/calls"])
-        let live = try Shell.run("scan-blocks --chain zcash --lightwalletd 127.0.0.1:\(server.port) --plaintext --birthday 2950000 --state-dir \(dir)/live --progress none", stdin: key)
+        let live = try Shell.run(
+            "scan-blocks --chain zcash --lightwalletd 127.0.0.1:\(server.port) --plaintext --birthday 2950000 --state-dir \(dir)/live --progress none",
+            stdin: key)
         XCTAssertEqual(live.status, 0, live.stderr)
         XCTAssertEqual(live.lines, file.lines)
         let calls = try String(contentsOfFile: "\(dir)/calls", encoding: .utf8).split(separator: "\n")

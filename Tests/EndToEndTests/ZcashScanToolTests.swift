@@ -19,9 +19,12 @@ final class ZcashScanToolTests: XCTestCase {
         try XCTUnwrap(TestPaths.json(TestPaths.fixture("zcash-sapling/wallet.json")) as? [String: Any])
     }
 
-    private func scan(_ key: [String: Any], _ extra: String = "", blocks: String = "compact_blocks.jsonl", state: String = "s") throws -> Shell.Result {
-        try Shell.run("scan-blocks --chain zcash --blocks \(fixture)/\(blocks) --birthday 2900000 --state-dir \(dir)/\(state) --progress none \(extra)",
-                      stdin: Shell.lines([key]))
+    private func scan(
+        _ key: [String: Any], _ extra: String = "", blocks: String = "compact_blocks.jsonl", state: String = "s"
+    ) throws -> Shell.Result {
+        try Shell.run(
+            "scan-blocks --chain zcash --blocks \(fixture)/\(blocks) --birthday 2900000 --state-dir \(dir)/\(state) --progress none \(extra)",
+            stdin: Shell.lines([key]))
     }
 
     func testTheWalletsNotesSpendsAndBalance() throws {
@@ -61,8 +64,10 @@ final class ZcashScanToolTests: XCTestCase {
         XCTAssertEqual(balance["height"] as? Int, 2_900_050)
         // 10 blocks deep to spend: notes from 2,900,041 on are not yet unlocked.
         let spentNullifiers = Set(spent.compactMap { $0["nullifier"] as? String })
-        let locked = received.filter { ($0["height"] as? Int ?? 0) > 2_900_040 && !spentNullifiers.contains($0["nullifier"] as? String ?? "") }
-            .compactMap { UInt64($0["amount"] as? String ?? "") }.reduce(0, +)
+        let locked = received.filter {
+            ($0["height"] as? Int ?? 0) > 2_900_040 && !spentNullifiers.contains($0["nullifier"] as? String ?? "")
+        }
+        .compactMap { UInt64($0["amount"] as? String ?? "") }.reduce(0, +)
         XCTAssertGreaterThan(locked, 0)
         let total = try XCTUnwrap(UInt64(balance["total"] as? String ?? ""))
         XCTAssertEqual(UInt64(balance["unlocked"] as? String ?? ""), total - locked)
@@ -87,14 +92,20 @@ final class ZcashScanToolTests: XCTestCase {
         XCTAssertEqual(r.status, 0, r.stderr)
         let received = r.records.filter { $0["type"] as? String == "received" }
         XCTAssertEqual(received.count, 14)
-        XCTAssertEqual(received.map { $0["memo_text"] as? String }, expected.map { $0["memo_type"] as? String == "text" ? $0["memo_text"] as? String : nil })
-        XCTAssertEqual(received.map { $0["memo"] as? String }, expected.map { $0["memo_type"] as? String == "empty" ? nil : $0["memo_hex"] as? String })
+        XCTAssertEqual(
+            received.map { $0["memo_text"] as? String },
+            expected.map { $0["memo_type"] as? String == "text" ? $0["memo_text"] as? String : nil })
+        XCTAssertEqual(
+            received.map { $0["memo"] as? String }, expected.map { $0["memo_type"] as? String == "empty" ? nil : $0["memo_hex"] as? String }
+        )
         // A transaction record whose outputs are another transaction's: refused, nothing reported.
         let lines = try String(contentsOfFile: "\(fixture)/transactions.jsonl", encoding: .utf8).split(separator: "\n").map(String.init)
         let first = try XCTUnwrap(TestPaths.jsonLines(TestPaths.fixture("zcash-sapling/expected_notes.jsonl")).first)
         let victim = try XCTUnwrap(lines.firstIndex { $0.contains(first["txid"] as! String) })
-        let donor = try XCTUnwrap(lines.firstIndex { $0.contains("\"height\": 2900001") && $0.contains("raw_tx") && !$0.contains("\"txIndex\": 0") })
-        let donorRaw = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(lines[donor].utf8)) as? [String: Any])?["raw_tx"] as? String)
+        let donor = try XCTUnwrap(
+            lines.firstIndex { $0.contains("\"height\": 2900001") && $0.contains("raw_tx") && !$0.contains("\"txIndex\": 0") })
+        let donorRaw = try XCTUnwrap(
+            (try JSONSerialization.jsonObject(with: Data(lines[donor].utf8)) as? [String: Any])?["raw_tx"] as? String)
         var victimRecord = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(lines[victim].utf8)) as? [String: Any])
         victimRecord["raw_tx"] = donorRaw
         var forged = lines
@@ -112,18 +123,23 @@ final class ZcashScanToolTests: XCTestCase {
     func testReorgByPrevHash() throws {
         let w = try wallet()
         let key = ["mnemonic": w["mnemonic"]!]
-        try assertZcashReorgIsFollowed(blocks: "\(fixture)/compact_blocks.jsonl", birthday: 2_900_000, forkAt: 2_900_030, key: key, dir: dir)
+        try assertZcashReorgIsFollowed(
+            blocks: "\(fixture)/compact_blocks.jsonl", birthday: 2_900_000, forkAt: 2_900_030, key: key, dir: dir)
         // The same 10-block reorg past --max-reorg-depth 5: the run ends (76), nothing rolled back.
         let shallow = try scan(key, "--until-height 2900039", state: "shallow")
         XCTAssertEqual(shallow.status, 0, shallow.stderr)
-        let refused = try Shell.run("scan-blocks --chain zcash --blocks \(dir)/fork.jsonl --birthday 2900000 --state-dir \(dir)/shallow --progress none --max-reorg-depth 5",
-                                    stdin: Shell.lines([key]))
+        let refused = try Shell.run(
+            "scan-blocks --chain zcash --blocks \(dir)/fork.jsonl --birthday 2900000 --state-dir \(dir)/shallow --progress none --max-reorg-depth 5",
+            stdin: Shell.lines([key]))
         XCTAssertEqual(refused.status, 76, refused.stderr)
-        XCTAssertTrue(refused.stderr.contains("scan.reorg_limit: block 2900040 does not follow the stored chain, and neither do the 5 blocks below it"), refused.stderr)
+        XCTAssertTrue(
+            refused.stderr.contains(
+                "scan.reorg_limit: block 2900040 does not follow the stored chain, and neither do the 5 blocks below it"), refused.stderr)
         XCTAssertFalse(refused.records.contains { $0["type"] as? String == "reorg" }, refused.out)
         // With the default depth the same state follows it.
-        let followed = try Shell.run("scan-blocks --chain zcash --blocks \(dir)/fork.jsonl --birthday 2900000 --state-dir \(dir)/shallow --progress none",
-                                     stdin: Shell.lines([key]))
+        let followed = try Shell.run(
+            "scan-blocks --chain zcash --blocks \(dir)/fork.jsonl --birthday 2900000 --state-dir \(dir)/shallow --progress none",
+            stdin: Shell.lines([key]))
         XCTAssertEqual(followed.status, 0, followed.stderr)
         XCTAssertEqual(followed.records.first { $0["type"] as? String == "reorg" }?["fork_height"] as? Int, 2_900_029)
     }
@@ -139,18 +155,26 @@ final class ZcashScanToolTests: XCTestCase {
             try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: file)
             return file
         }
-        let two = try walletsFile([["mnemonic": w["mnemonic"]!, "account": 1, "name": "till", "birthday": 2_900_000],
-                                   ["mnemonic": w["mnemonic"]!, "name": "owner"]])
-        let r = try Shell.run("scan-blocks --chain zcash --blocks \(fixture)/compact_blocks.pb --wallets \(two) --birthday 2900000 --state-dir \(dir)/two --progress none")
+        let two = try walletsFile([
+            ["mnemonic": w["mnemonic"]!, "account": 1, "name": "till", "birthday": 2_900_000],
+            ["mnemonic": w["mnemonic"]!, "name": "owner"],
+        ])
+        let r = try Shell.run(
+            "scan-blocks --chain zcash --blocks \(fixture)/compact_blocks.pb --wallets \(two) --birthday 2900000 --state-dir \(dir)/two --progress none"
+        )
         XCTAssertEqual(r.status, 0, r.stderr)
-        func count(_ wallet: String, _ type: String) -> Int { r.records.filter { $0["wallet"] as? String == wallet && $0["type"] as? String == type }.count }
+        func count(_ wallet: String, _ type: String) -> Int {
+            r.records.filter { $0["wallet"] as? String == wallet && $0["type"] as? String == type }.count
+        }
         XCTAssertEqual(count("till", "received"), 1)
         XCTAssertEqual(count("owner", "received"), 14)
         XCTAssertEqual(count("till", "spent"), 0)
         XCTAssertEqual(count("owner", "spent"), 2)
         XCTAssertEqual(r.records.filter { $0["wallet"] == nil }.count, 0)
         let same = try walletsFile([["uivk": uivk, "name": "till"], ["mnemonic": w["mnemonic"]!, "name": "owner"]])
-        let twice = try Shell.run("scan-blocks --chain zcash --blocks \(fixture)/compact_blocks.pb --wallets \(same) --birthday 2900000 --state-dir \(dir)/twice --progress none")
+        let twice = try Shell.run(
+            "scan-blocks --chain zcash --blocks \(fixture)/compact_blocks.pb --wallets \(same) --birthday 2900000 --state-dir \(dir)/twice --progress none"
+        )
         XCTAssertEqual(twice.status, 64, twice.stderr)
         XCTAssertTrue(twice.stderr.contains("scan.same_wallet_twice"), twice.stderr)
     }
@@ -158,20 +182,24 @@ final class ZcashScanToolTests: XCTestCase {
     /// kill -9 at staggered moments: every event of a whole scan exactly once, in order.
     func testKilledRunsLoseAndRepeatNothing() throws {
         let w = try wallet()
-        try assertKilledZcashRunsLoseAndRepeatNothing(blocks: "\(fixture)/compact_blocks.pb", birthday: 2_900_000, key: ["mnemonic": w["mnemonic"]!],
-                                                     events: 16, dir: dir)
+        try assertKilledZcashRunsLoseAndRepeatNothing(
+            blocks: "\(fixture)/compact_blocks.pb", birthday: 2_900_000, key: ["mnemonic": w["mnemonic"]!],
+            events: 16, dir: dir)
     }
 
     /// An incoming viewing key sees the external notes only, and no spends.
     func testIncomingViewingKeySeesPaymentsOnly() throws {
         let w = try wallet()
         let uivk = try XCTUnwrap((w["unified"] as? [String: Any])?["uivk"] as? String)
-        let expected = try TestPaths.jsonLines(TestPaths.fixture("zcash-sapling/expected_notes.jsonl")).filter { $0["scope"] as? String == "external" }
+        let expected = try TestPaths.jsonLines(TestPaths.fixture("zcash-sapling/expected_notes.jsonl")).filter {
+            $0["scope"] as? String == "external"
+        }
         let r = try scan(["uivk": uivk])
         XCTAssertEqual(r.status, 0, r.stderr)
         let received = r.records.filter { $0["type"] as? String == "received" }
-        XCTAssertEqual(received.map { "\($0["txid"] as? String ?? ""):\($0["index"] as? Int ?? -1)" },
-                       expected.map { "\($0["txid"] as? String ?? ""):\($0["outputIndex"] as? Int ?? -1)" })
+        XCTAssertEqual(
+            received.map { "\($0["txid"] as? String ?? ""):\($0["index"] as? Int ?? -1)" },
+            expected.map { "\($0["txid"] as? String ?? ""):\($0["outputIndex"] as? Int ?? -1)" })
         XCTAssertTrue(received.allSatisfy { $0["nullifier"] == nil })
         // The position comes from the blocks, and an incoming viewing key has it too.
         XCTAssertEqual(received.map { $0["position"] as? Int }, expected.map { $0["position"] as? Int })
@@ -200,8 +228,9 @@ final class ZcashScanToolTests: XCTestCase {
         let cut = "\(dir)/cut.pb"
         let data = try Data(contentsOf: URL(fileURLWithPath: "\(fixture)/compact_blocks.pb"))
         try data.prefix(data.count / 2).write(to: URL(fileURLWithPath: cut))
-        let bad = try Shell.run("scan-blocks --chain zcash --blocks \(cut) --birthday 2900000 --state-dir \(dir)/cut --progress none",
-                                stdin: Shell.lines([["mnemonic": w["mnemonic"]!]]))
+        let bad = try Shell.run(
+            "scan-blocks --chain zcash --blocks \(cut) --birthday 2900000 --state-dir \(dir)/cut --progress none",
+            stdin: Shell.lines([["mnemonic": w["mnemonic"]!]]))
         XCTAssertEqual(bad.status, 65, bad.stderr)
         XCTAssertTrue(bad.stderr.contains("scan."), bad.stderr)
         XCTAssertFalse(bad.stderr.contains("abandon"))
@@ -217,10 +246,13 @@ final class ZcashMainnetSampleTests: XCTestCase {
         addTeardownBlock { try? FileManager.default.removeItem(atPath: dir) }
         let w = try XCTUnwrap(TestPaths.json(TestPaths.fixture("zcash-sapling/wallet.json")) as? [String: Any])
         let sample = TestPaths.fixture("zcash-mainnet-sample").path
-        for (file, birthday, tip) in [("mainnet_663150-665000.compact.pb", 663_150, 665_001), ("mainnet_1735000_sandblasted.compact.pb", 1_735_000, 1_735_001)] {
+        for (file, birthday, tip) in [
+            ("mainnet_663150-665000.compact.pb", 663_150, 665_001), ("mainnet_1735000_sandblasted.compact.pb", 1_735_000, 1_735_001),
+        ] {
             for (n, key) in [["mnemonic": w["mnemonic"]!], ["uivk": (w["unified"] as? [String: Any])?["uivk"] ?? ""]].enumerated() {
-                let r = try Shell.run("scan-blocks --chain zcash --blocks \(sample)/\(file) --birthday \(birthday) --state-dir \(dir)/\(birthday)-\(n) --progress none",
-                                      stdin: Shell.lines([key]))
+                let r = try Shell.run(
+                    "scan-blocks --chain zcash --blocks \(sample)/\(file) --birthday \(birthday) --state-dir \(dir)/\(birthday)-\(n) --progress none",
+                    stdin: Shell.lines([key]))
                 XCTAssertEqual(r.status, 0, "\(file): \(r.stderr)")
                 XCTAssertEqual(r.records.map { $0["type"] as? String }, ["balance"], file)
                 XCTAssertEqual(r.records.first?["total"] as? String, "0", file)
@@ -237,11 +269,14 @@ final class ZcashMainnetSampleTests: XCTestCase {
 /// run that stopped 10 blocks past the fork meets it next time, rolls back to the last block
 /// both branches share, says what it undid, finds those notes again on the new branch, and
 /// ends with the balance a scan of the new branch alone gives.
-func assertZcashReorgIsFollowed(blocks: String, birthday: Int, forkAt: Int, key: [String: Any], dir: String,
-                                file: StaticString = #filePath, line: UInt = #line) throws {
+func assertZcashReorgIsFollowed(
+    blocks: String, birthday: Int, forkAt: Int, key: [String: Any], dir: String,
+    file: StaticString = #filePath, line: UInt = #line
+) throws {
     func run(_ blocks: String, _ state: String, _ extra: String = "") throws -> Shell.Result {
-        let r = try Shell.run("scan-blocks --chain zcash --blocks \(blocks) --birthday \(birthday) --state-dir \(dir)/\(state) --progress none \(extra)",
-                              stdin: Shell.lines([key]))
+        let r = try Shell.run(
+            "scan-blocks --chain zcash --blocks \(blocks) --birthday \(birthday) --state-dir \(dir)/\(state) --progress none \(extra)",
+            stdin: Shell.lines([key]))
         XCTAssertEqual(r.status, 0, r.stderr, file: file, line: line)
         return r
     }
@@ -250,7 +285,9 @@ func assertZcashReorgIsFollowed(blocks: String, birthday: Int, forkAt: Int, key:
     let second = try run("\(dir)/fork.jsonl", "reorg")
     let reorg = try XCTUnwrap(second.records.first { $0["type"] as? String == "reorg" }, second.out, file: file, line: line)
     XCTAssertEqual(reorg["fork_height"] as? Int, forkAt - 1, file: file, line: line)
-    let undone = first.records.filter { ($0["type"] as? String == "received" || $0["type"] as? String == "spent") && ($0["height"] as? Int ?? 0) >= forkAt }
+    let undone = first.records.filter {
+        ($0["type"] as? String == "received" || $0["type"] as? String == "spent") && ($0["height"] as? Int ?? 0) >= forkAt
+    }
     XCTAssertGreaterThan(undone.count, 0, file: file, line: line)
     XCTAssertEqual(reorg["undone_outputs"] as? Int, undone.filter { $0["type"] as? String == "received" }.count, file: file, line: line)
     XCTAssertEqual(reorg["undone_spends"] as? Int, undone.filter { $0["type"] as? String == "spent" }.count, file: file, line: line)
@@ -258,18 +295,23 @@ func assertZcashReorgIsFollowed(blocks: String, birthday: Int, forkAt: Int, key:
     func stable(_ r: [String: Any]) -> String {
         ["type", "pool", "txid", "index", "amount", "nullifier", "position", "height"].map { "\(r[$0] ?? "-")" }.joined(separator: " ")
     }
-    let again = second.records.filter { ($0["type"] as? String == "received" || $0["type"] as? String == "spent") && ($0["height"] as? Int ?? 0) < forkAt + 10 }
+    let again = second.records.filter {
+        ($0["type"] as? String == "received" || $0["type"] as? String == "spent") && ($0["height"] as? Int ?? 0) < forkAt + 10
+    }
     XCTAssertEqual(again.map(stable), undone.map(stable), file: file, line: line)
     let whole = try run("\(dir)/fork.jsonl", "whole")
     XCTAssertEqual(second.records.last?["total"] as? String, whole.records.last?["total"] as? String, file: file, line: line)
-    XCTAssertEqual(second.records.last?["pools"] as? [String: [String: String]], whole.records.last?["pools"] as? [String: [String: String]],
-                   file: file, line: line)
+    XCTAssertEqual(
+        second.records.last?["pools"] as? [String: [String: String]], whole.records.last?["pools"] as? [String: [String: String]],
+        file: file, line: line)
 }
 
 /// kill -9 at staggered moments, appending to one file: every event of a whole scan is
 /// there exactly once, event ids 1… in order (the engine's guarantee, here for Zcash).
-func assertKilledZcashRunsLoseAndRepeatNothing(blocks: String, birthday: Int, key: [String: Any], events: Int, dir: String,
-                                              file: StaticString = #filePath, line: UInt = #line) throws {
+func assertKilledZcashRunsLoseAndRepeatNothing(
+    blocks: String, birthday: Int, key: [String: Any], events: Int, dir: String,
+    file: StaticString = #filePath, line: UInt = #line
+) throws {
     try Shell.lines([key]).write(to: URL(fileURLWithPath: "\(dir)/seed.json"))
     let chain = "--chain zcash --blocks \(blocks) --birthday \(birthday) --progress none"
     let clean = try Shell.run("scan-blocks \(chain) --state-dir \(dir)/clean < \(dir)/seed.json")
@@ -279,12 +321,20 @@ func assertKilledZcashRunsLoseAndRepeatNothing(blocks: String, birthday: Int, ke
     var kills = 0
     for i in 0..<10 {
         let delay = String(format: "0.%03d", 15 + i * 17)
-        let r = try Shell.run("scan-blocks \(chain) --state-dir \(dir)/killed --max-blocks 7 < \(dir)/seed.json >> \(dir)/out.jsonl 2>/dev/null & p=$!; sleep \(delay); kill -9 $p 2>/dev/null && echo killed; wait $p; true")
+        let r = try Shell.run(
+            "scan-blocks \(chain) --state-dir \(dir)/killed --max-blocks 7 < \(dir)/seed.json >> \(dir)/out.jsonl 2>/dev/null & p=$!; sleep \(delay); kill -9 $p 2>/dev/null && echo killed; wait $p; true"
+        )
         if r.out.contains("killed") { kills += 1 }
     }
-    XCTAssertEqual(try Shell.run("scan-blocks \(chain) --state-dir \(dir)/killed < \(dir)/seed.json >> \(dir)/out.jsonl").status, 0, file: file, line: line)
-    let got = try String(contentsOfFile: "\(dir)/out.jsonl", encoding: .utf8).split(separator: "\n").map(String.init).filter { !$0.contains("\"balance\"") }
-    func stable(_ line: String) -> String { line.replacingOccurrences(of: #","(confirmations|event_id)":[0-9]+"#, with: "", options: .regularExpression) }
+    XCTAssertEqual(
+        try Shell.run("scan-blocks \(chain) --state-dir \(dir)/killed < \(dir)/seed.json >> \(dir)/out.jsonl").status, 0, file: file,
+        line: line)
+    let got = try String(contentsOfFile: "\(dir)/out.jsonl", encoding: .utf8).split(separator: "\n").map(String.init).filter {
+        !$0.contains("\"balance\"")
+    }
+    func stable(_ line: String) -> String {
+        line.replacingOccurrences(of: #","(confirmations|event_id)":[0-9]+"#, with: "", options: .regularExpression)
+    }
     XCTAssertEqual(got.map(stable).sorted(), wanted.map(stable).sorted(), "an event was lost, repeated or changed", file: file, line: line)
     let ids = got.compactMap { line in line.range(of: #"(?<="event_id":)[0-9]+"#, options: .regularExpression).flatMap { Int(line[$0]) } }
     XCTAssertEqual(ids, Array(1...wanted.count), file: file, line: line)
@@ -329,21 +379,25 @@ final class ZcashOrchardScanToolTests: XCTestCase {
         let summary = try XCTUnwrap(TestPaths.json(TestPaths.fixture("zcash-orchard/expected_summary.json")) as? [String: Any])
         // An Orchard note's address: the Orchard-only UA of its scope and index, as derive
         // writes it, and derive's are the fixture's where the fixture has them.
-        let derived = try Shell.run("derive --coin zec --pool orchard --count 9 --change both", stdin: Shell.lines([["mnemonic": wallet["mnemonic"]!]]))
+        let derived = try Shell.run(
+            "derive --coin zec --pool orchard --count 9 --change both", stdin: Shell.lines([["mnemonic": wallet["mnemonic"]!]]))
         XCTAssertEqual(derived.status, 0, derived.stderr)
-        let orchardAddress = Dictionary(uniqueKeysWithValues: derived.records.map {
-            ("\($0["change"] as? Int ?? -1)/\(text($0["diversifier_index"]))", text($0["address"]))
-        })
+        let orchardAddress = Dictionary(
+            uniqueKeysWithValues: derived.records.map {
+                ("\($0["change"] as? Int ?? -1)/\(text($0["diversifier_index"]))", text($0["address"]))
+            })
         let fixtureAddresses = try XCTUnwrap(wallet["addresses"] as? [[String: Any]])
         XCTAssertEqual(orchardAddress["0/0"], fixtureAddresses.first { $0["label"] as? String == "orchard_default_j0" }?["ua"] as? String)
         XCTAssertEqual(orchardAddress["1/0"], fixtureAddresses.first { $0["label"] as? String == "orchard_internal_j0" }?["ua"] as? String)
         for file in ["compact_blocks.jsonl", "compact_blocks.pb"] {
-            let r = try Shell.run("scan-blocks --chain zcash --blocks \(fixture)/\(file) --birthday 2950000 --state-dir \(dir)/\(file) --progress none",
-                                  stdin: Shell.lines([["mnemonic": wallet["mnemonic"]!]]))
+            let r = try Shell.run(
+                "scan-blocks --chain zcash --blocks \(fixture)/\(file) --birthday 2950000 --state-dir \(dir)/\(file) --progress none",
+                stdin: Shell.lines([["mnemonic": wallet["mnemonic"]!]]))
             XCTAssertEqual(r.status, 0, r.stderr)
             let received = r.records.filter { $0["type"] as? String == "received" }
-            XCTAssertEqual(received.map { "\($0["pool"] as? String ?? "")/\($0["txid"] as? String ?? "")/\($0["index"] as? Int ?? -1)" },
-                           expected.map { "\(text($0["pool"]))/\(text($0["txid"]))/\(text($0["actionIndex"] ?? $0["outputIndex"]))" }, file)
+            XCTAssertEqual(
+                received.map { "\($0["pool"] as? String ?? "")/\($0["txid"] as? String ?? "")/\($0["index"] as? Int ?? -1)" },
+                expected.map { "\(text($0["pool"]))/\(text($0["txid"]))/\(text($0["actionIndex"] ?? $0["outputIndex"]))" }, file)
             XCTAssertEqual(received.map { $0["amount"] as? String }, expected.map { text($0["value"]) })
             XCTAssertEqual(received.map { $0["nullifier"] as? String }, expected.map { text($0["nullifier"]) })
             XCTAssertEqual(received.map { $0["position"] as? Int }, expected.map { Int(text($0["position"])) })
@@ -361,8 +415,9 @@ final class ZcashOrchardScanToolTests: XCTestCase {
             let spent = r.records.filter { $0["type"] as? String == "spent" }
             XCTAssertEqual(spent.count, 4)
             XCTAssertEqual(spent.map { $0["pool"] as? String }, ["orchard", "orchard", "orchard", "orchard"])
-            XCTAssertEqual(Set(spent.compactMap { $0["nullifier"] as? String }),
-                           Set(expected.filter { $0["spent"] is [String: Any] }.map { text($0["nullifier"]) }))
+            XCTAssertEqual(
+                Set(spent.compactMap { $0["nullifier"] as? String }),
+                Set(expected.filter { $0["spent"] is [String: Any] }.map { text($0["nullifier"]) }))
             let balance = try XCTUnwrap(r.records.last)
             XCTAssertEqual(balance["total"] as? String, text(summary["unspentBalanceAllPools"]))
             let pools = try XCTUnwrap(balance["pools"] as? [String: [String: String]])
@@ -370,16 +425,18 @@ final class ZcashOrchardScanToolTests: XCTestCase {
             XCTAssertEqual(pools["sapling"]?["total"], text(summary["unspentBalanceSapling"]))
             XCTAssertEqual(balance["spends_known"] as? Bool, true)
             // The UIVK: Orchard and Sapling payments, no change, no spends.
-            let view = try Shell.run("scan-blocks --chain zcash --blocks \(fixture)/\(file) --birthday 2950000 --state-dir \(dir)/uivk-\(file) --progress none",
-                                     stdin: Shell.lines([["uivk": unified["uivk"]!]]))
+            let view = try Shell.run(
+                "scan-blocks --chain zcash --blocks \(fixture)/\(file) --birthday 2950000 --state-dir \(dir)/uivk-\(file) --progress none",
+                stdin: Shell.lines([["uivk": unified["uivk"]!]]))
             XCTAssertEqual(view.status, 0, view.stderr)
             let payments = view.records.filter { $0["type"] as? String == "received" }
             XCTAssertEqual(payments.filter { $0["pool"] as? String == "orchard" }.count, 12)
             XCTAssertEqual(payments.count, 14)
             XCTAssertEqual(view.records.filter { $0["type"] as? String == "spent" }.count, 0)
             XCTAssertEqual(view.records.last?["spends_known"] as? Bool, false)
-            XCTAssertEqual(((view.records.last?["pools"] as? [String: [String: String]])?["orchard"])?["total"],
-                           text(summary["totalReceivedOrchardExternalOnly"]))
+            XCTAssertEqual(
+                ((view.records.last?["pools"] as? [String: [String: String]])?["orchard"])?["total"],
+                text(summary["totalReceivedOrchardExternalOnly"]))
         }
     }
 
@@ -389,12 +446,14 @@ final class ZcashOrchardScanToolTests: XCTestCase {
     func testMemosFromFullTransactions() throws {
         let wallet = try XCTUnwrap(TestPaths.json(TestPaths.fixture("zcash-orchard/wallet.json")) as? [String: Any])
         let expected = try TestPaths.jsonLines(TestPaths.fixture("zcash-orchard/expected_notes.jsonl"))
-        let r = try Shell.run("scan-blocks --chain zcash --blocks \(fixture)/compact_blocks.pb --txs \(fixture)/transactions.jsonl --birthday 2950000 --state-dir \(dir)/m --progress none",
-                              stdin: Shell.lines([["mnemonic": wallet["mnemonic"]!]]))
+        let r = try Shell.run(
+            "scan-blocks --chain zcash --blocks \(fixture)/compact_blocks.pb --txs \(fixture)/transactions.jsonl --birthday 2950000 --state-dir \(dir)/m --progress none",
+            stdin: Shell.lines([["mnemonic": wallet["mnemonic"]!]]))
         XCTAssertEqual(r.status, 0, r.stderr)
         let received = r.records.filter { $0["type"] as? String == "received" }
         XCTAssertEqual(received.map { $0["nullifier"] as? String }, expected.map { text($0["nullifier"]) })
-        XCTAssertEqual(received.map { $0["memo"] as? String }, expected.map { text($0["memo_type"]) == "empty" ? nil : text($0["memo_hex"]) })
+        XCTAssertEqual(
+            received.map { $0["memo"] as? String }, expected.map { text($0["memo_type"]) == "empty" ? nil : text($0["memo_hex"]) })
         XCTAssertEqual(received.map { $0["memo_text"] as? String }, expected.map { $0["memo_text"] as? String })
         XCTAssertEqual(Set(expected.map { text($0["memo_type"]) }), ["text", "empty", "arbitrary"])
     }
@@ -403,15 +462,17 @@ final class ZcashOrchardScanToolTests: XCTestCase {
     /// balances per pool as a scan of the new branch alone gives them.
     func testReorgAcrossOrchardNotes() throws {
         let wallet = try XCTUnwrap(TestPaths.json(TestPaths.fixture("zcash-orchard/wallet.json")) as? [String: Any])
-        try assertZcashReorgIsFollowed(blocks: "\(fixture)/compact_blocks.jsonl", birthday: 2_950_000, forkAt: 2_950_030,
-                                       key: ["mnemonic": wallet["mnemonic"]!], dir: dir)
+        try assertZcashReorgIsFollowed(
+            blocks: "\(fixture)/compact_blocks.jsonl", birthday: 2_950_000, forkAt: 2_950_030,
+            key: ["mnemonic": wallet["mnemonic"]!], dir: dir)
     }
 
     /// kill -9 during Orchard scans: the 18 notes and 4 spends exactly once, in order.
     func testKilledOrchardRunsLoseAndRepeatNothing() throws {
         let wallet = try XCTUnwrap(TestPaths.json(TestPaths.fixture("zcash-orchard/wallet.json")) as? [String: Any])
-        try assertKilledZcashRunsLoseAndRepeatNothing(blocks: "\(fixture)/compact_blocks.pb", birthday: 2_950_000,
-                                                     key: ["mnemonic": wallet["mnemonic"]!], events: 22, dir: dir)
+        try assertKilledZcashRunsLoseAndRepeatNothing(
+            blocks: "\(fixture)/compact_blocks.pb", birthday: 2_950_000,
+            key: ["mnemonic": wallet["mnemonic"]!], events: 22, dir: dir)
     }
 
     /// A field this version does not read (a newer upgrade's pool, as Ironwood was) is said
@@ -431,16 +492,21 @@ final class ZcashOrchardScanToolTests: XCTestCase {
             lines[i] = String(decoding: try JSONSerialization.data(withJSONObject: block), as: UTF8.self)
         }
         try (lines.joined(separator: "\n") + "\n").write(toFile: "\(dir)/future.jsonl", atomically: true, encoding: .utf8)
-        let r = try Shell.run("scan-blocks --chain zcash --blocks \(dir)/future.jsonl --birthday 2950000 --state-dir \(dir)/iw --progress none",
-                              stdin: Shell.lines([["mnemonic": wallet["mnemonic"]!]]))
+        let r = try Shell.run(
+            "scan-blocks --chain zcash --blocks \(dir)/future.jsonl --birthday 2950000 --state-dir \(dir)/iw --progress none",
+            stdin: Shell.lines([["mnemonic": wallet["mnemonic"]!]]))
         XCTAssertEqual(r.status, 0, r.stderr)
-        XCTAssertEqual(r.stderr, "scan-blocks: warning: 2 compact block parts (transactions or blocks) carry fields this version does not read, perhaps a newer network upgrade's pool: notes there are not scanned, so a balance may miss funds; a newer version may read them\n")
+        XCTAssertEqual(
+            r.stderr,
+            "scan-blocks: warning: 2 compact block parts (transactions or blocks) carry fields this version does not read, perhaps a newer network upgrade's pool: notes there are not scanned, so a balance may miss funds; a newer version may read them\n"
+        )
         let received = r.records.filter { $0["type"] as? String == "received" }
         XCTAssertEqual(received.count, 18)
         XCTAssertFalse(received.contains { $0["pool"] as? String == "ironwood" })
         // The whole fixture again, untouched: no warning.
-        let clean = try Shell.run("scan-blocks --chain zcash --blocks \(fixture)/compact_blocks.jsonl --birthday 2950000 --state-dir \(dir)/clean --progress none",
-                                  stdin: Shell.lines([["mnemonic": wallet["mnemonic"]!]]))
+        let clean = try Shell.run(
+            "scan-blocks --chain zcash --blocks \(fixture)/compact_blocks.jsonl --birthday 2950000 --state-dir \(dir)/clean --progress none",
+            stdin: Shell.lines([["mnemonic": wallet["mnemonic"]!]]))
         XCTAssertEqual(clean.status, 0, clean.stderr)
         XCTAssertEqual(clean.stderr, "")
     }
@@ -450,11 +516,14 @@ final class ZcashOrchardScanToolTests: XCTestCase {
     func testOrchardFromALightwalletd() throws {
         let wallet = try XCTUnwrap(TestPaths.json(TestPaths.fixture("zcash-orchard/wallet.json")) as? [String: Any])
         let key = Shell.lines([["mnemonic": wallet["mnemonic"]!]])
-        let file = try Shell.run("scan-blocks --chain zcash --blocks \(fixture)/compact_blocks.pb --birthday 2950000 --state-dir \(dir)/f --progress none", stdin: key)
+        let file = try Shell.run(
+            "scan-blocks --chain zcash --blocks \(fixture)/compact_blocks.pb --birthday 2950000 --state-dir \(dir)/f --progress none",
+            stdin: key)
         XCTAssertEqual(file.status, 0, file.stderr)
         let server = try FakeLightwalletd(blocks: "\(fixture)/compact_blocks.jsonl")
-        let live = try Shell.run("scan-blocks --chain zcash --lightwalletd 127.0.0.1:\(server.port) --plaintext --birthday 2950000 --state-dir \(dir)/l --progress none",
-                                 stdin: key)
+        let live = try Shell.run(
+            "scan-blocks --chain zcash --lightwalletd 127.0.0.1:\(server.port) --plaintext --birthday 2950000 --state-dir \(dir)/l --progress none",
+            stdin: key)
         XCTAssertEqual(live.status, 0, live.stderr)
         XCTAssertEqual(live.lines, file.lines)
         XCTAssertEqual(live.records.filter { $0["pool"] as? String == "orchard" && $0["type"] as? String == "received" }.count, 16)
@@ -469,7 +538,9 @@ extension ZcashScanToolTests {
         try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
     }
 
-    private func height(_ line: String) -> Int { (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["height"] as? Int ?? -1 }
+    private func height(_ line: String) -> Int {
+        (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["height"] as? Int ?? -1
+    }
 
     private func write(_ lines: [String], _ name: String) throws -> String {
         try (lines.joined(separator: "\n") + "\n").write(toFile: "\(dir)/\(name)", atomically: true, encoding: .utf8)
@@ -477,14 +548,17 @@ extension ZcashScanToolTests {
     }
 
     private func run(_ blocks: String, state: String, _ extra: String = "") throws -> Shell.Result {
-        let r = try Shell.run("scan-blocks --chain zcash --blocks \(blocks) --birthday 2900000 --state-dir \(dir)/\(state) --progress none \(extra)",
-                              stdin: Shell.lines([["mnemonic": try wallet()["mnemonic"]!]]))
+        let r = try Shell.run(
+            "scan-blocks --chain zcash --blocks \(blocks) --birthday 2900000 --state-dir \(dir)/\(state) --progress none \(extra)",
+            stdin: Shell.lines([["mnemonic": try wallet()["mnemonic"]!]]))
         XCTAssertEqual(r.status, 0, r.stderr)
         return r
     }
 
     private func reorgs(_ r: Shell.Result) -> [[Int]] {
-        r.records.filter { $0["type"] as? String == "reorg" }.map { [$0["fork_height"] as? Int ?? -2, $0["undone_outputs"] as? Int ?? -2, $0["undone_spends"] as? Int ?? -2] }
+        r.records.filter { $0["type"] as? String == "reorg" }.map {
+            [$0["fork_height"] as? Int ?? -2, $0["undone_outputs"] as? Int ?? -2, $0["undone_spends"] as? Int ?? -2]
+        }
     }
 
     func testAFileThatBeginsWithAReplacementBlockOrHoldsAReorg() throws {

@@ -13,7 +13,8 @@ final class EthAccountVectorTests: XCTestCase {
     static let keys: [SecureBytes] = {
         let bip39 = BIP39()
         let phrase = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
-        let master = try! ExtendedKey.master(seed: try! bip39.seed(of: try! bip39.parse(phrase, language: nil), passphrase: SecureBytes([])))
+        let master = try! ExtendedKey.master(
+            seed: try! bip39.seed(of: try! bip39.parse(phrase, language: nil), passphrase: SecureBytes([])))
         return (0..<3).map { try! master.derive([0x8000_002C, 0x8000_003C, 0x8000_0000, 0, UInt32($0)]).privateKey! }
     }()
 
@@ -22,12 +23,15 @@ final class EthAccountVectorTests: XCTestCase {
     }
 
     func testEveryVectorIsByteIdentical() throws {
-        let lines = try String(contentsOf: TestPaths.projectFixture("ethereum/eth-account-vectors.jsonl"), encoding: .utf8).split(separator: "\n")
+        let lines = try String(contentsOf: TestPaths.projectFixture("ethereum/eth-account-vectors.jsonl"), encoding: .utf8).split(
+            separator: "\n")
         XCTAssertEqual(lines.count, 71)
         var kinds = [String: Int]()
         for (n, line) in lines.enumerated() {
             let row = try JSONParser.parseObject(Array(line.utf8))
-            guard case .object(let c)? = row["case"], case .object(let expect)? = row["expect"], case .string(let path)? = c["path"] else { return XCTFail("line \(n + 1)") }
+            guard case .object(let c)? = row["case"], case .object(let expect)? = row["expect"], case .string(let path)? = c["path"] else {
+                return XCTFail("line \(n + 1)")
+            }
             let key = Self.keys[Int(path.split(separator: "/").last!)!]
             XCTAssertEqual(try Self.address(key), expect["from"]?.stringValue, "line \(n + 1)")
             if case .object(let txJSON)? = c["eth_tx"] {
@@ -63,9 +67,12 @@ final class EthAccountVectorTests: XCTestCase {
 
     /// EIP-712's own example (its text gives these hashes and the signature by keccak256("cow")).
     func testTheEIP712Example() throws {
-        let lines = try String(contentsOf: TestPaths.projectFixture("ethereum/eth-account-vectors.jsonl"), encoding: .utf8).split(separator: "\n")
+        let lines = try String(contentsOf: TestPaths.projectFixture("ethereum/eth-account-vectors.jsonl"), encoding: .utf8).split(
+            separator: "\n")
         let mail = try lines.lazy.compactMap { line -> JSONObject? in
-            guard case .object(let c)? = try JSONParser.parseObject(Array(line.utf8))["case"], case .object(let t)? = c["typed_data"], t["primaryType"] == .string("Mail") else { return nil }
+            guard case .object(let c)? = try JSONParser.parseObject(Array(line.utf8))["case"], case .object(let t)? = c["typed_data"],
+                t["primaryType"] == .string("Mail")
+            else { return nil }
             return t
         }.first!
         let typed = try TypedData(json: mail)
@@ -75,7 +82,9 @@ final class EthAccountVectorTests: XCTestCase {
         XCTAssertEqual(Hex.encode(typed.hash), "be609aee343fb3c4b28e1df9e632fca64fcfaede20f02e86244efddf30957bd2")
         let cow = SecureBytes(Keccak256.hash(Array("cow".utf8)))
         let sig = try Secp256k1.signECDSA(hash: typed.hash, privateKey: cow)
-        XCTAssertEqual(Hex.encode(try PersonalMessage.signature(sig)),
-                       "4355c47d63924e8a72e509b65029052eb6c299d53a04e167c5775fd466751c9d07299936d304c153f6443dfa05f40ff007d72911b6f72307f996231605b915621c")
+        XCTAssertEqual(
+            Hex.encode(try PersonalMessage.signature(sig)),
+            "4355c47d63924e8a72e509b65029052eb6c299d53a04e167c5775fd466751c9d07299936d304c153f6443dfa05f40ff007d72911b6f72307f996231605b915621c"
+        )
     }
 }

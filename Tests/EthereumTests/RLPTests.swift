@@ -17,10 +17,14 @@ final class RLPTests: XCTestCase {
         ("bytestring01", .bytes([1]), "01"),
         ("bytestring7F", .bytes([0x7F]), "7f"),
         ("shortstring", s("dog"), "83646f67"),
-        ("shortstring2", s("Lorem ipsum dolor sit amet, consectetur adipisicing eli"),
-         "b74c6f72656d20697073756d20646f6c6f722073697420616d65742c20636f6e7365637465747572206164697069736963696e6720656c69"),
-        ("longstring", s("Lorem ipsum dolor sit amet, consectetur adipisicing elit"),
-         "b8384c6f72656d20697073756d20646f6c6f722073697420616d65742c20636f6e7365637465747572206164697069736963696e6720656c6974"),
+        (
+            "shortstring2", s("Lorem ipsum dolor sit amet, consectetur adipisicing eli"),
+            "b74c6f72656d20697073756d20646f6c6f722073697420616d65742c20636f6e7365637465747572206164697069736963696e6720656c69"
+        ),
+        (
+            "longstring", s("Lorem ipsum dolor sit amet, consectetur adipisicing elit"),
+            "b8384c6f72656d20697073756d20646f6c6f722073697420616d65742c20636f6e7365637465747572206164697069736963696e6720656c6974"
+        ),
         ("zero", n("0"), "80"),
         ("smallint", n("1"), "01"),
         ("smallint2", n("16"), "10"),
@@ -30,20 +34,31 @@ final class RLPTests: XCTestCase {
         ("mediumint2", n("1000"), "8203e8"),
         ("mediumint3", n("100000"), "830186a0"),
         ("mediumint4", n("83729609699884896815286331701780722"), "8f102030405060708090a0b0c0d0e0f2"),
-        ("mediumint5", n("105315505618206987246253880190783558935785933862974822347068935681"), "9c0100020003000400050006000700080009000a000b000c000d000e01"),
+        (
+            "mediumint5", n("105315505618206987246253880190783558935785933862974822347068935681"),
+            "9c0100020003000400050006000700080009000a000b000c000d000e01"
+        ),
         ("emptylist", .list([]), "c0"),
         ("stringlist", .list([s("dog"), s("god"), s("cat")]), "cc83646f6783676f6483636174"),
         ("multilist", .list([s("zw"), .list([n("4")]), n("1")]), "c6827a77c10401"),
-        ("shortListMax1", .list(["asdf", "qwer", "zxcv", "asdf", "qwer", "zxcv", "asdf", "qwer", "zxcv", "asdf", "qwer"].map(s)),
-         "f784617364668471776572847a78637684617364668471776572847a78637684617364668471776572847a78637684617364668471776572"),
-        ("longList1", .list(Array(repeating: .list([s("asdf"), s("qwer"), s("zxcv")]), count: 4)),
-         "f840" + String(repeating: "cf84617364668471776572847a786376", count: 4)),
-        ("longList2", .list(Array(repeating: .list([s("asdf"), s("qwer"), s("zxcv")]), count: 32)),
-         "f90200" + String(repeating: "cf84617364668471776572847a786376", count: 32)),
+        (
+            "shortListMax1", .list(["asdf", "qwer", "zxcv", "asdf", "qwer", "zxcv", "asdf", "qwer", "zxcv", "asdf", "qwer"].map(s)),
+            "f784617364668471776572847a78637684617364668471776572847a78637684617364668471776572847a78637684617364668471776572"
+        ),
+        (
+            "longList1", .list(Array(repeating: .list([s("asdf"), s("qwer"), s("zxcv")]), count: 4)),
+            "f840" + String(repeating: "cf84617364668471776572847a786376", count: 4)
+        ),
+        (
+            "longList2", .list(Array(repeating: .list([s("asdf"), s("qwer"), s("zxcv")]), count: 32)),
+            "f90200" + String(repeating: "cf84617364668471776572847a786376", count: 32)
+        ),
         ("listsoflists", .list([.list([.list([]), .list([])]), .list([])]), "c4c2c0c0c0"),
         ("listsoflists2", .list([.list([]), .list([.list([])]), .list([.list([]), .list([.list([])])])]), "c7c0c1c0c3c0c1c0"),
-        ("dictTest1", .list((1...4).map { .list([s("key\($0)"), s("val\($0)")]) }),
-         "ecca846b6579318476616c31ca846b6579328476616c32ca846b6579338476616c33ca846b6579348476616c34"),
+        (
+            "dictTest1", .list((1...4).map { .list([s("key\($0)"), s("val\($0)")]) }),
+            "ecca846b6579318476616c31ca846b6579328476616c32ca846b6579338476616c33ca846b6579348476616c34"
+        ),
     ]
 
     func testOfficialVectorsEncodeAndDecode() throws {
@@ -62,7 +77,9 @@ final class RLPTests: XCTestCase {
             let body = [UInt8](repeating: 0x61, count: count)
             let encoded = RLP.encode(.bytes(body))
             let lengthBytes = UInt256(UInt64(count)).minimalBytes
-            XCTAssertEqual(Array(encoded.prefix(encoded.count - count)), count < 56 ? [0x80 + UInt8(count)] : [0xB7 + UInt8(lengthBytes.count)] + lengthBytes)
+            XCTAssertEqual(
+                Array(encoded.prefix(encoded.count - count)),
+                count < 56 ? [0x80 + UInt8(count)] : [0xB7 + UInt8(lengthBytes.count)] + lengthBytes)
             XCTAssertEqual(try RLP.decode(encoded), .bytes(body))
         }
     }

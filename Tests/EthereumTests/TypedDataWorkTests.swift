@@ -13,7 +13,8 @@ final class TypedDataWorkTests: XCTestCase {
         let refTypes = (0..<refs).map { #""Ref\#($0)":[{"name":"x","type":"uint256"}]"# }.joined(separator: ",")
         let leafFields = (0..<refs).map { #"{"name":"r\#($0)","type":"Ref\#($0)"}"# }.joined(separator: ",")
         let leaf = "{" + (0..<refs).map { #""r\#($0)":{"x":\#($0)}"# }.joined(separator: ",") + "}"
-        return #"{"types":{"Root":[{"name":"items","type":"Leaf[]"}],"Leaf":[\#(leafFields)],\#(refTypes)},"primaryType":"Root","domain":{"name":"t","chainId":1},"message":{"items":[\#(Array(repeating: leaf, count: leaves).joined(separator: ","))]}}"#
+        return
+            #"{"types":{"Root":[{"name":"items","type":"Leaf[]"}],"Leaf":[\#(leafFields)],\#(refTypes)},"primaryType":"Root","domain":{"name":"t","chainId":1},"message":{"items":[\#(Array(repeating: leaf, count: leaves).joined(separator: ","))]}}"#
     }
 
     private func typed(_ text: String) throws -> TypedData { try TypedData(json: try JSONParser.parseObject(Array(text.utf8))) }
@@ -36,10 +37,15 @@ final class TypedDataWorkTests: XCTestCase {
         let many = Array(repeating: "1", count: TypedData.maxValues).joined(separator: ",")
         let big = #"{"types":{"M":[{"name":"v","type":"uint256[]"}]},"primaryType":"M","domain":{"name":"t"},"message":{"v":[\#(many)]}}"#
         XCTAssertThrowsError(try typed(big)) { error in
-            XCTAssertEqual((error as? EthereumError)?.message, "typed data message.v[99998]: is past 100000 values in one record, the most Satchel hashes (split the data, or sign it elsewhere)")
+            XCTAssertEqual(
+                (error as? EthereumError)?.message,
+                "typed data message.v[99998]: is past 100000 values in one record, the most Satchel hashes (split the data, or sign it elsewhere)"
+            )
         }
         let fewer = Array(repeating: "1", count: TypedData.maxValues - 10).joined(separator: ",")
-        XCTAssertNoThrow(try typed(#"{"types":{"M":[{"name":"v","type":"uint256[]"}]},"primaryType":"M","domain":{"name":"t"},"message":{"v":[\#(fewer)]}}"#))
+        XCTAssertNoThrow(
+            try typed(
+                #"{"types":{"M":[{"name":"v","type":"uint256[]"}]},"primaryType":"M","domain":{"name":"t"},"message":{"v":[\#(fewer)]}}"#))
         let types = (0...TypedData.maxTypes).map { #""T\#($0)":[{"name":"x","type":"uint8"}]"# }.joined(separator: ",")
         XCTAssertThrowsError(try typed(#"{"types":{\#(types)},"primaryType":"T0","domain":{"name":"t"},"message":{"x":1}}"#)) { error in
             XCTAssertEqual((error as? EthereumError)?.message, "typed data types: defines more than 1000 struct types")

@@ -12,7 +12,9 @@ import XCTest
 final class NodeHTTPTests: XCTestCase {
     private func server(_ mode: String) throws -> (port: Int, process: Process) {
         let (port, process) = try HostileMonerod.start(mode)
-        addTeardownBlock { process.terminate(); process.waitUntilExit() }
+        addTeardownBlock {
+            process.terminate(); process.waitUntilExit()
+        }
         return (port, process)
     }
 
@@ -46,8 +48,11 @@ final class NodeHTTPTests: XCTestCase {
 
     func testAnEndlessAnswerIsCut() throws {
         let (port, _) = try server("endless")
-        XCTAssertThrowsError(try NodeHTTP.post(host: "127.0.0.1", port: port, path: "/get_height", contentType: "application/json",
-                                               body: [], timeout: 20, maxReply: 1 << 20)) { error in
+        XCTAssertThrowsError(
+            try NodeHTTP.post(
+                host: "127.0.0.1", port: port, path: "/get_height", contentType: "application/json",
+                body: [], timeout: 20, maxReply: 1 << 20)
+        ) { error in
             guard case NodeHTTP.Failure.tooLarge(let limit)? = error as? NodeHTTP.Failure else { return XCTFail("\(error)") }
             XCTAssertEqual(limit, 1 << 20)
         }

@@ -57,7 +57,9 @@ final class DerivationTests: XCTestCase {
         }
         XCTAssertEqual(checked, 299)
         // The largest scalars (top digit carries) and small ones.
-        for a in [[UInt8](repeating: 0xFF, count: 31) + [0x0F], [1] + [UInt8](repeating: 0, count: 31), [8] + [UInt8](repeating: 0, count: 31)] {
+        for a in [
+            [UInt8](repeating: 0xFF, count: 31) + [0x0F], [1] + [UInt8](repeating: 0, count: 31), [8] + [UInt8](repeating: 0, count: 31),
+        ] {
             var reduced = [UInt8](repeating: 0, count: 32)
             crypto_core_ed25519_scalar_reduce(&reduced, a + [UInt8](repeating: 0, count: 32))
             let r = randomKey(mixed: false)
@@ -88,10 +90,12 @@ final class DerivationTests: XCTestCase {
             }
             XCTAssertNil(candidates[8], "small order: the ladder's result is zero")
             // The identity, the point of order 2, one of order 4, and 1 encoded as p + 1.
-            let edges = try ["0100000000000000000000000000000000000000000000000000000000000000",
-                             "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
-                             "0000000000000000000000000000000000000000000000000000000000000000",
-                             "eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f"].map { try Hex.decode($0) }
+            let edges = try [
+                "0100000000000000000000000000000000000000000000000000000000000000",
+                "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+                "0000000000000000000000000000000000000000000000000000000000000000",
+                "eeffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+            ].map { try Hex.decode($0) }
             let mixed = filter.candidates(edges + keys.prefix(3) + [[1, 2, 3]])
             XCTAssertTrue(mixed.prefix(4).allSatisfy { $0 == nil }, "round \(round)")
             XCTAssertTrue(zip(mixed[4..<7], candidates.prefix(3)).allSatisfy { $0?.even == $1?.even && $0?.odd == $1?.odd })

@@ -30,9 +30,13 @@ final class HashToPointTests: XCTestCase {
         for row in rows {
             guard let expected = row["key_image"] as? String else { continue }
             let sub = row["subaddr_index"] as! [String: Int]
-            let secret = try XCTUnwrap(MoneroOutputSecret.secret(sharedScalar: try Hex.decode(row["derivation_scalar_Hs"] as! String),
-                                                               keys: wallet, major: UInt32(sub["major"]!), minor: UInt32(sub["minor"]!)))
-            XCTAssertEqual(MoneroHashToPoint.keyImage(outputKey: try Hex.decode(row["output_key"] as! String), secret: secret).map { Hex.encode($0) }, expected)
+            let secret = try XCTUnwrap(
+                MoneroOutputSecret.secret(
+                    sharedScalar: try Hex.decode(row["derivation_scalar_Hs"] as! String),
+                    keys: wallet, major: UInt32(sub["major"]!), minor: UInt32(sub["minor"]!)))
+            XCTAssertEqual(
+                MoneroHashToPoint.keyImage(outputKey: try Hex.decode(row["output_key"] as! String), secret: secret).map { Hex.encode($0) },
+                expected)
             checked += 1
         }
         XCTAssertEqual(checked, 13)

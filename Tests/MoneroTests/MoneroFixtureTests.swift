@@ -38,10 +38,12 @@ final class MoneroFixtureTests: XCTestCase {
     func testTreeHash() {
         let leaves = (0..<9).map { Keccak256.hash([UInt8($0)]) }
         // Three leaves: the last two are paired first (tree-hash.c).
-        XCTAssertEqual(MoneroBlock.treeHash(Array(leaves.prefix(3))),
-                       Keccak256.hash(leaves[0] + Keccak256.hash(leaves[1] + leaves[2])))
-        XCTAssertEqual(MoneroBlock.treeHash(Array(leaves.prefix(4))),
-                       Keccak256.hash(Keccak256.hash(leaves[0] + leaves[1]) + Keccak256.hash(leaves[2] + leaves[3])))
+        XCTAssertEqual(
+            MoneroBlock.treeHash(Array(leaves.prefix(3))),
+            Keccak256.hash(leaves[0] + Keccak256.hash(leaves[1] + leaves[2])))
+        XCTAssertEqual(
+            MoneroBlock.treeHash(Array(leaves.prefix(4))),
+            Keccak256.hash(Keccak256.hash(leaves[0] + leaves[1]) + Keccak256.hash(leaves[2] + leaves[3])))
     }
 
     func testBadBlobsAreErrorsNotCrashes() throws {
@@ -151,7 +153,9 @@ final class MoneroFixtureTests: XCTestCase {
     func testPaymentIDs() throws {
         let detector = try MoneroDetector(keys: try wallet(), majors: 3, minors: 10)
         let transfers = Self.expected["get_transfers"] as! [String: [[String: Any]]]
-        let wanted = Dictionary((transfers["in"]! + transfers["pool"]!).map { ($0["txid"] as! String, $0["payment_id"] as! String) }) { a, _ in a }
+        let wanted = Dictionary((transfers["in"]! + transfers["pool"]!).map { ($0["txid"] as! String, $0["payment_id"] as! String) }) {
+            a, _ in a
+        }
         let own = Set(transfers["out"]!.map { $0["txid"] as! String })
         var got = [String: String]()
         for (_, tx) in try chainTransactions() where !own.contains(Hex.encode(tx.id)) {

@@ -30,7 +30,8 @@ final class MoneroKeyTests: XCTestCase {
         XCTAssertEqual(keys.primaryAddress(.mainnet), k["primary_address"] as? String)
 
         let integrated = doc["integrated_address"] as! [String: String]
-        XCTAssertEqual(try keys.integratedAddress(.mainnet, paymentID: try Hex.decode(integrated["payment_id"]!)), integrated["integrated_address"])
+        XCTAssertEqual(
+            try keys.integratedAddress(.mainnet, paymentID: try Hex.decode(integrated["payment_id"]!)), integrated["integrated_address"])
 
         // View-only keys give the same subaddresses.
         let viewOnly = try MoneroKeys(viewSecret: keys.viewSecret, spendPublic: keys.spendPublic)

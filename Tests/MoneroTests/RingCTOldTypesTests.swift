@@ -52,18 +52,25 @@ final class RingCTOldTypesTests: XCTestCase {
         let first = Ed25519.hashToScalar(hs).bytes
         let second = Ed25519.hashToScalar(first).bytes
         let encryptedMask = add(mask, first), encryptedAmount = add(amountScalar, second)
-        let commitment = try Ed25519.add(try XCTUnwrap(Ed25519.basePointMultiple(bytes: mask)),
-                                         try XCTUnwrap(Ed25519.multiply(bytes: amountScalar, PedersenH.encoded)))
+        let commitment = try Ed25519.add(
+            try XCTUnwrap(Ed25519.basePointMultiple(bytes: mask)),
+            try XCTUnwrap(Ed25519.multiply(bytes: amountScalar, PedersenH.encoded)))
         for type: UInt8 in [1, 2, 3] {
-            XCTAssertEqual(MoneroDetector.openAmount(rctType: type, encryptedAmount: encryptedAmount, encryptedMask: encryptedMask,
-                                                     commitment: commitment, sharedScalar: hs), amount)
+            XCTAssertEqual(
+                MoneroDetector.openAmount(
+                    rctType: type, encryptedAmount: encryptedAmount, encryptedMask: encryptedMask,
+                    commitment: commitment, sharedScalar: hs), amount)
         }
         // A commitment to another amount does not open: the output is not counted.
         let other = try Ed25519.add(try XCTUnwrap(Ed25519.basePointMultiple(bytes: mask)), PedersenH.encoded)
-        XCTAssertNil(MoneroDetector.openAmount(rctType: 2, encryptedAmount: encryptedAmount, encryptedMask: encryptedMask,
-                                               commitment: other, sharedScalar: hs))
+        XCTAssertNil(
+            MoneroDetector.openAmount(
+                rctType: 2, encryptedAmount: encryptedAmount, encryptedMask: encryptedMask,
+                commitment: other, sharedScalar: hs))
         // Hashing once for the amount (Hs(hs), the mask's key) is wrong, and caught.
-        XCTAssertNil(MoneroDetector.openAmount(rctType: 2, encryptedAmount: add(amountScalar, first), encryptedMask: encryptedMask,
-                                               commitment: commitment, sharedScalar: hs))
+        XCTAssertNil(
+            MoneroDetector.openAmount(
+                rctType: 2, encryptedAmount: add(amountScalar, first), encryptedMask: encryptedMask,
+                commitment: commitment, sharedScalar: hs))
     }
 }

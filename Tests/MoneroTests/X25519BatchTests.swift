@@ -38,7 +38,10 @@ final class X25519BatchTests: XCTestCase {
             "0900000000000000000000000000000000000000000000000000000000000000",
         ]
         let points = hex.map { try! Hex.decode($0) }
-        return points + points.map { var top = $0; top[31] |= 0x80; return top }
+        return points
+            + points.map {
+                var top = $0; top[31] |= 0x80; return top
+            }
     }()
 
     /// ≥ 10^5 random scalars and points per path, in batches of 1, 7, 8, 9, 63, 64, 65 and 200
@@ -88,16 +91,21 @@ final class X25519BatchTests: XCTestCase {
     /// RFC 7748 section 5.2: the two vectors and the iterated one (1 and 1,000 rounds).
     func testRFC7748Vectors() throws {
         let vectors = [
-            ("a546e36bf0527c9d3b16154b82465edd62144c0ac1fc5a18506a2244ba449ac4",
-             "e6db6867583030db3594c1a424b15f7c726624ec26b3353b10a903a6d0ab1c4c",
-             "c3da55379de9c6908e94ea4df28d084f32eccf03491c71f754b4075577a28552"),
-            ("4b66e9d4d1b4673c5ad22691957d6af5c11b6421e0ea01d42ca4169e7918ba0d",
-             "e5210f12786811d3f4b7959d0538ae2c31dbe7106fc03c3efc4cd549c715a493",
-             "95cbde9476e8907d7aade45cb4b873f88b595a68799fa152e6f8f7647aac7957"),
+            (
+                "a546e36bf0527c9d3b16154b82465edd62144c0ac1fc5a18506a2244ba449ac4",
+                "e6db6867583030db3594c1a424b15f7c726624ec26b3353b10a903a6d0ab1c4c",
+                "c3da55379de9c6908e94ea4df28d084f32eccf03491c71f754b4075577a28552"
+            ),
+            (
+                "4b66e9d4d1b4673c5ad22691957d6af5c11b6421e0ea01d42ca4169e7918ba0d",
+                "e5210f12786811d3f4b7959d0538ae2c31dbe7106fc03c3efc4cd549c715a493",
+                "95cbde9476e8907d7aade45cb4b873f88b595a68799fa152e6f8f7647aac7957"
+            ),
         ]
         for path in paths {
             for (k, u, out) in vectors {
-                XCTAssertEqual(multiply(try Hex.decode(k), [try Hex.decode(u)], path).first??.map { Hex.encode([$0]) }.joined(), out, "\(path)")
+                XCTAssertEqual(
+                    multiply(try Hex.decode(k), [try Hex.decode(u)], path).first??.map { Hex.encode([$0]) }.joined(), out, "\(path)")
             }
             var k = try Hex.decode("0900000000000000000000000000000000000000000000000000000000000000"), u = k
             for i in 1...1000 {

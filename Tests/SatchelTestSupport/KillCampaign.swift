@@ -42,7 +42,9 @@ public struct KillCampaign {
         if let failure = outcome.failure { problems.append("\(what): \(failure)") }
         if outcome.kills != kills { problems.append("\(what): \(outcome.kills) of \(kills) runs killed before they ended\n\(outcome.log)") }
         if outcome.rounds == 0 { problems.append("\(what): no run ended, so no resume was checked") }
-        if outcome.delays * 2 < outcome.attempts { problems.append("\(what): \(outcome.delays) different delays in \(outcome.attempts) runs: not random moments") }
+        if outcome.delays * 2 < outcome.attempts {
+            problems.append("\(what): \(outcome.delays) different delays in \(outcome.attempts) runs: not random moments")
+        }
         return problems
     }
 
@@ -88,67 +90,68 @@ public struct KillCampaign {
     /// The campaign for a scan appending to out.jsonl with state in st/: after each kill the
     /// file holds whole lines; a round that ends holds `wanted`'s events (run writeCheckers first).
     public static func scan(_ command: String, wanted: String, window: Double) -> KillCampaign {
-        KillCampaign(run: "\(command) --state-dir st >> out.jsonl 2>> err.log",
-                     afterKill: "python3 whole-lines.py out.jsonl",
-                     roundDone: "python3 same-events.py out.jsonl \(wanted) && mkdir -p rounds && mv out.jsonl rounds/$rounds.jsonl && rm -rf st",
-                     window: window)
+        KillCampaign(
+            run: "\(command) --state-dir st >> out.jsonl 2>> err.log",
+            afterKill: "python3 whole-lines.py out.jsonl",
+            roundDone: "python3 same-events.py out.jsonl \(wanted) && mkdir -p rounds && mv out.jsonl rounds/$rounds.jsonl && rm -rf st",
+            window: window)
     }
 
     /// Runs the campaign in `cwd`; `failure` names the first broken check, with the seed.
     public func execute(cwd: URL) throws -> Outcome {
         let script = """
-        set -u
-        kills=0; attempts=0; rounds=0; window=\(window); fresh=1
-        # A run that ended on its own ends a round: its result checked, and a fresh start made.
-        round_ended() {
-          rounds=$((rounds + 1))
-          if ! ( \(roundDone) ); then echo "FAILED at the end of round $rounds$1 (attempt $attempts, seed \(seed))"; exit 1; fi
-        }
-        # One stream of the seed, a fraction of the window per attempt. (Seeding awk anew for
-        # each attempt with seed * 7919 + attempt gave mawk one value for every attempt, seeds
-        # that large not told apart: every run of a campaign was killed at the same moment.)
-        fractions=($(awk -v s=\(seed) -v n=\(kills * 4) 'BEGIN { srand(s); for (i = 0; i < n; i++) printf "%.4f ", rand() }'))
-        while [ $kills -lt \(kills) ] && [ $attempts -lt \(kills * 4) ]; do
-          delay=$(awk -v f=${fractions[$attempts]} -v w=$window 'BEGIN { printf "%.3f", f * w }')
-          attempts=$((attempts + 1))
-          started=$EPOCHREALTIME
-          ( exec \(run) ) &
-          p=$!
-          sleep $delay &
-          timer=$!
-          wait -n $p $timer 2>/dev/null
-          ended=$EPOCHREALTIME
-          kill -9 $p 2>/dev/null
-          wait $p 2>/dev/null
-          status=$?
-          kill $timer 2>/dev/null; wait $timer 2>/dev/null
-          if [ $status -eq 0 ] && [ $fresh -eq 1 ]; then
-            # A run from a fresh start that ended before its kill sets the window: the machine's
-            # load changes while a campaign runs (other tests beside it), and so does a run's time.
-            window=$(awk -v a=$started -v b=$ended 'BEGIN { w = (b - a) * 1.2; printf "%.3f", w < 0.02 ? 0.02 : w }')
-          fi
-          fresh=0
-          if [ $status -eq 137 ]; then
-            kills=$((kills + 1))
-            if ! ( \(afterKill) ); then echo "FAILED after kill $kills (attempt $attempts, delay $delay s, seed \(seed))"; exit 1; fi
-          elif [ $status -eq 0 ]; then
-            round_ended ""
-            fresh=1
-          else
-            echo "FAILED: a run exited $status (attempt $attempts, delay $delay s, seed \(seed))"; exit 1
-          fi
-        done
-        delays=$(printf '%s\\n' "${fractions[@]:0:attempts}" | sort -u | wc -l)
-        # The last kill is resumed too: one run left to its end, and its round checked.
-        if [ $kills -gt 0 ]; then
-          attempts=$((attempts + 1))
-          ( exec \(run) )
-          status=$?
-          [ $status -eq 0 ] || { echo "FAILED: the run after the last kill exited $status (seed \(seed))"; exit 1; }
-          round_ended ", after the last kill"
-        fi
-        echo "kills=$kills attempts=$attempts rounds=$rounds delays=$delays window=$window"
-        """
+            set -u
+            kills=0; attempts=0; rounds=0; window=\(window); fresh=1
+            # A run that ended on its own ends a round: its result checked, and a fresh start made.
+            round_ended() {
+              rounds=$((rounds + 1))
+              if ! ( \(roundDone) ); then echo "FAILED at the end of round $rounds$1 (attempt $attempts, seed \(seed))"; exit 1; fi
+            }
+            # One stream of the seed, a fraction of the window per attempt. (Seeding awk anew for
+            # each attempt with seed * 7919 + attempt gave mawk one value for every attempt, seeds
+            # that large not told apart: every run of a campaign was killed at the same moment.)
+            fractions=($(awk -v s=\(seed) -v n=\(kills * 4) 'BEGIN { srand(s); for (i = 0; i < n; i++) printf "%.4f ", rand() }'))
+            while [ $kills -lt \(kills) ] && [ $attempts -lt \(kills * 4) ]; do
+              delay=$(awk -v f=${fractions[$attempts]} -v w=$window 'BEGIN { printf "%.3f", f * w }')
+              attempts=$((attempts + 1))
+              started=$EPOCHREALTIME
+              ( exec \(run) ) &
+              p=$!
+              sleep $delay &
+              timer=$!
+              wait -n $p $timer 2>/dev/null
+              ended=$EPOCHREALTIME
+              kill -9 $p 2>/dev/null
+              wait $p 2>/dev/null
+              status=$?
+              kill $timer 2>/dev/null; wait $timer 2>/dev/null
+              if [ $status -eq 0 ] && [ $fresh -eq 1 ]; then
+                # A run from a fresh start that ended before its kill sets the window: the machine's
+                # load changes while a campaign runs (other tests beside it), and so does a run's time.
+                window=$(awk -v a=$started -v b=$ended 'BEGIN { w = (b - a) * 1.2; printf "%.3f", w < 0.02 ? 0.02 : w }')
+              fi
+              fresh=0
+              if [ $status -eq 137 ]; then
+                kills=$((kills + 1))
+                if ! ( \(afterKill) ); then echo "FAILED after kill $kills (attempt $attempts, delay $delay s, seed \(seed))"; exit 1; fi
+              elif [ $status -eq 0 ]; then
+                round_ended ""
+                fresh=1
+              else
+                echo "FAILED: a run exited $status (attempt $attempts, delay $delay s, seed \(seed))"; exit 1
+              fi
+            done
+            delays=$(printf '%s\\n' "${fractions[@]:0:attempts}" | sort -u | wc -l)
+            # The last kill is resumed too: one run left to its end, and its round checked.
+            if [ $kills -gt 0 ]; then
+              attempts=$((attempts + 1))
+              ( exec \(run) )
+              status=$?
+              [ $status -eq 0 ] || { echo "FAILED: the run after the last kill exited $status (seed \(seed))"; exit 1; }
+              round_ended ", after the last kill"
+            fi
+            echo "kills=$kills attempts=$attempts rounds=$rounds delays=$delays window=$window"
+            """
         let r = try Shell.run(script, cwd: cwd)
         let last = r.lines.last ?? ""
         func value(_ name: String) -> Substring? {
@@ -156,7 +159,8 @@ public struct KillCampaign {
         }
         func field(_ name: String) -> Int { value(name).flatMap { Int($0) } ?? -1 }
         let failed = r.status != 0 ? (r.lines.last { $0.hasPrefix("FAILED") } ?? "exit \(r.status)") + "\n" + r.stderr : nil
-        return Outcome(kills: field("kills"), attempts: field("attempts"), rounds: field("rounds"), delays: field("delays"),
-                       window: value("window").flatMap { Double($0) } ?? -1, failure: failed, log: r.out + r.stderr)
+        return Outcome(
+            kills: field("kills"), attempts: field("attempts"), rounds: field("rounds"), delays: field("delays"),
+            window: value("window").flatMap { Double($0) } ?? -1, failure: failed, log: r.out + r.stderr)
     }
 }

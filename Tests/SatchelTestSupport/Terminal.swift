@@ -8,36 +8,38 @@ import Foundation
 public enum Terminal {
     public static func run(_ command: String, waitFor prompt: String, type answer: String) throws -> (shown: String, status: Int32) {
         let script = """
-        import os, pty, sys, time
-        pid, fd = pty.fork()
-        if pid == 0:
-            os.execvp("bash", ["bash", "-c", os.environ["TERMINAL_COMMAND"]])
-        seen = b""
-        prompt = os.environ["TERMINAL_PROMPT"].encode()
-        while prompt not in seen:
-            chunk = os.read(fd, 4096)
-            if not chunk:
-                break
-            seen += chunk
-        time.sleep(0.5)
-        os.write(fd, os.environ["TERMINAL_ANSWER"].encode() + b"\\n")
-        while True:
-            try:
+            import os, pty, sys, time
+            pid, fd = pty.fork()
+            if pid == 0:
+                os.execvp("bash", ["bash", "-c", os.environ["TERMINAL_COMMAND"]])
+            seen = b""
+            prompt = os.environ["TERMINAL_PROMPT"].encode()
+            while prompt not in seen:
                 chunk = os.read(fd, 4096)
-            except OSError:
-                break
-            if not chunk:
-                break
-            seen += chunk
-        _, st = os.waitpid(pid, 0)
-        sys.stderr.write(seen.decode(errors="replace"))
-        sys.exit(os.waitstatus_to_exitcode(st))
-        """
+                if not chunk:
+                    break
+                seen += chunk
+            time.sleep(0.5)
+            os.write(fd, os.environ["TERMINAL_ANSWER"].encode() + b"\\n")
+            while True:
+                try:
+                    chunk = os.read(fd, 4096)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                seen += chunk
+            _, st = os.waitpid(pid, 0)
+            sys.stderr.write(seen.decode(errors="replace"))
+            sys.exit(os.waitstatus_to_exitcode(st))
+            """
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-terminal-\(UUID().uuidString).py")
         try script.write(to: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: file) }
         func quoted(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'" }
-        let r = try Shell.run("TERMINAL_COMMAND=\(quoted(command)) TERMINAL_PROMPT=\(quoted(prompt)) TERMINAL_ANSWER=\(quoted(answer)) timeout 60 python3 \(file.path)")
+        let r = try Shell.run(
+            "TERMINAL_COMMAND=\(quoted(command)) TERMINAL_PROMPT=\(quoted(prompt)) TERMINAL_ANSWER=\(quoted(answer)) timeout 60 python3 \(file.path)"
+        )
         return (r.stderr, r.status)
     }
 }

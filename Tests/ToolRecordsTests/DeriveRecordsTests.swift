@@ -10,7 +10,10 @@ import WalletRecords
 
 /// derive's records, made from the library as derive makes them: BIP84's test vectors.
 final class DeriveRecordsTests: XCTestCase {
-    private let phrase = JSONObject(["mnemonic": .string("abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"), "id": .string("mine")])
+    private let phrase = JSONObject([
+        "mnemonic": .string("abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"),
+        "id": .string("mine"),
+    ])
 
     private func collect(_ body: ((JSONObject) throws(CLIError) -> Void) throws -> Void) throws -> [JSONObject] {
         var out = [JSONObject]()
@@ -21,8 +24,11 @@ final class DeriveRecordsTests: XCTestCase {
     func testBIP84Addresses() throws {
         let options = try ChainOptions.parse(["--purpose", "84"])
         let request = AddressRequest(chainOptions: options, chains: [0, 1], index: 0, count: 2)
-        let records = try collect { try request.addresses(phrase, keys: options.recordKeys(sharedPassphrase: nil), walletSource: nil, device: nil, emit: $0) }
-        XCTAssertEqual(records.map { $0["path"]?.stringValue }, ["m/84'/0'/0'/0/0", "m/84'/0'/0'/0/1", "m/84'/0'/0'/1/0", "m/84'/0'/0'/1/1"])
+        let records = try collect {
+            try request.addresses(phrase, keys: options.recordKeys(sharedPassphrase: nil), walletSource: nil, device: nil, emit: $0)
+        }
+        XCTAssertEqual(
+            records.map { $0["path"]?.stringValue }, ["m/84'/0'/0'/0/0", "m/84'/0'/0'/0/1", "m/84'/0'/0'/1/0", "m/84'/0'/0'/1/1"])
         XCTAssertEqual(records[0]["address"]?.stringValue, "bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu")
         XCTAssertEqual(records[1]["address"]?.stringValue, "bc1qnjg0jd8228aq7egyzacy8cys3knf9xvrerkf9g")
         XCTAssertEqual(records[2]["address"]?.stringValue, "bc1q8c6fshw2dlwun7ekn9qwf37cu2rn755upcp6el")
@@ -36,34 +42,50 @@ final class DeriveRecordsTests: XCTestCase {
 
     func testBIP84AccountAndPrivateKey() throws {
         let options = try ChainOptions.parse(["--purpose", "84", "--private"])
-        let account = try AccountRequest(chainOptions: options).account(phrase, keys: options.recordKeys(sharedPassphrase: nil), walletSource: nil)
-        XCTAssertEqual(account["zpub"]?.stringValue, "zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs")
+        let account = try AccountRequest(chainOptions: options).account(
+            phrase, keys: options.recordKeys(sharedPassphrase: nil), walletSource: nil)
+        XCTAssertEqual(
+            account["zpub"]?.stringValue,
+            "zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs")
         XCTAssertEqual(account["path"]?.stringValue, "m/84'/0'/0'")
         XCTAssertEqual(account["master_fingerprint"]?.stringValue, "73c5da0a")
         // An address from the account record: the account's fields are not carried over.
-        let fromAccount = try collect { try AddressRequest(chainOptions: ChainOptions.parse([])).addresses(account, keys: options.recordKeys(sharedPassphrase: nil), walletSource: nil, device: nil, emit: $0) }
+        let fromAccount = try collect {
+            try AddressRequest(chainOptions: ChainOptions.parse([])).addresses(
+                account, keys: options.recordKeys(sharedPassphrase: nil), walletSource: nil, device: nil, emit: $0)
+        }
         XCTAssertEqual(fromAccount.count, 1)
         XCTAssertEqual(fromAccount[0]["address"]?.stringValue, "bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu")
         // The account record's path places its xpub in the tree.
         XCTAssertEqual(fromAccount[0]["path"]?.stringValue, "m/84'/0'/0'/0/0")
         XCTAssertEqual(Set(fromAccount[0].keys).intersection(AccountFields.names), [])
         XCTAssertNil(fromAccount[0]["xprv"])
-        let first = try collect { try AddressRequest(chainOptions: options).addresses(phrase, keys: options.recordKeys(sharedPassphrase: nil), walletSource: nil, device: nil, emit: $0) }
+        let first = try collect {
+            try AddressRequest(chainOptions: options).addresses(
+                phrase, keys: options.recordKeys(sharedPassphrase: nil), walletSource: nil, device: nil, emit: $0)
+        }
         XCTAssertEqual(first[0]["wif"]?.stringValue, "KyZpNDKnfs94vbrwhJneDi77V6jF64PWPF8x5cdJb8ifgg2DUc9d")
     }
 
     func testDiscoveryRecords() throws {
         let options = try ChainOptions.parse(["--purpose", "84"])
         // 0/1 used (upper-case bech32, as from a QR code) and change 1/0; account 1 unused.
-        let used = try UsedAddresses.parse("""
+        let used = try UsedAddresses.parse(
+            """
             BC1QNJG0JD8228AQ7EGYZACY8CYS3KNF9XVRERKF9G
 
             {"type":"address","address":"bc1q8c6fshw2dlwun7ekn9qwf37cu2rn755upcp6el"}
             """)
         let request = DiscoveryRequest(chainOptions: options, discovery: AccountDiscovery(gap: 20, maxAccounts: 100), used: used)
-        let records = try collect { try request.accounts(phrase, keys: options.recordKeys(sharedPassphrase: nil), walletSource: nil, device: nil, emit: $0) }
+        let records = try collect {
+            try request.accounts(phrase, keys: options.recordKeys(sharedPassphrase: nil), walletSource: nil, device: nil, emit: $0)
+        }
         XCTAssertEqual(records.count, 2)
-        XCTAssertEqual(records[0]["xpub"]?.stringValue, try ExtendedKey(parsing: "zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs").serialized(version: .xpub))
+        XCTAssertEqual(
+            records[0]["xpub"]?.stringValue,
+            try ExtendedKey(
+                parsing: "zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs"
+            ).serialized(version: .xpub))
         XCTAssertEqual(records[0]["used_receive"], .number("1"))
         XCTAssertEqual(records[0]["next_receive_index"], .number("2"))
         XCTAssertEqual(records[0]["used_change"], .number("1"))
@@ -83,7 +105,8 @@ final class DeriveRecordsTests: XCTestCase {
     }
 
     func testQRSinkWritesImagesNamedByAddress() throws {
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("qrsink-\(getpid())-\(UInt32.random(in: 0...UInt32.max))").path
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("qrsink-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+            .path
         defer { try? FileManager.default.removeItem(atPath: base) }
         let dir = base + "/a/b"
         let sink = try QRSink(terminal: false, directory: dir, format: "svg")

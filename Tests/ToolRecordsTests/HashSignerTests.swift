@@ -13,13 +13,17 @@ import WalletRecords
 /// sign-hash's records at their library home: signing (RFC 6979 vectors, the BIP44 Ethereum key
 /// of "abandon … about"), verification and recovery.
 final class HashSignerTests: XCTestCase {
-    private let about = JSONObject(["mnemonic": .string("abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about")])
+    private let about = JSONObject([
+        "mnemonic": .string("abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about")
+    ])
     private let reader = RecordKeys(coin: nil, accountPath: nil, sharedPassphrase: nil)
 
     func testSignsTheRFC6979VectorsWithARecordsOwnKey() throws {
         let doc = try TestPaths.json(TestPaths.vector("rfc6979-secp256k1.json")) as! [String: Any]
         for v in doc["vectors"] as! [[String: Any]] {
-            let record = JSONObject(["hash": .string(v["sha256"] as! String), "private_key": .string(v["private_key"] as! String), "id": .number("7")])
+            let record = JSONObject([
+                "hash": .string(v["sha256"] as! String), "private_key": .string(v["private_key"] as! String), "id": .number("7"),
+            ])
             let out = try HashSigner().sign(record, reader: reader, runSource: nil)
             XCTAssertEqual(out["signature"]?.stringValue, (v["r"] as! String) + (v["s"] as! String))
             XCTAssertEqual(out["recovery_id"], .number(String(v["recovery_id"] as! Int)))
@@ -36,7 +40,8 @@ final class HashSignerTests: XCTestCase {
         var scratch = about
         let source = try reader.source(about, out: &scratch)
         let signer = HashSigner(path: "m/44h/60h/0h/0/0", chainId: 1)
-        let out = try signer.sign(JSONObject(["hash": .string("0x" + String(repeating: "ab", count: 32))]), reader: reader, runSource: source)
+        let out = try signer.sign(
+            JSONObject(["hash": .string("0x" + String(repeating: "ab", count: 32))]), reader: reader, runSource: source)
         XCTAssertEqual(out["path"]?.stringValue, "m/44'/60'/0'/0/0")
         let id = try HashSignatures.recoveryID(out)
         XCTAssertEqual(out["eth_v"], .number(String(37 + id)))
@@ -73,20 +78,32 @@ final class HashSignerTests: XCTestCase {
 final class PhraseRecordsTests: XCTestCase {
     func testFromEntropyAndSeedFollowBIP39() throws {
         let handler = MnemonicSchemes.handler(for: .bip39)
-        let out = try PhraseRecords.fromEntropy(JSONObject(["entropy": .string("9e885d952ad362caeb4efe34a8e91bd2")]), handler: handler, language: "english", byteCount: 32)
+        let out = try PhraseRecords.fromEntropy(
+            JSONObject(["entropy": .string("9e885d952ad362caeb4efe34a8e91bd2")]), handler: handler, language: "english", byteCount: 32)
         XCTAssertEqual(out["mnemonic"]?.stringValue, "ozone drill grab fiber curtain grace pudding thank cruise elder eight picnic")
         XCTAssertNil(out["warning"])
-        let weak = try PhraseRecords.fromEntropy(JSONObject(["entropy": .string(String(repeating: "00", count: 16))]), handler: handler, language: "english", byteCount: 32)
-        XCTAssertEqual(weak["warning"]?.stringValue, "weak entropy: the entropy is one repeated byte; anyone can find this phrase, never fund it")
-        let dice = try PhraseRecords.fromEntropy(JSONObject(["dice": .string(String(repeating: "1", count: 64))]), handler: handler, language: "english", byteCount: 16)
+        let weak = try PhraseRecords.fromEntropy(
+            JSONObject(["entropy": .string(String(repeating: "00", count: 16))]), handler: handler, language: "english", byteCount: 32)
+        XCTAssertEqual(
+            weak["warning"]?.stringValue, "weak entropy: the entropy is one repeated byte; anyone can find this phrase, never fund it")
+        let dice = try PhraseRecords.fromEntropy(
+            JSONObject(["dice": .string(String(repeating: "1", count: 64))]), handler: handler, language: "english", byteCount: 16)
         XCTAssertEqual(dice["dice_rolls_used"], .number("64"))
         XCTAssertEqual(dice["entropy"]?.stringValue, String(repeating: "00", count: 16))
-        XCTAssertThrowsError(try PhraseRecords.fromEntropy(JSONObject(["dice": .string("1"), "coins": .string("H")]), handler: handler, language: "english", byteCount: 16)) {
+        XCTAssertThrowsError(
+            try PhraseRecords.fromEntropy(
+                JSONObject(["dice": .string("1"), "coins": .string("H")]), handler: handler, language: "english", byteCount: 16)
+        ) {
             XCTAssertEqual($0 as? RecordError, .conflictingFields(["dice", "coins"]))
         }
         // Trezor's vector, with passphrase TREZOR.
-        let seed = try PhraseRecords.seed(JSONObject(["mnemonic": out["mnemonic"]!, "passphrase": .string("TREZOR")]), options: SchemeOptions.parse([]), sharedPassphrase: nil)
-        XCTAssertEqual(seed["seed"]?.stringValue, "274ddc525802f7c828d8ef7ddbcdc5304e87ac3535913611fbbfa986d0c9e5476c91689f9c8a54fd55bd38606aa6a8595ad213d4c9c9f9aca3fb217069a41028")
+        let seed = try PhraseRecords.seed(
+            JSONObject(["mnemonic": out["mnemonic"]!, "passphrase": .string("TREZOR")]), options: SchemeOptions.parse([]),
+            sharedPassphrase: nil)
+        XCTAssertEqual(
+            seed["seed"]?.stringValue,
+            "274ddc525802f7c828d8ef7ddbcdc5304e87ac3535913611fbbfa986d0c9e5476c91689f9c8a54fd55bd38606aa6a8595ad213d4c9c9f9aca3fb217069a41028"
+        )
         XCTAssertNil(seed["passphrase"])
         XCTAssertEqual(seed["type"]?.stringValue, "seed")
     }
@@ -98,7 +115,9 @@ final class KeyStoreListingTests: XCTestCase {
         let record = JSONObject(["mnemonic": .string("legal winner thank year wave sausage worth useful legal winner thank yellow")])
         let entry = try KeyStoreRecords.entry(from: record, name: "w", birthdays: ["xmr": 5], passphraseProtected: true, now: 1_700_000_000)
         let listed = KeyStoreRecords.listing(entry.metadata)
-        XCTAssertEqual(String(decoding: JSONWriter.line(listed), as: UTF8.self),
-                       #"{"type":"entry","name":"w","kind":"bip39-mnemonic","created":1700000000,"birthdays":{"xmr":5},"language":"english","passphrase_protected":true}"# + "\n")
+        XCTAssertEqual(
+            String(decoding: JSONWriter.line(listed), as: UTF8.self),
+            #"{"type":"entry","name":"w","kind":"bip39-mnemonic","created":1700000000,"birthdays":{"xmr":5},"language":"english","passphrase_protected":true}"#
+                + "\n")
     }
 }

@@ -23,10 +23,12 @@ final class JSONTests: XCTestCase {
     }
 
     func testRejectsWhatIsNotAJSONObject() {
-        let bad = ["", "[]", "\"x\"", "{", "{\"a\":}", "{\"a\":1,}", "{\"a\":01}", "{\"a\":1.}", "{\"a\":+1}",
-                   "{\"a\":\"\\x\"}", "{\"a\":\"\\ud800\"}", "{\"a\":\"\\udc00\"}", "{\"a\":tru}", "{\"a\":1} x",
-                   "{\"a\":1,\"a\":2}", "{a:1}", "{\"a\":\"tab\there\"}", "{'a':1}",
-                   String(repeating: "{\"a\":", count: 70) + "1" + String(repeating: "}", count: 70)]
+        let bad = [
+            "", "[]", "\"x\"", "{", "{\"a\":}", "{\"a\":1,}", "{\"a\":01}", "{\"a\":1.}", "{\"a\":+1}",
+            "{\"a\":\"\\x\"}", "{\"a\":\"\\ud800\"}", "{\"a\":\"\\udc00\"}", "{\"a\":tru}", "{\"a\":1} x",
+            "{\"a\":1,\"a\":2}", "{a:1}", "{\"a\":\"tab\there\"}", "{'a':1}",
+            String(repeating: "{\"a\":", count: 70) + "1" + String(repeating: "}", count: 70),
+        ]
         for text in bad {
             XCTAssertThrowsError(try parse(text), text.prefix(30).description)
         }
@@ -43,10 +45,10 @@ final class JSONTests: XCTestCase {
 
     func testUTF8Validation() {
         XCTAssertNil(RecordPipeline.firstInvalidUTF8(Array("plain é 漢 😀".utf8)))
-        XCTAssertEqual(RecordPipeline.firstInvalidUTF8([0x41, 0xC3]), 1)          // truncated
-        XCTAssertEqual(RecordPipeline.firstInvalidUTF8([0x41, 0xC0, 0x80]), 1)    // overlong
-        XCTAssertEqual(RecordPipeline.firstInvalidUTF8([0xED, 0xA0, 0x80]), 0)    // surrogate
-        XCTAssertEqual(RecordPipeline.firstInvalidUTF8([0xF4, 0x90, 0x80, 0x80]), 0) // > U+10FFFF
+        XCTAssertEqual(RecordPipeline.firstInvalidUTF8([0x41, 0xC3]), 1)  // truncated
+        XCTAssertEqual(RecordPipeline.firstInvalidUTF8([0x41, 0xC0, 0x80]), 1)  // overlong
+        XCTAssertEqual(RecordPipeline.firstInvalidUTF8([0xED, 0xA0, 0x80]), 0)  // surrogate
+        XCTAssertEqual(RecordPipeline.firstInvalidUTF8([0xF4, 0x90, 0x80, 0x80]), 0)  // > U+10FFFF
         XCTAssertEqual(RecordPipeline.firstInvalidUTF8([0x20, 0xFF]), 1)
     }
 }

@@ -11,7 +11,8 @@ final class KeyRecordTests: XCTestCase {
     let zpub = "zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs"
 
     func testClaimsOfAnAccountRecord() throws {
-        let record = try JSONParser.parseObject(Array(#"{"type":"account","coin":"btc","network":"main","script":"p2wpkh","zpub":"\#(zpub)"}"#.utf8))
+        let record = try JSONParser.parseObject(
+            Array(#"{"type":"account","coin":"btc","network":"main","script":"p2wpkh","zpub":"\#(zpub)"}"#.utf8))
         XCTAssertEqual(try KeyRecordClaims(record: record), KeyRecordClaims(coin: "btc", network: "main", script: .p2wpkh))
         // A phrase or a seed claims nothing: the options choose the coin.
         let phrase = try JSONParser.parseObject(Array(#"{"mnemonic":"abandon","coin":"btc","script":"p2wpkh"}"#.utf8))
@@ -32,13 +33,16 @@ final class KeyRecordTests: XCTestCase {
     func testRecordKeysRefuseAnAccountPathThatContradictsTheRecord() throws {
         let record = try JSONParser.parseObject(Array(#"{"zpub":"\#(zpub)","path":"m/84'/0'/0'"}"#.utf8))
         var out = record
-        guard case .bip32(_, let origin, false) = try RecordKeys(coin: nil, accountPath: nil, sharedPassphrase: nil).source(record, out: &out) else {
+        guard
+            case .bip32(_, let origin, false) = try RecordKeys(coin: nil, accountPath: nil, sharedPassphrase: nil).source(record, out: &out)
+        else {
             return XCTFail("not an imported key")
         }
         XCTAssertEqual(origin?.description, "m/84'/0'/0'")
         XCTAssertNoThrow(try RecordKeys(coin: nil, accountPath: "m/84h/0h/0h", sharedPassphrase: nil).source(record, out: &out))
         XCTAssertThrowsError(try RecordKeys(coin: nil, accountPath: "m/84h/0h/1h", sharedPassphrase: nil).source(record, out: &out)) {
-            XCTAssertEqual($0 as? DerivationError, .conflictsWithRecord(field: "path", record: "m/84'/0'/0'", option: "--account-path m/84'/0'/1'"))
+            XCTAssertEqual(
+                $0 as? DerivationError, .conflictsWithRecord(field: "path", record: "m/84'/0'/0'", option: "--account-path m/84'/0'/1'"))
         }
     }
 

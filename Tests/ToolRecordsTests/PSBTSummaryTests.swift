@@ -15,7 +15,8 @@ final class PSBTSummaryTests: XCTestCase {
     let master = try! ExtendedKey.master(seed: PSBTSummaryTests.seed)
 
     private func origin(_ path: String) throws -> [UInt8] {
-        master.fingerprint + (try DerivationPath(parsing: path)).components.flatMap { c in withUnsafeBytes(of: c.littleEndian) { Array($0) } }
+        master.fingerprint
+            + (try DerivationPath(parsing: path)).components.flatMap { c in withUnsafeBytes(of: c.littleEndian) { Array($0) } }
     }
 
     private func txOut(_ value: UInt64, _ script: [UInt8]) -> [UInt8] {
@@ -40,10 +41,19 @@ final class PSBTSummaryTests: XCTestCase {
     /// satoshis, whose rate trapped (fee × 100 overflowed, exit 132).
     func testAFeeRateOfAnAbsurdFee() throws {
         let ours = try master.derive(try DerivationPath(parsing: "m/84'/1'/0'/0/0").components).publicKey.compressed
-        let inputs = (0..<89).map { BitcoinTx.Input(previousTxID: [UInt8](repeating: UInt8($0), count: 32), previousIndex: 0, sequence: 0xFFFF_FFFD) }
-        let tx = BitcoinTx(version: 2, inputs: inputs, outputs: [.init(value: 1_000, script: ScriptTemplate.p2wpkh([0x02] + [UInt8](repeating: 5, count: 32)))], lockTime: 0)
+        let inputs = (0..<89).map {
+            BitcoinTx.Input(previousTxID: [UInt8](repeating: UInt8($0), count: 32), previousIndex: 0, sequence: 0xFFFF_FFFD)
+        }
+        let tx = BitcoinTx(
+            version: 2, inputs: inputs,
+            outputs: [.init(value: 1_000, script: ScriptTemplate.p2wpkh([0x02] + [UInt8](repeating: 5, count: 32)))], lockTime: 0)
         var psbt = try PSBT(unsignedTransaction: tx)
-        for i in 0..<88 { psbt.inputs[i].insertInOrder(PSBT.Pair(type: PSBTField.inWitnessUtxo, value: txOut(2_100_000_000_000_000, ScriptTemplate.p2wpkh([0x03] + [UInt8](repeating: UInt8(i), count: 32))))) }
+        for i in 0..<88 {
+            psbt.inputs[i].insertInOrder(
+                PSBT.Pair(
+                    type: PSBTField.inWitnessUtxo,
+                    value: txOut(2_100_000_000_000_000, ScriptTemplate.p2wpkh([0x03] + [UInt8](repeating: UInt8(i), count: 32)))))
+        }
         psbt.inputs[88].insertInOrder(PSBT.Pair(type: PSBTField.inWitnessUtxo, value: txOut(50_000, ScriptTemplate.p2wpkh(ours))))
         psbt.inputs[88].insertInOrder(PSBT.Pair(type: PSBTField.inBIP32Derivation, keyData: ours, value: try origin("m/84'/1'/0'/0/0")))
         let (summary, _) = try sign(psbt)
@@ -58,16 +68,20 @@ final class PSBTSummaryTests: XCTestCase {
     /// below the signed transaction's size.
     func testAnUncompressedP2PKHKeyIsEstimatedAtItsSize() throws {
         let key = try master.derive(try DerivationPath(parsing: "m/44'/1'/0'/0/0").components).publicKey.uncompressed
-        let previous = BitcoinTx(version: 1, inputs: [.init(previousTxID: [UInt8](repeating: 9, count: 32), previousIndex: 0)],
-                                 outputs: [.init(value: 100_000, script: ScriptTemplate.p2pkh(Hash.hash160(key)))], lockTime: 0)
-        let tx = BitcoinTx(version: 2, inputs: [.init(previousTxID: previous.txid, previousIndex: 0, sequence: 0xFFFF_FFFD)],
-                           outputs: [.init(value: 90_000, script: ScriptTemplate.p2wpkh([0x02] + [UInt8](repeating: 5, count: 32)))], lockTime: 0)
+        let previous = BitcoinTx(
+            version: 1, inputs: [.init(previousTxID: [UInt8](repeating: 9, count: 32), previousIndex: 0)],
+            outputs: [.init(value: 100_000, script: ScriptTemplate.p2pkh(Hash.hash160(key)))], lockTime: 0)
+        let tx = BitcoinTx(
+            version: 2, inputs: [.init(previousTxID: previous.txid, previousIndex: 0, sequence: 0xFFFF_FFFD)],
+            outputs: [.init(value: 90_000, script: ScriptTemplate.p2wpkh([0x02] + [UInt8](repeating: 5, count: 32)))], lockTime: 0)
         var psbt = try PSBT(unsignedTransaction: tx)
         psbt.inputs[0].insertInOrder(PSBT.Pair(type: PSBTField.inNonWitnessUtxo, value: previous.serialized()))
         psbt.inputs[0].insertInOrder(PSBT.Pair(type: PSBTField.inBIP32Derivation, keyData: key, value: try origin("m/44'/1'/0'/0/0")))
         let (summary, signed) = try sign(psbt)
         XCTAssertEqual(summary["vsize_estimated"], .bool(true))
-        guard case .number(let estimated)? = summary["vsize"], case .string(let base64)? = signed["psbt"] else { return XCTFail("no vsize or PSBT") }
+        guard case .number(let estimated)? = summary["vsize"], case .string(let base64)? = signed["psbt"] else {
+            return XCTFail("no vsize or PSBT")
+        }
         let final = try PSBTFinalizer.extract(try PSBTFinalizer.finalized(try PSBT(base64: base64)))
         XCTAssertGreaterThanOrEqual(Int(estimated)!, PSBTFinalizer.vsize(final))
         // Only the signature's largest length (73 bytes) against the low-R one made (71).

@@ -35,7 +35,8 @@ final class ScanRecordsTests: XCTestCase {
         XCTAssertEqual(given.records.map(\.what), ["\(path) line 4"])
         XCTAssertEqual(given.records.first?.record["name"], .string("x"))
         XCTAssertThrowsError(try WalletsGiven.read(names: [], walletsFile: try walletsFile("a b\n"))) {
-            XCTAssertEqual($0 as? ScanError, .malformed(what: "\(path) line 1", reason: "a line holds a key-store entry's name or a JSON key record"))
+            XCTAssertEqual(
+                $0 as? ScanError, .malformed(what: "\(path) line 1", reason: "a line holds a key-store entry's name or a JSON key record"))
         }
         XCTAssertThrowsError(try WalletsGiven.read(names: [], walletsFile: try walletsFile("ok\n{\"a\":\n"))) {
             guard case .malformed(let what, let reason)? = $0 as? ScanError else { return XCTFail("\($0)") }
@@ -50,25 +51,42 @@ final class ScanRecordsTests: XCTestCase {
         let spend = SecureBytes([UInt8](repeating: 0, count: 31) + [9])
         let keys = try MoneroKeys(spendSecret: spend)
         let record = JSONObject(["spend_key": .string(spend.hex)])
-        let path = try walletsFile(text(record) + text(JSONObject(["spend_key": .string(spend.hex), "name": .string("named"), "birthday": .number("7")])))
+        let path = try walletsFile(
+            text(record) + text(JSONObject(["spend_key": .string(spend.hex), "name": .string("named"), "birthday": .number("7")])))
         let reader = MoneroWalletReader(network: .stagenet, lookahead: (2, 3))
-        let wallets = try WalletsGiven.read(names: [], walletsFile: path).wallets(reader, keyStore: KeyStoreOptions.parse([]), keyOptions: KeyOptions.parse([]), stdinHoldsKey: false)
+        let wallets = try WalletsGiven.read(names: [], walletsFile: path).wallets(
+            reader, keyStore: KeyStoreOptions.parse([]), keyOptions: KeyOptions.parse([]), stdinHoldsKey: false)
         XCTAssertEqual(wallets.map(\.name), [keys.primaryAddress(.stagenet), "named"])
         XCTAssertEqual(wallets.map(\.birthday), [nil, 7])
         XCTAssertEqual(wallets[0].scanner.stateName, MoneroScanner(keys: keys, network: .stagenet).stateName)
-        let bip32 = try walletsFile(text(JSONObject(["xprv": .string("xprv9s21ZrQH143K3QTDL4LXw2F7HEK3wJUD2nW2nRk4stbPy6cq3jPPqjiChkVvvNKmPGJxWUtg6LnF5kejMRNNU3TGtRBeJgk33yuGBxrMPHi")])))
-        XCTAssertThrowsError(try WalletsGiven.read(names: [], walletsFile: bip32).wallets(reader, keyStore: KeyStoreOptions.parse([]), keyOptions: KeyOptions.parse([]), stdinHoldsKey: false)) {
-            XCTAssertEqual($0 as? DerivationError, .unsupported("\(bip32) line 1 is not a Monero wallet (Zcash keys are scanned with --chain zcash)"))
+        let bip32 = try walletsFile(
+            text(
+                JSONObject([
+                    "xprv": .string(
+                        "xprv9s21ZrQH143K3QTDL4LXw2F7HEK3wJUD2nW2nRk4stbPy6cq3jPPqjiChkVvvNKmPGJxWUtg6LnF5kejMRNNU3TGtRBeJgk33yuGBxrMPHi")
+                ])))
+        XCTAssertThrowsError(
+            try WalletsGiven.read(names: [], walletsFile: bip32).wallets(
+                reader, keyStore: KeyStoreOptions.parse([]), keyOptions: KeyOptions.parse([]), stdinHoldsKey: false)
+        ) {
+            XCTAssertEqual(
+                $0 as? DerivationError, .unsupported("\(bip32) line 1 is not a Monero wallet (Zcash keys are scanned with --chain zcash)"))
         }
     }
 
     func testEventRecordInTheChainsWords() throws {
-        let scanner = MoneroScanner(keys: try MoneroKeys(spendSecret: SecureBytes([UInt8](repeating: 0, count: 31) + [9])), network: .mainnet)
-        let output = ReceivedOutput(height: 12, txID: [UInt8](repeating: 0xAB, count: 32), index: 1, amount: 5_000, account: 0, addressIndex: 0,
-                                    spendTag: [1, 2], memo: [0xCD], unlockTime: 0, isCoinbase: false, outputKey: [3])
-        let r = EventRecords.record(.received(output, confirmations: 4), chain: MoneroScanner.self, wallet: "shop", addresses: AddressBook(scanner: scanner))
-        XCTAssertEqual(text(r), #"{"type":"received","chain":"monero","wallet":"shop","height":12,"txid":""# + String(repeating: "ab", count: 32)
-            + #"","index":1,"amount":"5000","major":0,"minor":0,"address":""# + scanner.address(account: 0, index: 0)! + #"","payment_id":"cd","key_image":"0102","confirmations":4}"# + "\n")
+        let scanner = MoneroScanner(
+            keys: try MoneroKeys(spendSecret: SecureBytes([UInt8](repeating: 0, count: 31) + [9])), network: .mainnet)
+        let output = ReceivedOutput(
+            height: 12, txID: [UInt8](repeating: 0xAB, count: 32), index: 1, amount: 5_000, account: 0, addressIndex: 0,
+            spendTag: [1, 2], memo: [0xCD], unlockTime: 0, isCoinbase: false, outputKey: [3])
+        let r = EventRecords.record(
+            .received(output, confirmations: 4), chain: MoneroScanner.self, wallet: "shop", addresses: AddressBook(scanner: scanner))
+        XCTAssertEqual(
+            text(r),
+            #"{"type":"received","chain":"monero","wallet":"shop","height":12,"txid":""# + String(repeating: "ab", count: 32)
+                + #"","index":1,"amount":"5000","major":0,"minor":0,"address":""# + scanner.address(account: 0, index: 0)!
+                + #"","payment_id":"cd","key_image":"0102","confirmations":4}"# + "\n")
     }
 
     func testProgressBar() {

@@ -50,8 +50,9 @@ final class SigningKeyCacheTests: XCTestCase {
         let g = "0279be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798"
         XCTAssertEqual(try cache.publicKeyHex(one, tag: "a", cacheable: true), g)
         XCTAssertEqual(try cache.publicKeyHex(two, tag: "a", cacheable: true), g)
-        XCTAssertEqual(try cache.publicKeyHex(two, tag: "a", cacheable: false),
-                       "02c6047f9441ed7d6d3045406e95c07cd85c778e4b8cef3ca7abac09b95c709ee5")
+        XCTAssertEqual(
+            try cache.publicKeyHex(two, tag: "a", cacheable: false),
+            "02c6047f9441ed7d6d3045406e95c07cd85c778e4b8cef3ca7abac09b95c709ee5")
         let pair = try cache.schnorr(one, tag: "a", taproot: false, cacheable: true)
         XCTAssertTrue(try cache.schnorr(two, tag: "a", taproot: false, cacheable: true) === pair)
     }

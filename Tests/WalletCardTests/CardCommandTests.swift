@@ -9,7 +9,8 @@ final class CardCommandTests: XCTestCase {
     func testNewPINMayNotBeTheDuressPIN() throws {
         let pin = SecureBytes(Array("123456".utf8)), duress = SecureBytes(Array("654321".utf8))
         XCTAssertThrowsError(try CardFlows.checkNewPIN(["pin": pin, "new_pin": duress, "duress_pin": duress])) {
-            XCTAssertEqual($0 as? CardError, .badCredential("the new PIN equals the duress PIN, so it would open the duress wallet: choose another"))
+            XCTAssertEqual(
+                $0 as? CardError, .badCredential("the new PIN equals the duress PIN, so it would open the duress wallet: choose another"))
         }
         // Opened with the duress PIN, the "new PIN" is the duress one's own change: allowed here.
         XCTAssertNoThrow(try CardFlows.checkNewPIN(["pin": duress, "new_pin": duress, "duress_pin": duress]))
@@ -17,9 +18,17 @@ final class CardCommandTests: XCTestCase {
     }
 
     func testLoadKeySeedFromARecord() throws {
-        let phrase = JSONObject(["mnemonic": .string("legal winner thank year wave sausage worth useful legal winner thank yellow"), "passphrase": .string("TREZOR")])
-        XCTAssertEqual(try CardFlows.seed(of: phrase).hex, "2e8905819b8723fe2c1d161860e5ee1830318dbf49a83bd451cfb8440c28bd6fa457fe1296106559a3c80937a1c1069be3a3a5bd381ee6260e8d9739fce1f607")
-        XCTAssertEqual(try CardFlows.seed(of: JSONObject(["seed": .string("000102030405060708090a0b0c0d0e0f")])).hex, "000102030405060708090a0b0c0d0e0f")
+        let phrase = JSONObject([
+            "mnemonic": .string("legal winner thank year wave sausage worth useful legal winner thank yellow"),
+            "passphrase": .string("TREZOR"),
+        ])
+        XCTAssertEqual(
+            try CardFlows.seed(of: phrase).hex,
+            "2e8905819b8723fe2c1d161860e5ee1830318dbf49a83bd451cfb8440c28bd6fa457fe1296106559a3c80937a1c1069be3a3a5bd381ee6260e8d9739fce1f607"
+        )
+        XCTAssertEqual(
+            try CardFlows.seed(of: JSONObject(["seed": .string("000102030405060708090a0b0c0d0e0f")])).hex,
+            "000102030405060708090a0b0c0d0e0f")
         XCTAssertThrowsError(try CardFlows.seed(of: nil))
         XCTAssertThrowsError(try CardFlows.seed(of: JSONObject(["xpub": .string("x")])))
     }

@@ -38,17 +38,35 @@ final class CardTransactionTests: XCTestCase {
         let segwit = try master.derive(try DerivationPath(parsing: "m/84'/1'/0'/0/0").components).publicKey
         let legacy = try master.derive(try DerivationPath(parsing: "m/44'/1'/0'/0/0").components).publicKey
         let change = try master.derive(try DerivationPath(parsing: "m/84'/1'/0'/1/0").components).publicKey
-        let previous = BitcoinTx(version: 2, inputs: [.init(previousTxID: [UInt8](repeating: 3, count: 32), previousIndex: 0, scriptSig: [0x51])],
-                                 outputs: [.init(value: 70_000, script: ScriptTemplate.p2pkh(Hash.hash160(legacy.compressed)))], lockTime: 0)
-        let tx = BitcoinTx(version: 2, inputs: [.init(previousTxID: [UInt8](repeating: 9, count: 32), previousIndex: 4), .init(previousTxID: previous.txid, previousIndex: 0)],
-                           outputs: [.init(value: 100_000, script: ScriptTemplate.p2wpkh([0x02] + [UInt8](repeating: 8, count: 32))),
-                                     .init(value: 19_000, script: ScriptTemplate.p2wpkh(change.compressed))], lockTime: 0)
+        let previous = BitcoinTx(
+            version: 2, inputs: [.init(previousTxID: [UInt8](repeating: 3, count: 32), previousIndex: 0, scriptSig: [0x51])],
+            outputs: [.init(value: 70_000, script: ScriptTemplate.p2pkh(Hash.hash160(legacy.compressed)))], lockTime: 0)
+        let tx = BitcoinTx(
+            version: 2,
+            inputs: [
+                .init(previousTxID: [UInt8](repeating: 9, count: 32), previousIndex: 4),
+                .init(previousTxID: previous.txid, previousIndex: 0),
+            ],
+            outputs: [
+                .init(value: 100_000, script: ScriptTemplate.p2wpkh([0x02] + [UInt8](repeating: 8, count: 32))),
+                .init(value: 19_000, script: ScriptTemplate.p2wpkh(change.compressed)),
+            ], lockTime: 0)
         var psbt = try PSBT(unsignedTransaction: tx)
-        psbt.inputs[0].insertInOrder(PSBT.Pair(type: PSBTField.inWitnessUtxo, value: Self.txOut(50_000, ScriptTemplate.p2wpkh(segwit.compressed))))
-        psbt.inputs[0].insertInOrder(PSBT.Pair(type: PSBTField.inBIP32Derivation, keyData: segwit.compressed, value: try Self.origin(master.fingerprint, "m/84'/1'/0'/0/0")))
+        psbt.inputs[0].insertInOrder(
+            PSBT.Pair(type: PSBTField.inWitnessUtxo, value: Self.txOut(50_000, ScriptTemplate.p2wpkh(segwit.compressed))))
+        psbt.inputs[0].insertInOrder(
+            PSBT.Pair(
+                type: PSBTField.inBIP32Derivation, keyData: segwit.compressed, value: try Self.origin(master.fingerprint, "m/84'/1'/0'/0/0")
+            ))
         psbt.inputs[1].insertInOrder(PSBT.Pair(type: PSBTField.inNonWitnessUtxo, value: previous.serialized()))
-        psbt.inputs[1].insertInOrder(PSBT.Pair(type: PSBTField.inBIP32Derivation, keyData: legacy.compressed, value: try Self.origin(master.fingerprint, "m/44'/1'/0'/0/0")))
-        psbt.outputs[1].insertInOrder(PSBT.Pair(type: PSBTField.outBIP32Derivation, keyData: change.compressed, value: try Self.origin(master.fingerprint, "m/84'/1'/0'/1/0")))
+        psbt.inputs[1].insertInOrder(
+            PSBT.Pair(
+                type: PSBTField.inBIP32Derivation, keyData: legacy.compressed, value: try Self.origin(master.fingerprint, "m/44'/1'/0'/0/0")
+            ))
+        psbt.outputs[1].insertInOrder(
+            PSBT.Pair(
+                type: PSBTField.outBIP32Derivation, keyData: change.compressed,
+                value: try Self.origin(master.fingerprint, "m/84'/1'/0'/1/0")))
         return psbt
     }
 
@@ -72,12 +90,17 @@ final class CardTransactionTests: XCTestCase {
         let master = try ExtendedKey.master(seed: fixture.seed)
         let key = try master.derive(try DerivationPath(parsing: "m/86'/1'/0'/0/0").components).publicKey
         let xOnly = Array(key.compressed.dropFirst())
-        let tx = BitcoinTx(version: 2, inputs: [.init(previousTxID: [UInt8](repeating: 1, count: 32), previousIndex: 0)],
-                           outputs: [.init(value: 1_000, script: ScriptTemplate.p2wpkh([0x02] + [UInt8](repeating: 8, count: 32)))], lockTime: 0)
+        let tx = BitcoinTx(
+            version: 2, inputs: [.init(previousTxID: [UInt8](repeating: 1, count: 32), previousIndex: 0)],
+            outputs: [.init(value: 1_000, script: ScriptTemplate.p2wpkh([0x02] + [UInt8](repeating: 8, count: 32)))], lockTime: 0)
         var psbt = try PSBT(unsignedTransaction: tx)
-        psbt.inputs[0].insertInOrder(PSBT.Pair(type: PSBTField.inWitnessUtxo, value: Self.txOut(2_000, [0x51, 0x20] + (try key.taprootOutputKey()))))
+        psbt.inputs[0].insertInOrder(
+            PSBT.Pair(type: PSBTField.inWitnessUtxo, value: Self.txOut(2_000, [0x51, 0x20] + (try key.taprootOutputKey()))))
         psbt.inputs[0].insertInOrder(PSBT.Pair(type: PSBTField.inTapInternalKey, value: xOnly))
-        psbt.inputs[0].insertInOrder(PSBT.Pair(type: PSBTField.inTapBIP32Derivation, keyData: xOnly, value: [0] + (try Self.origin(master.fingerprint, "m/86'/1'/0'/0/0"))))
+        psbt.inputs[0].insertInOrder(
+            PSBT.Pair(
+                type: PSBTField.inTapBIP32Derivation, keyData: xOnly, value: [0] + (try Self.origin(master.fingerprint, "m/86'/1'/0'/0/0")))
+        )
         var asked = false
         XCTAssertThrowsError(try PSBTSigner().sign(psbt, keys: try CardPSBTKeys(unlockedCard())) { _ in asked = true }) {
             XCTAssertEqual(($0 as? PSBTSignError)?.code, "psbt.unsupported_script")
@@ -86,10 +109,15 @@ final class CardTransactionTests: XCTestCase {
     }
 
     func testAnEthereumTransactionSignedOnTheCardIsTheSoftwareKeysTransaction() throws {
-        let record = try JSONParser.parseObject(Array(#"{"eth_tx":{"to":"0xF0109fC8DF283027b6285cc889F5aA624EaC1F55","value":"1000000000000000000","nonce":7,"gas":21000,"maxFeePerGas":"30000000000","maxPriorityFeePerGas":"1500000000","chainId":1}}"#.utf8))
+        let record = try JSONParser.parseObject(
+            Array(
+                #"{"eth_tx":{"to":"0xF0109fC8DF283027b6285cc889F5aA624EaC1F55","value":"1000000000000000000","nonce":7,"gas":21000,"maxFeePerGas":"30000000000","maxPriorityFeePerGas":"1500000000","chainId":1}}"#
+                    .utf8))
         var summaries = [JSONObject]()
         let onCard = try EthereumRecords.sign(record, path: "m/44h/60h/0h/0/0", keys: try unlockedCard()) { summaries.append($0) }
-        let software = SoftwareKeys(.bip32(try ExtendedKey.master(seed: fixture.seed), origin: DerivationPath(), fromSeed: true), cache: SigningKeyCache(), cacheable: true)
+        let software = SoftwareKeys(
+            .bip32(try ExtendedKey.master(seed: fixture.seed), origin: DerivationPath(), fromSeed: true), cache: SigningKeyCache(),
+            cacheable: true)
         let inSoftware = try EthereumRecords.sign(record, path: "m/44h/60h/0h/0/0", keys: software) { summaries.append($0) }
         XCTAssertEqual(onCard, inSoftware)
         XCTAssertEqual(summaries[0], summaries[1])

@@ -12,11 +12,13 @@ struct CardFixture {
     let duress = SecureBytes(Array("654321".utf8))
     let secret = KeycardCrypto.pairingSecret(password: SecureBytes(Array("KeycardTest".utf8)))
     let path: [UInt32] = [0x8000_002C, 0x8000_003C, 0x8000_0000, 0, 0]
-    let expectedPublic = "0437b0bb7a8288d38ed49a524b5dc98cff3eb5ca824c9f9dc0dfdb3d9cd600f299a6179912b7451c09896c4098eca7ce6b2e58330672795e847c4d6af44e024230"
+    let expectedPublic =
+        "0437b0bb7a8288d38ed49a524b5dc98cff3eb5ca824c9f9dc0dfdb3d9cd600f299a6179912b7451c09896c4098eca7ce6b2e58330672795e847c4d6af44e024230"
 
     var seed: SecureBytes {
         let bip39 = BIP39()
-        let m = try! bip39.parse("abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about", language: "english")
+        let m = try! bip39.parse(
+            "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about", language: "english")
         return try! bip39.seed(of: m, passphrase: nil)
     }
 
@@ -48,13 +50,18 @@ final class SimulatorTests: XCTestCase {
         let (keycard, pairing) = try ready()
         XCTAssertEqual(keycard.info?.versionText, "3.2")
         XCTAssertEqual(try keycard.status(), CardStatus(pinRetries: 3, pukRetries: 5, keyLoaded: false))
-        XCTAssertThrowsError(try keycard.loadSeed(seed)) { XCTAssertEqual($0 as? CardError, .conditionsNotSatisfied("LOAD KEY (a PIN, a key or an open channel is missing, or the card forbids it)")) }
+        XCTAssertThrowsError(try keycard.loadSeed(seed)) {
+            XCTAssertEqual(
+                $0 as? CardError, .conditionsNotSatisfied("LOAD KEY (a PIN, a key or an open channel is missing, or the card forbids it)"))
+        }
         try keycard.verifyPIN(pin)
         XCTAssertEqual(Hex.encode(try keycard.loadSeed(seed)), "16f5b9c7657df5e0b45016292d852a36622fb39b63c28017ccf21633270858f1")
         XCTAssertEqual(try keycard.exportKey(path: path, kind: .publicKey).publicKey.map { Hex.encode($0) }, expectedPublic)
         // As the recorded card: the extended key of m/44'/60'/0'/0, and a private key only in EIP-1581.
         let extended = try keycard.exportKey(path: Array(path.prefix(4)), kind: .extendedPublicKey)
-        XCTAssertEqual(extended.chainCode.map { Hex.encode($0) }, "8220c879d136f02003dc804811e42390714ea06448aeaee158c62d65f12a421d988f".dropFirst(4).description)
+        XCTAssertEqual(
+            extended.chainCode.map { Hex.encode($0) },
+            "8220c879d136f02003dc804811e42390714ea06448aeaee158c62d65f12a421d988f".dropFirst(4).description)
         XCTAssertThrowsError(try keycard.exportKey(path: path, kind: .privateKey))
         let eip1581 = try keycard.exportKey(path: [0x8000_002B, 0x8000_003C, 0x8000_062D, 0x8000_0000, 0], kind: .privateKey)
         XCTAssertEqual(eip1581.privateKey.map { Hex.encode($0.bytes) }, "20e61d44eb73cb7d5ff4526bac8c0b96451d8e018b2d6c79022e7ce3b583a754")
@@ -62,7 +69,8 @@ final class SimulatorTests: XCTestCase {
         let hash = Hash.sha256(Array("Satchel Keycard transcript test message".utf8))
         let signature = try keycard.sign(hash: hash, key: .path(path, makeCurrent: true))
         XCTAssertEqual(Hex.encode(signature.publicKey), expectedPublic)
-        let recovered = try Secp256k1.recoverECDSA(hash: hash, compact: signature.signature.compact, recoveryID: signature.signature.recoveryID)
+        let recovered = try Secp256k1.recoverECDSA(
+            hash: hash, compact: signature.signature.compact, recoveryID: signature.signature.recoveryID)
         XCTAssertEqual(Hex.encode(recovered.uncompressed), expectedPublic)
         XCTAssertEqual(try Secp256k1.lowS(compact: signature.signature.compact), signature.signature.compact)
         XCTAssertEqual(try keycard.currentPath(), path)
@@ -87,7 +95,9 @@ final class SimulatorTests: XCTestCase {
         XCTAssertThrowsError(try keycard.verifyPIN(wrong)) { XCTAssertEqual($0 as? CardError, .pinBlocked) }
         XCTAssertThrowsError(try keycard.verifyPIN(pin)) { XCTAssertEqual($0 as? CardError, .pinBlocked) }
         XCTAssertEqual(try keycard.status().pinRetries, 0)
-        XCTAssertThrowsError(try keycard.unblockPIN(puk: SecureBytes(Array("000000000000".utf8)), newPIN: SecureBytes(Array("111111".utf8)))) {
+        XCTAssertThrowsError(
+            try keycard.unblockPIN(puk: SecureBytes(Array("000000000000".utf8)), newPIN: SecureBytes(Array("111111".utf8)))
+        ) {
             XCTAssertEqual($0 as? CardError, .wrongPUK(retriesLeft: 4))
         }
         try keycard.unblockPIN(puk: puk, newPIN: SecureBytes(Array("111111".utf8)))
@@ -149,8 +159,10 @@ final class SimulatorTests: XCTestCase {
         _ = try keycard.select()
         let sent = card.transmitted
         XCTAssertThrowsError(try keycard.initialize(pin: pin, puk: puk, duressPIN: pin, pairingSecret: secret))
-        XCTAssertThrowsError(try keycard.initialize(pin: pin, puk: SecureBytes(Array("12345678901".utf8)), duressPIN: duress, pairingSecret: secret))
-        XCTAssertThrowsError(try keycard.initialize(pin: SecureBytes(Array("12345a".utf8)), puk: puk, duressPIN: duress, pairingSecret: secret))
+        XCTAssertThrowsError(
+            try keycard.initialize(pin: pin, puk: SecureBytes(Array("12345678901".utf8)), duressPIN: duress, pairingSecret: secret))
+        XCTAssertThrowsError(
+            try keycard.initialize(pin: SecureBytes(Array("12345a".utf8)), puk: puk, duressPIN: duress, pairingSecret: secret))
         XCTAssertEqual(card.transmitted, sent)
     }
 
@@ -166,7 +178,9 @@ final class SimulatorTests: XCTestCase {
     func testApplet4IsReportedUnsupported() throws {
         final class Applet4: CardChannel {
             func transmit(_ apdu: [UInt8]) throws(CardError) -> [UInt8] {
-                let fields = TLV(tag: 0x8F, value: [UInt8](repeating: 1, count: 16)).bytes + TLV(tag: 0x80, value: [0x04] + [UInt8](repeating: 2, count: 64)).bytes
+                let fields =
+                    TLV(tag: 0x8F, value: [UInt8](repeating: 1, count: 16)).bytes
+                    + TLV(tag: 0x80, value: [0x04] + [UInt8](repeating: 2, count: 64)).bytes
                     + TLV(tag: 0x02, value: [4, 0]).bytes + TLV(tag: 0x02, value: [10]).bytes
                 return TLV(tag: 0xA4, value: fields).bytes + [0x90, 0x00]
             }
@@ -197,12 +211,17 @@ final class GenuineAppletFidelityTests: XCTestCase {
         let card = KeycardSimulator()
         let (keycard, _) = try unlocked(card)
         let master = try ExtendedKey.master(seed: base.seed)
-        let atMaster = { try TLV.parse(TLV.parse(try keycard.command(CommandAPDU(ins: 0xC2, p1: 0x01, p2: 0x02), "EXPORT KEY")).first(0xA1)!.value).first(0x82)!.value }
+        let atMaster = {
+            try TLV.parse(TLV.parse(try keycard.command(CommandAPDU(ins: 0xC2, p1: 0x01, p2: 0x02), "EXPORT KEY")).first(0xA1)!.value)
+                .first(0x82)!.value
+        }
         XCTAssertEqual(try atMaster(), [UInt8](repeating: 0, count: 32))
         let account = try keycard.exportKey(path: base.path.dropLast(2) + [], kind: .extendedPublicKey)
         XCTAssertEqual(try atMaster(), account.chainCode)
         XCTAssertNotEqual(try atMaster(), master.chainCode)
-        XCTAssertThrowsError(try keycard.exportKey(path: [], kind: .extendedPublicKey)) { XCTAssertEqual($0 as? CardError, .masterChainCodeUnavailable) }
+        XCTAssertThrowsError(try keycard.exportKey(path: [], kind: .extendedPublicKey)) {
+            XCTAssertEqual($0 as? CardError, .masterChainCodeUnavailable)
+        }
 
         let keys = CardKeys(keycard)
         let h = DerivationPath.hardened
@@ -215,7 +234,9 @@ final class GenuineAppletFidelityTests: XCTestCase {
             XCTAssertEqual(node.parentFingerprint, want.parentFingerprint, "\(path)")
         }
         // Public keys alone, also inside EIP-1581 where the card exports no extended key.
-        for path in [[], [0, 0, 5], [44 + h, 60 + h, 0 + h], [43 + h, 60 + h, 1581 + h, 0 + h, 0 + h], [43 + h, 60 + h, 1581 + h, 0 + h, 0]] as [[UInt32]] {
+        for path in [
+            [], [0, 0, 5], [44 + h, 60 + h, 0 + h], [43 + h, 60 + h, 1581 + h, 0 + h, 0 + h], [43 + h, 60 + h, 1581 + h, 0 + h, 0],
+        ] as [[UInt32]] {
             XCTAssertEqual(try keys.publicKey(at: path).compressed, try master.derive(path).publicKey.compressed, "\(path)")
         }
         XCTAssertThrowsError(try keys.node(at: [])) { XCTAssertEqual($0 as? CardError, .masterChainCodeUnavailable) }
@@ -247,8 +268,9 @@ final class GenuineAppletFidelityTests: XCTestCase {
     /// and after INIT); after a reset, anything but SELECT gets 6986.
     func testNewChannelKeyAtInitAnd6986AfterReset() throws {
         let transcript = try TestPaths.jsonLines(TestPaths.fixture("keycard/transcript.jsonl"))
-        XCTAssertNotEqual(Array(HexString.bytes(transcript[0]["response_hex"] as! String).prefix(67)),
-                          Array(HexString.bytes(transcript[3]["response_hex"] as! String)[20..<87]))
+        XCTAssertNotEqual(
+            Array(HexString.bytes(transcript[0]["response_hex"] as! String).prefix(67)),
+            Array(HexString.bytes(transcript[3]["response_hex"] as! String)[20..<87]))
         let card = KeycardSimulator()
         let keycard = Keycard(channel: card)
         let before = try keycard.select().secureChannelPublicKey
@@ -270,11 +292,15 @@ final class GenuineAppletFidelityTests: XCTestCase {
         let (keycard, pairing) = try unlocked(card)
         XCTAssertThrowsError(try keycard.unblockPIN(puk: base.puk, newPIN: base.pin)) { XCTAssertEqual($0 as? CardError, .pinNotBlocked) }
         _ = try keycard.select()
-        XCTAssertThrowsError(try keycard.sign(hash: [UInt8](repeating: 7, count: 32), key: .pinless)) { XCTAssertEqual($0 as? CardError, .noPinlessPath) }
+        XCTAssertThrowsError(try keycard.sign(hash: [UInt8](repeating: 7, count: 32), key: .pinless)) {
+            XCTAssertEqual($0 as? CardError, .noPinlessPath)
+        }
         try keycard.openSecureChannel(pairing)
         let sent = card.transmitted
         for bad in ["12345", "1234567", "12345a"] {
-            XCTAssertThrowsError(try keycard.verifyPIN(SecureBytes(Array(bad.utf8)))) { XCTAssertEqual($0 as? CardError, .badCredential("the PIN must be 6 digits")) }
+            XCTAssertThrowsError(try keycard.verifyPIN(SecureBytes(Array(bad.utf8)))) {
+                XCTAssertEqual($0 as? CardError, .badCredential("the PIN must be 6 digits"))
+            }
         }
         XCTAssertThrowsError(try keycard.unblockPIN(puk: SecureBytes(Array("12345678901".utf8)), newPIN: base.pin)) {
             XCTAssertEqual($0 as? CardError, .badCredential("the PUK must be 12 digits"))
@@ -291,15 +317,23 @@ final class WaitForKeycardTests: XCTestCase {
     func testWaitsPastCardsThatAreNotAKeycard() throws {
         var tries = 0
         // A blank card answers the first attempts (nil: no Keycard), the Keycard the fourth.
-        let found = try ReaderOptions.untilKeycard(wait: 5, { () -> String? in
-            tries += 1
-            return tries < 4 ? nil : "keycard"
-        }, failure: { throw Blank() })
+        let found = try ReaderOptions.untilKeycard(
+            wait: 5,
+            { () -> String? in
+                tries += 1
+                return tries < 4 ? nil : "keycard"
+            }, failure: { throw Blank() })
         XCTAssertEqual(found, "keycard")
         XCTAssertEqual(tries, 4)
         // Without --wait: one attempt, then the failure.
         tries = 0
-        XCTAssertThrowsError(try ReaderOptions.untilKeycard(wait: 0, { () -> String? in tries += 1; return nil }, failure: { throw Blank() })) {
+        XCTAssertThrowsError(
+            try ReaderOptions.untilKeycard(
+                wait: 0,
+                { () -> String? in
+                    tries += 1; return nil
+                }, failure: { throw Blank() })
+        ) {
             XCTAssertTrue($0 is Blank)
         }
         XCTAssertEqual(tries, 1)

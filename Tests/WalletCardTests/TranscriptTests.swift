@@ -26,8 +26,9 @@ final class TranscriptTests: XCTestCase {
                 note[String(parts[0])] = String(parts[1])
             }
             func hex(_ key: String) -> [UInt8]? { (r[key] as? String).map { try! Hex.decode($0) } }
-            return Step(name: r["step"] as! String, command: hex("command_hex")!, response: hex("response_hex")!,
-                        plainCommand: hex("plain_command_hex"), plainResponse: hex("plain_response_hex"), note: note)
+            return Step(
+                name: r["step"] as! String, command: hex("command_hex")!, response: hex("response_hex")!,
+                plainCommand: hex("plain_command_hex"), plainResponse: hex("plain_response_hex"), note: note)
         }
     }()
 
@@ -61,7 +62,8 @@ final class TranscriptTests: XCTestCase {
 
     /// INIT's data rebuilt from the recorded ephemeral key and IV: 58-byte form.
     func testInitIsRebuiltExactly() throws {
-        let cardKey = try ApplicationInfo(selectResponse: ResponseAPDU(bytes: step("SELECT (factory-fresh").1.response).data).secureChannelPublicKey
+        let cardKey = try ApplicationInfo(selectResponse: ResponseAPDU(bytes: step("SELECT (factory-fresh").1.response).data)
+            .secureChannelPublicKey
         let (_, initStep) = step("INIT (58-byte")
         let ephemeral = SecureBytes(try Hex.decode(initStep.note["init_ephemeral_priv"]!))
         let pub = try Secp256k1.publicKey(of: ephemeral).uncompressed
@@ -93,7 +95,9 @@ final class TranscriptTests: XCTestCase {
         var sessions = 0
         while let open = steps.indices.first(where: { $0 >= index && steps[$0].name.hasSuffix("OPEN SECURE CHANNEL") }) {
             let step = steps[open]
-            let select = steps[..<open].last { $0.name.contains("SELECT") && ResponseAPDU.sw($0.response) == 0x9000 && $0.response.first == 0xA4 }!
+            let select = steps[..<open].last {
+                $0.name.contains("SELECT") && ResponseAPDU.sw($0.response) == 0x9000 && $0.response.first == 0xA4
+            }!
             let cardKey = try ApplicationInfo(selectResponse: Array(select.response.dropLast(2))).secureChannelPublicKey
             let ephemeral = SecureBytes(try Hex.decode(step.note["client_ephemeral_priv"]!))
             let x = try Keycard.ecdh(ephemeral, cardKey)
@@ -154,8 +158,11 @@ final class TranscriptTests: XCTestCase {
             let key = try Secp256k1.PublicKey(parsing: signature.publicKey)
             XCTAssertTrue(try Secp256k1.verifyECDSA(hash: hash, compact: signature.signature.compact, publicKey: key))
             XCTAssertEqual(try Secp256k1.lowS(compact: signature.signature.compact), signature.signature.compact)
-            XCTAssertEqual(try Secp256k1.recoverECDSA(hash: hash, compact: signature.signature.compact,
-                                                      recoveryID: signature.signature.recoveryID).uncompressed, signature.publicKey)
+            XCTAssertEqual(
+                try Secp256k1.recoverECDSA(
+                    hash: hash, compact: signature.signature.compact,
+                    recoveryID: signature.signature.recoveryID
+                ).uncompressed, signature.publicKey)
         }
         // The duress wallet of part B derives other keys: the reason INIT is always 58 bytes.
         let duress = try TLV.parse(TLV.parse(plain("B: EXPORT KEY public only")).first(0xA1)!.value).first(0x80)!.value
@@ -165,19 +172,24 @@ final class TranscriptTests: XCTestCase {
     /// The known-answer tests the protocol notes quote (§5.2, §5.3; from keycard-go's tests).
     func testKnownAnswersOfTheNotes() throws {
         let cardData = try Hex.decode("1D7C033E75E10EC578AB538F69F1B02538571BA3831441F1649E3F24B5B3E3E71D7BC2D6A3D02FC8CB2FBB3FD8711BB5")
-        let keys = KeycardCrypto.sessionKeys(sharedX: try Hex.decode("B410E816DA313545151807E25A830201FA389913A977066AB0C6DE0E8631E400"),
-                                             pairingKey: try Hex.decode("544FF0B9B0737E4BFC4ECDFCE09F522B837051BBE4FFCEC494FA420D8525670E"),
-                                             salt: Array(cardData[0..<32]))
+        let keys = KeycardCrypto.sessionKeys(
+            sharedX: try Hex.decode("B410E816DA313545151807E25A830201FA389913A977066AB0C6DE0E8631E400"),
+            pairingKey: try Hex.decode("544FF0B9B0737E4BFC4ECDFCE09F522B837051BBE4FFCEC494FA420D8525670E"),
+            salt: Array(cardData[0..<32]))
         XCTAssertEqual(Hex.encode(keys.enc.bytes), "4ff496554c01bae0a52323e3481b448c99d43982118d95c6918fe0354d224b90")
         XCTAssertEqual(Hex.encode(keys.mac.bytes), "185811013138ea1b4ffdbbfa7343ef2dbe3e54c2c231885e867f792448ac2fe5")
         XCTAssertEqual(Hex.encode(Array(cardData[32..<48])), "1d7bc2d6a3d02fc8cb2fbb3fd8711bb5")
 
-        var session = SecureChannelSession(encKey: SecureBytes(try Hex.decode("FDBCB1637597CF3F8F5E8263007D4E45F64C12D44066D4576EB1443D60AEF441")),
-                                           macKey: SecureBytes(try Hex.decode("2FB70219E6635EE0958AB3F7A428BA87E8CD6E6F873A5725A55F25B102D0F1F7")),
-                                           iv: try Hex.decode("627E64358FA9BDCDAD4442BD8006E0A5"))
-        let wrapped = session.wrap(CommandAPDU(ins: 0x11, data: try Hex.decode("D545A5E95963B6BCED86A6AE826D34C5E06AC64A1217EFFA1415A96674A82500")))
-        XCTAssertEqual(Hex.encode(Array(wrapped[5...])),
-                       "ba796bf8fad1fd50407b87127b94f5023ef8903ae926ead8a204f961b8a0edaee7cccfe7f7f6380ce2c6f188e598e4468b7dedd0e807c18ccbda71a55f3e1f9a")
+        var session = SecureChannelSession(
+            encKey: SecureBytes(try Hex.decode("FDBCB1637597CF3F8F5E8263007D4E45F64C12D44066D4576EB1443D60AEF441")),
+            macKey: SecureBytes(try Hex.decode("2FB70219E6635EE0958AB3F7A428BA87E8CD6E6F873A5725A55F25B102D0F1F7")),
+            iv: try Hex.decode("627E64358FA9BDCDAD4442BD8006E0A5"))
+        let wrapped = session.wrap(
+            CommandAPDU(ins: 0x11, data: try Hex.decode("D545A5E95963B6BCED86A6AE826D34C5E06AC64A1217EFFA1415A96674A82500")))
+        XCTAssertEqual(
+            Hex.encode(Array(wrapped[5...])),
+            "ba796bf8fad1fd50407b87127b94f5023ef8903ae926ead8a204f961b8a0edaee7cccfe7f7f6380ce2c6f188e598e4468b7dedd0e807c18ccbda71a55f3e1f9a"
+        )
         XCTAssertEqual(Hex.encode(session.iv), "ba796bf8fad1fd50407b87127b94f502")
     }
 
@@ -190,12 +202,16 @@ final class TranscriptTests: XCTestCase {
         XCTAssertEqual(try TLV.parse([0x9F, 0x70, 0x01, 0xAA]), [TLV(tag: 0x9F70, value: [0xAA])])
         // Found by the tlv fuzz target: a length written longer than it needs was read, and
         // 0x80 (BER's indefinite form) was read as a length of 128.
-        XCTAssertThrowsError(try TLV.parse([0x00, 0x81, 0x01, 0x1F])) { XCTAssertEqual($0 as? CardError, .malformedResponse("a TLV length not in its shortest form")) }
+        XCTAssertThrowsError(try TLV.parse([0x00, 0x81, 0x01, 0x1F])) {
+            XCTAssertEqual($0 as? CardError, .malformedResponse("a TLV length not in its shortest form"))
+        }
         XCTAssertThrowsError(try TLV.parse([0xA4, 0x82, 0x00, 0xC8] + [UInt8](repeating: 7, count: 200)))
         XCTAssertThrowsError(try TLV.parse([0xA4, 0x80] + [UInt8](repeating: 7, count: 128))) {
             XCTAssertEqual($0 as? CardError, .malformedResponse("a TLV length form Keycard does not use (0x80)"))
         }
-        XCTAssertEqual(try TLV.parse([0xA4, 0x82, 0x01, 0x00] + [UInt8](repeating: 7, count: 256)), [TLV(tag: 0xA4, value: [UInt8](repeating: 7, count: 256))])
+        XCTAssertEqual(
+            try TLV.parse([0xA4, 0x82, 0x01, 0x00] + [UInt8](repeating: 7, count: 256)),
+            [TLV(tag: 0xA4, value: [UInt8](repeating: 7, count: 256))])
     }
 }
 

@@ -75,8 +75,9 @@ final class HandWrittenHashTests: XCTestCase {
         XCTAssertEqual(Hex.encode(Keccak256.hash([UInt8]())), "c5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470")
         XCTAssertEqual(Hex.encode(Keccak256.hash(Array("abc".utf8))), "4e03657aea45a94fc7d47ba826c8d667c0d1e6e33a64a036ec44f58fa12d6c45")
         // Across the 136-byte rate boundary.
-        XCTAssertEqual(Hex.encode(Keccak256.hash([UInt8](repeating: 0x61, count: 200))),
-                       Hex.encode(Keccak256.hash(Array(String(repeating: "a", count: 200).utf8))))
+        XCTAssertEqual(
+            Hex.encode(Keccak256.hash([UInt8](repeating: 0x61, count: 200))),
+            Hex.encode(Keccak256.hash(Array(String(repeating: "a", count: 200).utf8))))
         let eip55 = try TestPaths.json(TestPaths.vector("eip55.json")) as! [String: Any]
         let check = eip55["keccak256_check"] as! [String: Any]
         XCTAssertEqual(Hex.encode(Keccak256.hash([UInt8]())), (check.values.compactMap { $0 as? String }.first { $0.count == 64 }))
@@ -109,26 +110,56 @@ final class HandWrittenHashTests: XCTestCase {
         let key = Array("whats the Elvish word for friend".utf8)
         let context = "BLAKE3 2019-12-27 16:29:52 test vectors context"
         let cases: [(Int, String, String, String)] = [
-            (0, "af1349b9f5f9a1a6a0404dea36dcc9499bcb25c9adc112b7cc9a93cae41f3262", "92b2b75604ed3c761f9d6f62392c8a9227ad0ea3f09573e783f1498a4ed60d26",
-             "2cc39783c223154fea8dfb7c1b1660f2ac2dcbd1c1de8277b0b0dd39b7e50d7d"),
-            (1, "2d3adedff11b61f14c886e35afa036736dcd87a74d27b5c1510225d0f592e213", "6d7878dfff2f485635d39013278ae14f1454b8c0a3a2d34bc1ab38228a80c95b",
-             "b3e2e340a117a499c6cf2398a19ee0d29cca2bb7404c73063382693bf66cb06c"),
-            (1023, "10108970eeda3eb932baac1428c7a2163b0e924c9a9e25b35bba72b28f70bd11", "c951ecdf03288d0fcc96ee3413563d8a6d3589547f2c2fb36d9786470f1b9d6e",
-             "74a16c1c3d44368a86e1ca6df64be6a2f64cce8f09220787450722d85725dea5"),
-            (1024, "42214739f095a406f3fc83deb889744ac00df831c10daa55189b5d121c855af7", "75c46f6f3d9eb4f55ecaaee480db732e6c2105546f1e675003687c31719c7ba4",
-             "7356cd7720d5b66b6d0697eb3177d9f8d73a4a5c5e968896eb6a689684302706"),
-            (1025, "d00278ae47eb27b34faecf67b4fe263f82d5412916c1ffd97c8cb7fb814b8444", "357dc55de0c7e382c900fd6e320acc04146be01db6a8ce7210b7189bd664ea69",
-             "effaa245f065fbf82ac186839a249707c3bddf6d3fdda22d1b95a3c970379bcb"),
-            (2049, "5f4d72f40d7a5f82b15ca2b2e44b1de3c2ef86c426c95c1af0b6879522563030", "9f29700902f7c86e514ddc4df1e3049f258b2472b6dd5267f61bf13983b78dd5",
-             "2ea477c5515cc3dd606512ee72bb3e0e758cfae7232826f35fb98ca1bcbdf273"),
-            (3073, "7124b49501012f81cc7f11ca069ec9226cecb8a2c850cfe644e327d22d3e1cd3", "68dede9bef00ba89e43f31a6825f4cf433389fedae75c04ee9f0cf16a427c95a",
-             "72613c9ec9ff7e40f8f5c173784c532ad852e827dba2bf85b2ab4b76f7079081"),
-            (8193, "bab6c09cb8ce8cf459261398d2e7aef35700bf488116ceb94a36d0f5f1b7bc3b", "954a2a75420c8d6547e3ba5b98d963e6fa6491addc8c023189cc519821b4a1f5",
-             "af1e0346e389b17c23200270a64aa4e1ead98c61695d917de7d5b00491c9b0f1"),
-            (31744, "62b6960e1a44bcc1eb1a611a8d6235b6b4b78f32e7abc4fb4c6cdcce94895c47", "efa53b389ab67c593dba624d898d0f7353ab99e4ac9d42302ee64cbf9939a419",
-             "39772aef80e0ebe60596361e45b061e8f417429d529171b6764468c22928e28e"),
-            (102400, "bc3e3d41a1146b069abffad3c0d44860cf664390afce4d9661f7902e7943e085", "1c35d1a5811083fd7119f5d5d1ba027b4d01c0c6c49fb6ff2cf75393ea5db4a7",
-             "4652cff7a3f385a6103b5c260fc1593e13c778dbe608efb092fe7ee69df6e9c6"),
+            (
+                0, "af1349b9f5f9a1a6a0404dea36dcc9499bcb25c9adc112b7cc9a93cae41f3262",
+                "92b2b75604ed3c761f9d6f62392c8a9227ad0ea3f09573e783f1498a4ed60d26",
+                "2cc39783c223154fea8dfb7c1b1660f2ac2dcbd1c1de8277b0b0dd39b7e50d7d"
+            ),
+            (
+                1, "2d3adedff11b61f14c886e35afa036736dcd87a74d27b5c1510225d0f592e213",
+                "6d7878dfff2f485635d39013278ae14f1454b8c0a3a2d34bc1ab38228a80c95b",
+                "b3e2e340a117a499c6cf2398a19ee0d29cca2bb7404c73063382693bf66cb06c"
+            ),
+            (
+                1023, "10108970eeda3eb932baac1428c7a2163b0e924c9a9e25b35bba72b28f70bd11",
+                "c951ecdf03288d0fcc96ee3413563d8a6d3589547f2c2fb36d9786470f1b9d6e",
+                "74a16c1c3d44368a86e1ca6df64be6a2f64cce8f09220787450722d85725dea5"
+            ),
+            (
+                1024, "42214739f095a406f3fc83deb889744ac00df831c10daa55189b5d121c855af7",
+                "75c46f6f3d9eb4f55ecaaee480db732e6c2105546f1e675003687c31719c7ba4",
+                "7356cd7720d5b66b6d0697eb3177d9f8d73a4a5c5e968896eb6a689684302706"
+            ),
+            (
+                1025, "d00278ae47eb27b34faecf67b4fe263f82d5412916c1ffd97c8cb7fb814b8444",
+                "357dc55de0c7e382c900fd6e320acc04146be01db6a8ce7210b7189bd664ea69",
+                "effaa245f065fbf82ac186839a249707c3bddf6d3fdda22d1b95a3c970379bcb"
+            ),
+            (
+                2049, "5f4d72f40d7a5f82b15ca2b2e44b1de3c2ef86c426c95c1af0b6879522563030",
+                "9f29700902f7c86e514ddc4df1e3049f258b2472b6dd5267f61bf13983b78dd5",
+                "2ea477c5515cc3dd606512ee72bb3e0e758cfae7232826f35fb98ca1bcbdf273"
+            ),
+            (
+                3073, "7124b49501012f81cc7f11ca069ec9226cecb8a2c850cfe644e327d22d3e1cd3",
+                "68dede9bef00ba89e43f31a6825f4cf433389fedae75c04ee9f0cf16a427c95a",
+                "72613c9ec9ff7e40f8f5c173784c532ad852e827dba2bf85b2ab4b76f7079081"
+            ),
+            (
+                8193, "bab6c09cb8ce8cf459261398d2e7aef35700bf488116ceb94a36d0f5f1b7bc3b",
+                "954a2a75420c8d6547e3ba5b98d963e6fa6491addc8c023189cc519821b4a1f5",
+                "af1e0346e389b17c23200270a64aa4e1ead98c61695d917de7d5b00491c9b0f1"
+            ),
+            (
+                31744, "62b6960e1a44bcc1eb1a611a8d6235b6b4b78f32e7abc4fb4c6cdcce94895c47",
+                "efa53b389ab67c593dba624d898d0f7353ab99e4ac9d42302ee64cbf9939a419",
+                "39772aef80e0ebe60596361e45b061e8f417429d529171b6764468c22928e28e"
+            ),
+            (
+                102400, "bc3e3d41a1146b069abffad3c0d44860cf664390afce4d9661f7902e7943e085",
+                "1c35d1a5811083fd7119f5d5d1ba027b4d01c0c6c49fb6ff2cf75393ea5db4a7",
+                "4652cff7a3f385a6103b5c260fc1593e13c778dbe608efb092fe7ee69df6e9c6"
+            ),
         ]
         for (n, hash, keyed, derived) in cases {
             let input = (0..<n).map { UInt8($0 % 251) }
@@ -136,10 +167,14 @@ final class HandWrittenHashTests: XCTestCase {
             XCTAssertEqual(Hex.encode(Blake3.keyedHash(key: key, input)), keyed, "keyed_hash, \(n) bytes")
             XCTAssertEqual(Hex.encode(Blake3.deriveKey(context: context, material: input)), derived, "derive_key, \(n) bytes")
         }
-        XCTAssertEqual(Hex.encode(Blake3.hash([], length: 131)),
-                       "af1349b9f5f9a1a6a0404dea36dcc9499bcb25c9adc112b7cc9a93cae41f3262e00f03e7b69af26b7faaf09fcd333050338ddfe085b8cc869ca98b206c08243a26f5487789e8f660afe6c99ef9e0c52b92e7393024a80459cf91f476f9ffdbda7001c22e159b402631f277ca96f2defdf1078282314e763699a31c5363165421cce14d")
-        XCTAssertEqual(Hex.encode(Blake3.deriveKey(context: context, material: (0..<1025).map { UInt8($0 % 251) }, length: 131)),
-                       "effaa245f065fbf82ac186839a249707c3bddf6d3fdda22d1b95a3c970379bcb5d31013a167509e9066273ab6e2123bc835b408b067d88f96addb550d96b6852dad38e320b9d940f86db74d398c770f462118b35d2724efa13da97194491d96dd37c3c09cbef665953f2ee85ec83d88b88d11547a6f911c8217cca46defa2751e7f3ad")
+        XCTAssertEqual(
+            Hex.encode(Blake3.hash([], length: 131)),
+            "af1349b9f5f9a1a6a0404dea36dcc9499bcb25c9adc112b7cc9a93cae41f3262e00f03e7b69af26b7faaf09fcd333050338ddfe085b8cc869ca98b206c08243a26f5487789e8f660afe6c99ef9e0c52b92e7393024a80459cf91f476f9ffdbda7001c22e159b402631f277ca96f2defdf1078282314e763699a31c5363165421cce14d"
+        )
+        XCTAssertEqual(
+            Hex.encode(Blake3.deriveKey(context: context, material: (0..<1025).map { UInt8($0 % 251) }, length: 131)),
+            "effaa245f065fbf82ac186839a249707c3bddf6d3fdda22d1b95a3c970379bcb5d31013a167509e9066273ab6e2123bc835b408b067d88f96addb550d96b6852dad38e320b9d940f86db74d398c770f462118b35d2724efa13da97194491d96dd37c3c09cbef665953f2ee85ec83d88b88d11547a6f911c8217cca46defa2751e7f3ad"
+        )
     }
 
     /// BLAKE3 against Debian's b3sum (the reference Rust crate) on 200 random inputs: lengths
@@ -154,18 +189,26 @@ final class HandWrittenHashTests: XCTestCase {
         var script = "set -e\n"
         var expected = [String]()
         for i in 0..<200 {
-            let n = i < edges.count ? edges[i] : (i % 3 == 0 ? edges.randomElement(using: &rng)! + Int.random(in: -1...1, using: &rng) : Int.random(in: 0...9_000, using: &rng))
+            let n =
+                i < edges.count
+                ? edges[i]
+                : (i % 3 == 0
+                    ? edges.randomElement(using: &rng)! + Int.random(in: -1...1, using: &rng) : Int.random(in: 0...9_000, using: &rng))
             let input = (0..<max(n, 0)).map { _ in UInt8.random(in: 0...255, using: &rng) }
             let key = (0..<32).map { _ in UInt8.random(in: 0...255, using: &rng) }
             let length = [32, 32, 1, 64, 65, 200].randomElement(using: &rng)!
-            let context = "Satchel test \(i) " + Hex.encode((0..<Int.random(in: 0...40, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) })
+            let context =
+                "Satchel test \(i) "
+                + Hex.encode((0..<Int.random(in: 0...40, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) })
             try Data(input).write(to: dir.appendingPathComponent("in\(i)"))
             try Data(key).write(to: dir.appendingPathComponent("key\(i)"))
             script += "b3sum --no-names -l \(length) in\(i)\n"
             script += "b3sum --no-names -l \(length) --keyed in\(i) < key\(i)\n"
             script += "b3sum --no-names -l \(length) --derive-key '\(context)' in\(i)\n"
-            expected += [Hex.encode(Blake3.hash(input, length: length)), Hex.encode(Blake3.keyedHash(key: key, input, length: length)),
-                         Hex.encode(Blake3.deriveKey(context: context, material: input, length: length))]
+            expected += [
+                Hex.encode(Blake3.hash(input, length: length)), Hex.encode(Blake3.keyedHash(key: key, input, length: length)),
+                Hex.encode(Blake3.deriveKey(context: context, material: input, length: length)),
+            ]
         }
         let result = try Shell.run(script, cwd: dir)
         XCTAssertEqual(result.status, 0, result.stderr)
@@ -252,14 +295,16 @@ final class EncodingVectorTests: XCTestCase {
         let doc = try TestPaths.json(TestPaths.vector("cashaddr.json")) as! [String: Any]
         for case let v as [String: Any] in doc["legacy_translation"] as! [Any] {
             let type: UInt8 = (v["type"] as! String) == "P2PKH" ? 0 : 1
-            XCTAssertEqual(CashAddr.encode(prefix: "bitcoincash", type: type, hash: try Hex.decode(v["hash160"] as! String)), v["cashaddr"] as? String)
+            XCTAssertEqual(
+                CashAddr.encode(prefix: "bitcoincash", type: type, hash: try Hex.decode(v["hash160"] as! String)), v["cashaddr"] as? String)
             let legacy = try Base58.decodeCheck(v["legacy"] as! String)
             XCTAssertEqual(Hex.encode(legacy.dropFirst()), v["hash160"] as? String)
         }
         for case let v as [String: Any] in doc["larger_vectors"] as! [Any] {
             let address = v["cashaddr"] as! String
             let prefix = String(address.split(separator: ":")[0])
-            XCTAssertEqual(CashAddr.encode(prefix: prefix, type: UInt8(v["type"] as! Int), hash: try Hex.decode(v["payload"] as! String)), address)
+            XCTAssertEqual(
+                CashAddr.encode(prefix: prefix, type: UInt8(v["type"] as! Int), hash: try Hex.decode(v["payload"] as! String)), address)
             // Decoded back: prefix, type and payload, in either case; a changed character fails.
             for text in [address, address.uppercased()] {
                 let decoded = try CashAddr.decode(text, defaultPrefix: "bitcoincash")
@@ -275,7 +320,9 @@ final class EncodingVectorTests: XCTestCase {
             let address = v["cashaddr"] as! String
             let bare = String(address.split(separator: ":")[1])
             XCTAssertEqual(Hex.encode(try CashAddr.decode(bare, defaultPrefix: "bitcoincash").hash), v["hash160"] as? String)
-            XCTAssertThrowsError(try CashAddr.decode("bitcoincash:" + bare.prefix(5).uppercased() + bare.dropFirst(5), defaultPrefix: "bitcoincash"), "mixed case")
+            XCTAssertThrowsError(
+                try CashAddr.decode("bitcoincash:" + bare.prefix(5).uppercased() + bare.dropFirst(5), defaultPrefix: "bitcoincash"),
+                "mixed case")
         }
     }
 }

@@ -45,7 +45,8 @@ final class FixtureProvenanceTests: XCTestCase {
             let files = try FileManager.default.contentsOfDirectory(atPath: base.path).filter { !$0.hasSuffix(".md") }
             XCTAssertEqual(Set(files), Set(pinned.keys), folder)
             for (name, hash) in pinned {
-                XCTAssertEqual(Hex.encode(Hash.sha256(Array(try Data(contentsOf: base.appendingPathComponent(name))))), hash, "\(folder)/\(name)")
+                XCTAssertEqual(
+                    Hex.encode(Hash.sha256(Array(try Data(contentsOf: base.appendingPathComponent(name))))), hash, "\(folder)/\(name)")
             }
         }
     }

@@ -40,12 +40,16 @@ final class SigningVectorTests: XCTestCase {
             let signature = try Hex.decode(v["signature"] as! String)
             let publicKey = try Hex.decode(v["public_key"] as! String)
             let expected = v["verification_result"] as! Bool
-            XCTAssertEqual(Secp256k1.verifySchnorr(message: message, signature: signature, xOnlyPublicKey: publicKey), expected, "vector \(v["index"]!)")
+            XCTAssertEqual(
+                Secp256k1.verifySchnorr(message: message, signature: signature, xOnlyPublicKey: publicKey), expected,
+                "vector \(v["index"]!)")
             let secret = v["secret_key"] as! String
             guard !secret.isEmpty else { continue }
             let pair = try Secp256k1.SchnorrKeyPair(privateKey: try Hex.decodeSecret(secret))
             XCTAssertEqual(Hex.encode(pair.xOnlyPublicKey), v["public_key"] as? String)
-            XCTAssertEqual(Hex.encode(try pair.sign(message, auxRand: try Hex.decode(v["aux_rand"] as! String))), v["signature"] as? String, "vector \(v["index"]!)")
+            XCTAssertEqual(
+                Hex.encode(try pair.sign(message, auxRand: try Hex.decode(v["aux_rand"] as! String))), v["signature"] as? String,
+                "vector \(v["index"]!)")
         }
     }
 

@@ -15,20 +15,28 @@ final class HashTests: XCTestCase {
 
     // Values from RFC 8018-style PBKDF2-HMAC-SHA512 test sets (cross-checked with OpenSSL).
     func testPBKDF2SHA512KnownAnswers() {
-        XCTAssertEqual(pbkdf2("password", "salt", 1, 64),
-                       "867f70cf1ade02cff3752599a3a53dc4af34c7a669815ae5d513554e1c8cf252c02d470a285a0501bad999bfe943c08f050235d7d68b1da55e63f73b60a57fce")
-        XCTAssertEqual(pbkdf2("password", "salt", 2, 64),
-                       "e1d9c16aa681708a45f5c7c4e215ceb66e011a2e9f0040713f18aefdb866d53cf76cab2868a39b9f7840edce4fef5a82be67335c77a6068e04112754f27ccf4e")
+        XCTAssertEqual(
+            pbkdf2("password", "salt", 1, 64),
+            "867f70cf1ade02cff3752599a3a53dc4af34c7a669815ae5d513554e1c8cf252c02d470a285a0501bad999bfe943c08f050235d7d68b1da55e63f73b60a57fce"
+        )
+        XCTAssertEqual(
+            pbkdf2("password", "salt", 2, 64),
+            "e1d9c16aa681708a45f5c7c4e215ceb66e011a2e9f0040713f18aefdb866d53cf76cab2868a39b9f7840edce4fef5a82be67335c77a6068e04112754f27ccf4e"
+        )
         // Two output blocks, a password longer than one SHA-512 block once salted.
-        XCTAssertEqual(pbkdf2("passwordPASSWORDpassword", "saltSALTsaltSALTsaltSALTsaltSALTsalt", 4096, 100),
-                       "8c0511f4c6e597c6ac6315d8f0362e225f3c501495ba23b868c005174dc4ee71115b59f9e60cd9532fa33e0f75aefe30225c583a186cd82bd4daea9724a3d3b804f75bdd41494fa324cab24bcc680fb3b96a30cf5d21fac3c2875913919f3399b1d9ce7e")
+        XCTAssertEqual(
+            pbkdf2("passwordPASSWORDpassword", "saltSALTsaltSALTsaltSALTsaltSALTsalt", 4096, 100),
+            "8c0511f4c6e597c6ac6315d8f0362e225f3c501495ba23b868c005174dc4ee71115b59f9e60cd9532fa33e0f75aefe30225c583a186cd82bd4daea9724a3d3b804f75bdd41494fa324cab24bcc680fb3b96a30cf5d21fac3c2875913919f3399b1d9ce7e"
+        )
     }
 
     func testSHA256() {
-        XCTAssertEqual(Hex.encode(Hash.sha256(Array("abc".utf8))),
-                       "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
-        XCTAssertEqual(Hex.encode(Hash.sha256([UInt8]())),
-                       "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        XCTAssertEqual(
+            Hex.encode(Hash.sha256(Array("abc".utf8))),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        XCTAssertEqual(
+            Hex.encode(Hash.sha256([UInt8]())),
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
     }
 
     func testCRC32CheckValue() {
@@ -69,8 +77,9 @@ final class Ed25519ScalarTests: XCTestCase {
         XCTAssertEqual(Ed25519Scalar.reduce32(try Hex.decodeSecret(order)).hex, String(repeating: "0", count: 64))
         XCTAssertFalse(Ed25519Scalar.isCanonical(try Hex.decodeSecret(order)))
         XCTAssertTrue(Ed25519Scalar.isCanonical(try Hex.decodeSecret("ecd3f55c1a631258d69cf7a2def9de1400000000000000000000000000000010")))
-        XCTAssertEqual(Ed25519Scalar.reduce32(try Hex.decodeSecret("eed3f55c1a631258d69cf7a2def9de1400000000000000000000000000000010")).hex,
-                       "01" + String(repeating: "0", count: 62))
+        XCTAssertEqual(
+            Ed25519Scalar.reduce32(try Hex.decodeSecret("eed3f55c1a631258d69cf7a2def9de1400000000000000000000000000000010")).hex,
+            "01" + String(repeating: "0", count: 62))
     }
 }
 

@@ -15,9 +15,11 @@ final class FileKeyStoreTests: XCTestCase {
     }
 
     private func entry(_ name: String, _ secret: [UInt8], kind: EntryKind = .bip39Mnemonic) -> KeyStoreEntry {
-        KeyStoreEntry(metadata: EntryMetadata(name: name, kind: kind, created: 1_790_000_000, birthdays: ["btc": 840_000],
-                                              passphraseProtected: true, language: "english"),
-                      secret: SecureBytes(secret))
+        KeyStoreEntry(
+            metadata: EntryMetadata(
+                name: name, kind: kind, created: 1_790_000_000, birthdays: ["btc": 840_000],
+                passphraseProtected: true, language: "english"),
+            secret: SecureBytes(secret))
     }
 
     func testRoundTripListAndPermissions() throws {
@@ -48,7 +50,9 @@ final class FileKeyStoreTests: XCTestCase {
             XCTAssertEqual($0 as? KeyStoreError, .wrongPassphrase(name: "main"))
             XCTAssertEqual(($0 as? KeyStoreError)?.exitStatus, .noPermission)
         }
-        XCTAssertThrowsError(try ks.store(entry("main", [9]), passphrase: passphrase)) { XCTAssertEqual($0 as? KeyStoreError, .entryExists("main")) }
+        XCTAssertThrowsError(try ks.store(entry("main", [9]), passphrase: passphrase)) {
+            XCTAssertEqual($0 as? KeyStoreError, .entryExists("main"))
+        }
         XCTAssertEqual(try ks.load("main", passphrase: passphrase).secret.bytes, [1, 2, 3], "a refused store changed nothing")
         XCTAssertThrowsError(try ks.load("nope", passphrase: passphrase)) { XCTAssertEqual($0 as? KeyStoreError, .unknownEntry("nope")) }
         for bad in ["", ".hidden", "a/b", String(repeating: "x", count: 65), "sp ace"] {

@@ -7,7 +7,8 @@ import XCTest
 final class AccountDescriptorTests: XCTestCase {
     private let master: ExtendedKey = {
         let bip39 = BIP39()
-        let phrase = try! bip39.parse("abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about", language: nil)
+        let phrase = try! bip39.parse(
+            "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about", language: nil)
         return try! ExtendedKey.master(seed: try! bip39.seed(of: phrase, passphrase: SecureBytes([])))
     }()
     private let h = DerivationPath.hardened
@@ -22,13 +23,16 @@ final class AccountDescriptorTests: XCTestCase {
         XCTAssertEqual(wpkh.origin?.fingerprint, [0x73, 0xC5, 0xDA, 0x0A])
         XCTAssertEqual(wpkh.origin?.path.description, "m/84'/0'/0'")
         let first = try wpkh.key.child(0).child(0).publicKey
-        XCTAssertEqual(SegwitAddress.encode(hrp: "bc", version: 0, program: Hash.hash160(first.compressed)), "bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu")
+        XCTAssertEqual(
+            SegwitAddress.encode(hrp: "bc", version: 0, program: Hash.hash160(first.compressed)),
+            "bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu")
 
         let tr = try AccountDescriptor(parsing: "tr([73c5da0a/86h/0h/0h]\(try account(86).serialized())/0/*)")
         XCTAssertEqual(tr.script, .p2tr)
         XCTAssertEqual(tr.chains, [0])
         let output = try tr.key.child(0).child(0).publicKey.taprootOutputKey()
-        XCTAssertEqual(SegwitAddress.encode(hrp: "bc", version: 1, program: output), "bc1p5cyxnuxmeuwuvkwfem96lqzszd02n6xdcjrs20cac6yqjjwudpxqkedrcr")
+        XCTAssertEqual(
+            SegwitAddress.encode(hrp: "bc", version: 1, program: output), "bc1p5cyxnuxmeuwuvkwfem96lqzszd02n6xdcjrs20cac6yqjjwudpxqkedrcr")
     }
 
     func testFormsOriginsAndChecksums() throws {
@@ -50,7 +54,9 @@ final class AccountDescriptorTests: XCTestCase {
         var typo = Array(summed)
         typo[typo.count - 1] = typo[typo.count - 1] == "q" ? "p" : "q"
         XCTAssertThrowsError(try AccountDescriptor(parsing: String(typo))) {
-            XCTAssertEqual($0 as? DerivationError, .unsupported("descriptor '\(summed.prefix(20))…': its checksum is wrong (a character was mistyped)"))
+            XCTAssertEqual(
+                $0 as? DerivationError, .unsupported("descriptor '\(summed.prefix(20))…': its checksum is wrong (a character was mistyped)")
+            )
         }
     }
 
@@ -64,7 +70,10 @@ final class AccountDescriptorTests: XCTestCase {
             ("wpkh(\(xprv)/0/*)", "a watch-only scan takes an extended public key, not a private one"),
             ("wpkh([73c5da0a/84'/0']\(xpub)/0/*)", "its origin and steps say depth 2, the key is at depth 3"),
             ("wpkh([73c5da/84'/0'/0']\(xpub)/0/*)", "a key origin starts with the 4-byte master fingerprint in hex"),
-            ("tr(\(try account(86).serialized(version: ExtendedKeyVersion.named("zpub")!))/0/*)", "tr() takes an xpub or tpub (BIP86 has no SLIP-132 prefix)"),
+            (
+                "tr(\(try account(86).serialized(version: ExtendedKeyVersion.named("zpub")!))/0/*)",
+                "tr() takes an xpub or tpub (BIP86 has no SLIP-132 prefix)"
+            ),
         ]
         for (text, why) in cases {
             XCTAssertThrowsError(try AccountDescriptor(parsing: text), text) { error in

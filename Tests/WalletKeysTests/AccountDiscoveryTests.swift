@@ -7,7 +7,8 @@ final class AccountDiscoveryTests: XCTestCase {
     /// BIP84's test phrase ("abandon … about").
     private let master: ExtendedKey = {
         let bip39 = BIP39()
-        let phrase = try! bip39.parse("abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about", language: nil)
+        let phrase = try! bip39.parse(
+            "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about", language: nil)
         return try! ExtendedKey.master(seed: try! bip39.seed(of: phrase, passphrase: SecureBytes([])))
     }()
     private let h = DerivationPath.hardened
@@ -17,8 +18,11 @@ final class AccountDiscoveryTests: XCTestCase {
     func testPlanChoosesAndRefuses() throws {
         let plan = try AddressPlan(coin: "btc", network: nil, script: .p2wpkh, coinType: nil, key: master, fromSeed: true)
         XCTAssertEqual(plan.accountPath(3).description, "m/84'/0'/3'")
-        XCTAssertEqual(try AddressPlan(coin: "btc", network: nil, script: nil, coinType: 5, key: master, fromSeed: true).accountPath(0).description, "m/84'/5'/0'")
-        XCTAssertEqual(try AddressPlan(coin: "eth", network: nil, script: nil, coinType: nil, key: master, fromSeed: true).script, .ethereum)
+        XCTAssertEqual(
+            try AddressPlan(coin: "btc", network: nil, script: nil, coinType: 5, key: master, fromSeed: true).accountPath(0).description,
+            "m/84'/5'/0'")
+        XCTAssertEqual(
+            try AddressPlan(coin: "eth", network: nil, script: nil, coinType: nil, key: master, fromSeed: true).script, .ethereum)
         // A zpub account key says p2wpkh; p2pkh contradicts it; a plain xpub account key says nothing.
         let account = try master.derive([84 + h, h, h]).neutered
         let zpub = try ExtendedKey(parsing: account.serialized(version: ExtendedKeyVersion.named("zpub")!))
@@ -27,19 +31,24 @@ final class AccountDiscoveryTests: XCTestCase {
             XCTAssertEqual($0 as? DerivationError, .unsupported("a zpub key is for p2wpkh, not p2pkh"))
         }
         XCTAssertThrowsError(try AddressPlan(coin: "btc", network: nil, script: nil, coinType: nil, key: account, fromSeed: false)) {
-            XCTAssertEqual($0 as? DerivationError, .unsupported("an xpub key does not say which addresses it makes: give --purpose 44, 49, 84 or 86"))
+            XCTAssertEqual(
+                $0 as? DerivationError, .unsupported("an xpub key does not say which addresses it makes: give --purpose 44, 49, 84 or 86"))
         }
         // A test-network key means btc test unless a network is given; a main one refuses test.
         let tpub = try ExtendedKey(parsing: account.serialized(version: .tpub))
-        XCTAssertEqual(try AddressPlan(coin: "btc", network: nil, script: .p2wpkh, coinType: nil, key: tpub, fromSeed: false).chain.network, "test")
+        XCTAssertEqual(
+            try AddressPlan(coin: "btc", network: nil, script: .p2wpkh, coinType: nil, key: tpub, fromSeed: false).chain.network, "test")
         XCTAssertThrowsError(try AddressPlan(coin: "btc", network: "test", script: .p2wpkh, coinType: nil, key: account, fromSeed: false)) {
             XCTAssertEqual($0 as? DerivationError, .unsupported("the extended key is for the main network, not btc test"))
         }
         // One vocabulary: testnet is test, mainnet is main; a network the coin lacks is named.
-        XCTAssertEqual(try AddressPlan(coin: "btc", network: "testnet", script: nil, coinType: nil, key: master, fromSeed: true).chain.network, "test")
-        XCTAssertEqual(try AddressPlan(coin: "ltc", network: "mainnet", script: nil, coinType: nil, key: master, fromSeed: true).chain.network, "main")
+        XCTAssertEqual(
+            try AddressPlan(coin: "btc", network: "testnet", script: nil, coinType: nil, key: master, fromSeed: true).chain.network, "test")
+        XCTAssertEqual(
+            try AddressPlan(coin: "ltc", network: "mainnet", script: nil, coinType: nil, key: master, fromSeed: true).chain.network, "main")
         XCTAssertThrowsError(try AddressPlan(coin: "btc", network: "stagenet", script: nil, coinType: nil, key: master, fromSeed: true)) {
-            XCTAssertEqual($0 as? DerivationError, .unsupported("btc has no network 'stagenet' (btc networks: main, test, signet, regtest)"))
+            XCTAssertEqual(
+                $0 as? DerivationError, .unsupported("btc has no network 'stagenet' (btc networks: main, test, signet, regtest)"))
         }
         XCTAssertThrowsError(try AddressPlan(coin: "doge", network: nil, script: .p2wpkh, coinType: nil, key: master, fromSeed: true)) {
             XCTAssertEqual($0 as? DerivationError, .unsupported("doge has no p2wpkh addresses"))
@@ -56,10 +65,13 @@ final class AccountDiscoveryTests: XCTestCase {
         ]
         func run(gap: UInt32, maxAccounts: UInt32 = 100) throws -> (UInt32, [AccountDiscovery.Account], Int) {
             var found = [AccountDiscovery.Account](), asked = 0
-            let next = try AccountDiscovery(gap: gap, maxAccounts: maxAccounts).run(plan, node: { try master.derive($0.components).neutered }, isUsed: { _, _, key in
-                asked += 1
-                return used.contains(p2wpkh(key))
-            }) { found.append($0) }
+            let next = try AccountDiscovery(gap: gap, maxAccounts: maxAccounts).run(
+                plan, node: { try master.derive($0.components).neutered },
+                isUsed: { _, _, key in
+                    asked += 1
+                    return used.contains(p2wpkh(key))
+                }
+            ) { found.append($0) }
             return (next, found, asked)
         }
         // Gap 3: 0/5 lies past 0/1 + 3 and is not seen; account 1's 0/3 is past its gap too.

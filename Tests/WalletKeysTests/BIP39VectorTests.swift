@@ -68,8 +68,9 @@ final class BIP39VectorTests: XCTestCase {
             let made = try bip39.mnemonic(fromEntropy: try Hex.decodeSecret(v["entropy"]!), language: "japanese")
             // This file writes its words in NFC; ours are the official list's NFKD. Same
             // characters, same seed; compared after NFKD because the files themselves differ.
-            XCTAssertEqual(Array(made.phrase.decomposedStringWithCompatibilityMapping.utf8),
-                           Array(v["mnemonic"]!.decomposedStringWithCompatibilityMapping.utf8))
+            XCTAssertEqual(
+                Array(made.phrase.decomposedStringWithCompatibilityMapping.utf8),
+                Array(v["mnemonic"]!.decomposedStringWithCompatibilityMapping.utf8))
             XCTAssertTrue(made.phrase.contains("\u{3000}"))
             XCTAssertEqual(try seed(v["mnemonic"]!, v["passphrase"]!), v["seed"]!)
             // Typed with ASCII spaces instead of U+3000: same phrase, same seed.

@@ -32,7 +32,9 @@ final class BIP32VectorTests: XCTestCase {
         let account = try master.derive([DerivationPath.hardened, 1])
         let viaPublic = try account.neutered.derive([2, 1_000_000_000])
         XCTAssertEqual(viaPublic.serialized(), try account.derive([2, 1_000_000_000]).neutered.serialized())
-        XCTAssertThrowsError(try account.neutered.derive([DerivationPath.hardened + 2], base: DerivationPath([DerivationPath.hardened, 1]))) {
+        XCTAssertThrowsError(
+            try account.neutered.derive([DerivationPath.hardened + 2], base: DerivationPath([DerivationPath.hardened, 1]))
+        ) {
             XCTAssertEqual($0 as? DerivationError, .hardenedFromPublicKey(path: "m/0'/1/2'"))
         }
     }
@@ -86,7 +88,9 @@ final class AddressVectorTests: XCTestCase {
     private func entries(_ list: Any?) -> [String: String] {
         var out = [String: String]()
         for case let section as [String: String] in list as! [Any] {
-            for (k, v) in section where k != "section" { out[section["section"]! + "." + k] = v.replacingOccurrences(of: " (testnet)", with: "") }
+            for (k, v) in section where k != "section" {
+                out[section["section"]! + "." + k] = v.replacingOccurrences(of: " (testnet)", with: "")
+            }
         }
         return out
     }
@@ -104,13 +108,16 @@ final class AddressVectorTests: XCTestCase {
         XCTAssertEqual(account84.serialized(version: zpub), v84["Account 0, root = m/84'/0'/0'.xpriv"])
         XCTAssertEqual(account84.neutered.serialized(version: zpub), v84["Account 0, root = m/84'/0'/0'.xpub"])
         let first = try account84.derive([0, 0])
-        XCTAssertEqual(try btc.address(for: first.publicKey, script: .p2wpkh).address, v84["Account 0, first receiving address = m/84'/0'/0'/0/0.address"])
+        XCTAssertEqual(
+            try btc.address(for: first.publicKey, script: .p2wpkh).address,
+            v84["Account 0, first receiving address = m/84'/0'/0'/0/0.address"])
         XCTAssertEqual(btc.wif(first.privateKey!), v84["Account 0, first receiving address = m/84'/0'/0'/0/0.privkey"])
 
         let v86 = entries(doc["bip86"])
         let first86 = try root.derive([86 + h, h, h, 0, 0])
         let (address, output) = try btc.address(for: first86.publicKey, script: .p2tr)
-        XCTAssertEqual(Hex.encode(first86.publicKey.compressed.dropFirst()), v86["Account 0, first receiving address = m/86'/0'/0'/0/0.internal_key"])
+        XCTAssertEqual(
+            Hex.encode(first86.publicKey.compressed.dropFirst()), v86["Account 0, first receiving address = m/86'/0'/0'/0/0.internal_key"])
         XCTAssertEqual(output.map { Hex.encode($0) }, v86["Account 0, first receiving address = m/86'/0'/0'/0/0.output_key"])
         XCTAssertEqual(address, v86["Account 0, first receiving address = m/86'/0'/0'/0/0.address"])
 
@@ -121,7 +128,9 @@ final class AddressVectorTests: XCTestCase {
         XCTAssertEqual(account49.neutered.serialized(version: uprv), v49["Account 0, root = m/49'/1'/0'.account0Xpub"])
         let recv49 = try account49.derive([0, 0])
         XCTAssertEqual(test.wif(recv49.privateKey!), v49["Account 0, first receiving private key = m/49'/1'/0'/0/0.account0recvPrivateKey"])
-        XCTAssertTrue(v49["addressBytes base58check encoded for testnet.address"]!.contains(try test.address(for: recv49.publicKey, script: .p2shP2wpkh).address))
+        XCTAssertTrue(
+            v49["addressBytes base58check encoded for testnet.address"]!.contains(
+                try test.address(for: recv49.publicKey, script: .p2shP2wpkh).address))
 
         let v44 = doc["bip44"] as! [String: Any]
         let account44 = try root.derive([44 + h, h, h])
@@ -148,7 +157,9 @@ final class AddressVectorTests: XCTestCase {
                 let accountPath = try DerivationPath(parsing: info["account_path"] as! String)
                 let account = try root.derive(accountPath.components).neutered
                 let keyField = ["account_xpub", "account_ypub", "account_zpub"].first { info[$0] != nil }!
-                XCTAssertEqual(account.serialized(version: ExtendedKeyVersion.slip132(for: script, testnet: false)), info[keyField] as? String, "\(id) \(purpose)")
+                XCTAssertEqual(
+                    account.serialized(version: ExtendedKeyVersion.slip132(for: script, testnet: false)), info[keyField] as? String,
+                    "\(id) \(purpose)")
                 for a in info["addresses"] as! [[String: String]] {
                     let path = try DerivationPath(parsing: a["path"]!)
                     // Watch-only: from the account xpub, as a server would.
@@ -202,4 +213,3 @@ final class AddressPrefixTests: XCTestCase {
         XCTAssertThrowsError(try CoinNetwork.find(coin: "doge", network: "main")!.address(for: key, script: .p2wpkh))
     }
 }
-

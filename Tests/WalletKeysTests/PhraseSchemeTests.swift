@@ -10,7 +10,9 @@ final class PhraseSchemeTests: XCTestCase {
         // 25 words where BIP39 was asked for: the count, not the first unknown word.
         XCTAssertThrowsError(try MnemonicSchemes.parse(words.joined(separator: " "), scheme: .bip39, language: nil)) { error in
             XCTAssertEqual(error as? MnemonicError, .invalidWordCount(got: 25, allowed: [12, 15, 18, 21, 24], scheme: .bip39))
-            XCTAssertEqual((error as? MnemonicError)?.message, "25 words; BIP39 has 12–24 (12, 15, 18, 21 or 24): a 25-word phrase is a Monero seed, for --coin xmr")
+            XCTAssertEqual(
+                (error as? MnemonicError)?.message,
+                "25 words; BIP39 has 12–24 (12, 15, 18, 21 or 24): a 25-word phrase is a Monero seed, for --coin xmr")
         }
         // 13 of Monero's words: MyMonero's legacy seed, with or without the Monero scheme.
         let thirteen = words.prefix(13).joined(separator: " ")

@@ -40,10 +40,16 @@ final class ScanStateMigrationTests: XCTestCase {
 
         let store = try ScanStateStore(path: path, walletID: walletID, birthday: 0)
         XCTAssertEqual(try store.db.query("PRAGMA user_version").first?.first?.int, 1)
-        XCTAssertEqual(try columns(store.db, "outputs"), ["txid", "idx", "height", "amount", "account", "address_index", "output_key", "spend_tag",
-                                                          "unlock_time", "coinbase", "memo", "spent_height", "spent_txid"])
+        XCTAssertEqual(
+            try columns(store.db, "outputs"),
+            [
+                "txid", "idx", "height", "amount", "account", "address_index", "output_key", "spend_tag",
+                "unlock_time", "coinbase", "memo", "spent_height", "spent_txid",
+            ])
         XCTAssertEqual(try columns(store.db, "address_table"), ["account", "address_index", "key"])
-        XCTAssertEqual(try store.db.query("SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'outputs_%'").map { $0[0].text }, ["outputs_spend_tag"])
+        XCTAssertEqual(
+            try store.db.query("SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'outputs_%'").map { $0[0].text },
+            ["outputs_spend_tag"])
         XCTAssertEqual(try store.db.query("SELECT * FROM outputs ORDER BY txid, idx"), oldRows)
         XCTAssertEqual(try store.db.query("SELECT * FROM address_table ORDER BY account, address_index"), oldTable)
         XCTAssertEqual(oldRows.count, 9)
@@ -77,15 +83,21 @@ final class ScanStateMigrationTests: XCTestCase {
         let words = WalletInitializer.ChainWords(keyRecordFields: "ufvk or uivk", blockSources: "--lightwalletd HOST:PORT")
         XCTAssertThrowsError(try WalletInitializer(birthday: 0, stateDirectory: dir + "/s", chainWords: words).resolve()) {
             // No wallet and no source: both said at once.
-            XCTAssertEqual(($0 as? InitializerError)?.message, "2 things are missing: no wallet: give --wallet NAME, or a key record on stdin (ufvk or uivk); no block source: give --lightwalletd HOST:PORT")
+            XCTAssertEqual(
+                ($0 as? InitializerError)?.message,
+                "2 things are missing: no wallet: give --wallet NAME, or a key record on stdin (ufvk or uivk); no block source: give --lightwalletd HOST:PORT"
+            )
             XCTAssertEqual(($0 as? InitializerError)?.code, "scan.missing")
             XCTAssertEqual(($0 as? InitializerError)?.exitStatus, .usage)
         }
-        var initializer = WalletInitializer(wallets: [.init(name: nil, stateName: "w", birthday: 3)], stateDirectory: dir + "/s", chainWords: words)
+        var initializer = WalletInitializer(
+            wallets: [.init(name: nil, stateName: "w", birthday: 3)], stateDirectory: dir + "/s", chainWords: words)
         XCTAssertThrowsError(try initializer.resolve()) {
             XCTAssertEqual(($0 as? InitializerError)?.message, "no block source: give --lightwalletd HOST:PORT")
         }
-        initializer.source = try MoneroFileBlockSource(blocksPath: TestPaths.fixture("monero-regtest/blocks.jsonl").path, transactionsPath: TestPaths.fixture("monero-regtest/txs.jsonl").path)
+        initializer.source = try MoneroFileBlockSource(
+            blocksPath: TestPaths.fixture("monero-regtest/blocks.jsonl").path,
+            transactionsPath: TestPaths.fixture("monero-regtest/txs.jsonl").path)
         let resolved = try initializer.resolve()
         XCTAssertEqual(resolved.wallets.map(\.statePath), [dir + "/s/w.sqlite"])
         XCTAssertEqual(resolved.wallets.map(\.birthday), [3])

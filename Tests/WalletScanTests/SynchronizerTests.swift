@@ -29,10 +29,16 @@ final class SynchronizerTests: XCTestCase {
         try MoneroFileBlockSource(blocksPath: fixture + "/blocks.jsonl", transactionsPath: fixture + "/txs.jsonl")
     }
 
-    private func scan(_ keys: MoneroKeys, state: String = "state.db", batch: Int = 50, maxBlocks: Int? = nil,
-                      sink: RecordingSink = RecordingSink()) throws -> [ScanEvent] {
-        let sync = try Synchronizer(wallets: [.init(name: nil, scanner: MoneroScanner(keys: keys, network: .mainnet, lookahead: (3, 20)),
-                                                    statePath: dir + "/" + state, birthday: 0)], source: try source())
+    private func scan(
+        _ keys: MoneroKeys, state: String = "state.db", batch: Int = 50, maxBlocks: Int? = nil,
+        sink: RecordingSink = RecordingSink()
+    ) throws -> [ScanEvent] {
+        let sync = try Synchronizer(
+            wallets: [
+                .init(
+                    name: nil, scanner: MoneroScanner(keys: keys, network: .mainnet, lookahead: (3, 20)),
+                    statePath: dir + "/" + state, birthday: 0)
+            ], source: try source())
         sync.batchSize = batch
         let before = sink.delivered.count, shownBefore = sink.shown.count
         try sync.run(maxBlocks: maxBlocks, sink: sink)
@@ -48,7 +54,8 @@ final class SynchronizerTests: XCTestCase {
         XCTAssertEqual(received.count, incoming.count)
         XCTAssertEqual(pending.count, 1)
         for e in incoming {
-            let o = try XCTUnwrap(received.first { Hex.encode($0.txID) == e["tx_hash"] as? String && $0.amount == (e["amount"] as? NSNumber)?.uint64Value })
+            let o = try XCTUnwrap(
+                received.first { Hex.encode($0.txID) == e["tx_hash"] as? String && $0.amount == (e["amount"] as? NSNumber)?.uint64Value })
             XCTAssertEqual(o.spendTag.map { Hex.encode($0) }, e["key_image"] as? String)
             XCTAssertEqual(o.height, e["block_height"] as? Int)
             let isSpent = spent.contains { $0.spendTag == o.spendTag }
@@ -67,7 +74,8 @@ final class SynchronizerTests: XCTestCase {
         XCTAssertEqual(balance.perAccount.keys.sorted(), perAccount.indices.map(UInt32.init))
         for (major, wallet) in perAccount.enumerated() {
             XCTAssertEqual(balance.perAccount[UInt32(major)]?.total, (wallet["balance"] as? NSNumber)?.uint64Value, "account \(major)")
-            XCTAssertEqual(balance.perAccount[UInt32(major)]?.unlocked, (wallet["unlocked_balance"] as? NSNumber)?.uint64Value, "account \(major)")
+            XCTAssertEqual(
+                balance.perAccount[UInt32(major)]?.unlocked, (wallet["unlocked_balance"] as? NSNumber)?.uint64Value, "account \(major)")
         }
         XCTAssertEqual(balance.perAccount.values.map(\.total).reduce(0, +), balance.total)
     }
@@ -101,7 +109,9 @@ final class SynchronizerTests: XCTestCase {
     /// The subaddress table is kept in the state, so a cron run does not derive it again.
     func testSubaddressTableIsCached() throws {
         _ = try scan(try keys(), state: "t.db")
-        let store = try ScanStateStore(path: dir + "/t.db", walletID: Hex.encode(Keccak256.hash(try keys().spendPublic + (try keys()).viewPublic).prefix(16)), birthday: 0)
+        let store = try ScanStateStore(
+            path: dir + "/t.db", walletID: Hex.encode(Keccak256.hash(try keys().spendPublic + (try keys()).viewPublic).prefix(16)),
+            birthday: 0)
         let cached = try store.addresses()
         XCTAssertGreaterThanOrEqual(cached.count, 60)
         let detector = try MoneroDetector(keys: try keys(), majors: 3, minors: 20, cached: cached)
@@ -121,7 +131,8 @@ final class SynchronizerTests: XCTestCase {
         parsed[57] = .failure(.malformed(what: "block 57", reason: "a test's"))
         var scanner = MoneroScanner(keys: try keys(), network: .mainnet, lookahead: (3, 20))
         try scanner.prepare(cached: [])
-        var other = MoneroScanner(keys: try MoneroKeys(spendSecret: SecureBytes([UInt8](repeating: 7, count: 31) + [0])), network: .mainnet, lookahead: (3, 20))
+        var other = MoneroScanner(
+            keys: try MoneroKeys(spendSecret: SecureBytes([UInt8](repeating: 7, count: 31) + [0])), network: .mainnet, lookahead: (3, 20))
         try other.prepare(cached: [])
         let nexts = [0, 120]
         let findings = Synchronizer<MoneroScanner>.scanInRuns(parsed, heights: data.map(\.height), scanners: [scanner, other], from: nexts)
@@ -148,14 +159,19 @@ final class SynchronizerTests: XCTestCase {
         let bad = dir + "/bad.jsonl"
         try (lines.joined(separator: "\n") + "\n").write(toFile: bad, atomically: true, encoding: .utf8)
         let source = try MoneroFileBlockSource(blocksPath: bad, transactionsPath: fixture + "/txs.jsonl")
-        let sync = try Synchronizer(wallets: [.init(name: nil, scanner: MoneroScanner(keys: try keys(), network: .mainnet, lookahead: (3, 20)),
-                                                    statePath: dir + "/bad.db", birthday: 0)], source: source)
+        let sync = try Synchronizer(
+            wallets: [
+                .init(
+                    name: nil, scanner: MoneroScanner(keys: try keys(), network: .mainnet, lookahead: (3, 20)),
+                    statePath: dir + "/bad.db", birthday: 0)
+            ], source: source)
         let sink = RecordingSink()
         XCTAssertThrowsError(try sync.run(sink: sink)) { error in
             XCTAssertTrue("\(error)".contains("block 71"), "\(error)")
         }
-        XCTAssertTrue(sink.delivered.allSatisfy { if case .received(let o, _) = $0 { o.height! < 50 } else { true } },
-                      "an output of the bad block's batch was reported")
+        XCTAssertTrue(
+            sink.delivered.allSatisfy { if case .received(let o, _) = $0 { o.height! < 50 } else { true } },
+            "an output of the bad block's batch was reported")
     }
 
     /// The change of the wallet's own spends is marked, without the (foreign) payment id.
@@ -175,10 +191,15 @@ final class SynchronizerTests: XCTestCase {
         let first = try scan(try keys(), state: "r.db", maxBlocks: 100)
         let stranger = try MoneroKeys(spendSecret: Ed25519Scalar.reduce32(Sodium.randomBytes(32)))
         let counting = CountingSource(try source())
-        let sync = try Synchronizer(wallets: [
-            .init(name: "r", scanner: MoneroScanner(keys: try keys(), network: .mainnet, lookahead: (3, 20)), statePath: dir + "/r.db", birthday: 0),
-            .init(name: "x", scanner: MoneroScanner(keys: stranger, network: .mainnet, lookahead: (3, 20)), statePath: dir + "/x.db", birthday: 0),
-        ], source: counting)
+        let sync = try Synchronizer(
+            wallets: [
+                .init(
+                    name: "r", scanner: MoneroScanner(keys: try keys(), network: .mainnet, lookahead: (3, 20)), statePath: dir + "/r.db",
+                    birthday: 0),
+                .init(
+                    name: "x", scanner: MoneroScanner(keys: stranger, network: .mainnet, lookahead: (3, 20)), statePath: dir + "/x.db",
+                    birthday: 0),
+            ], source: counting)
         let sink = RecordingSink()
         try sync.run(sink: sink)
         XCTAssertEqual(counting.fetched, Array(0..<163), "each block fetched once for both wallets")
@@ -188,13 +209,20 @@ final class SynchronizerTests: XCTestCase {
         let rest = (byWallet["r"] ?? []).map(\.event)
         XCTAssertFalse(rest.isEmpty)
         // The mempool is reported at the end of every run, so the first run already had it.
-        let confirmed: (ScanEvent) -> Bool = { switch $0 { case .balance, .pending: false; default: true } }
+        let confirmed: (ScanEvent) -> Bool = {
+            switch $0 {
+            case .balance, .pending: false;
+            default: true
+            }
+        }
         let pending: (ScanEvent) -> Bool = { if case .pending = $0 { true } else { false } }
         XCTAssertEqual(first.filter(confirmed) + rest.filter(confirmed), full.filter(confirmed))
         XCTAssertEqual((first + rest).filter(pending), full.filter(pending))
         XCTAssertEqual(full.filter(pending).count, 1)
         XCTAssertEqual(sink.shownNamed.filter { $0.wallet == "r" }.map(\.event), [full.last!])
-        guard case .balance(let empty)? = sink.shownNamed.first(where: { $0.wallet == "x" })?.event else { return XCTFail("no balance for x") }
+        guard case .balance(let empty)? = sink.shownNamed.first(where: { $0.wallet == "x" })?.event else {
+            return XCTFail("no balance for x")
+        }
         XCTAssertEqual(empty.total, 0)
         XCTAssertEqual(empty.height, 163)
     }
@@ -210,7 +238,13 @@ final class SynchronizerTests: XCTestCase {
         XCTAssertEqual(try files.blocks(from: 163, count: 10).count, 0)
         let back = try files.blocks(from: 132, count: 1)
         XCTAssertEqual(back.first?.transactions.count, 2)
-        XCTAssertEqual(back.first?.blob, first.count > 132 ? first[132].blob : try MoneroFileBlockSource(blocksPath: fixture + "/blocks.jsonl", transactionsPath: fixture + "/txs.jsonl").blocks(from: 132, count: 1).first?.blob)
+        XCTAssertEqual(
+            back.first?.blob,
+            first.count > 132
+                ? first[132].blob
+                : try MoneroFileBlockSource(blocksPath: fixture + "/blocks.jsonl", transactionsPath: fixture + "/txs.jsonl").blocks(
+                    from: 132, count: 1
+                ).first?.blob)
         XCTAssertEqual(try files.mempool().count, 1)
     }
 

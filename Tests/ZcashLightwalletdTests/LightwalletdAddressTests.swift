@@ -27,16 +27,20 @@ final class LightwalletdAddressTests: XCTestCase {
             XCTAssertEqual(split?.host, host, text)
             XCTAssertEqual(split?.port, port, text)
         }
-        for bad in ["127.0.0.1", "127.0.0.1:", "127.0.0.1:0", "127.0.0.1:65536", ":9067", "::1:9067", "[::1]9067", "[::1", "[]:1",
-                    "http://127.0.0.1:9067", "host name:1", "[fe80::1%eth0]:1", "127.0.0.1:90x", "127.0.0.1:-1"] {
+        for bad in [
+            "127.0.0.1", "127.0.0.1:", "127.0.0.1:0", "127.0.0.1:65536", ":9067", "::1:9067", "[::1]9067", "[::1", "[]:1",
+            "http://127.0.0.1:9067", "host name:1", "[fe80::1%eth0]:1", "127.0.0.1:90x", "127.0.0.1:-1",
+        ] {
             XCTAssertNil(LightwalletdSource.split(bad), bad)
         }
     }
 
     func testLoopbackOnly() {
         for host in ["127.0.0.1", "127.1.2.3", "::1", "localhost"] { XCTAssertTrue(LightwalletdSource.isLoopback(host), host) }
-        for host in ["128.0.0.1", "10.0.0.1", "192.0.2.1", "127.0.0.1.example.org", "localhost.example.org", "0:0:0:0:0:0:0:1x",
-                     "lwd.example.org", "1270.0.0.1", "127.0.0", "127.0.0.256"] {
+        for host in [
+            "128.0.0.1", "10.0.0.1", "192.0.2.1", "127.0.0.1.example.org", "localhost.example.org", "0:0:0:0:0:0:0:1x",
+            "lwd.example.org", "1270.0.0.1", "127.0.0", "127.0.0.256",
+        ] {
             XCTAssertFalse(LightwalletdSource.isLoopback(host), host)
         }
     }
@@ -52,7 +56,13 @@ final class LightwalletdAddressTests: XCTestCase {
             }
         }
         XCTAssertNoThrow(try LightwalletdSource(address: "[::1]:9067", options: options))
-        XCTAssertThrowsError(try LightwalletdSource(address: "127.0.0.1:9067", options: { var o = LightwalletdSource.Options(); o.trustRoots = "/nonexistent.pem"; return o }())) {
+        XCTAssertThrowsError(
+            try LightwalletdSource(
+                address: "127.0.0.1:9067",
+                options: {
+                    var o = LightwalletdSource.Options(); o.trustRoots = "/nonexistent.pem"; return o
+                }())
+        ) {
             XCTAssertEqual($0 as? LightwalletdError, .trustRoots("/nonexistent.pem"))
         }
     }

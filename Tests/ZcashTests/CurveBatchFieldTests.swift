@@ -52,8 +52,9 @@ final class CurveBatchFieldTests: XCTestCase {
         r.withUnsafeMutableBytes { rp in
             fa.withUnsafeBytes { ap in
                 fb.withUnsafeBytes { bp in
-                    satchel_fe52_mul8(path, &m, rp.baseAddress!.assumingMemoryBound(to: Lanes.self),
-                                      ap.baseAddress!.assumingMemoryBound(to: Lanes.self), bp.baseAddress!.assumingMemoryBound(to: Lanes.self))
+                    satchel_fe52_mul8(
+                        path, &m, rp.baseAddress!.assumingMemoryBound(to: Lanes.self),
+                        ap.baseAddress!.assumingMemoryBound(to: Lanes.self), bp.baseAddress!.assumingMemoryBound(to: Lanes.self))
                 }
             }
         }
@@ -67,12 +68,16 @@ final class CurveBatchFieldTests: XCTestCase {
         let inverse = (0..<260).reduce(PrimeField<M>.one) { r, _ in r * PrimeField<M>(2) }.inverse
         var generator = SystemRandomNumberGenerator()
         func random() -> PrimeField<M> {
-            var words = (generator.next(), generator.next(), generator.next(), generator.next(),
-                         generator.next(), generator.next(), generator.next(), generator.next())
+            var words = (
+                generator.next(), generator.next(), generator.next(), generator.next(),
+                generator.next(), generator.next(), generator.next(), generator.next()
+            )
             return withUnsafeBytes(of: &words) { PrimeField<M>(wide: Array($0)) }
         }
         let minusOne = PrimeField<M>.one.negated
-        let edges: [PrimeField<M>] = [.zero, .one, minusOne, PrimeField<M>(2), minusOne - .one, PrimeField<M>(1 << 52), PrimeField<M>(UInt64.max), random()]
+        let edges: [PrimeField<M>] = [
+            .zero, .one, minusOne, PrimeField<M>(2), minusOne - .one, PrimeField<M>(1 << 52), PrimeField<M>(UInt64.max), random(),
+        ]
         let paths = [SATCHEL_SIMD_PORTABLE, SATCHEL_SIMD_AVX2, SATCHEL_SIMD_IFMA].filter { satchel_simd_supported($0) != 0 }
         for batch in 0..<batches {
             let a = batch == 0 ? edges : (0..<8).map { _ in random() }
@@ -99,7 +104,9 @@ final class CurveBatchFieldTests: XCTestCase {
     /// random points in random projective scalings and on the identity, P + P and P + (−P).
     func testPointFormulasAgainstPallasPoint() throws {
         var m = satchel_mod52()
-        var words = [PallasBaseModulus.modulus.l0, PallasBaseModulus.modulus.l1, PallasBaseModulus.modulus.l2, PallasBaseModulus.modulus.l3]
+        var words = [
+            PallasBaseModulus.modulus.l0, PallasBaseModulus.modulus.l1, PallasBaseModulus.modulus.l2, PallasBaseModulus.modulus.l3,
+        ]
         satchel_mod52_init(&m, &words)
         satchel_mod52_set_b(&m, 5)
         let r260 = (0..<260).reduce(PallasBase.one) { x, _ in x + x }

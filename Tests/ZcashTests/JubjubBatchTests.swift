@@ -60,21 +60,25 @@ final class JubjubBatchTests: XCTestCase {
         var generator = SystemRandomNumberGenerator()
         let p = Self.anyPoint(&generator)
         let minusOne = Fr.one.negated
-        let edges: [Fr] = [.zero, .one, minusOne, Fr(2), Fr(8), Fr(15), Fr(16), Fr(17), Fr(UInt64.max),
-                           Fr(canonical: FrModulus.modulus.shiftedRight(1)), minusOne - Fr(7)]
+        let edges: [Fr] = [
+            .zero, .one, minusOne, Fr(2), Fr(8), Fr(15), Fr(16), Fr(17), Fr(UInt64.max),
+            Fr(canonical: FrModulus.modulus.shiftedRight(1)), minusOne - Fr(7),
+        ]
         let points = [JubjubPoint.identity, p, p.negated, p, SaplingGenerators.spendAuth, p.timesCofactor()]
         for path in Self.paths {
             for (i, k) in edges.enumerated() {
                 let s = JubjubBatch.Scalar(k)
                 XCTAssertTrue(s.digits.allSatisfy { (-8...8).contains($0) })
                 for cofactor in [false, true] {
-                    XCTAssertEqual(JubjubBatch.kernelMultiples(points, by: s, cofactor: cofactor, path: path),
-                                   points.map { (cofactor ? $0.timesCofactor() : $0).times(k).bytes }, "edge scalar \(i) on \(path.rawValue)")
+                    XCTAssertEqual(
+                        JubjubBatch.kernelMultiples(points, by: s, cofactor: cofactor, path: path),
+                        points.map { (cofactor ? $0.timesCofactor() : $0).times(k).bytes }, "edge scalar \(i) on \(path.rawValue)")
                 }
             }
             let k = JubjubBatch.Scalar(Self.scalar(&generator))
-            XCTAssertEqual(JubjubBatch.encodedMultiples(points, by: k, cofactor: true, path: path),
-                           points.map { $0.timesCofactor().times(k.value).bytes })
+            XCTAssertEqual(
+                JubjubBatch.encodedMultiples(points, by: k, cofactor: true, path: path),
+                points.map { $0.timesCofactor().times(k.value).bytes })
             XCTAssertEqual(JubjubBatch.kernelMultiples([], by: k, cofactor: true, path: path), [])
         }
         // The Swift code's batch encoding (the portable path's), on points with Z ≠ 1.
@@ -94,9 +98,11 @@ final class JubjubBatchTests: XCTestCase {
         let one = [1] + [UInt8](repeating: 0, count: 31)
         func signed(_ b: [UInt8]) -> [UInt8] { var s = b; s[31] |= 0x80; return s }
         let p = Self.anyPoint(&generator)
-        var edges: [[UInt8]] = [[UInt8](repeating: 0, count: 32), signed([UInt8](repeating: 0, count: 32)), one, signed(one),
-                                qMinusOne, signed(qMinusOne), q, signed(q), [UInt8](repeating: 0xFF, count: 32), [], bytes(31), bytes(33),
-                                p.bytes, p.negated.bytes, SaplingGenerators.spendAuth.bytes]
+        var edges: [[UInt8]] = [
+            [UInt8](repeating: 0, count: 32), signed([UInt8](repeating: 0, count: 32)), one, signed(one),
+            qMinusOne, signed(qMinusOne), q, signed(q), [UInt8](repeating: 0xFF, count: 32), [], bytes(31), bytes(33),
+            p.bytes, p.negated.bytes, SaplingGenerators.spendAuth.bytes,
+        ]
         edges += (0..<8).map { _ in Self.anyPoint(&generator).bytes }
         var batches = [edges]
         for size in Array(1...17) + [200] {

@@ -14,7 +14,8 @@ final class OrchardDecryptionTests: XCTestCase {
         let rows = try ZcashVectors.rows("orchard/orchard_note_encryption.json")
         let epks = try rows.map { try XCTUnwrap(PallasPoint(bytes: try XCTUnwrap($0.bytes("ephemeral_key"), "ephemeral_key"))) }
         for (n, row) in rows.enumerated() {
-            let key = try XCTUnwrap(OrchardIncomingViewingKey(bytes: try XCTUnwrap(row.bytes("incoming_viewing_key"), "incoming_viewing_key")))
+            let key = try XCTUnwrap(
+                OrchardIncomingViewingKey(bytes: try XCTUnwrap(row.bytes("incoming_viewing_key"), "incoming_viewing_key")))
             let decryptor = OrchardDecryptor(key: key)
             let batch = decryptor.sharedSecrets(epks)
             XCTAssertEqual(Hex.encode(batch[n]), row["shared_secret"] as? String, "row \(n)")
@@ -26,11 +27,14 @@ final class OrchardDecryptionTests: XCTestCase {
         let rows = try ZcashVectors.rows("orchard/orchard_note_encryption.json")
         let values = try ZcashVectors.exactIntegers("orchard/orchard_note_encryption.json", field: "v")
         XCTAssertEqual(rows.count, 10)
-        let keys = try rows.map { try XCTUnwrap(OrchardIncomingViewingKey(bytes: try XCTUnwrap($0.bytes("incoming_viewing_key"), "incoming_viewing_key"))) }
+        let keys = try rows.map {
+            try XCTUnwrap(OrchardIncomingViewingKey(bytes: try XCTUnwrap($0.bytes("incoming_viewing_key"), "incoming_viewing_key")))
+        }
         for (n, (row, value)) in zip(rows, values).enumerated() {
             let encrypted = try XCTUnwrap(row.bytes("c_enc"), "c_enc")
-            let action = CompactOrchardAction(nullifier: try XCTUnwrap(row.bytes("rho"), "rho"), cmx: try XCTUnwrap(row.bytes("cmx"), "cmx"),
-                                              ephemeralKey: try XCTUnwrap(row.bytes("ephemeral_key"), "ephemeral_key"), ciphertext: Array(encrypted.prefix(52)))
+            let action = CompactOrchardAction(
+                nullifier: try XCTUnwrap(row.bytes("rho"), "rho"), cmx: try XCTUnwrap(row.bytes("cmx"), "cmx"),
+                ephemeralKey: try XCTUnwrap(row.bytes("ephemeral_key"), "ephemeral_key"), ciphertext: Array(encrypted.prefix(52)))
             let decryptor = OrchardDecryptor(key: keys[n])
             let epk = try XCTUnwrap(OrchardDecryptor.ephemeralPoint(action))
             XCTAssertEqual(Hex.encode(decryptor.sharedSecret(epk)), row["shared_secret"] as? String)
@@ -52,12 +56,21 @@ final class OrchardDecryptionTests: XCTestCase {
             // A cmx, an ephemeral key or a rho that is not the note's is refused.
             var cmx = action.cmx
             cmx[0] ^= 1
-            XCTAssertNil(decryptor.tryDecrypt(CompactOrchardAction(nullifier: action.nullifier, cmx: cmx, ephemeralKey: action.ephemeralKey, ciphertext: action.ciphertext)))
+            XCTAssertNil(
+                decryptor.tryDecrypt(
+                    CompactOrchardAction(
+                        nullifier: action.nullifier, cmx: cmx, ephemeralKey: action.ephemeralKey, ciphertext: action.ciphertext)))
             var rho = action.nullifier
             rho[0] ^= 1
-            XCTAssertNil(decryptor.tryDecrypt(CompactOrchardAction(nullifier: rho, cmx: action.cmx, ephemeralKey: action.ephemeralKey, ciphertext: action.ciphertext)))
-            XCTAssertNil(decryptor.tryDecrypt(CompactOrchardAction(nullifier: action.nullifier, cmx: action.cmx,
-                                                                   ephemeralKey: [UInt8](repeating: 0, count: 32), ciphertext: action.ciphertext)))
+            XCTAssertNil(
+                decryptor.tryDecrypt(
+                    CompactOrchardAction(nullifier: rho, cmx: action.cmx, ephemeralKey: action.ephemeralKey, ciphertext: action.ciphertext))
+            )
+            XCTAssertNil(
+                decryptor.tryDecrypt(
+                    CompactOrchardAction(
+                        nullifier: action.nullifier, cmx: action.cmx,
+                        ephemeralKey: [UInt8](repeating: 0, count: 32), ciphertext: action.ciphertext)))
         }
     }
 }

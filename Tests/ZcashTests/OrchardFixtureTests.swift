@@ -34,11 +34,15 @@ final class OrchardFixtureTests: XCTestCase {
     }
 
     /// Every action of every block tried with the given keys (external first).
-    private func scan(_ file: String, keys: [(scope: String, key: OrchardIncomingViewingKey)], nk: PallasBase) throws
-        -> (found: [Found], nullifiers: [String: Int]) {
-        let memos = Dictionary(uniqueKeysWithValues: try lines("orchard_actions_full.jsonl").map {
-            ("\(text($0["txid"]))/\(text($0["actionIndex"]))", try Hex.decode(text($0["encCiphertext"])))
-        })
+    private func scan(
+        _ file: String, keys: [(scope: String, key: OrchardIncomingViewingKey)], nk: PallasBase
+    ) throws
+        -> (found: [Found], nullifiers: [String: Int])
+    {
+        let memos = Dictionary(
+            uniqueKeysWithValues: try lines("orchard_actions_full.jsonl").map {
+                ("\(text($0["txid"]))/\(text($0["actionIndex"]))", try Hex.decode(text($0["encCiphertext"])))
+            })
         let source = try CompactBlockFileSource(path: fixture.appendingPathComponent(file).path)
         var found = [Found]()
         var nullifiers = [String: Int]()
@@ -51,11 +55,14 @@ final class OrchardFixtureTests: XCTestCase {
                         guard let note = OrchardDecryptor(key: key).tryDecrypt(action) else { continue }
                         let full = try XCTUnwrap(memos["\(Hex.encode(tx.id))/\(i)"])
                         let memo = SaplingMemo.plaintext(encCiphertext: full, key: note.key).map { Hex.encode(Array($0[52..<564])) }
-                        found.append(Found(height: data.height, txIndex: Int(tx.index), actionIndex: i,
-                                           position: tx.firstActionPosition.map { $0 + UInt64(i) }, scope: scope, value: note.note.value,
-                                           diversifier: Hex.encode(note.note.address.diversifier), pkd: Hex.encode(note.note.address.transmissionKey),
-                                           rseed: Hex.encode(note.note.rseed), nullifier: note.note.nullifier(nk: nk).map { Hex.encode($0.bytes) } ?? "",
-                                           memo: memo))
+                        found.append(
+                            Found(
+                                height: data.height, txIndex: Int(tx.index), actionIndex: i,
+                                position: tx.firstActionPosition.map { $0 + UInt64(i) }, scope: scope, value: note.note.value,
+                                diversifier: Hex.encode(note.note.address.diversifier), pkd: Hex.encode(note.note.address.transmissionKey),
+                                rseed: Hex.encode(note.note.rseed),
+                                nullifier: note.note.nullifier(nk: nk).map { Hex.encode($0.bytes) } ?? "",
+                                memo: memo))
                         break
                     }
                 }
@@ -70,9 +77,11 @@ final class OrchardFixtureTests: XCTestCase {
         let expectedRows = try lines("expected_notes.jsonl").filter { $0["pool"] as? String == "orchard" }
         XCTAssertEqual(expectedRows.count, 16)
         let expected = expectedRows.map { r in
-            Found(height: Int(text(r["height"]))!, txIndex: Int(text(r["txIndex"]))!, actionIndex: Int(text(r["actionIndex"]))!,
-                  position: UInt64(text(r["position"]))!, scope: text(r["scope"]), value: UInt64(text(r["value"]))!, diversifier: text(r["diversifier"]),
-                  pkd: text(r["pk_d"]), rseed: text(r["rseed"]), nullifier: text(r["nullifier"]), memo: r["memo_hex"] as? String)
+            Found(
+                height: Int(text(r["height"]))!, txIndex: Int(text(r["txIndex"]))!, actionIndex: Int(text(r["actionIndex"]))!,
+                position: UInt64(text(r["position"]))!, scope: text(r["scope"]), value: UInt64(text(r["value"]))!,
+                diversifier: text(r["diversifier"]),
+                pkd: text(r["pk_d"]), rseed: text(r["rseed"]), nullifier: text(r["nullifier"]), memo: r["memo_hex"] as? String)
         }
         for file in ["compact_blocks.jsonl", "compact_blocks.pb"] {
             let (found, nullifiers) = try scan(file, keys: [("external", external), ("internal", internalKey)], nk: fvk.nk)
@@ -104,32 +113,45 @@ final class OrchardFixtureTests: XCTestCase {
         let summary = try XCTUnwrap(TestPaths.json(fixture.appendingPathComponent("expected_summary.json")) as? [String: Any])
         let expected = try lines("expected_notes.jsonl").filter { $0["pool"] as? String == "orchard" }
         let ufvk = UnifiedEncoding.encode([(UnifiedEncoding.Typecode.orchard, fvk.bytes)], kind: .fullViewingKey, network: .main)
-        let uivk = UnifiedEncoding.encode([(UnifiedEncoding.Typecode.orchard, fvk.incomingViewingKey(change: false).bytes)],
-                                          kind: .incomingViewingKey, network: .main)
+        let uivk = UnifiedEncoding.encode(
+            [(UnifiedEncoding.Typecode.orchard, fvk.incomingViewingKey(change: false).bytes)],
+            kind: .incomingViewingKey, network: .main)
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-oo-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: dir) }
         for (field, key) in [("ufvk", ufvk), ("uivk", uivk)] {
-            let r = try Shell.run("scan-blocks --chain zcash --blocks \(fixture.path)/compact_blocks.pb --birthday 2950000 --state-dir \(dir)/\(field) --progress none",
-                                  stdin: Shell.lines([[field: key]]))
+            let r = try Shell.run(
+                "scan-blocks --chain zcash --blocks \(fixture.path)/compact_blocks.pb --birthday 2950000 --state-dir \(dir)/\(field) --progress none",
+                stdin: Shell.lines([[field: key]]))
             XCTAssertEqual(r.status, 0, r.stderr)
             let received = r.records.filter { $0["type"] as? String == "received" }
             let full = field == "ufvk"
             let wanted = full ? expected : expected.filter { $0["scope"] as? String == "external" }
-            XCTAssertEqual(received.map { "\($0["pool"] ?? "")/\($0["txid"] ?? "")/\($0["index"] ?? "")/\($0["position"] ?? "")/\($0["amount"] ?? "")" },
-                           wanted.map { "orchard/\(text($0["txid"]))/\(text($0["actionIndex"]))/\(text($0["position"]))/\(text($0["value"]))" }, field)
+            XCTAssertEqual(
+                received.map {
+                    "\($0["pool"] ?? "")/\($0["txid"] ?? "")/\($0["index"] ?? "")/\($0["position"] ?? "")/\($0["amount"] ?? "")"
+                },
+                wanted.map { "orchard/\(text($0["txid"]))/\(text($0["actionIndex"]))/\(text($0["position"]))/\(text($0["value"]))" }, field)
             XCTAssertEqual(received.map { $0["nullifier"] as? String }, wanted.map { full ? text($0["nullifier"]) : nil }, field)
             XCTAssertEqual(r.records.filter { $0["type"] as? String == "spent" }.count, full ? 4 : 0, field)
             let balance = try XCTUnwrap(r.records.last)
             XCTAssertEqual(balance["spends_known"] as? Bool, full, field)
-            XCTAssertEqual(balance["total"] as? String, text(summary[full ? "unspentBalanceOrchard" : "totalReceivedOrchardExternalOnly"]), field)
+            XCTAssertEqual(
+                balance["total"] as? String, text(summary[full ? "unspentBalanceOrchard" : "totalReceivedOrchardExternalOnly"]), field)
             // An Orchard key scans both Orchard-protocol pools (this chain is before NU6.3: Ironwood empty).
             XCTAssertEqual((balance["pools"] as? [String: Any]).map { Set($0.keys) }, ["orchard", "ironwood"], field)
             XCTAssertEqual((balance["pools"] as? [String: [String: String]])?["ironwood"]?["total"], "0", field)
         }
         // Neither shielded item: refused before anything is scanned.
         let generator = "0279be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798"  // secp256k1's G: a valid transparent item
-        let transparentOnly = try Shell.run("scan-blocks --chain zcash --blocks \(fixture.path)/compact_blocks.pb --birthday 2950000 --state-dir \(dir)/t --progress none",
-                                            stdin: Shell.lines([["uivk": UnifiedEncoding.encode([(UnifiedEncoding.Typecode.p2pkh, [UInt8](repeating: 3, count: 32) + (try Hex.decode(generator)))], kind: .incomingViewingKey, network: .main)]]))
+        let transparentOnly = try Shell.run(
+            "scan-blocks --chain zcash --blocks \(fixture.path)/compact_blocks.pb --birthday 2950000 --state-dir \(dir)/t --progress none",
+            stdin: Shell.lines([
+                [
+                    "uivk": UnifiedEncoding.encode(
+                        [(UnifiedEncoding.Typecode.p2pkh, [UInt8](repeating: 3, count: 32) + (try Hex.decode(generator)))],
+                        kind: .incomingViewingKey, network: .main)
+                ]
+            ]))
         XCTAssertEqual(transparentOnly.status, 65, transparentOnly.stderr)
         XCTAssertTrue(transparentOnly.stderr.contains("zcash.no_shielded_item"), transparentOnly.stderr)
     }
@@ -140,7 +162,9 @@ final class OrchardFixtureTests: XCTestCase {
         let fvk = try keys()
         let decryptors = [fvk.incomingViewingKey(change: false), fvk.incomingViewingKey(change: true)].map(OrchardDecryptor.init)
         let cases = try lines("negative_cases.jsonl").filter { $0["pool"] as? String == "orchard" }
-        XCTAssertEqual(Set(cases.compactMap { $0["reason"] as? String }), ["cmx_mismatch", "epk_mismatch", "lead_byte", "rho_mismatch", "other_account"])
+        XCTAssertEqual(
+            Set(cases.compactMap { $0["reason"] as? String }),
+            ["cmx_mismatch", "epk_mismatch", "lead_byte", "rho_mismatch", "other_account"])
         let source = try CompactBlockFileSource(path: fixture.appendingPathComponent("compact_blocks.jsonl").path)
         let blocks = try source.blocks(from: 2_950_000, count: 100).map { try ZcashCompactBlock.parse($0.blob, expectedHeight: $0.height) }
         for c in cases {

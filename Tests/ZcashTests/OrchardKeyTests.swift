@@ -52,7 +52,9 @@ final class OrchardKeyTests: XCTestCase {
         let rows = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [[String: Any]])
         guard case .array(let exact) = try JSONParser.parse(Array(data)) else { return XCTFail("not a list") }
         let values = try exact.map { item throws -> UInt64 in
-            guard case .object(let o) = item, case .number(let text)? = o["note_v"], let v = UInt64(text) else { throw VectorError("note_v") }
+            guard case .object(let o) = item, case .number(let text)? = o["note_v"], let v = UInt64(text) else {
+                throw VectorError("note_v")
+            }
             return v
         }
         XCTAssertEqual(rows.count, 10)
@@ -121,8 +123,9 @@ final class OrchardKeyTests: XCTestCase {
             XCTAssertEqual(Hex.encode(fvk.outgoingViewingKey(change: true)), inner["ovk"] as? String, "\(rule)")
         }
         XCTAssertNotEqual(try key.fullViewingKey(rivkRule: .standard).rivk, try key.fullViewingKey(rivkRule: .quantumSecure).rivk)
-        XCTAssertEqual(Hex.encode(try OrchardExtendedSpendingKey.account(seed: seed, coinType: 133, account: 0).fullViewingKey().rivk.bytes),
-                       orchard["rivk"] as? String)
+        XCTAssertEqual(
+            Hex.encode(try OrchardExtendedSpendingKey.account(seed: seed, coinType: 133, account: 0).fullViewingKey().rivk.bytes),
+            orchard["rivk"] as? String)
     }
 
     /// Keys that are no keys: a zero ivk, an ak that is no point's x, non-canonical parts.
@@ -145,14 +148,18 @@ final class OrchardKeyTests: XCTestCase {
     /// the row's diversifier index.
     func testUnifiedVectorsOrchardItemsFromTheirSeeds() throws {
         var checked = 0
-        for (file, field) in [("unified_full_viewing_keys.json", "orchard_fvk_bytes"), ("unified_incoming_viewing_keys.json", "orchard_ivk_bytes"),
-                              ("unified_address.json", "orchard_raw_addr")] {
+        for (file, field) in [
+            ("unified_full_viewing_keys.json", "orchard_fvk_bytes"), ("unified_incoming_viewing_keys.json", "orchard_ivk_bytes"),
+            ("unified_address.json", "orchard_raw_addr"),
+        ] {
             let rows = try ZcashVectors.rows(file)
             let accounts = try ZcashVectors.exactIntegers(file, field: "account")
-            let indexes = file == "unified_address.json" ? try ZcashVectors.exactIntegers(file, field: "diversifier_index") : accounts.map { _ in 0 }
+            let indexes =
+                file == "unified_address.json" ? try ZcashVectors.exactIntegers(file, field: "diversifier_index") : accounts.map { _ in 0 }
             for ((row, account), index) in zip(zip(rows, accounts), indexes) {
                 guard let expected = row[field] as? String else { continue }
-                let key = OrchardExtendedSpendingKey.account(seed: try XCTUnwrap(row.bytes("root_seed"), "root_seed"), coinType: 133, account: UInt32(account))
+                let key = OrchardExtendedSpendingKey.account(
+                    seed: try XCTUnwrap(row.bytes("root_seed"), "root_seed"), coinType: 133, account: UInt32(account))
                 let fvk = try key.fullViewingKey()
                 let got: [UInt8]
                 switch field {

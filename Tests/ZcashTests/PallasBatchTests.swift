@@ -59,10 +59,12 @@ final class PallasBatchTests: XCTestCase {
     func testEdgeScalarsAndPoints() throws {
         var generator = SystemRandomNumberGenerator()
         let p = Self.g.times(Self.scalar(&generator))
-        let edges: [PallasScalar] = [.zero, .one, PallasScalar.one.negated, PallasScalar(2), PallasScalar(15), PallasScalar(16),
-                                     PallasGLV.lambda, PallasGLV.lambda.negated, PallasGLV.lambda + .one,
-                                     PallasScalar(canonical: PallasScalarModulus.modulus.shiftedRight(1)),
-                                     PallasScalar(canonical: Limbs(0, 0, 1, 0)), PallasScalar(canonical: Limbs(0, 0, 0, 1 << 61))]
+        let edges: [PallasScalar] = [
+            .zero, .one, PallasScalar.one.negated, PallasScalar(2), PallasScalar(15), PallasScalar(16),
+            PallasGLV.lambda, PallasGLV.lambda.negated, PallasGLV.lambda + .one,
+            PallasScalar(canonical: PallasScalarModulus.modulus.shiftedRight(1)),
+            PallasScalar(canonical: Limbs(0, 0, 1, 0)), PallasScalar(canonical: Limbs(0, 0, 0, 1 << 61)),
+        ]
         // The identity first, inside a vector and last; P beside −P and beside itself; G.
         let points = [PallasPoint.identity, p, p.negated, p, Self.g, .identity, Self.g.doubled(), p + Self.g, .identity]
         for (i, k) in edges.enumerated() {
@@ -71,16 +73,19 @@ final class PallasBatchTests: XCTestCase {
         }
         // [k]P for the point's own order's neighbours: [q − 1]P = −P, [1]P = P.
         for path in Self.paths {
-            XCTAssertEqual(PallasBatch.kernelMultiples([p, .identity], by: PallasGLVScalar(PallasScalar.one.negated), path: path),
-                           [p.negated.bytes, [UInt8](repeating: 0, count: 32)])
+            XCTAssertEqual(
+                PallasBatch.kernelMultiples([p, .identity], by: PallasGLVScalar(PallasScalar.one.negated), path: path),
+                [p.negated.bytes, [UInt8](repeating: 0, count: 32)])
             XCTAssertEqual(PallasBatch.kernelMultiples([p], by: PallasGLVScalar(.one), path: path), [p.bytes])
             XCTAssertEqual(PallasBatch.kernelMultiples([], by: PallasGLVScalar(.one), path: path), [])
             // The scanner's entry: the kernel where the path has one, the Swift code elsewhere.
             let k = PallasGLVScalar(Self.scalar(&generator))
             XCTAssertEqual(PallasBatch.encodedMultiples(points, by: k, path: path), Self.expected(points, k))
-            XCTAssertEqual(PallasBatch.decodeAll(points.map(\.bytes) + [[1], p.bytes.map { ~$0 }], path: path).map { $0?.bytes },
-                           (points.map(\.bytes) + [[1], p.bytes.map { ~$0 }]).map { PallasPoint(bytes: $0)?.bytes })
-            XCTAssertEqual(PallasBatch.kernelMultiples([.identity], by: PallasGLVScalar(.one), path: path), [[UInt8](repeating: 0, count: 32)])
+            XCTAssertEqual(
+                PallasBatch.decodeAll(points.map(\.bytes) + [[1], p.bytes.map { ~$0 }], path: path).map { $0?.bytes },
+                (points.map(\.bytes) + [[1], p.bytes.map { ~$0 }]).map { PallasPoint(bytes: $0)?.bytes })
+            XCTAssertEqual(
+                PallasBatch.kernelMultiples([.identity], by: PallasGLVScalar(.one), path: path), [[UInt8](repeating: 0, count: 32)])
         }
     }
 
@@ -96,10 +101,12 @@ final class PallasBatchTests: XCTestCase {
         var pMinusOne = p
         pMinusOne[0] -= 1
         let point = Self.g.times(Self.scalar(&generator))
-        var edges: [[UInt8]] = [[UInt8](repeating: 0, count: 32), [UInt8](repeating: 0, count: 31) + [0x80], p, pPlusOne,
-                                p.enumerated().map { $0 == 31 ? $1 | 0x80 : $1 }, [UInt8](repeating: 0xFF, count: 32),
-                                pMinusOne, [1] + [UInt8](repeating: 0, count: 31), [], bytes(31), bytes(33),
-                                point.bytes, point.negated.bytes, Self.g.bytes]
+        var edges: [[UInt8]] = [
+            [UInt8](repeating: 0, count: 32), [UInt8](repeating: 0, count: 31) + [0x80], p, pPlusOne,
+            p.enumerated().map { $0 == 31 ? $1 | 0x80 : $1 }, [UInt8](repeating: 0xFF, count: 32),
+            pMinusOne, [1] + [UInt8](repeating: 0, count: 31), [], bytes(31), bytes(33),
+            point.bytes, point.negated.bytes, Self.g.bytes,
+        ]
         edges += (0..<8).map { _ in Self.g.times(Self.scalar(&generator)).bytes }
         var batches = [edges]
         for size in Array(1...17) + [200] {

@@ -47,7 +47,8 @@ final class PallasTests: XCTestCase {
         let rows = try ZcashVectors.rows("orchard/orchard_group_hash.json")
         XCTAssertEqual(rows.count, 11)
         for row in rows {
-            let point = PallasGroupHash.hash(domain: try XCTUnwrap(row.bytes("domain"), "domain"), message: try XCTUnwrap(row.bytes("msg"), "msg"))
+            let point = PallasGroupHash.hash(
+                domain: try XCTUnwrap(row.bytes("domain"), "domain"), message: try XCTUnwrap(row.bytes("msg"), "msg"))
             XCTAssertEqual(Hex.encode(point.bytes), row["point"] as? String)
             // The encoding reads back as the same point.
             XCTAssertEqual(PallasPoint(bytes: point.bytes).map { $0 == point }, true)
@@ -112,7 +113,8 @@ final class PallasTests: XCTestCase {
             XCTAssertEqual(back.bytes, ag.bytes)
         }
         // A non-canonical x, and an x with no point, are refused.
-        XCTAssertNil(PallasPoint(bytes: Array(try Hex.decode("40000000000000000000000000000000224698fc094cf91b992d30ed00000002").reversed())))
+        XCTAssertNil(
+            PallasPoint(bytes: Array(try Hex.decode("40000000000000000000000000000000224698fc094cf91b992d30ed00000002").reversed())))
     }
 
     /// The GLV constants against their definitions: ζ and λ are nontrivial cube roots of unity
@@ -150,10 +152,14 @@ final class PallasTests: XCTestCase {
             }
             return false
         }
-        let q = [PallasScalarModulus.modulus.l0, PallasScalarModulus.modulus.l1, PallasScalarModulus.modulus.l2, PallasScalarModulus.modulus.l3]
+        let q = [
+            PallasScalarModulus.modulus.l0, PallasScalarModulus.modulus.l1, PallasScalarModulus.modulus.l2, PallasScalarModulus.modulus.l3,
+        ]
         // a1·b2 + |b1|·a2 = q (the determinant, with b1 < 0).
-        XCTAssertFalse(less(sum(product(words(PallasGLV.a1), words(PallasGLV.b2)), product(words(PallasGLV.b1abs), words(PallasGLV.a2))), q))
-        XCTAssertFalse(less(q, sum(product(words(PallasGLV.a1), words(PallasGLV.b2)), product(words(PallasGLV.b1abs), words(PallasGLV.a2)))))
+        XCTAssertFalse(
+            less(sum(product(words(PallasGLV.a1), words(PallasGLV.b2)), product(words(PallasGLV.b1abs), words(PallasGLV.a2))), q))
+        XCTAssertFalse(
+            less(q, sum(product(words(PallasGLV.a1), words(PallasGLV.b2)), product(words(PallasGLV.b1abs), words(PallasGLV.a2)))))
         for (g, b) in [(PallasGLV.g1, PallasGLV.b2), (PallasGLV.g2, PallasGLV.b1abs)] {
             let shifted = [0, 0, 0, 0] + words(b)  // b·2^256
             let below = product([g.0, g.1, g.2], q)
@@ -176,9 +182,11 @@ final class PallasTests: XCTestCase {
             let m = digits.reversed().reduce(PallasScalar.zero) { $0 * PallasScalar(16) + PallasScalar(UInt64($1)) }
             return negative ? m.negated : m
         }
-        let edges: [PallasScalar] = [.zero, .one, PallasScalar.one.negated, PallasGLV.lambda, PallasGLV.lambda.negated,
-                                     PallasScalar(canonical: PallasScalarModulus.modulus.shiftedRight(1)),
-                                     PallasScalar(canonical: Limbs(0, 0, 1, 0)), PallasScalar(canonical: Limbs(0, 0, 0, 1 << 61))]
+        let edges: [PallasScalar] = [
+            .zero, .one, PallasScalar.one.negated, PallasGLV.lambda, PallasGLV.lambda.negated,
+            PallasScalar(canonical: PallasScalarModulus.modulus.shiftedRight(1)),
+            PallasScalar(canonical: Limbs(0, 0, 1, 0)), PallasScalar(canonical: Limbs(0, 0, 0, 1 << 61)),
+        ]
         for k in edges + (0..<5000).map({ _ in scalar() }) {
             let split = PallasGLVScalar(k)
             XCTAssertEqual(split.digits1.count, PallasGLVScalar.windows)
@@ -202,7 +210,9 @@ final class PallasTests: XCTestCase {
     func testEncodeAll() throws {
         let g = PallasGroupHash.hash(domain: "z.cash:Orchard", message: Array("G".utf8))
         var generator = SystemRandomNumberGenerator()
-        let points = (0..<9).map { i in i == 4 ? PallasPoint.identity : g.times((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }) }
+        let points = (0..<9).map { i in
+            i == 4 ? PallasPoint.identity : g.times((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        }
         XCTAssertEqual(PallasPoint.encodeAll(points), points.map(\.bytes))
         XCTAssertEqual(PallasPoint.encodeAll([]), [])
         XCTAssertEqual(PallasPoint.encodeAll([.identity]), [[UInt8](repeating: 0, count: 32)])

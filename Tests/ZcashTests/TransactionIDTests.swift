@@ -53,10 +53,14 @@ final class TransactionIDTests: XCTestCase {
             XCTAssertTrue(tx.isV6, scenario)
             XCTAssertEqual(Hex.encode(ZcashTransactionID.of(tx)), text(row["txid"]), scenario)
             XCTAssertEqual(Hex.encode(ZcashTransactionID.sapling(tx)), text(row["sapling_digest"]), scenario)
-            XCTAssertEqual(Hex.encode(ZcashTransactionID.bundle(tx.orchard, ZcashTransactionID.orchardV6)), text(row["orchard_digest"]), scenario)
-            XCTAssertEqual(Hex.encode(ZcashTransactionID.bundle(tx.ironwood!, ZcashTransactionID.ironwood)), text(row["ironwood_digest"]), scenario)
+            XCTAssertEqual(
+                Hex.encode(ZcashTransactionID.bundle(tx.orchard, ZcashTransactionID.orchardV6)), text(row["orchard_digest"]), scenario)
+            XCTAssertEqual(
+                Hex.encode(ZcashTransactionID.bundle(tx.ironwood!, ZcashTransactionID.ironwood)), text(row["ironwood_digest"]), scenario)
         }
         // The empty bundles' digests differ between the pools (their personalizations).
-        XCTAssertNotEqual(ZcashTransactionID.bundle(.init(), ZcashTransactionID.orchardV6), ZcashTransactionID.bundle(.init(), ZcashTransactionID.ironwood))
+        XCTAssertNotEqual(
+            ZcashTransactionID.bundle(.init(), ZcashTransactionID.orchardV6),
+            ZcashTransactionID.bundle(.init(), ZcashTransactionID.ironwood))
     }
 }

@@ -41,12 +41,19 @@ final class TreeSizeTests: XCTestCase {
         XCTAssertEqual(parent, [100, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 0])
         XCTAssertNil(try block(height: 10, sapling: 103, orchard: 9, outputs: 3, actions: 2).contradiction(parentTally: parent))
         let saplingOff = try block(height: 10, sapling: 104, orchard: 9, outputs: 3, actions: 2).contradiction(parentTally: parent)
-        XCTAssertEqual(saplingOff, "it says its Sapling note-commitment tree size is 104, but block 9 ended at 100 and this block adds 3 outputs (103 expected): the tree sizes are inconsistent, and notes would get wrong nullifiers")
+        XCTAssertEqual(
+            saplingOff,
+            "it says its Sapling note-commitment tree size is 104, but block 9 ended at 100 and this block adds 3 outputs (103 expected): the tree sizes are inconsistent, and notes would get wrong nullifiers"
+        )
         let orchardOff = try block(height: 10, sapling: 103, orchard: 8, outputs: 3, actions: 2).contradiction(parentTally: parent)
-        XCTAssertEqual(orchardOff, "it says its Orchard note-commitment tree size is 8, but block 9 ended at 7 and this block adds 2 actions (9 expected): the tree sizes are inconsistent, and notes would get wrong nullifiers")
+        XCTAssertEqual(
+            orchardOff,
+            "it says its Orchard note-commitment tree size is 8, but block 9 ended at 7 and this block adds 2 actions (9 expected): the tree sizes are inconsistent, and notes would get wrong nullifiers"
+        )
         XCTAssertNotNil(try block(height: 10, sapling: nil, orchard: 0, outputs: 0, actions: 0).contradiction(parentTally: parent))
         // Sizes of 0 before: the empty tree, or an old cache's "unknown"; nothing to check.
-        XCTAssertNil(try block(height: 10, sapling: 50, orchard: 0, outputs: 3, actions: 0).contradiction(parentTally: [0, 0, 0, 0, 0, 0, 0, 0]))
+        XCTAssertNil(
+            try block(height: 10, sapling: 50, orchard: 0, outputs: 3, actions: 0).contradiction(parentTally: [0, 0, 0, 0, 0, 0, 0, 0]))
         XCTAssertNotNil(try block(height: 10, sapling: 50, orchard: 0, outputs: 3, actions: 0).contradiction(parentTally: [1, 2, 3]))
         XCTAssertNil(try block(height: 10, sapling: nil, orchard: 0, outputs: 3, actions: 0).tally)
     }
@@ -75,9 +82,12 @@ final class TreeSizeTests: XCTestCase {
             wire.prevHash = Data(repeating: 2, count: 32)
             wire.chainMetadata.saplingCommitmentTreeSize = 100
             wire.chainMetadata.orchardCommitmentTreeSize = 7
-            wire.chainMetadata = try WireChainMetadata(serializedBytes: try wire.chainMetadata.serializedBytes() + [0x18] + varintBytes(UInt64(size)))
+            wire.chainMetadata = try WireChainMetadata(
+                serializedBytes: try wire.chainMetadata.serializedBytes() + [0x18] + varintBytes(UInt64(size)))
             let (tx, body) = try ironwoodParts()
-            wire.vtx = [try WireCompactTx(serializedBytes: tx + (0..<actions).flatMap { _ in [0x4A] + varintBytes(UInt64(body.count)) + body })]
+            wire.vtx = [
+                try WireCompactTx(serializedBytes: tx + (0..<actions).flatMap { _ in [0x4A] + varintBytes(UInt64(body.count)) + body })
+            ]
             return try ZcashCompactBlock.parse(try wire.serializedBytes(), expectedHeight: Int(height))
         }
         let parent = try XCTUnwrap(try ironwoodBlock(height: 9, size: 40, actions: 0).tally)
@@ -85,12 +95,17 @@ final class TreeSizeTests: XCTestCase {
         let child = try ironwoodBlock(height: 10, size: 42, actions: 2)
         XCTAssertEqual(child.ironwoodActionCount, 2)
         XCTAssertNil(child.contradiction(parentTally: parent))
-        XCTAssertEqual(try ironwoodBlock(height: 10, size: 43, actions: 2).contradiction(parentTally: parent),
-                       "it says its Ironwood note-commitment tree size is 43, but block 9 ended at 40 and this block adds 2 Ironwood actions (42 expected): the tree sizes are inconsistent, and notes would get wrong nullifiers")
+        XCTAssertEqual(
+            try ironwoodBlock(height: 10, size: 43, actions: 2).contradiction(parentTally: parent),
+            "it says its Ironwood note-commitment tree size is 43, but block 9 ended at 40 and this block adds 2 Ironwood actions (42 expected): the tree sizes are inconsistent, and notes would get wrong nullifiers"
+        )
         XCTAssertNil(try ironwoodBlock(height: 10, size: 43, actions: 2).contradiction(parentTally: Array(parent.prefix(8))))
         // The JSON form: the same field, and a size past 32 bits refused.
         func fromJSON(_ size: String) throws -> ZcashCompactBlock {
-            let record = try JSONParser.parseObject(Array(#"{"height":5,"hash":"\#(String(repeating: "01", count: 32))","prevHash":"\#(String(repeating: "02", count: 32))","chainMetadata":{"saplingCommitmentTreeSize":100,"orchardCommitmentTreeSize":7,"ironwoodCommitmentTreeSize":\#(size)}}"#.utf8))
+            let record = try JSONParser.parseObject(
+                Array(
+                    #"{"height":5,"hash":"\#(String(repeating: "01", count: 32))","prevHash":"\#(String(repeating: "02", count: 32))","chainMetadata":{"saplingCommitmentTreeSize":100,"orchardCommitmentTreeSize":7,"ironwoodCommitmentTreeSize":\#(size)}}"#
+                        .utf8))
             return try ZcashCompactBlock.parse(try WireCompactBlock(record: record).serializedBytes(), expectedHeight: 5)
         }
         XCTAssertEqual(try fromJSON("42").ironwoodTreeSize, 42)
@@ -118,7 +133,10 @@ final class TreeSizeTests: XCTestCase {
         XCTAssertEqual(block.unreadParts, 1)
         // Their nullifiers spend Ironwood notes only: the tag carries the pool's byte.
         XCTAssertEqual(block.transactions.first?.spendTags, Array(repeating: [UInt8](repeating: 7, count: 32) + [0x03], count: 2))
-        let record = try JSONParser.parseObject(Array(#"{"height":5,"hash":"\#(String(repeating: "01", count: 32))","prevHash":"\#(String(repeating: "02", count: 32))","vtx":[{"txid":"\#(String(repeating: "03", count: 32))","ironwoodActions":[{"nullifier":"\#(String(repeating: "07", count: 32))","cmx":"\#(String(repeating: "08", count: 32))","ephemeralKey":"\#(String(repeating: "09", count: 32))","ciphertext":"\#(String(repeating: "0a", count: 52))"}]}]}"#.utf8))
+        let record = try JSONParser.parseObject(
+            Array(
+                #"{"height":5,"hash":"\#(String(repeating: "01", count: 32))","prevHash":"\#(String(repeating: "02", count: 32))","vtx":[{"txid":"\#(String(repeating: "03", count: 32))","ironwoodActions":[{"nullifier":"\#(String(repeating: "07", count: 32))","cmx":"\#(String(repeating: "08", count: 32))","ephemeralKey":"\#(String(repeating: "09", count: 32))","ciphertext":"\#(String(repeating: "0a", count: 52))"}]}]}"#
+                    .utf8))
         let fromJSON = try ZcashCompactBlock.parse(try WireCompactBlock(record: record).serializedBytes(), expectedHeight: 5)
         XCTAssertEqual(fromJSON.transactions.first?.ironwoodActions.count, 1)
         XCTAssertEqual(fromJSON.unreadParts, 0)
@@ -127,7 +145,8 @@ final class TreeSizeTests: XCTestCase {
         tx["futurePoolActions"] = .array([])
         var unknown = record
         unknown["vtx"] = .array([.object(tx), .object(tx)])
-        XCTAssertEqual(try ZcashCompactBlock.parse(try WireCompactBlock(record: unknown).serializedBytes(), expectedHeight: 5).unreadParts, 2)
+        XCTAssertEqual(
+            try ZcashCompactBlock.parse(try WireCompactBlock(record: unknown).serializedBytes(), expectedHeight: 5).unreadParts, 2)
         unknown["futureMetadata"] = .number("1")
         let both = try ZcashCompactBlock.parse(try WireCompactBlock(record: unknown).serializedBytes(), expectedHeight: 5)
         XCTAssertEqual(both.unreadParts, 3)

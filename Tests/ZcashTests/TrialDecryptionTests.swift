@@ -20,10 +20,13 @@ final class TrialDecryptionTests: XCTestCase {
             let height = UInt64(block["height"] as! Int)
             for tx in block["vtx"] as! [[String: Any]] {
                 for (i, o) in (tx["outputs"] as! [[String: Any]]).enumerated() {
-                    out.append(Output(height: height, txid: tx["txid"] as! String, outputIndex: i, position: position,
-                                      compact: CompactSaplingOutput(cmu: HexString.bytes(o["cmu"] as! String),
-                                                                    ephemeralKey: HexString.bytes(o["ephemeralKey"] as! String),
-                                                                    ciphertext: HexString.bytes(o["ciphertext"] as! String))))
+                    out.append(
+                        Output(
+                            height: height, txid: tx["txid"] as! String, outputIndex: i, position: position,
+                            compact: CompactSaplingOutput(
+                                cmu: HexString.bytes(o["cmu"] as! String),
+                                ephemeralKey: HexString.bytes(o["ephemeralKey"] as! String),
+                                ciphertext: HexString.bytes(o["ciphertext"] as! String))))
                     position += 1
                 }
             }
@@ -46,7 +49,8 @@ final class TrialDecryptionTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(rows.count, 14)
         for row in rows {
             let label = row["tag"] as? String ?? "?"
-            let o = try XCTUnwrap(outputs.first { $0.txid == row["txid"] as? String && $0.outputIndex == row["outputIndex"] as? Int }, label)
+            let o = try XCTUnwrap(
+                outputs.first { $0.txid == row["txid"] as? String && $0.outputIndex == row["outputIndex"] as? Int }, label)
             let ivk = try XCTUnwrap(Fr(bytes: HexString.bytes(try XCTUnwrap(row["ivk_used"] as? String))))
             let decryptor = SaplingDecryptor(ivk: ivk, consensus: .main)
             let shared = try XCTUnwrap(decryptor.sharedSecret(o.compact.ephemeralKey), label)
@@ -54,7 +58,8 @@ final class TrialDecryptionTests: XCTestCase {
             // The same secret from the sender's side: [8·esk]pk_d is what the row's esk gives.
             let key = SaplingDecryptor.key(sharedSecret: shared, ephemeralKey: o.compact.ephemeralKey)
             XCTAssertEqual(Hex.encode(key), row["kEnc"] as? String, label)
-            XCTAssertEqual(Hex.encode(SaplingDecryptor.plaintext52(key: key, ciphertext: o.compact.ciphertext)), row["plaintext52"] as? String, label)
+            XCTAssertEqual(
+                Hex.encode(SaplingDecryptor.plaintext52(key: key, ciphertext: o.compact.ciphertext)), row["plaintext52"] as? String, label)
         }
     }
 
@@ -109,7 +114,8 @@ final class TrialDecryptionTests: XCTestCase {
         for n in try TestPaths.jsonLines(TestPaths.fixture("zcash-sapling/negative_cases.jsonl")) {
             let reason = n["reason"] as? String ?? ""
             let o = try XCTUnwrap(outputs.first { $0.txid == n["txid"] as? String && $0.outputIndex == n["outputIndex"] as? Int })
-            let k = SaplingDecryptor.key(sharedSecret: try XCTUnwrap(decryptor.sharedSecret(o.compact.ephemeralKey)), ephemeralKey: o.compact.ephemeralKey)
+            let k = SaplingDecryptor.key(
+                sharedSecret: try XCTUnwrap(decryptor.sharedSecret(o.compact.ephemeralKey)), ephemeralKey: o.compact.ephemeralKey)
             let p = SaplingDecryptor.plaintext52(key: k, ciphertext: o.compact.ciphertext)
             if reason.contains("account 1") {
                 XCTAssertNotEqual(Hex.encode(Array(p[1..<12])), n["diversifier"] as? String, reason)  // garbage under our key

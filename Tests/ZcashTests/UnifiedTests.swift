@@ -16,11 +16,14 @@ final class UnifiedTests: XCTestCase {
         for v in try ZcashVectors.rows("f4jumble_long.json") {
             let length = try XCTUnwrap(v["length"] as? Int)
             let m = (0..<length).map { UInt8($0 & 0xFF) }
-            XCTAssertEqual(Hex.encode(Blake2.b(64, personal: [UInt8](repeating: 0, count: 16), F4Jumble.jumble(m))), v.hex("jumbled_hash"), "length \(length)")
+            XCTAssertEqual(
+                Hex.encode(Blake2.b(64, personal: [UInt8](repeating: 0, count: 16), F4Jumble.jumble(m))), v.hex("jumbled_hash"),
+                "length \(length)")
         }
     }
 
-    private func items(_ v: [String: Any], _ fields: [(String, UInt64)], unknown: (String, String)) -> [(typecode: UInt64, value: [UInt8])] {
+    private func items(_ v: [String: Any], _ fields: [(String, UInt64)], unknown: (String, String)) -> [(typecode: UInt64, value: [UInt8])]
+    {
         var out = [(typecode: UInt64, value: [UInt8])]()
         for (name, code) in fields { if let b = v.bytes(name) { out.append((code, b)) } }
         if let code = v[unknown.0] as? Int, let b = v.bytes(unknown.1) { out.append((UInt64(code), b)) }
@@ -44,14 +47,16 @@ final class UnifiedTests: XCTestCase {
         var derivedSapling = 0, derivedP2PKH = 0
         for (n, v) in rows.enumerated() {
             let want = try XCTUnwrap(v.hex("unified_addr"))
-            let parts = items(v, [("p2pkh_bytes", 0), ("p2sh_bytes", 1), ("sapling_raw_addr", 2), ("orchard_raw_addr", 3)],
-                              unknown: ("unknown_typecode", "unknown_bytes"))
+            let parts = items(
+                v, [("p2pkh_bytes", 0), ("p2sh_bytes", 1), ("sapling_raw_addr", 2), ("orchard_raw_addr", 3)],
+                unknown: ("unknown_typecode", "unknown_bytes"))
             XCTAssertEqual(UnifiedEncoding.encode(parts, kind: .address, network: .main), want, "row \(n)")
             assertSame(try UnifiedEncoding.decode(want, kind: .address, network: .main), parts, "row \(n)")
             let seed = try XCTUnwrap(v.bytes("root_seed")), account = try XCTUnwrap(v["account"] as? Int)
             let j = try XCTUnwrap(v["diversifier_index"] as? Int)
             if let sapling = v.bytes("sapling_raw_addr") {
-                let ivk = SaplingExtendedSpendingKey.account(seed: seed, network: .main, account: UInt32(account)).fullViewingKey.incomingViewingKey
+                let ivk = SaplingExtendedSpendingKey.account(seed: seed, network: .main, account: UInt32(account)).fullViewingKey
+                    .incomingViewingKey
                 XCTAssertEqual(ivk.address(exactly: DiversifierIndex(UInt64(j)))?.bytes, sapling, "row \(n)")
                 derivedSapling += 1
             }
@@ -66,15 +71,18 @@ final class UnifiedTests: XCTestCase {
     }
 
     func testUnifiedViewingKeys() throws {
-        for (file, kind, field, t) in [("unified_full_viewing_keys.json", UnifiedEncoding.Kind.fullViewingKey, "fvk", "unified_fvk"),
-                                       ("unified_incoming_viewing_keys.json", .incomingViewingKey, "ivk", "unified_ivk")] {
+        for (file, kind, field, t) in [
+            ("unified_full_viewing_keys.json", UnifiedEncoding.Kind.fullViewingKey, "fvk", "unified_fvk"),
+            ("unified_incoming_viewing_keys.json", .incomingViewingKey, "ivk", "unified_ivk"),
+        ] {
             let rows = try ZcashVectors.rows(file)
             XCTAssertEqual(rows.count, 20)
             var derived = 0
             for (n, v) in rows.enumerated() {
                 let want = try XCTUnwrap(v.hex(t))
-                let parts = items(v, [("t_key_bytes", 0), ("sapling_\(field)_bytes", 2), ("orchard_\(field)_bytes", 3)],
-                                  unknown: ("unknown_\(field)_typecode", "unknown_\(field)_bytes"))
+                let parts = items(
+                    v, [("t_key_bytes", 0), ("sapling_\(field)_bytes", 2), ("orchard_\(field)_bytes", 3)],
+                    unknown: ("unknown_\(field)_typecode", "unknown_\(field)_bytes"))
                 XCTAssertEqual(UnifiedEncoding.encode(parts, kind: kind, network: .main), want, "\(file) row \(n)")
                 assertSame(try UnifiedEncoding.decode(want, kind: kind, network: .main), parts, "\(file) row \(n)")
                 let seed = try XCTUnwrap(v.bytes("root_seed")), account = try XCTUnwrap(v["account"] as? Int)
@@ -149,24 +157,38 @@ final class AbandonArtWalletTests: XCTestCase {
         // the file's Orchard receiver (Satchel derives no Orchard keys).
         XCTAssertEqual(UnifiedEncoding.encode([(2, address.bytes)], kind: .address, network: .main), u.hex("ua_sapling_only"))
         let orchard = try XCTUnwrap(u.bytes("orchard_d")) + (try XCTUnwrap(u.bytes("orchard_pk_d")))
-        XCTAssertEqual(UnifiedEncoding.encode([(0, Hash.hash160(t.publicKey.compressed)), (2, address.bytes), (3, orchard)], kind: .address, network: .main),
-                       u.hex("ua_orchard_sapling_p2pkh"))
+        XCTAssertEqual(
+            UnifiedEncoding.encode(
+                [(0, Hash.hash160(t.publicKey.compressed)), (2, address.bytes), (3, orchard)], kind: .address, network: .main),
+            u.hex("ua_orchard_sapling_p2pkh"))
         XCTAssertEqual(Hex.encode(xfvk.key.bytes), u.hex("ufvk_item_sapling"))
         XCTAssertEqual(Hex.encode(account.chainCode + account.publicKey.compressed), u.hex("ufvk_item_p2pkh"))
-        XCTAssertEqual(UnifiedEncoding.encode([(0, account.chainCode + account.publicKey.compressed), (2, xfvk.key.bytes),
-                                               (3, try XCTUnwrap(u.bytes("ufvk_item_orchard")))], kind: .fullViewingKey, network: .main), u.hex("ufvk"))
+        XCTAssertEqual(
+            UnifiedEncoding.encode(
+                [
+                    (0, account.chainCode + account.publicKey.compressed), (2, xfvk.key.bytes),
+                    (3, try XCTUnwrap(u.bytes("ufvk_item_orchard"))),
+                ], kind: .fullViewingKey, network: .main), u.hex("ufvk"))
         let external = try account.derive([0])
         XCTAssertEqual(Hex.encode(ivk.bytes), u.hex("uivk_item_sapling"))
         XCTAssertEqual(Hex.encode(external.chainCode + external.publicKey.compressed), u.hex("uivk_item_p2pkh"))
         // What `derive` writes (Sapling and P2PKH, no Orchard), from the file's own items; the
         // end-to-end tests compare the tool's output with these strings.
-        XCTAssertEqual(UnifiedEncoding.encode([(0, try XCTUnwrap(u.bytes("transparent_pubkey_hash"))),
-                                               (2, try XCTUnwrap(s.bytes("default_d")) + (try XCTUnwrap(s.bytes("default_pk_d"))))],
-                                              kind: .address, network: .main), Self.unifiedAddress)
-        XCTAssertEqual(UnifiedEncoding.encode([(0, try XCTUnwrap(u.bytes("ufvk_item_p2pkh"))), (2, try XCTUnwrap(u.bytes("ufvk_item_sapling")))],
-                                              kind: .fullViewingKey, network: .main), Self.ufvk)
-        XCTAssertEqual(UnifiedEncoding.encode([(0, try XCTUnwrap(u.bytes("uivk_item_p2pkh"))), (2, try XCTUnwrap(u.bytes("uivk_item_sapling")))],
-                                              kind: .incomingViewingKey, network: .main), Self.uivk)
+        XCTAssertEqual(
+            UnifiedEncoding.encode(
+                [
+                    (0, try XCTUnwrap(u.bytes("transparent_pubkey_hash"))),
+                    (2, try XCTUnwrap(s.bytes("default_d")) + (try XCTUnwrap(s.bytes("default_pk_d")))),
+                ],
+                kind: .address, network: .main), Self.unifiedAddress)
+        XCTAssertEqual(
+            UnifiedEncoding.encode(
+                [(0, try XCTUnwrap(u.bytes("ufvk_item_p2pkh"))), (2, try XCTUnwrap(u.bytes("ufvk_item_sapling")))],
+                kind: .fullViewingKey, network: .main), Self.ufvk)
+        XCTAssertEqual(
+            UnifiedEncoding.encode(
+                [(0, try XCTUnwrap(u.bytes("uivk_item_p2pkh"))), (2, try XCTUnwrap(u.bytes("uivk_item_sapling")))],
+                kind: .incomingViewingKey, network: .main), Self.uivk)
     }
 
     /// A checksum-valid UIVK whose Sapling ivk is zero (the fixture's dk and P2PKH item): every
@@ -186,8 +208,12 @@ final class AbandonArtWalletTests: XCTestCase {
         XCTAssertNotNil(SaplingIncomingViewingKey(bytes: Array(item[0..<32]) + [r[0] - 1] + r[1...]))
     }
 
-    static let zeroIVK = "uivk1tlwuz4q3qrkpt8hethk83d6fqawdcrsy02zeqs355kdp8chatrnn6p2kq304ah2dtt0ejswpyjhaz74pcwgywmcqnr8nvsd20hrcjy2n5jh8nye0atzjhrnlkfc8azvxkscwecl2r9c6ztu7u2dpgpvgl23chz3xn4p2qy0rlf9rmc00fcanhmt7ssmm5e46f09etkjs65zyfjktannw0l8uq747ml482jqpktzp8qdfjjsltnpwl"
-    static let unifiedAddress = "u1hn79mq050nfzhqmc9u4ra7vxvyfhaxfgr0wmeg8qvt5mknzxahyxrutectkr0sm5utxhldc53gg6qk5kpdtewuynq888xrp5vqd4y6lhk7lqtxfg6aprm7xpzlfxxgl0fhn5j0h3jlt"
-    static let ufvk = "uview10aqqunlxg4sz6l6x6uc3a66lv7gn53hz6wxd6ygd9mfax8d85k5xstg7s0cp0w2udhus2qgq6pep8fmh33mt0yf5q53tlvc9natrj6mkrxepp626azuzjzzfvc7ta8w7v2r5p5yc36sfphjkypkg3hk237laxqa7efkeegnsljahuecvfms2qvzvh9gtuvrq7u3v7qpvcmqrxw562w2d3zlcwme2kwfujvxvnqwnnkhgxs5xdmfde0fa4y7vc9sa9dhn45y2wddfx6wd660ugajuzqs92cp48h4ashvj44kdfqkdwts6ce7gtw39g7cx0s54y9ej9a49awkfzada25ljtrh"
-    static let uivk = "uivk1qqg856d8u84nhv6yy6k64g4y3s855g43syvwmh6e6vjqml2n9l6egwgntprs6la637lk0r5zgn7hx265ym58qthk80gvyqaqaj7vh75xmgrg02qyeju20jmq57hf0jh7l584hy32f8cdaeqxj7nvn8pc0nr8vpv9z9x6msnuxlwyxtnww0wp58ug0v5fv70s394dssvgstlusqz7kmg5u8wgza0ztpddx47nwvq8r9ssyygsnq9ph"
+    static let zeroIVK =
+        "uivk1tlwuz4q3qrkpt8hethk83d6fqawdcrsy02zeqs355kdp8chatrnn6p2kq304ah2dtt0ejswpyjhaz74pcwgywmcqnr8nvsd20hrcjy2n5jh8nye0atzjhrnlkfc8azvxkscwecl2r9c6ztu7u2dpgpvgl23chz3xn4p2qy0rlf9rmc00fcanhmt7ssmm5e46f09etkjs65zyfjktannw0l8uq747ml482jqpktzp8qdfjjsltnpwl"
+    static let unifiedAddress =
+        "u1hn79mq050nfzhqmc9u4ra7vxvyfhaxfgr0wmeg8qvt5mknzxahyxrutectkr0sm5utxhldc53gg6qk5kpdtewuynq888xrp5vqd4y6lhk7lqtxfg6aprm7xpzlfxxgl0fhn5j0h3jlt"
+    static let ufvk =
+        "uview10aqqunlxg4sz6l6x6uc3a66lv7gn53hz6wxd6ygd9mfax8d85k5xstg7s0cp0w2udhus2qgq6pep8fmh33mt0yf5q53tlvc9natrj6mkrxepp626azuzjzzfvc7ta8w7v2r5p5yc36sfphjkypkg3hk237laxqa7efkeegnsljahuecvfms2qvzvh9gtuvrq7u3v7qpvcmqrxw562w2d3zlcwme2kwfujvxvnqwnnkhgxs5xdmfde0fa4y7vc9sa9dhn45y2wddfx6wd660ugajuzqs92cp48h4ashvj44kdfqkdwts6ce7gtw39g7cx0s54y9ej9a49awkfzada25ljtrh"
+    static let uivk =
+        "uivk1qqg856d8u84nhv6yy6k64g4y3s855g43syvwmh6e6vjqml2n9l6egwgntprs6la637lk0r5zgn7hx265ym58qthk80gvyqaqaj7vh75xmgrg02qyeju20jmq57hf0jh7l584hy32f8cdaeqxj7nvn8pc0nr8vpv9z9x6msnuxlwyxtnww0wp58ug0v5fv70s394dssvgstlusqz7kmg5u8wgza0ztpddx47nwvq8r9ssyygsnq9ph"
 }

@@ -21,7 +21,8 @@ enum ZcashVectors {
     static func exactIntegers(_ file: String, field: String) throws -> [UInt64] {
         let data = try Data(contentsOf: TestPaths.vector("zcash/" + file))
         guard case .array(let all) = try JSONParser.parse(Array(data)), case .array(let header) = all[1],
-              case .string(let names) = header[0], let column = names.components(separatedBy: ", ").firstIndex(of: field) else {
+            case .string(let names) = header[0], let column = names.components(separatedBy: ", ").firstIndex(of: field)
+        else {
             throw VectorError("no \(field) in \(file)")
         }
         return try all.dropFirst(2).map { row in

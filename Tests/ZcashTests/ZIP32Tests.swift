@@ -28,7 +28,9 @@ final class ZIP32Tests: XCTestCase {
         XCTAssertEqual(Hex.encode(xfvk.bytes), v.hex("xfvk"), label)
         XCTAssertEqual(Hex.encode(fvk.fingerprint), v.hex("fp"), label)
         let ivk = fvk.incomingViewingKey
-        for (name, index) in [("d0", DiversifierIndex(0)), ("d1", DiversifierIndex(1)), ("d2", DiversifierIndex(2)), ("dmax", DiversifierIndex.max)] {
+        for (name, index) in [
+            ("d0", DiversifierIndex(0)), ("d1", DiversifierIndex(1)), ("d2", DiversifierIndex(2)), ("dmax", DiversifierIndex.max),
+        ] {
             XCTAssertEqual(ivk.address(exactly: index).map { Hex.encode($0.diversifier) }, v.hex(name), "\(label) \(name)")
         }
         let internalKey = xfvk.internal
@@ -83,8 +85,9 @@ final class ZIP32Tests: XCTestCase {
             XCTAssertEqual(Hex.encode(ask.bytes), v.hex("ask"))
             XCTAssertEqual(Hex.encode(nsk.bytes), v.hex("nsk"))
             XCTAssertEqual(Hex.encode(Array(Blake2.prfExpand(sk, [2])[0..<32])), v.hex("ovk"))
-            let fvk = SaplingFullViewingKey(ak: SaplingGenerators.spendAuth.times(ask), nk: SaplingGenerators.proofGeneration.times(nsk),
-                                            ovk: [], dk: [])
+            let fvk = SaplingFullViewingKey(
+                ak: SaplingGenerators.spendAuth.times(ask), nk: SaplingGenerators.proofGeneration.times(nsk),
+                ovk: [], dk: [])
             XCTAssertEqual(Hex.encode(fvk.ak.bytes), v.hex("ak"), "row \(n)")
             XCTAssertEqual(Hex.encode(fvk.nk.bytes), v.hex("nk"), "row \(n)")
             let ivk = fvk.incomingViewingKey.ivk
@@ -95,10 +98,13 @@ final class ZIP32Tests: XCTestCase {
             XCTAssertEqual(Hex.encode(d), v.hex("default_d"), "row \(n)")
             XCTAssertEqual(Hex.encode(try XCTUnwrap(SaplingDiversifier.base(d)).times(ivk).bytes), v.hex("default_pk_d"), "row \(n)")
             // The note to that address: its commitment (Pedersen hash) and nullifier.
-            let note = SaplingNote(diversifier: d, transmissionKey: try XCTUnwrap(v.bytes("default_pk_d")),
-                                   value: values[n], rcm: try XCTUnwrap(Fr(bytes: try XCTUnwrap(v.bytes("note_r")))))
+            let note = SaplingNote(
+                diversifier: d, transmissionKey: try XCTUnwrap(v.bytes("default_pk_d")),
+                value: values[n], rcm: try XCTUnwrap(Fr(bytes: try XCTUnwrap(v.bytes("note_r")))))
             XCTAssertEqual(note.commitmentU.map(Hex.encode), v.hex("note_cmu"), "row \(n)")
-            XCTAssertEqual(note.nullifier(nk: fvk.nk, position: UInt64(try XCTUnwrap(v["note_pos"] as? Int))).map(Hex.encode), v.hex("note_nf"), "row \(n)")
+            XCTAssertEqual(
+                note.nullifier(nk: fvk.nk, position: UInt64(try XCTUnwrap(v["note_pos"] as? Int))).map(Hex.encode), v.hex("note_nf"),
+                "row \(n)")
         }
     }
 
@@ -108,12 +114,15 @@ final class ZIP32Tests: XCTestCase {
         let ff1 = FF1AES256(key: HexString.bytes("2B7E151628AED2A6ABF7158809CF4F3CEF4359D8D580AA4F7F036D6F04FC6A94".lowercased()))
         func bits(_ s: String) -> [UInt8] { s.utf8.map { $0 - 48 } }
         func text(_ b: [UInt8]) -> String { String(decoding: b.map { $0 + 48 }, as: UTF8.self) }
-        XCTAssertEqual(text(ff1.encrypt(bits: [UInt8](repeating: 0, count: 88))),
-                       "0000100100110101011101111111110011000001101100111110011101110101011010100100010011001111")
-        XCTAssertEqual(text(ff1.encrypt(bits: bits("0000100100110101011101111111110011000001101100111110011101110101011010100100010011001111"))),
-                       "1101101011010001100011110000010011001111110110011101010110100001111001000101011111011000")
-        XCTAssertEqual(text(ff1.encrypt(bits: (0..<88).map { UInt8($0 % 2) })),
-                       "0000111101000001111011010111011111110001100101000000001101101110100010010111001100100110")
+        XCTAssertEqual(
+            text(ff1.encrypt(bits: [UInt8](repeating: 0, count: 88))),
+            "0000100100110101011101111111110011000001101100111110011101110101011010100100010011001111")
+        XCTAssertEqual(
+            text(ff1.encrypt(bits: bits("0000100100110101011101111111110011000001101100111110011101110101011010100100010011001111"))),
+            "1101101011010001100011110000010011001111110110011101010110100001111001000101011111011000")
+        XCTAssertEqual(
+            text(ff1.encrypt(bits: (0..<88).map { UInt8($0 % 2) })),
+            "0000111101000001111011010111011111110001100101000000001101101110100010010111001100100110")
     }
 
     func testDiversifierIndexDecimal() {

@@ -12,8 +12,12 @@ public struct BitcoinTx: Sendable, Equatable {
         public var sequence: UInt32
         public var witness: [[UInt8]]
 
-        public init(previousTxID: [UInt8], previousIndex: UInt32, scriptSig: [UInt8] = [], sequence: UInt32 = 0xFFFF_FFFF, witness: [[UInt8]] = []) {
-            (self.previousTxID, self.previousIndex, self.scriptSig, self.sequence, self.witness) = (previousTxID, previousIndex, scriptSig, sequence, witness)
+        public init(
+            previousTxID: [UInt8], previousIndex: UInt32, scriptSig: [UInt8] = [], sequence: UInt32 = 0xFFFF_FFFF, witness: [[UInt8]] = []
+        ) {
+            (self.previousTxID, self.previousIndex, self.scriptSig, self.sequence, self.witness) = (
+                previousTxID, previousIndex, scriptSig, sequence, witness
+            )
         }
 
         /// txid ‖ vout (little-endian).
@@ -105,7 +109,9 @@ public struct BitcoinTx: Sendable, Equatable {
                 let items = try r.compactSize(maximum: r.remaining)
                 for _ in 0..<items { inputs[i].witness.append(try r.varBytes()) }
             }
-            guard inputs.contains(where: { !$0.witness.isEmpty }) else { throw .malformed("the segwit form with no witness (BIP144: use the old form)") }
+            guard inputs.contains(where: { !$0.witness.isEmpty }) else {
+                throw .malformed("the segwit form with no witness (BIP144: use the old form)")
+            }
         }
         lockTime = try r.uint32()
         guard r.remaining == 0 else { throw .malformed("\(r.remaining) bytes after the transaction") }
@@ -197,7 +203,9 @@ struct SerialReader {
     }
 
     private func bounded(_ value: UInt64, _ maximum: Int) throws(BitcoinTxError) -> Int {
-        guard value <= UInt64(max(maximum, 0)) else { throw .malformed("a count of \(value) where at most \(max(maximum, 0)) fit in the bytes left") }
+        guard value <= UInt64(max(maximum, 0)) else {
+            throw .malformed("a count of \(value) where at most \(max(maximum, 0)) fit in the bytes left")
+        }
         return Int(value)
     }
 

@@ -38,9 +38,13 @@ public struct MultisigDescriptor: Sendable {
             throw refuse("a multisig wallet is wsh(sortedmulti(…)), wsh(multi(…)) or sh(wsh(…)) of them")
         }
         let sorted: Bool
-        if inner.hasPrefix("sortedmulti("), inner.hasSuffix(")") { (sorted, inner) = (true, inner.dropFirst(12).dropLast(1)) }
-        else if inner.hasPrefix("multi("), inner.hasSuffix(")") { (sorted, inner) = (false, inner.dropFirst(6).dropLast(1)) }
-        else { throw refuse("a multisig wallet is wsh(sortedmulti(…)), wsh(multi(…)) or sh(wsh(…)) of them") }
+        if inner.hasPrefix("sortedmulti("), inner.hasSuffix(")") {
+            (sorted, inner) = (true, inner.dropFirst(12).dropLast(1))
+        } else if inner.hasPrefix("multi("), inner.hasSuffix(")") {
+            (sorted, inner) = (false, inner.dropFirst(6).dropLast(1))
+        } else {
+            throw refuse("a multisig wallet is wsh(sortedmulti(…)), wsh(multi(…)) or sh(wsh(…)) of them")
+        }
         let parts = inner.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
         guard parts.count >= 2, let m = Int(parts[0]), m >= 1, m <= parts.count - 1, parts.count - 1 <= 20 else {
             throw refuse("it needs a threshold from 1 to the number of keys (at most 20), then the keys")
@@ -55,14 +59,24 @@ public struct MultisigDescriptor: Sendable {
                 case .path(let e): throw e
                 }
             }
-            guard let (fingerprint, path, after) = origin else { throw refuse("each key needs its origin, [fingerprint/path]xpub…, to be matched with a PSBT's derivations") }
+            guard let (fingerprint, path, after) = origin else {
+                throw refuse("each key needs its origin, [fingerprint/path]xpub…, to be matched with a PSBT's derivations")
+            }
             let rest = after.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
             guard rest.count == 3, rest[2] == "*" else { throw refuse("each key ends in /<0;1>/*, /0/* or /1/*") }
-            let chains: [UInt32] = switch rest[1] { case "<0;1>": [0, 1]; case "0": [0]; case "1": [1]; default: [] }
+            let chains: [UInt32] =
+                switch rest[1] {
+                case "<0;1>": [0, 1];
+                case "0": [0];
+                case "1": [1];
+                default: []
+                }
             guard !chains.isEmpty else { throw refuse("each key ends in /<0;1>/*, /0/* or /1/*") }
             let key = try ExtendedKey(parsing: rest[0])
             guard !key.isPrivate else { throw refuse("a wallet's keys are extended public keys") }
-            guard Int(key.depth) == path.components.count else { throw refuse("a key's origin says depth \(path.components.count), the key is at depth \(key.depth)") }
+            guard Int(key.depth) == path.components.count else {
+                throw refuse("a key's origin says depth \(path.components.count), the key is at depth \(key.depth)")
+            }
             cosigners.append(Cosigner(fingerprint: fingerprint, path: path, key: key, chains: chains))
         }
         guard Set(cosigners.map { $0.key.publicKey.compressed }).count == cosigners.count else { throw refuse("a key appears twice") }
@@ -82,8 +96,10 @@ public struct MultisigDescriptor: Sendable {
     /// Where a derivation (fingerprint, full path) lies in this wallet: the cosigner whose
     /// origin it extends by a chain and an index, and those two steps.
     public func place(fingerprint: [UInt8], path: [UInt32]) -> (cosigner: Int, chain: UInt32, index: UInt32)? {
-        for (i, c) in cosigners.enumerated() where c.fingerprint == fingerprint && path.count == c.path.components.count + 2
-            && Array(path.prefix(c.path.components.count)) == c.path.components {
+        for (i, c) in cosigners.enumerated()
+        where c.fingerprint == fingerprint && path.count == c.path.components.count + 2
+            && Array(path.prefix(c.path.components.count)) == c.path.components
+        {
             let chain = path[path.count - 2], index = path[path.count - 1]
             guard c.chains.contains(chain), index < DerivationPath.hardened else { return nil }
             return (i, chain, index)

@@ -59,7 +59,9 @@ public struct PSBT: Sendable, Equatable {
 
     /// BIP174's Creator: a version 0 PSBT of an unsigned transaction, every map empty.
     public init(unsignedTransaction tx: BitcoinTx) throws(PSBTError) {
-        guard tx.inputs.allSatisfy({ $0.scriptSig.isEmpty && $0.witness.isEmpty }) else { throw .unsignedTransaction("an input is already signed") }
+        guard tx.inputs.allSatisfy({ $0.scriptSig.isEmpty && $0.witness.isEmpty }) else {
+            throw .unsignedTransaction("an input is already signed")
+        }
         version = 0
         global = Map(pairs: [Pair(type: PSBTField.globalUnsignedTx, value: tx.serialized(witness: false))])
         inputs = Array(repeating: Map(), count: tx.inputs.count)
@@ -70,7 +72,9 @@ public struct PSBT: Sendable, Equatable {
     public init(base64 text: String) throws(PSBTError) {
         // Line breaks and spaces a mail or a terminal put in are not part of it (ASCII ones:
         // looking up Unicode's whitespace property was a tenth of a large PSBT's signing).
-        guard let bytes = Base64.decode(utf8: text.utf8.filter { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }) else { throw .notBase64 }
+        guard let bytes = Base64.decode(utf8: text.utf8.filter { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }) else {
+            throw .notBase64
+        }
         try self.init(parsing: bytes)
     }
 
@@ -90,16 +94,21 @@ public struct PSBT: Sendable, Equatable {
         let tx: BitcoinTx
         let inputCount: Int, outputCount: Int
         if version == 0 {
-            guard let raw = global.value(PSBTField.globalUnsignedTx) else { throw .missing(map: "global", field: "PSBT_GLOBAL_UNSIGNED_TX") }
+            guard let raw = global.value(PSBTField.globalUnsignedTx) else {
+                throw .missing(map: "global", field: "PSBT_GLOBAL_UNSIGNED_TX")
+            }
             tx = try PSBTField.unsignedTransaction(raw)
             (inputCount, outputCount) = (tx.inputs.count, tx.outputs.count)
         } else {
-            for (f, n) in [(PSBTField.globalTxVersion, "PSBT_GLOBAL_TX_VERSION"), (PSBTField.globalInputCount, "PSBT_GLOBAL_INPUT_COUNT"),
-                           (PSBTField.globalOutputCount, "PSBT_GLOBAL_OUTPUT_COUNT")] where global.value(f) == nil {
+            for (f, n) in [
+                (PSBTField.globalTxVersion, "PSBT_GLOBAL_TX_VERSION"), (PSBTField.globalInputCount, "PSBT_GLOBAL_INPUT_COUNT"),
+                (PSBTField.globalOutputCount, "PSBT_GLOBAL_OUTPUT_COUNT"),
+            ] where global.value(f) == nil {
                 throw .missing(map: "global", field: n)
             }
             inputCount = try PSBTField.count(global.value(PSBTField.globalInputCount)!, name: "PSBT_GLOBAL_INPUT_COUNT", limit: r.remaining)
-            outputCount = try PSBTField.count(global.value(PSBTField.globalOutputCount)!, name: "PSBT_GLOBAL_OUTPUT_COUNT", limit: r.remaining)
+            outputCount = try PSBTField.count(
+                global.value(PSBTField.globalOutputCount)!, name: "PSBT_GLOBAL_OUTPUT_COUNT", limit: r.remaining)
             tx = BitcoinTx(version: 0, inputs: [], outputs: [], lockTime: 0)
         }
         var inputs = [Map](), outputs = [Map]()
@@ -126,10 +135,15 @@ public struct PSBT: Sendable, Equatable {
             guard let raw = map.value(PSBTField.inNonWitnessUtxo), let previous = try? BitcoinTx(parsing: raw) else { continue }
             let spent = transaction.inputs[i]
             guard previous.txid == spent.previousTxID else {
-                throw .utxoMismatch(input: i, reason: "PSBT_IN_NON_WITNESS_UTXO is transaction \(Bitcoin.display(previous.txid)), and the input spends \(Bitcoin.display(spent.previousTxID))")
+                throw .utxoMismatch(
+                    input: i,
+                    reason:
+                        "PSBT_IN_NON_WITNESS_UTXO is transaction \(Bitcoin.display(previous.txid)), and the input spends \(Bitcoin.display(spent.previousTxID))"
+                )
             }
             guard Int(spent.previousIndex) < previous.outputs.count else {
-                throw .utxoMismatch(input: i, reason: "it spends output \(spent.previousIndex) of a transaction with \(previous.outputs.count)")
+                throw .utxoMismatch(
+                    input: i, reason: "it spends output \(spent.previousIndex) of a transaction with \(previous.outputs.count)")
             }
         }
     }

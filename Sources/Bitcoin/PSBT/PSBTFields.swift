@@ -56,21 +56,21 @@ public enum PSBTError: WalletError, Equatable {
 /// The field types of BIP174, BIP370 and BIP371, and what each requires of its key and value.
 public enum PSBTField {
     public static let globalUnsignedTx: UInt64 = 0x00, globalXpub: UInt64 = 0x01, globalTxVersion: UInt64 = 0x02,
-                      globalFallbackLocktime: UInt64 = 0x03, globalInputCount: UInt64 = 0x04, globalOutputCount: UInt64 = 0x05,
-                      globalTxModifiable: UInt64 = 0x06, globalVersion: UInt64 = 0xFB, proprietary: UInt64 = 0xFC
+        globalFallbackLocktime: UInt64 = 0x03, globalInputCount: UInt64 = 0x04, globalOutputCount: UInt64 = 0x05,
+        globalTxModifiable: UInt64 = 0x06, globalVersion: UInt64 = 0xFB, proprietary: UInt64 = 0xFC
 
     public static let inNonWitnessUtxo: UInt64 = 0x00, inWitnessUtxo: UInt64 = 0x01, inPartialSig: UInt64 = 0x02,
-                      inSighashType: UInt64 = 0x03, inRedeemScript: UInt64 = 0x04, inWitnessScript: UInt64 = 0x05,
-                      inBIP32Derivation: UInt64 = 0x06, inFinalScriptSig: UInt64 = 0x07, inFinalScriptWitness: UInt64 = 0x08,
-                      inRipemd160: UInt64 = 0x0A, inSha256: UInt64 = 0x0B, inHash160: UInt64 = 0x0C, inHash256: UInt64 = 0x0D,
-                      inPreviousTxid: UInt64 = 0x0E, inOutputIndex: UInt64 = 0x0F, inSequence: UInt64 = 0x10,
-                      inRequiredTimeLocktime: UInt64 = 0x11, inRequiredHeightLocktime: UInt64 = 0x12,
-                      inTapKeySig: UInt64 = 0x13, inTapScriptSig: UInt64 = 0x14, inTapLeafScript: UInt64 = 0x15,
-                      inTapBIP32Derivation: UInt64 = 0x16, inTapInternalKey: UInt64 = 0x17, inTapMerkleRoot: UInt64 = 0x18
+        inSighashType: UInt64 = 0x03, inRedeemScript: UInt64 = 0x04, inWitnessScript: UInt64 = 0x05,
+        inBIP32Derivation: UInt64 = 0x06, inFinalScriptSig: UInt64 = 0x07, inFinalScriptWitness: UInt64 = 0x08,
+        inRipemd160: UInt64 = 0x0A, inSha256: UInt64 = 0x0B, inHash160: UInt64 = 0x0C, inHash256: UInt64 = 0x0D,
+        inPreviousTxid: UInt64 = 0x0E, inOutputIndex: UInt64 = 0x0F, inSequence: UInt64 = 0x10,
+        inRequiredTimeLocktime: UInt64 = 0x11, inRequiredHeightLocktime: UInt64 = 0x12,
+        inTapKeySig: UInt64 = 0x13, inTapScriptSig: UInt64 = 0x14, inTapLeafScript: UInt64 = 0x15,
+        inTapBIP32Derivation: UInt64 = 0x16, inTapInternalKey: UInt64 = 0x17, inTapMerkleRoot: UInt64 = 0x18
 
     public static let outRedeemScript: UInt64 = 0x00, outWitnessScript: UInt64 = 0x01, outBIP32Derivation: UInt64 = 0x02,
-                      outAmount: UInt64 = 0x03, outScript: UInt64 = 0x04, outTapInternalKey: UInt64 = 0x05,
-                      outTapTree: UInt64 = 0x06, outTapBIP32Derivation: UInt64 = 0x07
+        outAmount: UInt64 = 0x03, outScript: UInt64 = 0x04, outTapInternalKey: UInt64 = 0x05,
+        outTapTree: UInt64 = 0x06, outTapBIP32Derivation: UInt64 = 0x07
 
     enum Scope { case global, input, output }
 
@@ -93,13 +93,18 @@ public enum PSBTField {
     static func rule(_ type: UInt64, _ scope: Scope) -> Rule? {
         let both = Rule.Versions(v0: true, v2: true), v0 = Rule.Versions(v0: true, v2: false), v2 = Rule.Versions(v0: false, v2: true)
         switch (scope, type) {
-        case (_, proprietary): return Rule(name: "PSBT_\(scope == .global ? "GLOBAL" : scope == .input ? "IN" : "OUT")_PROPRIETARY", keyData: .any, versions: both, value: nil)
+        case (_, proprietary):
+            return Rule(
+                name: "PSBT_\(scope == .global ? "GLOBAL" : scope == .input ? "IN" : "OUT")_PROPRIETARY", keyData: .any, versions: both,
+                value: nil)
         case (.global, globalUnsignedTx): return Rule(name: "PSBT_GLOBAL_UNSIGNED_TX", keyData: .none, versions: v0, value: nil)
         case (.global, globalXpub): return Rule(name: "PSBT_GLOBAL_XPUB", keyData: .xpub, versions: both, value: origin)
         case (.global, globalTxVersion): return Rule(name: "PSBT_GLOBAL_TX_VERSION", keyData: .none, versions: v2, value: fixed(4))
-        case (.global, globalFallbackLocktime): return Rule(name: "PSBT_GLOBAL_FALLBACK_LOCKTIME", keyData: .none, versions: v2, value: fixed(4))
+        case (.global, globalFallbackLocktime):
+            return Rule(name: "PSBT_GLOBAL_FALLBACK_LOCKTIME", keyData: .none, versions: v2, value: fixed(4))
         case (.global, globalInputCount): return Rule(name: "PSBT_GLOBAL_INPUT_COUNT", keyData: .none, versions: v2, value: compactSizeOnly)
-        case (.global, globalOutputCount): return Rule(name: "PSBT_GLOBAL_OUTPUT_COUNT", keyData: .none, versions: v2, value: compactSizeOnly)
+        case (.global, globalOutputCount):
+            return Rule(name: "PSBT_GLOBAL_OUTPUT_COUNT", keyData: .none, versions: v2, value: compactSizeOnly)
         case (.global, globalTxModifiable): return Rule(name: "PSBT_GLOBAL_TX_MODIFIABLE", keyData: .none, versions: v2, value: fixed(1))
         case (.global, globalVersion): return Rule(name: "PSBT_GLOBAL_VERSION", keyData: .none, versions: both, value: fixed(4))
         case (.input, inNonWitnessUtxo): return Rule(name: "PSBT_IN_NON_WITNESS_UTXO", keyData: .none, versions: both, value: transaction)
@@ -110,7 +115,8 @@ public enum PSBTField {
         case (.input, inWitnessScript): return Rule(name: "PSBT_IN_WITNESS_SCRIPT", keyData: .none, versions: both, value: nil)
         case (.input, inBIP32Derivation): return Rule(name: "PSBT_IN_BIP32_DERIVATION", keyData: .publicKey, versions: both, value: origin)
         case (.input, inFinalScriptSig): return Rule(name: "PSBT_IN_FINAL_SCRIPTSIG", keyData: .none, versions: both, value: nil)
-        case (.input, inFinalScriptWitness): return Rule(name: "PSBT_IN_FINAL_SCRIPTWITNESS", keyData: .none, versions: both, value: witnessStack)
+        case (.input, inFinalScriptWitness):
+            return Rule(name: "PSBT_IN_FINAL_SCRIPTWITNESS", keyData: .none, versions: both, value: witnessStack)
         case (.input, inRipemd160): return Rule(name: "PSBT_IN_RIPEMD160", keyData: .sized([20]), versions: both, value: nil)
         case (.input, inSha256): return Rule(name: "PSBT_IN_SHA256", keyData: .sized([32]), versions: both, value: nil)
         case (.input, inHash160): return Rule(name: "PSBT_IN_HASH160", keyData: .sized([20]), versions: both, value: nil)
@@ -118,22 +124,29 @@ public enum PSBTField {
         case (.input, inPreviousTxid): return Rule(name: "PSBT_IN_PREVIOUS_TXID", keyData: .none, versions: v2, value: fixed(32))
         case (.input, inOutputIndex): return Rule(name: "PSBT_IN_OUTPUT_INDEX", keyData: .none, versions: v2, value: fixed(4))
         case (.input, inSequence): return Rule(name: "PSBT_IN_SEQUENCE", keyData: .none, versions: v2, value: fixed(4))
-        case (.input, inRequiredTimeLocktime): return Rule(name: "PSBT_IN_REQUIRED_TIME_LOCKTIME", keyData: .none, versions: v2, value: timeLock)
-        case (.input, inRequiredHeightLocktime): return Rule(name: "PSBT_IN_REQUIRED_HEIGHT_LOCKTIME", keyData: .none, versions: v2, value: heightLock)
+        case (.input, inRequiredTimeLocktime):
+            return Rule(name: "PSBT_IN_REQUIRED_TIME_LOCKTIME", keyData: .none, versions: v2, value: timeLock)
+        case (.input, inRequiredHeightLocktime):
+            return Rule(name: "PSBT_IN_REQUIRED_HEIGHT_LOCKTIME", keyData: .none, versions: v2, value: heightLock)
         case (.input, inTapKeySig): return Rule(name: "PSBT_IN_TAP_KEY_SIG", keyData: .none, versions: both, value: schnorrSignature)
-        case (.input, inTapScriptSig): return Rule(name: "PSBT_IN_TAP_SCRIPT_SIG", keyData: .sized([64]), versions: both, value: schnorrSignature)
-        case (.input, inTapLeafScript): return Rule(name: "PSBT_IN_TAP_LEAF_SCRIPT", keyData: .controlBlock, versions: both, value: leafScript)
-        case (.input, inTapBIP32Derivation): return Rule(name: "PSBT_IN_TAP_BIP32_DERIVATION", keyData: .xOnly, versions: both, value: tapOrigin)
+        case (.input, inTapScriptSig):
+            return Rule(name: "PSBT_IN_TAP_SCRIPT_SIG", keyData: .sized([64]), versions: both, value: schnorrSignature)
+        case (.input, inTapLeafScript):
+            return Rule(name: "PSBT_IN_TAP_LEAF_SCRIPT", keyData: .controlBlock, versions: both, value: leafScript)
+        case (.input, inTapBIP32Derivation):
+            return Rule(name: "PSBT_IN_TAP_BIP32_DERIVATION", keyData: .xOnly, versions: both, value: tapOrigin)
         case (.input, inTapInternalKey): return Rule(name: "PSBT_IN_TAP_INTERNAL_KEY", keyData: .none, versions: both, value: xOnlyValue)
         case (.input, inTapMerkleRoot): return Rule(name: "PSBT_IN_TAP_MERKLE_ROOT", keyData: .none, versions: both, value: fixed(32))
         case (.output, outRedeemScript): return Rule(name: "PSBT_OUT_REDEEM_SCRIPT", keyData: .none, versions: both, value: nil)
         case (.output, outWitnessScript): return Rule(name: "PSBT_OUT_WITNESS_SCRIPT", keyData: .none, versions: both, value: nil)
-        case (.output, outBIP32Derivation): return Rule(name: "PSBT_OUT_BIP32_DERIVATION", keyData: .publicKey, versions: both, value: origin)
+        case (.output, outBIP32Derivation):
+            return Rule(name: "PSBT_OUT_BIP32_DERIVATION", keyData: .publicKey, versions: both, value: origin)
         case (.output, outAmount): return Rule(name: "PSBT_OUT_AMOUNT", keyData: .none, versions: v2, value: fixed(8))
         case (.output, outScript): return Rule(name: "PSBT_OUT_SCRIPT", keyData: .none, versions: v2, value: nil)
         case (.output, outTapInternalKey): return Rule(name: "PSBT_OUT_TAP_INTERNAL_KEY", keyData: .none, versions: both, value: xOnlyValue)
         case (.output, outTapTree): return Rule(name: "PSBT_OUT_TAP_TREE", keyData: .none, versions: both, value: tapTree)
-        case (.output, outTapBIP32Derivation): return Rule(name: "PSBT_OUT_TAP_BIP32_DERIVATION", keyData: .xOnly, versions: both, value: tapOrigin)
+        case (.output, outTapBIP32Derivation):
+            return Rule(name: "PSBT_OUT_TAP_BIP32_DERIVATION", keyData: .xOnly, versions: both, value: tapOrigin)
         default: return nil
         }
     }
@@ -145,25 +158,43 @@ public enum PSBTField {
             guard rule.versions.contains(version) else { throw .wrongVersion(map: name, field: rule.name, version: version) }
             let k = pair.keyData
             switch rule.keyData {
-            case .none: guard k.isEmpty else { throw .invalidKey(map: name, field: rule.name, reason: "its key has \(k.count) bytes of key data, and must have none") }
+            case .none:
+                guard k.isEmpty else {
+                    throw .invalidKey(map: name, field: rule.name, reason: "its key has \(k.count) bytes of key data, and must have none")
+                }
             case .publicKey:
-                guard k.count == 33 || k.count == 65 else { throw .invalidKey(map: name, field: rule.name, reason: "its key holds a \(k.count)-byte public key (33 or 65 bytes)") }
-                guard (try? Secp256k1.PublicKey(parsing: k)) != nil else { throw .invalidKey(map: name, field: rule.name, reason: "its key is not a valid public key") }
+                guard k.count == 33 || k.count == 65 else {
+                    throw .invalidKey(map: name, field: rule.name, reason: "its key holds a \(k.count)-byte public key (33 or 65 bytes)")
+                }
+                guard (try? Secp256k1.PublicKey(parsing: k)) != nil else {
+                    throw .invalidKey(map: name, field: rule.name, reason: "its key is not a valid public key")
+                }
             case .xOnly:
-                guard k.count == 32 else { throw .invalidKey(map: name, field: rule.name, reason: "its key holds \(k.count) bytes, and an x-only public key is 32") }
+                guard k.count == 32 else {
+                    throw .invalidKey(map: name, field: rule.name, reason: "its key holds \(k.count) bytes, and an x-only public key is 32")
+                }
             case .sized(let sizes):
-                guard sizes.contains(k.count) else { throw .invalidKey(map: name, field: rule.name, reason: "its key data is \(k.count) bytes, not \(sizes.sorted().map(String.init).joined(separator: " or "))") }
+                guard sizes.contains(k.count) else {
+                    throw .invalidKey(
+                        map: name, field: rule.name,
+                        reason: "its key data is \(k.count) bytes, not \(sizes.sorted().map(String.init).joined(separator: " or "))")
+                }
             case .xpub:
-                guard k.count == 78 else { throw .invalidKey(map: name, field: rule.name, reason: "its key holds \(k.count) bytes, and a serialized extended public key is 78") }
+                guard k.count == 78 else {
+                    throw .invalidKey(
+                        map: name, field: rule.name, reason: "its key holds \(k.count) bytes, and a serialized extended public key is 78")
+                }
             case .controlBlock:
                 guard k.count >= 33, k.count <= 33 + 32 * 128, (k.count - 33) % 32 == 0 else {
-                    throw .invalidKey(map: name, field: rule.name, reason: "its key is a \(k.count)-byte control block (33 + 32·m bytes, m ≤ 128)")
+                    throw .invalidKey(
+                        map: name, field: rule.name, reason: "its key is a \(k.count)-byte control block (33 + 32·m bytes, m ≤ 128)")
                 }
             case .any: break
             }
             do { try rule.value?(pair.value) } catch { throw .invalidValue(map: name, field: rule.name, reason: error.reason) }
             if scope == .input, let hash = preimageHash(pair.type), hash(pair.value) != k {
-                throw .invalidValue(map: name, field: rule.name, reason: "its value does not hash to its key (not the preimage it claims to be)")
+                throw .invalidValue(
+                    map: name, field: rule.name, reason: "its value does not hash to its key (not the preimage it claims to be)")
             }
         }
     }
@@ -187,7 +218,9 @@ public enum PSBTField {
 
     static func compactSizeOnly(_ v: [UInt8]) throws(PSBTError) {
         var r = SerialReader(v)
-        guard (try? r.compactSize(maximum: Int.max)) != nil, r.remaining == 0 else { throw .malformed("its value is not one canonical CompactSize") }
+        guard (try? r.compactSize(maximum: Int.max)) != nil, r.remaining == 0 else {
+            throw .malformed("its value is not one canonical CompactSize")
+        }
     }
 
     /// The most steps a derivation path has: BIP32 keeps a key's depth in one byte. (A path of
@@ -195,7 +228,9 @@ public enum PSBTField {
     public static let maxPathSteps = 255
 
     static func origin(_ v: [UInt8]) throws(PSBTError) {
-        guard v.count >= 4, v.count % 4 == 0 else { throw .malformed("its value is \(v.count) bytes: a 4-byte fingerprint and 4 bytes per path step") }
+        guard v.count >= 4, v.count % 4 == 0 else {
+            throw .malformed("its value is \(v.count) bytes: a 4-byte fingerprint and 4 bytes per path step")
+        }
         guard (v.count - 4) / 4 <= maxPathSteps else {
             throw .malformed("its path has \((v.count - 4) / 4) steps, and BIP32 keys are at most \(maxPathSteps) deep")
         }
@@ -203,7 +238,9 @@ public enum PSBTField {
 
     static func tapOrigin(_ v: [UInt8]) throws(PSBTError) {
         var r = SerialReader(v)
-        guard let n = try? r.compactSize(maximum: r.remaining / 32), (try? r.bytes(32 * n)) != nil else { throw .malformed("its leaf hashes do not fit its value") }
+        guard let n = try? r.compactSize(maximum: r.remaining / 32), (try? r.bytes(32 * n)) != nil else {
+            throw .malformed("its leaf hashes do not fit its value")
+        }
         try origin(Array(v[r.at...]))
     }
 
@@ -213,7 +250,9 @@ public enum PSBTField {
 
     static func txOut(_ v: [UInt8]) throws(PSBTError) {
         var r = SerialReader(v)
-        guard let amount = try? r.uint64(), (try? r.varBytes()) != nil, r.remaining == 0 else { throw .malformed("its value is not an amount and a script") }
+        guard let amount = try? r.uint64(), (try? r.varBytes()) != nil, r.remaining == 0 else {
+            throw .malformed("its value is not an amount and a script")
+        }
         guard amount <= maxMoney else { throw .malformed("an amount of \(amount) satoshis, more than 21 million coins") }
     }
 
@@ -225,8 +264,12 @@ public enum PSBTField {
     }
 
     static func schnorrSignature(_ v: [UInt8]) throws(PSBTError) {
-        guard v.count == 64 || v.count == 65 else { throw .malformed("its value is \(v.count) bytes: a BIP340 signature is 64, or 65 with a sighash byte") }
-        if v.count == 65 && v[64] == 0 { throw .malformed("a 65-byte signature whose sighash byte is 0 (SIGHASH_DEFAULT is written as 64 bytes)") }
+        guard v.count == 64 || v.count == 65 else {
+            throw .malformed("its value is \(v.count) bytes: a BIP340 signature is 64, or 65 with a sighash byte")
+        }
+        if v.count == 65 && v[64] == 0 {
+            throw .malformed("a 65-byte signature whose sighash byte is 0 (SIGHASH_DEFAULT is written as 64 bytes)")
+        }
     }
 
     static func xOnlyValue(_ v: [UInt8]) throws(PSBTError) {
@@ -261,12 +304,16 @@ public enum PSBTField {
 
     static func heightLock(_ v: [UInt8]) throws(PSBTError) {
         try fixed(4)(v)
-        guard v.littleEndianUInt32 > 0, v.littleEndianUInt32 < 500_000_000 else { throw .malformed("a height lock must be from 1 to 499999999") }
+        guard v.littleEndianUInt32 > 0, v.littleEndianUInt32 < 500_000_000 else {
+            throw .malformed("a height lock must be from 1 to 499999999")
+        }
     }
 
     static func count(_ v: [UInt8], name: String, limit: Int) throws(PSBTError) -> Int {
         var r = SerialReader(v)
-        guard let n = try? r.compactSize(maximum: limit) else { throw .invalidValue(map: "global", field: name, reason: "more maps than the PSBT has bytes") }
+        guard let n = try? r.compactSize(maximum: limit) else {
+            throw .invalidValue(map: "global", field: name, reason: "more maps than the PSBT has bytes")
+        }
         return n
     }
 
@@ -276,11 +323,14 @@ public enum PSBTField {
         do { tx = try BitcoinTx(parsing: raw, allowWitness: false) } catch {
             // Read the old way it fails; if the segwit way it parses, say so.
             if let segwit = try? BitcoinTx(parsing: raw), segwit.hasWitness {
-                throw .unsignedTransaction("it is in the segwit serialization; a PSBT's unsigned transaction must use the old one, with no witness")
+                throw .unsignedTransaction(
+                    "it is in the segwit serialization; a PSBT's unsigned transaction must use the old one, with no witness")
             }
             throw .unsignedTransaction(error.message)
         }
-        if let i = tx.inputs.firstIndex(where: { !$0.scriptSig.isEmpty }) { throw .unsignedTransaction("input \(i) has a scriptSig; the unsigned transaction must have none") }
+        if let i = tx.inputs.firstIndex(where: { !$0.scriptSig.isEmpty }) {
+            throw .unsignedTransaction("input \(i) has a scriptSig; the unsigned transaction must have none")
+        }
         return tx
     }
 
@@ -290,7 +340,10 @@ public enum PSBTField {
         for (i, m) in inputs.enumerated() {
             guard let txid = m.value(inPreviousTxid) else { throw .missing(map: "input \(i)", field: "PSBT_IN_PREVIOUS_TXID") }
             guard let index = m.value(inOutputIndex) else { throw .missing(map: "input \(i)", field: "PSBT_IN_OUTPUT_INDEX") }
-            txInputs.append(BitcoinTx.Input(previousTxID: txid, previousIndex: index.littleEndianUInt32, sequence: m.value(inSequence)?.littleEndianUInt32 ?? 0xFFFF_FFFF))
+            txInputs.append(
+                BitcoinTx.Input(
+                    previousTxID: txid, previousIndex: index.littleEndianUInt32,
+                    sequence: m.value(inSequence)?.littleEndianUInt32 ?? 0xFFFF_FFFF))
         }
         var txOutputs = [BitcoinTx.Output]()
         for (i, m) in outputs.enumerated() {
@@ -307,11 +360,17 @@ public enum PSBTField {
         if anyLock {
             let allHeight = inputs.allSatisfy { $0.value(inRequiredHeightLocktime) != nil || $0.value(inRequiredTimeLocktime) == nil }
             let allTime = inputs.allSatisfy { $0.value(inRequiredTimeLocktime) != nil || $0.value(inRequiredHeightLocktime) == nil }
-            if allHeight, let h = heights.max() { lockTime = h } else if allTime, let t = times.max() { lockTime = t } else {
+            if allHeight, let h = heights.max() {
+                lockTime = h
+            } else if allTime, let t = times.max() {
+                lockTime = t
+            } else {
                 throw .malformed("inputs require both a height and a time lock, which one transaction cannot have")
             }
         }
-        return BitcoinTx(version: Int32(bitPattern: global.value(globalTxVersion)!.littleEndianUInt32), inputs: txInputs, outputs: txOutputs, lockTime: lockTime)
+        return BitcoinTx(
+            version: Int32(bitPattern: global.value(globalTxVersion)!.littleEndianUInt32), inputs: txInputs, outputs: txOutputs,
+            lockTime: lockTime)
     }
 }
 

@@ -139,13 +139,19 @@ public enum PSBTFinalizer {
             }
             let ecdsa = [UInt8](repeating: 0, count: 73), key = [UInt8](repeating: 0, count: 33)
             let redeem = map.value(PSBTField.inRedeemScript), ws = map.value(PSBTField.inWitnessScript)
-            func multisig(_ s: [UInt8]?) -> [[UInt8]]? { s.flatMap(Script.multisig).map { [[UInt8]](repeating: ecdsa, count: $0.required) } }
+            func multisig(_ s: [UInt8]?) -> [[UInt8]]? {
+                s.flatMap(Script.multisig).map { [[UInt8]](repeating: ecdsa, count: $0.required) }
+            }
             switch ScriptTemplate(utxos[i].script) {
             case .p2pkh(let h):
                 // The key the hash names, if the PSBT shows it; else an uncompressed key's 65
                 // bytes (the largest), so that the fee rate is never overstated.
-                let known = (map.all(PSBTField.inBIP32Derivation) + map.all(PSBTField.inPartialSig)).map(\.keyData).first { Hash.hash160($0) == h }
-                tx.inputs[i].scriptSig = Script.push(ecdsa) + Script.push(known.map { [UInt8](repeating: 0, count: $0.count) } ?? [UInt8](repeating: 0, count: 65))
+                let known = (map.all(PSBTField.inBIP32Derivation) + map.all(PSBTField.inPartialSig)).map(\.keyData).first {
+                    Hash.hash160($0) == h
+                }
+                tx.inputs[i].scriptSig =
+                    Script.push(ecdsa)
+                    + Script.push(known.map { [UInt8](repeating: 0, count: $0.count) } ?? [UInt8](repeating: 0, count: 65))
             case .p2wpkh: tx.inputs[i].witness = [ecdsa, key]
             case .p2wsh:
                 guard let ws, let sigs = multisig(ws) else { return nil }

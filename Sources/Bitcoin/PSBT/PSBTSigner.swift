@@ -55,7 +55,8 @@ public enum PSBTSignError: WalletError, Equatable {
         switch self {
         case .missingUTXO(let i):
             "input \(i) has neither PSBT_IN_NON_WITNESS_UTXO nor PSBT_IN_WITNESS_UTXO: its amount, and so the fee, cannot be known (have the wallet that made the PSBT add them, e.g. Bitcoin Core's utxoupdatepsbt)"
-        case .witnessUTXOMismatch(let i, let reason): "input \(i): \(reason) (a PSBT that lies about an amount can hide its fee: not signed)"
+        case .witnessUTXOMismatch(let i, let reason):
+            "input \(i): \(reason) (a PSBT that lies about an amount can hide its fee: not signed)"
         case .legacyNeedsPreviousTransaction(let i):
             "input \(i) is not segwit, and a legacy signature does not commit to the amount: the PSBT must carry the previous transaction (PSBT_IN_NON_WITNESS_UTXO) to prove it"
         case .wrongDerivation(let map, let path, let claimed, let derived):
@@ -64,11 +65,13 @@ public enum PSBTSignError: WalletError, Equatable {
         case .unsupportedScript(let i, let reason): "input \(i): \(reason)"
         case .sighashNotAllowed(let i, let type):
             "input \(i) asks for SIGHASH_\(type), which lets others change what this signature covers: sign it only on purpose, with --allow-sighash"
-        case .negativeFee(let inputs, let outputs): "the outputs (\(outputs) satoshis) are more than the inputs (\(inputs)): not a valid transaction"
+        case .negativeFee(let inputs, let outputs):
+            "the outputs (\(outputs) satoshis) are more than the inputs (\(inputs)): not a valid transaction"
         case .feeAboveLimit(let fee, let limit): "the fee is \(fee) satoshis, more than the limit of \(limit) (--max-fee): not signed"
         case .wrongNetwork(let path, let expected):
             "our key's path \(path) has another network's coin type (this network's is \(expected)'): give the PSBT's network (--coin, --network)"
-        case .nothingToSign: "none of this PSBT's inputs names a key of ours (no PSBT_IN_BIP32_DERIVATION or PSBT_IN_TAP_BIP32_DERIVATION with our master fingerprint)"
+        case .nothingToSign:
+            "none of this PSBT's inputs names a key of ours (no PSBT_IN_BIP32_DERIVATION or PSBT_IN_TAP_BIP32_DERIVATION with our master fingerprint)"
         case .badSignature(let i, let field, let key):
             "input \(i): the \(field) already in the PSBT for key \(key) does not verify against the input's sighash (a corrupted or forged PSBT; a signature that does not verify cannot make the input complete): not signed"
         case .duplicateInput(let first, let second):
@@ -182,20 +185,28 @@ public struct PSBTSigner {
             let (kind, inputTasks, paths, sighash) = try plan(input: i, map: map, utxo: utxos[i], outputCount: tx.outputs.count, keys: keys)
             tasks.append(inputTasks)
             for path in paths { if let account = Self.account(path) { accounts.insert(account) } }
-            reportInputs.append(PSBTReport.Input(index: i, previousTxID: tx.inputs[i].previousTxID, previousIndex: tx.inputs[i].previousIndex,
-                                                 amount: utxos[i].value, script: utxos[i].script, kind: kind,
-                                                 paths: paths.map { DerivationPath($0).description }, sighash: sighash))
+            reportInputs.append(
+                PSBTReport.Input(
+                    index: i, previousTxID: tx.inputs[i].previousTxID, previousIndex: tx.inputs[i].previousIndex,
+                    amount: utxos[i].value, script: utxos[i].script, kind: kind,
+                    paths: paths.map { DerivationPath($0).description }, sighash: sighash))
         }
         guard reportInputs.contains(where: \.ours) else { throw PSBTSignError.nothingToSign }
         // Inputs are bounded by spentOutputs; outputs (a version 2 amount is any 8 bytes) are
         // added without overflow, a sum past every input's being refused as it is.
         let totalIn = utxos.reduce(UInt64(0)) { $0 + $1.value }
-        let totalOut = tx.outputs.reduce(UInt64(0)) { sum, o in let (s, over) = sum.addingReportingOverflow(o.value); return over ? .max : s }
+        let totalOut = tx.outputs.reduce(UInt64(0)) { sum, o in
+            let (s, over) = sum.addingReportingOverflow(o.value); return over ? .max : s
+        }
         guard totalOut <= totalIn else { throw PSBTSignError.negativeFee(inputs: totalIn, outputs: totalOut) }
         let fee = totalIn - totalOut
         if let maxFee, fee > maxFee { throw PSBTSignError.feeAboveLimit(fee: fee, limit: maxFee) }
         try checkWallets(keys: keys)
-        let outputs = try psbt.outputs.enumerated().map { try change(output: $0.offset, map: $0.element, script: tx.outputs[$0.offset].script, amount: tx.outputs[$0.offset].value, keys: keys, accounts: accounts) }
+        let outputs = try psbt.outputs.enumerated().map {
+            try change(
+                output: $0.offset, map: $0.element, script: tx.outputs[$0.offset].script, amount: tx.outputs[$0.offset].value, keys: keys,
+                accounts: accounts)
+        }
         report = PSBTReport(version: psbt.version, inputs: reportInputs, outputs: outputs, fee: fee, vsize: nil)
         for i in report.inputs.indices { report.inputs[i].complete = PSBTFinalizer.isComplete(psbt.inputs[i], utxo: utxos[i]) }
         report.vsize = PSBTFinalizer.estimatedVsize(psbt, utxos: utxos)
@@ -210,15 +221,19 @@ public struct PSBTSigner {
                     let hash: [UInt8]
                     switch hasher {
                     case .legacy(let code): hash = try Sighash.legacy(tx, input: i, scriptCode: code, type: type)
-                    case .segwitV0(let code, let amount): hash = try Sighash.segwitV0(tx, input: i, scriptCode: code, amount: amount, type: type, shared: shared)
+                    case .segwitV0(let code, let amount):
+                        hash = try Sighash.segwitV0(tx, input: i, scriptCode: code, amount: amount, type: type, shared: shared)
                     }
                     let signature = try keys.signECDSA(hash, at: path)
-                    signed.inputs[i].insertInOrder(PSBT.Pair(type: PSBTField.inPartialSig, keyData: publicKey, value: signature.der + [UInt8(truncatingIfNeeded: type)]))
+                    signed.inputs[i].insertInOrder(
+                        PSBT.Pair(
+                            type: PSBTField.inPartialSig, keyData: publicKey, value: signature.der + [UInt8(truncatingIfNeeded: type)]))
                 case .schnorr(let path, let merkleRoot):
                     let type = signed.inputs[i].value(PSBTField.inSighashType)?.littleEndianUInt32 ?? Sighash.taprootDefault
                     let hash = try Sighash.taprootKeyPath(tx, input: i, prevouts: utxos, type: type, shared: shared)
                     let signature = try keys.signSchnorr(hash, at: path, merkleRoot: merkleRoot)
-                    signed.inputs[i].insertInOrder(PSBT.Pair(type: PSBTField.inTapKeySig, value: signature + (type == Sighash.taprootDefault ? [] : [UInt8(type)])))
+                    signed.inputs[i].insertInOrder(
+                        PSBT.Pair(type: PSBTField.inTapKeySig, value: signature + (type == Sighash.taprootDefault ? [] : [UInt8(type)])))
                 }
                 report.inputs[i].signed += 1
             }
@@ -241,20 +256,32 @@ public struct PSBTSigner {
             let spent = psbt.transaction.inputs[i]
             var full: BitcoinTx.Output?
             if let raw = map.value(PSBTField.inNonWitnessUtxo) {
-                guard let previous = try? BitcoinTx(parsing: raw), previous.txid == spent.previousTxID, Int(spent.previousIndex) < previous.outputs.count else {
-                    throw .witnessUTXOMismatch(input: i, reason: "PSBT_IN_NON_WITNESS_UTXO is not the transaction whose output \(spent.previousIndex) the input spends")
+                guard let previous = try? BitcoinTx(parsing: raw), previous.txid == spent.previousTxID,
+                    Int(spent.previousIndex) < previous.outputs.count
+                else {
+                    throw .witnessUTXOMismatch(
+                        input: i,
+                        reason: "PSBT_IN_NON_WITNESS_UTXO is not the transaction whose output \(spent.previousIndex) the input spends")
                 }
                 full = previous.outputs[Int(spent.previousIndex)]
             }
             let witness = map.value(PSBTField.inWitnessUtxo).flatMap(Self.txOut)
             if let full, let witness, full != witness {
-                throw .witnessUTXOMismatch(input: i, reason: "PSBT_IN_WITNESS_UTXO (\(witness.value) satoshis to \(Hex.encode(witness.script))) is not output \(spent.previousIndex) of PSBT_IN_NON_WITNESS_UTXO (\(full.value) satoshis to \(Hex.encode(full.script)))")
+                throw .witnessUTXOMismatch(
+                    input: i,
+                    reason:
+                        "PSBT_IN_WITNESS_UTXO (\(witness.value) satoshis to \(Hex.encode(witness.script))) is not output \(spent.previousIndex) of PSBT_IN_NON_WITNESS_UTXO (\(full.value) satoshis to \(Hex.encode(full.script)))"
+                )
             }
             guard let utxo = full ?? witness else { throw .missingUTXO(input: i) }
             // Each amount at most 21 million coins, so that no sum of them overflows.
-            guard utxo.value <= PSBTField.maxMoney else { throw .witnessUTXOMismatch(input: i, reason: "an amount of \(utxo.value) satoshis, more than 21 million coins") }
+            guard utxo.value <= PSBTField.maxMoney else {
+                throw .witnessUTXOMismatch(input: i, reason: "an amount of \(utxo.value) satoshis, more than 21 million coins")
+            }
             total += utxo.value
-            guard total <= UInt64.max / 2 else { throw .witnessUTXOMismatch(input: i, reason: "the inputs add up to more than there will ever be") }
+            guard total <= UInt64.max / 2 else {
+                throw .witnessUTXOMismatch(input: i, reason: "the inputs add up to more than there will ever be")
+            }
             out.append(utxo)
         }
         return out
@@ -270,9 +297,11 @@ public struct PSBTSigner {
             let utxo = utxos[i]
             if let signature = map.value(PSBTField.inTapKeySig), case .p2tr(let outputKey) = ScriptTemplate(utxo.script) {
                 let type: UInt32 = signature.count == 65 ? UInt32(signature[64]) : Sighash.taprootDefault
-                let hash = (signature.count == 64 || signature.count == 65) && (signature.count == 64 || signature[64] != 0)
+                let hash =
+                    (signature.count == 64 || signature.count == 65) && (signature.count == 64 || signature[64] != 0)
                     ? try? Sighash.taprootKeyPath(tx, input: i, prevouts: utxos, type: type, shared: shared) : nil
-                guard let hash, Secp256k1.verifySchnorr(message: hash, signature: Array(signature.prefix(64)), xOnlyPublicKey: outputKey) else {
+                guard let hash, Secp256k1.verifySchnorr(message: hash, signature: Array(signature.prefix(64)), xOnlyPublicKey: outputKey)
+                else {
                     throw PSBTSignError.badSignature(input: i, field: "PSBT_IN_TAP_KEY_SIG", key: Hex.encode(outputKey))
                 }
             }
@@ -284,8 +313,10 @@ public struct PSBTSigner {
                 let code = code ?? ScriptTemplate.p2pkh(Hash.hash160(pair.keyData))
                 var valid = false
                 if let key, let type = pair.value.last, pair.value.count > 1 {
-                    let hash = segwit ? try? Sighash.segwitV0(tx, input: i, scriptCode: code, amount: utxo.value, type: UInt32(type), shared: shared)
-                                      : try? Sighash.legacy(tx, input: i, scriptCode: code, type: UInt32(type))
+                    let hash =
+                        segwit
+                        ? try? Sighash.segwitV0(tx, input: i, scriptCode: code, amount: utxo.value, type: UInt32(type), shared: shared)
+                        : try? Sighash.legacy(tx, input: i, scriptCode: code, type: UInt32(type))
                     valid = hash.map { Secp256k1.verifyECDSA(hash: $0, der: Array(pair.value.dropLast()), publicKey: key) } ?? false
                     if valid, let h = Self.keyHash(utxo.script, map: map) { valid = Hash.hash160(pair.keyData) == h }
                 }
@@ -335,7 +366,9 @@ public struct PSBTSigner {
 
     /// Our derivations in a map: (public key bytes as the field gives them, path), each checked
     /// against the key its path gives.
-    static func ourKeys(_ map: PSBT.Map, type: UInt64, tapType: UInt64, name: String, keys: PSBTKeyring) throws -> (ecdsa: [([UInt8], [UInt32])], taproot: [(xOnly: [UInt8], leaves: Int, path: [UInt32])]) {
+    static func ourKeys(
+        _ map: PSBT.Map, type: UInt64, tapType: UInt64, name: String, keys: PSBTKeyring
+    ) throws -> (ecdsa: [([UInt8], [UInt32])], taproot: [(xOnly: [UInt8], leaves: Int, path: [UInt32])]) {
         var ecdsa = [([UInt8], [UInt32])](), taproot = [([UInt8], Int, [UInt32])]()
         for pair in map.pairs where pair.type == type || pair.type == tapType {
             var origin = pair.value, leaves = 0
@@ -351,13 +384,15 @@ public struct PSBTSigner {
             if pair.type == type {
                 let given = pair.keyData.count == 65 ? derived.uncompressed : derived.compressed
                 guard given == pair.keyData else {
-                    throw PSBTSignError.wrongDerivation(map: name, path: DerivationPath(path).description, claimed: Hex.encode(pair.keyData), derived: Hex.encode(given))
+                    throw PSBTSignError.wrongDerivation(
+                        map: name, path: DerivationPath(path).description, claimed: Hex.encode(pair.keyData), derived: Hex.encode(given))
                 }
                 ecdsa.append((pair.keyData, path))
             } else {
                 let xOnly = Array(derived.compressed.dropFirst())
                 guard xOnly == pair.keyData else {
-                    throw PSBTSignError.wrongDerivation(map: name, path: DerivationPath(path).description, claimed: Hex.encode(pair.keyData), derived: Hex.encode(xOnly))
+                    throw PSBTSignError.wrongDerivation(
+                        map: name, path: DerivationPath(path).description, claimed: Hex.encode(pair.keyData), derived: Hex.encode(xOnly))
                 }
                 taproot.append((pair.keyData, leaves, path))
             }
@@ -372,8 +407,11 @@ public struct PSBTSigner {
     }
 
     /// An input's kind, the signatures to make, our paths and the sighash type.
-    func plan(input i: Int, map: PSBT.Map, utxo: BitcoinTx.Output, outputCount: Int, keys: PSBTKeyring) throws -> (String, [Task], [[UInt32]], UInt32?) {
-        let (ecdsa, taproot) = try Self.ourKeys(map, type: PSBTField.inBIP32Derivation, tapType: PSBTField.inTapBIP32Derivation, name: "input \(i)", keys: keys)
+    func plan(
+        input i: Int, map: PSBT.Map, utxo: BitcoinTx.Output, outputCount: Int, keys: PSBTKeyring
+    ) throws -> (String, [Task], [[UInt32]], UInt32?) {
+        let (ecdsa, taproot) = try Self.ourKeys(
+            map, type: PSBTField.inBIP32Derivation, tapType: PSBTField.inTapBIP32Derivation, name: "input \(i)", keys: keys)
         let redeem = map.value(PSBTField.inRedeemScript), witnessScript = map.value(PSBTField.inWitnessScript)
         let kind = Self.kind(utxo.script, redeem: redeem)
         let paths = ecdsa.map(\.1) + taproot.map(\.path)
@@ -397,21 +435,33 @@ public struct PSBTSigner {
             let pushed = Set(Script.pushes(script) ?? [])
             var out = [Task]()
             for (key, path) in ecdsa {
-                guard pushed.contains(key) else { throw mismatch("our key \(Hex.encode(key)) (\(DerivationPath(path))) is not in its script \(Hex.encode(script))") }
+                guard pushed.contains(key) else {
+                    throw mismatch("our key \(Hex.encode(key)) (\(DerivationPath(path))) is not in its script \(Hex.encode(script))")
+                }
                 if segwit && key.count != 33 { throw mismatch("an uncompressed key cannot sign a segwit input") }
                 if existing.contains(key) { continue }
-                out.append(.ecdsa(publicKey: key, path: path, sighash: segwit ? .segwitV0(scriptCode: script, amount: utxo.value) : .legacy(scriptCode: script)))
+                out.append(
+                    .ecdsa(
+                        publicKey: key, path: path,
+                        sighash: segwit ? .segwitV0(scriptCode: script, amount: utxo.value) : .legacy(scriptCode: script)))
             }
             return out
         }
         func keyHashTask(_ hash: [UInt8], segwit: Bool) throws -> [Task] {
             var out = [Task]()
             for (key, path) in ecdsa {
-                guard Hash.hash160(key) == hash else { throw mismatch("it pays key hash \(Hex.encode(hash)), and our key \(Hex.encode(key)) (\(DerivationPath(path))) hashes to \(Hex.encode(Hash.hash160(key)))") }
+                guard Hash.hash160(key) == hash else {
+                    throw mismatch(
+                        "it pays key hash \(Hex.encode(hash)), and our key \(Hex.encode(key)) (\(DerivationPath(path))) hashes to \(Hex.encode(Hash.hash160(key)))"
+                    )
+                }
                 if segwit && key.count != 33 { throw mismatch("an uncompressed key cannot sign a segwit input") }
                 if existing.contains(key) { continue }
                 let code = ScriptTemplate.p2pkh(hash)
-                out.append(.ecdsa(publicKey: key, path: path, sighash: segwit ? .segwitV0(scriptCode: code, amount: utxo.value) : .legacy(scriptCode: code)))
+                out.append(
+                    .ecdsa(
+                        publicKey: key, path: path,
+                        sighash: segwit ? .segwitV0(scriptCode: code, amount: utxo.value) : .legacy(scriptCode: code)))
             }
             return out
         }
@@ -436,23 +486,35 @@ public struct PSBTSigner {
             switch ScriptTemplate(redeem) {
             case .p2wpkh(let kh): tasks = try keyHashTask(kh, segwit: true)
             case .p2wsh(let sh): tasks = try witnessScriptTasks(sh)
-            case .p2sh, .p2tr: throw PSBTSignError.unsupportedScript(input: i, reason: "a P2SH redeem script that is \(Self.kind(redeem, redeem: nil)) cannot be spent")
+            case .p2sh, .p2tr:
+                throw PSBTSignError.unsupportedScript(
+                    input: i, reason: "a P2SH redeem script that is \(Self.kind(redeem, redeem: nil)) cannot be spent")
             case .p2pkh, .other:
                 guard legacyProof else { throw PSBTSignError.legacyNeedsPreviousTransaction(input: i) }
                 tasks = try scriptTasks(redeem, segwit: false)
             }
         case .p2tr(let outputKey):
             guard ecdsa.isEmpty else { throw mismatch("an ECDSA derivation of ours on a P2TR input") }
-            guard let internalKey = map.value(PSBTField.inTapInternalKey) else { throw mismatch("a P2TR input with no PSBT_IN_TAP_INTERNAL_KEY") }
+            guard let internalKey = map.value(PSBTField.inTapInternalKey) else {
+                throw mismatch("a P2TR input with no PSBT_IN_TAP_INTERNAL_KEY")
+            }
             let merkleRoot = map.value(PSBTField.inTapMerkleRoot)
             let tweaked = try Secp256k1.PublicKey(parsing: [0x02] + internalKey).taprootOutputKey(merkleRoot: merkleRoot)
-            guard tweaked == outputKey else { throw mismatch("its output key is not PSBT_IN_TAP_INTERNAL_KEY tweaked\(merkleRoot == nil ? "" : " with PSBT_IN_TAP_MERKLE_ROOT")") }
+            guard tweaked == outputKey else {
+                throw mismatch(
+                    "its output key is not PSBT_IN_TAP_INTERNAL_KEY tweaked\(merkleRoot == nil ? "" : " with PSBT_IN_TAP_MERKLE_ROOT")")
+            }
             let keyPath = taproot.filter { $0.xOnly == internalKey }
             guard !keyPath.isEmpty else {
-                throw PSBTSignError.unsupportedScript(input: i, reason: "our key is in a script path of this taproot output; Satchel signs the key path only")
+                throw PSBTSignError.unsupportedScript(
+                    input: i, reason: "our key is in a script path of this taproot output; Satchel signs the key path only")
             }
             guard keys.signsSchnorr else {
-                throw PSBTSignError.unsupportedScript(input: i, reason: "a taproot input needs a BIP340 signature, which the signing device does not make (a Keycard of applet 3.x signs ECDSA only)")
+                throw PSBTSignError.unsupportedScript(
+                    input: i,
+                    reason:
+                        "a taproot input needs a BIP340 signature, which the signing device does not make (a Keycard of applet 3.x signs ECDSA only)"
+                )
             }
             if map.value(PSBTField.inTapKeySig) == nil { tasks = [.schnorr(path: keyPath[0].path, merkleRoot: merkleRoot)] }
         case .other:
@@ -520,7 +582,9 @@ public struct PSBTSigner {
             guard let account = Self.account(path), accounts.contains(account) else { continue }
             for (w, wallet) in wallets.enumerated() {
                 for c in wallet.cosigners where keys.owns(fingerprint: c.fingerprint, path: path) {
-                    guard let place = wallet.place(fingerprint: c.fingerprint, path: path), place.chain == 1, place.index < Self.changeIndexLimit else { continue }
+                    guard let place = wallet.place(fingerprint: c.fingerprint, path: path), place.chain == 1,
+                        place.index < Self.changeIndexLimit
+                    else { continue }
                     if try wallet.script(chain: 1, index: place.index).scriptPubKey == script { return w }
                 }
             }
@@ -538,8 +602,11 @@ public struct PSBTSigner {
     /// Whether an output is ours alone to spend: its script built again from keys derived here,
     /// each at a change path of an account this run signs for, and no set of other keys able to
     /// spend it. When in doubt, a payment.
-    func change(output o: Int, map: PSBT.Map, script: [UInt8], amount: UInt64, keys: PSBTKeyring, accounts: Set<[UInt32]>) throws -> PSBTReport.Output {
-        let (allECDSA, allTaproot) = try Self.ourKeys(map, type: PSBTField.outBIP32Derivation, tapType: PSBTField.outTapBIP32Derivation, name: "output \(o)", keys: keys)
+    func change(
+        output o: Int, map: PSBT.Map, script: [UInt8], amount: UInt64, keys: PSBTKeyring, accounts: Set<[UInt32]>
+    ) throws -> PSBTReport.Output {
+        let (allECDSA, allTaproot) = try Self.ourKeys(
+            map, type: PSBTField.outBIP32Derivation, tapType: PSBTField.outTapBIP32Derivation, name: "output \(o)", keys: keys)
         let paths = allECDSA.map { DerivationPath($0.1).description } + allTaproot.map { DerivationPath($0.path).description }
         // Keys of ours at any other path (another account, a receive address, m itself) are
         // not counted as ours here: what they pay is shown as a payment.
@@ -571,8 +638,9 @@ public struct PSBTSigner {
         case .p2tr(let outputKey):
             // Key path only: a script tree could let others spend it.
             if map.value(PSBTField.outTapTree) == nil, let internalKey = map.value(PSBTField.outTapInternalKey),
-               taproot.contains(where: { $0.xOnly == internalKey }),
-               let tweaked = try? Secp256k1.PublicKey(parsing: [0x02] + internalKey).taprootOutputKey() {
+                taproot.contains(where: { $0.xOnly == internalKey }),
+                let tweaked = try? Secp256k1.PublicKey(parsing: [0x02] + internalKey).taprootOutputKey()
+            {
                 change = tweaked == outputKey
             }
         case .other: break

@@ -12,7 +12,8 @@ public enum ScriptTemplate: Sendable, Equatable {
 
     public init(_ s: [UInt8]) {
         switch s.count {
-        case 25 where s[0] == 0x76 && s[1] == 0xA9 && s[2] == 0x14 && s[23] == 0x88 && s[24] == 0xAC: self = .p2pkh(keyHash: Array(s[3..<23]))
+        case 25 where s[0] == 0x76 && s[1] == 0xA9 && s[2] == 0x14 && s[23] == 0x88 && s[24] == 0xAC:
+            self = .p2pkh(keyHash: Array(s[3..<23]))
         case 23 where s[0] == 0xA9 && s[1] == 0x14 && s[22] == 0x87: self = .p2sh(scriptHash: Array(s[2..<22]))
         case 22 where s[0] == 0x00 && s[1] == 0x14: self = .p2wpkh(keyHash: Array(s[2...]))
         case 34 where s[0] == 0x00 && s[1] == 0x20: self = .p2wsh(scriptHash: Array(s[2...]))

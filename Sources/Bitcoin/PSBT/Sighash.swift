@@ -14,8 +14,10 @@ public enum Sighash {
         public var code: String { "psbt.sighash" }
         public var message: String {
             switch self {
-            case .singleWithoutOutput(let i): "input \(i) asks for SIGHASH_SINGLE, and the transaction has no output \(i) (the signature would commit to nothing: refused)"
-            case .invalidType(let t): "sighash type 0x\(String(t, radix: 16)) is not one of ALL, NONE, SINGLE, each with or without ANYONECANPAY"
+            case .singleWithoutOutput(let i):
+                "input \(i) asks for SIGHASH_SINGLE, and the transaction has no output \(i) (the signature would commit to nothing: refused)"
+            case .invalidType(let t):
+                "sighash type 0x\(String(t, radix: 16)) is not one of ALL, NONE, SINGLE, each with or without ANYONECANPAY"
             case .missingPrevout(let i): "input \(i): the amount and script of every spent output are needed for a taproot signature"
             }
         }
@@ -93,7 +95,9 @@ public enum Sighash {
     /// BIP143 (segwit version 0): `amount` is the spent output's value, `scriptCode` the P2PKH
     /// script of a P2WPKH key or the witness script of a P2WSH. `shared`: the transaction's
     /// hashes, kept for its other inputs.
-    public static func segwitV0(_ tx: BitcoinTx, input: Int, scriptCode: [UInt8], amount: UInt64, type: UInt32, shared: Shared? = nil) throws(Failure) -> [UInt8] {
+    public static func segwitV0(
+        _ tx: BitcoinTx, input: Int, scriptCode: [UInt8], amount: UInt64, type: UInt32, shared: Shared? = nil
+    ) throws(Failure) -> [UInt8] {
         try check(type, taproot: false)
         let kind = base(type), acp = type & anyoneCanPay != 0
         let zero = [UInt8](repeating: 0, count: 32)
@@ -126,7 +130,9 @@ public enum Sighash {
 
     /// BIP341 key-path spending (no annex, no script path): every spent output's amount and
     /// script (`prevouts`, one per input) are committed to.
-    public static func taprootKeyPath(_ tx: BitcoinTx, input: Int, prevouts: [BitcoinTx.Output], type: UInt32, shared: Shared? = nil) throws(Failure) -> [UInt8] {
+    public static func taprootKeyPath(
+        _ tx: BitcoinTx, input: Int, prevouts: [BitcoinTx.Output], type: UInt32, shared: Shared? = nil
+    ) throws(Failure) -> [UInt8] {
         try check(type, taproot: true)
         guard prevouts.count == tx.inputs.count else { throw .missingPrevout(input: input) }
         let kind = base(type), acp = type & anyoneCanPay != 0

@@ -75,8 +75,9 @@ if which == "all" || which == "orchard-note" {
     // A received note's commitment (NoteCommit, Sinsemilla) and nullifier (Poseidon over nk).
     let fvk = try! OrchardFullViewingKey(spendingKey: [UInt8](repeating: 7, count: 32))
     let address = fvk.incomingViewingKey(change: false).address(at: DiversifierIndex(0))
-    let note = OrchardNote(address: address, value: UnsafeMutablePointer<UInt64>.allocate(capacity: 1).pointee,
-                           rho: secret(PallasBase.self), rseed: undefinedBytes(32))
+    let note = OrchardNote(
+        address: address, value: UnsafeMutablePointer<UInt64>.allocate(capacity: 1).pointee,
+        rho: secret(PallasBase.self), rseed: undefinedBytes(32))
     let nf = note.nullifier(nk: secret(PallasBase.self))
     print("ctime: Orchard note commitment and nullifier of a secret note (Swift): \(nf?.bytes.count ?? 0) bytes")
 }
@@ -88,9 +89,11 @@ if which == "all" || which == "sapling-keys" {
 }
 if which == "all" || which == "sapling-note" {
     // A note to a public address (our own) with a secret value and rcm.
-    let (_, address) = SaplingExtendedSpendingKey.master(seed: [UInt8](repeating: 7, count: 32)).fullViewingKey.incomingViewingKey.defaultAddress()
-    let note = SaplingNote(diversifier: address.diversifier, transmissionKey: address.transmissionKey,
-                           value: UnsafeMutablePointer<UInt64>.allocate(capacity: 1).pointee, rcm: secret(Fr.self))
+    let (_, address) = SaplingExtendedSpendingKey.master(seed: [UInt8](repeating: 7, count: 32)).fullViewingKey.incomingViewingKey
+        .defaultAddress()
+    let note = SaplingNote(
+        diversifier: address.diversifier, transmissionKey: address.transmissionKey,
+        value: UnsafeMutablePointer<UInt64>.allocate(capacity: 1).pointee, rcm: secret(Fr.self))
     let nf = note.nullifier(nk: jubjub[1].times(secret(Fr.self)), position: 5)
     print("ctime: Sapling note commitment and nullifier of a secret note (Swift): \(nf?.count ?? 0) bytes")
 }
