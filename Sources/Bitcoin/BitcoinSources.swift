@@ -27,11 +27,7 @@ public final class BitcoinRecordSource: BlockSource, @unchecked Sendable {  // e
     public func blocks(from height: Int, count: Int) throws -> [BlockData] {
         lock.lock()
         defer { lock.unlock() }
-        if let next = chain.nextHeight, height < next - (held == nil ? 0 : 1) {
-            guard path != "-" else {
-                throw ScanError.unsupported(
-                    "cannot go back in the chain read from stdin (a reorg against the stored chain): give --blocks a file")
-            }
+        if try chain.mustReread(from: height, holding: held != nil, path: path, what: "the chain") {
             lines = try LineStream(path: path)
             (held, chain) = (nil, FileChain())
         }

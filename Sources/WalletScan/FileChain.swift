@@ -22,6 +22,17 @@ package struct FileChain {
 
     package mutating func reset() { (nextHeight, branch) = (nil, [:]) }
 
+    /// Whether a batch from `height` starts before what was read (a reorg against the stored
+    /// chain: the file is read again from its start); `holding`: a block read ahead is held.
+    /// A file on stdin cannot be read twice: that is an error naming `what` it holds.
+    package func mustReread(from height: Int, holding: Bool, path: String, what: String) throws(ScanError) -> Bool {
+        guard let next = nextHeight, height < next - (holding ? 1 : 0) else { return false }
+        guard path != "-" else {
+            throw .unsupported("cannot go back in \(what) read from stdin (a reorg against the stored chain): give --blocks a file")
+        }
+        return true
+    }
+
     /// Takes the next block read, at `height`, with its claimed id and its parent (nil when
     /// the record does not say): whether it switches to another branch. Throws the reason a
     /// block out of order is refused.

@@ -36,11 +36,7 @@ public final class CompactBlockFileSource: BlockSource, @unchecked Sendable {  /
     public func blocks(from height: Int, count: Int) throws -> [BlockData] {
         lock.lock()
         defer { lock.unlock() }
-        if let next = chain.nextHeight, height < next - (held == nil ? 0 : 1) {
-            guard path != "-" else {
-                throw ScanError.unsupported(
-                    "cannot go back in compact blocks read from stdin (a reorg against the stored chain): give --blocks a file")
-            }
+        if try chain.mustReread(from: height, holding: held != nil, path: path, what: "compact blocks") {
             reader = try Reader(path: path)
             txLines = try transactionsPath.map(LineStream.init)
             heldTransaction = nil
