@@ -5,7 +5,8 @@
 //   executables (mnemonic derive sign-hash sign-tx keystore scan-blocks card-info; keycard-sim)
 //   → per-job libraries DeriveRecords, SigningRecords, ScanRecords, MnemonicRecords → WalletCardCLI
 //   → KeySources → WalletRecords (the record runtime)
-//   → chain modules Monero, Zcash, Bitcoin (socket code apart: MoneroNode, ZcashLightwalletd,
+//   → chain modules: Monero and Zcash keys and curves, their scanners MoneroScan and ZcashScan,
+//     Bitcoin (socket code apart: MoneroNode, ZcashLightwalletd,
 //     BitcoinNode, over NodeHTTP), Ethereum → WalletScan (the engine) → WalletKeys,
 //     WalletKeyStore, WalletCard (+ KeycardSimulator), WalletQR → WalletCore
 //   → C targets: CSodium CSecp256k1 CZstd CPCSCLite CQREncode CSQLite COpenSSL CBlake2 (Debian),
@@ -67,7 +68,10 @@ let package = Package(
         .target(name: "CSHA256", dependencies: ["COpenSSL"], cSettings: [.unsafeFlags(["-O2"])]),
         .target(name: "WalletKeys", dependencies: ["WalletCore"], swiftSettings: optimizedInDebug),
         .target(name: "WalletScan", dependencies: ["CSQLite", "CZstd", "WalletCore"], swiftSettings: optimizedInDebug),
-        .target(name: "Monero", dependencies: ["CSodium", "WalletScan", "WalletKeys", "WalletCore"], swiftSettings: optimizedInDebug),
+        // Monero's keys, addresses and curve arithmetic (what a key record needs); its blocks,
+        // transactions and scanner in MoneroScan, over the engine.
+        .target(name: "Monero", dependencies: ["CSodium", "WalletKeys", "WalletCore"], swiftSettings: optimizedInDebug),
+        .target(name: "MoneroScan", dependencies: ["Monero", "WalletScan", "WalletKeys", "WalletCore"], swiftSettings: optimizedInDebug),
         // HTTP/1.1 to a node over SwiftNIO (not URLSession, whose libcurl keeps the tools from
         // linking statically): one deadline per call, capped answers. scan-blocks' alone.
         .target(name: "NodeHTTP", dependencies: [
@@ -77,15 +81,18 @@ let package = Package(
             .product(name: "NIOHTTP1", package: "swift-nio"),
         ]),
         // The only Monero code that opens sockets: monerod's RPC.
-        .target(name: "MoneroNode", dependencies: ["Monero", "NodeHTTP", "WalletScan", "WalletCore"]),
+        .target(name: "MoneroNode", dependencies: ["MoneroScan", "Monero", "NodeHTTP", "WalletScan", "WalletCore"]),
         // Field arithmetic unoptimized is 30× slower: the tests' trial decryptions need -O in debug too.
-        .target(name: "Zcash", dependencies: ["CBlake2", "CCurveBatch", "COpenSSL", "CSodium", "WalletScan", "WalletCore",
-                                              .product(name: "SwiftProtobuf", package: "swift-protobuf")],
+        // Zcash's keys, curves, notes, trial decryption and transaction ids; its compact blocks
+        // (SwiftProtobuf) and scanner in ZcashScan, over the engine.
+        .target(name: "Zcash", dependencies: ["CBlake2", "CCurveBatch", "COpenSSL", "CSodium", "WalletCore"], swiftSettings: optimizedInDebug),
+        .target(name: "ZcashScan", dependencies: ["Zcash", "WalletScan", "WalletCore",
+                                                  .product(name: "SwiftProtobuf", package: "swift-protobuf")],
                 swiftSettings: optimizedInDebug),
         // The only Zcash code that opens sockets: lightwalletd's gRPC service, apart so that the
         // chain's arithmetic builds and tests without SwiftNIO.
         .target(name: "ZcashLightwalletd", dependencies: [
-            "Zcash", "WalletScan", "WalletCore",
+            "ZcashScan", "Zcash", "WalletScan", "WalletCore",
             .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             .product(name: "GRPCCore", package: "grpc-swift-2"),
             .product(name: "GRPCNIOTransportHTTP2Posix", package: "grpc-swift-nio-transport"),
@@ -114,7 +121,7 @@ let package = Package(
         // store (KeySources), phrases (MnemonicRecords), keys and addresses (DeriveRecords),
         // signing (SigningRecords), scanning (ScanRecords); cards in WalletCardCLI.
         .target(name: "KeySources", dependencies: [
-            "WalletRecords", "WalletCore", "WalletKeys", "WalletKeyStore", "WalletScan", "Monero", "Zcash", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "WalletRecords", "WalletCore", "WalletKeys", "WalletKeyStore", "Monero", "Zcash", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .target(name: "MnemonicRecords", dependencies: [
             "WalletRecords", "WalletCore", "WalletKeys", "Monero", .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -128,7 +135,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .target(name: "ScanRecords", dependencies: [
-            "KeySources", "WalletRecords", "WalletCore", "WalletKeys", "WalletKeyStore", "WalletScan", "Monero", "Zcash", "Bitcoin",
+            "ZcashScan", "MoneroScan", "KeySources", "WalletRecords", "WalletCore", "WalletKeys", "WalletKeyStore", "WalletScan", "Monero", "Zcash", "Bitcoin",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -153,7 +160,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "scan-blocks", dependencies: [
-            "ScanRecords", "KeySources", "WalletRecords", "WalletScan", "Bitcoin", "BitcoinNode", "Monero", "MoneroNode", "Zcash", "ZcashLightwalletd", "WalletKeys", "WalletCore",
+            "ZcashScan", "MoneroScan", "ScanRecords", "KeySources", "WalletRecords", "WalletScan", "Bitcoin", "BitcoinNode", "Monero", "MoneroNode", "Zcash", "ZcashLightwalletd", "WalletKeys", "WalletCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "card-info", dependencies: [
@@ -162,32 +169,32 @@ let package = Package(
         ]),
         .executableTarget(name: "keycard-sim", dependencies: ["KeycardSimulator"]),
         .target(name: "BenchSupport", path: "Benchmarks/BenchSupport"),
-        .executableTarget(name: "monero-bench", dependencies: ["BenchSupport", "Monero", "WalletScan", "WalletCore", "CSodium"], path: "Benchmarks/monero-bench"),
+        .executableTarget(name: "monero-bench", dependencies: ["MoneroScan", "BenchSupport", "Monero", "WalletScan", "WalletCore", "CSodium"], path: "Benchmarks/monero-bench"),
         // make ctime's check of the Swift code that multiplies by a secret on the portable path.
         .executableTarget(name: "satchel-ctime", dependencies: ["Zcash", "Monero", "WalletCore"], path: "Tests/ctime/Swift"),
-        .executableTarget(name: "zcash-bench", dependencies: ["BenchSupport", "Zcash", "CCurveBatch", "WalletCore", "CSodium"], path: "Benchmarks/zcash-bench"),
+        .executableTarget(name: "zcash-bench", dependencies: ["ZcashScan", "BenchSupport", "Zcash", "CCurveBatch", "WalletCore", "CSodium"], path: "Benchmarks/zcash-bench"),
         .executableTarget(name: "bitcoin-bench", dependencies: ["BenchSupport", "Bitcoin", "COpenSSL", "CSHA256", "CSecp256k1", "WalletScan", "WalletKeys", "WalletCore"], path: "Benchmarks/bitcoin-bench"),
         .executableTarget(name: "satchel-bench", dependencies: ["BenchSupport", "WalletKeys", "WalletCore"], path: "Benchmarks/satchel-bench"),
 
         // Every parser's libFuzzer target (docs/RELIABILITY.md). A plain build replays inputs;
         // `make fuzz` builds it apart (.build-fuzz) with -sanitize=fuzzer,address -DFUZZING.
         .executableTarget(name: "satchel-fuzz", dependencies: [
-            "KeySources", "DeriveRecords", "ScanRecords", "WalletRecords", "WalletKeys", "WalletCore", "Monero", "Zcash", "Bitcoin", "Ethereum", "WalletCard", "WalletKeyStore",
+            "ZcashScan", "MoneroScan", "KeySources", "DeriveRecords", "ScanRecords", "WalletRecords", "WalletKeys", "WalletCore", "Monero", "Zcash", "Bitcoin", "Ethereum", "WalletCard", "WalletKeyStore",
         ], path: "Fuzz", exclude: ["corpus", "make-seeds.py"]),
 
         .target(name: "SatchelTestSupport", path: "Tests/SatchelTestSupport"),
         .testTarget(name: "WalletCoreTests", dependencies: ["WalletCore", "CSecp256k1", "CZstd", "CPCSCLite", "SatchelTestSupport"]),
         .testTarget(name: "WalletKeysTests", dependencies: ["WalletKeys", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "WalletKeyStoreTests", dependencies: ["WalletKeyStore", "WalletCore"]),
-        .testTarget(name: "WalletScanTests", dependencies: ["WalletScan", "Monero", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
-        .testTarget(name: "MoneroTests", dependencies: ["Monero", "CSodium", "WalletScan", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
-        .testTarget(name: "ZcashTests", dependencies: ["Zcash", "CCurveBatch", "WalletScan", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
+        .testTarget(name: "WalletScanTests", dependencies: ["MoneroScan", "WalletScan", "Monero", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
+        .testTarget(name: "MoneroTests", dependencies: ["MoneroScan", "Monero", "CSodium", "WalletScan", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
+        .testTarget(name: "ZcashTests", dependencies: ["ZcashScan", "Zcash", "CCurveBatch", "WalletScan", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "EthereumTests", dependencies: ["Ethereum", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "BitcoinTests", dependencies: ["Bitcoin", "CSHA256", "WalletScan", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "ZcashLightwalletdTests", dependencies: ["ZcashLightwalletd"]),
         .testTarget(name: "MoneroNodeTests", dependencies: ["MoneroNode", "NodeHTTP", "WalletScan", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "WalletCardTests", dependencies: ["WalletCard", "WalletCardCLI", "SigningRecords", "DeriveRecords", "KeySources", "WalletRecords", "KeycardSimulator", "Bitcoin", "Ethereum", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
-        .testTarget(name: "ToolRecordsTests", dependencies: ["KeySources", "MnemonicRecords", "DeriveRecords", "SigningRecords", "ScanRecords", "WalletRecords", "WalletKeys", "WalletQR", "WalletScan", "Monero", "WalletCore", "Bitcoin", "SatchelTestSupport"]),
+        .testTarget(name: "ToolRecordsTests", dependencies: ["MoneroScan", "KeySources", "MnemonicRecords", "DeriveRecords", "SigningRecords", "ScanRecords", "WalletRecords", "WalletKeys", "WalletQR", "WalletScan", "Monero", "WalletCore", "Bitcoin", "SatchelTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["SatchelTestSupport", "Bitcoin", "WalletKeys", "WalletCore"]),
     ]
 )

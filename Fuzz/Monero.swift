@@ -1,4 +1,5 @@
 import Monero
+import MoneroScan
 
 /// Monero: block and transaction blobs (daemon answers and files), and epee, the binary form
 /// of monerod's RPC answers.

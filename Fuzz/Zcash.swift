@@ -1,5 +1,6 @@
 import WalletCore
 import Zcash
+import ZcashScan
 
 /// Zcash: F4Jumble and unified encodings (ZIP-316), compact blocks (protobuf), v5 transactions.
 enum ZcashTargets {

@@ -14,6 +14,7 @@ import Dispatch
 import Monero
 import WalletCore
 import WalletScan
+import MoneroScan
 
 Sodium.ensureInitialized()  // libsodium's fast X25519, the yardstick, only after sodium_init
 let args = CommandLine.arguments

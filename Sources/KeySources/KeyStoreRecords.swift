@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import Monero
 import WalletCore
-import WalletScan
 import WalletKeys
 import WalletKeyStore
 import WalletRecords
@@ -199,7 +198,7 @@ public enum KeyStoreRecords {
     }
 
     /// The highest block height an option or record may name (the engine's bound).
-    public static let maxHeight = BlockData.maxHeight
+    public static let maxHeight = BlockHeight.max
 
     /// --birthday chain=height pairs, e.g. btc=840000.
     public static func parseBirthdays(_ items: [String]) throws -> [String: Int] {

@@ -71,7 +71,7 @@ struct EdwardsPoint {
 
 /// Multiples of Monero's second Pedersen generator H for 64-bit amounts: one table row per
 /// amount byte (b·256^j·H), so amount·H is at most seven additions and one encoding.
-enum PedersenH {
+package enum PedersenH {
     static let encoded: [UInt8] = [
         0x8b, 0x65, 0x59, 0x70, 0x15, 0x37, 0x99, 0xaf, 0x2a, 0xea, 0xdc, 0x9f, 0xf1, 0xad, 0xd0, 0xea,
         0x6c, 0x72, 0x51, 0xd5, 0x41, 0x54, 0xcf, 0xa9, 0x2c, 0x17, 0x3a, 0x0d, 0xd3, 0x9c, 0x1f, 0x94,
@@ -90,7 +90,7 @@ enum PedersenH {
     }()
 
     /// amount·H, encoded.
-    static func times(_ amount: UInt64) -> [UInt8] {
+    package static func times(_ amount: UInt64) -> [UInt8] {
         var sum: EdwardsPoint?
         for j in 0..<8 {
             let byte = Int(truncatingIfNeeded: amount >> (8 * UInt64(j))) & 0xFF

@@ -1,5 +1,4 @@
 import WalletCore
-import WalletScan
 
 /// Monero's Base58: 8-byte blocks become 11 characters (a last, shorter block fewer), so
 /// every block has a fixed width; checksums are Keccak-256 (computed by the address code).

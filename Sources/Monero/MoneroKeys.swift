@@ -1,6 +1,5 @@
 import WalletCore
 import WalletKeys
-import WalletScan
 
 /// Monero address prefixes per network.
 public struct MoneroNetwork: Sendable, Equatable {

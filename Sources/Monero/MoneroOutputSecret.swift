@@ -1,6 +1,5 @@
 import CSodium
 import WalletCore
-import WalletScan
 import WalletKeys
 
 /// The private key of an owned output: Hs(D ‖ i) + b, plus the subaddress secret

@@ -3,6 +3,7 @@ import Monero
 import NodeHTTP
 import WalletCore
 import WalletScan
+import MoneroScan
 
 /// Chain data from a monerod over its RPC: blocks and their transactions in batches with the
 /// binary get_blocks_by_height.bin, get_height and get_transaction_pool (JSON) for the rest.

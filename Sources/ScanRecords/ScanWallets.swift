@@ -9,6 +9,8 @@ import WalletScan
 import Zcash
 import WalletRecords
 import KeySources
+import MoneroScan
+import ZcashScan
 
 /// A wallet to scan, as given: its name in events (nil for one unnamed wallet), its chain's
 /// scanner, and its own birthday (key-store entry, key record).

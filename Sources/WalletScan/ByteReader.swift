@@ -47,11 +47,3 @@ package struct ByteReader {
         return Int(n)
     }
 }
-
-package func varintBytes(_ value: UInt64) -> [UInt8] {
-    var v = value
-    var out = [UInt8]()
-    while v >= 0x80 { out.append(UInt8(v & 0x7F) | 0x80); v >>= 7 }
-    out.append(UInt8(v))
-    return out
-}

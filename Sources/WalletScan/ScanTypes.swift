@@ -5,7 +5,7 @@ public struct BlockData: Sendable {
     /// The highest height a block, an option or a record may name: beyond any chain's
     /// lifetime (2^40 blocks), and far from overflow in height arithmetic. A height from
     /// outside (a file, a node, a key record) is checked against it where it is read.
-    public static let maxHeight = 1 << 40
+    public static let maxHeight = BlockHeight.max
 
     public let height: Int
     public let blob: [UInt8]

@@ -135,6 +135,10 @@ public struct SaplingPaymentAddress: Equatable, Sendable {
     public let diversifier: [UInt8]
     public let transmissionKey: [UInt8]
 
+    package init(diversifier: [UInt8], transmissionKey: [UInt8]) {
+        (self.diversifier, self.transmissionKey) = (diversifier, transmissionKey)
+    }
+
     /// The 43 raw bytes d ‖ repr(pk_d).
     public var bytes: [UInt8] { diversifier + transmissionKey }
 
@@ -405,4 +409,15 @@ public struct SaplingExtendedFullViewingKey: Sendable {
 extension JubjubPoint {
     /// Whether [r_J]P is the identity (P is in the prime-order subgroup).
     var isInPrimeSubgroup: Bool { times(littleEndian: FrModulus.modulus.littleEndianBytes).isIdentity }
+}
+
+extension SaplingDiversifier {
+    /// The diversifier index j with d = FF1-AES256(dk, j): FF1 decryption.
+    public static func index(of d: [UInt8], dk: [UInt8]) -> DiversifierIndex {
+        let j = FF1AES256(key: dk).decrypt(bits: PedersenHash.bits(d))
+        var low: UInt64 = 0, high: UInt32 = 0
+        for k in 0..<64 where j[k] == 1 { low |= 1 << UInt64(k) }
+        for k in 0..<24 where j[64 + k] == 1 { high |= 1 << UInt32(k) }
+        return DiversifierIndex(low: low, high: high)
+    }
 }

@@ -7,6 +7,7 @@ import Synchronization
 import WalletCore
 import WalletScan
 import Zcash
+import ZcashScan
 
 /// Compact blocks live from a lightwalletd over gRPC: `GetLatestBlock` for the tip and
 /// `GetBlockRange` for the blocks (all shielded pools: an empty `poolTypes`), from

@@ -11,6 +11,8 @@ import WalletScan
 import Zcash
 import ZcashLightwalletd
 import WalletRecords
+import MoneroScan
+import ZcashScan
 
 @main
 struct ScanBlocksCommand: ParsableCommand {

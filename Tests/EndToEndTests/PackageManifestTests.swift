@@ -25,9 +25,9 @@ final class PackageManifestTests: XCTestCase {
             truth.lines.last,
             "check-imports: every target's imports and declared dependencies agree (\((package["targets"] as? [Any])?.count ?? 0) targets)")
 
-        // Zcash imports WalletScan: drop it; and give Ethereum a dependency it never imports.
+        // ZcashScan imports WalletScan: drop it; and give Ethereum a dependency it never imports.
         var targets = try XCTUnwrap(package["targets"] as? [[String: Any]])
-        let zcash = try XCTUnwrap(targets.firstIndex { $0["name"] as? String == "Zcash" })
+        let zcash = try XCTUnwrap(targets.firstIndex { $0["name"] as? String == "ZcashScan" })
         let ethereum = try XCTUnwrap(targets.firstIndex { $0["name"] as? String == "Ethereum" })
         let zcashDeps = try XCTUnwrap(targets[zcash]["dependencies"] as? [[String: Any]])
         targets[zcash]["dependencies"] = zcashDeps.filter { ($0["byName"] as? [Any])?.first as? String != "WalletScan" }
@@ -41,7 +41,7 @@ final class PackageManifestTests: XCTestCase {
             lie.lines.filter { !$0.hasSuffix("each imported") },
             [
                 "Ethereum: declared but not imported: WalletQR; imported but not declared: -",
-                "Zcash: declared but not imported: -; imported but not declared: WalletScan",
+                "ZcashScan: declared but not imported: -; imported but not declared: WalletScan",
             ])
         XCTAssertEqual(lie.stderr, "check-imports: 2 target(s) whose imports and Package.swift disagree\n")
     }

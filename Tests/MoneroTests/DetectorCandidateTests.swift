@@ -3,6 +3,7 @@ import CSodium
 import WalletCore
 import WalletScan
 import XCTest
+@testable import MoneroScan
 
 /// The filtered scan tries a view-tag candidate as the derivation before deriving exactly: an
 /// output that a sender built on the other sign of D (which it can compute: it knows r) is not

@@ -1,6 +1,7 @@
 import XCTest
 @testable import Monero
 import WalletScan
+@testable import MoneroScan
 
 final class EpeeStorageTests: XCTestCase {
     func testPackedSizes() {

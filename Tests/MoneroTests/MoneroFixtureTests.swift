@@ -5,6 +5,7 @@ import WalletKeys
 import XCTest
 @testable import Monero
 import WalletScan
+@testable import MoneroScan
 
 /// The Monero regtest chain made by monerod 0.18, against the wallet's own answers.
 final class MoneroFixtureTests: XCTestCase {

@@ -2,6 +2,7 @@ import WalletCore
 import XCTest
 @testable import Monero
 import WalletScan
+@testable import MoneroScan
 
 /// RingCT types 1–3 (mainnet 2017–2018). No official vector covers them and the regtest
 /// fixture is all type 6, so these transactions and amounts are built here by the definitions

@@ -1,5 +1,6 @@
 import XCTest
 @testable import Monero
+@testable import MoneroScan
 
 /// The 16-byte-an-entry subaddress table against a Dictionary of full keys (the table it
 /// replaced), on random keys, keys sharing an 8-byte prefix, and strangers' keys.

@@ -8,6 +8,7 @@ import WalletKeys
 import WalletScan
 import XCTest
 import WalletRecords
+import MoneroScan
 
 /// scan-blocks' pieces at their library home: the wallets file, event records, the progress bar.
 final class ScanRecordsTests: XCTestCase {

@@ -4,6 +4,7 @@ import Monero
 import WalletCore
 import XCTest
 @testable import WalletScan
+import MoneroScan
 
 /// States written by 0.5.0 (Monero's column names) open in this release, renamed in place and
 /// whole; the Wallet Initializer's errors speak the chain's words; its locks hold.

@@ -5,6 +5,7 @@ import Monero
 import WalletKeys
 import XCTest
 @testable import WalletScan
+import MoneroScan
 
 final class SynchronizerTests: XCTestCase {
     let fixture = TestPaths.fixture("monero-regtest").path

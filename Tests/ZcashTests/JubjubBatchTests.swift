@@ -3,6 +3,7 @@ import SatchelTestSupport
 import WalletCore
 import XCTest
 @testable import Zcash
+@testable import ZcashScan
 
 /// CCurveBatch's Edwards ladder and decoding (`JubjubBatch`'s kernel) against the Swift Jubjub
 /// code as the oracle, on every path this CPU runs: repr_J([k]P) and repr_J([k]([8]P)) (Sapling's

@@ -2,6 +2,7 @@ import Foundation
 import WalletCore
 import XCTest
 @testable import Zcash
+@testable import ZcashScan
 
 /// Orchard note encryption against orchard_note_encryption (10 notes): KA, KDF, the compact
 /// 52 bytes found by their key and by no other, the full 580 bytes' memo, and the checks

@@ -3,6 +3,7 @@ import SatchelTestSupport
 import WalletCore
 import XCTest
 @testable import Zcash
+@testable import ZcashScan
 
 /// fixtures/zcash-orchard (50 blocks, 459 Orchard actions; the "abandon … art" wallet): the
 /// account-0 Orchard keys from the seed find exactly its 16 Orchard notes — value, position

@@ -2,6 +2,7 @@ import WalletCore
 import WalletScan
 import XCTest
 @testable import Zcash
+@testable import ZcashScan
 
 /// A block's note-commitment tree sizes against its parent's (issue 21, point 4): each tree
 /// grows by exactly the block's leaves; a parent size of 0 checks nothing.

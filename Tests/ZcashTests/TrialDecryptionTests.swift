@@ -2,6 +2,7 @@ import SatchelTestSupport
 import WalletCore
 import XCTest
 @testable import Zcash
+@testable import ZcashScan
 
 /// ZIP-307 trial decryption on fixtures/zcash-sapling: 50 synthetic but protocol-correct blocks,
 /// 520 Sapling outputs, the wallet's 14 notes (11 external, 3 internal) and 4 outputs that look

@@ -1,6 +1,7 @@
 import WalletCore
 import WalletScan
 import WalletKeys
+import Monero
 
 /// An output of a transaction that belongs to the wallet.
 public struct MoneroOwnedOutput: Sendable, Equatable {

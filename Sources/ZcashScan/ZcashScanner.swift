@@ -1,5 +1,6 @@
 import WalletCore
 import WalletScan
+import Zcash
 
 /// The Zcash chain for the engine, its shielded pools (Sapling, Orchard, Ironwood): compact
 /// blocks parsed once, then each wallet's incoming viewing keys (external, and internal for
@@ -347,16 +348,5 @@ public struct ZcashScanner: ChainScanner, ChainRecords {
         }
         return SaplingPaymentAddress(diversifier: Array(output.outputKey[0..<11]), transmissionKey: Array(output.outputKey[11...])).encoded(
             network)
-    }
-}
-
-extension SaplingDiversifier {
-    /// The diversifier index j with d = FF1-AES256(dk, j): FF1 decryption.
-    public static func index(of d: [UInt8], dk: [UInt8]) -> DiversifierIndex {
-        let j = FF1AES256(key: dk).decrypt(bits: PedersenHash.bits(d))
-        var low: UInt64 = 0, high: UInt32 = 0
-        for k in 0..<64 where j[k] == 1 { low |= 1 << UInt64(k) }
-        for k in 0..<24 where j[64 + k] == 1 { high |= 1 << UInt32(k) }
-        return DiversifierIndex(low: low, high: high)
     }
 }

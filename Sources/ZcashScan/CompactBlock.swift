@@ -2,6 +2,7 @@ import Foundation
 import SwiftProtobuf
 import WalletCore
 import WalletScan
+import Zcash
 
 /// A compact block as the engine sees it: its id and parent, and its transactions, each with
 /// the height and tree positions its outputs need.
@@ -107,18 +108,6 @@ public struct ZcashCompactTransaction: ChainTransaction {
 /// separate sets (a note is spent only by its own pool's actions), so their tags must differ;
 /// records show the nullifier alone (`ZcashScanner.spendTagText`).
 let ironwoodSpendTagSuffix: UInt8 = 0x03
-
-/// Errors of Zcash block data. None carries key material.
-public enum ZcashDataError: WalletError, Equatable {
-    case badBlock(height: Int?, reason: String)
-
-    public var code: String { "scan.bad_block" }
-    public var message: String {
-        switch self {
-        case .badBlock(let height, let reason): "compact block\(height.map { " at height \($0)" } ?? ""): \(reason)"
-        }
-    }
-}
 
 extension ZcashCompactBlock {
     /// Reads a serialized CompactBlock; checks what a light client can: field sizes, the

@@ -11,7 +11,7 @@
 /// Zcash compact blocks, as lightwalletd serves them: the messages of lightwalletd's
 /// lightwallet-protocol/walletrpc/compact_formats.proto (zcash/lightwalletd, MIT licence,
 /// Copyright (c) 2019-2020 The Zcash developers), with their package, names and field numbers,
-/// written out here for Satchel. Swift code: Sources/Zcash/Generated (see proto/README.md).
+/// written out here for Satchel. Swift code: Sources/ZcashScan/Generated (see proto/README.md).
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -1,5 +1,6 @@
 import WalletCore
 import WalletScan
+import Monero
 
 /// Monero's epee "portable storage" binary format, as far as get_blocks_by_height.bin needs it:
 /// a request with one array of uint64, and a reply of nested objects, strings and numbers.

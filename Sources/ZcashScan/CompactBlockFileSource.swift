@@ -2,6 +2,7 @@ import Foundation
 import SwiftProtobuf
 import WalletCore
 import WalletScan
+import Zcash
 
 /// Compact blocks from a file, plain or zstd, streamed: lightwalletd's length-delimited
 /// protobuf (varint length ‖ CompactBlock, as `.pb` files and SDK caches keep them) or JSON

@@ -1,6 +1,7 @@
 import Foundation
 import WalletCore
 import WalletScan
+import Monero
 
 /// Monero's chain data from files in the fixture's format: block records ({"height","hash","blob",
 /// "tx_hashes"} and an optional "prev_hash", in the order a node connects them: a reorg in the

@@ -1,5 +1,6 @@
 import WalletCore
 import WalletScan
+import Monero
 
 /// A Monero block: header, miner transaction and the ids of its other transactions.
 public struct MoneroBlock: Sendable {

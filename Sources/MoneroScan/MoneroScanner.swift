@@ -1,6 +1,7 @@
 import WalletCore
 import WalletKeys
 import WalletScan
+import Monero
 
 /// A Monero block with its transactions (the miner's first), parsed and checked.
 public struct MoneroParsedBlock: ChainBlock {
