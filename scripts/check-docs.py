@@ -28,7 +28,9 @@ def main():
         text = f.read()
     files = tracked_files()
     stems = {os.path.splitext(os.path.basename(p))[0] for p in files}
-    targets = [t["name"] for t in json.loads(subprocess.run(["swift", "package", "dump-package"], capture_output=True, text=True, check=True).stdout)["targets"]]
+    manifest = json.loads(subprocess.run(["swift", "package", "dump-package"], capture_output=True, text=True, check=True).stdout)
+    targets = [t["name"] for t in manifest["targets"]]
+    kinds = {t["name"]: t["type"] for t in manifest["targets"]}
     declared = set(targets) | stems
     decl = re.compile(r"\b(?:struct|class|enum|protocol|typealias|actor|func|var|let|case|extension)\s+([A-Za-z_][A-Za-z0-9_]*)")
     for p in files:
@@ -53,7 +55,6 @@ def main():
             problems.append(f"no such file: {path}")
 
     # 2. Every module is named (test targets apart: Tests/ is their map).
-    kinds = {t["name"]: t["type"] for t in json.loads(subprocess.run(["swift", "package", "dump-package"], capture_output=True, text=True, check=True).stdout)["targets"]}
     for t in (t for t in targets if kinds[t] != "test"):
         if not re.search(r"(?<![\w-])" + re.escape(t) + r"(?![\w-])", text) and not (t.endswith("-bench") and "*-bench" in text):
             problems.append(f"module not named: {t}")
