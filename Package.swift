@@ -5,9 +5,9 @@
 //   executables (mnemonic derive sign-hash sign-tx keystore scan-blocks card-info; keycard-sim)
 //   → per-job libraries DeriveRecords, SigningRecords, ScanRecords, MnemonicRecords → WalletCardCLI
 //   → KeySources → WalletRecords (the record runtime)
-//   → chain modules: Monero and Zcash keys and curves, their scanners MoneroScan and ZcashScan,
-//     Bitcoin (socket code apart: MoneroNode, ZcashLightwalletd,
-//     BitcoinNode, over NodeHTTP), Ethereum → WalletScan (the engine) → WalletKeys,
+//   → chain modules: Monero's and Zcash's keys and curves, Bitcoin's transactions and PSBTs,
+//     Ethereum; their scanners MoneroScan, ZcashScan and BitcoinScan (socket code apart:
+//     MoneroNode, ZcashLightwalletd, BitcoinNode, over NodeHTTP) → WalletScan (the engine) → WalletKeys,
 //     WalletKeyStore, WalletCard (+ KeycardSimulator), WalletQR → WalletCore
 //   → C targets: CSodium CSecp256k1 CZstd CPCSCLite CQREncode CSQLite COpenSSL CBlake2 (Debian),
 //     CProcess CCurveBatch CSHA256 (ours).
@@ -98,10 +98,13 @@ let package = Package(
             .product(name: "GRPCNIOTransportHTTP2Posix", package: "grpc-swift-nio-transport"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
         ]),
-        // Bitcoin-family chains (Bitcoin, Litecoin with MWEB): raw blocks, watch sets of scripts, block sources.
-        .target(name: "Bitcoin", dependencies: ["CSHA256", "WalletScan", "WalletKeys", "WalletCore"], swiftSettings: optimizedInDebug),
+        // Bitcoin-family chains (Bitcoin, Litecoin with MWEB): transactions, scripts, sighashes and PSBTs — what
+        // sign-tx needs, with no engine, SQLite or zstd.
+        .target(name: "Bitcoin", dependencies: ["CSHA256", "WalletKeys", "WalletCore"], swiftSettings: optimizedInDebug),
+        // Their raw blocks (MWEB too), watch sets of scripts, block sources and scanner, over the engine.
+        .target(name: "BitcoinScan", dependencies: ["Bitcoin", "CSHA256", "WalletScan", "WalletKeys", "WalletCore"], swiftSettings: optimizedInDebug),
         // The only Bitcoin code that opens sockets: bitcoind's (litecoind's) JSON-RPC and REST.
-        .target(name: "BitcoinNode", dependencies: ["Bitcoin", "NodeHTTP", "WalletScan", "WalletCore"]),
+        .target(name: "BitcoinNode", dependencies: ["BitcoinScan", "Bitcoin", "NodeHTTP", "WalletScan", "WalletCore"]),
         // Ethereum's transactions (legacy EIP-155, EIP-2930, EIP-1559), RLP, EIP-191 and EIP-712:
         // what is signed, built here; the key is the caller's.
         .target(name: "Ethereum", dependencies: ["WalletCore"], swiftSettings: optimizedInDebug),
@@ -135,7 +138,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .target(name: "ScanRecords", dependencies: [
-            "ZcashScan", "MoneroScan", "KeySources", "WalletRecords", "WalletCore", "WalletKeys", "WalletKeyStore", "WalletScan", "Monero", "Zcash", "Bitcoin",
+            "ZcashScan", "MoneroScan", "KeySources", "WalletRecords", "WalletCore", "WalletKeys", "WalletKeyStore", "WalletScan", "Monero", "Zcash", "BitcoinScan", "Bitcoin",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -160,7 +163,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "scan-blocks", dependencies: [
-            "ZcashScan", "MoneroScan", "ScanRecords", "KeySources", "WalletRecords", "WalletScan", "Bitcoin", "BitcoinNode", "Monero", "MoneroNode", "Zcash", "ZcashLightwalletd", "WalletKeys", "WalletCore",
+            "ZcashScan", "MoneroScan", "ScanRecords", "KeySources", "WalletRecords", "WalletScan", "BitcoinScan", "Bitcoin", "BitcoinNode", "Monero", "MoneroNode", "Zcash", "ZcashLightwalletd", "WalletKeys", "WalletCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "card-info", dependencies: [
@@ -173,13 +176,13 @@ let package = Package(
         // make ctime's check of the Swift code that multiplies by a secret on the portable path.
         .executableTarget(name: "satchel-ctime", dependencies: ["Zcash", "Monero", "WalletCore"], path: "Tests/ctime/Swift"),
         .executableTarget(name: "zcash-bench", dependencies: ["ZcashScan", "BenchSupport", "Zcash", "CCurveBatch", "WalletCore", "CSodium"], path: "Benchmarks/zcash-bench"),
-        .executableTarget(name: "bitcoin-bench", dependencies: ["BenchSupport", "Bitcoin", "COpenSSL", "CSHA256", "CSecp256k1", "WalletScan", "WalletKeys", "WalletCore"], path: "Benchmarks/bitcoin-bench"),
+        .executableTarget(name: "bitcoin-bench", dependencies: ["BenchSupport", "BitcoinScan", "Bitcoin", "COpenSSL", "CSHA256", "CSecp256k1", "WalletScan", "WalletKeys", "WalletCore"], path: "Benchmarks/bitcoin-bench"),
         .executableTarget(name: "satchel-bench", dependencies: ["BenchSupport", "WalletKeys", "WalletCore"], path: "Benchmarks/satchel-bench"),
 
         // Every parser's libFuzzer target (docs/RELIABILITY.md). A plain build replays inputs;
         // `make fuzz` builds it apart (.build-fuzz) with -sanitize=fuzzer,address -DFUZZING.
         .executableTarget(name: "satchel-fuzz", dependencies: [
-            "ZcashScan", "MoneroScan", "KeySources", "DeriveRecords", "ScanRecords", "WalletRecords", "WalletKeys", "WalletCore", "Monero", "Zcash", "Bitcoin", "Ethereum", "WalletCard", "WalletKeyStore",
+            "ZcashScan", "MoneroScan", "KeySources", "DeriveRecords", "ScanRecords", "WalletRecords", "WalletKeys", "WalletCore", "Monero", "Zcash", "BitcoinScan", "Bitcoin", "Ethereum", "WalletCard", "WalletKeyStore",
         ], path: "Fuzz", exclude: ["corpus", "make-seeds.py"]),
 
         .target(name: "SatchelTestSupport", path: "Tests/SatchelTestSupport"),
@@ -190,7 +193,7 @@ let package = Package(
         .testTarget(name: "MoneroTests", dependencies: ["MoneroScan", "Monero", "CSodium", "WalletScan", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "ZcashTests", dependencies: ["ZcashScan", "Zcash", "CCurveBatch", "WalletScan", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "EthereumTests", dependencies: ["Ethereum", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
-        .testTarget(name: "BitcoinTests", dependencies: ["Bitcoin", "CSHA256", "WalletScan", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
+        .testTarget(name: "BitcoinTests", dependencies: ["BitcoinScan", "Bitcoin", "CSHA256", "WalletScan", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "ZcashLightwalletdTests", dependencies: ["ZcashLightwalletd"]),
         .testTarget(name: "MoneroNodeTests", dependencies: ["MoneroNode", "NodeHTTP", "WalletScan", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "WalletCardTests", dependencies: ["WalletCard", "WalletCardCLI", "SigningRecords", "DeriveRecords", "KeySources", "WalletRecords", "KeycardSimulator", "Bitcoin", "Ethereum", "WalletKeys", "WalletCore", "SatchelTestSupport"]),

@@ -1,4 +1,5 @@
 import Bitcoin
+import BitcoinScan
 import WalletCore
 import WalletKeys
 

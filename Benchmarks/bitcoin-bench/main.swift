@@ -11,6 +11,7 @@
 #endif
 import BenchSupport
 import Bitcoin
+import BitcoinScan
 import COpenSSL
 import CSHA256
 import Foundation

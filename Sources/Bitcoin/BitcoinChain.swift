@@ -100,3 +100,13 @@ public struct BitcoinNetwork: Sendable {
         }
     }
 }
+
+/// What a chain's serialization allows beyond Bitcoin's.
+public struct BitcoinDialect: Sendable, Equatable {
+    /// Litecoin's MWEB (LIP-0002/0003): transaction flag 0x08 with its mweb_tx_present byte,
+    /// the HogEx, and the extension block after a block's transactions.
+    public var mweb = false
+
+    public static let bitcoin = BitcoinDialect()
+    public static let litecoin = BitcoinDialect(mweb: true)
+}

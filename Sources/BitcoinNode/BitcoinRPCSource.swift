@@ -1,4 +1,5 @@
 import Bitcoin
+import BitcoinScan
 import Foundation
 import NodeHTTP
 import WalletCore

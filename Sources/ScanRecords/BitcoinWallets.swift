@@ -1,5 +1,6 @@
 import ArgumentParser
 import Bitcoin
+import BitcoinScan
 import Foundation
 import WalletCore
 import WalletKeys

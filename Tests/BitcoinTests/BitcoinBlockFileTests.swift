@@ -4,6 +4,7 @@ import WalletCore
 import WalletScan
 import XCTest
 @testable import Bitcoin
+@testable import BitcoinScan
 
 /// blk*.dat files as a node writes them: blocks out of order and across files, a stale
 /// branch, zeros after the last block, Bitcoin Core 28's xor.dat, zstd copies; and refusals.

@@ -3,7 +3,8 @@ import SatchelTestSupport
 import WalletCore
 import WalletScan
 import XCTest
-@testable import Bitcoin
+import Bitcoin
+@testable import BitcoinScan
 import CSHA256
 
 /// The raw-block parser on two real mainnet blocks (one before segwit, one with 2,065 segwit

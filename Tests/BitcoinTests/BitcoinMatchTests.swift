@@ -3,7 +3,8 @@ import SatchelTestSupport
 import WalletCore
 import WalletKeys
 import XCTest
-@testable import Bitcoin
+import Bitcoin
+@testable import BitcoinScan
 
 /// Matching a watch list against the two real blocks: exactly the outputs and spends the
 /// fixture lists (computed independently, re-checked with python-bitcoinlib), and nothing for

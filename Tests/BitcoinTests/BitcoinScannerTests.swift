@@ -3,7 +3,8 @@ import SatchelTestSupport
 import WalletCore
 import WalletKeys
 import XCTest
-@testable import Bitcoin
+import Bitcoin
+@testable import BitcoinScan
 @testable import WalletScan
 
 /// The Bitcoin scanner on the engine over small made-up chains (real serialization, checked

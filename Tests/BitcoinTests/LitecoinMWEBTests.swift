@@ -3,7 +3,8 @@ import SatchelTestSupport
 import WalletCore
 import WalletScan
 import XCTest
-@testable import Bitcoin
+import Bitcoin
+@testable import BitcoinScan
 
 /// Litecoin's MWEB serialization on blocks and mempool transactions that the real node
 /// (Debian's litecoind 0.21.2.1, regtest) wrote: the HogEx, peg-outs, the extension block

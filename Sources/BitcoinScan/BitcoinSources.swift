@@ -1,3 +1,4 @@
+import Bitcoin
 import Foundation
 import WalletCore
 import WalletScan

@@ -1,3 +1,4 @@
+import Bitcoin
 import WalletCore
 import WalletScan
 

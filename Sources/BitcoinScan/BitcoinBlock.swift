@@ -1,6 +1,7 @@
 #if canImport(Glibc)
     import Glibc
 #endif
+import Bitcoin
 import CSHA256
 import WalletCore
 import WalletScan
@@ -182,40 +183,7 @@ public struct BitcoinBlock: ChainBlock, Sendable {
     let tables: BitcoinTables
 }
 
-/// What a chain's serialization allows beyond Bitcoin's.
-public struct BitcoinDialect: Sendable, Equatable {
-    /// Litecoin's MWEB (LIP-0002/0003): transaction flag 0x08 with its mweb_tx_present byte,
-    /// the HogEx, and the extension block after a block's transactions.
-    public var mweb = false
-
-    public static let bitcoin = BitcoinDialect()
-    public static let litecoin = BitcoinDialect(mweb: true)
-}
-
-public enum Bitcoin {
-    /// txid ‖ vout (little-endian).
-    public static func outpoint(_ txid: [UInt8], _ index: UInt32) -> [UInt8] {
-        txid + withUnsafeBytes(of: index.littleEndian) { Array($0) }
-    }
-
-    /// A hash as Bitcoin shows it: byte-reversed hex.
-    public static func display(_ hash: [UInt8]) -> String { Hex.encode(hash.reversed()) }
-
-    /// The internal bytes of a displayed (reversed) hash.
-    public static func internalBytes(ofDisplayed hex: String) throws -> [UInt8] { Array(try Hex.decode(hex).reversed()) }
-
-    /// SHA256(SHA256(bytes)).
-    public static func sha256d(_ bytes: UnsafeRawBufferPointer) -> [UInt8] {
-        var message = satchel_sha_message(
-            data: (bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), nil, nil, nil), size: (bytes.count, 0, 0, 0), count: 1)
-        return [UInt8](unsafeUninitializedCapacity: 32) { out, n in
-            satchel_sha256d_one(&message, out.baseAddress!)
-            n = 32
-        }
-    }
-
-    public static func sha256d(_ bytes: [UInt8]) -> [UInt8] { bytes.withUnsafeBytes { sha256d($0) } }
-
+extension Bitcoin {
     /// The merkle root of `hashes` (Bitcoin's: an odd level repeats its last hash), and
     /// whether some level ended in two equal hashes — CVE-2012-2459: such a list has the same
     /// root as a shorter one, so a block with it is refused.

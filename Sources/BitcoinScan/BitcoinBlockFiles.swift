@@ -1,3 +1,4 @@
+import Bitcoin
 import Foundation
 #if canImport(Glibc)
     import Glibc
