@@ -20,17 +20,17 @@ public struct AccountRequest {
         self.viewOnly = viewOnly
     }
 
-    /// The account record of one input record; `walletSource` is the key-store entry's key
-    /// that replaces the record's.
-    public func account(_ record: JSONObject, keys: RecordKeys, walletSource: KeySource?) throws -> JSONObject {
-        if case .zcash(let material)? = walletSource { return try saplingAccount(record, keys, material: material) }
-        if walletSource == nil, chainOptions.isSapling(record) { return try saplingAccount(record, keys) }
+    /// The account record of one input record, from its key or the key-store entry's
+    /// (`keys.source`) that replaces it.
+    public func account(_ record: JSONObject, keys: DeriveKeys) throws -> JSONObject {
+        if case .zcash(let material)? = keys.source { return try saplingAccount(record, keys.records, material: material) }
+        if keys.source == nil, chainOptions.isSapling(record) { return try saplingAccount(record, keys.records) }
         if let pool = chainOptions.shieldedPool {
             throw DerivationError.unsupported(
                 "--pool \(pool) needs a BIP39 phrase, a seed or a Zcash viewing key in the record, or a zec key-store entry")
         }
         var out = record
-        let source = try walletSource ?? keys.source(record, out: &out)
+        let source = try keys.key(of: record, out: &out)
         out = PhraseFields.removed(from: SecretFields.removed(from: out))
         out["type"] = .string("account")
         switch source {

@@ -32,22 +32,22 @@ public struct AddressRequest {
         self.paymentId = paymentId
     }
 
-    /// The address records of one input record. `walletSource`: the key-store entry's key (or
-    /// a device's stand-in master) that replaces the record's; `device`: the card.
-    public func addresses(
-        _ record: JSONObject, keys: RecordKeys, walletSource: KeySource?, device: (any KeyDevice)?,
-        emit: (JSONObject) throws(CLIError) -> Void
-    ) throws {
-        if device == nil, case .zcash(let material)? = walletSource {
-            return try saplingAddresses(record, keys, material: material, emit: emit)
+    /// The address records of one input record, from its key or the run's (`keys.source`: a
+    /// key-store entry's, or a card's stand-in master, with the card as `keys.card`).
+    public func addresses(_ record: JSONObject, keys: DeriveKeys, emit: (JSONObject) throws(CLIError) -> Void) throws {
+        let device = keys.device
+        if device == nil, case .zcash(let material)? = keys.source {
+            return try saplingAddresses(record, keys.records, material: material, emit: emit)
         }
-        if walletSource == nil, device == nil, chainOptions.isSapling(record) { return try saplingAddresses(record, keys, emit: emit) }
+        if keys.source == nil, device == nil, chainOptions.isSapling(record) {
+            return try saplingAddresses(record, keys.records, emit: emit)
+        }
         if let pool = chainOptions.shieldedPool {
             throw DerivationError.unsupported(
                 "--pool \(pool) needs a BIP39 phrase, a seed or a Zcash viewing key in the record, or a zec key-store entry (not a card)")
         }
         var base = record
-        let source = try walletSource ?? keys.source(record, out: &base)
+        let source = try keys.key(of: record, out: &base)
         // An address record carries its own path and keys, not the account record it
         // came from (its xpubs, descriptors, fingerprints, …): those fields go.
         base = AccountFields.removed(from: PhraseFields.removed(from: SecretFields.removed(from: base)))

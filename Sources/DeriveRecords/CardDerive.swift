@@ -41,6 +41,19 @@ public struct DeriveKeys {
     /// The key-store entry's key, or the card's stand-in master: it replaces the records' keys.
     public let source: KeySource?
     public let card: CardKeys?
+
+    public init(records: RecordKeys, source: KeySource? = nil, card: CardKeys? = nil) {
+        (self.records, self.source, self.card) = (records, source, card)
+    }
+
+    /// The card as the device addresses and accounts are derived from.
+    var device: (any KeyDevice)? { card }
+
+    /// The key of one record: the run's (key store, card) if it has one, else the record's;
+    /// `out` is the record with the fields that were read for the key left to the caller.
+    func key(of record: JSONObject, out: inout JSONObject) throws -> KeySource {
+        try source ?? records.source(record, out: &out)
+    }
 }
 
 extension ChainOptions {

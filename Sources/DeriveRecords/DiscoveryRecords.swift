@@ -19,14 +19,11 @@ public struct DiscoveryRequest {
         self.used = used
     }
 
-    /// The records of one input record; `walletSource` is the key-store entry's key (or a
-    /// device's stand-in master) that replaces the record's, and `device` the card.
-    public func accounts(
-        _ record: JSONObject, keys: RecordKeys, walletSource: KeySource?, device: (any KeyDevice)?,
-        emit: (JSONObject) throws(CLIError) -> Void
-    ) throws {
+    /// The records of one input record, from its key or the run's (a key-store entry's, or a
+    /// card's stand-in master with the card beside it).
+    public func accounts(_ record: JSONObject, keys: DeriveKeys, emit: (JSONObject) throws(CLIError) -> Void) throws {
         var base = record
-        let source = try walletSource ?? keys.source(record, out: &base)
+        let source = try keys.key(of: record, out: &base), device = keys.device
         base = PhraseFields.removed(from: SecretFields.removed(from: base))
         guard case .bip32(let key, _, let fromSeed) = source, fromSeed else {
             throw DerivationError.unsupported("discovery walks accounts from the master key: give a phrase, a seed, --wallet or --card")

@@ -27,7 +27,7 @@ extension DeriveCommand {
         func run() throws {
             let request = AccountRequest(chainOptions: chainOptions, viewOnly: viewOnly)
             try chainOptions.runDerive(passphrase, keySource, inputs: input.files, fromEntry: true) { keys in
-                { record, emit in try emit(try request.account(record, keys: keys.records, walletSource: keys.source)) }
+                { record, emit in try emit(try request.account(record, keys: keys)) }
             }
         }
     }

@@ -76,7 +76,7 @@ extension DeriveCommand {
                     index: index, count: count, path: path, paymentId: paymentId)
                 // With --wallet or --card the key is there: no input records are read.
                 return { record, emit in
-                    try request.addresses(record, keys: keys.records, walletSource: keys.source, device: keys.card) {
+                    try request.addresses(record, keys: keys) {
                         out throws(CLIError) in try emit(try show.attach(out))
                     }
                 }

@@ -47,7 +47,7 @@ extension DeriveCommand {
                     chainOptions: chainOptions, discovery: AccountDiscovery(gap: gap, maxAccounts: maxAccounts),
                     used: try UsedAddresses.read(used))
                 return { record, emit in
-                    try request.accounts(record, keys: keys.records, walletSource: keys.source, device: keys.card, emit: emit)
+                    try request.accounts(record, keys: keys, emit: emit)
                 }
             }
         }

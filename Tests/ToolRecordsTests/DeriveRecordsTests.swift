@@ -25,7 +25,7 @@ final class DeriveRecordsTests: XCTestCase {
         let options = try ChainOptions.parse(["--purpose", "84"])
         let request = AddressRequest(chainOptions: options, chains: [0, 1], index: 0, count: 2)
         let records = try collect {
-            try request.addresses(phrase, keys: options.recordKeys(sharedPassphrase: nil), walletSource: nil, device: nil, emit: $0)
+            try request.addresses(phrase, keys: DeriveKeys(records: options.recordKeys(sharedPassphrase: nil)), emit: $0)
         }
         XCTAssertEqual(
             records.map { $0["path"]?.stringValue }, ["m/84'/0'/0'/0/0", "m/84'/0'/0'/0/1", "m/84'/0'/0'/1/0", "m/84'/0'/0'/1/1"])
@@ -43,7 +43,7 @@ final class DeriveRecordsTests: XCTestCase {
     func testBIP84AccountAndPrivateKey() throws {
         let options = try ChainOptions.parse(["--purpose", "84", "--private"])
         let account = try AccountRequest(chainOptions: options).account(
-            phrase, keys: options.recordKeys(sharedPassphrase: nil), walletSource: nil)
+            phrase, keys: DeriveKeys(records: options.recordKeys(sharedPassphrase: nil)))
         XCTAssertEqual(
             account["zpub"]?.stringValue,
             "zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs")
@@ -52,7 +52,7 @@ final class DeriveRecordsTests: XCTestCase {
         // An address from the account record: the account's fields are not carried over.
         let fromAccount = try collect {
             try AddressRequest(chainOptions: ChainOptions.parse([])).addresses(
-                account, keys: options.recordKeys(sharedPassphrase: nil), walletSource: nil, device: nil, emit: $0)
+                account, keys: DeriveKeys(records: options.recordKeys(sharedPassphrase: nil)), emit: $0)
         }
         XCTAssertEqual(fromAccount.count, 1)
         XCTAssertEqual(fromAccount[0]["address"]?.stringValue, "bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu")
@@ -62,7 +62,7 @@ final class DeriveRecordsTests: XCTestCase {
         XCTAssertNil(fromAccount[0]["xprv"])
         let first = try collect {
             try AddressRequest(chainOptions: options).addresses(
-                phrase, keys: options.recordKeys(sharedPassphrase: nil), walletSource: nil, device: nil, emit: $0)
+                phrase, keys: DeriveKeys(records: options.recordKeys(sharedPassphrase: nil)), emit: $0)
         }
         XCTAssertEqual(first[0]["wif"]?.stringValue, "KyZpNDKnfs94vbrwhJneDi77V6jF64PWPF8x5cdJb8ifgg2DUc9d")
     }
@@ -78,7 +78,7 @@ final class DeriveRecordsTests: XCTestCase {
             """)
         let request = DiscoveryRequest(chainOptions: options, discovery: AccountDiscovery(gap: 20, maxAccounts: 100), used: used)
         let records = try collect {
-            try request.accounts(phrase, keys: options.recordKeys(sharedPassphrase: nil), walletSource: nil, device: nil, emit: $0)
+            try request.accounts(phrase, keys: DeriveKeys(records: options.recordKeys(sharedPassphrase: nil)), emit: $0)
         }
         XCTAssertEqual(records.count, 2)
         XCTAssertEqual(
