@@ -8,8 +8,8 @@
 //   → chain modules: Monero's and Zcash's keys and curves, Bitcoin's transactions and PSBTs,
 //     Ethereum; their scanners MoneroScan, ZcashScan and BitcoinScan (socket code apart:
 //     MoneroNode, ZcashLightwalletd, BitcoinNode, over NodeHTTP) → WalletScan (the engine) → WalletKeys,
-//     WalletKeyStore, WalletCard (+ KeycardSimulator), WalletQR → WalletCore
-//   → C targets: CSodium CSecp256k1 CZstd CPCSCLite CQREncode CSQLite COpenSSL CBlake2 (Debian),
+//     WalletKeyStore, WalletCard (+ KeycardSimulator), WalletQR, WalletUR → WalletCore
+//   → C targets: CSodium CSecp256k1 CZstd CPCSCLite CQREncode CSQLite COpenSSL CBlake2 CZlib (Debian),
 //     CProcess CCurveBatch CSHA256 (ours).
 //   Benchmarks (BenchSupport, *-bench), satchel-ctime, satchel-fuzz and SatchelTestSupport sit beside.
 import PackageDescription
@@ -55,6 +55,7 @@ let package = Package(
         systemLibrary("CSQLite", pkgConfig: "sqlite3", apt: "libsqlite3-dev"),
         systemLibrary("COpenSSL", pkgConfig: "libcrypto", apt: "libssl-dev"),
         systemLibrary("CBlake2", pkgConfig: "libb2", apt: "libb2-dev"),
+        systemLibrary("CZlib", pkgConfig: "zlib", apt: "zlib1g-dev"),
 
         .target(name: "CProcess"),
         // Batched curve arithmetic (issue 23): AVX-512 IFMA / AVX2 / portable kernels chosen at run
@@ -115,6 +116,9 @@ let package = Package(
         ]),
         .target(name: "KeycardSimulator", dependencies: ["WalletCard", "WalletKeys", "WalletCore"], swiftSettings: optimizedInDebug),
         .target(name: "WalletQR", dependencies: ["CQREncode", "WalletCore"]),
+        // Animated QR transports: Blockchain Commons URs (Bytewords, fountain codes, CBOR, the
+        // registry types) and Coinkite's BBQr (zlib's raw DEFLATE and CRC-32).
+        .target(name: "WalletUR", dependencies: ["CZlib", "WalletCore"], swiftSettings: optimizedInDebug),
         // The record runtime every tool shares: the JSON Lines pipeline, streams, secret input,
         // record errors and exit statuses, and the key-file and key-store options. No chain.
         .target(name: "WalletRecords", dependencies: [
@@ -188,6 +192,7 @@ let package = Package(
         .target(name: "SatchelTestSupport", path: "Tests/SatchelTestSupport"),
         .testTarget(name: "WalletCoreTests", dependencies: ["WalletCore", "CSecp256k1", "CZstd", "CPCSCLite", "SatchelTestSupport"]),
         .testTarget(name: "WalletKeysTests", dependencies: ["WalletKeys", "WalletCore", "SatchelTestSupport"]),
+        .testTarget(name: "WalletURTests", dependencies: ["WalletUR", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "WalletKeyStoreTests", dependencies: ["WalletKeyStore", "WalletCore"]),
         .testTarget(name: "WalletScanTests", dependencies: ["MoneroScan", "WalletScan", "Monero", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "MoneroTests", dependencies: ["MoneroScan", "Monero", "CSodium", "WalletScan", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
