@@ -3,7 +3,7 @@
 // Layering (arrows point down only; docs/ARCHITECTURE.md draws it; scripts/check-imports.py holds
 // each target to its imports):
 //   executables (mnemonic derive sign-hash sign-tx keystore scan-blocks card-info; keycard-sim)
-//   → per-job libraries DeriveRecords, SigningRecords, ScanRecords, MnemonicRecords → WalletCardCLI
+//   → per-job libraries DeriveRecords, SigningRecords, ScanRecords, MnemonicRecords, QRRecords → WalletCardCLI
 //   → KeySources → WalletRecords (the record runtime)
 //   → chain modules: Monero's and Zcash's keys and curves, Bitcoin's transactions and PSBTs,
 //     Ethereum; their scanners MoneroScan, ZcashScan and BitcoinScan (socket code apart:
@@ -133,12 +133,17 @@ let package = Package(
         .target(name: "MnemonicRecords", dependencies: [
             "WalletRecords", "WalletCore", "WalletKeys", "Monero", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        // QR codes as records: an address's image, UR and BBQr parts read among records and
+        // written as records, lines, terminal frames or images.
+        .target(name: "QRRecords", dependencies: [
+            "WalletUR", "WalletQR", "WalletRecords", "WalletCore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
         .target(name: "DeriveRecords", dependencies: [
-            "KeySources", "WalletCardCLI", "WalletRecords", "WalletCore", "WalletKeys", "WalletKeyStore", "WalletQR", "Monero", "Zcash",
+            "KeySources", "WalletCardCLI", "WalletRecords", "WalletCore", "WalletKeys", "WalletKeyStore", "WalletUR", "Monero", "Zcash",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .target(name: "SigningRecords", dependencies: [
-            "KeySources", "WalletCardCLI", "WalletCard", "WalletRecords", "WalletCore", "WalletKeys", "Monero", "Bitcoin", "Ethereum",
+            "QRRecords", "WalletUR", "KeySources", "WalletCardCLI", "WalletCard", "WalletRecords", "WalletCore", "WalletKeys", "Monero", "Bitcoin", "Ethereum",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .target(name: "ScanRecords", dependencies: [
@@ -151,7 +156,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "derive", dependencies: [
-            "DeriveRecords", "KeySources", "WalletRecords", "WalletCardCLI", "WalletKeys", "WalletCore",
+            "DeriveRecords", "QRRecords", "KeySources", "WalletRecords", "WalletCardCLI", "WalletKeys", "WalletCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "sign-hash", dependencies: [
@@ -159,7 +164,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "sign-tx", dependencies: [
-            "SigningRecords", "KeySources", "WalletRecords", "WalletCardCLI", "Bitcoin", "WalletKeys", "WalletCore",
+            "SigningRecords", "QRRecords", "WalletUR", "KeySources", "WalletRecords", "WalletCardCLI", "Bitcoin", "WalletKeys", "WalletCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "keystore", dependencies: [
@@ -202,7 +207,7 @@ let package = Package(
         .testTarget(name: "ZcashLightwalletdTests", dependencies: ["ZcashLightwalletd"]),
         .testTarget(name: "MoneroNodeTests", dependencies: ["MoneroNode", "NodeHTTP", "WalletScan", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "WalletCardTests", dependencies: ["WalletCard", "WalletCardCLI", "SigningRecords", "DeriveRecords", "KeySources", "WalletRecords", "KeycardSimulator", "Bitcoin", "Ethereum", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
-        .testTarget(name: "ToolRecordsTests", dependencies: ["MoneroScan", "KeySources", "MnemonicRecords", "DeriveRecords", "SigningRecords", "ScanRecords", "WalletRecords", "WalletKeys", "WalletQR", "WalletScan", "Monero", "WalletCore", "Bitcoin", "SatchelTestSupport"]),
+        .testTarget(name: "ToolRecordsTests", dependencies: ["MoneroScan", "KeySources", "MnemonicRecords", "DeriveRecords", "SigningRecords", "ScanRecords", "WalletRecords", "WalletKeys", "WalletQR", "WalletUR", "QRRecords", "WalletScan", "Monero", "WalletCore", "Bitcoin", "SatchelTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["SatchelTestSupport", "Bitcoin", "WalletKeys", "WalletCore"]),
     ]
 )

@@ -1,4 +1,5 @@
 import Monero
+import WalletUR
 import WalletCore
 import WalletKeyStore
 import WalletKeys
@@ -14,10 +15,13 @@ public struct AccountRequest {
     public var chainOptions: ChainOptions
     /// Monero: the private view key alone (a view-only wallet), not the spend key.
     public var viewOnly: Bool
+    /// --ur: the account also as a UR text ("ur"), for a watch-only wallet to scan.
+    public var ur: AccountURType?
 
-    public init(chainOptions: ChainOptions, viewOnly: Bool = false) {
+    public init(chainOptions: ChainOptions, viewOnly: Bool = false, ur: AccountURType? = nil) {
         self.chainOptions = chainOptions
         self.viewOnly = viewOnly
+        self.ur = ur
     }
 
     /// The account record of one input record, from its key or the key-store entry's
@@ -33,6 +37,12 @@ public struct AccountRequest {
         let source = try keys.key(of: record, out: &out)
         out = PhraseFields.removed(from: SecretFields.removed(from: out))
         out["type"] = .string("account")
+        if ur != nil {
+            guard case .bip32 = source, chainOptions.multisigScript == nil else {
+                throw DerivationError.unsupported(
+                    "--ur exports a BIP32 account of a single-key script (Monero, Zcash and --purpose 48 have none)")
+            }
+        }
         switch source {
         case .monero(let wallet):
             if let coin = chainOptions.coin, coin != "xmr" {
@@ -66,6 +76,11 @@ public struct AccountRequest {
             out["parent_fingerprint"] = .string(Hex.encode(account.parentFingerprint))
             out["depth"] = .number(String(account.depth))
             out["child_number"] = .string(DerivationPath.format(account.childNumber))
+            if let ur {
+                out["ur"] = .string(
+                    try accountUR(
+                        ur, master: fromSeed ? key : nil, account: account, path: path, plan: plan, placed: fromSeed || origin != nil))
+            }
             if fromSeed,
                 let receive = Descriptor.account(
                     script: plan.script, masterFingerprint: key.fingerprint, accountPath: path, accountXpub: xpub, change: 0),
@@ -169,5 +184,33 @@ public enum AccountFields {
         var out = record
         for key in record.keys where names.contains(key) { out[key] = nil }
         return out
+    }
+}
+
+extension AccountRequest {
+    /// The account as a UR of `type`; `master` when the account was derived from the seed
+    /// (its fingerprint is the origin's source), `placed` when its path is known at all.
+    func accountUR(
+        _ type: AccountURType, master: ExtendedKey?, account: ExtendedKey, path: DerivationPath, plan: AddressPlan, placed: Bool
+    ) throws -> String {
+        switch type {
+        case .cryptoAccount:
+            guard let master else {
+                throw DerivationError.unsupported("--ur crypto-account derives every script type from the seed: give a phrase or a seed")
+            }
+            return try AccountUR.account(master: master, chain: plan.chain, coinType: plan.coinType, account: chainOptions.account).ur()
+                .text
+        case .cryptoHDKey, .cryptoOutput:
+            let receive = KeyPath(components: [.index(0, hardened: false), .wildcard(hardened: false)])
+            let children = type == .cryptoOutput || plan.script == .ethereum ? receive : nil
+            let key = AccountUR.hdkey(
+                account.neutered, path: placed ? path : DerivationPath(), master: master?.fingerprint, chain: plan.chain, children: children
+            )
+            if type == .cryptoHDKey { return try key.ur().text }
+            guard let output = AccountUR.output(plan.script, .hd(key)) else {
+                throw DerivationError.unsupported("\(plan.chain.coin) accounts have no output descriptor: use --ur crypto-hdkey")
+            }
+            return try output.ur().text
+        }
     }
 }

@@ -24,6 +24,16 @@ public struct QRCode: Sendable {
         modules = (0..<(size * size)).map { code.pointee.data[$0] & 1 == 1 }
     }
 
+    /// A frame of an animated QR (a UR part in upper case, a BBQr part): libqrencode picks the
+    /// modes, so QR's alphanumeric set (0-9 A-Z space $%*+-./:) takes 5.5 bits a character
+    /// instead of 8; level L, as BBQr.md and the UR wallets use on a screen.
+    public init(frame text: String) throws(QRError) {
+        guard let code = QRcode_encodeString(text, 0, QR_ECLEVEL_L, QR_MODE_8, 1) else { throw .encodingFailed }
+        defer { QRcode_free(code) }
+        size = Int(code.pointee.width)
+        modules = (0..<(size * size)).map { code.pointee.data[$0] & 1 == 1 }
+    }
+
     private func dark(_ x: Int, _ y: Int) -> Bool {
         let (mx, my) = (x - Self.quietZone, y - Self.quietZone)
         guard mx >= 0, my >= 0, mx < size, my < size else { return false }

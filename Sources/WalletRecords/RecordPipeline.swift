@@ -54,6 +54,9 @@ public final class RecordPipeline {
     /// For tools that read seed phrases: a line that is not JSON (does not start with { or [)
     /// is a phrase, as typed or pasted, and becomes {"mnemonic": line}.
     public var phraseLines = false
+    /// For tools that read other texts among the records (sign-tx: QR codes as `zbarcam --raw`
+    /// prints them): a line this returns a record for is that record; nil leaves it to JSON.
+    public var textLine: ((String) -> JSONObject?)?
 
     public init(
         tool: String, output: OutputStream = .standardOutput, diagnostics: OutputStream = .standardError,
@@ -224,7 +227,11 @@ public final class RecordPipeline {
                 return try report(RecordError.invalidUTF8(offset: bad), at: location)
             }
             let record: JSONObject
-            if phraseLines, let typed = PhraseLine.record(bytes) {
+            if let textLine, let first = bytes.first, first != UInt8(ascii: "{"),
+                let typed = textLine(String(decoding: bytes, as: UTF8.self).trimmingBlanks)
+            {
+                record = typed
+            } else if phraseLines, let typed = PhraseLine.record(bytes) {
                 record = typed
             } else {
                 do {
@@ -403,4 +410,12 @@ public struct InternalError: WalletError {
     public var code: String { "internal" }
     public var message: String { "internal error (\(typeName)); please report it" }
     public var exitStatus: ExitStatus { .software }
+}
+
+extension String {
+    /// Without the spaces, tabs and carriage return a line may end (or start) with.
+    var trimmingBlanks: String {
+        let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" }
+        return String(self.drop(while: blank).reversed().drop(while: blank).reversed())
+    }
 }

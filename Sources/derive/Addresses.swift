@@ -2,6 +2,7 @@ import ArgumentParser
 import WalletCardCLI
 import DeriveRecords
 import KeySources
+import QRRecords
 import WalletCore
 import WalletKeys
 import WalletRecords

@@ -2,10 +2,12 @@ import ArgumentParser
 import Bitcoin
 import WalletCardCLI
 import KeySources
+import QRRecords
 import SigningRecords
 import WalletCore
 import WalletKeys
 import WalletRecords
+import WalletUR
 
 @main
 struct SignTxCommand: ParsableCommand {
@@ -32,6 +34,10 @@ struct SignTxCommand: ParsableCommand {
                 → message_signature (EIP-191 personal_sign)
               {"typed_data":{types, primaryType, domain, message}}
                 → typed_data_summary, typed_data_signature (EIP-712 v4)
+              QR texts, one per line as zbarcam --raw prints them (ur:crypto-psbt/…,
+                ur:psbt/…, B$…), in any order, among records or alone → progress on
+                stderr, the PSBT signed (summary first), and the answer in the same
+                transport: qr_part records (--qr-lines, --qr, --qr-dir to show them)
             A PSBT's inputs are signed where its derivation fields name our master fingerprint. \
             For Ethereum the key's path is the record's "path" or --path. The key is a seed, phrase, \
             xprv or private_key in the record, a private --key-file, --key-fd, a key-store entry \
@@ -43,6 +49,7 @@ struct SignTxCommand: ParsableCommand {
               sign-tx --wallet main --path "m/44h/60h/0h/0/0" < txs.jsonl
               sign-tx --key-fd 3 --confirm 3<key.json < tx.jsonl
               sign-tx --card --pairing my-card --coin ltc --in tx.psbt --out signed.psbt
+              zbarcam --raw | sign-tx --wallet main --qr
             See sign-tx(1).
             """,
         version: SatchelVersion.string
@@ -54,7 +61,14 @@ struct SignTxCommand: ParsableCommand {
     @Flag(help: "Show each summary on the terminal and sign only when the answer is yes.")
     var confirm = false
 
+    @Flag(
+        help:
+            "Sign nothing and need no key: pass each PSBT on as a record (and as QR parts with --qr-transport) — the online side of an air gap, which turns a wallet's PSBT into frames and the signed frames back into a PSBT."
+    )
+    var convert = false
+
     @OptionGroup(title: "PSBTs") var psbtOptions: PSBTOptions
+    @OptionGroup(title: "QR codes (UR, BBQr)") var qrOptions: QRFrameOptions
     @OptionGroup(title: "Key source") var keyInput: CardKeySourceOptions
     @OptionGroup var passphrase: PassphraseOptions
     @OptionGroup var input: InputFiles
@@ -64,10 +78,45 @@ struct SignTxCommand: ParsableCommand {
         if psbtOptions.inFile != nil && !input.files.isEmpty {
             throw ValidationError("--in reads one PSBT file; give no record files with it")
         }
+        if convert && (keyInput.source.choice(card: keyInput.card.card) != .records || confirm || psbtOptions.finalize) {
+            throw ValidationError("--convert signs nothing: give no key, --card, --confirm or --finalize with it")
+        }
+    }
+
+    /// --convert: each PSBT (records, --in, QR parts) checked and passed on, unsigned.
+    func runConvert(_ pipeline: RecordPipeline, _ qrInput: QRInput) throws {
+        let transport = PSBTQR.transport(qrOptions, cameAs: nil, signing: false)
+        if let file = psbtOptions.inFile {
+            return try pipeline.runOnce(JSONObject()) { record, emit in
+                try PSBTQR.relay(try PSBTRecords.read(file: file), record: record, transport: transport, options: qrOptions, emit: emit)
+            }.exitIfFailed()
+        }
+        let status = pipeline.run(inputs: input.files) { record, emit in
+            if let text = record["qr"]?.stringValue {
+                guard let message = try qrInput.take(text, tool: pipeline.tool, diagnostics: pipeline.diagnostics) else { return }
+                return try PSBTQR.relay(
+                    try PSBT(parsing: try message.psbt()), record: JSONObject(), transport: transport, options: qrOptions, emit: emit)
+            }
+            try PSBTQR.relay(try PSBTRecords.psbt(record), record: record, transport: transport, options: qrOptions, emit: emit)
+        }
+        try finish(pipeline, qrInput, status)
+    }
+
+    /// Parts that never made a whole message are an error: nothing of them was used.
+    func finish(_ pipeline: RecordPipeline, _ qrInput: QRInput, _ status: ExitStatus) throws {
+        if let unfinished = qrInput.unfinished {
+            return try pipeline.fail(URError.incomplete(unfinished + ": nothing of it was \(convert ? "passed on" : "signed")"))
+                .exitIfFailed()
+        }
+        try status.exitIfFailed()
     }
 
     func run() throws {
-        let pipeline = RecordPipeline(tool: "sign-tx")
+        // With --qr-lines stdout carries the bare QR parts alone; the records go to stderr.
+        let pipeline = RecordPipeline(tool: "sign-tx", output: qrOptions.qrLines ? .standardError : .standardOutput)
+        pipeline.textLine = QRInput.record
+        let qrInput = QRInput()
+        if convert { return try runConvert(pipeline, qrInput) }
         let reader: RecordKeys
         let runSource: KeySource?
         let terminal: Confirmation?
@@ -114,7 +163,16 @@ struct SignTxCommand: ParsableCommand {
                 if let out = psbtOptions.outFile { try PSBTRecords.write(signed, file: out) }
             }.exitIfFailed()
         }
-        try pipeline.run(inputs: input.files) { record, emit in
+        let status = pipeline.run(inputs: input.files) { record, emit in
+            if let text = record["qr"]?.stringValue {
+                guard let message = try qrInput.take(text, tool: pipeline.tool, diagnostics: pipeline.diagnostics) else { return }
+                let psbt = try PSBT(parsing: try message.psbt())
+                let signed = try sign(psbt, JSONObject(["psbt": .string(psbt.base64)]), emit: emit)
+                if let answer = PSBTQR.transport(qrOptions, cameAs: message.transport, signing: true) {
+                    try PSBTQR.answer(signed, answer, qrOptions, emit: emit)
+                }
+                return
+            }
             if record["psbt"] != nil {
                 let others = EthereumRecords.fields.filter { record[$0] != nil }
                 if !others.isEmpty { throw RecordError.conflictingFields(["psbt"] + others) }
@@ -132,6 +190,7 @@ struct SignTxCommand: ParsableCommand {
                 if let terminal { try terminal.ask(summary) }
             }
             try emit(signed)
-        }.exitIfFailed()
+        }
+        try finish(pipeline, qrInput, status)
     }
 }

@@ -1,10 +1,12 @@
 import Foundation
 import DeriveRecords
 import KeySources
+import QRRecords
 import ScanRecords
 import WalletCore
 import WalletKeys
 import WalletQR
+import WalletUR
 import XCTest
 import WalletRecords
 
@@ -38,6 +40,48 @@ final class DeriveRecordsTests: XCTestCase {
         XCTAssertNil(records[0]["mnemonic"])
         XCTAssertNil(records[0]["private_key"])
         XCTAssertEqual(records[0]["type"]?.stringValue, "address")
+    }
+
+    /// --ur: the descriptor a crypto-output carries is the record's receive descriptor; the
+    /// crypto-hdkey of m/44'/60'/0' is MetaMask's pairing (origin, source fingerprint, children
+    /// 0/*, note); testnet keys say so in use-info; an xpub without origin has no source.
+    func testAccountURs() throws {
+        for (args, script) in [
+            (["--purpose", "84"], "wpkh"), (["--purpose", "86"], "tr"), (["--purpose", "49", "--network", "test"], "sh"),
+        ] {
+            let options = try ChainOptions.parse(args)
+            let record = try AccountRequest(chainOptions: options, ur: .cryptoOutput).account(
+                phrase, keys: DeriveKeys(records: options.recordKeys(sharedPassphrase: nil)))
+            guard case .single(let ur) = try URText(try XCTUnwrap(record["ur"]?.stringValue)) else { return XCTFail("a multipart UR") }
+            let text = try OutputDescriptor(ur: ur).text
+            XCTAssertEqual(text + "#", String(record["descriptor"]!.stringValue!.prefix(text.count + 1)), args.joined(separator: " "))
+            XCTAssertTrue(text.hasPrefix(script + "("), text)
+        }
+        let eth = try ChainOptions.parse(["--coin", "eth"])
+        let record = try AccountRequest(chainOptions: eth, ur: .cryptoHDKey).account(
+            phrase, keys: DeriveKeys(records: eth.recordKeys(sharedPassphrase: nil)))
+        guard case .single(let ur) = try URText(try XCTUnwrap(record["ur"]?.stringValue)) else { return XCTFail("a multipart UR") }
+        let key = try HDKey(ur: ur)
+        XCTAssertEqual(key.origin?.text, "44'/60'/0'")
+        XCTAssertEqual(key.origin?.sourceFingerprint, 0x73c5_da0a)
+        XCTAssertEqual(key.children?.text, "0/*")
+        XCTAssertEqual(key.note, "account.standard")
+        XCTAssertEqual(key.useInfo, CoinInfo(type: 60, network: 0))
+        XCTAssertEqual(key.extendedKeyText, record["xpub"]?.stringValue)
+        // From an xpub alone: no source fingerprint, and crypto-account needs the seed.
+        let xpub = JSONObject(["extended_key": .string(record["xpub"]!.stringValue!)])
+        let watch = try AccountRequest(chainOptions: try ChainOptions.parse(["--purpose", "84"]), ur: .cryptoHDKey).account(
+            xpub, keys: DeriveKeys(records: eth.recordKeys(sharedPassphrase: nil)))
+        XCTAssertNil(
+            try HDKey(ur: try UR(type: "crypto-hdkey", cbor: try XCTUnwrap(urBody(watch["ur"]?.stringValue)))).origin?.sourceFingerprint)
+        XCTAssertThrowsError(
+            try AccountRequest(chainOptions: try ChainOptions.parse(["--purpose", "84"]), ur: .cryptoAccount).account(
+                xpub, keys: DeriveKeys(records: eth.recordKeys(sharedPassphrase: nil))))
+    }
+
+    private func urBody(_ text: String?) throws -> [UInt8]? {
+        guard let text, case .single(let ur) = try URText(text) else { return nil }
+        return ur.cbor
     }
 
     func testBIP84AccountAndPrivateKey() throws {

@@ -4,7 +4,6 @@
 import WalletCore
 import WalletQR
 import WalletRecords
-import KeySources
 
 /// Where --qr and --qr-dir put an address's QR code.
 public struct QRSink {
@@ -17,6 +16,14 @@ public struct QRSink {
         }
         var info = stat()
         return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+    }
+
+    /// Writes an image file (0644: QR codes of addresses and PSBTs are not secret).
+    static func writeFile(_ path: String, _ bytes: [UInt8]) throws(CLIError) {
+        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw .writeFailed(reason: "cannot create \(path): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        try OutputStream(fd: fd).write(bytes)
     }
 
     let terminal: OutputStream?
@@ -40,22 +47,21 @@ public struct QRSink {
         self.format = format
     }
 
-    /// Draws or writes the QR code of the record's address; adds "qr_file" for an image.
-    public func attach(_ record: JSONObject) throws(CLIError) -> JSONObject {
-        guard terminal != nil || directory != nil, let address = record["address"]?.stringValue else { return record }
+    /// Draws or writes the QR code of the record's address (or, with `field` "ur", its UR, in
+    /// upper case for QR's alphanumeric mode); adds "qr_file" for an image.
+    public func attach(_ record: JSONObject, field: String = "address") throws(CLIError) -> JSONObject {
+        guard terminal != nil || directory != nil, let text = record[field]?.stringValue else { return record }
+        let isUR = field == "ur"
         let code: QRCode
-        do { code = try QRCode(text: address) } catch { return record }
+        do { code = try isUR ? QRCode(frame: text.uppercased()) : QRCode(text: text) } catch { return record }
         var out = record
         if let terminal {
-            try terminal.write(code.terminalText() + address + "\n\n")
+            try terminal.write(code.terminalText() + (isUR ? "" : text + "\n") + "\n")
         }
         if let directory {
-            let path = directory + "/" + address.replacingOccurrences(of: ":", with: "_") + "." + format
-            let bytes = format == "svg" ? Array(code.svg().utf8) : code.png()
-            let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-            guard fd >= 0 else { throw .writeFailed(reason: "cannot create \(path): \(String(cString: strerror(errno)))") }
-            defer { close(fd) }
-            try OutputStream(fd: fd).write(bytes)
+            let name = isUR ? "ur-" + (record["fingerprint"]?.stringValue ?? "account") : text.replacingOccurrences(of: ":", with: "_")
+            let path = directory + "/" + name + "." + format
+            try Self.writeFile(path, format == "svg" ? Array(code.svg().utf8) : code.png())
             out["qr_file"] = .string(path)
         }
         return out

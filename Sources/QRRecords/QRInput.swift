@@ -1,0 +1,133 @@
+import WalletCore
+import WalletRecords
+import WalletUR
+
+/// How a message came (and so how its answer goes): a UR of a type, or a BBQr set of a file type.
+public enum QRTransport: Equatable, Sendable {
+    case ur(type: String)
+    case bbqr(BBQr.FileType)
+
+    public var name: String {
+        switch self {
+        case .ur: "ur"
+        case .bbqr: "bbqr"
+        }
+    }
+}
+
+/// QR texts among a tool's input lines (`zbarcam --raw` prints one per line), assembled into
+/// the messages they carry, one message after another.
+public final class QRInput {
+    private var ur = URDecoder()
+    private var bbqr = BBQrJoiner()
+    /// What identifies the messages already complete: a camera keeps reading an animation
+    /// after the last part it needed, and those parts must not start a message of their own.
+    private var finishedUR: Set<String> = []
+    private var finishedBBQr: Set<String> = []
+
+    public init() {}
+
+    /// The record a QR text line becomes, {"qr": text}; nil for any other line.
+    public static func record(_ line: String) -> JSONObject? {
+        UR.isUR(line) || BBQrJoiner.isBBQr(line) ? JSONObject(["qr": .string(line)]) : nil
+    }
+
+    /// A message complete: its bytes (a UR's CBOR, a BBQr set's file) and how it came.
+    public struct Message: Sendable {
+        public let payload: [UInt8]
+        public let transport: QRTransport
+
+        /// The PSBT it carries (ur:crypto-psbt, ur:psbt, a BBQr P set), or an error that
+        /// names what it is instead.
+        public func psbt() throws(URError) -> [UInt8] {
+            switch transport {
+            case .ur(let type) where type == "crypto-psbt" || type == "psbt":
+                return try PSBTPayload.psbt(from: try UR(type: type, cbor: payload))
+            case .bbqr(.psbt): return payload
+            case .ur("eth-sign-request"):
+                throw .unsupported(
+                    "ur:eth-sign-request is read but not yet signed by this version: give the transaction as an eth_tx record")
+            case .ur(let type): throw .unsupported("a ur:\(type) is not a PSBT (sign-tx reads ur:crypto-psbt, ur:psbt and BBQr P)")
+            case .bbqr(let type): throw .unsupported("a BBQr \(type.rawValue) set is not a PSBT (sign-tx reads BBQr P)")
+            }
+        }
+
+        /// How a signed PSBT answers it: the same transport, a UR as `urType`.
+        public func answer(urType: String) -> QRTransport {
+            if case .bbqr = transport { return .bbqr(.psbt) }
+            return .ur(type: urType)
+        }
+    }
+
+    /// `take`, with a misread frame skipped and the progress said on `diagnostics`.
+    public func take(_ text: String, tool: String, diagnostics: OutputStream) throws(URError) -> Message? {
+        do {
+            let (message, progress) = try take(text)
+            try? diagnostics.write("\(tool): \(progress)\n")
+            return message
+        } catch  where Self.isMisread(error) {
+            try? diagnostics.write("\(tool): warning: skipped a misread QR part (\(error.message)); the message in progress is kept\n")
+            return nil
+        }
+    }
+
+    /// Takes one text. Returns the message when this text completed it, and says how far the
+    /// message in progress is. A text that fails its own checksum is `skipped` (a misread frame:
+    /// the next pass of the animation brings it again); other bad texts throw, and the message
+    /// in progress is kept either way.
+    public func take(_ text: String) throws(URError) -> (message: Message?, progress: String) {
+        if BBQrJoiner.isBBQr(text) {
+            if finishedBBQr.contains(text) { return (nil, "BBQr: a part of the set already signed, skipped") }
+            try bbqr.receive(text)
+            if let result = bbqr.result, let type = bbqr.type {
+                finishedBBQr.formUnion(bbqrTexts + [text])
+                (bbqr, bbqrTexts) = (BBQrJoiner(), [])
+                return (Message(payload: result, transport: .bbqr(type)), "BBQr set complete")
+            }
+            bbqrTexts.append(text)
+            let percent = bbqr.count == 0 ? 0 : 100 * bbqr.received / bbqr.count
+            return (nil, "BBQr: \(bbqr.received) of \(bbqr.count) parts (\(percent)%)")
+        }
+        let parsed = try URText(text)
+        if finishedUR.contains(Self.identity(parsed)) { return (nil, "a part of a UR already signed, skipped") }
+        try ur.receive(text)
+        if let result = ur.result {
+            finishedUR.insert(Self.identity(parsed))
+            ur = URDecoder()
+            return (Message(payload: result.cbor, transport: .ur(type: result.type)), "ur:\(result.type) complete")
+        }
+        let p = ur.progress
+        let percent = p.needed == 0 ? 0 : 100 * p.known / p.needed
+        return (nil, "ur:\(ur.type ?? "?"): \(p.parts) parts read, \(p.known) of \(p.needed) fragments (\(percent)%)")
+    }
+
+    private var bbqrTexts: [String] = []
+
+    /// A UR part's message: its type, length and checksum; a whole UR is itself.
+    static func identity(_ text: URText) -> String {
+        switch text {
+        case .single(let ur): "\(ur.type)/" + Hex.encode(ur.cbor)
+        case .part(let type, let part): "\(type)/\(part.messageLength)/\(part.checksum)"
+        }
+    }
+
+    /// Whether an error is a misread frame, to be skipped with a warning rather than reported.
+    public static func isMisread(_ error: URError) -> Bool {
+        switch error {
+        case .checksum, .bytewords: true
+        default: false
+        }
+    }
+
+    /// What is still missing when the input ended, or nil when nothing was in progress.
+    public var unfinished: String? {
+        if bbqr.count > 0 {
+            return "a BBQr set of \(bbqr.count) parts lacks part(s) " + bbqr.missing.map { "\($0 + 1)" }.joined(separator: ", ")
+        }
+        if let type = ur.type {
+            let p = ur.progress
+            return "ur:\(type) has \(p.known) of its \(p.needed) fragments after \(p.parts) parts"
+        }
+        return nil
+    }
+}
