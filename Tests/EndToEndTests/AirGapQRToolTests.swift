@@ -143,6 +143,20 @@ final class AirGapQRToolTests: XCTestCase {
         XCTAssertFalse(missing.out.contains("\"type\":\"psbt\""))
     }
 
+    /// --qr: frames cycle on the terminal — past the fragments, into fountain mixes — until a
+    /// key is pressed; the part records still go to stdout.
+    func testAnimatedTerminal() throws {
+        let (shown, status) = try Terminal.run(
+            "cd \(dir.path) && sign-tx --convert --in unsigned.psbt --qr-transport ur --qr-fragment 60 --qr --qr-fps 20 > out.jsonl",
+            waitFor: "frame 20 (16 parts)", type: "q")
+        XCTAssertEqual(status, 0, shown)
+        XCTAssertTrue(shown.contains("frame 1 (16 parts) — press a key to stop"), shown)
+        XCTAssertTrue(shown.contains("\u{1B}[H\u{1B}[2J"), "each frame clears the screen")
+        XCTAssertTrue(shown.contains("▀") || shown.contains("▄") || shown.contains("█"), "a QR code in half blocks")
+        let records = try String(contentsOf: dir.appendingPathComponent("out.jsonl"), encoding: .utf8).split(separator: "\n")
+        XCTAssertEqual(records.filter { $0.contains("\"type\":\"qr_part\"") }.count, 16)
+    }
+
     func testAnswerTypesAndRefusals() throws {
         let r = try run("sign-tx --convert --in unsigned.psbt --qr-transport ur --ur-type psbt --qr-lines")
         XCTAssertEqual(r.status, 0, r.stderr)
