@@ -7,6 +7,13 @@ codes) and Coinkite's BBQr.md. Python's own zlib, hashlib and base64 do the prim
   qr-oracle.py ur-encode TYPE N K   CBOR hex on stdin -> K parts, fragments of at most N bytes
   qr-oracle.py bbqr-join            BBQr parts on stdin -> "TYPECHAR HEX"
   qr-oracle.py bbqr-split T E N     hex on stdin -> parts of at most N characters (E: H, 2, Z)
+  qr-oracle.py eth-unsigned CHAIN   a signed transaction's hex on stdin -> its unsigned bytes
+  qr-oracle.py eth-request T CHAIN PATH FP ADDRESS
+                                    sign-data hex on stdin -> ur:eth-sign-request (EIP-4527,
+                                    Keystone's CDDL; CHAIN, FP, ADDRESS may be -)
+  qr-oracle.py eth-signatures       whole ur:eth-signature texts, one a line -> "REQUESTIDHEX SIGNATUREHEX" each
+  qr-oracle.py eth-fixture FILE FP  eth-account's vectors -> "UR EXPECTED-SIGNATURE" per case: each
+                                    case as the eth-sign-request a QR wallet would send
 """
 import base64
 import hashlib
@@ -68,7 +75,105 @@ def cbor_read(data, at):
             item, at = cbor_read(data, at)
             items.append(item)
         return items, at
+    if major == 5:
+        pairs = {}
+        for _ in range(n):
+            key, at = cbor_read(data, at)
+            pairs[key], at = cbor_read(data, at)
+        return pairs, at
+    if major == 6:
+        item, at = cbor_read(data, at)
+        return ("tag", n, item), at
     raise ValueError("unexpected CBOR major type %d" % major)
+
+
+# --- RLP, for turning a signed transaction back into what was signed
+def rlp_read(data, at):
+    first = data[at]
+    if first < 0x80:
+        return data[at:at + 1], at + 1
+    if first < 0xB8:
+        return data[at + 1:at + 1 + first - 0x80], at + 1 + first - 0x80
+    if first < 0xC0:
+        size = first - 0xB7
+        n = int.from_bytes(data[at + 1:at + 1 + size], "big")
+        return data[at + 1 + size:at + 1 + size + n], at + 1 + size + n
+    if first < 0xF8:
+        n, start = first - 0xC0, at + 1
+    else:
+        size = first - 0xF7
+        n, start = int.from_bytes(data[at + 1:at + 1 + size], "big"), at + 1 + size
+    items, pos = [], start
+    while pos < start + n:
+        item, pos = rlp_read(data, pos)
+        items.append(item)
+    return items, pos
+
+
+def rlp(item):
+    if isinstance(item, bytes):
+        if len(item) == 1 and item[0] < 0x80:
+            return item
+        return rlp_head(len(item), 0x80) + item
+    body = b"".join(rlp(i) for i in item)
+    return rlp_head(len(body), 0xC0) + body
+
+
+def rlp_head(n, offset):
+    if n < 56:
+        return bytes([offset + n])
+    size = (n.bit_length() + 7) // 8
+    return bytes([offset + 55 + size]) + n.to_bytes(size, "big")
+
+
+def eth_unsigned(signed, chain):
+    if signed[0] < 0xC0:
+        items, _ = rlp_read(signed, 1)
+        return signed[:1] + rlp(items[:-3])
+    items, _ = rlp_read(signed, 0)
+    c = chain.to_bytes((chain.bit_length() + 7) // 8, "big")
+    return rlp(items[:6] + [c, b"", b""])
+
+
+def eth_fixture_case(vector, fingerprint):
+    case, expect = vector["case"], vector["expect"]
+    path = case["path"][2:].replace("h", "'")
+    if "eth_tx" in case:
+        signed = bytes.fromhex(expect["raw"][2:])
+        kind, chain = (1 if signed[0] >= 0xC0 else 4), str(case["eth_tx"]["chainId"])
+        data = eth_unsigned(signed, int(chain))
+        v = int(expect["eth_v"])
+        want = expect["r"][2:] + expect["s"][2:] + v.to_bytes(max(1, (v.bit_length() + 7) // 8), "big").hex()
+    else:
+        chain, want = "-", expect["signature"][2:]
+        if "typed_data" in case:
+            kind, data = 2, json.dumps(case["typed_data"]).encode()
+        else:
+            kind = 3
+            data = bytes.fromhex(case["message_hex"][2:]) if "message_hex" in case else case["message"].encode()
+    return eth_request(kind, chain, path, fingerprint, expect["from"][2:].lower(), data), want
+
+
+def cbor_map(pairs):
+    return cbor_head(5, len(pairs)) + b"".join(cbor_head(0, k) + v for k, v in pairs)
+
+
+def eth_request(kind, chain, path, fingerprint, address, data):
+    comps = b""
+    for step in path.split("/"):
+        hardened = step.endswith("'") or step.endswith("h")
+        comps += cbor_head(0, int(step.rstrip("'h"))) + (b"\xf5" if hardened else b"\xf4")
+    keypath = [(1, cbor_head(4, len(path.split("/")) * 2) + comps)]
+    if fingerprint != "-":
+        keypath.append((2, cbor_head(0, int(fingerprint, 16))))
+    pairs = [(1, cbor_head(6, 37) + cbor_head(2, 16) + bytes(range(16))), (2, cbor_head(2, len(data)) + data), (3, cbor_head(0, kind))]
+    if chain != "-":
+        pairs.append((4, cbor_head(0, int(chain))))
+    pairs.append((5, cbor_head(6, 304) + cbor_map(keypath)))
+    if address != "-":
+        a = bytes.fromhex(address)
+        pairs.append((6, cbor_head(2, len(a)) + a))
+    return "ur:eth-sign-request/" + bytewords_minimal(cbor_map(pairs))
 
 
 # --- Xoshiro256** and the fountain code's choices
@@ -236,6 +341,20 @@ def main():
         print(kind, data.hex())
     elif command == "bbqr-split":
         print("\n".join(bbqr_split(args[0], args[1], bytes.fromhex(stdin.strip()), int(args[2]))))
+    elif command == "eth-unsigned":
+        print(eth_unsigned(bytes.fromhex(stdin.strip()), int(args[0])).hex())
+    elif command == "eth-request":
+        print(eth_request(int(args[0]), args[1], args[2], args[3], args[4], bytes.fromhex(stdin.strip())))
+    elif command == "eth-signatures":
+        for line in stdin.splitlines():
+            kind, message = ur_decode([line])
+            assert kind == "eth-signature", kind
+            fields, _ = cbor_read(message, 0)
+            request = fields.get(1)
+            print(request[2].hex() if request else "-", fields[2].hex())
+    elif command == "eth-fixture":
+        for line in open(args[0]):
+            print(*eth_fixture_case(json.loads(line), args[1]))
     else:
         raise SystemExit(__doc__)
 

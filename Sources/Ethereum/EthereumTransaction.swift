@@ -188,3 +188,83 @@ public struct EthereumTransaction: Sendable, Equatable {
     /// The most the sender can pay in fees: gas × (gas price or max fee per gas).
     public var maxFee: UInt256? { (gasPrice ?? maxFeePerGas!).multiplied(by: gas) }
 }
+
+extension EthereumTransaction {
+    /// What the sender's signature commits to, before hashing: EIP-155's list with (chain id,
+    /// 0, 0) for legacy, the type byte and the list for typed transactions — the sign-data a
+    /// QR wallet sends (EIP-4527).
+    public var unsignedBytes: [UInt8] {
+        envelope(kind == .legacy ? payload + [.uint(chainID), .bytes([]), .bytes([])] : payload)
+    }
+
+    /// The `eth_tx` record that unsigned transaction bytes stand for, each integer canonical.
+    /// A legacy transaction must carry EIP-155's chain id: one without could be replayed on
+    /// every chain. The caller reads the record back and compares its `unsignedBytes` with
+    /// these, so what is summed up and signed is exactly what was asked for.
+    public static func json(unsigned bytes: [UInt8]) throws(EthereumError) -> JSONObject {
+        guard let first = bytes.first else { throw .invalidRLP("no transaction") }
+        let kind: Kind
+        var body = bytes[...]
+        if first >= 0xC0 {
+            kind = .legacy
+        } else {
+            guard let k = Kind(rawValue: first), k != .legacy else { throw .invalidRLP("transaction type \(first) is not 1 or 2") }
+            kind = k
+            body = bytes.dropFirst()
+        }
+        guard case .list(let items) = try RLP.decode(Array(body)) else { throw .invalidRLP("a transaction is a list") }
+        func uint(_ item: RLP.Item, _ field: String) throws(EthereumError) -> JSONValue {
+            guard case .bytes(let b) = item, b.first != 0, b.count <= 32 else {
+                throw .invalidField(field, reason: "is not a canonical integer in the transaction's RLP")
+            }
+            return .string(b.isEmpty ? "0" : "0x" + Hex.encode(b))
+        }
+        func bytesField(_ item: RLP.Item, _ field: String) throws(EthereumError) -> [UInt8] {
+            guard case .bytes(let b) = item else { throw .invalidField(field, reason: "is a list in the transaction's RLP, not bytes") }
+            return b
+        }
+        var json = JSONObject()
+        json["type"] = .number(String(kind.rawValue))
+        let fields: [String]
+        switch kind {
+        case .legacy:
+            if items.count == 6 {
+                throw .invalidField("chainId", reason: "is missing: a legacy transaction without EIP-155 could be replayed on every chain")
+            }
+            guard items.count == 9, items[7] == .bytes([]), items[8] == .bytes([]) else {
+                throw .invalidRLP("an unsigned legacy transaction has 9 fields ending in (chain id, 0, 0), not \(items.count)")
+            }
+            fields = ["nonce", "gasPrice", "gas", "to", "value", "data", "chainId"]
+        case .accessList:
+            guard items.count == 8 else { throw .invalidRLP("an unsigned EIP-2930 transaction has 8 fields, not \(items.count)") }
+            fields = ["chainId", "nonce", "gasPrice", "gas", "to", "value", "data", "accessList"]
+        case .dynamicFee:
+            guard items.count == 9 else { throw .invalidRLP("an unsigned EIP-1559 transaction has 9 fields, not \(items.count)") }
+            fields = ["chainId", "nonce", "maxPriorityFeePerGas", "maxFeePerGas", "gas", "to", "value", "data", "accessList"]
+        }
+        for (field, item) in zip(fields, items) {
+            switch field {
+            case "to":
+                let to = try bytesField(item, field)
+                guard to.isEmpty || to.count == 20 else { throw .invalidField("to", reason: "is \(to.count) bytes, not an address") }
+                if !to.isEmpty { json["to"] = .string("0x" + Hex.encode(to)) }
+            case "data": json["data"] = .string("0x" + Hex.encode(try bytesField(item, field)))
+            case "accessList":
+                guard case .list(let entries) = item else { throw .invalidField("accessList", reason: "is not a list") }
+                var list: [JSONValue] = []
+                for entry in entries {
+                    guard case .list(let pair) = entry, pair.count == 2, case .bytes(let address) = pair[0], case .list(let keys) = pair[1]
+                    else {
+                        throw .invalidField("accessList", reason: "an entry is not [address, [storage keys]]")
+                    }
+                    var keyValues: [JSONValue] = []
+                    for k in keys { keyValues.append(.string("0x" + Hex.encode(try bytesField(k, "accessList")))) }
+                    list.append(.object(JSONObject(["address": .string("0x" + Hex.encode(address)), "storageKeys": .array(keyValues)])))
+                }
+                json["accessList"] = .array(list)
+            default: json[field] = try uint(item, field)
+            }
+        }
+        return json
+    }
+}

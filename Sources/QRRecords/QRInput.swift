@@ -45,8 +45,7 @@ public final class QRInput {
                 return try PSBTPayload.psbt(from: try UR(type: type, cbor: payload))
             case .bbqr(.psbt): return payload
             case .ur("eth-sign-request"):
-                throw .unsupported(
-                    "ur:eth-sign-request is read but not yet signed by this version: give the transaction as an eth_tx record")
+                throw .unsupported("a ur:eth-sign-request is not a PSBT (sign-tx signs it; --convert passes PSBTs only)")
             case .ur(let type): throw .unsupported("a ur:\(type) is not a PSBT (sign-tx reads ur:crypto-psbt, ur:psbt and BBQr P)")
             case .bbqr(let type): throw .unsupported("a BBQr \(type.rawValue) set is not a PSBT (sign-tx reads BBQr P)")
             }

@@ -35,9 +35,10 @@ struct SignTxCommand: ParsableCommand {
               {"typed_data":{types, primaryType, domain, message}}
                 → typed_data_summary, typed_data_signature (EIP-712 v4)
               QR texts, one per line as zbarcam --raw prints them (ur:crypto-psbt/…,
-                ur:psbt/…, B$…), in any order, among records or alone → progress on
-                stderr, the PSBT signed (summary first), and the answer in the same
-                transport: qr_part records (--qr-lines, --qr, --qr-dir to show them)
+                ur:psbt/…, ur:eth-sign-request/…, B$…), in any order, among records or
+                alone → progress on stderr, what they carry signed (summary first), and
+                the answer in the same transport: qr_part records (--qr-lines, --qr,
+                --qr-dir to show them)
             A PSBT's inputs are signed where its derivation fields name our master fingerprint. \
             For Ethereum the key's path is the record's "path" or --path. The key is a seed, phrase, \
             xprv or private_key in the record, a private --key-file, --key-fd, a key-store entry \
@@ -166,6 +167,20 @@ struct SignTxCommand: ParsableCommand {
         let status = pipeline.run(inputs: input.files) { record, emit in
             if let text = record["qr"]?.stringValue {
                 guard let message = try qrInput.take(text, tool: pipeline.tool, diagnostics: pipeline.diagnostics) else { return }
+                if message.transport == .ur(type: "eth-sign-request") {
+                    let request = try EthSignRequest(ur: try UR(type: "eth-sign-request", cbor: message.payload))
+                    var out = JSONObject()
+                    let (source, ownKey) = try keySource(out, &out)
+                    let keys: SecpKeySource = card ?? SoftwareKeys(source!, cache: cache, cacheable: !ownKey)
+                    let signed = try EthereumRecords.sign(try EthereumQR.record(request, keys: keys), path: nil, keys: keys) { summary in
+                        try emit(summary)
+                        if let terminal { try terminal.ask(summary) }
+                    }
+                    try emit(signed)
+                    let answer = try EthereumQR.signature(signed, request: request)
+                    return try qrOptions.answer(
+                        try QRFrames(answer.cbor, transport: .ur(type: answer.type), fragment: qrOptions.qrFragment), emit: emit)
+                }
                 let psbt = try PSBT(parsing: try message.psbt())
                 let signed = try sign(psbt, JSONObject(["psbt": .string(psbt.base64)]), emit: emit)
                 if let answer = PSBTQR.transport(qrOptions, cameAs: message.transport, signing: true) {

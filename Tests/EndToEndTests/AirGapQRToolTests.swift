@@ -157,6 +157,53 @@ final class AirGapQRToolTests: XCTestCase {
         XCTAssertEqual(records.filter { $0.contains("\"type\":\"qr_part\"") }.count, 16)
     }
 
+    /// Every case of the eth-account fixture as the ur:eth-sign-request a QR wallet sends (made
+    /// by the independent codec: legacy and typed transactions as unsigned RLP, messages, typed
+    /// data), signed in one run: each ur:eth-signature's r ‖ s ‖ v is eth-account's, and its
+    /// request id comes back. Requests for another key or account, or with a transaction that
+    /// could be replayed, are refused before anything is signed.
+    func testEthereumSignRequests() throws {
+        let fixture = TestPaths.projectFixture("ethereum/eth-account-vectors.jsonl").path
+        let cases = try oracle("eth-fixture \(fixture) 73c5da0a", "").split(separator: "\n").map {
+            $0.split(separator: " ").map(String.init)
+        }
+        XCTAssertEqual(cases.count, 71)
+        let key = dir.appendingPathComponent("eth.json")
+        try Shell.lines([["mnemonic": "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"]])
+            .write(
+                to: key)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: key.path)
+        let r = try run("unshare --net sign-tx --key-file eth.json", stdin: Data((cases.map { $0[0] }.joined(separator: "\n") + "\n").utf8))
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let answers = r.records.filter { $0["type"] as? String == "qr_part" }
+        XCTAssertEqual(answers.count, 71)
+        XCTAssertTrue(answers.allSatisfy { $0["ur_type"] as? String == "eth-signature" })
+        // Each transaction's and typed data's summary comes before its signature, as for records.
+        XCTAssertEqual(r.records.filter { ($0["type"] as? String)?.hasSuffix("_summary") == true }.count, 35 + 13)
+        let decoded = try oracle("eth-signatures", answers.map { $0["text"] as! String }.joined(separator: "\n")).split(separator: "\n")
+        XCTAssertEqual(decoded.count, 71)
+        for (n, (line, c)) in zip(decoded, cases).enumerated() {
+            XCTAssertEqual(line.split(separator: " ").map(String.init), ["000102030405060708090a0b0c0d0e0f", c[1]], "case \(n + 1)")
+        }
+
+        let message = Data("Satchel".utf8).map { String(format: "%02x", $0) }.joined()
+        for (args, why) in [
+            ("3 - 44h/60h/0h/0/0 12345678 -", "another master fingerprint"),
+            ("3 - 44h/60h/0h/0/0 73c5da0a 0000000000000000000000000000000000000001", "another account"),
+        ] {
+            let request = try oracle("eth-request \(args)", message)
+            let refused = try run("unshare --net sign-tx --key-file eth.json", stdin: Data((request + "\n").utf8))
+            XCTAssertEqual(refused.status, 65, why)
+            XCTAssertEqual(refused.records.map { $0["type"] as? String }, ["error"], why)
+        }
+        // A legacy transaction without EIP-155's chain id (6 fields): replayable, refused.
+        let bare = try oracle(
+            "eth-request 1 - 44h/60h/0h/0/0 - -", "e9808504a817c800825208943535353535353535353535353535353535353535880de0b6b3a764000080")
+        let replayable = try run("unshare --net sign-tx --key-file eth.json", stdin: Data((bare + "\n").utf8))
+        XCTAssertEqual(replayable.status, 65)
+        XCTAssertTrue(replayable.stderr.contains("EIP-155"), replayable.stderr)
+    }
+
     func testAnswerTypesAndRefusals() throws {
         let r = try run("sign-tx --convert --in unsigned.psbt --qr-transport ur --ur-type psbt --qr-lines")
         XCTAssertEqual(r.status, 0, r.stderr)
