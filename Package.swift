@@ -191,7 +191,7 @@ let package = Package(
         // Every parser's libFuzzer target (docs/RELIABILITY.md). A plain build replays inputs;
         // `make fuzz` builds it apart (.build-fuzz) with -sanitize=fuzzer,address -DFUZZING.
         .executableTarget(name: "satchel-fuzz", dependencies: [
-            "ZcashScan", "MoneroScan", "KeySources", "DeriveRecords", "ScanRecords", "WalletRecords", "WalletKeys", "WalletCore", "Monero", "Zcash", "BitcoinScan", "Bitcoin", "Ethereum", "WalletCard", "WalletKeyStore",
+            "ZcashScan", "MoneroScan", "KeySources", "DeriveRecords", "ScanRecords", "WalletRecords", "WalletKeys", "WalletCore", "Monero", "Zcash", "BitcoinScan", "Bitcoin", "Ethereum", "WalletCard", "WalletKeyStore", "WalletUR",
         ], path: "Fuzz", exclude: ["corpus", "make-seeds.py"]),
 
         .target(name: "SatchelTestSupport", path: "Tests/SatchelTestSupport"),

@@ -10,7 +10,7 @@ struct FuzzTarget: Sendable {
 enum FuzzTargets {
     static let all: [FuzzTarget] =
         RecordTargets.all + EncodingTargets.all + KeyTargets.all + ZcashTargets.all
-        + MoneroTargets.all + BitcoinTargets.all + EthereumTargets.all + CardTargets.all + KeyStoreTargets.all
+        + MoneroTargets.all + BitcoinTargets.all + EthereumTargets.all + CardTargets.all + KeyStoreTargets.all + QRTargets.all
 }
 
 /// Stops with the invariant's statement: the fuzzer reports it as a crash and keeps the input.

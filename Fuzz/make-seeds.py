@@ -171,3 +171,30 @@ entry = b"SATCHELK" + bytes([1, 2, 0, 0]) + (3).to_bytes(8, "little") + (1 << 26
 seed("keystore-file", entry)
 seed("keystore-file", meta)
 print("seeds written under", corpus)
+
+# QR transports: UR texts (single and multipart), CBOR and registry items, BBQr parts, the
+# unsigned transactions of eth-sign-requests.
+ur = json.loads(text("vectors", "ur", "ur.json"))
+seed("ur", ur["single_part"]["expected"])
+seed("ur", "\n".join(ur["ur_encoder"]["expected_parts"][:12]))
+seed("ur", "\n".join(p.upper() for p in ur["ur_encoder"]["expected_parts"][8:20]))
+registry = json.loads(text("vectors", "ur", "registry.json"))
+kinds = ["crypto-psbt", "psbt", "crypto-hdkey", "hdkey", "crypto-output", "output-descriptor", "crypto-account", "account-descriptor"]
+for group in ("psbt", "crypto_hdkey", "hdkey_v2", "crypto_output", "output_descriptor_v3", "crypto_account", "account_descriptor"):
+    for v in registry[group]:
+        body = binascii.unhexlify(v["cbor_hex"])
+        seed("cbor", body)
+        seed("ur-registry", bytes([kinds.index(v["type"])]) + body)
+        if "ur" in v:
+            seed("ur", v["ur"])
+seed("bbqr", "B$HP0200" + "70736274FF0100" + "\nB$HP0201" + "0A0B0C")
+seed("bbqr", "B$2U0100" + base64.b32encode(b"Satchel").decode().rstrip("="))
+import importlib.util
+spec = importlib.util.spec_from_file_location("qr_oracle", os.path.join(repo, "scripts", "qr-oracle.py"))
+oracle = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(oracle)
+for vector in lines("ethereum", "eth-account-vectors.jsonl", limit=12):
+    raw = vector["expect"].get("raw")
+    if raw:
+        seed("eth-unsigned", oracle.eth_unsigned(binascii.unhexlify(raw[2:]), vector["case"]["eth_tx"]["chainId"]))
+seed("eth-unsigned", binascii.unhexlify("ec098504a817c800825208943535353535353535353535353535353535353535880de0b6b3a764000080018080"))
