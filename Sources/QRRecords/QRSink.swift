@@ -1,6 +1,7 @@
 #if canImport(Glibc)
     import Glibc
 #endif
+import ArgumentParser
 import WalletCore
 import WalletQR
 import WalletRecords
@@ -66,4 +67,31 @@ public struct QRSink {
         }
         return out
     }
+}
+
+/// derive's --qr, --qr-dir and --qr-format: where a record's QR code is drawn.
+public struct QRImageOptions: ParsableArguments {
+    @Flag(
+        help: "Show each record's QR code (an address; derive account: its --ur) on the terminal (/dev/tty), beside the records on stdout.")
+    public var qr = false
+
+    @Option(
+        help: ArgumentHelp(
+            "Write each QR code as an image into this directory, ADDRESS.png (or .svg; an account's UR: ur-FINGERPRINT.png), named in \"qr_file\".",
+            valueName: "dir"))
+    public var qrDir: String?
+
+    @Option(help: "Image format for --qr-dir: png or svg.", completion: .list(["png", "svg"]))
+    public var qrFormat: String = "png"
+
+    public init() {}
+
+    public func validate() throws {
+        guard ["png", "svg"].contains(qrFormat) else { throw ValidationError("--qr-format must be png or svg") }
+    }
+
+    public var isGiven: Bool { qr || qrDir != nil }
+
+    /// The sink these options describe (the terminal opened, the directory made).
+    public func sink() throws(CLIError) -> QRSink { try QRSink(terminal: qr, directory: qrDir, format: qrFormat) }
 }

@@ -98,13 +98,14 @@ public struct HDKey: Equatable, Sendable {
         guard holdsPrivateKey == (key[0] == 0) else { throw .unsupported("an hdkey whose key data does not match its is-private flag") }
     }
 
+    static let names = (v1: "crypto-hdkey", v2: "hdkey")
+
     /// The UR of this key alone: `crypto-hdkey` (v1 tags inside) or `hdkey` (v2).
     public func ur(_ generation: RegistryGeneration = .v1) throws(URError) -> UR {
-        try UR(type: generation == .v1 ? "crypto-hdkey" : "hdkey", cbor: cbor(generation).encoded)
+        try generation.standalone(cbor(generation), names: Self.names)
     }
 
     public init(ur: UR) throws(URError) {
-        guard ur.type == "crypto-hdkey" || ur.type == "hdkey" else { throw .unsupported("a ur:\(ur.type) is not an hdkey") }
-        try self.init(cbor: try CBOR(decoding: ur.cbor).untag(RegistryGeneration.hdkey, what: "an hdkey", untaggedOK: true))
+        try self.init(cbor: try RegistryGeneration.item(of: ur, names: Self.names, base: RegistryGeneration.hdkey, what: "an hdkey"))
     }
 }

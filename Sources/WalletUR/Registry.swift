@@ -165,3 +165,38 @@ public struct CoinInfo: Equatable, Sendable {
         self.init(type: f[1]?.uint32 ?? 0, network: Int(f[2]?.uint32 ?? 0))
     }
 }
+
+extension RegistryGeneration {
+    /// An item alone as a UR: under its `crypto-` name (v1) or its 2024 name (v2).
+    func standalone(_ item: CBOR, names: (v1: String, v2: String)) throws(URError) -> UR {
+        try UR(type: self == .v1 ? names.v1 : names.v2, cbor: item.encoded)
+    }
+
+    /// The item of a UR of either name, tagged (`base` in either generation) or not.
+    static func item(of ur: UR, names: (v1: String, v2: String), base: UInt64, what: String) throws(URError) -> CBOR {
+        guard ur.type == names.v1 || ur.type == names.v2 else { throw .unsupported("a ur:\(ur.type) is not \(what)") }
+        return try CBOR(decoding: ur.cbor).untag(base, what: what, untaggedOK: true)
+    }
+}
+
+extension KeyPath {
+    static let names = (v1: "crypto-keypath", v2: "keypath")
+
+    /// A path alone as a UR: crypto-keypath (keypath in the 2024 names).
+    public func ur(_ generation: RegistryGeneration = .v1) throws(URError) -> UR { try generation.standalone(cbor, names: Self.names) }
+
+    public init(ur: UR) throws(URError) {
+        try self.init(cbor: try RegistryGeneration.item(of: ur, names: Self.names, base: RegistryGeneration.keypath, what: "a key path"))
+    }
+}
+
+extension CoinInfo {
+    static let names = (v1: "crypto-coin-info", v2: "coin-info")
+
+    /// A coin alone as a UR: crypto-coin-info (coin-info in the 2024 names).
+    public func ur(_ generation: RegistryGeneration = .v1) throws(URError) -> UR { try generation.standalone(cbor, names: Self.names) }
+
+    public init(ur: UR) throws(URError) {
+        try self.init(cbor: try RegistryGeneration.item(of: ur, names: Self.names, base: RegistryGeneration.coinInfo, what: "a coin info"))
+    }
+}

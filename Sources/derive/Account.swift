@@ -28,30 +28,20 @@ extension DeriveCommand {
             completion: .list(AccountURType.allCases.map(\.rawValue)))
         var ur: AccountURType?
 
-        @Flag(help: "With --ur: show the UR as a QR code on the terminal (/dev/tty), beside the records on stdout.")
-        var qr = false
-
-        @Option(
-            help: ArgumentHelp(
-                "With --ur: write the UR's QR code as ur-FINGERPRINT.png or .svg into this directory (\"qr_file\").", valueName: "dir"))
-        var qrDir: String?
-
-        @Option(help: "Image format for --qr-dir: png or svg.", completion: .list(["png", "svg"]))
-        var qrFormat: String = "png"
+        @OptionGroup var images: QRImageOptions
 
         @OptionGroup var passphrase: PassphraseOptions
         @OptionGroup(title: "Key source") var keySource: KeySourceOptions
         @OptionGroup var input: InputFiles
 
         func validate() throws {
-            guard ["png", "svg"].contains(qrFormat) else { throw ValidationError("--qr-format must be png or svg") }
-            if (qr || qrDir != nil) && ur == nil { throw ValidationError("--qr and --qr-dir show the account's UR: give --ur too") }
+            if images.isGiven && ur == nil { throw ValidationError("--qr and --qr-dir show the account's UR: give --ur too") }
         }
 
         func run() throws {
             let request = AccountRequest(chainOptions: chainOptions, viewOnly: viewOnly, ur: ur)
             try chainOptions.runDerive(passphrase, keySource, inputs: input.files, fromEntry: true) { keys in
-                let show = try QRSink(terminal: qr, directory: qrDir, format: qrFormat)
+                let show = try images.sink()
                 return { record, emit in try emit(try show.attach(try request.account(record, keys: keys), field: "ur")) }
             }
         }

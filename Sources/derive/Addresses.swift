@@ -39,24 +39,13 @@ extension DeriveCommand {
                 "Monero: also write the integrated address of the primary address with this 8-byte payment id (hex).", valueName: "hex"))
         var paymentId: String?
 
-        @Flag(help: "Show each address as a QR code on the terminal (/dev/tty), beside the records on stdout.")
-        var qr = false
-
-        @Option(
-            help: ArgumentHelp(
-                "Write each address as a QR code image ADDRESS.png or .svg into this directory, and name it in \"qr_file\".",
-                valueName: "dir"))
-        var qrDir: String?
-
-        @Option(help: "Image format for --qr-dir: png or svg.", completion: .list(["png", "svg"]))
-        var qrFormat: String = "png"
+        @OptionGroup var images: QRImageOptions
 
         @OptionGroup var passphrase: PassphraseOptions
         @OptionGroup(title: "Key source") var keySource: CardKeySourceOptions
         @OptionGroup var input: InputFiles
 
         func validate() throws {
-            guard ["png", "svg"].contains(qrFormat) else { throw ValidationError("--qr-format must be png or svg") }
             guard ["0", "1", "both"].contains(change) else { throw ValidationError("--change must be 0, 1 or both") }
             guard count >= 1, UInt64(index) + UInt64(count) <= UInt64(DerivationPath.hardened) else {
                 throw ValidationError("--index and --count must stay within 0..2^31-1, with --count at least 1")
@@ -71,7 +60,7 @@ extension DeriveCommand {
 
         func run() throws {
             try chainOptions.runDerive(passphrase, keySource.source, card: keySource.card, inputs: input.files) { keys in
-                let show = try QRSink(terminal: qr, directory: qrDir, format: qrFormat)
+                let show = try images.sink()
                 let request = AddressRequest(
                     chainOptions: chainOptions, chains: change == "both" ? [0, 1] : [UInt32(change)!],
                     index: index, count: count, path: path, paymentId: paymentId)

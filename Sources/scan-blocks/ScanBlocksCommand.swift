@@ -72,41 +72,7 @@ struct ScanBlocksCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Where the scan state lives (default $XDG_DATA_HOME/satchel/scan).", valueName: "dir"))
     var stateDir: String?
 
-    @Option(
-        help: ArgumentHelp(
-            "Block records, JSON Lines, plain or zstd: height, hash, blob, tx_hashes; transaction records may be mixed in. - is stdin (the key then comes from --wallet, --key-file or --key-fd).",
-            valueName: "file"))
-    var blocks: String?
-
-    @Option(
-        help: ArgumentHelp(
-            "Transaction records, JSON Lines, plain or zstd: tx_hash, hex, in_pool (zcash: height, txid, raw_tx, for memos).",
-            valueName: "file"))
-    var txs: String?
-
-    @Option(
-        help: ArgumentHelp(
-            "A node's RPC address instead of --blocks: monerod's (127.0.0.1:18081), or bitcoind's or litecoind's (the network's RPC port by default).",
-            valueName: "host:port"))
-    var node: String?
-
-    @Option(
-        help: ArgumentHelp(
-            "--chain zcash: a lightwalletd's gRPC address, e.g. lwd.example.org:9067, instead of --blocks; TLS unless --plaintext.",
-            valueName: "host:port"))
-    var lightwalletd: String?
-
-    @Flag(help: "With --lightwalletd on this machine (127.0.0.1, ::1, localhost): no TLS.")
-    var plaintext = false
-
-    @Option(help: ArgumentHelp("With --lightwalletd: PEM certificates to trust instead of the system's.", valueName: "file"))
-    var caFile: String?
-
-    @Option(
-        help: ArgumentHelp(
-            "With --node or --lightwalletd: seconds without an answer before a call is tried again (3 times, then exit 69); with --node the whole call must end within it.",
-            valueName: "seconds"))
-    var timeout: Double = 30
+    @OptionGroup var source: ScanSourceOptions
 
     @Option(
         help: ArgumentHelp(
@@ -156,6 +122,7 @@ struct ScanBlocksCommand: ParsableCommand {
         guard ["monero", "zcash"].contains(chain) || BitcoinScanOptions.chains.contains(chain) else {
             throw ValidationError("--chain must be monero, zcash, bitcoin or litecoin")
         }
+        let (blocks, txs, node, lightwalletd) = (source.blocks, source.txs, source.node, source.lightwalletd)
         try bitcoin.validate(chain: chain, network: network, node: node)
         if BitcoinScanOptions.chains.contains(chain) {
             if lightwalletd != nil { throw ValidationError("--lightwalletd is Zcash's; a \(chain) node's RPC address goes to --node") }
@@ -182,15 +149,10 @@ struct ScanBlocksCommand: ParsableCommand {
             }
         }
         guard interval.isFinite, (0.1...86_400).contains(interval) else { throw ValidationError("--interval must be 0.1 to 86400 seconds") }
-        if node != nil && blocks != nil { throw ValidationError("give --blocks or --node, not both") }
-        if follow && node == nil && lightwalletd == nil { throw ValidationError("--follow goes with --node or --lightwalletd") }
-        if (plaintext || caFile != nil) && lightwalletd == nil { throw ValidationError("--plaintext and --ca-file go with --lightwalletd") }
-        if plaintext && caFile != nil { throw ValidationError("give --plaintext or --ca-file, not both") }
-        guard timeout.isFinite, (0.1...3_600).contains(timeout) else { throw ValidationError("--timeout must be 0.1 to 3600 seconds") }
+        if follow && !source.isServer { throw ValidationError("--follow goes with --node or --lightwalletd") }
         guard (1...1_000_000).contains(maxReorgDepth) else { throw ValidationError("--max-reorg-depth must be 1 to 1000000") }
         try KeySourceOptions.checkOne(
             keyFile: keyOptions.keyFile != nil, keyFd: keyOptions.keyFd != nil, wallets: walletNames.count, card: false)
-        if txs == "-" { throw ValidationError("--txs cannot be stdin: give --blocks - with the transaction records mixed in") }
         if blocks == "-" && walletNames.isEmpty && wallets == nil && !keyOptions.isGiven {
             throw ValidationError("--blocks - reads the chain from stdin: give the wallet with --wallet, --wallets, --key-file or --key-fd")
         }
@@ -220,7 +182,7 @@ struct ScanBlocksCommand: ParsableCommand {
     /// The run's wallets, read for `reader`'s chain.
     func gather<R: ScanWalletReader>(_ reader: R) throws -> [GivenWallet<R.Scanner>] {
         try WalletsGiven.read(names: walletNames, walletsFile: wallets)
-            .wallets(reader, keyStore: keyStore, keyOptions: keyOptions, stdinHoldsKey: blocks != "-")
+            .wallets(reader, keyStore: keyStore, keyOptions: keyOptions, stdinHoldsKey: source.blocks != "-")
     }
 
     func run() throws {
@@ -230,6 +192,7 @@ struct ScanBlocksCommand: ParsableCommand {
             if chain == "bitcoin" { return try runBitcoin(BitcoinMainChain.self, pipeline) }
             if chain == "litecoin" { return try runBitcoin(LitecoinChain.self, pipeline) }
             let net = moneroNetwork!
+            let (blocks, txs, node) = (source.blocks, source.txs, source.node)
             // Before the keys are read: a Zcash stream names its option, not its key's kind.
             if let blocks, blocks != "-", let first = try ByteStream.firstByte(of: blocks), first != UInt8(ascii: "{") {
                 throw CLIError.usage(
@@ -240,7 +203,7 @@ struct ScanBlocksCommand: ParsableCommand {
             let given = try gather(reader)
             var source: (any BlockSource)?
             if let blocks { source = try MoneroFileBlockSource(blocksPath: blocks, transactionsPath: txs) }
-            if let node { source = try MoneroRPCSource(address: node, timeout: timeout) }
+            if let node { source = try MoneroRPCSource(address: node, timeout: self.source.timeout) }
             try scanRun.synchronize(pipeline, reader: reader, wallets: given, source: source)
         } catch let error as any WalletError {
             try pipeline.fail(error).exitIfFailed()
@@ -250,29 +213,30 @@ struct ScanBlocksCommand: ParsableCommand {
     /// --chain bitcoin or litecoin: raw blocks from a file or the node's RPC.
     func runBitcoin<C: BitcoinFamily>(_ chain: C.Type, _ pipeline: RecordPipeline) throws {
         let net = try BitcoinNetwork(C.self, network: network)
-        var source = try bitcoin.fileSource(blocks: blocks, network: net)
-        if let node {
-            source = try BitcoinRPCSource(address: node, network: net, timeout: timeout, credentials: bitcoin.credentials(network: net))
+        var blockSource = try bitcoin.fileSource(blocks: source.blocks, network: net)
+        if let node = source.node {
+            blockSource = try BitcoinRPCSource(
+                address: node, network: net, timeout: source.timeout, credentials: bitcoin.credentials(network: net))
         }
-        try bitcoin.run(C.self, network: net, source: source, scanRun: scanRun, pipeline: pipeline, gather: gather)
+        try bitcoin.run(C.self, network: net, source: blockSource, scanRun: scanRun, pipeline: pipeline, gather: gather)
     }
 
     /// --chain zcash: Sapling and Orchard notes in compact blocks, from a file or a lightwalletd.
     func runZcash(_ pipeline: RecordPipeline) throws {
         let reader = ZcashWalletReader(network: NetworkName.canonical(network) == "main" ? .main : .test)
         let given = try gather(reader)
-        var source: (any BlockSource)? = try blocks.map { try CompactBlockFileSource(path: $0, transactionsPath: txs) }
-        if let lightwalletd {
+        var blockSource: (any BlockSource)? = try source.blocks.map { try CompactBlockFileSource(path: $0, transactionsPath: source.txs) }
+        if let lightwalletd = source.lightwalletd {
             var options = LightwalletdSource.Options()
-            options.plaintext = plaintext
-            options.trustRoots = caFile
-            options.timeout = timeout
+            options.plaintext = source.plaintext
+            options.trustRoots = source.caFile
+            options.timeout = source.timeout
             // Ironwood is scanned with the Orchard keys: a server must serve it from NU6.3 on.
             if given.contains(where: { !$0.scanner.addedPools.isEmpty }) {
                 options.ironwoodFrom = ZcashScanner.ironwoodActivation[reader.network] ?? 0
             }
-            source = try LightwalletdSource(address: lightwalletd, options: options)
+            blockSource = try LightwalletdSource(address: lightwalletd, options: options)
         }
-        try scanRun.synchronize(pipeline, reader: reader, wallets: given, source: source)
+        try scanRun.synchronize(pipeline, reader: reader, wallets: given, source: blockSource)
     }
 }

@@ -54,6 +54,15 @@ final class RegistryTests: XCTestCase {
         XCTAssertEqual(parsed.origin?.text, "44'/1'/1'/0/1")
         XCTAssertEqual(parsed.useInfo, CoinInfo(network: 1))
         XCTAssertEqual(parsed.parentFingerprint, 0xe918_1cf3)
+        // The origin and use-info alone, as crypto-keypath and crypto-coin-info, both names.
+        for generation in [RegistryGeneration.v1, .v2] {
+            XCTAssertEqual(try KeyPath(ur: try parsed.origin!.ur(generation)), parsed.origin)
+            XCTAssertEqual(try CoinInfo(ur: try parsed.useInfo!.ur(generation)), parsed.useInfo)
+        }
+        // BCR-2020-007's text: the origin m/44'/1'/1'/0/1 is {1: [44, true, 1, true, 1, true, 0, false, 1, false]}.
+        XCTAssertEqual(Hex.encode(try parsed.origin!.ur().cbor), "a1018a182cf501f501f500f401f4")
+        XCTAssertEqual(Hex.encode(try parsed.useInfo!.ur().cbor), "a10201")
+        XCTAssertThrowsError(try KeyPath(ur: try UR(type: "crypto-keypath", cbor: CBOR.map([(.unsigned(9), .null)]).encoded)))
     }
 
     func testCryptoOutputs() throws {
