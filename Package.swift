@@ -3,7 +3,7 @@
 // Layering (arrows point down only; docs/ARCHITECTURE.md draws it; scripts/check-imports.py holds
 // each target to its imports):
 //   executables (mnemonic derive sign-hash sign-tx keystore scan-blocks card-info; keycard-sim)
-//   → per-job libraries DeriveRecords, SigningRecords, ScanRecords, MnemonicRecords, QRRecords → WalletCardCLI
+//   → per-job libraries DeriveRecords, SigningRecords (+ SigningQR), ScanRecords, MnemonicRecords, QRRecords → WalletCardCLI
 //   → KeySources → WalletRecords (the record runtime)
 //   → chain modules: Monero's and Zcash's keys and curves, Bitcoin's transactions and PSBTs,
 //     Ethereum; their scanners MoneroScan, ZcashScan and BitcoinScan (socket code apart:
@@ -143,8 +143,12 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .target(name: "SigningRecords", dependencies: [
-            "QRRecords", "WalletUR", "KeySources", "WalletCardCLI", "WalletCard", "WalletRecords", "WalletCore", "WalletKeys", "Monero", "Bitcoin", "Ethereum",
+            "KeySources", "WalletCardCLI", "WalletCard", "WalletRecords", "WalletCore", "WalletKeys", "Monero", "Bitcoin", "Ethereum",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        // sign-tx's QR transports: PSBTs and Ethereum requests over UR and BBQr (sign-hash links none of it).
+        .target(name: "SigningQR", dependencies: [
+            "SigningRecords", "QRRecords", "WalletUR", "Bitcoin", "Ethereum", "WalletKeys", "WalletRecords", "WalletCore",
         ]),
         .target(name: "ScanRecords", dependencies: [
             "ZcashScan", "MoneroScan", "KeySources", "WalletRecords", "WalletCore", "WalletKeys", "WalletKeyStore", "WalletScan", "Monero", "Zcash", "BitcoinScan", "Bitcoin",
@@ -164,7 +168,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "sign-tx", dependencies: [
-            "SigningRecords", "QRRecords", "WalletUR", "KeySources", "WalletRecords", "WalletCardCLI", "Bitcoin", "WalletKeys", "WalletCore",
+            "SigningQR", "SigningRecords", "QRRecords", "WalletUR", "KeySources", "WalletRecords", "WalletCardCLI", "Bitcoin", "WalletKeys", "WalletCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "keystore", dependencies: [

@@ -97,7 +97,8 @@ public enum EthereumRecords {
         return out
     }
 
-    static func address(_ key: Secp256k1.PublicKey) -> String {
+    /// The EIP-55 address of a key.
+    public static func address(_ key: Secp256k1.PublicKey) -> String {
         EIP55.encode(Array(Keccak256.hash(key.uncompressed.dropFirst()).suffix(20)))
     }
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Bitcoin
 import WalletCardCLI
 import KeySources
+import SigningQR
 import QRRecords
 import SigningRecords
 import WalletCore

@@ -2,6 +2,7 @@ import Ethereum
 import WalletCore
 import WalletKeys
 import WalletRecords
+import SigningRecords
 import WalletUR
 
 /// Keystone's eth-sign-request (EIP-4527) as sign-tx signs it: the request turned into the

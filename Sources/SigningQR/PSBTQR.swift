@@ -2,6 +2,7 @@ import Bitcoin
 import QRRecords
 import WalletCore
 import WalletRecords
+import SigningRecords
 import WalletUR
 
 /// PSBTs over QR: which transport answers, its frames, and --convert's pass-through (the
