@@ -154,9 +154,13 @@ public indirect enum CBOR: Equatable, Sendable {
             case 5:
                 guard n <= UInt64(bytes.count - at) / 2 else { throw .cbor("a map of \(n) pairs past the end") }
                 var pairs: [(CBOR, CBOR)] = []
+                // Keys compared by their encoding (one per value, the form being deterministic):
+                // a set, since a 4 MiB map compared pair by pair would take hours.
+                var seen = Set<[UInt8]>()
                 for _ in 0..<n {
+                    let start = at
                     let key = try item(depth: depth + 1)
-                    guard !pairs.contains(where: { $0.0 == key }) else { throw .cbor("a map with a key twice") }
+                    guard seen.insert(Array(bytes[start..<at])).inserted else { throw .cbor("a map with a key twice") }
                     pairs.append((key, try item(depth: depth + 1)))
                 }
                 return .map(pairs)

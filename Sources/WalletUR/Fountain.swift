@@ -162,9 +162,11 @@ public struct FountainDecoder: Sendable {
             for i in 0..<expected.sequenceLength { whole += simple[i]! }
             let candidate = Array(whole.prefix(expected.messageLength))
             guard Bytewords.crc32(candidate) == expected.checksum else {
-                // Every fragment is in and the whole does not check: the parts lied. Start over.
+                // Every fragment is in and the whole does not check: the parts lied (each part's
+                // own checksum held). Nothing is returned; start over. An error, not a misread
+                // frame to skip: no rescan of one frame mends it.
                 (self.expected, simple, mixed, queue) = (nil, [:], [:], [])
-                throw .checksum("the assembled message does not match its checksum; it was dropped")
+                throw .part("its parts assembled into a message that fails the message checksum; the message was dropped")
             }
             message = candidate
             (simple, mixed, queue) = ([:], [:], [])
