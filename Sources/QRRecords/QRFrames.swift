@@ -128,7 +128,7 @@ public struct QRFrames {
             do { code = try QRCode(frame: Self.frameText(part)) } catch { throw .writeFailed(reason: "a part does not fit a QR code") }
             let number = String(i + 1)
             let path = directory + "/part-" + String(repeating: "0", count: max(0, 3 - number.count)) + number + "." + format
-            try QRSink.writeFile(path, format == "svg" ? Array(code.svg().utf8) : code.png())
+            try QRSink.writeImage(code, format: format, to: path)
             paths.append(path)
         }
         return paths

@@ -50,12 +50,6 @@ public final class QRInput {
             case .bbqr(let type): throw .unsupported("a BBQr \(type.rawValue) set is not a PSBT (sign-tx reads BBQr P)")
             }
         }
-
-        /// How a signed PSBT answers it: the same transport, a UR as `urType`.
-        public func answer(urType: String) -> QRTransport {
-            if case .bbqr = transport { return .bbqr(.psbt) }
-            return .ur(type: urType)
-        }
     }
 
     /// `take`, with a misread frame skipped and the progress said on `diagnostics`.
@@ -89,7 +83,7 @@ public final class QRInput {
         }
         let parsed = try URText(text)
         if finishedUR.contains(Self.identity(parsed)) { return (nil, "a part of a UR already signed, skipped") }
-        try ur.receive(text)
+        try ur.receive(parsed)
         if let result = ur.result {
             finishedUR.insert(Self.identity(parsed))
             ur = URDecoder()

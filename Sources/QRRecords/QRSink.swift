@@ -19,8 +19,10 @@ public struct QRSink {
         return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
     }
 
-    /// Writes an image file (0644: QR codes of addresses and PSBTs are not secret).
-    static func writeFile(_ path: String, _ bytes: [UInt8]) throws(CLIError) {
+    /// Writes a QR code as an image file, PNG or SVG by `format` (0644: QR codes of addresses
+    /// and PSBTs are not secret).
+    static func writeImage(_ code: QRCode, format: String, to path: String) throws(CLIError) {
+        let bytes = format == "svg" ? Array(code.svg().utf8) : code.png()
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw .writeFailed(reason: "cannot create \(path): \(String(cString: strerror(errno)))") }
         defer { close(fd) }
@@ -54,7 +56,7 @@ public struct QRSink {
         guard terminal != nil || directory != nil, let text = record[field]?.stringValue else { return record }
         let isUR = field == "ur"
         let code: QRCode
-        do { code = try isUR ? QRCode(frame: text.uppercased()) : QRCode(text: text) } catch { return record }
+        do { code = try isUR ? QRCode(frame: QRFrames.frameText(text)) : QRCode(text: text) } catch { return record }
         var out = record
         if let terminal {
             try terminal.write(code.terminalText() + (isUR ? "" : text + "\n") + "\n")
@@ -62,7 +64,7 @@ public struct QRSink {
         if let directory {
             let name = isUR ? "ur-" + (record["fingerprint"]?.stringValue ?? "account") : text.replacingOccurrences(of: ":", with: "_")
             let path = directory + "/" + name + "." + format
-            try Self.writeFile(path, format == "svg" ? Array(code.svg().utf8) : code.png())
+            try Self.writeImage(code, format: format, to: path)
             out["qr_file"] = .string(path)
         }
         return out

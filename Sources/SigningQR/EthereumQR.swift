@@ -24,7 +24,8 @@ public enum EthereumQR {
             let ours = Array(Hash.hash160(master.compressed).prefix(4))
             guard ours.reduce(UInt32(0), { $0 << 8 | UInt32($1) }) == wanted else {
                 throw URError.unsupported(
-                    "the request is for the key with master fingerprint \(String(format8: wanted)), not this one (\(Hex.encode(ours)))")
+                    "the request is for the key with master fingerprint \(Hex.encode(Bytewords.bigEndian(wanted))), not this one (\(Hex.encode(ours)))"
+                )
             }
         }
         if let address = request.address {
@@ -70,21 +71,13 @@ public enum EthereumQR {
             bytes = try Hex.decode(String(r.dropFirst(2))) + Hex.decode(String(s.dropFirst(2)))
             // v's big-endian bytes without leading zeros (one byte at least): EIP-155's v of a
             // large chain id takes several.
-            let full = (0..<8).map { UInt8(vNumber >> (56 - 8 * UInt64($0)) & 0xFF) }
-            bytes += Array(full.drop(while: { $0 == 0 })).isEmpty ? [0] : Array(full.drop(while: { $0 == 0 }))
+            let v = UInt256(vNumber).minimalBytes
+            bytes += v.isEmpty ? [0] : v
         } else if let sig = signed["signature"]?.stringValue {
             bytes = try Hex.decode(String(sig.dropFirst(2)))
         } else {
             throw URError.unsupported("nothing signed to answer with")
         }
         return try EthSignature(requestId: request.requestId, signature: bytes).ur()
-    }
-}
-
-extension String {
-    /// Eight hex digits.
-    init(format8 n: UInt32) {
-        let s = String(n, radix: 16)
-        self = String(repeating: "0", count: 8 - s.count) + s
     }
 }

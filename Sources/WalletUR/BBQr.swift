@@ -126,7 +126,8 @@ public struct BBQrJoiner: Sendable {
     public private(set) var encoding: BBQr.Encoding?
     public private(set) var type: BBQr.FileType?
     public private(set) var count = 0
-    private var parts: [Int: String] = [:]
+    /// Each part's data, decoded (Base32 or hex) as it arrives.
+    private var parts: [Int: [UInt8]] = [:]
     public private(set) var result: [UInt8]?
 
     public init() {}
@@ -153,15 +154,14 @@ public struct BBQrJoiner: Sendable {
                         + "(\(count) parts, \(type.rawValue), \(encoding.rawValue))")
             }
         }
-        let body = String(chars[8...])
+        // Each part must decode on its own (whole bytes), caught here rather than at the end.
+        let data = try Self.decode(String(chars[8...]), enc)
         if let seen = parts[index] {
-            guard seen == body else { throw .otherMessage("BBQr part \(index + 1) of \(total) arrived twice with different data") }
+            guard seen == data else { throw .otherMessage("BBQr part \(index + 1) of \(total) arrived twice with different data") }
             return
         }
-        // Each part must decode on its own (whole bytes), caught here rather than at the end.
-        _ = try Self.decode(body, enc)
         (encoding, type, count) = (enc, ft, total)
-        parts[index] = body
+        parts[index] = data
         if parts.count == total { try assemble() }
     }
 
@@ -179,7 +179,7 @@ public struct BBQrJoiner: Sendable {
     private mutating func assemble() throws(URError) {
         guard let encoding else { return }
         var bytes: [UInt8] = []
-        for i in 0..<count { bytes += try Self.decode(parts[i]!, encoding) }
+        for i in 0..<count { bytes += parts[i]! }
         if encoding == .zlib { bytes = try BBQr.inflateRaw(bytes, limit: FountainDecoder.maxMessageLength) }
         guard bytes.count <= FountainDecoder.maxMessageLength else {
             throw .tooLarge("a BBQr set of \(bytes.count) bytes (at most \(FountainDecoder.maxMessageLength) are read)")

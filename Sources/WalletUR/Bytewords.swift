@@ -37,7 +37,8 @@ public enum Bytewords {
         UInt32(bytes.withUnsafeBufferPointer { CZlib.crc32(0, $0.baseAddress, uInt($0.count)) })
     }
 
-    static func bigEndian(_ n: UInt32) -> [UInt8] { (0..<4).map { UInt8(n >> (24 - 8 * UInt32($0)) & 0xFF) } }
+    /// The four big-endian bytes of a checksum or fingerprint.
+    public static func bigEndian(_ n: UInt32) -> [UInt8] { (0..<4).map { UInt8(n >> (24 - 8 * UInt32($0)) & 0xFF) } }
 
     public static func encode(_ bytes: [UInt8], style: Style) -> String {
         let all = bytes + bigEndian(crc32(bytes))

@@ -1,3 +1,5 @@
+import WalletCore
+
 /// One part of a multipart UR (BCR-2024-001): a fragment of the message, or the XOR of several,
 /// which ones decided by the part's sequence number and the message's checksum alone.
 public struct FountainPart: Equatable, Sendable {
@@ -137,8 +139,8 @@ public struct FountainDecoder: Sendable {
             else {
                 throw .otherMessage(
                     "part \(part.sequence) belongs to another message (\(part.messageLength) bytes, checksum "
-                        + "\(Hex8.hex(part.checksum))) than the one in progress (\(expected.messageLength) bytes, checksum "
-                        + "\(Hex8.hex(expected.checksum)))")
+                        + "\(Hex.encode(Bytewords.bigEndian(part.checksum)))) than the one in progress (\(expected.messageLength) bytes, checksum "
+                        + "\(Hex.encode(Bytewords.bigEndian(expected.checksum))))")
             }
         } else {
             expected = (part.sequenceLength, part.messageLength, part.checksum, part.data.count)
@@ -204,12 +206,5 @@ public struct FountainDecoder: Sendable {
             // Mixed parts are kept up to a few times seq_len: a stream of them cannot grow memory without bound.
             if mixed.count < 4 * (expected?.sequenceLength ?? 0) + 64 { mixed[p.indexes] = p.data }
         }
-    }
-}
-
-enum Hex8 {
-    static func hex(_ n: UInt32) -> String {
-        let s = String(n, radix: 16)
-        return String(repeating: "0", count: 8 - s.count) + s
     }
 }

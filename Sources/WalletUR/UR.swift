@@ -91,10 +91,13 @@ public struct URDecoder: Sendable {
         (fountain.partsReceived, fountain.fragmentsKnown, fountain.expected?.sequenceLength ?? 0)
     }
 
-    /// Takes one text; returns whether it was news (a duplicate part after completion is not).
-    public mutating func receive(_ text: String) throws(URError) {
+    /// Takes one text; a text after the UR is complete changes nothing.
+    public mutating func receive(_ text: String) throws(URError) { try receive(try URText(text)) }
+
+    /// The same for a text already parsed.
+    public mutating func receive(_ text: URText) throws(URError) {
         guard result == nil else { return }
-        switch try URText(text) {
+        switch text {
         case .single(let ur):
             if let type, type != ur.type || fountain.partsReceived > 0 {
                 throw .otherMessage("a whole ur:\(ur.type) arrived while parts of a ur:\(type) are being assembled")

@@ -147,6 +147,23 @@ struct SignTxCommand: ParsableCommand {
             let (source, ownKey) = try reader.signingSource(record, runSource: runSource, out: &out)
             return (source, ownKey)
         }
+        /// An Ethereum signature: the record `make` gives for the key (the card's, the run's, or
+        /// the one `keyRecord` carries), its summary first (asked about with --confirm), then
+        /// the signed record, both emitted.
+        func signEthereum(
+            _ keyRecord: JSONObject, emit: (JSONObject) throws(CLIError) -> Void,
+            _ make: (_ keys: SecpKeySource, _ withoutKey: JSONObject) throws -> JSONObject
+        ) throws -> JSONObject {
+            var out = keyRecord
+            let (source, ownKey) = try keySource(keyRecord, &out)
+            let keys: SecpKeySource = card ?? SoftwareKeys(source!, cache: cache, cacheable: !ownKey)
+            let signed = try EthereumRecords.sign(try make(keys, SecretFields.removed(from: out)), path: path, keys: keys) { summary in
+                try emit(summary)
+                if let terminal { try terminal.ask(summary) }
+            }
+            try emit(signed)
+            return signed
+        }
         func sign(_ psbt: PSBT, _ record: JSONObject, emit: (JSONObject) throws(CLIError) -> Void) throws -> PSBT {
             var out = record
             let (source, ownKey) = try keySource(record, &out)
@@ -170,14 +187,7 @@ struct SignTxCommand: ParsableCommand {
                 guard let message = try qrInput.take(text, tool: pipeline.tool, diagnostics: pipeline.diagnostics) else { return }
                 if message.transport == .ur(type: "eth-sign-request") {
                     let request = try EthSignRequest(ur: try UR(type: "eth-sign-request", cbor: message.payload))
-                    var out = JSONObject()
-                    let (source, ownKey) = try keySource(out, &out)
-                    let keys: SecpKeySource = card ?? SoftwareKeys(source!, cache: cache, cacheable: !ownKey)
-                    let signed = try EthereumRecords.sign(try EthereumQR.record(request, keys: keys), path: nil, keys: keys) { summary in
-                        try emit(summary)
-                        if let terminal { try terminal.ask(summary) }
-                    }
-                    try emit(signed)
+                    let signed = try signEthereum(JSONObject(), emit: emit) { keys, _ in try EthereumQR.record(request, keys: keys) }
                     let answer = try EthereumQR.signature(signed, request: request)
                     return try qrOptions.answer(
                         try QRFrames(answer.cbor, transport: .ur(type: answer.type), fragment: qrOptions.qrFragment), emit: emit)
@@ -198,14 +208,7 @@ struct SignTxCommand: ParsableCommand {
             guard try EthereumRecords.isEthereum(record) else {
                 throw RecordError.missingField("psbt", expected: "a record to sign: psbt, eth_tx, message, message_hex or typed_data")
             }
-            var out = record
-            let (source, ownKey) = try keySource(record, &out)
-            let keys: SecpKeySource = card ?? SoftwareKeys(source!, cache: cache, cacheable: !ownKey)
-            let signed = try EthereumRecords.sign(SecretFields.removed(from: out), path: path, keys: keys) { summary in
-                try emit(summary)
-                if let terminal { try terminal.ask(summary) }
-            }
-            try emit(signed)
+            _ = try signEthereum(record, emit: emit) { _, withoutKey in withoutKey }
         }
         try finish(pipeline, qrInput, status)
     }
