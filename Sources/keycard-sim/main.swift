@@ -66,8 +66,7 @@ func send(_ fd: Int32, _ payload: [UInt8]) {
 nonisolated(unsafe) var pullOnNextCommand: Int32 = 0
 
 /// Serves one slot: accepts vpcd's connection (again after it drops) and answers its messages.
-func serve(port: UInt16, card: KeycardSimulator?) {
-    let server = listen(on: port)
+func serve(_ server: Int32, card: KeycardSimulator?) {
     while true {
         let connection = accept(server, nil, nil)
         guard connection >= 0 else { continue }
@@ -97,7 +96,10 @@ func serve(port: UInt16, card: KeycardSimulator?) {
 signal(SIGPIPE, SIG_IGN)
 signal(SIGUSR1) { _ in pullOnNextCommand = 1 }
 let keycard = KeycardSimulator()
-let blankPort = port + 1
-Thread.detachNewThread { serve(port: blankPort, card: nil) }
+// Both sockets listen before the line that scripts wait for: vpcd connects as soon as pcscd
+// starts, and a refused connection makes it abort pcscd (FD_SET on a socket of -1).
+let keycardServer = listen(on: port)
+let blankServer = listen(on: port + 1)
+Thread.detachNewThread { serve(blankServer, card: nil) }
 FileHandle.standardOutput.write("keycard-sim: listening on 127.0.0.1:\(port) (Keycard) and :\(port + 1) (blank)\n".data(using: .utf8)!)
-serve(port: port, card: keycard)
+serve(keycardServer, card: keycard)
