@@ -83,6 +83,49 @@ public enum Secp256k1 {
         }
 
         public static func == (a: PublicKey, b: PublicKey) -> Bool { a.compressed == b.compressed }
+
+        /// The even-y point with this x coordinate (BIP340's lift_x): a taproot output key.
+        public init(xOnly x: [UInt8]) throws(CurveError) {
+            guard x.count == 32 else { throw .invalidPublicKey }
+            try self.init(parsing: [0x02] + x)
+        }
+
+        /// x(P), the 32 bytes a taproot output or BIP340 signature names the key by.
+        public var xOnly: [UInt8] { Array(compressed[1...]) }
+
+        /// −P.
+        public var negated: PublicKey {
+            var key = raw
+            _ = secp256k1_ec_pubkey_negate(Secp256k1.context, &key)
+            return PublicKey(raw: key)
+        }
+
+        /// scalar·P for a public scalar (libsecp256k1's constant-time multiplication either way).
+        public func multiplied(by scalar: [UInt8]) throws(CurveError) -> PublicKey {
+            var key = raw
+            guard secp256k1_ec_pubkey_tweak_mul(Secp256k1.context, &key, scalar) == 1 else { throw .invalidTweak }
+            return PublicKey(raw: key)
+        }
+
+        /// secret·P (an ECDH shared point), constant-time in the secret.
+        public func multiplied(bySecret secret: SecureBytes) throws(CurveError) -> PublicKey {
+            var key = raw
+            let ok = secret.withUnsafeBytes { secp256k1_ec_pubkey_tweak_mul(Secp256k1.context, &key, $0.uint8Pointer) }
+            guard secret.count == 32, ok == 1 else { throw .invalidPrivateKey }
+            return PublicKey(raw: key)
+        }
+
+        /// The sum of the keys; nil when it is the point at infinity (or the list is empty).
+        public static func sum(_ keys: [PublicKey]) -> PublicKey? {
+            guard !keys.isEmpty else { return nil }
+            var raws = keys.map(\.raw)
+            var out = secp256k1_pubkey()
+            let ok = raws.withUnsafeMutableBufferPointer { buffer -> Int32 in
+                var pointers: [UnsafePointer<secp256k1_pubkey>?] = (0..<buffer.count).map { UnsafePointer(buffer.baseAddress! + $0) }
+                return secp256k1_ec_pubkey_combine(Secp256k1.context, &out, &pointers, pointers.count)
+            }
+            return ok == 1 ? PublicKey(raw: out) : nil
+        }
     }
 
     /// The x coordinate of privateKey·publicKey, unhashed (Keycard's ECDH: ALG_EC_SVDP_DH_PLAIN).

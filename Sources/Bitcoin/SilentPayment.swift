@@ -1,0 +1,178 @@
+import WalletCore
+import WalletKeys
+
+/// BIP352 silent payments (bitcoin/bips bip-0352.mediawiki; vectors of 2026-08-20): a static
+/// `sp1…` address, and per payment a fresh taproot output only its receiver finds, by one ECDH
+/// per transaction with the sum of the transaction's input keys.
+public enum SilentPayment {
+    /// K_max: at most this many outputs of one transaction are paid to one receiver (a sender
+    /// fails beyond it; a receiver looks no further).
+    public static let maxOutputsPerReceiver = 2323
+
+    /// BIP341's NUMS point H (x only): a script-path spend with this internal key has no key
+    /// path, so its output key is nobody's, and the input is not counted.
+    public static let numsH = try! Hex.decode("50929b74c1a04954b78b4b6035e97a5e078a5a0f28ec96d547bfee9ace803ac0")
+
+    /// BIP352's derivation: scan key m/352'/coin'/account'/1'/0, spend key m/352'/coin'/account'/0'/0
+    /// (coin 0' for Bitcoin, 1' for every test network).
+    public static func scanPath(coinType: UInt32, account: UInt32) -> DerivationPath {
+        let h = DerivationPath.hardened
+        return DerivationPath([352 | h, coinType | h, account | h, 1 | h, 0])
+    }
+
+    public static func spendPath(coinType: UInt32, account: UInt32) -> DerivationPath {
+        let h = DerivationPath.hardened
+        return DerivationPath([352 | h, coinType | h, account | h, 0 | h, 0])
+    }
+
+    /// hash_BIP0352/Label(ser256(b_scan) ‖ ser32(m)): the label's scalar. Private (it ties a
+    /// labeled address to its wallet), so it stays in wiped memory.
+    public static func labelTweak(scanKey: SecureBytes, label m: UInt32) -> SecureBytes {
+        var data = scanKey.bytes + bigEndian(m)
+        defer { SecureBytes.wipe(&data) }
+        var tweak = Hash.tagged("BIP0352/Label", data)
+        defer { SecureBytes.wipe(&tweak) }
+        return SecureBytes(tweak)
+    }
+
+    /// input_hash = hash_BIP0352/Inputs(outpoint_L ‖ ser_P(A)), outpoint_L the smallest
+    /// outpoint of all the transaction's inputs as serialized bytes (txid ‖ vout little-endian).
+    public static func inputHash(outpoints: [[UInt8]], inputKeySum: Secp256k1.PublicKey) -> [UInt8]? {
+        guard let smallest = outpoints.min(by: { $0.lexicographicallyPrecedes($1) }) else { return nil }
+        return Hash.tagged("BIP0352/Inputs", smallest + inputKeySum.compressed)
+    }
+
+    /// t_k = hash_BIP0352/SharedSecret(ser_P(S) ‖ ser32(k)).
+    static func sharedSecretTweak(_ shared: [UInt8], _ k: UInt32) -> [UInt8] {
+        Hash.tagged("BIP0352/SharedSecret", shared + bigEndian(k))
+    }
+
+    static func bigEndian(_ n: UInt32) -> [UInt8] { withUnsafeBytes(of: n.bigEndian) { Array($0) } }
+
+    /// The private key of a found output: b_spend + tweak (the tweak t_k, plus the label's
+    /// for a labeled payment). Signing with it needs no TapTweak: the output key is d·G itself.
+    public static func outputPrivateKey(spendKey: SecureBytes, tweak: [UInt8]) throws(SilentPaymentError) -> SecureBytes {
+        do { return try Secp256k1.add(tweak: tweak, to: spendKey) } catch {
+            throw .invalidKey("the spend key plus this tweak is not a private key")
+        }
+    }
+}
+
+public enum SilentPaymentError: WalletError, Equatable {
+    case invalidAddress(String)
+    case invalidKey(String)
+
+    public var code: String {
+        switch self {
+        case .invalidAddress: "silent_payment.invalid_address"
+        case .invalidKey: "silent_payment.invalid_key"
+        }
+    }
+
+    public var message: String {
+        switch self {
+        case .invalidAddress(let reason): "not a silent payment address: \(reason)"
+        case .invalidKey(let reason): "not a silent payment key: \(reason)"
+        }
+    }
+}
+
+/// An `sp1…` (mainnet) or `tsp1…` (every test network) address: bech32m over version 0 and
+/// ser_P(B_scan) ‖ ser_P(B_m), longer than bech32's 90 characters.
+public struct SilentPaymentAddress: Sendable, Equatable, CustomStringConvertible {
+    public let scanKey: Secp256k1.PublicKey
+    /// B_spend, or B_m = B_spend + label·G for a labeled address.
+    public let spendKey: Secp256k1.PublicKey
+    public let testnet: Bool
+
+    /// BIP352 asks decoders to accept up to 1023 characters (versions after 0 may carry more).
+    public static let maxLength = 1023
+
+    public init(scanKey: Secp256k1.PublicKey, spendKey: Secp256k1.PublicKey, testnet: Bool) {
+        self.scanKey = scanKey
+        self.spendKey = spendKey
+        self.testnet = testnet
+    }
+
+    public var description: String {
+        let data = (try? Bech32.convertBits(scanKey.compressed + spendKey.compressed, from: 8, to: 5, pad: true)) ?? []
+        return Bech32.encode(hrp: testnet ? "tsp" : "sp", data: [0] + data, variant: .bech32m)
+    }
+
+    /// Version 0 is exactly 66 bytes; versions 1–30 are read by their first 66 bytes (BIP352's
+    /// forward compatibility); version 31 is refused.
+    public init(parsing text: String) throws(SilentPaymentError) {
+        let decoded: (hrp: String, data: [UInt8], variant: Bech32.Variant)
+        do { decoded = try Bech32.decode(text, maxLength: Self.maxLength) } catch {
+            throw .invalidAddress(error.message)
+        }
+        guard decoded.variant == .bech32m else { throw .invalidAddress("a bech32 checksum where bech32m is required") }
+        switch decoded.hrp {
+        case "sp": testnet = false
+        case "tsp": testnet = true
+        default: throw .invalidAddress("the prefix is \"\(decoded.hrp)\", not sp or tsp")
+        }
+        guard let version = decoded.data.first else { throw .invalidAddress("no version") }
+        guard version < 31 else { throw .invalidAddress("version 31 is reserved for a backward-incompatible change") }
+        let payload: [UInt8]
+        do { payload = try Bech32.convertBits(Array(decoded.data.dropFirst()), from: 5, to: 8, pad: false) } catch {
+            throw .invalidAddress("its data is not whole bytes")
+        }
+        guard version == 0 ? payload.count == 66 : payload.count >= 66 else {
+            throw .invalidAddress("version \(version) carries \(payload.count) bytes, not 66")
+        }
+        do {
+            scanKey = try Secp256k1.PublicKey(parsing: Array(payload[0..<33]))
+            spendKey = try Secp256k1.PublicKey(parsing: Array(payload[33..<66]))
+        } catch { throw .invalidAddress("a key in it is not on the curve") }
+    }
+}
+
+/// A receiver's keys: the scan private key (what a watch-only wallet holds) and the spend
+/// public key; the spend private key only where outputs are to be spent.
+public struct SilentPaymentKeys: Sendable {
+    public let scanPrivateKey: SecureBytes
+    public let scanPublicKey: Secp256k1.PublicKey
+    public let spendPublicKey: Secp256k1.PublicKey
+    public let spendPrivateKey: SecureBytes?
+
+    public init(
+        scanPrivateKey: SecureBytes, spendPublicKey: Secp256k1.PublicKey, spendPrivateKey: SecureBytes? = nil
+    ) throws(SilentPaymentError) {
+        do {
+            scanPublicKey = try Secp256k1.publicKey(of: scanPrivateKey)
+            if let spendPrivateKey, try Secp256k1.publicKey(of: spendPrivateKey) != spendPublicKey {
+                throw SilentPaymentError.invalidKey("the spend private key is not the spend public key's")
+            }
+        } catch let error as SilentPaymentError { throw error } catch {
+            throw .invalidKey("the scan or spend private key is zero or not below the group order")
+        }
+        self.scanPrivateKey = scanPrivateKey
+        self.spendPublicKey = spendPublicKey
+        self.spendPrivateKey = spendPrivateKey
+    }
+
+    /// The keys at BIP352's paths below a BIP32 root (a seed's master key).
+    public init(root: ExtendedKey, coinType: UInt32, account: UInt32) throws(SilentPaymentError) {
+        do {
+            let scan = try root.derive(SilentPayment.scanPath(coinType: coinType, account: account).components)
+            let spend = try root.derive(SilentPayment.spendPath(coinType: coinType, account: account).components)
+            guard let scanKey = scan.privateKey, let spendKey = spend.privateKey else {
+                throw SilentPaymentError.invalidKey("silent payment keys need a private root (hardened steps)")
+            }
+            try self.init(scanPrivateKey: scanKey, spendPublicKey: spend.publicKey, spendPrivateKey: spendKey)
+        } catch let error as SilentPaymentError { throw error } catch { throw .invalidKey("\(error)") }
+    }
+
+    /// B_m = B_spend + label(m)·G; label 0 is change and is never handed out.
+    public func labeledSpendKey(_ m: UInt32) throws(SilentPaymentError) -> Secp256k1.PublicKey {
+        let tweak = SilentPayment.labelTweak(scanKey: scanPrivateKey, label: m)
+        do { return try spendPublicKey.adding(tweak: tweak.bytes) } catch { throw .invalidKey("label \(m) gives no key") }
+    }
+
+    /// The address, with label m when given.
+    public func address(label: UInt32? = nil, testnet: Bool) throws(SilentPaymentError) -> SilentPaymentAddress {
+        let spend = try label.map { m throws(SilentPaymentError) in try labeledSpendKey(m) } ?? spendPublicKey
+        return SilentPaymentAddress(scanKey: scanPublicKey, spendKey: spend, testnet: testnet)
+    }
+}

@@ -1,0 +1,162 @@
+import WalletCore
+
+/// One input of a transaction as BIP352 reads it: what it spends (outpoint, the spent output's
+/// script) and what it shows (scriptSig, witness).
+public struct SilentPaymentInput: Sendable {
+    public var outpoint: [UInt8]
+    public var scriptSig: [UInt8]
+    public var witness: [[UInt8]]
+    public var spentScript: [UInt8]
+
+    public init(outpoint: [UInt8], scriptSig: [UInt8], witness: [[UInt8]], spentScript: [UInt8]) {
+        self.outpoint = outpoint
+        self.scriptSig = scriptSig
+        self.witness = witness
+        self.spentScript = spentScript
+    }
+
+    /// The input's public key when BIP352 counts it, nil when not. The kind comes from the
+    /// spent output's script, never from the witness' shape; only compressed keys count.
+    public var publicKey: Secp256k1.PublicKey? {
+        switch ScriptTemplate(spentScript) {
+        case .p2pkh(let keyHash):
+            // The key is the last push of a standard scriptSig; a malleated one may carry more
+            // after it, so the scriptSig is searched from its end for 33 bytes hashing to it.
+            guard scriptSig.count >= 33 else { return nil }
+            for end in stride(from: scriptSig.count, through: 33, by: -1) {
+                let candidate = Array(scriptSig[(end - 33)..<end])
+                if (candidate[0] == 2 || candidate[0] == 3), Hash.hash160(candidate) == keyHash {
+                    return try? Secp256k1.PublicKey(parsing: candidate)
+                }
+            }
+            return nil
+        case .p2sh:
+            // P2SH-P2WPKH only: the scriptSig is exactly the push of a P2WPKH redeem script.
+            guard scriptSig.count == 23, scriptSig[0] == 22, case .p2wpkh = ScriptTemplate(Array(scriptSig[1...])) else { return nil }
+            return Self.compressedKey(witness.last)
+        case .p2wpkh:
+            return Self.compressedKey(witness.last)
+        case .p2tr(let outputKey):
+            var stack = witness
+            guard !stack.isEmpty else { return nil }
+            if stack.count > 1, stack.last?.first == 0x50 { stack.removeLast() }  // the annex
+            if stack.count > 1, let control = stack.last, control.count >= 33,
+                Array(control[1..<33]) == SilentPayment.numsH
+            {
+                return nil  // a script path under the NUMS key: no one holds the output key
+            }
+            return try? Secp256k1.PublicKey(xOnly: outputKey)
+        default:
+            return nil
+        }
+    }
+
+    /// Whether the spent output is segwit version 2 or later: BIP352 skips the whole
+    /// transaction then, to leave those versions free for later rules.
+    public var spendsFutureSegwitVersion: Bool {
+        let s = spentScript
+        guard s.count >= 4, s.count <= 42, (0x52...0x60).contains(s[0]), Int(s[1]) == s.count - 2 else { return false }
+        return true
+    }
+
+    private static func compressedKey(_ item: [UInt8]?) -> Secp256k1.PublicKey? {
+        guard let item, item.count == 33, item[0] == 2 || item[0] == 3 else { return nil }
+        return try? Secp256k1.PublicKey(parsing: item)
+    }
+}
+
+/// What a transaction gives every receiver to scan it with: input_hash·A, public (BIP352's
+/// "tweak data", what tweak servers hand out), and the x-only keys of its taproot outputs.
+public struct SilentPaymentTweak: Sendable, Equatable {
+    public let point: Secp256k1.PublicKey
+    /// A, the sum of the counted inputs' keys.
+    public let inputKeySum: Secp256k1.PublicKey
+    public let inputHash: [UInt8]
+
+    /// nil when the transaction is not one a silent payment can be in: no counted input, an
+    /// input spending segwit v2+, keys summing to the point at infinity.
+    public init?(inputs: [SilentPaymentInput]) {
+        guard !inputs.contains(where: \.spendsFutureSegwitVersion) else { return nil }
+        let keys = inputs.compactMap(\.publicKey)
+        guard let sum = Secp256k1.PublicKey.sum(keys),
+            let hash = SilentPayment.inputHash(outpoints: inputs.map(\.outpoint), inputKeySum: sum),
+            let point = try? sum.multiplied(by: hash)
+        else { return nil }
+        self.point = point
+        inputKeySum = sum
+        inputHash = hash
+    }
+}
+
+/// A receiver's scan: b_scan and B_spend, and the labels it looks for (always change, m = 0,
+/// when the wallet is its own; exactly the given ones otherwise).
+public struct SilentPaymentReceiver: Sendable {
+    public struct Found: Sendable, Equatable {
+        /// Index into the outputs that were scanned.
+        public let output: Int
+        public let xOnlyKey: [UInt8]
+        /// t_k (plus the label's scalar): b_spend + tweak is the output's private key.
+        public let tweak: [UInt8]
+        public let label: UInt32?
+    }
+
+    let keys: SilentPaymentKeys
+    /// ser_P(label·G) → (m, label scalar).
+    let labels: [[UInt8]: (m: UInt32, tweak: SecureBytes)]
+
+    public init(keys: SilentPaymentKeys, labels: [UInt32]) throws(SilentPaymentError) {
+        self.keys = keys
+        var table: [[UInt8]: (m: UInt32, tweak: SecureBytes)] = [:]
+        for m in labels {
+            let tweak = SilentPayment.labelTweak(scanKey: keys.scanPrivateKey, label: m)
+            guard let point = try? Secp256k1.publicKey(of: tweak) else { throw .invalidKey("label \(m) gives no key") }
+            table[point.compressed] = (m, tweak)
+        }
+        self.labels = table
+    }
+
+    /// S = b_scan·(input_hash·A), the shared point (secret: it finds and links the payments).
+    public func sharedSecret(_ tweak: SilentPaymentTweak) throws(SilentPaymentError) -> SecureBytes {
+        do { return SecureBytes(try tweak.point.multiplied(bySecret: keys.scanPrivateKey).compressed) } catch {
+            throw .invalidKey("the scan key is not a private key")
+        }
+    }
+
+    /// The outputs (x-only keys of a transaction's taproot outputs) paid to this receiver,
+    /// k counting up from 0 while outputs match, at most K_max.
+    public func scan(_ tweak: SilentPaymentTweak, outputs: [[UInt8]]) throws(SilentPaymentError) -> [Found] {
+        let shared = try sharedSecret(tweak)
+        var remaining = outputs.enumerated().compactMap { index, x in
+            (try? Secp256k1.PublicKey(xOnly: x)).map { (index, $0) }
+        }
+        var found: [Found] = []
+        var k: UInt32 = 0
+        while k < SilentPayment.maxOutputsPerReceiver, !remaining.isEmpty {
+            let t = SilentPayment.sharedSecretTweak(shared.bytes, k)
+            guard let pk = try? keys.spendPublicKey.adding(tweak: t) else { break }
+            let x = pk.xOnly
+            var hit: (position: Int, Found)?
+            for (position, (index, output)) in remaining.enumerated() {
+                if output.xOnly == x {
+                    hit = (position, Found(output: index, xOnlyKey: x, tweak: t, label: nil))
+                    break
+                }
+                guard !labels.isEmpty else { continue }
+                for candidate in [output, output.negated] {
+                    guard let difference = Secp256k1.PublicKey.sum([candidate, pk.negated]),
+                        let label = labels[difference.compressed]
+                    else { continue }
+                    guard let sum = try? Secp256k1.add(tweak: t, to: label.tweak) else { continue }
+                    hit = (position, Found(output: index, xOnlyKey: output.xOnly, tweak: sum.bytes, label: label.m))
+                    break
+                }
+                if hit != nil { break }
+            }
+            guard let (position, result) = hit else { break }
+            found.append(result)
+            remaining.remove(at: position)
+            k += 1
+        }
+        return found
+    }
+}
