@@ -140,7 +140,7 @@ let package = Package(
         ]),
         .target(name: "DeriveRecords", dependencies: [
             "KeySources", "WalletCardCLI", "WalletRecords", "WalletCore", "WalletKeys", "WalletKeyStore", "WalletUR", "Monero", "Zcash",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "Bitcoin", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .target(name: "SigningRecords", dependencies: [
             "KeySources", "WalletCardCLI", "WalletCard", "WalletRecords", "WalletCore", "WalletKeys", "Monero", "Bitcoin", "Ethereum",

@@ -27,6 +27,10 @@ public struct AccountRequest {
     /// The account record of one input record, from its key or the key-store entry's
     /// (`keys.source`) that replaces it.
     public func account(_ record: JSONObject, keys: DeriveKeys) throws -> JSONObject {
+        if SilentPaymentRequest.applies(chainOptions, record) {
+            guard ur == nil else { throw DerivationError.unsupported("--ur has no silent payment account type") }
+            return try SilentPaymentRequest(chainOptions: chainOptions).account(record, keys: keys, viewOnly: viewOnly)
+        }
         if case .zcash(let material)? = keys.source { return try saplingAccount(record, keys.records, material: material) }
         if keys.source == nil, chainOptions.isSapling(record) { return try saplingAccount(record, keys.records) }
         if let pool = chainOptions.shieldedPool {

@@ -19,10 +19,12 @@ public struct AddressRequest {
     public var path: String?
     /// Monero: the integrated address's payment id (hex).
     public var paymentId: String?
+    /// Silent payments: the labels to write addresses for.
+    public var labels: [UInt32]
 
     public init(
         chainOptions: ChainOptions, chains: [UInt32] = [0], index: UInt32 = 0, count: UInt32 = 1, path: String? = nil,
-        paymentId: String? = nil
+        paymentId: String? = nil, labels: [UInt32] = []
     ) {
         self.chainOptions = chainOptions
         self.chains = chains
@@ -30,11 +32,16 @@ public struct AddressRequest {
         self.count = count
         self.path = path
         self.paymentId = paymentId
+        self.labels = labels
     }
 
     /// The address records of one input record, from its key or the run's (`keys.source`: a
     /// key-store entry's, or a card's stand-in master, with the card as `keys.card`).
     public func addresses(_ record: JSONObject, keys: DeriveKeys, emit: (JSONObject) throws(CLIError) -> Void) throws {
+        if SilentPaymentRequest.applies(chainOptions, record) {
+            return try SilentPaymentRequest(chainOptions: chainOptions, labels: labels).addresses(record, keys: keys, emit: emit)
+        }
+        guard labels.isEmpty else { throw DerivationError.unsupported("--label is for silent payment addresses (--purpose 352)") }
         let device = keys.device
         if device == nil, case .zcash(let material)? = keys.source {
             return try saplingAddresses(record, keys.records, material: material, emit: emit)

@@ -22,8 +22,8 @@ public struct ChainOptions: ParsableArguments {
 
     @Option(
         help:
-            "BIP43 purpose: 44 (P2PKH), 49 (P2SH-P2WPKH), 84 (P2WPKH) or 86 (P2TR); 48 (a multisig account's key, derive account only, with --script p2wsh or p2sh-p2wsh).",
-        completion: .list(["44", "49", "84", "86", "48"]))
+            "BIP43 purpose: 44 (P2PKH), 49 (P2SH-P2WPKH), 84 (P2WPKH) or 86 (P2TR); 48 (a multisig account's key, derive account only, with --script p2wsh or p2sh-p2wsh); 352 (BIP352 silent payments: sp1 addresses, from a seed).",
+        completion: .list(["44", "49", "84", "86", "48", "352"]))
     public var purpose: UInt32?
 
     @Option(
@@ -91,7 +91,14 @@ public struct ChainOptions: ParsableArguments {
         if let coin, coin != "xmr", !CoinNetwork.coins.contains(coin) {
             throw ValidationError("unknown coin '\(coin)'; known: \(CoinNetwork.coins.joined(separator: ", ")), xmr")
         }
-        if purpose == 48 {
+        if purpose == 352 {
+            guard script == nil, pool == nil, accountPath == nil else {
+                throw ValidationError("--purpose 352 (silent payments) takes no --script, --pool or --account-path")
+            }
+            guard coin == nil || coin == "btc" || coin == "ltc" else {
+                throw ValidationError("silent payments (BIP352) are Bitcoin's (--coin ltc on its test networks, for tests)")
+            }
+        } else if purpose == 48 {
             guard script.flatMap(MultisigScript.init(rawValue:)) != nil else {
                 throw ValidationError("--purpose 48 (BIP48 multisig) takes --script p2wsh (script type 2') or p2sh-p2wsh (1')")
             }
@@ -130,7 +137,7 @@ public struct ChainOptions: ParsableArguments {
     }
 
     public var requestedScript: ScriptKind? {
-        if purpose == 48 { return nil }
+        if purpose == 48 || purpose == 352 { return nil }
         if let script { return ScriptKind(rawValue: script) }
         return purpose.flatMap(ScriptKind.forPurpose)
     }

@@ -60,7 +60,7 @@ public enum SecretFields {
         "mnemonic", "seed", "entropy", "passphrase", "dice", "coins", "extended_key",
         "xprv", "yprv", "zprv", "Yprv", "Zprv", "tprv", "uprv", "vprv", "Uprv", "Vprv",
         "private_key", "wif", "spend_key", "view_key", "private_spend_key", "private_view_key",
-        "extended_spending_key",
+        "extended_spending_key", "sp_scan_key", "sp_spend_key",
     ]
 
     public static func removed(from record: JSONObject) -> JSONObject {

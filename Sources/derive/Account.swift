@@ -18,7 +18,10 @@ extension DeriveCommand {
 
         @OptionGroup var chainOptions: ChainOptions
 
-        @Flag(help: "Monero: add the private view key (for a view-only wallet), not the spend key.")
+        @Flag(
+            help:
+                "Monero: add the private view key (for a view-only wallet), not the spend key. Silent payments: add the scan private key (sp_scan_key) and sp_spend_public_key."
+        )
         var viewOnly = false
 
         @Option(

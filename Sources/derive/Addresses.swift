@@ -39,6 +39,12 @@ extension DeriveCommand {
                 "Monero: also write the integrated address of the primary address with this 8-byte payment id (hex).", valueName: "hex"))
         var paymentId: String?
 
+        @Option(
+            help: ArgumentHelp(
+                "Silent payments (--purpose 352): the address with label N (1 and up; 0 is change and never handed out). Repeatable.",
+                valueName: "N"))
+        var label: [UInt32] = []
+
         @OptionGroup var images: QRImageOptions
 
         @OptionGroup var passphrase: PassphraseOptions
@@ -53,6 +59,7 @@ extension DeriveCommand {
             if let path {
                 do { _ = try DerivationPath.parseRange(path) } catch { throw ValidationError(error.message) }
             }
+            if label.contains(0) { throw ValidationError("--label 0 is BIP352's change label: it is never handed out") }
             if let paymentId, (try? Hex.decode(paymentId))?.count != 8 {
                 throw ValidationError("--payment-id is 8 bytes of hex (16 digits)")
             }
@@ -63,7 +70,7 @@ extension DeriveCommand {
                 let show = try images.sink()
                 let request = AddressRequest(
                     chainOptions: chainOptions, chains: change == "both" ? [0, 1] : [UInt32(change)!],
-                    index: index, count: count, path: path, paymentId: paymentId)
+                    index: index, count: count, path: path, paymentId: paymentId, labels: label)
                 // With --wallet or --card the key is there: no input records are read.
                 return { record, emit in
                     try request.addresses(record, keys: keys) {

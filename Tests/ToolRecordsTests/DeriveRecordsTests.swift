@@ -42,6 +42,54 @@ final class DeriveRecordsTests: XCTestCase {
         XCTAssertEqual(records[0]["type"]?.stringValue, "address")
     }
 
+    /// --purpose 352: the "abandon … about" receiver's keys and addresses as BlindBit-App's
+    /// tests give them (setavenger/BlindBit-App tests/lib/practical-tests/app-setup/
+    /// 02generateSilentPaymentAddress.js: coin type 0, tsp), an independent implementation;
+    /// a watch-only account record gives the same labeled addresses as the seed.
+    func testSilentPaymentKeysAndAddresses() throws {
+        let test = try ChainOptions.parse(["--purpose", "352", "--network", "test", "--coin-type", "0"])
+        let account = try AccountRequest(chainOptions: test, viewOnly: true).account(
+            phrase, keys: DeriveKeys(records: test.recordKeys(sharedPassphrase: nil)))
+        XCTAssertEqual(
+            account["address"]?.stringValue,
+            "tsp1qqfqnnv8czppwysafq3uwgwvsc638hc8rx3hscuddh0xa2yd746s7xqh6yy9ncjnqhqxazct0fzh98w7lpkm5fvlepqec2yy0sxlq4j6ccc9c679n")
+        XCTAssertEqual(account["sp_scan_key"]?.stringValue, "78e7fd7d2b7a2c1456709d147021a122d2dccaafeada040cc1002083e2833b09")
+        XCTAssertNil(account["sp_spend_key"])
+        XCTAssertEqual(account["scan_path"]?.stringValue, "m/352'/0'/0'/1'/0")
+        XCTAssertEqual(account["spend_path"]?.stringValue, "m/352'/0'/0'/0'/0")
+        XCTAssertNil(account["mnemonic"])
+        let full = try AccountRequest(chainOptions: ChainOptions.parse(["--purpose", "352", "--private"])).account(
+            phrase, keys: DeriveKeys(records: test.recordKeys(sharedPassphrase: nil)))
+        XCTAssertEqual(full["sp_spend_key"]?.stringValue, "c88567742d5019d7ccc81f6e82cef8ef01997a6a3761cc9166036b580549539b")
+        XCTAssertEqual(
+            full["address"]?.stringValue,
+            "sp1qqfqnnv8czppwysafq3uwgwvsc638hc8rx3hscuddh0xa2yd746s7xqh6yy9ncjnqhqxazct0fzh98w7lpkm5fvlepqec2yy0sxlq4j6ccc3h6t0g")
+
+        let labeled = SilentPaymentRequest(chainOptions: test, labels: [1, 7])
+        let fromSeed = try collect {
+            try labeled.addresses(phrase, keys: DeriveKeys(records: test.recordKeys(sharedPassphrase: nil)), emit: $0)
+        }
+        let watchOnly = try collect {
+            try labeled.addresses(account, keys: DeriveKeys(records: test.recordKeys(sharedPassphrase: nil)), emit: $0)
+        }
+        XCTAssertEqual(fromSeed.map { $0["label"] }, [.number("1"), .number("7")])
+        XCTAssertEqual(fromSeed.map { $0["address"]?.stringValue }, watchOnly.map { $0["address"]?.stringValue })
+        XCTAssertNotEqual(fromSeed[0]["address"], fromSeed[1]["address"])
+        XCTAssertNil(watchOnly[0]["sp_scan_key"])  // the secret does not pass through
+        XCTAssertEqual(watchOnly[0]["id"]?.stringValue, "mine")
+        // Not from an xpub: the paths are hardened.
+        XCTAssertThrowsError(
+            try collect {
+                try labeled.addresses(
+                    JSONObject([  // BIP32 test vector 1's master
+                        "xpub": .string(
+                            "xpub661MyMwAqRbcFtXgS5sYJABqqG9YLmC4Q1Rdap9gSE8NqtwybGhePY2gZ29ESFjqJoCu1Rupje8YtGqsefD265TMg7usUDFdp6W1EGMcet8"
+                        )
+                    ]),
+                    keys: DeriveKeys(records: test.recordKeys(sharedPassphrase: nil)), emit: $0)
+            })
+    }
+
     /// --ur: the descriptor a crypto-output carries is the record's receive descriptor; the
     /// crypto-hdkey of m/44'/60'/0' is MetaMask's pairing (origin, source fingerprint, children
     /// 0/*, note); testnet keys say so in use-info; an xpub without origin has no source.

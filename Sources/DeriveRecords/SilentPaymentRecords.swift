@@ -1,0 +1,128 @@
+import Bitcoin
+import KeySources
+import WalletCore
+import WalletKeys
+import WalletRecords
+
+/// derive's BIP352 silent payment records (--purpose 352): the receiver's keys from a seed at
+/// m/352'/coin'/account'/{1',0'}/0, or watch-only from a record's scan private key and spend
+/// public key; one `sp1…`/`tsp1…` address, labeled or not.
+public struct SilentPaymentRequest {
+    public var chainOptions: ChainOptions
+    /// Labels to write addresses for (none: the unlabeled address). 0 is change: refused.
+    public var labels: [UInt32]
+
+    /// The record fields of a watch-only receiver (what `derive account --purpose 352
+    /// --view-only` writes, and what scan-blocks reads): the scan key is secret.
+    public static let scanKeyField = "sp_scan_key"
+    public static let spendPublicKeyField = "sp_spend_public_key"
+    public static let spendKeyField = "sp_spend_key"
+
+    public init(chainOptions: ChainOptions, labels: [UInt32] = []) {
+        self.chainOptions = chainOptions
+        self.labels = labels
+    }
+
+    /// Whether a record is a silent payment one: --purpose 352, or a watch-only receiver's keys.
+    public static func applies(_ options: ChainOptions, _ record: JSONObject) -> Bool {
+        options.purpose == 352 || record[scanKeyField] != nil
+    }
+
+    /// The coin and network: Bitcoin on any network; Litecoin's test networks for tests only
+    /// (BIP352 names no Litecoin prefix; they take tsp as every test network does).
+    func network(_ record: JSONObject) throws -> (coin: String, network: String, testnet: Bool) {
+        let coin = try chainOptions.coin ?? record.optionalString("coin") ?? "btc"
+        let network = NetworkName.canonical(try chainOptions.network ?? record.optionalString("network") ?? "main")
+        guard let chain = CoinNetwork.find(coin: coin, network: network) else {
+            throw DerivationError.unsupported(CoinNetwork.noNetworkMessage(coin: coin, network: network))
+        }
+        guard coin == "btc" || (coin == "ltc" && chain.testnet) else {
+            throw DerivationError.unsupported(
+                "silent payments (BIP352) are Bitcoin's; --coin ltc is allowed on its test networks only, for tests")
+        }
+        return (coin, network, chain.testnet)
+    }
+
+    /// The receiver's keys: the record's watch-only pair, or a seed's (the run's or the record's).
+    func keys(_ record: JSONObject, keys: DeriveKeys, out: inout JSONObject, testnet: Bool) throws -> (SilentPaymentKeys, fromSeed: Bool) {
+        if let scan = try record.optionalString(Self.scanKeyField) {
+            let scanKey = try Hex.decodeSecret(scan)
+            guard let spend = try record.optionalString(Self.spendPublicKeyField) else {
+                throw DerivationError.unsupported("a record with \(Self.scanKeyField) needs \(Self.spendPublicKeyField) too")
+            }
+            let spendKey: Secp256k1.PublicKey
+            do { spendKey = try Secp256k1.PublicKey(parsing: Hex.decode(spend)) } catch {
+                throw SilentPaymentError.invalidKey("\(Self.spendPublicKeyField) is not a compressed public key")
+            }
+            return (try SilentPaymentKeys(scanPrivateKey: scanKey, spendPublicKey: spendKey), false)
+        }
+        guard keys.device == nil else {
+            throw DerivationError.unsupported("silent payment keys need the seed here: a card exports no hardened-path private key")
+        }
+        guard case .bip32(let root, _, true) = try keys.key(of: record, out: &out) else {
+            throw DerivationError.unsupported(
+                "silent payment keys come from a seed (their paths are hardened), or from a record with \(Self.scanKeyField) and \(Self.spendPublicKeyField)"
+            )
+        }
+        let coinType = chainOptions.coinType ?? (testnet ? 1 : 0)
+        return (try SilentPaymentKeys(root: root, coinType: coinType, account: chainOptions.account), true)
+    }
+
+    /// One address record per label (or the unlabeled one).
+    public func addresses(_ record: JSONObject, keys: DeriveKeys, emit: (JSONObject) throws(CLIError) -> Void) throws {
+        let (coin, network, testnet) = try network(record)
+        var base = record
+        let (receiver, fromSeed) = try self.keys(record, keys: keys, out: &base, testnet: testnet)
+        base = AccountFields.removed(from: PhraseFields.removed(from: SecretFields.removed(from: base)))
+        base[Self.spendPublicKeyField] = nil
+        for label in labels.isEmpty ? [nil] : labels.map(Optional.some) {
+            let address = try receiver.address(label: label, testnet: testnet)
+            var out = base
+            out["type"] = .string("address")
+            fields(coin, network, receiver, fromSeed: fromSeed, testnet: testnet, into: &out)
+            if let label { out["label"] = .number(String(label)) }
+            out["address"] = .string(address.description)
+            out["spend_public_key"] = .string(Hex.encode(address.spendKey.compressed))
+            try emit(out)
+        }
+    }
+
+    /// The account record: the unlabeled address and both public keys; --view-only adds the
+    /// scan private key and the spend public key as a watch-only receiver's fields, --private
+    /// the spend private key as well.
+    public func account(_ record: JSONObject, keys: DeriveKeys, viewOnly: Bool) throws -> JSONObject {
+        let (coin, network, testnet) = try network(record)
+        var out = record
+        let (receiver, fromSeed) = try self.keys(record, keys: keys, out: &out, testnet: testnet)
+        out = PhraseFields.removed(from: SecretFields.removed(from: out))
+        out["type"] = .string("account")
+        fields(coin, network, receiver, fromSeed: fromSeed, testnet: testnet, into: &out)
+        out["address"] = .string(try receiver.address(testnet: testnet).description)
+        out["spend_public_key"] = .string(Hex.encode(receiver.spendPublicKey.compressed))
+        if viewOnly || chainOptions.private {
+            out[Self.scanKeyField] = .string(receiver.scanPrivateKey.hex)
+            out[Self.spendPublicKeyField] = .string(Hex.encode(receiver.spendPublicKey.compressed))
+        }
+        if chainOptions.private {
+            guard let spend = receiver.spendPrivateKey else {
+                throw DerivationError.unsupported("--private needs the spend private key, and the input is watch-only")
+            }
+            out[Self.spendKeyField] = .string(spend.hex)
+        }
+        return out
+    }
+
+    private func fields(
+        _ coin: String, _ network: String, _ receiver: SilentPaymentKeys, fromSeed: Bool, testnet: Bool, into out: inout JSONObject
+    ) {
+        out["coin"] = .string(coin)
+        out["network"] = .string(network)
+        out["script"] = .string("silent-payment")
+        if fromSeed {
+            let coinType = chainOptions.coinType ?? (testnet ? 1 : 0)
+            out["scan_path"] = .string(SilentPayment.scanPath(coinType: coinType, account: chainOptions.account).description)
+            out["spend_path"] = .string(SilentPayment.spendPath(coinType: coinType, account: chainOptions.account).description)
+        }
+        out["scan_public_key"] = .string(Hex.encode(receiver.scanPublicKey.compressed))
+    }
+}
