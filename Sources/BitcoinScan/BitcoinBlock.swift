@@ -119,6 +119,15 @@ public struct BitcoinTransaction: ChainTransaction, Sendable {
     /// A coinbase spends nothing: one input whose outpoint is all zeros with index 0xffffffff
     /// (found once, at the parse: matching asks it of every transaction).
     public let isCoinbase: Bool
+    /// BIP352's tweak data, input_hash·A, when the block came with its spent outputs and this
+    /// transaction can hold a silent payment (`BitcoinBlock.attachSpent`).
+    public internal(set) var silentPaymentTweak: SilentPaymentTweak? = nil
+    /// Whether its block came with what its inputs spend (then a nil tweak means "no silent
+    /// payment can be here", not "not looked at").
+    var spentKnown = false
+    /// A block's transaction (a lone one, from a mempool, is the only one in its tables and
+    /// no coinbase).
+    var inBlock: Bool { index > 0 || isCoinbase }
 
     /// SHA256d of the serialization without marker, flag and witnesses.
     public var id: [UInt8] { Array(idBytes) }
@@ -175,7 +184,7 @@ public struct BitcoinBlock: ChainBlock, Sendable {
     public let time: UInt32
     public let bits: UInt32
     public let nonce: UInt32
-    public let transactions: [BitcoinTransaction]
+    public internal(set) var transactions: [BitcoinTransaction]
     /// Litecoin: the block carries an MWEB extension block after its transactions (skipped:
     /// MWEB outputs are not scanned).
     public var hasMWEB = false

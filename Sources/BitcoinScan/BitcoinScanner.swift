@@ -70,6 +70,9 @@ public struct BitcoinScanner<C: BitcoinFamily>: ChainScanner, ChainRecords {
     /// A filter of the same scripts: most of a block's outputs are ruled out at one bit.
     private var watched = ByteFilter()
     private var fresh = [AddressEntry]()
+    /// The wallet's BIP352 receiver, scanned in each transaction whose block came with its
+    /// spent outputs.
+    public let silentPayments: SilentPaymentWatch?
 
     struct Window: Sendable {
         var nextUnused: UInt32 = 0
@@ -83,15 +86,32 @@ public struct BitcoinScanner<C: BitcoinFamily>: ChainScanner, ChainRecords {
     public static var pegOutMaturity: UInt64 { 6 }
 
     /// A wallet from a seed: accounts 0 of every purpose, more as they are used.
-    public init(master: ExtendedKey, network: BitcoinNetwork, coinType: UInt32? = nil, discovery: AccountDiscovery = AccountDiscovery()) {
+    /// With `silentPayments`, its BIP352 receiver too (a state is then another one).
+    public init(
+        master: ExtendedKey, network: BitcoinNetwork, coinType: UInt32? = nil, discovery: AccountDiscovery = AccountDiscovery(),
+        silentPayments: SilentPaymentWatch? = nil
+    ) {
         self.network = network
         self.discovery = discovery
         self.master = master
         self.coinType = coinType ?? network.coin.slip44
+        self.silentPayments = silentPayments
         accounts = [:]
         identity =
             Array("seed".utf8) + master.publicKey.compressed + master.chainCode
             + withUnsafeBytes(of: self.coinType.bigEndian) { Array($0) } + network.purposes.map { UInt8($0) }
+            + (silentPayments?.identity ?? [])
+    }
+
+    /// A watch-only silent payment receiver alone (a scan key and a spend public key).
+    public init(silentPayments: SilentPaymentWatch, network: BitcoinNetwork) {
+        self.network = network
+        discovery = AccountDiscovery()
+        master = nil
+        coinType = network.coin.slip44
+        self.silentPayments = silentPayments
+        accounts = [:]
+        identity = silentPayments.identity
     }
 
     /// A watch-only wallet of fixed accounts (extended public keys, descriptors).
@@ -102,6 +122,7 @@ public struct BitcoinScanner<C: BitcoinFamily>: ChainScanner, ChainRecords {
         self.discovery = discovery
         master = nil
         coinType = network.coin.slip44
+        silentPayments = nil
         var byCode = [UInt32: WatchAccount]()
         for account in given {
             guard account.number < 1 << 28 else { throw .unsupported("account \(account.number) is beyond what a scan follows (2^28)") }
@@ -144,7 +165,8 @@ public struct BitcoinScanner<C: BitcoinFamily>: ChainScanner, ChainRecords {
     public static func parse(_ data: BlockData) -> Result<BitcoinBlock, ScanError> {
         let what = "block \(data.height)"
         do {
-            let block = try Bitcoin.parseBlock(data.blob, what: what, dialect: C.dialect, verifyWitness: false)
+            var block = try Bitcoin.parseBlock(data.blob, what: what, dialect: C.dialect, verifyWitness: false)
+            if let spent = data.spent { try block.attachSpent(spent, what: what) }
             if let claimed = data.claimedID, claimed != block.id {
                 return .failure(.hashMismatch(what: what, expected: Bitcoin.display(claimed), computed: Bitcoin.display(block.id)))
             }
@@ -177,6 +199,7 @@ public struct BitcoinScanner<C: BitcoinFamily>: ChainScanner, ChainRecords {
 
     /// The account of `code`: a fixed one, or a seed's, derived.
     func account(_ code: UInt32) -> WatchAccount? {
+        guard code >> 28 < SilentPaymentWatch.slot else { return nil }
         if let known = accounts[code] { return known }
         guard let master else { return nil }
         let kind = WatchAccount.kind(ofCode: code), number = code & 0x0FFF_FFFF
@@ -238,6 +261,7 @@ public struct BitcoinScanner<C: BitcoinFamily>: ChainScanner, ChainRecords {
     }
 
     public mutating func noteStored(_ output: ReceivedOutput) throws -> Bool {
+        guard output.account >> 28 < SilentPaymentWatch.slot else { return false }  // no address window
         let code = output.account, chain = output.addressIndex >> 31, index = output.addressIndex & 0x7FFF_FFFF
         let key = Self.windowKey(code, chain)
         var window = windows[key] ?? Window()
@@ -254,8 +278,14 @@ public struct BitcoinScanner<C: BitcoinFamily>: ChainScanner, ChainRecords {
         return grew
     }
 
-    public func scan(_ transactions: [BitcoinTransaction]) -> [[ReceivedOutput]] {
-        transactions.map { tx in
+    public func scan(_ transactions: [BitcoinTransaction]) throws(ScanError) -> [[ReceivedOutput]] {
+        if silentPayments != nil, let blind = transactions.first(where: { $0.inBlock && !$0.isCoinbase && !$0.spentKnown }) {
+            // Never a silent "nothing found": without the spent outputs no payment can be seen.
+            throw .unsupported(
+                "silent payments need what each input spends, and the block of transaction \(Bitcoin.display(blind.id)) came without it: read the node's blk and rev files, its RPC, or records with \"spent\""
+            )
+        }
+        return transactions.map { tx in
             var found = [ReceivedOutput]()
             tx.outputs(passing: watched) { vout, value, script in
                 guard let place = scripts[ByteKey(script)] else { return }
@@ -266,7 +296,26 @@ public struct BitcoinScanner<C: BitcoinFamily>: ChainScanner, ChainRecords {
                         addressIndex: UInt32(truncatingIfNeeded: place), spendTag: Bitcoin.outpoint(tx.id, UInt32(vout)),
                         memo: nil, unlockTime: maturity, isCoinbase: tx.isCoinbase, outputKey: Array(script)))
             }
+            if let sp = silentPayments, let tweak = tx.silentPaymentTweak {
+                found += silentPaymentOutputs(tx, tweak, sp)
+            }
             return found
+        }
+    }
+
+    /// The transaction's outputs paid to the wallet's silent payment address (any label
+    /// scanned); each carries its tweak (b_spend + tweak spends it) as its memo.
+    private func silentPaymentOutputs(_ tx: BitcoinTransaction, _ tweak: SilentPaymentTweak, _ sp: SilentPaymentWatch) -> [ReceivedOutput] {
+        let taproot = tx.taprootOutputs
+        guard let hits = try? sp.receiver.scan(tweak, outputs: taproot.map(\.key)) else { return [] }
+        return hits.map { hit in
+            let vout = taproot[hit.output].vout, output = tx.outputs[vout]
+            var received = ReceivedOutput(
+                height: nil, txID: tx.id, index: vout, amount: output.value, account: sp.code,
+                addressIndex: SilentPaymentWatch.addressIndex(label: hit.label), spendTag: Bitcoin.outpoint(tx.id, UInt32(vout)),
+                memo: hit.tweak, unlockTime: 0, isCoinbase: false, outputKey: output.script)
+            received.isChange = hit.label == 0  // BIP352's change label
+            return received
         }
     }
 
@@ -279,6 +328,9 @@ public struct BitcoinScanner<C: BitcoinFamily>: ChainScanner, ChainRecords {
     // MARK: records
 
     public func address(account code: UInt32, index: UInt32) -> String? {
+        if code >> 28 == SilentPaymentWatch.slot, let sp = silentPayments {
+            return try? sp.keys.address(label: SilentPaymentWatch.label(ofIndex: index), testnet: sp.testnet).description
+        }
         guard let account = account(code), let chain = try? account.key.child(index >> 31),
             let child = try? chain.child(index & 0x7FFF_FFFF),
             let script = try? BitcoinNetwork.script(for: child.publicKey, kind: account.script)
@@ -291,6 +343,13 @@ public struct BitcoinScanner<C: BitcoinFamily>: ChainScanner, ChainRecords {
     public static func transactionID(_ id: [UInt8]) -> String { Bitcoin.display(id) }
 
     public func placeFields(account code: UInt32, addressIndex: UInt32?) -> [(key: String, value: JSONValue)] {
+        if code >> 28 == SilentPaymentWatch.slot {
+            var fields: [(key: String, value: JSONValue)] = [
+                ("account", .number(String(code & 0x0FFF_FFFF))), ("script_type", .string("silent-payment")),
+            ]
+            if let label = addressIndex.flatMap(SilentPaymentWatch.label(ofIndex:)) { fields.append(("label", .number(String(label)))) }
+            return fields
+        }
         let account = account(code)
         var fields: [(key: String, value: JSONValue)] = [
             ("account", .number(String(code & 0x0FFF_FFFF))), ("script_type", .string(WatchAccount.kind(ofCode: code).rawValue)),
@@ -307,6 +366,10 @@ public struct BitcoinScanner<C: BitcoinFamily>: ChainScanner, ChainRecords {
         }
         return fields
     }
+
+    /// A silent payment output's memo is its tweak: b_spend + tweak is its private key
+    /// (sign-tx reads it as PSBT_IN_SP_TWEAK).
+    public static func memoFields(_ memo: [UInt8]) -> [(key: String, value: String)] { [("sp_tweak", Hex.encode(memo))] }
 
     public static func outputFields(_ output: ReceivedOutput) -> [(key: String, value: JSONValue)] {
         output.unlockTime == 0 ? [] : [("pegout", .bool(true))]

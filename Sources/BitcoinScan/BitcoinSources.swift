@@ -4,7 +4,8 @@ import WalletCore
 import WalletScan
 
 /// Raw blocks as JSON Lines, in the order a node connects them: {"height","hash","hex"} with
-/// an optional "prev" (what `getblock HASH 0` returns, with its height and hash beside it),
+/// an optional "prev" (what `getblock HASH 0` returns, with its height and hash beside it)
+/// and an optional "spent" (each input's spent scriptPubKey, for silent payments),
 /// plain or zstd; "-" is stdin. Mempool transactions come from another file of {"txid","hex"}
 /// records. A reorg in the file, and a file that begins below the wallet's height, are read
 /// as `FileChain` says.
@@ -79,7 +80,21 @@ public final class BitcoinRecordSource: BlockSource, @unchecked Sendable {  // e
         do { switched = try chain.admit(height: height, id: hash, parent: parent) } catch {
             throw ScanError.malformed(what: what, reason: error.reason)
         }
-        return (BlockData(height: height, blob: blob, transactions: [], claimedID: hash), switched)
+        // Optional: what each input spends (silent payments), one scriptPubKey (hex) per input
+        // of every transaction but the coinbase, in block order.
+        var spent: [[UInt8]]?
+        if let value = record["spent"], value != .null {
+            guard case .array(let items) = value else {
+                throw ScanError.malformed(what: what, reason: "\"spent\" must be a list of scriptPubKeys (hex), one per input")
+            }
+            spent = try items.enumerated().map { i, item in
+                guard case .string(let hex) = item, let script = try? Hex.decode(hex) else {
+                    throw ScanError.malformed(what: what, reason: "\"spent\" item \(i) is not a scriptPubKey in hex")
+                }
+                return script
+            }
+        }
+        return (BlockData(height: height, blob: blob, transactions: [], claimedID: hash, spent: spent), switched)
     }
 
     public func mempool() throws -> [[UInt8]] {

@@ -16,13 +16,29 @@ public struct BitcoinWalletReader<C: BitcoinFamily>: ScanWalletReader {
     /// --coin-type: the SLIP-44 coin type a seed's accounts are derived under.
     public let coinType: UInt32?
     public let discovery: AccountDiscovery
+    /// --silent-payments: a seed's BIP352 receiver is scanned too; labels 0 (change) to this
+    /// one for every silent payment receiver (--sp-labels).
+    public let silentPayments: Bool
+    public let silentPaymentLabels: UInt32
 
-    public init(network: BitcoinNetwork, coinType: UInt32?, discovery: AccountDiscovery) {
+    public init(
+        network: BitcoinNetwork, coinType: UInt32?, discovery: AccountDiscovery, silentPayments: Bool = false,
+        silentPaymentLabels: UInt32 = 0
+    ) {
         (self.network, self.coinType, self.discovery) = (network, coinType, discovery)
+        (self.silentPayments, self.silentPaymentLabels) = (silentPayments, silentPaymentLabels)
+    }
+
+    /// BIP352 names Bitcoin's networks only; Litecoin's test networks take tsp, for tests.
+    private func silentPaymentWatch(_ keys: SilentPaymentKeys) throws -> SilentPaymentWatch {
+        guard C.coin == "btc" || network.coin.testnet else {
+            throw DerivationError.unsupported("silent payments (BIP352) are Bitcoin's; on Litecoin only its test networks, for tests")
+        }
+        return try SilentPaymentWatch(keys: keys, labels: Array(0...silentPaymentLabels), testnet: network.coin.testnet)
     }
 
     public var keyRecordFields: String {
-        "a BIP39 mnemonic or seed, an account's extended public key (xpub, ypub, zpub, …), or \"descriptors\""
+        "a BIP39 mnemonic or seed, an account's extended public key (xpub, ypub, zpub, …), \"descriptors\", or a silent payment receiver's sp_scan_key and sp_spend_public_key"
     }
     public var blockSources: String { "--blocks FILE (JSON Lines of raw blocks)" }
     public var notThisChain: String { "is not a \(C.name) wallet: give a BIP39 phrase or seed, an extended public key or descriptors" }
@@ -35,6 +51,17 @@ public struct BitcoinWalletReader<C: BitcoinFamily>: ScanWalletReader {
     }
 
     public func wallet(record: JSONObject) throws -> BitcoinScanner<C>? {
+        if let scan = try record.optionalString("sp_scan_key") {
+            guard let spend = try record.optionalString("sp_spend_public_key") else {
+                throw DerivationError.unsupported("a record with sp_scan_key needs sp_spend_public_key too")
+            }
+            let spendKey: Secp256k1.PublicKey
+            do { spendKey = try Secp256k1.PublicKey(parsing: Hex.decode(spend)) } catch {
+                throw SilentPaymentError.invalidKey("sp_spend_public_key is not a compressed public key")
+            }
+            let keys = try SilentPaymentKeys(scanPrivateKey: Hex.decodeSecret(scan), spendPublicKey: spendKey)
+            return BitcoinScanner(silentPayments: try silentPaymentWatch(keys), network: network)
+        }
         if record["descriptors"] != nil || record["descriptor"] != nil {
             let texts: [String]
             if case .array(let items)? = record["descriptors"] {
@@ -63,7 +90,12 @@ public struct BitcoinWalletReader<C: BitcoinFamily>: ScanWalletReader {
 
     /// A seed's master key (discovery), or one account's key.
     func scanner(_ key: ExtendedKey, origin: DerivationPath?, fromSeed: Bool, purpose: UInt32?) throws -> BitcoinScanner<C> {
-        if fromSeed { return BitcoinScanner(master: key, network: network, coinType: coinType, discovery: discovery) }
+        if fromSeed {
+            let sp =
+                try silentPayments
+                ? silentPaymentWatch(SilentPaymentKeys(root: key, coinType: network.coin.testnet ? 1 : 0, account: 0)) : nil
+            return BitcoinScanner(master: key, network: network, coinType: coinType, discovery: discovery, silentPayments: sp)
+        }
         let implied = key.version.impliedScript
         let asked = try purpose.map { number throws(DerivationError) -> ScriptKind in
             guard let kind = ScriptKind.forPurpose(number) else { throw .unsupported("purpose \(number) is not 44, 49, 84 or 86") }
@@ -130,15 +162,29 @@ public struct BitcoinScanOptions: ParsableArguments {
             "--chain bitcoin|litecoin with --node: a file (mode 0600) holding user:password for the node's RPC.", valueName: "file"))
     public var rpcCredentials: String?
 
+    @Flag(
+        help:
+            "--chain bitcoin|litecoin: also scan a seed's BIP352 silent payment address (m/352'/coin'/0'); needs what each input spends (blk and rev files, the node, or records with \"spent\")."
+    )
+    public var silentPayments = false
+
+    @Option(
+        help: ArgumentHelp(
+            "With silent payments: look for labels 1 to n as well as change (0). (default: 0)", valueName: "n"))
+    public var spLabels: UInt32 = 0
+
     public init() {}
 
     public static let chains = ["bitcoin", "litecoin"]
 
     public func validate(chain: String, network: String, node: String?) throws {
         guard Self.chains.contains(chain) else {
-            if mempool != nil || coinType != nil || gapLimit != 20 || rpcCookie != nil || rpcCredentials != nil {
+            if mempool != nil || coinType != nil || gapLimit != 20 || rpcCookie != nil || rpcCredentials != nil || silentPayments
+                || spLabels != 0
+            {
                 throw ValidationError(
-                    "--gap-limit, --coin-type, --mempool, --rpc-cookie and --rpc-credentials go with --chain bitcoin or litecoin")
+                    "--gap-limit, --coin-type, --mempool, --rpc-cookie, --rpc-credentials, --silent-payments and --sp-labels go with --chain bitcoin or litecoin"
+                )
             }
             return
         }
@@ -147,6 +193,7 @@ public struct BitcoinScanOptions: ParsableArguments {
             throw ValidationError("--rpc-cookie and --rpc-credentials go with --node")
         }
         if rpcCookie != nil && rpcCredentials != nil { throw ValidationError("give --rpc-cookie or --rpc-credentials, not both") }
+        guard spLabels < 100_000 else { throw ValidationError("--sp-labels: at most 99,999 labels are looked for") }
         guard (1...AccountDiscovery.maxGap).contains(gapLimit) else {
             throw ValidationError("--gap-limit must be 1 to \(AccountDiscovery.maxGap)")
         }
@@ -166,7 +213,9 @@ public struct BitcoinScanOptions: ParsableArguments {
         _ chain: C.Type, network: BitcoinNetwork, source: (any BlockSource)?, scanRun: ScanRun, pipeline: RecordPipeline,
         gather: (BitcoinWalletReader<C>) throws -> [GivenWallet<BitcoinScanner<C>>]
     ) throws {
-        let reader = BitcoinWalletReader<C>(network: network, coinType: coinType, discovery: AccountDiscovery(gap: gapLimit))
+        let reader = BitcoinWalletReader<C>(
+            network: network, coinType: coinType, discovery: AccountDiscovery(gap: gapLimit), silentPayments: silentPayments,
+            silentPaymentLabels: spLabels)
         let given = try gather(reader)
         try scanRun.synchronize(pipeline, reader: reader, wallets: given, source: source)
     }

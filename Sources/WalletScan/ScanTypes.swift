@@ -12,12 +12,17 @@ public struct BlockData: Sendable {
     public let transactions: [[UInt8]]
     /// The id the source claims for the block, checked against the one computed.
     public let claimedID: [UInt8]?
+    /// What the block's inputs spend, one item per input in block order, when the source can
+    /// tell (a node's undo data or RPC): a chain whose scan needs it (Bitcoin's silent
+    /// payments: each spent output's script) reads it; nil when the source gives none.
+    public let spent: [[UInt8]]?
 
-    public init(height: Int, blob: [UInt8], transactions: [[UInt8]], claimedID: [UInt8]? = nil) {
+    public init(height: Int, blob: [UInt8], transactions: [[UInt8]], claimedID: [UInt8]? = nil, spent: [[UInt8]]? = nil) {
         self.height = height
         self.blob = blob
         self.transactions = transactions
         self.claimedID = claimedID
+        self.spent = spent
     }
 }
 

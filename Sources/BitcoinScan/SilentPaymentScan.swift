@@ -1,0 +1,94 @@
+import Bitcoin
+import WalletCore
+import WalletScan
+
+extension BitcoinTransaction {
+    /// Its taproot outputs' x-only keys, with their vouts: what a silent payment can be.
+    public var taprootOutputs: [(vout: Int, key: [UInt8])] {
+        outputs.enumerated().compactMap { vout, output in
+            let s = output.scriptBytes
+            guard s.count == 34, s[s.startIndex] == 0x51, s[s.startIndex + 1] == 0x20 else { return nil }
+            return (vout, Array(s.dropFirst(2)))
+        }
+    }
+
+    /// Its inputs as BIP352 reads them, given each one's spent script: the scriptSig follows
+    /// each outpoint in the block, the witness stacks follow the last output.
+    func silentPaymentInputs(spent: ArraySlice<[UInt8]>, what: String) throws(ScanError) -> [SilentPaymentInput] {
+        var reader = ByteReader(tables.bytes, what: what)
+        var inputs: [SilentPaymentInput] = []
+        inputs.reserveCapacity(Int(inputCount))
+        for (i, script) in zip(0..<Int(inputCount), spent) {
+            reader.offset = Int(tables.outpoints[Int(inputStart) + i]) + 36
+            let length = try reader.compactSize(maximum: tables.bytes.count - reader.offset)
+            let scriptSig = try reader.take(length)
+            let outpoint = Array(tables.bytes[Int(tables.outpoints[Int(inputStart) + i])...].prefix(36))
+            inputs.append(SilentPaymentInput(outpoint: outpoint, scriptSig: scriptSig, witness: [], spentScript: script))
+        }
+        guard hasWitness, outputCount > 0 else { return inputs }
+        let last = tables.outputs[Int(outputStart) + Int(outputCount) - 1]
+        reader.offset = Int(last.offset) + Int(last.length)
+        for i in inputs.indices {
+            let items = try reader.compactSize(maximum: tables.bytes.count - reader.offset)
+            var stack: [[UInt8]] = []
+            stack.reserveCapacity(items)
+            for _ in 0..<items { stack.append(try reader.take(try reader.compactSize(maximum: tables.bytes.count - reader.offset))) }
+            inputs[i].witness = stack
+        }
+        return inputs
+    }
+}
+
+extension BitcoinBlock {
+    /// Reads what each input spends (`spent`: one script per input of every transaction but
+    /// the coinbase, in block order) and gives each transaction that can hold a silent payment
+    /// — a taproot output, inputs BIP352 counts — its tweak data, input_hash·A: public, the
+    /// same for every wallet, so computed once per block here, where parsing runs on every core.
+    public mutating func attachSpent(_ spent: [[UInt8]], what: String) throws(ScanError) {
+        let needed = transactions.reduce(0) { $0 + ($1.isCoinbase ? 0 : Int($1.inputCount)) }
+        guard spent.count == needed else {
+            throw .malformed(what: what, reason: "\(spent.count) spent outputs given for its \(needed) inputs (the coinbase's aside)")
+        }
+        var at = 0
+        for i in transactions.indices where !transactions[i].isCoinbase {
+            let count = Int(transactions[i].inputCount)
+            defer { at += count }
+            transactions[i].spentKnown = true
+            guard !transactions[i].taprootOutputs.isEmpty else { continue }
+            let inputs = try transactions[i].silentPaymentInputs(spent: spent[at..<at + count], what: "\(what) transaction \(i)")
+            transactions[i].silentPaymentTweak = SilentPaymentTweak(inputs: inputs)
+        }
+    }
+}
+
+/// A wallet's silent payment receiver in a scan: its keys, the account it is reported
+/// under, and the labels looked for (change, 0, among them for a wallet's own keys).
+public struct SilentPaymentWatch: Sendable {
+    public let keys: SilentPaymentKeys
+    public let account: UInt32
+    public let labels: [UInt32]
+    public let testnet: Bool
+    let receiver: SilentPaymentReceiver
+
+    public init(keys: SilentPaymentKeys, account: UInt32 = 0, labels: [UInt32], testnet: Bool) throws(SilentPaymentError) {
+        guard account < 1 << 28 else { throw .invalidKey("account \(account) is beyond what a scan follows (2^28)") }
+        self.keys = keys
+        self.account = account
+        self.labels = Array(Set(labels)).sorted()
+        self.testnet = testnet
+        receiver = try SilentPaymentReceiver(keys: keys, labels: self.labels)
+    }
+
+    /// What ties a scan state to these keys: both public keys and the labels.
+    var identity: [UInt8] {
+        Array("silent-payment".utf8) + keys.scanPublicKey.compressed + keys.spendPublicKey.compressed
+            + withUnsafeBytes(of: account.bigEndian) { Array($0) } + labels.flatMap { withUnsafeBytes(of: $0.bigEndian) { Array($0) } }
+    }
+
+    /// The engine's account code: slot 4 beside the four script kinds' (`WatchAccount.code`).
+    var code: UInt32 { Self.slot << 28 | account }
+    static let slot: UInt32 = 4
+    /// The engine's address index: 0 for the unlabeled address, the top bit and m for label m.
+    static func addressIndex(label: UInt32?) -> UInt32 { label.map { 0x8000_0000 | $0 } ?? 0 }
+    static func label(ofIndex index: UInt32) -> UInt32? { index & 0x8000_0000 != 0 ? index & 0x7FFF_FFFF : nil }
+}
