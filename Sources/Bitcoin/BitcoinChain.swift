@@ -59,6 +59,8 @@ public struct BitcoinNetwork: Sendable {
     public let magic: [UInt8]
     public let purposes: [UInt32]
     public let proofOfWork: ProofOfWork
+    /// How its blocks, transactions and undo data are serialized (Litecoin's MWEB).
+    public let dialect: BitcoinDialect
     /// The node's default RPC port, and its data directory relative to $HOME.
     public let rpcPort: Int
     public let nodeDirectory: String
@@ -71,6 +73,7 @@ public struct BitcoinNetwork: Sendable {
         else {
             throw .unsupported(CoinNetwork.noNetworkMessage(coin: C.coin, network: given))
         }
+        dialect = C.dialect
         (chainName, self.coin, self.magic, purposes) = (
             C.name, coin, magic, C.purposes.filter { ScriptKind.forPurpose($0).map(coin.scripts.contains) ?? false }
         )

@@ -176,3 +176,54 @@ public struct SilentPaymentKeys: Sendable {
         return SilentPaymentAddress(scanKey: scanPublicKey, spendKey: spend, testnet: testnet)
     }
 }
+
+/// The sender's side of BIP352: the taproot output keys that pay silent payment addresses,
+/// from the private keys of the transaction's counted inputs and all its outpoints.
+public enum SilentPaymentSender {
+    /// One counted input's private key; `taproot`: a P2TR input's (tweaked) key, negated when
+    /// its point's y is odd, as the x-only output key stands for the even one.
+    public struct InputKey {
+        public let key: SecureBytes
+        public let taproot: Bool
+        public init(key: SecureBytes, taproot: Bool) { (self.key, self.taproot) = (key, taproot) }
+    }
+
+    /// The x-only output key paying each recipient, in the recipients' order: recipients that
+    /// share a scan key take k = 0, 1, … in the order given. Fails when the keys sum to zero,
+    /// or a scan key has more than K_max recipients.
+    public static func outputs(
+        inputs: [InputKey], outpoints: [[UInt8]], recipients: [SilentPaymentAddress]
+    ) throws(SilentPaymentError)
+        -> [[UInt8]]
+    {
+        guard !inputs.isEmpty else { throw .invalidKey("no input counts: a silent payment needs at least one") }
+        var sum: SecureBytes?  // nil: zero, which a partial sum may be
+        do {
+            for input in inputs {
+                var key = input.key
+                if input.taproot, try Secp256k1.publicKey(of: key).compressed[0] == 3 { key = try Secp256k1.negate(key) }
+                // libsecp256k1 refuses a sum of zero: that is the nil here.
+                sum = try sum.map { try? Secp256k1.add(tweak: key.bytes, to: $0) } ?? key
+            }
+        } catch { throw .invalidKey("an input's private key is zero or not below the group order") }
+        guard sum != nil else { throw .invalidKey("the inputs' private keys sum to zero") }
+        guard let a = sum, let inputKeySum = try? Secp256k1.publicKey(of: a),
+            let inputHash = SilentPayment.inputHash(outpoints: outpoints, inputKeySum: inputKeySum),
+            let scaled = try? Secp256k1.multiply(a, by: inputHash)
+        else { throw .invalidKey("no input hash for these inputs") }
+        var counts: [[UInt8]: UInt32] = [:]
+        var out: [[UInt8]] = []
+        for recipient in recipients {
+            let group = recipient.scanKey.compressed
+            let k = counts[group, default: 0]
+            guard k < SilentPayment.maxOutputsPerReceiver else { throw .invalidKey("more than K_max outputs to one scan key") }
+            counts[group] = k + 1
+            do {
+                let shared = try recipient.scanKey.multiplied(bySecret: scaled).compressed
+                let t = SilentPayment.sharedSecretTweak(shared, k)
+                out.append(try recipient.spendKey.adding(tweak: t).xOnly)
+            } catch { throw .invalidKey("no output key for a recipient") }
+        }
+        return out
+    }
+}

@@ -14,20 +14,28 @@ public final class BitcoinRPCSource: BlockSource, Sendable {
     let client: NodeClient
     private let credentials: @Sendable () throws -> String
     private let state: Locked<State>
+    /// Each block comes with what its inputs spend (silent payments).
+    private let spentOutputs: Bool
+    private let dialect: BitcoinDialect
 
     struct State {
         /// "user:password" as last read.
         var login: String
         /// Whether the node answers REST: nil until its first block is asked for.
         var rest: Bool?
+        /// Whether `getblock HASH 3` gives each input's prevout (Bitcoin Core 23 and later):
+        /// nil until asked.
+        var prevouts: Bool?
     }
 
     /// `address`: host:port or http://host:port (the network's RPC port when none is given).
     /// The credentials are read at once, so that a missing cookie is said before any scan.
     public init(
         address: String, network: BitcoinNetwork, timeout: Double = 30, retries: Int = 3,
-        credentials: @escaping @Sendable () throws -> String
+        credentials: @escaping @Sendable () throws -> String, spentOutputs: Bool = false
     ) throws {
+        self.spentOutputs = spentOutputs
+        dialect = network.dialect
         client = try NodeClient(address: address, defaultPort: network.rpcPort, timeout: timeout, retries: retries, maxReply: Self.maxReply)
         self.credentials = credentials
         state = Locked(State(login: try credentials()))
@@ -77,9 +85,75 @@ public final class BitcoinRPCSource: BlockSource, Sendable {
         var out = [BlockData]()
         for (i, (hash, blob)) in zip(hashes, blobs).enumerated() {
             if i > 0, blob.count < 36 || Array(blob[4..<36]) != hashes[i - 1] { break }
-            out.append(BlockData(height: height + i, blob: blob, transactions: [], claimedID: hash))
+            let spent = spentOutputs ? try spentScripts(hash, blob: blob, height: height + i) : nil
+            out.append(BlockData(height: height + i, blob: blob, transactions: [], claimedID: hash, spent: spent))
         }
         return out
+    }
+
+    /// What the block's inputs spend: `getblock HASH 3`'s prevouts where the node gives them
+    /// (Bitcoin Core 23 and later), else the spent transactions, from the block itself or
+    /// `getrawtransaction` (which needs the node's -txindex: litecoind 0.21, older bitcoinds).
+    private func spentScripts(_ hash: [UInt8], blob: [UInt8], height: Int) throws -> [[UInt8]] {
+        let block = try Bitcoin.parseBlock(blob, what: "block \(height)", dialect: dialect, verifyWitness: false)
+        let inputs = block.transactions.filter { !$0.isCoinbase }.flatMap { $0.inputs.map(\.outpoint) }
+        if state.get().prevouts != false, let scripts = try verbosePrevouts(hash, count: inputs.count, height: height) {
+            return scripts
+        }
+        var known: [[UInt8]: BitcoinTransaction] = [:]
+        for tx in block.transactions { known[tx.id] = tx }
+        let missing = Array(Set(inputs.map { Array($0.prefix(32)) }).subtracting(known.keys))
+        for start in stride(from: 0, to: missing.count, by: 200) {
+            let chunk = Array(missing[start..<min(missing.count, start + 200)])
+            for (id, answer) in zip(chunk, try batch(chunk.map { ("getrawtransaction", [Bitcoin.display($0)]) })) {
+                switch answer {
+                case .failure(let error) where error.code == -5:
+                    throw SourceError.unavailable(
+                        client.url,
+                        "block \(height) spends transaction \(Bitcoin.display(id)), which the node does not find: silent payments through this node's RPC need it started with -txindex (or read its blk and rev files)"
+                    )
+                case .failure(let error): throw bad("getrawtransaction \(Bitcoin.display(id)) (\(error.message))")
+                case .success(let value):
+                    guard let text = value as? String, let bytes = try? Hex.decode(text),
+                        let tx = try? Bitcoin.parseTransaction(bytes, what: "a spent transaction", dialect: dialect), tx.id == id
+                    else { throw bad("getrawtransaction \(Bitcoin.display(id))") }
+                    known[id] = tx
+                }
+            }
+        }
+        return try inputs.map { outpoint in
+            let index = Int(outpoint.suffix(4).reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
+            guard let tx = known[Array(outpoint.prefix(32))], index < tx.outputs.count else {
+                throw bad("block \(height) spends an output its transaction does not have")
+            }
+            return tx.outputs[index].script
+        }
+    }
+
+    /// `getblock HASH 3`'s prevout scripts, in block order; nil (and not asked again) when the
+    /// node gives no prevouts.
+    private func verbosePrevouts(_ hash: [UInt8], count: Int, height: Int) throws -> [[UInt8]]? {
+        let answer = try batch([("getblock", [Bitcoin.display(hash), 3])])[0]
+        guard case .success(let value) = answer, let block = value as? [String: Any], let txs = block["tx"] as? [[String: Any]] else {
+            state.withLock { $0.prevouts = false }
+            return nil
+        }
+        var scripts: [[UInt8]] = []
+        for tx in txs {
+            for input in (tx["vin"] as? [[String: Any]]) ?? [] where input["coinbase"] == nil {
+                guard let prevout = input["prevout"] as? [String: Any] else {
+                    state.withLock { $0.prevouts = false }
+                    return nil
+                }
+                guard let key = prevout["scriptPubKey"] as? [String: Any], let hex = key["hex"] as? String,
+                    let script = try? Hex.decode(hex)
+                else { throw bad("getblock \(Bitcoin.display(hash)) 3 (a prevout without its script)") }
+                scripts.append(script)
+            }
+        }
+        guard scripts.count == count else { throw bad("getblock \(Bitcoin.display(hash)) 3 (not one prevout per input)") }
+        state.withLock { $0.prevouts = true }
+        return scripts
     }
 
     /// The raw blocks with these hashes (internal byte order), from height `first` on.

@@ -40,10 +40,21 @@ public final class BitcoinBlockFileSource: BlockSource, @unchecked Sendable {  /
     private var cached = [(file: Int32, bytes: [UInt8])]()
     /// Plain files open for reading, by number (a few at a time).
     private var descriptors = [Int32: Int32]()
+    /// With `spentOutputs`: the network's magic, to read the undo files with.
+    private let undoMagic: [UInt8]?
+    private let dialect: BitcoinDialect
+    /// The spent scripts of the chain's blocks in the last undo file read, by height.
+    private var undo: (file: Int32, byHeight: [Int: [[UInt8]]])?
 
     /// `path`: a directory holding blk*.dat (or blk*.dat.zst) files, or one such file. `magic`:
     /// the network's four bytes before each block; `proofOfWork`: the chain's.
-    public init(path: String, magic: [UInt8], proofOfWork: ProofOfWork) throws {
+    /// `spentOutputs`: each block comes with what its inputs spend, read from the undo file
+    /// beside its block file (rev00042.dat beside blk00042.dat), for silent payments.
+    public init(
+        path: String, magic: [UInt8], proofOfWork: ProofOfWork, spentOutputs: Bool = false, dialect: BitcoinDialect = .bitcoin
+    ) throws {
+        undoMagic = spentOutputs ? magic : nil
+        self.dialect = dialect
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw ScanError.unreadable(path, "no such file or directory")
@@ -80,8 +91,44 @@ public final class BitcoinBlockFileSource: BlockSource, @unchecked Sendable {  /
         defer { lock.unlock() }
         guard height >= 0, height < chain.count else { return [] }
         return try (height..<min(chain.count, height + count)).map { h in
-            BlockData(height: h, blob: try read(chain[h]), transactions: [], claimedID: hashes[h])
+            BlockData(
+                height: h, blob: try read(chain[h]), transactions: [], claimedID: hashes[h],
+                spent: undoMagic == nil ? nil : try spentScripts(h))
         }
+    }
+
+    /// The scripts block `h`'s inputs spend, from the undo file beside its block file. Records
+    /// there are in the order the node connected the blocks, not the block file's: each is the
+    /// block's whose parent hash, hashed with it, gives its checksum.
+    private func spentScripts(_ h: Int) throws -> [[UInt8]] {
+        guard h > 0, let magic = undoMagic else { return [] }  // the genesis block spends nothing
+        let number = chain[h].file
+        if undo?.file != number {
+            let blocks = files[Int(number)]
+            let name = "rev" + blocks.name.dropFirst(3)
+            let path = (blocks.path as NSString).deletingLastPathComponent + "/" + name
+            guard FileManager.default.fileExists(atPath: path) else {
+                throw ScanError.unsupported(
+                    "silent payments need what each input spends: \(name) is not beside \(blocks.name) (give the node's whole blocks directory; a pruned node has dropped it)"
+                )
+            }
+            let bytes = try Self.wholeFile(File(path: path, name: name, zstd: blocks.zstd), key: key)
+            var pending = chain.indices.filter { $0 > 0 && chain[$0].file == number }
+            var byHeight: [Int: [[UInt8]]] = [:]
+            for record in try BitcoinUndo.records(bytes, magic: magic, name: name) {
+                // Usually the next block in height order; else any not yet matched.
+                guard let hit = pending.firstIndex(where: { record.belongs(after: hashes[$0 - 1]) }) else { continue }
+                let height = pending.remove(at: hit)
+                byHeight[height] = try BitcoinUndo.spentScripts(record.data, dialect: dialect, what: "\(name), block \(height)'s undo data")
+            }
+            undo = (number, byHeight)
+        }
+        guard let scripts = undo?.byHeight[h] else {
+            throw ScanError.unsupported(
+                "silent payments need what each input spends, and the undo file beside block \(h)'s has no record for it (the node has not connected it yet?)"
+            )
+        }
+        return scripts
     }
 
     public func mempool() throws -> [[UInt8]] { [] }

@@ -207,29 +207,35 @@ public struct BitcoinScanOptions: ParsableArguments {
         }
     }
 
-    /// Scans Bitcoin-family wallets from `source` (nil: --blocks or the key store's word on
-    /// where blocks come from): `gather` reads them for the chain's reader.
+    /// Scans Bitcoin-family wallets from the source `source` makes once the wallets are read
+    /// (its argument: whether a wallet scans for silent payments, so each block must come with
+    /// what its inputs spend; nil: --blocks or the key store's word on where blocks come from):
+    /// `gather` reads them for the chain's reader.
     public func run<C: BitcoinFamily>(
-        _ chain: C.Type, network: BitcoinNetwork, source: (any BlockSource)?, scanRun: ScanRun, pipeline: RecordPipeline,
+        _ chain: C.Type, network: BitcoinNetwork, source makeSource: (_ spentOutputs: Bool) throws -> (any BlockSource)?,
+        scanRun: ScanRun, pipeline: RecordPipeline,
         gather: (BitcoinWalletReader<C>) throws -> [GivenWallet<BitcoinScanner<C>>]
     ) throws {
         let reader = BitcoinWalletReader<C>(
             network: network, coinType: coinType, discovery: AccountDiscovery(gap: gapLimit), silentPayments: silentPayments,
             silentPaymentLabels: spLabels)
         let given = try gather(reader)
+        let source = try makeSource(given.contains { $0.scanner.silentPayments != nil })
         try scanRun.synchronize(pipeline, reader: reader, wallets: given, source: source)
     }
 
     /// --blocks as a source: JSON Lines of raw blocks (with --mempool FILE), or the node's
     /// block files (a blocks directory, or one blk*.dat file), told apart by the first byte.
-    public func fileSource(blocks: String?, network: BitcoinNetwork) throws -> (any BlockSource)? {
+    public func fileSource(blocks: String?, network: BitcoinNetwork, spentOutputs: Bool = false) throws -> (any BlockSource)? {
         guard let blocks else { return nil }
         var isDirectory: ObjCBool = false
         let exists = blocks != "-" && FileManager.default.fileExists(atPath: blocks, isDirectory: &isDirectory)
         let binary = try exists && !isDirectory.boolValue && ByteStream.firstByte(of: blocks).map { $0 != UInt8(ascii: "{") } == true
         if isDirectory.boolValue || binary {
             if mempool != nil { throw CLIError.usage("--mempool goes with --blocks of JSON Lines; \(blocks) is block files") }
-            return try BitcoinBlockFileSource(path: blocks, magic: network.magic, proofOfWork: network.proofOfWork)
+            return try BitcoinBlockFileSource(
+                path: blocks, magic: network.magic, proofOfWork: network.proofOfWork, spentOutputs: spentOutputs,
+                dialect: network.dialect)
         }
         return try BitcoinRecordSource(path: blocks, mempoolPath: mempool)
     }

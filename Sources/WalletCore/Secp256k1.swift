@@ -158,6 +158,22 @@ public enum Secp256k1 {
         return PublicKey(raw: key)
     }
 
+    /// −k mod n.
+    public static func negate(_ privateKey: SecureBytes) throws(CurveError) -> SecureBytes {
+        let out = SecureBytes(privateKey.bytes)
+        let ok = out.withUnsafeMutableBytes { secp256k1_ec_seckey_negate(context, $0.uint8Pointer) }
+        guard privateKey.count == 32, ok == 1 else { throw .invalidPrivateKey }
+        return out
+    }
+
+    /// (k · tweak) mod n, refused when tweak is zero or ≥ n.
+    public static func multiply(_ privateKey: SecureBytes, by tweak: [UInt8]) throws(CurveError) -> SecureBytes {
+        let out = SecureBytes(privateKey.bytes)
+        let ok = out.withUnsafeMutableBytes { secp256k1_ec_seckey_tweak_mul(context, $0.uint8Pointer, tweak) }
+        guard privateKey.count == 32, ok == 1 else { throw .invalidTweak }
+        return out
+    }
+
     /// (k + tweak) mod n, refused when tweak ≥ n or the sum is zero (BIP32 CKDpriv).
     public static func add(tweak: [UInt8], to privateKey: SecureBytes) throws(CurveError) -> SecureBytes {
         let out = SecureBytes(privateKey.bytes)

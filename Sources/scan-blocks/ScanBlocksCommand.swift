@@ -213,12 +213,15 @@ struct ScanBlocksCommand: ParsableCommand {
     /// --chain bitcoin or litecoin: raw blocks from a file or the node's RPC.
     func runBitcoin<C: BitcoinFamily>(_ chain: C.Type, _ pipeline: RecordPipeline) throws {
         let net = try BitcoinNetwork(C.self, network: network)
-        var blockSource = try bitcoin.fileSource(blocks: source.blocks, network: net)
-        if let node = source.node {
-            blockSource = try BitcoinRPCSource(
-                address: node, network: net, timeout: source.timeout, credentials: bitcoin.credentials(network: net))
+        let makeSource = { (spentOutputs: Bool) throws -> (any BlockSource)? in
+            if let node = source.node {
+                return try BitcoinRPCSource(
+                    address: node, network: net, timeout: source.timeout, credentials: bitcoin.credentials(network: net),
+                    spentOutputs: spentOutputs)
+            }
+            return try bitcoin.fileSource(blocks: source.blocks, network: net, spentOutputs: spentOutputs)
         }
-        try bitcoin.run(C.self, network: net, source: blockSource, scanRun: scanRun, pipeline: pipeline, gather: gather)
+        try bitcoin.run(C.self, network: net, source: makeSource, scanRun: scanRun, pipeline: pipeline, gather: gather)
     }
 
     /// --chain zcash: Sapling and Orchard notes in compact blocks, from a file or a lightwalletd.

@@ -31,6 +31,66 @@ final class SilentPaymentVectorTests: XCTestCase {
         XCTAssertEqual(checked, 28)
     }
 
+    /// The senders' outputs: one of the sets BIP352 accepts (recipients that share a scan key
+    /// may be taken in any order), or a refusal where the vectors expect none.
+    func testSending() throws {
+        var checked = 0
+        for vector in cases {
+            let comment = vector["comment"] as! String
+            for sending in vector["sending"] as! [[String: Any]] {
+                let given = sending["given"] as! [String: Any], expected = sending["expected"] as! [String: Any]
+                let vin = given["vin"] as! [[String: Any]]
+                let inputs = try vin.map(input)
+                var keys: [SilentPaymentSender.InputKey] = []
+                for (v, i) in zip(vin, inputs) where i.publicKey != nil {
+                    let taproot: Bool
+                    if case .p2tr = ScriptTemplate(i.spentScript) { taproot = true } else { taproot = false }
+                    keys.append(.init(key: SecureBytes(try Hex.decode(v["private_key"] as! String)), taproot: taproot))
+                }
+                let recipients = try (given["recipients"] as! [[String: Any]]).flatMap { r in
+                    let address = try SilentPaymentAddress(parsing: r["address"] as! String)
+                    XCTAssertEqual(Hex.encode(address.scanKey.compressed), r["scan_pub_key"] as? String, comment)
+                    XCTAssertEqual(Hex.encode(address.spendKey.compressed), r["spend_pub_key"] as? String, comment)
+                    return [SilentPaymentAddress](repeating: address, count: r["count"] as? Int ?? 1)
+                }
+                let sets = (expected["outputs"] as! [[String]]).map(Set.init)
+                checked += 1
+                guard sets != [[]] else {
+                    XCTAssertThrowsError(
+                        try SilentPaymentSender.outputs(inputs: keys, outpoints: inputs.map(\.outpoint), recipients: recipients), comment)
+                    continue
+                }
+                let outputs = try SilentPaymentSender.outputs(inputs: keys, outpoints: inputs.map(\.outpoint), recipients: recipients)
+                XCTAssertEqual(outputs.count, recipients.count, comment)
+                XCTAssertTrue(sets.contains(Set(outputs.map { Hex.encode($0) })), comment)
+            }
+        }
+        XCTAssertEqual(checked, 28)
+    }
+
+    /// A transaction spending a segwit v2 (or later) output holds no silent payment, even
+    /// with inputs that count: BIP352 leaves those versions to later rules.
+    func testASpendOfSegwitV2OrLaterIsSkipped() throws {
+        let vector = cases[0]["receiving"] as! [[String: Any]]
+        let vin = (vector[0]["given"] as! [String: Any])["vin"] as! [[String: Any]]
+        let counted = try vin.map(input)
+        XCTAssertNotNil(SilentPaymentTweak(inputs: counted))
+        for version: UInt8 in [0x52, 0x60] {  // OP_2, OP_16
+            let future = SilentPaymentInput(
+                outpoint: Bitcoin.outpoint([UInt8](repeating: 7, count: 32), 1), scriptSig: [], witness: [[1]],
+                spentScript: [version, 32] + [UInt8](repeating: 9, count: 32))
+            XCTAssertTrue(future.spendsFutureSegwitVersion)
+            XCTAssertNil(SilentPaymentTweak(inputs: counted + [future]))
+        }
+        // Not witness programs: a push of 41 bytes, or OP_1's own v1 (taproot, which counts).
+        XCTAssertFalse(
+            SilentPaymentInput(outpoint: [], scriptSig: [], witness: [], spentScript: [0x52, 41] + [UInt8](repeating: 0, count: 41))
+                .spendsFutureSegwitVersion)
+        XCTAssertFalse(
+            SilentPaymentInput(outpoint: [], scriptSig: [], witness: [], spentScript: [0x51, 32] + [UInt8](repeating: 0, count: 32))
+                .spendsFutureSegwitVersion)
+    }
+
     func testReceiving() throws {
         let message = Hash.sha256(Array("message".utf8)), aux = Hash.sha256(Array("random auxiliary data".utf8))
         var found = 0, receivers = 0

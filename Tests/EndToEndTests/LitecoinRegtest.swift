@@ -21,23 +21,23 @@ final class LitecoinRegtest {
     /// Starts litecoind on the test's datadir, with REST or without; on a port below the
     /// ephemeral range (where a port may be taken by an outgoing connection), another if it
     /// cannot. A node that does not start fails the test: litecoind is installed.
-    func start(rest: Bool) throws {
+    func start(rest: Bool, options: [String] = []) throws {
         for _ in 0..<3 {
             port = 20_000 + Int.random(in: 0..<10_000)
-            if try startOnce(rest: rest) { return }
+            if try startOnce(rest: rest, options: options) { return }
         }
         XCTFail("litecoind did not start on three ports")
         throw CocoaError(.featureUnsupported)
     }
 
-    private func startOnce(rest: Bool) throws -> Bool {
+    private func startOnce(rest: Bool, options: [String]) throws -> Bool {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/litecoind")
         p.arguments =
             [
                 "-regtest", "-datadir=\(dir)/node", "-rpcport=\(port)", "-rpcbind=127.0.0.1", "-rpcallowip=127.0.0.1", "-listen=0",
                 "-fallbackfee=0.0001", "-printtoconsole=0", "-discover=0", "-dnsseed=0",
-            ] + (rest ? ["-rest"] : [])
+            ] + (rest ? ["-rest"] : []) + options
         p.standardOutput = FileHandle.nullDevice
         p.standardError = FileHandle.nullDevice
         try p.run()

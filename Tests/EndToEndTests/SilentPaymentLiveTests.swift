@@ -1,0 +1,185 @@
+import Bitcoin
+import Foundation
+import SatchelTestSupport
+import WalletCore
+import WalletKeys
+import XCTest
+
+/// Silent payments on a real litecoind (Debian's 0.21) in regtest, where taproot is active:
+/// payments to a receiver's tsp1 addresses made here by BIP352's sender algorithm from the
+/// inputs' private keys (never from the scanner's reading of the inputs), signed by the node's
+/// wallet (P2PKH, P2SH-P2WPKH, P2WPKH) or by sign-tx (a BIP86 key-path input), accepted and
+/// mined by the node; a transaction whose only input is P2WSH pays the output key its key
+/// would give, and must not be found. scan-blocks finds the same outputs through the node's
+/// RPC (-txindex: litecoind 0.21's getblock has no prevouts) and in its blk and rev files.
+final class SilentPaymentLiveTests: XCTestCase {
+    static let receiver = "legal winner thank year wave sausage worth useful legal winner thank yellow"
+    static let sender = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
+    var node: LitecoinRegtest!
+
+    override func setUpWithError() throws {
+        node = try LitecoinRegtest(name: "silent")
+        try node.start(rest: false, options: ["-txindex"])
+    }
+
+    override func tearDownWithError() throws { try node?.tearDown() }
+
+    @discardableResult
+    func cli(_ args: String..., wallet: String? = nil) throws -> String { try node.run(args, wallet: wallet) }
+    func json(_ args: String..., wallet: String? = nil) throws -> Any { try node.json(args, wallet: wallet) }
+
+    static func record(_ phrase: String) -> Data { Data(#"{"mnemonic":"\#(phrase)"}"#.utf8) }
+
+    func tool(_ command: String, stdin: Data) throws -> [[String: Any]] {
+        let r = try Shell.run(command, stdin: stdin)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        return r.records
+    }
+
+    /// Sends 1 LTC from the miner's wallet to `address`; the outpoint and its script.
+    func fund(_ address: String, script: [UInt8]) throws -> (outpoint: [UInt8], txid: String, vout: Int) {
+        let txid = try cli("sendtoaddress", address, "1.0", wallet: "miner")
+        let outputs = (try json("getrawtransaction", txid, "true") as! [String: Any])["vout"] as! [[String: Any]]
+        let vout = outputs.first { ($0["scriptPubKey"] as! [String: Any])["hex"] as? String == Hex.encode(script) }!["n"] as! Int
+        // The miner's wallet owns some of these addresses: it must not spend the output meanwhile.
+        try cli("lockunspent", "false", #"[{"txid":"\#(txid)","vout":\#(vout)}]"#, wallet: "miner")
+        return (Bitcoin.outpoint(try Bitcoin.internalBytes(ofDisplayed: txid), UInt32(vout)), txid, vout)
+    }
+
+    func scriptOf(_ address: String) throws -> [UInt8] {
+        try Hex.decode((try json("getaddressinfo", address, wallet: "miner") as! [String: Any])["scriptPubKey"] as! String)
+    }
+
+    func privateKey(_ address: String) throws -> SecureBytes { try WIF.decode(try cli("dumpprivkey", address, wallet: "miner")) }
+
+    func taprootAddress(_ xOnly: [UInt8]) -> String { SegwitAddress.encode(hrp: "rltc", version: 1, program: xOnly) }
+
+    func testPaymentsFoundThroughTheNodeAndInItsFiles() throws {
+        try cli("createwallet", "miner")
+        let miner = try cli("getnewaddress", "", "bech32", wallet: "miner")
+        try cli("generatetoaddress", "101", miner)
+
+        // The receiver: a watch-only record, and its addresses with and without label 1.
+        let account = try tool(
+            "derive account --purpose 352 --view-only --private --coin ltc --network regtest", stdin: Self.record(Self.receiver))[0]
+        let spendKey = SecureBytes(try Hex.decode(account["sp_spend_key"] as! String))
+        var watch = account
+        watch["sp_spend_key"] = nil
+        let unlabeled = try SilentPaymentAddress(parsing: account["address"] as! String)
+        let labeled = try SilentPaymentAddress(
+            parsing: try tool("derive --purpose 352 --label 1 --coin ltc --network regtest", stdin: Self.record(Self.receiver))[0][
+                "address"] as! String)
+        XCTAssertTrue(unlabeled.testnet)
+
+        // Transaction A: P2PKH, P2SH-P2WPKH and P2WPKH inputs; two outputs to the receiver (k = 0
+        // unlabeled, k = 1 labeled) and change.
+        var keys: [SilentPaymentSender.InputKey] = [], outpoints: [[UInt8]] = [], spends: [String] = []
+        for kind in ["legacy", "p2sh-segwit", "bech32"] {
+            let address = try cli("getnewaddress", "", kind, wallet: "miner")
+            let funded = try fund(address, script: try scriptOf(address))
+            keys.append(.init(key: try privateKey(address), taproot: false))
+            outpoints.append(funded.outpoint)
+            spends.append(#"{"txid":"\#(funded.txid)","vout":\#(funded.vout)}"#)
+        }
+        try cli("generatetoaddress", "1", miner)
+        let paidA = try SilentPaymentSender.outputs(inputs: keys, outpoints: outpoints, recipients: [unlabeled, labeled])
+        let rawA = try cli(
+            "createrawtransaction", "[\(spends.joined(separator: ","))]",
+            #"[{"\#(taprootAddress(paidA[0]))":0.5},{"\#(taprootAddress(paidA[1]))":0.7},{"\#(miner)":1.7999}]"#)
+        let signedA = try json("signrawtransactionwithwallet", rawA, wallet: "miner") as! [String: Any]
+        XCTAssertEqual(signedA["complete"] as? Bool, true, "\(signedA["errors"] ?? "")")
+        let txA = try cli("sendrawtransaction", signedA["hex"] as! String)
+
+        // Transaction B: a BIP86 key-path input alone (its tweaked key, negated for an odd y,
+        // is what the sender sums), signed by sign-tx.
+        let bip86 = try tool("derive --coin btc --network regtest --purpose 86 --private", stdin: Self.record(Self.sender))[0]
+        let internalKey = try Secp256k1.PublicKey(parsing: Hex.decode(bip86["public_key"] as! String))
+        var secret = SecureBytes(try Hex.decode(bip86["private_key"] as! String))
+        if internalKey.compressed[0] == 3 { secret = try Secp256k1.negate(secret) }
+        let tweaked = try Secp256k1.add(tweak: Hash.tagged("TapTweak", internalKey.xOnly), to: secret)
+        let outputKey = try Hex.decode(bip86["output_key"] as! String)
+        XCTAssertEqual(try Secp256k1.publicKey(of: tweaked).xOnly, outputKey)
+        let fundedB = try fund(taprootAddress(outputKey), script: [0x51, 0x20] + outputKey)
+        try cli("generatetoaddress", "1", miner)
+        let paidB = try SilentPaymentSender.outputs(
+            inputs: [.init(key: tweaked, taproot: true)], outpoints: [fundedB.outpoint], recipients: [unlabeled])
+        let txB = try cli("sendrawtransaction", try signTaproot(fundedB, outputKey: outputKey, internal: internalKey, to: paidB[0]))
+
+        // Transaction C: one P2WSH input (1-of-1), which BIP352 does not count, paying the
+        // output its key would give if it did.
+        let signer = try cli("getnewaddress", "", "legacy", wallet: "miner")
+        let pubkey = (try json("getaddressinfo", signer, wallet: "miner") as! [String: Any])["pubkey"] as! String
+        let multisig = try json("addmultisigaddress", "1", #"["\#(pubkey)"]"#, "", "bech32", wallet: "miner") as! [String: Any]
+        let p2wsh = multisig["address"] as! String
+        let fundedC = try fund(p2wsh, script: try scriptOf(p2wsh))
+        try cli("generatetoaddress", "1", miner)
+        let lure = try SilentPaymentSender.outputs(
+            inputs: [.init(key: try privateKey(signer), taproot: false)], outpoints: [fundedC.outpoint], recipients: [unlabeled])
+        let rawC = try cli(
+            "createrawtransaction", #"[{"txid":"\#(fundedC.txid)","vout":\#(fundedC.vout)}]"#, #"[{"\#(taprootAddress(lure[0]))":0.9999}]"#)
+        let signedC = try json("signrawtransactionwithwallet", rawC, wallet: "miner") as! [String: Any]
+        XCTAssertEqual(signedC["complete"] as? Bool, true)
+        let txC = try cli("sendrawtransaction", signedC["hex"] as! String)
+        try cli("generatetoaddress", "2", miner)
+        // Each mined: A in the block that mined B's funding, B in C's funding's, C in the next.
+        for (txid, confirmations) in [(txA, 4), (txB, 3), (txC, 2)] {
+            XCTAssertEqual((try json("getrawtransaction", txid, "true") as! [String: Any])["confirmations"] as? Int, confirmations)
+        }
+
+        let expected: Set<[String]> = [[txA, "0", "-"], [txA, "1", "1"], [txB, "0", "-"]]
+        let keyOf: [String: [UInt8]] = ["\(txA):0": paidA[0], "\(txA):1": paidA[1], "\(txB):0": paidB[0]]
+        let record = Data(try JSONSerialization.data(withJSONObject: watch))
+        func found(_ source: String, state: String) throws -> Set<[String]> {
+            let r = try Shell.run(
+                "scan-blocks --chain litecoin --network regtest --birthday 0 --sp-labels 1 --state-dir \(node.dir)/\(state) \(source)",
+                stdin: record)
+            XCTAssertEqual(r.status, 0, r.stderr)
+            var out = Set<[String]>()
+            for event in r.records where event["type"] as? String == "received" {
+                XCTAssertEqual(event["script_type"] as? String, "silent-payment")
+                let txid = event["txid"] as! String, vout = event["vout"] as! Int
+                // The tweak spends it: b_spend + tweak is the output key's private key.
+                let tweak = try Hex.decode(event["sp_tweak"] as! String)
+                let key = try SilentPayment.outputPrivateKey(spendKey: spendKey, tweak: tweak)
+                XCTAssertEqual(try Secp256k1.publicKey(of: key).xOnly, keyOf["\(txid):\(vout)"], "\(txid):\(vout)")
+                XCTAssertEqual(event["address"] as? String, keyOf["\(txid):\(vout)"].map(taprootAddress))
+                out.insert([txid, String(vout), (event["label"] as? Int).map(String.init) ?? "-"])
+            }
+            let balance = r.records.last { $0["type"] as? String == "balance" }
+            XCTAssertEqual(balance?["confirmed"] as? String, "219990000")  // 0.5 + 0.7 + 0.9999 LTC
+            return out
+        }
+        let cookie = "--node 127.0.0.1:\(node.port) --rpc-cookie \(node.dir)/node/regtest/.cookie"
+        XCTAssertEqual(try found(cookie, state: "rpc"), expected)
+        try node.stop()
+        XCTAssertEqual(try found("--blocks \(node.dir)/node/regtest/blocks", state: "files"), expected)
+    }
+
+    /// A PSBT spending the BIP86 output to `payee`'s taproot key, signed and finalized by
+    /// sign-tx on a machine without network; the network transaction's hex.
+    func signTaproot(
+        _ funded: (outpoint: [UInt8], txid: String, vout: Int), outputKey: [UInt8], internal internalKey: Secp256k1.PublicKey,
+        to payee: [UInt8]
+    ) throws -> String {
+        var psbt = try PSBT(
+            base64: try cli(
+                "createpsbt", #"[{"txid":"\#(funded.txid)","vout":\#(funded.vout)}]"#, #"[{"\#(taprootAddress(payee))":0.9999}]"#))
+        let fingerprint = try Hex.decode(
+            try tool("derive account --coin btc --network regtest --purpose 86", stdin: Self.record(Self.sender))[0]["master_fingerprint"]
+                as! String)
+        let steps: [UInt32] = [86 | 0x8000_0000, 1 | 0x8000_0000, 0x8000_0000, 0, 0]
+        let origin = [0x00] + fingerprint + steps.flatMap { withUnsafeBytes(of: $0.littleEndian) { Array($0) } }
+        let utxo = withUnsafeBytes(of: UInt64(100_000_000).littleEndian) { Array($0) } + [34, 0x51, 0x20] + outputKey
+        psbt.inputs[0].insertInOrder(PSBT.Pair(type: PSBTField.inWitnessUtxo, value: utxo))
+        psbt.inputs[0].insertInOrder(PSBT.Pair(type: PSBTField.inTapBIP32Derivation, keyData: internalKey.xOnly, value: origin))
+        psbt.inputs[0].insertInOrder(PSBT.Pair(type: PSBTField.inTapInternalKey, value: internalKey.xOnly))
+        let path = "\(node.dir)/sender.json"
+        XCTAssertTrue(
+            FileManager.default.createFile(atPath: path, contents: Self.record(Self.sender), attributes: [.posixPermissions: 0o600]))
+        let signed = try Shell.run(
+            "unshare --net sign-tx --coin ltc --network regtest --key-file \(path) --finalize",
+            stdin: Data(#"{"psbt":"\#(psbt.base64)"}"#.utf8 + [0x0A]))
+        XCTAssertEqual(signed.status, 0, signed.stderr)
+        return signed.records[1]["hex"] as! String
+    }
+}
