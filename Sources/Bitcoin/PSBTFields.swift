@@ -67,6 +67,10 @@ public enum PSBTField {
         inRequiredTimeLocktime: UInt64 = 0x11, inRequiredHeightLocktime: UInt64 = 0x12,
         inTapKeySig: UInt64 = 0x13, inTapScriptSig: UInt64 = 0x14, inTapLeafScript: UInt64 = 0x15,
         inTapBIP32Derivation: UInt64 = 0x16, inTapInternalKey: UInt64 = 0x17, inTapMerkleRoot: UInt64 = 0x18
+    /// BIP376 (draft; the numbers as Sparrow 2.5 and the other implementations write them, which
+    /// the BIP's text of 2026-02 numbers otherwise): a silent payment output's spend key origin,
+    /// keyed by the 33-byte spend key, and its tweak, 32 bytes. Version 2 only.
+    public static let inSPSpendBIP32Derivation: UInt64 = 0x1F, inSPTweak: UInt64 = 0x20
 
     public static let outRedeemScript: UInt64 = 0x00, outWitnessScript: UInt64 = 0x01, outBIP32Derivation: UInt64 = 0x02,
         outAmount: UInt64 = 0x03, outScript: UInt64 = 0x04, outTapInternalKey: UInt64 = 0x05,
@@ -81,7 +85,7 @@ public enum PSBTField {
         let versions: Versions
         let value: (([UInt8]) throws(PSBTError) -> Void)?
 
-        enum KeyData { case none, publicKey, xOnly, sized(Set<Int>), xpub, controlBlock, any }
+        enum KeyData { case none, publicKey, compressedKey, xOnly, sized(Set<Int>), xpub, controlBlock, any }
 
         /// The PSBT versions a field is allowed in (a Set here cost an allocation per field read).
         struct Versions {
@@ -137,6 +141,9 @@ public enum PSBTField {
             return Rule(name: "PSBT_IN_TAP_BIP32_DERIVATION", keyData: .xOnly, versions: both, value: tapOrigin)
         case (.input, inTapInternalKey): return Rule(name: "PSBT_IN_TAP_INTERNAL_KEY", keyData: .none, versions: both, value: xOnlyValue)
         case (.input, inTapMerkleRoot): return Rule(name: "PSBT_IN_TAP_MERKLE_ROOT", keyData: .none, versions: both, value: fixed(32))
+        case (.input, inSPSpendBIP32Derivation):
+            return Rule(name: "PSBT_IN_SP_SPEND_BIP32_DERIVATION", keyData: .compressedKey, versions: v2, value: origin)
+        case (.input, inSPTweak): return Rule(name: "PSBT_IN_SP_TWEAK", keyData: .none, versions: v2, value: fixed(32))
         case (.output, outRedeemScript): return Rule(name: "PSBT_OUT_REDEEM_SCRIPT", keyData: .none, versions: both, value: nil)
         case (.output, outWitnessScript): return Rule(name: "PSBT_OUT_WITNESS_SCRIPT", keyData: .none, versions: both, value: nil)
         case (.output, outBIP32Derivation):
@@ -168,6 +175,10 @@ public enum PSBTField {
                 }
                 guard (try? Secp256k1.PublicKey(parsing: k)) != nil else {
                     throw .invalidKey(map: name, field: rule.name, reason: "its key is not a valid public key")
+                }
+            case .compressedKey:
+                guard k.count == 33, (try? Secp256k1.PublicKey(parsing: k)) != nil else {
+                    throw .invalidKey(map: name, field: rule.name, reason: "its key is not a 33-byte compressed public key")
                 }
             case .xOnly:
                 guard k.count == 32 else {

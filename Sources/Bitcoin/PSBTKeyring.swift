@@ -17,10 +17,19 @@ public protocol PSBTKeyring: AnyObject {
     /// Whether it makes BIP340 signatures at all (a Keycard of applet 3.x does not): a taproot
     /// input is then refused before the summary.
     var signsSchnorr: Bool { get }
+    /// A BIP340 signature of `hash` by the key at `path` plus `tweak`, untweaked otherwise: a
+    /// silent payment output's key is (b_spend + tweak)·G itself (BIP352), no TapTweak.
+    func signSchnorr(_ hash: [UInt8], at path: [UInt32], addingTweak tweak: [UInt8]) throws -> [UInt8]
+    /// Whether it can add a tweak to a key before signing (a card exports no such key).
+    var signsTweaked: Bool { get }
 }
 
 extension PSBTKeyring {
     public var signsSchnorr: Bool { true }
+    public var signsTweaked: Bool { false }
+    public func signSchnorr(_ hash: [UInt8], at path: [UInt32], addingTweak tweak: [UInt8]) throws -> [UInt8] {
+        throw DerivationError.unsupported("this signing device cannot sign for a silent payment output (a key plus a tweak)")
+    }
 }
 
 /// A software BIP32 key as a PSBT keyring: a master key (from a seed, or an xprv at depth 0), or
@@ -68,5 +77,12 @@ public final class BIP32Keyring: PSBTKeyring {
 
     public func signSchnorr(_ hash: [UInt8], at path: [UInt32], merkleRoot: [UInt8]?) throws -> [UInt8] {
         try Secp256k1.SchnorrKeyPair(privateKey: try node(path).privateKey!, taprootTweak: true, merkleRoot: merkleRoot).sign(hash)
+    }
+
+    public var signsTweaked: Bool { true }
+
+    public func signSchnorr(_ hash: [UInt8], at path: [UInt32], addingTweak tweak: [UInt8]) throws -> [UInt8] {
+        let key = try SilentPayment.outputPrivateKey(spendKey: try node(path).privateKey!, tweak: tweak)
+        return try Secp256k1.SchnorrKeyPair(privateKey: key).sign(hash)
     }
 }

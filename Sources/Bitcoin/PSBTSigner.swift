@@ -154,6 +154,8 @@ public struct PSBTSigner {
     enum Task {
         case ecdsa(publicKey: [UInt8], path: [UInt32], sighash: Sighasher)
         case schnorr(path: [UInt32], merkleRoot: [UInt8]?)
+        /// A silent payment output's key path: the key at `path` plus `tweak`.
+        case silentPayment(path: [UInt32], tweak: [UInt8])
     }
 
     /// What a segwit v0 or legacy signature hashes.
@@ -232,6 +234,12 @@ public struct PSBTSigner {
                     let type = signed.inputs[i].value(PSBTField.inSighashType)?.littleEndianUInt32 ?? Sighash.taprootDefault
                     let hash = try Sighash.taprootKeyPath(tx, input: i, prevouts: utxos, type: type, shared: shared)
                     let signature = try keys.signSchnorr(hash, at: path, merkleRoot: merkleRoot)
+                    signed.inputs[i].insertInOrder(
+                        PSBT.Pair(type: PSBTField.inTapKeySig, value: signature + (type == Sighash.taprootDefault ? [] : [UInt8(type)])))
+                case .silentPayment(let path, let tweak):
+                    let type = signed.inputs[i].value(PSBTField.inSighashType)?.littleEndianUInt32 ?? Sighash.taprootDefault
+                    let hash = try Sighash.taprootKeyPath(tx, input: i, prevouts: utxos, type: type, shared: shared)
+                    let signature = try keys.signSchnorr(hash, at: path, addingTweak: tweak)
                     signed.inputs[i].insertInOrder(
                         PSBT.Pair(type: PSBTField.inTapKeySig, value: signature + (type == Sighash.taprootDefault ? [] : [UInt8(type)])))
                 }
@@ -410,6 +418,9 @@ public struct PSBTSigner {
     func plan(
         input i: Int, map: PSBT.Map, utxo: BitcoinTx.Output, outputCount: Int, keys: PSBTKeyring
     ) throws -> (String, [Task], [[UInt32]], UInt32?) {
+        if let tweak = map.value(PSBTField.inSPTweak) {
+            return try silentPaymentPlan(input: i, map: map, utxo: utxo, tweak: tweak, keys: keys)
+        }
         let (ecdsa, taproot) = try Self.ourKeys(
             map, type: PSBTField.inBIP32Derivation, tapType: PSBTField.inTapBIP32Derivation, name: "input \(i)", keys: keys)
         let redeem = map.value(PSBTField.inRedeemScript), witnessScript = map.value(PSBTField.inWitnessScript)
@@ -521,6 +532,60 @@ public struct PSBTSigner {
             throw PSBTSignError.unsupportedScript(input: i, reason: "it spends a script Satchel does not sign (\(Hex.encode(utxo.script)))")
         }
         return (kind, tasks, paths, type)
+    }
+
+    /// An input spending a silent payment output (BIP376's PSBT_IN_SP_TWEAK): ours when a
+    /// PSBT_IN_SP_SPEND_BIP32_DERIVATION names our spend key (a zero fingerprint with no path:
+    /// BIP352's spend key of an account of this seed, found by its public key), and signed only
+    /// once the spent output's key is the spend key plus the tweak, computed here.
+    func silentPaymentPlan(
+        input i: Int, map: PSBT.Map, utxo: BitcoinTx.Output, tweak: [UInt8], keys: PSBTKeyring
+    ) throws -> (String, [Task], [[UInt32]], UInt32?) {
+        let kind = "p2tr-silent-payment"
+        func mismatch(_ reason: String) -> PSBTSignError { .scriptMismatch(input: i, reason: reason) }
+        guard case .p2tr(let outputKey) = ScriptTemplate(utxo.script) else {
+            throw mismatch("PSBT_IN_SP_TWEAK on an input that does not spend a P2TR output")
+        }
+        var spend: (path: [UInt32], key: Secp256k1.PublicKey)?
+        for pair in map.all(PSBTField.inSPSpendBIP32Derivation) {
+            let fingerprint = Array(pair.value.prefix(4))
+            var path = stride(from: 4, to: pair.value.count, by: 4).map { Array(pair.value[$0..<$0 + 4]).littleEndianUInt32 }
+            if fingerprint == [0, 0, 0, 0] && path.isEmpty {
+                // BIP352's spend path of accounts 0-19, on the network's coin type (0 or 1).
+                let coin: UInt32 = (coinType ?? 0) == 0 ? 0 : 1
+                guard
+                    let found = try (0..<20).lazy.map({ SilentPayment.spendPath(coinType: coin, account: $0).components }).first(where: {
+                        try keys.publicKey(at: $0).compressed == pair.keyData
+                    })
+                else { continue }
+                path = found
+            } else if !keys.owns(fingerprint: fingerprint, path: path) {
+                continue
+            }
+            let derived = try keys.publicKey(at: path)
+            guard derived.compressed == pair.keyData else {
+                throw PSBTSignError.wrongDerivation(
+                    map: "input \(i)", path: DerivationPath(path).description, claimed: Hex.encode(pair.keyData),
+                    derived: Hex.encode(derived.compressed))
+            }
+            spend = (path, derived)
+        }
+        guard let spend else { return (kind, [], [], nil) }
+        guard (try? spend.key.adding(tweak: tweak))?.xOnly == outputKey else {
+            throw mismatch("its output key is not our spend key (\(DerivationPath(spend.path))) plus PSBT_IN_SP_TWEAK")
+        }
+        let type = map.value(PSBTField.inSighashType)?.littleEndianUInt32 ?? Sighash.taprootDefault
+        if ![Sighash.taprootDefault, Sighash.all].contains(type) && !allowOtherSighash {
+            throw PSBTSignError.sighashNotAllowed(input: i, type: Self.sighashName(type))
+        }
+        try Sighash.check(type, taproot: true)
+        guard keys.signsTweaked else {
+            throw PSBTSignError.unsupportedScript(
+                input: i, reason: "a silent payment output needs its spend key plus a tweak, which the signing device cannot sign with")
+        }
+        let finalized = map.value(PSBTField.inFinalScriptSig) != nil || map.value(PSBTField.inFinalScriptWitness) != nil
+        let tasks: [Task] = finalized || map.value(PSBTField.inTapKeySig) != nil ? [] : [.silentPayment(path: spend.path, tweak: tweak)]
+        return (kind, tasks, [spend.path], type)
     }
 
     /// ALL, NONE, SINGLE (each maybe |ANYONECANPAY) or taproot's DEFAULT.

@@ -129,7 +129,7 @@ final class SilentPaymentLiveTests: XCTestCase {
         let expected: Set<[String]> = [[txA, "0", "-"], [txA, "1", "1"], [txB, "0", "-"]]
         let keyOf: [String: [UInt8]] = ["\(txA):0": paidA[0], "\(txA):1": paidA[1], "\(txB):0": paidB[0]]
         let record = Data(try JSONSerialization.data(withJSONObject: watch))
-        func found(_ source: String, state: String) throws -> Set<[String]> {
+        func found(_ source: String, state: String, confirmed: String, spent: Int) throws -> Set<[String]> {
             let r = try Shell.run(
                 "scan-blocks --chain litecoin --network regtest --birthday 0 --sp-labels 1 --state-dir \(node.dir)/\(state) \(source)",
                 stdin: record)
@@ -146,13 +146,86 @@ final class SilentPaymentLiveTests: XCTestCase {
                 out.insert([txid, String(vout), (event["label"] as? Int).map(String.init) ?? "-"])
             }
             let balance = r.records.last { $0["type"] as? String == "balance" }
-            XCTAssertEqual(balance?["confirmed"] as? String, "219990000")  // 0.5 + 0.7 + 0.9999 LTC
+            XCTAssertEqual(balance?["confirmed"] as? String, confirmed)
+            XCTAssertEqual(r.records.filter { $0["type"] as? String == "spent" }.count, spent)
             return out
         }
         let cookie = "--node 127.0.0.1:\(node.port) --rpc-cookie \(node.dir)/node/regtest/.cookie"
-        XCTAssertEqual(try found(cookie, state: "rpc"), expected)
+        XCTAssertEqual(try found(cookie, state: "rpc", confirmed: "219990000", spent: 0), expected)  // 0.5 + 0.7 + 0.9999 LTC
+
+        // Spending two of them with a version 2 PSBT (BIP376): the labeled one named by a zero
+        // fingerprint and no path, B's by the receiver's origin; sign-tx signs with the spend key
+        // plus each tweak, after checking each output key, and the node accepts it.
+        let events = try Shell.run(
+            "scan-blocks --chain litecoin --network regtest --birthday 0 --sp-labels 1 --state-dir \(node.dir)/rpc2 \(cookie)",
+            stdin: record
+        ).records.filter { $0["type"] as? String == "received" }
+        func tweak(_ txid: String, _ vout: Int) throws -> [UInt8] {
+            try Hex.decode(events.first { $0["txid"] as? String == txid && $0["vout"] as? Int == vout }!["sp_tweak"] as! String)
+        }
+        let fingerprint = try Hex.decode(
+            try tool("derive account --purpose 84 --coin ltc --network regtest", stdin: Self.record(Self.receiver))[0]["master_fingerprint"]
+                as! String)
+        let spendPublic = try Hex.decode(account["sp_spend_public_key"] as! String)
+        let path: [UInt32] = [352 | 0x8000_0000, 1 | 0x8000_0000, 0x8000_0000, 0x8000_0000, 0]
+        let paid: [(txid: String, vout: Int, amount: UInt64, key: [UInt8], origin: [UInt8])] = [
+            (txA, 1, 70_000_000, paidA[1], [0, 0, 0, 0]),
+            (txB, 0, 99_990_000, paidB[0], fingerprint + path.flatMap { withUnsafeBytes(of: $0.littleEndian) { Array($0) } }),
+        ]
+        let inputs = try paid.map { spend -> [PSBT.Pair] in
+            [
+                PSBT.Pair(type: PSBTField.inWitnessUtxo, value: le(spend.amount) + [34, 0x51, 0x20] + spend.key),
+                PSBT.Pair(type: PSBTField.inPreviousTxid, value: try Bitcoin.internalBytes(ofDisplayed: spend.txid)),
+                PSBT.Pair(type: PSBTField.inOutputIndex, value: le(UInt32(spend.vout))),
+                PSBT.Pair(type: PSBTField.inSequence, value: le(UInt32.max)),
+                PSBT.Pair(type: PSBTField.inSPSpendBIP32Derivation, keyData: spendPublic, value: spend.origin),
+                PSBT.Pair(type: PSBTField.inSPTweak, value: try tweak(spend.txid, spend.vout)),
+            ]
+        }
+        let payee = try scriptOf(miner)
+        let psbt = try psbtV2(
+            inputs: inputs,
+            outputs: [
+                [PSBT.Pair(type: PSBTField.outAmount, value: le(UInt64(169_970_000))), PSBT.Pair(type: PSBTField.outScript, value: payee)]
+            ])
+        let path0600 = "\(node.dir)/receiver.json"
+        XCTAssertTrue(
+            FileManager.default.createFile(atPath: path0600, contents: Self.record(Self.receiver), attributes: [.posixPermissions: 0o600]))
+        let signed = try Shell.run(
+            "unshare --net sign-tx --coin ltc --network regtest --key-file \(path0600) --finalize",
+            stdin: Data(#"{"psbt":"\#(psbt)"}"#.utf8 + [0x0A]))
+        XCTAssertEqual(signed.status, 0, signed.stderr)
+        let summary = signed.records[0]
+        XCTAssertEqual(
+            (summary["inputs"] as! [[String: Any]]).map { $0["kind"] as? String }, ["p2tr-silent-payment", "p2tr-silent-payment"])
+        XCTAssertEqual(
+            (summary["inputs"] as! [[String: Any]]).map { $0["paths"] as? [String] }, [["m/352'/1'/0'/0'/0"], ["m/352'/1'/0'/0'/0"]])
+        XCTAssertEqual(summary["fee"] as? String, "20000")
+        let spendTx = try cli("sendrawtransaction", signed.records[1]["hex"] as! String)
+        try cli("generatetoaddress", "1", miner)
+        XCTAssertEqual((try json("getrawtransaction", spendTx, "true") as! [String: Any])["confirmations"] as? Int, 1)
+
         try node.stop()
-        XCTAssertEqual(try found("--blocks \(node.dir)/node/regtest/blocks", state: "files"), expected)
+        XCTAssertEqual(try found("--blocks \(node.dir)/node/regtest/blocks", state: "files", confirmed: "50000000", spent: 2), expected)
+    }
+
+    private func le<T: FixedWidthInteger>(_ v: T) -> [UInt8] { withUnsafeBytes(of: v.littleEndian) { Array($0) } }
+
+    /// A version 2 PSBT of these input and output maps (BIP370's global fields), as base64,
+    /// read back by Satchel's parser first.
+    func psbtV2(inputs: [[PSBT.Pair]], outputs: [[PSBT.Pair]]) throws -> String {
+        func compact(_ n: Int) -> [UInt8] { n < 0xFD ? [UInt8(n)] : [0xFD, UInt8(n & 0xFF), UInt8(n >> 8)] }
+        func map(_ pairs: [PSBT.Pair]) -> [UInt8] {
+            pairs.flatMap { compact($0.key.count) + $0.key + compact($0.value.count) + $0.value } + [0]
+        }
+        let global = [
+            PSBT.Pair(type: PSBTField.globalTxVersion, value: le(UInt32(2))),
+            PSBT.Pair(type: PSBTField.globalInputCount, value: compact(inputs.count)),
+            PSBT.Pair(type: PSBTField.globalOutputCount, value: compact(outputs.count)),
+            PSBT.Pair(type: PSBTField.globalVersion, value: le(UInt32(2))),
+        ]
+        let bytes = PSBT.magic + map(global) + inputs.flatMap(map) + outputs.flatMap(map)
+        return try PSBT(parsing: bytes).base64
     }
 
     /// A PSBT spending the BIP86 output to `payee`'s taproot key, signed and finalized by
