@@ -10,7 +10,9 @@ import XCTest
 /// inputs' private keys (never from the scanner's reading of the inputs), signed by the node's
 /// wallet (P2PKH, P2SH-P2WPKH, P2WPKH) or by sign-tx (a BIP86 key-path input), accepted and
 /// mined by the node; a transaction whose only input is P2WSH pays the output key its key
-/// would give, and must not be found. scan-blocks finds the same outputs through the node's
+/// would give, and must not be found; a script-path input under the NUMS key is left out of
+/// the sum; a transaction spending a segwit v2 output is skipped. Two found outputs are then
+/// spent with a version 2 PSBT (BIP376) that sign-tx signs. scan-blocks finds the same outputs through the node's
 /// RPC (-txindex: litecoind 0.21's getblock has no prevouts) and in its blk and rev files.
 final class SilentPaymentLiveTests: XCTestCase {
     static let receiver = "legal winner thank year wave sausage worth useful legal winner thank yellow"
@@ -120,14 +122,45 @@ final class SilentPaymentLiveTests: XCTestCase {
         let signedC = try json("signrawtransactionwithwallet", rawC, wallet: "miner") as! [String: Any]
         XCTAssertEqual(signedC["complete"] as? Bool, true)
         let txC = try cli("sendrawtransaction", signedC["hex"] as! String)
+
+        // Transaction D: a script path under BIP341's NUMS key H (a leaf of OP_TRUE), which
+        // BIP352 does not count, beside a P2WPKH input, whose key alone the sender sums.
+        let h = SilentPayment.numsH
+        let leaf = Hash.tagged("TapLeaf", [0xC0, 0x01, 0x51])
+        let nums = try Secp256k1.PublicKey(xOnly: h).adding(tweak: Hash.tagged("TapTweak", h + leaf))
+        let fundedNUMS = try fund(taprootAddress(nums.xOnly), script: [0x51, 0x20] + nums.xOnly)
+        let keyed = try cli("getnewaddress", "", "bech32", wallet: "miner")
+        let fundedKeyed = try fund(keyed, script: try scriptOf(keyed))
+        try cli("generatetoaddress", "1", miner)
+        let paidD = try SilentPaymentSender.outputs(
+            inputs: [.init(key: try privateKey(keyed), taproot: false)], outpoints: [fundedNUMS.outpoint, fundedKeyed.outpoint],
+            recipients: [unlabeled])
+        var d = try partlySigned([fundedNUMS, fundedKeyed], to: paidD[0], amount: "1.9999")
+        d.inputs[0].witness = [[0x51], [0xC0 | (nums.compressed[0] & 1)] + h]
+        let txD = try cli("sendrawtransaction", Hex.encode(d.serialized()))
+
+        // Transaction E: an input spending a segwit v2 output beside a P2WPKH one: BIP352 skips
+        // the whole transaction. Spending v2 is not standard, so it is mined by generateblock.
+        let future = SegwitAddress.encode(hrp: "rltc", version: 2, program: [UInt8](repeating: 0x42, count: 32))
+        let fundedFuture = try fund(future, script: [0x52, 0x20] + [UInt8](repeating: 0x42, count: 32))
+        let keyedE = try cli("getnewaddress", "", "bech32", wallet: "miner")
+        let fundedKeyedE = try fund(keyedE, script: try scriptOf(keyedE))
+        try cli("generatetoaddress", "1", miner)
+        let lureE = try SilentPaymentSender.outputs(
+            inputs: [.init(key: try privateKey(keyedE), taproot: false)], outpoints: [fundedFuture.outpoint, fundedKeyedE.outpoint],
+            recipients: [unlabeled])
+        let e = try partlySigned([fundedFuture, fundedKeyedE], to: lureE[0], amount: "1.9999")
+        try cli("generateblock", miner, #"["\#(Hex.encode(e.serialized()))"]"#)
+        let txE = Bitcoin.display(e.txid)
         try cli("generatetoaddress", "2", miner)
-        // Each mined: A in the block that mined B's funding, B in C's funding's, C in the next.
-        for (txid, confirmations) in [(txA, 4), (txB, 3), (txC, 2)] {
-            XCTAssertEqual((try json("getrawtransaction", txid, "true") as! [String: Any])["confirmations"] as? Int, confirmations)
+        // Each mined: A in the block that mined B's funding, B in C's funding's, C and D in D's
+        // funding's, E in its own.
+        for (txid, confirmations) in [(txA, 7), (txB, 6), (txC, 5), (txD, 4), (txE, 3)] {
+            XCTAssertEqual((try json("getrawtransaction", txid, "true") as! [String: Any])["confirmations"] as? Int, confirmations, txid)
         }
 
-        let expected: Set<[String]> = [[txA, "0", "-"], [txA, "1", "1"], [txB, "0", "-"]]
-        let keyOf: [String: [UInt8]] = ["\(txA):0": paidA[0], "\(txA):1": paidA[1], "\(txB):0": paidB[0]]
+        let expected: Set<[String]> = [[txA, "0", "-"], [txA, "1", "1"], [txB, "0", "-"], [txD, "0", "-"]]
+        let keyOf: [String: [UInt8]] = ["\(txA):0": paidA[0], "\(txA):1": paidA[1], "\(txB):0": paidB[0], "\(txD):0": paidD[0]]
         let record = Data(try JSONSerialization.data(withJSONObject: watch))
         func found(_ source: String, state: String, confirmed: String, spent: Int) throws -> Set<[String]> {
             let r = try Shell.run(
@@ -151,7 +184,7 @@ final class SilentPaymentLiveTests: XCTestCase {
             return out
         }
         let cookie = "--node 127.0.0.1:\(node.port) --rpc-cookie \(node.dir)/node/regtest/.cookie"
-        XCTAssertEqual(try found(cookie, state: "rpc", confirmed: "219990000", spent: 0), expected)  // 0.5 + 0.7 + 0.9999 LTC
+        XCTAssertEqual(try found(cookie, state: "rpc", confirmed: "419980000", spent: 0), expected)  // 0.5 + 0.7 + 0.9999 + 1.9999 LTC
 
         // Spending two of them with a version 2 PSBT (BIP376): the labeled one named by a zero
         // fingerprint and no path, B's by the receiver's origin; sign-tx signs with the spend key
@@ -206,7 +239,16 @@ final class SilentPaymentLiveTests: XCTestCase {
         XCTAssertEqual((try json("getrawtransaction", spendTx, "true") as! [String: Any])["confirmations"] as? Int, 1)
 
         try node.stop()
-        XCTAssertEqual(try found("--blocks \(node.dir)/node/regtest/blocks", state: "files", confirmed: "50000000", spent: 2), expected)
+        XCTAssertEqual(try found("--blocks \(node.dir)/node/regtest/blocks", state: "files", confirmed: "249990000", spent: 2), expected)
+    }
+
+    /// A transaction spending `inputs` to one taproot key, the miner's wallet's signatures in
+    /// it (its own inputs; the others are left to the caller).
+    func partlySigned(_ inputs: [(outpoint: [UInt8], txid: String, vout: Int)], to key: [UInt8], amount: String) throws -> BitcoinTx {
+        let spends = inputs.map { #"{"txid":"\#($0.txid)","vout":\#($0.vout)}"# }.joined(separator: ",")
+        let raw = try cli("createrawtransaction", "[\(spends)]", #"[{"\#(taprootAddress(key))":\#(amount)}]"#)
+        let signed = try json("signrawtransactionwithwallet", raw, wallet: "miner") as! [String: Any]
+        return try BitcoinTx(parsing: try Hex.decode(signed["hex"] as! String))
     }
 
     private func le<T: FixedWidthInteger>(_ v: T) -> [UInt8] { withUnsafeBytes(of: v.littleEndian) { Array($0) } }
