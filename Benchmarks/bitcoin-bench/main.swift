@@ -20,6 +20,11 @@ import WalletScan
 
 let arguments = CommandLine.arguments
 // `bitcoin-bench psbt [inputs]`: PSBT signing against libsecp256k1's loop (PSBTBench.swift).
+// `bitcoin-bench silent-payments [n]`: BIP352 scanning against libsecp256k1 (SilentPaymentBench.swift).
+if arguments.count >= 2 && arguments[1] == "silent-payments" {
+    try silentPaymentBench(transactions: arguments.count > 2 ? Int(arguments[2]) ?? 10_000 : 10_000)
+    exit(0)
+}
 if arguments.count >= 2 && arguments[1] == "psbt" {
     try psbtBench(inputs: arguments.count > 2 ? Int(arguments[2]) ?? 100 : 100)
     exit(0)

@@ -171,6 +171,23 @@ public struct BitcoinTransaction: ChainTransaction, Sendable {
 
     /// The outpoints its inputs spend (none for a coinbase).
     public var spendTags: [[UInt8]] { isCoinbase ? [] : inputs.map(\.outpoint) }
+
+    /// The inputs that spend one of `tags`, each outpoint tested where it lies in the block: an
+    /// array is made only for what the filter lets through.
+    public func spends(in tags: FilteredByteSet) -> [(input: Int, tag: [UInt8])] {
+        guard !isCoinbase else { return [] }
+        var out: [(input: Int, tag: [UInt8])] = []
+        let tables = self.tables
+        tables.bytes.withUnsafeBytes { raw in
+            for i in 0..<Int(inputCount) {
+                let at = Int(tables.outpoints[Int(inputStart) + i])
+                guard tags.filter.mayContain(UnsafeRawBufferPointer(rebasing: raw[at..<at + 36])) else { continue }
+                let tag = tables.bytes[at..<at + 36]
+                if tags.contains(tag) { out.append((i, Array(tag))) }
+            }
+        }
+        return out
+    }
 }
 
 /// A block, parsed and checked: the merkle root of its txids, and where a transaction has a

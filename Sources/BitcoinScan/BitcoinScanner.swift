@@ -178,6 +178,8 @@ public struct BitcoinScanner<C: BitcoinFamily>: ChainScanner, ChainRecords {
 
     /// As the node's getbalances: a mempool spend of an output takes it out of `confirmed`.
     public static var countsMempoolSpends: Bool { true }
+    /// Blocks of up to 4 MB (1.4 MB on mainnet today).
+    public static var bigBlocks: Bool { true }
 
     /// The tip's height, as bitcoind's getblockcount and every Bitcoin tool name it.
     public static func reportedHeight(walletHeight: Int) -> Int { walletHeight - 1 }

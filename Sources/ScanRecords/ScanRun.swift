@@ -47,6 +47,7 @@ public struct ScanRun {
                 },
                 source: resolved.source)
             sync.maxReorgDepth = maxReorgDepth
+            sync.rampsUp = true
             if rescan { try sync.resetToBirthday() }
             let books = Dictionary(uniqueKeysWithValues: given.map { ($0.name ?? "", AddressBook(scanner: $0.scanner)) })
             let sink = StandardOutputSink(pipeline: pipeline, progress: progress, balanceOnChange: follow) { event, wallet in

@@ -10,4 +10,9 @@ public enum ProcessHardening {
             try? OutputStream.standardError.write("warning: could not disable core dumps\n")
         }
     }
+
+    /// Large freed buffers stay in the process (a block scanner's, block after block): see
+    /// `satchel_reuse_large_buffers`. Freed memory is not wiped by this; secrets are wiped
+    /// where they are held, as before.
+    public static func reuseLargeBuffers() { _ = satchel_reuse_large_buffers() }
 }

@@ -21,29 +21,31 @@ public struct ByteKey: Hashable, Sendable {
 /// the middle of the key, which in a script's hash, a txid or a key image are uniform. Bits are
 /// never cleared: a filter may only err towards a lookup.
 public struct ByteFilter: Sendable {
-    private var bits = [UInt64](repeating: 0, count: 1024)
+    // Inlinable: the scanners test every output and input of a block against it, from their
+    // own modules, and a call across modules cost more than the test (perf: 7% of a scan).
+    @usableFromInline var bits = [UInt64](repeating: 0, count: 1024)
 
     public init() {}
 
-    @inline(__always)
+    @inlinable @inline(__always)
     static func slot(_ bytes: ArraySlice<UInt8>) -> Int { bytes.withUnsafeBytes { slot($0) } }
 
     /// Bytes in memory are tested as they lie: a block's scripts need no slice (each of which
     /// would retain the block).
-    @inline(__always)
+    @inlinable @inline(__always)
     static func slot(_ bytes: UnsafeRawBufferPointer) -> Int {
         guard bytes.count >= 2 else { return bytes.count }
         let mid = bytes.count / 2 - 1
         return (Int(bytes[mid]) << 8 | Int(bytes[mid + 1])) ^ (bytes.count &* 40_503 & 0xFFFF)
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     public func mayContain(_ bytes: ArraySlice<UInt8>) -> Bool { bytes.withUnsafeBytes { mayContain($0) } }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     public func mayContain(_ bytes: UnsafeRawBufferPointer) -> Bool {
         let s = Self.slot(bytes)
-        return bits[s >> 6] & (1 << UInt64(s & 63)) != 0
+        return bits.withUnsafeBufferPointer { $0[s >> 6] } & (1 << UInt64(s & 63)) != 0
     }
 
     public mutating func insert(_ bytes: ArraySlice<UInt8>) {

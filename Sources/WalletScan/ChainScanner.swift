@@ -33,6 +33,16 @@ public protocol ChainTransaction: Sendable {
     /// What its inputs reveal of the outputs they spend (Monero: key images; Zcash:
     /// nullifiers); matched against owned outputs' `spendTag`.
     var spendTags: [[UInt8]] { get }
+    /// The inputs whose spend tag `tags` holds, with their tags. A chain may walk its inputs
+    /// where they lie, making a tag only for what the set's filter lets through: a wallet
+    /// with unspent outputs asks it of every transaction of every block.
+    func spends(in tags: FilteredByteSet) -> [(input: Int, tag: [UInt8])]
+}
+
+extension ChainTransaction {
+    public func spends(in tags: FilteredByteSet) -> [(input: Int, tag: [UInt8])] {
+        spendTags.enumerated().filter { tags.contains($0.element) }.map { ($0.offset, $0.element) }
+    }
 }
 
 /// One entry of a wallet's address table (Monero: a subaddress's spend key), cached in the
@@ -67,6 +77,9 @@ public protocol ChainScanner: Sendable {
     /// them (getbalances): an output a mempool transaction spends leaves the balance until the
     /// spend is mined or gone. False by default: the mempool only adds receipts.
     static var countsMempoolSpends: Bool { get }
+    /// Whether a run's first batches should be small (`Synchronizer.rampsUp`): for blocks of
+    /// megabytes, whose first batch is otherwise read before anything is scanned.
+    static var bigBlocks: Bool { get }
 
     /// Ties a state to the wallet's keys: a state made for other keys is refused.
     var stateID: String { get }
@@ -104,6 +117,7 @@ public protocol ChainScanner: Sendable {
 
 extension ChainScanner {
     public static var countsMempoolSpends: Bool { false }
+    public static var bigBlocks: Bool { false }
     public var balancePools: [String]? { nil }
     public var addedPools: [(name: String, since: Int)] { [] }
     public static func pool(ofIndex index: Int) -> (name: String, index: Int)? { nil }

@@ -20,6 +20,7 @@ struct ScanBlocksCommand: ParsableCommand {
     /// Core dumps off before anything is read: a crash must not write secrets to disk.
     static func main() {
         ProcessHardening.disableCoreDumps()
+        ProcessHardening.reuseLargeBuffers()
         main(nil)
     }
 

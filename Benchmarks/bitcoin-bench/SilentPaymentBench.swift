@@ -1,0 +1,163 @@
+// bitcoin-bench silent-payments [n]: BIP352 scanning of n realistic transactions (2-3 inputs of
+// mixed kinds, P2WPKH, P2TR key path and P2PKH; two taproot outputs; one in a hundred pays the
+// receiver) beside the reference measured in the same run: libsecp256k1 doing the same work
+// through its public API (pubkey parse and combine for A, tweak-mul for input_hash·A; for the
+// receiver tweak-mul by b_scan (the ECDH), the tagged hash, pubkey tweak-add for P_0 = B_spend +
+// t_0·G, x-only serialization, and the change label's negate and combine on both parities).
+// Two parts, as a scanner pays them: the tweak data (once per transaction, for every wallet)
+// and the receiver's scan (per transaction and wallet). One JSON line per measurement.
+#if canImport(Glibc)
+    import Glibc
+#endif
+import BenchSupport
+import Bitcoin
+import CSecp256k1
+import WalletCore
+
+func silentPaymentBench(transactions count: Int) throws {
+    var rng = SystemRandomNumberGenerator()
+    func secret() -> SecureBytes {
+        while true {
+            let k = SecureBytes((0..<32).map { _ in UInt8.random(in: 0...255, using: &rng) })
+            if Secp256k1.isValidPrivateKey(k) { return k }
+        }
+    }
+    let receiver = try SilentPaymentKeys(scanPrivateKey: secret(), spendPublicKey: Secp256k1.publicKey(of: secret()))
+    let address = try receiver.address(testnet: false)
+    let scanner = try SilentPaymentReceiver(keys: receiver, labels: [0])
+    var inputs: [[SilentPaymentInput]] = [], outputs: [[[UInt8]]] = []
+    var paying = 0
+    for t in 0..<count {
+        var txInputs: [SilentPaymentInput] = [], keys: [SilentPaymentSender.InputKey] = []
+        for i in 0..<(2 + t % 2) {
+            let key = secret()
+            let point = try Secp256k1.publicKey(of: key)
+            let outpoint = Bitcoin.outpoint(Hash.sha256(Array("tx \(t) input \(i)".utf8)), UInt32(i))
+            let signature = [UInt8](repeating: 0x30, count: 71)
+            switch (t + i) % 3 {
+            case 0:
+                txInputs.append(
+                    SilentPaymentInput(
+                        outpoint: outpoint, scriptSig: [], witness: [signature, point.compressed],
+                        spentScript: ScriptTemplate.p2wpkh(point.compressed)))
+                keys.append(.init(key: key, taproot: false))
+            case 1:
+                txInputs.append(
+                    SilentPaymentInput(
+                        outpoint: outpoint, scriptSig: [], witness: [[UInt8](repeating: 1, count: 64)],
+                        spentScript: [0x51, 0x20] + point.xOnly))
+                keys.append(.init(key: key, taproot: true))
+            default:
+                txInputs.append(
+                    SilentPaymentInput(
+                        outpoint: outpoint, scriptSig: Script.push(signature) + Script.push(point.compressed), witness: [],
+                        spentScript: ScriptTemplate.p2pkh(Hash.hash160(point.compressed))))
+                keys.append(.init(key: key, taproot: false))
+            }
+        }
+        var txOutputs = [try Secp256k1.publicKey(of: secret()).xOnly, try Secp256k1.publicKey(of: secret()).xOnly]
+        if t % 100 == 0 {
+            txOutputs[1] = try SilentPaymentSender.outputs(inputs: keys, outpoints: txInputs.map(\.outpoint), recipients: [address])[0]
+            paying += 1
+        }
+        inputs.append(txInputs)
+        outputs.append(txOutputs)
+    }
+    let tweaks = inputs.map { SilentPaymentTweak(inputs: $0)! }
+    var sink = 0
+
+    // The tweak data: ours, then libsecp256k1's public API on the same keys.
+    report(
+        "sp_tweak_data_ours",
+        measure(repeats: 3, count: count) { t in
+            if SilentPaymentTweak(inputs: inputs[t]) != nil { sink &+= 1 }
+        })
+    let context = Secp256k1.context
+    let keyBytes: [[[UInt8]]] = inputs.map { $0.map { $0.publicKey!.compressed } }
+    report(
+        "sp_tweak_data_libsecp256k1",
+        measure(repeats: 3, count: count) { t in
+            var parsed = keyBytes[t].map { bytes -> secp256k1_pubkey in
+                var key = secp256k1_pubkey()
+                _ = secp256k1_ec_pubkey_parse(context, &key, bytes, 33)
+                return key
+            }
+            var sum = secp256k1_pubkey()
+            parsed.withUnsafeMutableBufferPointer { buffer in
+                var pointers: [UnsafePointer<secp256k1_pubkey>?] = (0..<buffer.count).map { UnsafePointer(buffer.baseAddress! + $0) }
+                _ = secp256k1_ec_pubkey_combine(context, &sum, &pointers, pointers.count)
+            }
+            var a = [UInt8](repeating: 0, count: 33)
+            var n = 33
+            _ = secp256k1_ec_pubkey_serialize(context, &a, &n, &sum, UInt32(SECP256K1_EC_COMPRESSED))
+            let smallest = inputs[t].map(\.outpoint).min { $0.lexicographicallyPrecedes($1) }!
+            let hash = Hash.tagged("BIP0352/Inputs", smallest + a)
+            if secp256k1_ec_pubkey_tweak_mul(context, &sum, hash) == 1 { sink &+= 1 }
+        })
+
+    // The receiver's scan of each transaction: ours, then the same steps through libsecp256k1.
+    var found = 0
+    report(
+        "sp_scan_ours",
+        try measure(repeats: 3, count: count) { t in
+            found &+= try scanner.scan(tweaks[t], outputs: outputs[t]).count
+        })
+    let scanKey = receiver.scanPrivateKey.bytes
+    var spend = secp256k1_pubkey()
+    _ = secp256k1_ec_pubkey_parse(context, &spend, receiver.spendPublicKey.compressed, 33)
+    var changePoint = [UInt8](repeating: 0, count: 33)
+    do {
+        var label = secp256k1_pubkey()
+        let tweak = SilentPayment.labelTweak(scanKey: receiver.scanPrivateKey, label: 0)
+        _ = tweak.withUnsafeBytes { secp256k1_ec_pubkey_create(context, &label, $0.baseAddress!.assumingMemoryBound(to: UInt8.self)) }
+        var n = 33
+        _ = secp256k1_ec_pubkey_serialize(context, &changePoint, &n, &label, UInt32(SECP256K1_EC_COMPRESSED))
+    }
+    let tweakBytes = tweaks.map(\.point.compressed)
+    var referenceFound = 0
+    report(
+        "sp_scan_libsecp256k1",
+        measure(repeats: 3, count: count) { t in
+            var point = secp256k1_pubkey()
+            _ = secp256k1_ec_pubkey_parse(context, &point, tweakBytes[t], 33)
+            _ = secp256k1_ec_pubkey_tweak_mul(context, &point, scanKey)
+            var shared = [UInt8](repeating: 0, count: 37)
+            var n = 33
+            _ = secp256k1_ec_pubkey_serialize(context, &shared, &n, &point, UInt32(SECP256K1_EC_COMPRESSED))
+            let t0 = Hash.tagged("BIP0352/SharedSecret", shared)  // ser_P(S) ‖ ser32(0)
+            var pk = spend
+            _ = secp256k1_ec_pubkey_tweak_add(context, &pk, t0)
+            var xonly = secp256k1_xonly_pubkey()
+            _ = secp256k1_xonly_pubkey_from_pubkey(context, &xonly, nil, &pk)
+            var x = [UInt8](repeating: 0, count: 32)
+            _ = secp256k1_xonly_pubkey_serialize(context, &x, &xonly)
+            var negated = pk
+            _ = secp256k1_ec_pubkey_negate(context, &negated)
+            for output in outputs[t] {
+                if output == x {
+                    referenceFound += 1
+                    continue
+                }
+                var candidate = secp256k1_pubkey()
+                _ = secp256k1_ec_pubkey_parse(context, &candidate, [0x02] + output, 33)
+                for _ in 0..<2 {
+                    var difference = secp256k1_pubkey()
+                    var pair: [UnsafePointer<secp256k1_pubkey>?] = []
+                    withUnsafePointer(to: &candidate) { c in
+                        withUnsafePointer(to: &negated) { m in
+                            pair = [c, m]
+                            _ = secp256k1_ec_pubkey_combine(context, &difference, &pair, 2)
+                        }
+                    }
+                    var d = [UInt8](repeating: 0, count: 33)
+                    var dn = 33
+                    _ = secp256k1_ec_pubkey_serialize(context, &d, &dn, &difference, UInt32(SECP256K1_EC_COMPRESSED))
+                    if d == changePoint { referenceFound += 1 }
+                    _ = secp256k1_ec_pubkey_negate(context, &candidate)
+                }
+            }
+        })
+    print(
+        #"{"bench":"sp_facts","transactions":\#(count),"paying":\#(paying),"found_per_round":\#(found / 3),"reference_found_per_round":\#(referenceFound / 3),"path":"libsecp256k1 (no batched kernel yet)","sink":\#(sink & 1)}"#
+    )
+}
