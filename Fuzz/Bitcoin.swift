@@ -12,7 +12,62 @@ enum BitcoinTargets {
         FuzzTarget(
             name: "bitcoin-block", covers: "blocks (merkle root made right by the target): batched txids against one by one", run: block),
         FuzzTarget(name: "psbt", covers: "PSBTs (v0, v2): read, write, sign with BIP174's example key, finalize, extract", run: psbt),
+        FuzzTarget(name: "bitcoin-undo", covers: "undo data (rev*.dat records): records, spent scripts, both dialects", run: undo),
+        FuzzTarget(
+            name: "silent-payment", covers: "sp1/tsp1 addresses; BIP352 inputs (scriptSig, witness, spent script) to tweak data",
+            run: silentPayment),
     ]
+
+    /// Undo records and the spent scripts in them; every script read is one a node could have
+    /// spent (a special form decompressed, or the bytes as stored).
+    static func undo(_ bytes: [UInt8]) {
+        let (selector, rest) = split(bytes)
+        let dialect: BitcoinDialect = selector & 1 == 0 ? .bitcoin : .litecoin
+        if selector & 2 == 0 {
+            guard let records = try? BitcoinUndo.records(rest, magic: [0xF9, 0xBE, 0xB4, 0xD9], name: "fuzz") else { return }
+            for record in records {
+                holds(record.checksum.count == 32, "an undo record's checksum is not 32 bytes")
+                _ = try? BitcoinUndo.spentScripts(record.data, dialect: dialect, what: "fuzz")
+            }
+            return
+        }
+        guard let scripts = try? BitcoinUndo.spentScripts(rest[...], dialect: dialect, what: "fuzz") else { return }
+        holds(scripts.allSatisfy { $0.count <= 10_000 }, "a spent script longer than MAX_SCRIPT_SIZE")
+    }
+
+    /// An address reads back as itself (lower case, version 0) or is refused; a transaction's
+    /// inputs, as fuzzed, give tweak data only from keys that are on the curve.
+    static func silentPayment(_ bytes: [UInt8]) {
+        let (selector, rest) = split(bytes)
+        if selector & 1 == 0 {
+            let text = String(decoding: rest, as: UTF8.self)
+            guard let address = try? SilentPaymentAddress(parsing: text) else { return }
+            let again = try? SilentPaymentAddress(parsing: address.description)
+            holds(again == address, "an address does not read back as itself")
+            return
+        }
+        // Inputs: [spent script length, script, scriptSig length, scriptSig, witness items…].
+        var inputs: [SilentPaymentInput] = []
+        var r = rest[...]
+        func take(_ n: Int) -> [UInt8]? {
+            guard r.count >= n else { return nil }
+            defer { r = r.dropFirst(n) }
+            return Array(r.prefix(n))
+        }
+        while inputs.count < 8, let lengths = take(3) {
+            guard let script = take(Int(lengths[0]) % 40), let scriptSig = take(Int(lengths[1])) else { break }
+            var witness: [[UInt8]] = []
+            for _ in 0..<Int(lengths[2] % 4) { if let n = take(1), let item = take(Int(n[0]) % 80) { witness.append(item) } }
+            inputs.append(
+                SilentPaymentInput(
+                    outpoint: Bitcoin.outpoint(Hash.sha256(script), UInt32(inputs.count)), scriptSig: scriptSig, witness: witness,
+                    spentScript: script))
+        }
+        guard let tweak = SilentPaymentTweak(inputs: inputs) else { return }
+        holds(tweak.point.compressed.count == 33, "tweak data that is not a point")
+        holds(
+            Secp256k1.PublicKey.sum(inputs.compactMap(\.publicKey)) == tweak.inputKeySum, "the key sum is not the sum of the counted keys")
+    }
 
     /// Two readers of one format agree: what both read has one txid and the same outputs, and
     /// the PSBT code's transaction writes back as the very bytes read.

@@ -136,6 +136,14 @@ seed("epee", header + bytes([0x08, 0x06]) + b"status" + bytes([0x0A, 0x08]) + b"
 for name in ("block432.hex", "block434.hex", "block436.hex"):
     raw = binascii.unhexlify(text("litecoin-regtest", name).strip())
     seed("bitcoin-block", bytes([0x01]) + raw)
+# BIP352: the vectors' first address, and an input of each kind (the P2WPKH key is G).
+seed("silent-payment", bytes([0x00]) + b"sp1qqgste7k9hx0qftg6qmwlkqtwuy6cycyavzmzj85c6qdfhjdpdjtdgqjuexzk6murw56suy3e0rd2cgqvycxttddwsvgxe2usfpxumr70xc9pkqwv")
+_g = binascii.unhexlify("0279be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798")
+seed("silent-payment", bytes([0x01, 22, 0, 1]) + bytes([0x00, 0x14]) + bytes(20) + bytes([33]) + _g
+     + bytes([34, 0, 1]) + bytes([0x51, 0x20]) + _g[1:] + bytes([64]) + bytes(64))
+# Undo data: one transaction, one P2PKH coin at height 10 (a dummy after the height code).
+seed("bitcoin-undo", bytes([0x02]) + bytes([1, 1, 20, 0, 5, 0]) + bytes(20))
+seed("bitcoin-undo", bytes([0x00]) + bytes.fromhex("f9beb4d9") + (27).to_bytes(4, "little") + bytes([1, 1, 20, 0, 5, 0]) + bytes(21) + bytes(32))
 seed("bitcoin-tx", bytes([0x00]) + binascii.unhexlify(json.loads(text("psbt", "bip174-roles.json"))["extracted_hex"]))
 for line in text("psbt", "rpc_psbt-valid.txt").splitlines()[:10]:
     if line.strip():
