@@ -187,7 +187,8 @@ let package = Package(
         .target(name: "BenchSupport", path: "Benchmarks/BenchSupport"),
         .executableTarget(name: "monero-bench", dependencies: ["MoneroScan", "BenchSupport", "Monero", "WalletScan", "WalletCore", "CSodium"], path: "Benchmarks/monero-bench"),
         // make ctime's check of the Swift code that multiplies by a secret on the portable path.
-        .executableTarget(name: "satchel-ctime", dependencies: ["Zcash", "Monero", "WalletCore"], path: "Tests/ctime/Swift"),
+        .executableTarget(
+            name: "satchel-ctime", dependencies: ["Zcash", "Monero", "Bitcoin", "CCurveBatch", "WalletCore"], path: "Tests/ctime/Swift"),
         .executableTarget(name: "zcash-bench", dependencies: ["ZcashScan", "BenchSupport", "Zcash", "CCurveBatch", "WalletCore", "CSodium"], path: "Benchmarks/zcash-bench"),
         .executableTarget(name: "bitcoin-bench", dependencies: ["BenchSupport", "BitcoinScan", "Bitcoin", "COpenSSL", "CSHA256", "CSecp256k1", "WalletScan", "WalletKeys", "WalletCore"], path: "Benchmarks/bitcoin-bench"),
         .executableTarget(name: "satchel-bench", dependencies: ["BenchSupport", "WalletKeys", "WalletCore"], path: "Benchmarks/satchel-bench"),

@@ -140,7 +140,8 @@ public struct SilentPaymentKeys: Sendable {
         scanPrivateKey: SecureBytes, spendPublicKey: Secp256k1.PublicKey, spendPrivateKey: SecureBytes? = nil
     ) throws(SilentPaymentError) {
         do {
-            scanPublicKey = try Secp256k1.publicKey(of: scanPrivateKey)
+            // B_scan is public by design: it is in every address of the receiver.
+            scanPublicKey = try Secp256k1.publicKey(of: scanPrivateKey).declassified
             if let spendPrivateKey, try Secp256k1.publicKey(of: spendPrivateKey) != spendPublicKey {
                 throw SilentPaymentError.invalidKey("the spend private key is not the spend public key's")
             }
@@ -201,9 +202,11 @@ public enum SilentPaymentSender {
         do {
             for input in inputs {
                 var key = input.key
-                if input.taproot, try Secp256k1.publicKey(of: key).compressed[0] == 3 { key = try Secp256k1.negate(key) }
+                // Every key checked (a zero one would otherwise pass as a zero partial sum).
+                let point = try Secp256k1.publicKey(of: key)
+                if input.taproot, point.compressed[0] == 3 { key = try Secp256k1.negate(key) }
                 // libsecp256k1 refuses a sum of zero: that is the nil here.
-                sum = try sum.map { try? Secp256k1.add(tweak: key.bytes, to: $0) } ?? key
+                sum = sum.map { try? Secp256k1.add(tweak: key.bytes, to: $0) } ?? key
             }
         } catch { throw .invalidKey("an input's private key is zero or not below the group order") }
         guard sum != nil else { throw .invalidKey("the inputs' private keys sum to zero") }

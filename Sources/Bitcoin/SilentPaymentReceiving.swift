@@ -109,17 +109,30 @@ public struct SilentPaymentReceiver: Sendable {
         var table: [[UInt8]: (m: UInt32, tweak: SecureBytes)] = [:]
         for m in labels {
             let tweak = SilentPayment.labelTweak(scanKey: keys.scanPrivateKey, label: m)
-            guard let point = try? Secp256k1.publicKey(of: tweak) else { throw .invalidKey("label \(m) gives no key") }
+            // label·G is public by design: B_m = B_spend + label·G is in the labeled address.
+            guard let point = (try? Secp256k1.publicKey(of: tweak))?.declassified else { throw .invalidKey("label \(m) gives no key") }
             table[point.compressed] = (m, tweak)
         }
         self.labels = table
     }
 
-    /// S = b_scan·(input_hash·A), the shared point (secret: it finds and links the payments).
+    /// S = b_scan·(input_hash·A), ser_P: the shared point (secret: it finds and links the
+    /// payments), made and serialized in constant time.
     public func sharedSecret(_ tweak: SilentPaymentTweak) throws(SilentPaymentError) -> SecureBytes {
-        do { return SecureBytes(try tweak.point.multiplied(bySecret: keys.scanPrivateKey).compressed) } catch {
+        do { return try Secp256k1.ecdhPoint(privateKey: keys.scanPrivateKey, publicKey: tweak.point) } catch {
             throw .invalidKey("the scan key is not a private key")
         }
+    }
+
+    /// P_k = B_spend + t_k·G. t_k·G is made in constant time (libsecp256k1's generator
+    /// multiplication; its tweak-add would multiply by t_k in variable time), then declassified:
+    /// the point does not give t_k or S away, and whether an output is it is what the scan
+    /// reports.
+    func outputKey(_ t: [UInt8]) -> Secp256k1.PublicKey? {
+        var scalar = t
+        defer { SecureBytes.wipe(&scalar) }
+        guard let tG = try? Secp256k1.publicKey(of: SecureBytes(scalar)) else { return nil }
+        return Secp256k1.PublicKey.sum([keys.spendPublicKey, tG.declassified])
     }
 
     /// The outputs (x-only keys of a transaction's taproot outputs) paid to this receiver,
@@ -133,7 +146,7 @@ public struct SilentPaymentReceiver: Sendable {
         var k: UInt32 = 0
         while k < SilentPayment.maxOutputsPerReceiver, !remaining.isEmpty {
             let t = SilentPayment.sharedSecretTweak(shared.bytes, k)
-            guard let pk = try? keys.spendPublicKey.adding(tweak: t) else { break }
+            guard let pk = outputKey(t) else { break }
             let x = pk.xOnly
             var hit: (position: Int, Found)?
             for (position, (index, output)) in remaining.enumerated() {

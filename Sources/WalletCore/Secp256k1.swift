@@ -1,4 +1,5 @@
 import CSecp256k1
+import CCurveBatch
 
 /// Errors of curve arithmetic: an operation whose result BIP32 calls invalid.
 public enum CurveError: WalletError, Equatable {
@@ -84,6 +85,14 @@ public enum Secp256k1 {
 
         public static func == (a: PublicKey, b: PublicKey) -> Bool { a.compressed == b.compressed }
 
+        /// The same point, told to memcheck to be public (the constant-time checks): for a point
+        /// computed from a secret that is public by design, as the caller's comment argues.
+        public var declassified: PublicKey {
+            var key = raw
+            withUnsafeBytes(of: &key) { satchel_declassify($0.baseAddress, $0.count) }
+            return PublicKey(raw: key)
+        }
+
         /// The even-y point with this x coordinate (BIP340's lift_x): a taproot output key.
         public init(xOnly x: [UInt8]) throws(CurveError) {
             guard x.count == 32 else { throw .invalidPublicKey }
@@ -145,6 +154,28 @@ public enum Secp256k1 {
         return SecureBytes(out)
     }
 
+    /// privateKey·publicKey as 33 bytes, ser_P (BIP352's shared secret), constant-time in the
+    /// private key: through libsecp256k1's ECDH, whose point is normalized in constant time
+    /// (serializing a secret point as a public key would normalize it in variable time).
+    public static func ecdhPoint(privateKey: SecureBytes, publicKey: PublicKey) throws(CurveError) -> SecureBytes {
+        var out = [UInt8](repeating: 0, count: 33)
+        defer { SecureBytes.wipe(&out) }
+        var key = publicKey.raw
+        let ok = privateKey.withUnsafeBytes { secret in
+            secp256k1_ecdh(
+                context, &out, &key, secret.uint8Pointer,
+                { output, x, y, _ in
+                    // 0x02 or 0x03 by y's parity, without a branch on it.
+                    output![0] = 0x02 | (y![31] & 1)
+                    (output! + 1).update(from: x!, count: 32)
+                    return 1
+                }, nil)
+        }
+        // Whether the key is valid (nonzero, below n) is public: every key in use is.
+        guard privateKey.count == 32, ConstantTime.declassified(ok == 1) else { throw .invalidPrivateKey }
+        return SecureBytes(out)
+    }
+
     public static func isValidPrivateKey(_ key: SecureBytes) -> Bool {
         key.count == 32 && key.withUnsafeBytes { secp256k1_ec_seckey_verify(context, $0.uint8Pointer) } == 1
     }
@@ -154,7 +185,8 @@ public enum Secp256k1 {
         guard privateKey.count == 32 else { throw .invalidPrivateKey }
         var key = secp256k1_pubkey()
         let ok = privateKey.withUnsafeBytes { secp256k1_ec_pubkey_create(context, &key, $0.uint8Pointer) }
-        guard ok == 1 else { throw .invalidPrivateKey }
+        // Whether the key is valid is public: every key in use is.
+        guard ConstantTime.declassified(ok == 1) else { throw .invalidPrivateKey }
         return PublicKey(raw: key)
     }
 

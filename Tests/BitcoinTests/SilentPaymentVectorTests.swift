@@ -66,6 +66,18 @@ final class SilentPaymentVectorTests: XCTestCase {
             }
         }
         XCTAssertEqual(checked, 28)
+        // A zero key is no key, beside a valid one or alone (it is not a zero partial sum).
+        let address = try SilentPaymentAddress(
+            parsing: (cases[0]["receiving"] as! [[String: Any]])[0]["expected"].flatMap {
+                ($0 as! [String: Any])["addresses"] as? [String]
+            }![0])
+        for keys in [[SecureBytes(count: 32)], [SecureBytes([UInt8](repeating: 1, count: 32)), SecureBytes(count: 32)]] {
+            XCTAssertThrowsError(
+                try SilentPaymentSender.outputs(
+                    inputs: keys.map { .init(key: $0, taproot: false) }, outpoints: [Bitcoin.outpoint([UInt8](repeating: 3, count: 32), 0)],
+                    recipients: [address])
+            ) { XCTAssertEqual($0 as? SilentPaymentError, .invalidKey("an input's private key is zero or not below the group order")) }
+        }
     }
 
     /// A transaction spending a segwit v2 (or later) output holds no silent payment, even

@@ -36,6 +36,9 @@ enum satchel_simd_path satchel_simd_choose(const char *forced, int *unavailable)
  * memcheck (the constant-time checks); outside valgrind it does nothing. Only for values whose
  * publication is argued where the call is made. */
 void satchel_declassify(const void *p, size_t n);
+/* The reverse, for the constant-time checks alone: bytes made secret (undefined for memcheck)
+ * after they were written, so a test's secret can be a valid key. */
+void satchel_classify(const void *p, size_t n);
 
 /* A modulus in radix 2^52, -p^-1 mod 2^52, R and R^2 mod p (R = 2^260), whether it is
  * Pallas-shaped (2^254 + c, c < 2^156: its reduction has shifts for multiplications); for point

@@ -1,3 +1,5 @@
+import Bitcoin
+import CCurveBatch
 import Foundation
 import Monero
 import WalletCore
@@ -103,6 +105,30 @@ if which == "all" || which == "monero" {
     let r = Ed25519.basePointMultiple(bytes: [UInt8](repeating: 3, count: 32))!
     let derivation = Ed25519.moneroDerivation(secret: SecureBytes(undefinedBytes(32)), publicKey: r)
     print("ctime: Monero key derivation with a secret view key (Swift): \(derivation?.count ?? 0) bytes")
+}
+if which == "all" || which == "silent-payment" {
+    // A BIP352 receiver's scan with a secret scan key (valid: random bytes, then made undefined
+    // for memcheck): its keys, the change label, the ECDH with a transaction's tweak data, t_0,
+    // P_0 and the match of a payment to it (the sender's side is public here: its own keys).
+    var scanBytes = [UInt8](repeating: 0, count: 32)
+    repeat { scanBytes = (0..<32).map { _ in UInt8.random(in: 0...255) } } while !Secp256k1.isValidPrivateKey(SecureBytes(scanBytes))
+    let scanKey = SecureBytes(scanBytes)
+    scanKey.withUnsafeBytes { satchel_classify($0.baseAddress, $0.count) }
+    let keys = try! SilentPaymentKeys(
+        scanPrivateKey: scanKey, spendPublicKey: try! Secp256k1.publicKey(of: SecureBytes([UInt8](repeating: 9, count: 32))))
+    let receiver = try! SilentPaymentReceiver(keys: keys, labels: [0])
+    let input = SecureBytes([UInt8](repeating: 5, count: 32))
+    let outpoint = Bitcoin.outpoint([UInt8](repeating: 1, count: 32), 0)
+    let paid = try! SilentPaymentSender.outputs(
+        inputs: [.init(key: input, taproot: false)], outpoints: [outpoint], recipients: [try! keys.address(testnet: true)])
+    let inputKey = try! Secp256k1.publicKey(of: input)
+    let tweak = SilentPaymentTweak(inputs: [
+        SilentPaymentInput(
+            outpoint: outpoint, scriptSig: [], witness: [[0x30], inputKey.compressed],
+            spentScript: ScriptTemplate.p2wpkh(inputKey.compressed))
+    ])!
+    let found = try! receiver.scan(tweak, outputs: [[UInt8](repeating: 2, count: 32), paid[0]])
+    print("ctime: a silent payment scan with a secret scan key (Swift, libsecp256k1): \(found.count) found")
 }
 if which == "canary" {
     // A branch on the secret on purpose: make ctime-swift expects memcheck to report it (exit
