@@ -2,8 +2,9 @@
 // mixed kinds, P2WPKH, P2TR key path and P2PKH; two taproot outputs; one in a hundred pays the
 // receiver) beside the reference measured in the same run: libsecp256k1 doing the same work
 // through its public API (pubkey parse and combine for A, tweak-mul for input_hash·A; for the
-// receiver tweak-mul by b_scan (the ECDH), the tagged hash, pubkey tweak-add for P_0 = B_spend +
-// t_0·G, x-only serialization, and the change label's negate and combine on both parities).
+// receiver the ECDH with b_scan (constant time), the tagged hash, pubkey create and combine for
+// P_0 = B_spend + t_0·G (t_0·G in constant time), x-only serialization, and the change label's
+// negate and combine on both parities).
 // Two parts, as a scanner pays them: the tweak data (once per transaction, for every wallet)
 // and the receiver's scan (per transaction and wallet). One JSON line per measurement.
 #if canImport(Glibc)
@@ -120,13 +121,23 @@ func silentPaymentBench(transactions count: Int) throws {
         measure(repeats: 3, count: count) { t in
             var point = secp256k1_pubkey()
             _ = secp256k1_ec_pubkey_parse(context, &point, tweakBytes[t], 33)
-            _ = secp256k1_ec_pubkey_tweak_mul(context, &point, scanKey)
             var shared = [UInt8](repeating: 0, count: 37)
-            var n = 33
-            _ = secp256k1_ec_pubkey_serialize(context, &shared, &n, &point, UInt32(SECP256K1_EC_COMPRESSED))
+            _ = secp256k1_ecdh(
+                context, &shared, &point, scanKey,
+                { output, x, y, _ in
+                    output![0] = 0x02 | (y![31] & 1)
+                    (output! + 1).update(from: x!, count: 32)
+                    return 1
+                }, nil)
             let t0 = Hash.tagged("BIP0352/SharedSecret", shared)  // ser_P(S) ‖ ser32(0)
-            var pk = spend
-            _ = secp256k1_ec_pubkey_tweak_add(context, &pk, t0)
+            var tG = secp256k1_pubkey(), pk = secp256k1_pubkey()
+            _ = secp256k1_ec_pubkey_create(context, &tG, t0)
+            withUnsafePointer(to: &spend) { b in
+                withUnsafePointer(to: &tG) { g in
+                    var both: [UnsafePointer<secp256k1_pubkey>?] = [b, g]
+                    _ = secp256k1_ec_pubkey_combine(context, &pk, &both, 2)
+                }
+            }
             var xonly = secp256k1_xonly_pubkey()
             _ = secp256k1_xonly_pubkey_from_pubkey(context, &xonly, nil, &pk)
             var x = [UInt8](repeating: 0, count: 32)
