@@ -43,8 +43,9 @@ public final class BitcoinBlockFileSource: BlockSource, @unchecked Sendable {  /
     /// With `spentOutputs`: the network's magic, to read the undo files with.
     private let undoMagic: [UInt8]?
     private let dialect: BitcoinDialect
-    /// The spent scripts of the chain's blocks in the last undo file read, by height.
-    private var undo: (file: Int32, byHeight: [Int: [[UInt8]]])?
+    /// The undo data of the chain's blocks in the last undo file read, by height (read into
+    /// scripts when its block is: a file's worth of scripts is millions of small arrays).
+    private var undo: (file: Int32, byHeight: [Int: ArraySlice<UInt8>])?
 
     /// `path`: a directory holding blk*.dat (or blk*.dat.zst) files, or one such file. `magic`:
     /// the network's four bytes before each block; `proofOfWork`: the chain's.
@@ -114,21 +115,21 @@ public final class BitcoinBlockFileSource: BlockSource, @unchecked Sendable {  /
             }
             let bytes = try Self.wholeFile(File(path: path, name: name, zstd: blocks.zstd), key: key)
             var pending = chain.indices.filter { $0 > 0 && chain[$0].file == number }
-            var byHeight: [Int: [[UInt8]]] = [:]
+            var byHeight: [Int: ArraySlice<UInt8>] = [:]
             for record in try BitcoinUndo.records(bytes, magic: magic, name: name) {
                 // Usually the next block in height order; else any not yet matched.
                 guard let hit = pending.firstIndex(where: { record.belongs(after: hashes[$0 - 1]) }) else { continue }
-                let height = pending.remove(at: hit)
-                byHeight[height] = try BitcoinUndo.spentScripts(record.data, dialect: dialect, what: "\(name), block \(height)'s undo data")
+                byHeight[pending.remove(at: hit)] = record.data
             }
             undo = (number, byHeight)
         }
-        guard let scripts = undo?.byHeight[h] else {
+        guard let data = undo?.byHeight[h] else {
             throw ScanError.unsupported(
                 "silent payments need what each input spends, and the undo file beside block \(h)'s has no record for it (the node has not connected it yet?)"
             )
         }
-        return scripts
+        let name = "rev" + files[Int(number)].name.dropFirst(3)
+        return try BitcoinUndo.spentScripts(data, dialect: dialect, what: "\(name), block \(h)'s undo data")
     }
 
     public func mempool() throws -> [[UInt8]] { [] }

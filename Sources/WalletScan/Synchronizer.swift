@@ -471,6 +471,10 @@ public final class Synchronizer<Chain: ChainScanner> {
         // their type's metadata up at every step, a quarter of a Bitcoin scan.)
         // (Asked once: `slot.scanner` is a copy of the whole scanner at each access.)
         let transactions = block.transactions, spendsKnown = slot.scanner.spendsKnown
+        guard found.count == transactions.count else {
+            throw ScanError.malformed(
+                what: "block \(height)", reason: "the scan gave \(found.count) results for \(transactions.count) transactions")
+        }
         for t in found.indices where !found[t].isEmpty || spendsKnown && !slot.unspentTags.isEmpty {
             let tx = transactions[t], outputs = found[t]
             var spendsOurs = false
