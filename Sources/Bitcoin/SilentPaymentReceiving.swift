@@ -65,8 +65,8 @@ public struct SilentPaymentInput: Sendable {
     }
 }
 
-/// What a transaction gives every receiver to scan it with: input_hash·A, public (BIP352's
-/// "tweak data", what tweak servers hand out), and the x-only keys of its taproot outputs.
+/// What a transaction gives every receiver to scan it with (beside its taproot outputs):
+/// input_hash·A, public (BIP352's "tweak data", what tweak servers hand out).
 public struct SilentPaymentTweak: Sendable, Equatable {
     public let point: Secp256k1.PublicKey
     /// A, the sum of the counted inputs' keys.
@@ -138,14 +138,16 @@ public struct SilentPaymentReceiver: Sendable {
     /// The outputs (x-only keys of a transaction's taproot outputs) paid to this receiver,
     /// k counting up from 0 while outputs match, at most K_max.
     public func scan(_ tweak: SilentPaymentTweak, outputs: [[UInt8]]) throws(SilentPaymentError) -> [Found] {
-        let shared = try sharedSecret(tweak)
+        let secret = try sharedSecret(tweak)
+        var shared = secret.bytes
+        defer { SecureBytes.wipe(&shared) }
         var remaining = outputs.enumerated().compactMap { index, x in
             (try? Secp256k1.PublicKey(xOnly: x)).map { (index, $0) }
         }
         var found: [Found] = []
         var k: UInt32 = 0
         while k < SilentPayment.maxOutputsPerReceiver, !remaining.isEmpty {
-            let t = SilentPayment.sharedSecretTweak(shared.bytes, k)
+            let t = SilentPayment.sharedSecretTweak(shared, k)
             guard let pk = outputKey(t) else { break }
             let x = pk.xOnly
             var hit: (position: Int, Found)?
