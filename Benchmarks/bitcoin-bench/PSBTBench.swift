@@ -75,7 +75,9 @@ func psbtBench(inputs count: Int) throws {
             var entropy = [UInt8](repeating: 0, count: 32)
             while true {
                 withUnsafeBytes(of: counter.littleEndian) { entropy.replaceSubrange(0..<4, with: $0) }
-                _ = secp256k1_ecdsa_sign(context, &signature, hashes[i], secrets[i], nil, counter == 0 ? nil : UnsafeRawPointer(entropy))
+                _ = entropy.withUnsafeBytes { extra in
+                    secp256k1_ecdsa_sign(context, &signature, hashes[i], secrets[i], nil, counter == 0 ? nil : extra.baseAddress)
+                }
                 // Bitcoin Core's SigHasLowR: R < 2^255, so DER needs no padding byte.
                 _ = secp256k1_ecdsa_signature_serialize_compact(context, &compact, &signature)
                 if compact[0] < 0x80 { break }

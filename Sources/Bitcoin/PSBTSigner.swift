@@ -153,9 +153,15 @@ public struct PSBTSigner {
     /// One signature to make.
     enum Task {
         case ecdsa(publicKey: [UInt8], path: [UInt32], sighash: Sighasher)
-        case schnorr(path: [UInt32], merkleRoot: [UInt8]?)
-        /// A silent payment output's key path: the key at `path` plus `tweak`.
-        case silentPayment(path: [UInt32], tweak: [UInt8])
+        case schnorr(path: [UInt32], key: OutputKey)
+    }
+
+    /// How a taproot key path's output key comes from the key at a path.
+    enum OutputKey {
+        /// BIP341's TapTweak (BIP86 when there is no script tree).
+        case taproot(merkleRoot: [UInt8]?)
+        /// A silent payment output: the key plus `tweak`, no TapTweak.
+        case silentPayment(tweak: [UInt8])
     }
 
     /// What a segwit v0 or legacy signature hashes.
@@ -230,16 +236,14 @@ public struct PSBTSigner {
                     signed.inputs[i].insertInOrder(
                         PSBT.Pair(
                             type: PSBTField.inPartialSig, keyData: publicKey, value: signature.der + [UInt8(truncatingIfNeeded: type)]))
-                case .schnorr(let path, let merkleRoot):
+                case .schnorr(let path, let key):
                     let type = signed.inputs[i].value(PSBTField.inSighashType)?.littleEndianUInt32 ?? Sighash.taprootDefault
                     let hash = try Sighash.taprootKeyPath(tx, input: i, prevouts: utxos, type: type, shared: shared)
-                    let signature = try keys.signSchnorr(hash, at: path, merkleRoot: merkleRoot)
-                    signed.inputs[i].insertInOrder(
-                        PSBT.Pair(type: PSBTField.inTapKeySig, value: signature + (type == Sighash.taprootDefault ? [] : [UInt8(type)])))
-                case .silentPayment(let path, let tweak):
-                    let type = signed.inputs[i].value(PSBTField.inSighashType)?.littleEndianUInt32 ?? Sighash.taprootDefault
-                    let hash = try Sighash.taprootKeyPath(tx, input: i, prevouts: utxos, type: type, shared: shared)
-                    let signature = try keys.signSchnorr(hash, at: path, addingTweak: tweak)
+                    let signature =
+                        switch key {
+                        case .taproot(let merkleRoot): try keys.signSchnorr(hash, at: path, merkleRoot: merkleRoot)
+                        case .silentPayment(let tweak): try keys.signSchnorr(hash, at: path, addingTweak: tweak)
+                        }
                     signed.inputs[i].insertInOrder(
                         PSBT.Pair(type: PSBTField.inTapKeySig, value: signature + (type == Sighash.taprootDefault ? [] : [UInt8(type)])))
                 }
@@ -419,7 +423,7 @@ public struct PSBTSigner {
         input i: Int, map: PSBT.Map, utxo: BitcoinTx.Output, outputCount: Int, keys: PSBTKeyring
     ) throws -> (String, [Task], [[UInt32]], UInt32?) {
         if let tweak = map.value(PSBTField.inSPTweak) {
-            return try silentPaymentPlan(input: i, map: map, utxo: utxo, tweak: tweak, keys: keys)
+            return try silentPaymentPlan(input: i, map: map, utxo: utxo, outputCount: outputCount, tweak: tweak, keys: keys)
         }
         let (ecdsa, taproot) = try Self.ourKeys(
             map, type: PSBTField.inBIP32Derivation, tapType: PSBTField.inTapBIP32Derivation, name: "input \(i)", keys: keys)
@@ -430,13 +434,8 @@ public struct PSBTSigner {
         let finalized = map.value(PSBTField.inFinalScriptSig) != nil || map.value(PSBTField.inFinalScriptWitness) != nil
         if paths.isEmpty || finalized { return (kind, [], paths, nil) }
 
-        let explicit = map.value(PSBTField.inSighashType)?.littleEndianUInt32
         let isTaproot = if case .p2tr = ScriptTemplate(utxo.script) { true } else { false }
-        let type = explicit ?? (isTaproot ? Sighash.taprootDefault : Sighash.all)
-        let allowed: Set<UInt32> = isTaproot ? [Sighash.taprootDefault, Sighash.all] : [Sighash.all]
-        if !allowed.contains(type) && !allowOtherSighash { throw PSBTSignError.sighashNotAllowed(input: i, type: Self.sighashName(type)) }
-        try Sighash.check(type, taproot: isTaproot)
-        if Sighash.base(type) == Sighash.single && i >= outputCount { throw Sighash.Failure.singleWithoutOutput(input: i) }
+        let type = try sighashType(input: i, map: map, taproot: isTaproot, outputCount: outputCount)
 
         var tasks = [Task]()
         let existing = Set(map.all(PSBTField.inPartialSig).map(\.keyData))
@@ -527,7 +526,7 @@ public struct PSBTSigner {
                         "a taproot input needs a BIP340 signature, which the signing device does not make (a Keycard of applet 3.x signs ECDSA only)"
                 )
             }
-            if map.value(PSBTField.inTapKeySig) == nil { tasks = [.schnorr(path: keyPath[0].path, merkleRoot: merkleRoot)] }
+            if map.value(PSBTField.inTapKeySig) == nil { tasks = [.schnorr(path: keyPath[0].path, key: .taproot(merkleRoot: merkleRoot))] }
         case .other:
             throw PSBTSignError.unsupportedScript(input: i, reason: "it spends a script Satchel does not sign (\(Hex.encode(utxo.script)))")
         }
@@ -539,7 +538,7 @@ public struct PSBTSigner {
     /// BIP352's spend key of an account of this seed, found by its public key), and signed only
     /// once the spent output's key is the spend key plus the tweak, computed here.
     func silentPaymentPlan(
-        input i: Int, map: PSBT.Map, utxo: BitcoinTx.Output, tweak: [UInt8], keys: PSBTKeyring
+        input i: Int, map: PSBT.Map, utxo: BitcoinTx.Output, outputCount: Int, tweak: [UInt8], keys: PSBTKeyring
     ) throws -> (String, [Task], [[UInt32]], UInt32?) {
         let kind = "p2tr-silent-payment"
         func mismatch(_ reason: String) -> PSBTSignError { .scriptMismatch(input: i, reason: reason) }
@@ -574,18 +573,27 @@ public struct PSBTSigner {
         guard (try? spend.key.adding(tweak: tweak))?.xOnly == outputKey else {
             throw mismatch("its output key is not our spend key (\(DerivationPath(spend.path))) plus PSBT_IN_SP_TWEAK")
         }
-        let type = map.value(PSBTField.inSighashType)?.littleEndianUInt32 ?? Sighash.taprootDefault
-        if ![Sighash.taprootDefault, Sighash.all].contains(type) && !allowOtherSighash {
-            throw PSBTSignError.sighashNotAllowed(input: i, type: Self.sighashName(type))
-        }
-        try Sighash.check(type, taproot: true)
+        let type = try sighashType(input: i, map: map, taproot: true, outputCount: outputCount)
         guard keys.signsTweaked else {
             throw PSBTSignError.unsupportedScript(
                 input: i, reason: "a silent payment output needs its spend key plus a tweak, which the signing device cannot sign with")
         }
         let finalized = map.value(PSBTField.inFinalScriptSig) != nil || map.value(PSBTField.inFinalScriptWitness) != nil
-        let tasks: [Task] = finalized || map.value(PSBTField.inTapKeySig) != nil ? [] : [.silentPayment(path: spend.path, tweak: tweak)]
+        let tasks: [Task] =
+            finalized || map.value(PSBTField.inTapKeySig) != nil ? [] : [.schnorr(path: spend.path, key: .silentPayment(tweak: tweak))]
         return (kind, tasks, [spend.path], type)
+    }
+
+    /// The input's sighash type (ALL, or taproot's DEFAULT, when the PSBT gives none): one
+    /// that commits to every input and output unless the user allowed others, and never
+    /// SINGLE without its output.
+    func sighashType(input i: Int, map: PSBT.Map, taproot: Bool, outputCount: Int) throws -> UInt32 {
+        let type = map.value(PSBTField.inSighashType)?.littleEndianUInt32 ?? (taproot ? Sighash.taprootDefault : Sighash.all)
+        let allowed: Set<UInt32> = taproot ? [Sighash.taprootDefault, Sighash.all] : [Sighash.all]
+        if !allowed.contains(type) && !allowOtherSighash { throw PSBTSignError.sighashNotAllowed(input: i, type: Self.sighashName(type)) }
+        try Sighash.check(type, taproot: taproot)
+        if Sighash.base(type) == Sighash.single && i >= outputCount { throw Sighash.Failure.singleWithoutOutput(input: i) }
+        return type
     }
 
     /// ALL, NONE, SINGLE (each maybe |ANYONECANPAY) or taproot's DEFAULT.

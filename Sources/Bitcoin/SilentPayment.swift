@@ -153,6 +153,27 @@ public struct SilentPaymentKeys: Sendable {
         self.spendPrivateKey = spendPrivateKey
     }
 
+    /// The record fields of a watch-only receiver (what `derive account --purpose 352
+    /// --view-only` writes, and derive and scan-blocks read): the scan key is secret.
+    public static let scanKeyField = "sp_scan_key"
+    public static let spendPublicKeyField = "sp_spend_public_key"
+    public static let spendKeyField = "sp_spend_key"
+
+    /// A watch-only receiver from those fields' hex texts (the spend key's absent: an error
+    /// that names it).
+    public init(scanKeyHex: String, spendPublicKeyHex: String?) throws(SilentPaymentError) {
+        guard let spendPublicKeyHex else {
+            throw .invalidKey("a record with \(Self.scanKeyField) needs \(Self.spendPublicKeyField) too")
+        }
+        let spendKey: Secp256k1.PublicKey
+        do { spendKey = try Secp256k1.PublicKey(parsing: Hex.decode(spendPublicKeyHex)) } catch {
+            throw .invalidKey("\(Self.spendPublicKeyField) is not a compressed public key")
+        }
+        let scanKey: SecureBytes
+        do { scanKey = try Hex.decodeSecret(scanKeyHex) } catch { throw .invalidKey("\(Self.scanKeyField) is not hexadecimal") }
+        try self.init(scanPrivateKey: scanKey, spendPublicKey: spendKey)
+    }
+
     /// The keys at BIP352's paths below a BIP32 root (a seed's master key).
     public init(root: ExtendedKey, coinType: UInt32, account: UInt32) throws(SilentPaymentError) {
         do {

@@ -12,20 +12,10 @@
 #endif
 #endif
 
-void satchel_classify(const void *p, size_t n) {
 #ifdef SATCHEL_HAVE_MEMCHECK
-    (void)VALGRIND_MAKE_MEM_UNDEFINED(p, n);
+void satchel_classify(const void *p, size_t n) { (void)VALGRIND_MAKE_MEM_UNDEFINED(p, n); }
+void satchel_declassify(const void *p, size_t n) { (void)VALGRIND_MAKE_MEM_DEFINED(p, n); }
 #else
-    (void)p;
-    (void)n;
+void satchel_classify(const void *p, size_t n) { (void)p, (void)n; }
+void satchel_declassify(const void *p, size_t n) { (void)p, (void)n; }
 #endif
-}
-
-void satchel_declassify(const void *p, size_t n) {
-#ifdef SATCHEL_HAVE_MEMCHECK
-    (void)VALGRIND_MAKE_MEM_DEFINED(p, n);
-#else
-    (void)p;
-    (void)n;
-#endif
-}

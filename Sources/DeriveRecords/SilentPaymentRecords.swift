@@ -12,11 +12,9 @@ public struct SilentPaymentRequest {
     /// Labels to write addresses for (none: the unlabeled address). 0 is change: refused.
     public var labels: [UInt32]
 
-    /// The record fields of a watch-only receiver (what `derive account --purpose 352
-    /// --view-only` writes, and what scan-blocks reads): the scan key is secret.
-    public static let scanKeyField = "sp_scan_key"
-    public static let spendPublicKeyField = "sp_spend_public_key"
-    public static let spendKeyField = "sp_spend_key"
+    static let scanKeyField = SilentPaymentKeys.scanKeyField
+    static let spendPublicKeyField = SilentPaymentKeys.spendPublicKeyField
+    static let spendKeyField = SilentPaymentKeys.spendKeyField
 
     public init(chainOptions: ChainOptions, labels: [UInt32] = []) {
         self.chainOptions = chainOptions
@@ -46,15 +44,8 @@ public struct SilentPaymentRequest {
     /// The receiver's keys: the record's watch-only pair, or a seed's (the run's or the record's).
     func keys(_ record: JSONObject, keys: DeriveKeys, out: inout JSONObject, testnet: Bool) throws -> (SilentPaymentKeys, fromSeed: Bool) {
         if let scan = try record.optionalString(Self.scanKeyField) {
-            let scanKey = try Hex.decodeSecret(scan)
-            guard let spend = try record.optionalString(Self.spendPublicKeyField) else {
-                throw DerivationError.unsupported("a record with \(Self.scanKeyField) needs \(Self.spendPublicKeyField) too")
-            }
-            let spendKey: Secp256k1.PublicKey
-            do { spendKey = try Secp256k1.PublicKey(parsing: Hex.decode(spend)) } catch {
-                throw SilentPaymentError.invalidKey("\(Self.spendPublicKeyField) is not a compressed public key")
-            }
-            return (try SilentPaymentKeys(scanPrivateKey: scanKey, spendPublicKey: spendKey), false)
+            let spend = try record.optionalString(Self.spendPublicKeyField)
+            return (try SilentPaymentKeys(scanKeyHex: scan, spendPublicKeyHex: spend), false)
         }
         guard keys.device == nil else {
             throw DerivationError.unsupported("silent payment keys need the seed here: a card exports no hardened-path private key")

@@ -51,15 +51,9 @@ public struct BitcoinWalletReader<C: BitcoinFamily>: ScanWalletReader {
     }
 
     public func wallet(record: JSONObject) throws -> BitcoinScanner<C>? {
-        if let scan = try record.optionalString("sp_scan_key") {
-            guard let spend = try record.optionalString("sp_spend_public_key") else {
-                throw DerivationError.unsupported("a record with sp_scan_key needs sp_spend_public_key too")
-            }
-            let spendKey: Secp256k1.PublicKey
-            do { spendKey = try Secp256k1.PublicKey(parsing: Hex.decode(spend)) } catch {
-                throw SilentPaymentError.invalidKey("sp_spend_public_key is not a compressed public key")
-            }
-            let keys = try SilentPaymentKeys(scanPrivateKey: Hex.decodeSecret(scan), spendPublicKey: spendKey)
+        if let scan = try record.optionalString(SilentPaymentKeys.scanKeyField) {
+            let spend = try record.optionalString(SilentPaymentKeys.spendPublicKeyField)
+            let keys = try SilentPaymentKeys(scanKeyHex: scan, spendPublicKeyHex: spend)
             return BitcoinScanner(silentPayments: try silentPaymentWatch(keys), network: network)
         }
         if record["descriptors"] != nil || record["descriptor"] != nil {

@@ -139,40 +139,35 @@ public enum Secp256k1 {
 
     /// The x coordinate of privateKey·publicKey, unhashed (Keycard's ECDH: ALG_EC_SVDP_DH_PLAIN).
     public static func ecdhX(privateKey: SecureBytes, publicKey: PublicKey) throws(CurveError) -> SecureBytes {
-        var out = [UInt8](repeating: 0, count: 32)
-        defer { SecureBytes.wipe(&out) }
-        var key = publicKey.raw
-        let ok = privateKey.withUnsafeBytes { secret in
-            secp256k1_ecdh(
-                context, &out, &key, secret.uint8Pointer,
-                { output, x, _, _ in
-                    output!.update(from: x!, count: 32)
-                    return 1
-                }, nil)
+        try ecdh(privateKey: privateKey, publicKey: publicKey, count: 32) { output, x, _, _ in
+            output!.update(from: x!, count: 32)
+            return 1
         }
-        guard ok == 1 else { throw .invalidPrivateKey }
-        return SecureBytes(out)
     }
 
     /// privateKey·publicKey as 33 bytes, ser_P (BIP352's shared secret), constant-time in the
     /// private key: through libsecp256k1's ECDH, whose point is normalized in constant time
     /// (serializing a secret point as a public key would normalize it in variable time).
     public static func ecdhPoint(privateKey: SecureBytes, publicKey: PublicKey) throws(CurveError) -> SecureBytes {
-        var out = [UInt8](repeating: 0, count: 33)
+        try ecdh(privateKey: privateKey, publicKey: publicKey, count: 33) { output, x, y, _ in
+            // 0x02 or 0x03 by y's parity, without a branch on it.
+            output![0] = 0x02 | (y![31] & 1)
+            (output! + 1).update(from: x!, count: 32)
+            return 1
+        }
+    }
+
+    /// libsecp256k1's ECDH with `encode` writing the point's `count` bytes.
+    private static func ecdh(
+        privateKey: SecureBytes, publicKey: PublicKey, count: Int, encode: secp256k1_ecdh_hash_function
+    ) throws(CurveError) -> SecureBytes {
+        guard privateKey.count == 32 else { throw .invalidPrivateKey }
+        var out = [UInt8](repeating: 0, count: count)
         defer { SecureBytes.wipe(&out) }
         var key = publicKey.raw
-        let ok = privateKey.withUnsafeBytes { secret in
-            secp256k1_ecdh(
-                context, &out, &key, secret.uint8Pointer,
-                { output, x, y, _ in
-                    // 0x02 or 0x03 by y's parity, without a branch on it.
-                    output![0] = 0x02 | (y![31] & 1)
-                    (output! + 1).update(from: x!, count: 32)
-                    return 1
-                }, nil)
-        }
+        let ok = privateKey.withUnsafeBytes { secret in secp256k1_ecdh(context, &out, &key, secret.uint8Pointer, encode, nil) }
         // Whether the key is valid (nonzero, below n) is public: every key in use is.
-        guard privateKey.count == 32, ConstantTime.declassified(ok == 1) else { throw .invalidPrivateKey }
+        guard ConstantTime.declassified(ok == 1) else { throw .invalidPrivateKey }
         return SecureBytes(out)
     }
 
@@ -192,25 +187,36 @@ public enum Secp256k1 {
 
     /// −k mod n.
     public static func negate(_ privateKey: SecureBytes) throws(CurveError) -> SecureBytes {
-        let out = SecureBytes(privateKey.bytes)
-        let ok = out.withUnsafeMutableBytes { secp256k1_ec_seckey_negate(context, $0.uint8Pointer) }
-        guard privateKey.count == 32, ok == 1 else { throw .invalidPrivateKey }
-        return out
+        try modified(privateKey, tweak: nil, error: .invalidPrivateKey) { key, _ in secp256k1_ec_seckey_negate(context, key) }
     }
 
     /// (k · tweak) mod n, refused when tweak is zero or ≥ n.
     public static func multiply(_ privateKey: SecureBytes, by tweak: [UInt8]) throws(CurveError) -> SecureBytes {
-        let out = SecureBytes(privateKey.bytes)
-        let ok = out.withUnsafeMutableBytes { secp256k1_ec_seckey_tweak_mul(context, $0.uint8Pointer, tweak) }
-        guard privateKey.count == 32, ok == 1 else { throw .invalidTweak }
-        return out
+        try modified(privateKey, tweak: tweak, error: .invalidTweak) { secp256k1_ec_seckey_tweak_mul(context, $0, $1!) }
     }
 
     /// (k + tweak) mod n, refused when tweak ≥ n or the sum is zero (BIP32 CKDpriv).
     public static func add(tweak: [UInt8], to privateKey: SecureBytes) throws(CurveError) -> SecureBytes {
+        try modified(privateKey, tweak: tweak, error: .invalidTweak) { secp256k1_ec_seckey_tweak_add(context, $0, $1!) }
+    }
+
+    /// A copy of the key changed in place by one of libsecp256k1's seckey functions; the
+    /// lengths are checked before it reads either.
+    private static func modified(
+        _ privateKey: SecureBytes, tweak: [UInt8]?, error: CurveError,
+        _ change: (UnsafeMutablePointer<UInt8>, UnsafePointer<UInt8>?) -> Int32
+    ) throws(CurveError) -> SecureBytes {
+        guard privateKey.count == 32 else { throw .invalidPrivateKey }
+        guard tweak == nil || tweak!.count == 32 else { throw .invalidTweak }
         let out = SecureBytes(privateKey.bytes)
-        let ok = out.withUnsafeMutableBytes { secp256k1_ec_seckey_tweak_add(context, $0.uint8Pointer, tweak) }
-        guard ok == 1 else { throw .invalidTweak }
+        let ok = out.withUnsafeMutableBytes { key in
+            if let tweak {
+                tweak.withUnsafeBufferPointer { change(key.uint8Pointer, $0.baseAddress) }
+            } else {
+                change(key.uint8Pointer, nil)
+            }
+        }
+        guard ok == 1 else { throw error }
         return out
     }
 }

@@ -105,28 +105,6 @@ final class SilentPaymentScanTests: XCTestCase {
         return (data, txids)
     }
 
-    final class Sink: EventSink {
-        var events = [(wallet: String?, event: ScanEvent)]()
-        func encode(_ event: ScanEvent, wallet: String?, id: Int64) -> [UInt8] {
-            events.append((wallet, event))
-            return Array("\(id)\n".utf8)
-        }
-        func write(_ bytes: [UInt8]) throws {}
-        func show(_ event: ScanEvent, wallet: String?) throws { events.append((wallet, event)) }
-        func position() throws -> SinkPosition? { nil }
-        func contents(at position: SinkPosition, count: Int) throws -> (bytes: [UInt8], end: Int64)? { nil }
-    }
-
-    final class MemorySource: BlockSource, @unchecked Sendable {
-        let blocks: [BlockData]
-        init(_ blocks: [BlockData]) { self.blocks = blocks }
-        func chainHeight() throws -> Int? { blocks.count }
-        func blocks(from height: Int, count: Int) throws -> [BlockData] {
-            Array(blocks[min(height, blocks.count)..<min(blocks.count, height + count)])
-        }
-        func mempool() throws -> [[UInt8]] { [] }
-    }
-
     /// Every case's receiver finds, in one pass over all the blocks, what the library's receiver
     /// finds in each case's inputs as the vectors give them (which the vector test holds to
     /// BIP352's expected outputs): the block's scriptSigs and witnesses were read right.

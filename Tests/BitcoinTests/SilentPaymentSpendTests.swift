@@ -21,15 +21,18 @@ final class SilentPaymentSpendTests: XCTestCase {
     private func compact(_ n: Int) -> [UInt8] { [UInt8(n)] }
 
     /// A one-input PSBT of `version` spending 100,000 sat at `outputKey` to 99,000 sat at OP_1 <key>.
-    private func psbt(version: UInt32, outputKey: [UInt8], spendKey: [UInt8], origin: [UInt8], tweak: [UInt8]) throws -> PSBT {
+    private func psbt(
+        version: UInt32, outputKey: [UInt8], spendKey: [UInt8], origin: [UInt8], tweak: [UInt8], sighash: UInt32? = nil
+    ) throws -> PSBT {
         func map(_ pairs: [PSBT.Pair]) -> [UInt8] {
             pairs.flatMap { compact($0.key.count) + $0.key + compact($0.value.count) + $0.value } + [0]
         }
-        let sp = [
-            PSBT.Pair(type: PSBTField.inWitnessUtxo, value: le(UInt64(100_000)) + [34, 0x51, 0x20] + outputKey),
-            PSBT.Pair(type: PSBTField.inSPSpendBIP32Derivation, keyData: spendKey, value: origin),
-            PSBT.Pair(type: PSBTField.inSPTweak, value: tweak),
-        ]
+        let sp =
+            [
+                PSBT.Pair(type: PSBTField.inWitnessUtxo, value: le(UInt64(100_000)) + [34, 0x51, 0x20] + outputKey),
+                PSBT.Pair(type: PSBTField.inSPSpendBIP32Derivation, keyData: spendKey, value: origin),
+                PSBT.Pair(type: PSBTField.inSPTweak, value: tweak),
+            ] + (sighash.map { [PSBT.Pair(type: PSBTField.inSighashType, value: le($0))] } ?? [])
         let payee = [UInt8]([0x51, 0x20]) + outputKey
         if version == 0 {
             let tx =
@@ -102,5 +105,28 @@ final class SilentPaymentSpendTests: XCTestCase {
             guard case .wrongVersion(_, let field, 0)? = $0 as? PSBTError else { return XCTFail("\($0)") }
             XCTAssertEqual(field, "PSBT_IN_SP_SPEND_BIP32_DERIVATION")
         }
+    }
+
+    /// The sighash rules are the other inputs': DEFAULT or ALL unless others are allowed.
+    func testSighashTypes() throws {
+        let keys = try BIP32Keyring(root: root)
+        let spend = try keys.publicKey(at: path)
+        let outputKey = try spend.adding(tweak: tweak).xOnly
+        let origin = root.fingerprint + path.flatMap { le($0) }
+        let none = try psbt(version: 2, outputKey: outputKey, spendKey: spend.compressed, origin: origin, tweak: tweak, sighash: 2)
+        XCTAssertThrowsError(try PSBTSigner().sign(none, keys: keys) { _ in XCTFail("no summary for a PSBT that is refused") }) {
+            XCTAssertEqual($0 as? PSBTSignError, .sighashNotAllowed(input: 0, type: "NONE"))
+        }
+        let single = Sighash.single | Sighash.anyoneCanPay
+        let unsigned = try psbt(version: 2, outputKey: outputKey, spendKey: spend.compressed, origin: origin, tweak: tweak, sighash: single)
+        let (signed, report) = try PSBTSigner(allowOtherSighash: true).sign(unsigned, keys: keys) { _ in }
+        XCTAssertEqual(report.inputs.map(\.signed), [1])
+        let signature = try XCTUnwrap(signed.inputs[0].value(PSBTField.inTapKeySig))
+        XCTAssertEqual(signature.count, 65)
+        XCTAssertEqual(signature.last, UInt8(single))
+        let hash = try Sighash.taprootKeyPath(
+            unsigned.transaction, input: 0, prevouts: [BitcoinTx.Output(value: 100_000, script: [0x51, 0x20] + outputKey)],
+            type: single, shared: Sighash.Shared(unsigned.transaction))
+        XCTAssertTrue(Secp256k1.verifySchnorr(message: hash, signature: Array(signature.prefix(64)), xOnlyPublicKey: outputKey))
     }
 }

@@ -124,7 +124,9 @@ final class MoneroLiveNodeTests: XCTestCase {
             }
         }
         for (path, text) in [(blocks, blockLines), (txs, txLines)] {
-            if !FileManager.default.fileExists(atPath: path) { FileManager.default.createFile(atPath: path, contents: nil) }
+            if !FileManager.default.fileExists(atPath: path) {
+                XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: nil), "cannot create \(path)")
+            }
             let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
             try handle.seekToEnd()
             try handle.write(contentsOf: Data(text.utf8))
