@@ -108,13 +108,15 @@ lint: test-deps
 demo: build
 	PATH="$(BIN_DIR):$$PATH" examples/demo.sh
 
-# The batched curve and hash kernels against libsodium and the Swift Keccak on 10^7 random
+# The batched curve and hash kernels against libsodium, the Swift Keccak and libsecp256k1 on 10^6–10^7 random
 # inputs, every path this CPU runs (make test holds them on 10^5).
 check-long:
 	swift build -c release --product monero-bench
 	swift build -c release --product zcash-bench
+	swift build -c release --product bitcoin-bench
 	"$$(swift build -c release --show-bin-path)/monero-bench" --oracle 10000000
 	"$$(swift build -c release --show-bin-path)/zcash-bench" --oracle 1000000
+	"$$(swift build -c release --show-bin-path)/bitcoin-bench" --oracle 1000000
 
 # Benchmarks in a release build, against a C reference measured in the same run.
 bench:

@@ -190,7 +190,7 @@ let package = Package(
         .executableTarget(
             name: "satchel-ctime", dependencies: ["Zcash", "Monero", "Bitcoin", "CCurveBatch", "WalletCore"], path: "Tests/ctime/Swift"),
         .executableTarget(name: "zcash-bench", dependencies: ["ZcashScan", "BenchSupport", "Zcash", "CCurveBatch", "WalletCore", "CSodium"], path: "Benchmarks/zcash-bench"),
-        .executableTarget(name: "bitcoin-bench", dependencies: ["BenchSupport", "BitcoinScan", "Bitcoin", "COpenSSL", "CSHA256", "CSecp256k1", "WalletScan", "WalletKeys", "WalletCore"], path: "Benchmarks/bitcoin-bench"),
+        .executableTarget(name: "bitcoin-bench", dependencies: ["BenchSupport", "BitcoinScan", "Bitcoin", "CCurveBatch", "COpenSSL", "CSHA256", "CSecp256k1", "WalletScan", "WalletKeys", "WalletCore"], path: "Benchmarks/bitcoin-bench"),
         .executableTarget(name: "satchel-bench", dependencies: ["BenchSupport", "WalletKeys", "WalletCore"], path: "Benchmarks/satchel-bench"),
 
         // Every parser's libFuzzer target (docs/RELIABILITY.md). A plain build replays inputs;
@@ -200,7 +200,7 @@ let package = Package(
         ], path: "Fuzz", exclude: ["corpus", "make-seeds.py"]),
 
         .target(name: "SatchelTestSupport", path: "Tests/SatchelTestSupport"),
-        .testTarget(name: "WalletCoreTests", dependencies: ["WalletCore", "CSecp256k1", "CZstd", "CPCSCLite", "SatchelTestSupport"]),
+        .testTarget(name: "WalletCoreTests", dependencies: ["WalletCore", "CCurveBatch", "CSecp256k1", "CZstd", "CPCSCLite", "SatchelTestSupport"]),
         .testTarget(name: "WalletKeysTests", dependencies: ["WalletKeys", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "WalletURTests", dependencies: ["WalletUR", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "WalletKeyStoreTests", dependencies: ["WalletKeyStore", "WalletCore"]),

@@ -3,8 +3,8 @@
 // receiver) beside the reference measured in the same run: libsecp256k1 doing the same work
 // through its public API (pubkey parse and combine for A, tweak-mul for input_hash·A; for the
 // receiver the ECDH with b_scan (constant time), the tagged hash, pubkey create and combine for
-// P_0 = B_spend + t_0·G (t_0·G in constant time), x-only serialization, and the change label's
-// negate and combine on both parities).
+// P_0 = B_spend + t_0·G (t_0·G in constant time), x-only serialization, and the change label
+// checked forward, x(P_0 + label·G), as ours checks a few labels).
 // Two parts, as a scanner pays them: the tweak data (once per transaction, for every wallet)
 // and the receiver's scan (per transaction and wallet). One JSON line per measurement.
 #if canImport(Glibc)
@@ -106,13 +106,10 @@ func silentPaymentBench(transactions count: Int) throws {
     let scanKey = receiver.scanPrivateKey.bytes
     var spend = secp256k1_pubkey()
     _ = secp256k1_ec_pubkey_parse(context, &spend, receiver.spendPublicKey.compressed, 33)
-    var changePoint = [UInt8](repeating: 0, count: 33)
+    var changeKey = secp256k1_pubkey()
     do {
-        var label = secp256k1_pubkey()
         let tweak = SilentPayment.labelTweak(scanKey: receiver.scanPrivateKey, label: 0)
-        _ = tweak.withUnsafeBytes { secp256k1_ec_pubkey_create(context, &label, $0.baseAddress!.assumingMemoryBound(to: UInt8.self)) }
-        var n = 33
-        _ = secp256k1_ec_pubkey_serialize(context, &changePoint, &n, &label, UInt32(SECP256K1_EC_COMPRESSED))
+        _ = tweak.withUnsafeBytes { secp256k1_ec_pubkey_create(context, &changeKey, $0.baseAddress!.assumingMemoryBound(to: UInt8.self)) }
     }
     let tweakBytes = tweaks.map(\.point.compressed)
     var referenceFound = 0
@@ -142,33 +139,50 @@ func silentPaymentBench(transactions count: Int) throws {
             _ = secp256k1_xonly_pubkey_from_pubkey(context, &xonly, nil, &pk)
             var x = [UInt8](repeating: 0, count: 32)
             _ = secp256k1_xonly_pubkey_serialize(context, &x, &xonly)
-            var negated = pk
-            _ = secp256k1_ec_pubkey_negate(context, &negated)
-            for output in outputs[t] {
-                if output == x {
-                    referenceFound += 1
-                    continue
-                }
-                var candidate = secp256k1_pubkey()
-                _ = secp256k1_ec_pubkey_parse(context, &candidate, [0x02] + output, 33)
-                for _ in 0..<2 {
-                    var difference = secp256k1_pubkey()
-                    var pair: [UnsafePointer<secp256k1_pubkey>?] = []
-                    withUnsafePointer(to: &candidate) { c in
-                        withUnsafePointer(to: &negated) { m in
-                            pair = [c, m]
-                            _ = secp256k1_ec_pubkey_combine(context, &difference, &pair, 2)
-                        }
-                    }
-                    var d = [UInt8](repeating: 0, count: 33)
-                    var dn = 33
-                    _ = secp256k1_ec_pubkey_serialize(context, &d, &dn, &difference, UInt32(SECP256K1_EC_COMPRESSED))
-                    if d == changePoint { referenceFound += 1 }
-                    _ = secp256k1_ec_pubkey_negate(context, &candidate)
+            // The change label forward, as ours checks few labels: x(P_0 + label·G) against
+            // the outputs' x (no output lifted to a point).
+            var labeled = secp256k1_pubkey()
+            withUnsafePointer(to: &pk) { p in
+                withUnsafePointer(to: &changeKey) { l in
+                    var pair: [UnsafePointer<secp256k1_pubkey>?] = [p, l]
+                    _ = secp256k1_ec_pubkey_combine(context, &labeled, &pair, 2)
                 }
             }
+            var labeledXOnly = secp256k1_xonly_pubkey()
+            _ = secp256k1_xonly_pubkey_from_pubkey(context, &labeledXOnly, nil, &labeled)
+            var lx = [UInt8](repeating: 0, count: 32)
+            _ = secp256k1_xonly_pubkey_serialize(context, &lx, &labeledXOnly)
+            for output in outputs[t] where output == x || output == lx { referenceFound += 1 }
+        })
+
+    // The scan as scan-blocks runs it: a block's shared points at once (chunks of 256
+    // transactions), on each path this CPU has (portable: libsecp256k1's ECDH one by one).
+    let chunk = 256, chunks = (count + chunk - 1) / chunk
+    var pathsFound: [String] = []
+    for path in CurveBatchPath.allCases where path.isSupported {
+        var pathFound = 0
+        let perChunk = try measure(repeats: 3, count: chunks) { c in
+            let range = c * chunk..<min(count, (c + 1) * chunk)
+            let secrets = try scanner.sharedSecrets(Array(tweaks[range]), path: path)
+            for (t, secret) in zip(range, secrets) { pathFound &+= scanner.scan(outputs: outputs[t], sharedSecret: secret).count }
+        }
+        report("sp_scan_batched_\(path.rawValue)", perChunk * Double(chunks) / Double(count))
+        pathsFound.append(#""\#(path.rawValue)":\#(pathFound / 3)"#)
+        // The ladder alone (the kernel's own portable code too), beside libsecp256k1's ECDH.
+        let points = tweaks.map(\.point)
+        let ladder = try measure(repeats: 3, count: chunks) { c in
+            let range = c * chunk..<min(count, (c + 1) * chunk)
+            sink &+= try Secp256k1Batch.kernelSharedPoints(privateKey: receiver.scanPrivateKey, points: Array(points[range]), path: path)
+                .count
+        }
+        report("sp_ecdh_kernel_\(path.rawValue)", ladder * Double(chunks) / Double(count))
+    }
+    report(
+        "sp_ecdh_libsecp256k1",
+        try measure(repeats: 3, count: count) { t in
+            sink &+= try Secp256k1.ecdhPoint(privateKey: receiver.scanPrivateKey, publicKey: tweaks[t].point).count
         })
     print(
-        #"{"bench":"sp_facts","transactions":\#(count),"paying":\#(paying),"found_per_round":\#(found / 3),"reference_found_per_round":\#(referenceFound / 3),"path":"libsecp256k1 (no batched kernel yet)","sink":\#(sink & 1)}"#
+        #"{"bench":"sp_facts","transactions":\#(count),"paying":\#(paying),"found_per_round":\#(found / 3),"reference_found_per_round":\#(referenceFound / 3),"found_by_path":{\#(pathsFound.joined(separator: ","))},"path":"\#(CurveBatchPath.inUse.rawValue)","sink":\#(sink & 1)}"#
     )
 }

@@ -21,6 +21,10 @@ import WalletScan
 let arguments = CommandLine.arguments
 // `bitcoin-bench psbt [inputs]`: PSBT signing against libsecp256k1's loop (PSBTBench.swift).
 // `bitcoin-bench silent-payments [n]`: BIP352 scanning against libsecp256k1 (SilentPaymentBench.swift).
+// `bitcoin-bench --oracle N`: the secp256k1 kernel against libsecp256k1 (Secp256k1Oracle.swift).
+if arguments.count == 3 && arguments[1] == "--oracle", let cases = Int(arguments[2]) {
+    exit(try secp256k1Oracle(cases: cases) ? 0 : 1)
+}
 if arguments.count >= 2 && arguments[1] == "silent-payments" {
     try silentPaymentBench(transactions: arguments.count > 2 ? Int(arguments[2]) ?? 10_000 : 10_000)
     exit(0)

@@ -103,17 +103,22 @@ public struct SilentPaymentReceiver: Sendable {
     let keys: SilentPaymentKeys
     /// ser_P(label·G) → (m, label scalar).
     let labels: [[UInt8]: (m: UInt32, tweak: SecureBytes)]
+    /// The same labels as points, for the forward check.
+    let labelPoints: [(point: Secp256k1.PublicKey, m: UInt32, tweak: SecureBytes)]
 
     public init(keys: SilentPaymentKeys, labels: [UInt32]) throws(SilentPaymentError) {
         self.keys = keys
         var table: [[UInt8]: (m: UInt32, tweak: SecureBytes)] = [:]
+        var points: [(point: Secp256k1.PublicKey, m: UInt32, tweak: SecureBytes)] = []
         for m in labels {
             let tweak = SilentPayment.labelTweak(scanKey: keys.scanPrivateKey, label: m)
             // label·G is public by design: B_m = B_spend + label·G is in the labeled address.
             guard let point = (try? Secp256k1.publicKey(of: tweak))?.declassified else { throw .invalidKey("label \(m) gives no key") }
             table[point.compressed] = (m, tweak)
+            points.append((point, m, tweak))
         }
         self.labels = table
+        self.labelPoints = points
     }
 
     /// S = b_scan·(input_hash·A), ser_P: the shared point (secret: it finds and links the
@@ -135,43 +140,73 @@ public struct SilentPaymentReceiver: Sendable {
         return Secp256k1.PublicKey.sum([keys.spendPublicKey, tG.declassified])
     }
 
+    /// The shared points of many transactions at once (a block's): CCurveBatch's batched
+    /// ladder where this CPU has a vector path, else libsecp256k1's ECDH for each.
+    public func sharedSecrets(_ tweaks: [SilentPaymentTweak], path: CurveBatchPath = .inUse) throws(SilentPaymentError) -> [SecureBytes] {
+        do { return try Secp256k1Batch.sharedPoints(privateKey: keys.scanPrivateKey, points: tweaks.map(\.point), path: path) } catch {
+            throw .invalidKey("the scan key is not a private key")
+        }
+    }
+
     /// The outputs (x-only keys of a transaction's taproot outputs) paid to this receiver,
     /// k counting up from 0 while outputs match, at most K_max.
     public func scan(_ tweak: SilentPaymentTweak, outputs: [[UInt8]]) throws(SilentPaymentError) -> [Found] {
-        let secret = try sharedSecret(tweak)
+        try scan(outputs: outputs, sharedSecret: sharedSecret(tweak))
+    }
+
+    /// The same with the transaction's shared point already made (`sharedSecrets`).
+    ///
+    /// A labeled output is P_k + label·G. With few labels it is found forward: x(P_k + label·G)
+    /// against the outputs' x, which needs no output lifted to a point (x-only keys match
+    /// either parity, as BIP352's check of output − P_k and its negation does). With more labels
+    /// than twice the outputs, BIP352's way: each output (both parities) minus P_k looked up
+    /// among the labels.
+    public func scan(outputs: [[UInt8]], sharedSecret secret: SecureBytes) -> [Found] {
         var shared = secret.bytes
         defer { SecureBytes.wipe(&shared) }
-        var remaining = outputs.enumerated().compactMap { index, x in
-            (try? Secp256k1.PublicKey(xOnly: x)).map { (index, $0) }
-        }
+        var remaining = Array(outputs.enumerated())
+        let forward = labelPoints.count <= 2 * outputs.count
         var found: [Found] = []
         var k: UInt32 = 0
         while k < SilentPayment.maxOutputsPerReceiver, !remaining.isEmpty {
             let t = SilentPayment.sharedSecretTweak(shared, k)
             guard let pk = outputKey(t) else { break }
-            let x = pk.xOnly
-            var hit: (position: Int, Found)?
-            for (position, (index, output)) in remaining.enumerated() {
-                if output.xOnly == x {
-                    hit = (position, Found(output: index, xOnlyKey: x, tweak: t, label: nil))
-                    break
-                }
-                guard !labels.isEmpty else { continue }
-                for candidate in [output, output.negated] {
-                    guard let difference = Secp256k1.PublicKey.sum([candidate, pk.negated]),
-                        let label = labels[difference.compressed]
-                    else { continue }
-                    guard let sum = try? Secp256k1.add(tweak: t, to: label.tweak) else { continue }
-                    hit = (position, Found(output: index, xOnlyKey: output.xOnly, tweak: sum.bytes, label: label.m))
-                    break
-                }
-                if hit != nil { break }
-            }
+            let hit = match(pk, t, remaining: remaining, forward: forward)
             guard let (position, result) = hit else { break }
             found.append(result)
             remaining.remove(at: position)
             k += 1
         }
         return found
+    }
+
+    /// The first remaining output (in their order, as BIP352's reference scans them) that P_k
+    /// pays, unlabeled or with a label.
+    private func match(
+        _ pk: Secp256k1.PublicKey, _ t: [UInt8], remaining: [(offset: Int, element: [UInt8])], forward: Bool
+    ) -> (Int, Found)? {
+        let x = pk.xOnly
+        var labeledKeys: [[UInt8]: (m: UInt32, tweak: SecureBytes)]?  // x(P_k + label·G), made when first needed
+        for (position, (offset, bytes)) in remaining.enumerated() {
+            if bytes == x { return (position, Found(output: offset, xOnlyKey: x, tweak: t, label: nil)) }
+            guard !labels.isEmpty else { continue }
+            var label: (m: UInt32, tweak: SecureBytes)?
+            if forward {
+                if labeledKeys == nil {
+                    labeledKeys = [:]
+                    for l in labelPoints {
+                        if let key = Secp256k1.PublicKey.sum([pk, l.point]) { labeledKeys![key.xOnly] = (l.m, l.tweak) }
+                    }
+                }
+                label = labeledKeys![bytes]
+            } else if let output = try? Secp256k1.PublicKey(xOnly: bytes) {
+                label =
+                    [output, output.negated].lazy.compactMap { Secp256k1.PublicKey.sum([$0, pk.negated]) }
+                    .compactMap { labels[$0.compressed] }.first
+            }
+            guard let label, let sum = try? Secp256k1.add(tweak: t, to: label.tweak) else { continue }
+            return (position, Found(output: offset, xOnlyKey: bytes, tweak: sum.bytes, label: label.m))
+        }
+        return nil
     }
 }

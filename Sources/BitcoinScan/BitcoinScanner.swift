@@ -287,7 +287,17 @@ public struct BitcoinScanner<C: BitcoinFamily>: ChainScanner, ChainRecords {
                 "silent payments need what each input spends, and the block of transaction \(Bitcoin.display(blind.id)) came without it: read the node's blk and rev files, its RPC, or records with \"spent\""
             )
         }
-        return transactions.map { tx in
+        // The shared points of every transaction with tweak data, batched (one ladder for a
+        // block's); a scan key that is no key finds nothing, as the receiver's scan did.
+        var shared: [Int: SecureBytes] = [:]
+        if let sp = silentPayments {
+            let eligible = transactions.indices.filter { transactions[$0].silentPaymentTweak != nil }
+            if let points = try? sp.receiver.sharedSecrets(eligible.map { transactions[$0].silentPaymentTweak! }) {
+                for (i, point) in zip(eligible, points) { shared[i] = point }
+            }
+        }
+        return transactions.indices.map { i in
+            let tx = transactions[i]
             var found = [ReceivedOutput]()
             tx.outputs(passing: watched) { vout, value, script in
                 guard let place = scripts[ByteKey(script)] else { return }
@@ -298,8 +308,8 @@ public struct BitcoinScanner<C: BitcoinFamily>: ChainScanner, ChainRecords {
                         addressIndex: UInt32(truncatingIfNeeded: place), spendTag: Bitcoin.outpoint(tx.id, UInt32(vout)),
                         memo: nil, unlockTime: maturity, isCoinbase: tx.isCoinbase, outputKey: Array(script)))
             }
-            if let sp = silentPayments, let tweak = tx.silentPaymentTweak {
-                found += silentPaymentOutputs(tx, tweak, sp)
+            if let sp = silentPayments, let secret = shared[i] {
+                found += silentPaymentOutputs(tx, secret, sp)
             }
             return found
         }
@@ -307,9 +317,9 @@ public struct BitcoinScanner<C: BitcoinFamily>: ChainScanner, ChainRecords {
 
     /// The transaction's outputs paid to the wallet's silent payment address (any label
     /// scanned); each carries its tweak (b_spend + tweak spends it) as its memo.
-    private func silentPaymentOutputs(_ tx: BitcoinTransaction, _ tweak: SilentPaymentTweak, _ sp: SilentPaymentWatch) -> [ReceivedOutput] {
+    private func silentPaymentOutputs(_ tx: BitcoinTransaction, _ secret: SecureBytes, _ sp: SilentPaymentWatch) -> [ReceivedOutput] {
         let taproot = tx.taprootOutputs
-        guard let hits = try? sp.receiver.scan(tweak, outputs: taproot.map(\.key)) else { return [] }
+        let hits = sp.receiver.scan(outputs: taproot.map(\.key), sharedSecret: secret)
         return hits.map { hit in
             let vout = taproot[hit.output].vout, output = tx.outputs[vout]
             var received = ReceivedOutput(

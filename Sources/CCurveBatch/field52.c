@@ -25,9 +25,52 @@ static inline void fe1_reduce_once(const satchel_mod52 *m, fe1 *r, const uint64_
     for (int j = 0; j < 5; j++) r->v[j] = (z[j] & keep) | (d[j] & ~keep);
 }
 
+/* secp256k1's product (m->k1): a·b mod p below 2p, for a, b below 4p. The ten columns carried
+ * into 52-bit limbs, the part above 2^260 folded in by 2^260 ≡ 0x1000003D10, then what is left
+ * above 2^256 by 2^256 ≡ 0x1000003D1: below 2^256 + 2^76 < 2p. */
+__attribute__((always_inline)) static inline void fe1_mul_k1(fe1 *r, const fe1 *a, const fe1 *b) {
+    unsigned __int128 acc = 0;
+    uint64_t t[10];
+    _Pragma("GCC unroll 9")
+    for (int k = 0; k < 9; k++) {
+        _Pragma("GCC unroll 5")
+        for (int i = 0; i < 5; i++)
+            if (k - i >= 0 && k - i < 5) acc += (unsigned __int128)a->v[i] * b->v[k - i];
+        t[k] = (uint64_t)acc & MASK52;
+        acc >>= 52;
+    }
+    t[9] = (uint64_t)acc;  /* below 2^(516 − 468) */
+    acc = 0;
+    _Pragma("GCC unroll 5")
+    for (int j = 0; j < 5; j++) {
+        acc += t[j] + (unsigned __int128)t[5 + j] * 0x1000003D10ULL;
+        t[j] = (uint64_t)acc & MASK52;
+        acc >>= 52;
+    }
+    /* acc·2^260 + t[4]'s bits from 256 on: the part at or above 2^256, below 2^(48 + 4 + 1). */
+    uint64_t top = (uint64_t)(acc << 4) | (t[4] >> 48);
+    t[4] &= (1ULL << 48) - 1;
+    acc = (unsigned __int128)top * 0x1000003D1ULL;
+    _Pragma("GCC unroll 5")
+    for (int j = 0; j < 5; j++) {
+        acc += t[j];
+        t[j] = (uint64_t)acc & MASK52;
+        acc >>= 52;
+    }
+    t[4] += (uint64_t)acc << 52;  /* 0: the sum is below 2^257 */
+    for (int j = 0; j < 5; j++) r->v[j] = t[j];
+    wipe(t, sizeof t);
+}
+
 /* Word-by-word Montgomery (CIOS) in radix 2^52, the products split as IFMA splits them: the
  * low 52 bits into limb j, the next 52 into limb j + 1. Limbs grow to < 2^57 unnormalized. */
 static inline void fe1_mul(const satchel_mod52 *m, fe1 *r, const fe1 *a, const fe1 *b) {
+    if (m->k1) {  /* public: the field's */
+        fe1 t;
+        fe1_mul_k1(&t, a, b);
+        fe1_reduce_once(m, r, t.v);
+        return;
+    }
     uint64_t z[6] = {0, 0, 0, 0, 0, 0};
     for (int i = 0; i < 5; i++) {
         uint64_t bi = b->v[i];
@@ -77,6 +120,7 @@ void satchel_mod52_init(satchel_mod52 *m, const uint64_t p[4]) {
     for (int i = 0; i < 6; i++) inv *= 2 - p[0] * inv;
     m->pinv = (0 - inv) & MASK52;
     m->sparse = m->p[3] == 0 && m->p[4] == 1ULL << 46;
+    m->k1 = 0;
     for (int j = 0; j < 5; j++) m->b3[j] = 0;
     /* R = 2^260 mod p and R^2 mod p by doublings of 1 (p is public). */
     fe1 r = {{1, 0, 0, 0, 0}};
@@ -179,7 +223,7 @@ typedef struct {
 #define UNROLL _Pragma("GCC unroll 16")
 
 /* An element here is only kept below 2p (limbs normalized), not below p: a product of two
- * such is below 4p²/2^260 + p < 2p for any p < 2^255 without its final subtraction, sums
+ * such is below 4p²/2^260 + p < 2p for any p < 2^256 without its final subtraction, sums
  * and differences subtract or add 2p. fe8_canon makes an element canonical where it must
  * be (before a comparison, and for what leaves the kernel). */
 typedef struct { __m512i v[5]; } fe8;
@@ -468,6 +512,30 @@ static void words64(uint64_t w[4], const uint64_t l[5]) {
     }
 }
 
+/* How a result is written: Pallas's repr_P (x little-endian, y's parity in bit 255; 32 bytes),
+ * Jubjub's repr_J (v little-endian, u's parity in bit 255; 32 bytes), or SEC1's compressed
+ * point (0x02 or 0x03 by y's parity, then x big-endian; 33 bytes: for p up to 2^256, where x
+ * may use bit 255). The identity is all zero bytes in each. */
+enum { FORMAT_REPR_P = 0, FORMAT_EDWARDS = 1, FORMAT_SEC1 = 2 };
+
+/* One result's bytes from its affine coordinates (canonical radix-2^52 limbs); `keep` is all
+ * ones, or 0 for the identity. No branch on the coordinates: the format is public. */
+static void encode_one(uint8_t *o, const uint64_t x[5], const uint64_t y[5], uint64_t keep, int format) {
+    uint64_t w[4];
+    const uint8_t k = (uint8_t)keep;
+    if (format == FORMAT_SEC1) {
+        words64(w, x);
+        o[0] = (uint8_t)(0x02 | (y[0] & 1)) & k;
+        for (int b = 0; b < 32; b++) o[1 + b] = (uint8_t)(w[3 - b / 8] >> (8 * (7 - b % 8))) & k;
+    } else {
+        const uint64_t *word = format == FORMAT_EDWARDS ? y : x, *parity = format == FORMAT_EDWARDS ? x : y;
+        words64(w, word);
+        for (int b = 0; b < 32; b++) o[b] = (uint8_t)(w[b / 8] >> (8 * (b % 8))) & k;
+        o[31] |= (uint8_t)((parity[0] & 1) << 7) & k;
+    }
+    wipe(w, sizeof w);
+}
+
 /* Montgomery form of a canonical value (a·R^2·R^-1), and back (a·1·R^-1). */
 static void fe1_to_mont(const satchel_mod52 *m, fe1 *r, const uint64_t w[4]) {
     fe1 a, r2;
@@ -494,7 +562,7 @@ static void fe1_invert(const satchel_mod52 *m, fe1 *r, const fe1 *a) {
     fe1 one;
     p_minus_2(m, w);
     for (int j = 0; j < 5; j++) one.v[j] = m->one[j];
-    lane1_pow(m, r, a, w, 255, &one);
+    lane1_pow(m, r, a, w, 256, &one);
 }
 
 static uint64_t fe1_zero_mask(const fe1 *a) {
@@ -549,7 +617,7 @@ IFMA static void edwards8_ifma(const satchel_mod52 *m, const ladder_args *a, con
  * Montgomery's trick down each lane across the blocks, the eight inversions as one vector
  * exponentiation, then the affine coordinates a vector at a time. Weierstrass: x with y's
  * parity, zeros for the identity (Z = 0); Edwards: v with u's parity (Z is never 0). */
-IFMA static int encode_all_ifma(const satchel_mod52 *m, uint64_t (*acc)[3][5][8], size_t n, uint8_t *out, int edwards) {
+IFMA static int encode_all_ifma(const satchel_mod52 *m, uint64_t (*acc)[3][5][8], size_t n, uint8_t *out, int format) {
     const size_t blocks = (n + 7) / 8;
     fe8 *prefix = aligned_alloc(64, blocks * sizeof(fe8));  /* vector loads and stores need 64 */
     if (!prefix) return -2;
@@ -570,9 +638,9 @@ IFMA static int encode_all_ifma(const satchel_mod52 *m, uint64_t (*acc)[3][5][8]
         prefix[b] = running;
         fe8_mul(&c, &running, &running, &zi);
     }
-    if (m->sparse) lane8s_pow(&c, &inverse, &running, w, 255, &one8);
-    else lane8_pow(&c, &inverse, &running, w, 255, &one8);
-    const int word = edwards ? 1 : 0, parity = edwards ? 0 : 1;
+    if (m->sparse) lane8s_pow(&c, &inverse, &running, w, 256, &one8);
+    else lane8_pow(&c, &inverse, &running, w, 256, &one8);
+    const size_t stride = format == FORMAT_SEC1 ? 33 : 32;
     for (size_t b = blocks; b-- > 0;) {
         load8(&z, acc[b][2]);
         uint64_t identity = fe8_eq(&c, &z, &zero);
@@ -588,12 +656,10 @@ IFMA static int encode_all_ifma(const satchel_mod52 *m, uint64_t (*acc)[3][5][8]
         store8(&c, acc[b][0], &x);  /* the affine coordinates, canonical, over X and Y */
         store8(&c, acc[b][1], &y);
         for (size_t lane = 0; lane < 8 && 8 * b + lane < n; lane++) {
-            uint64_t l[5], words[4], keep = ((identity >> lane) & 1) - 1;  /* 0 for the identity */
-            for (int j = 0; j < 5; j++) l[j] = acc[b][word][j][lane];
-            words64(words, l);
-            uint8_t *o = out + 32 * (8 * b + lane);
-            for (int k = 0; k < 32; k++) o[k] = (uint8_t)(words[k / 8] >> (8 * (k % 8))) & (uint8_t)keep;
-            o[31] |= (uint8_t)((acc[b][parity][0][lane] & 1) << 7) & (uint8_t)keep;
+            uint64_t lx[5], ly[5], keep = ((identity >> lane) & 1) - 1;  /* 0 for the identity */
+            for (int j = 0; j < 5; j++) { lx[j] = acc[b][0][j][lane]; ly[j] = acc[b][1][j][lane]; }
+            encode_one(out + stride * (8 * b + lane), lx, ly, keep, format);
+            wipe(lx, sizeof lx); wipe(ly, sizeof ly);
         }
     }
     wipe(prefix, blocks * sizeof(fe8));
@@ -603,13 +669,13 @@ IFMA static int encode_all_ifma(const satchel_mod52 *m, uint64_t (*acc)[3][5][8]
     return 0;
 }
 
-static int encode_all_portable(const satchel_mod52 *m, const fe1 *res, size_t n, uint8_t *out, int edwards);
+static int encode_all_portable(const satchel_mod52 *m, const fe1 *res, size_t n, uint8_t *out, int format);
 
 /* The vector paths: 8 points per ladder (IFMA: one vector, AVX2: two), a partial last block
  * repeating its first point in the lanes it does not use. AVX2 encodes with the portable code:
  * a few products a point against a ladder's thousands. */
 static int ladder_blocks(const satchel_mod52 *m, ladder8_fn ladder, const ladder_args *a, const uint64_t *points, size_t n,
-                         uint8_t *out, int edwards, int ifma) {
+                         uint8_t *out, int format, int ifma) {
     const size_t blocks = (n + 7) / 8;
     uint64_t (*acc)[3][5][8] = malloc(blocks * sizeof *acc);
     if (!acc) return -2;
@@ -626,13 +692,13 @@ static int ladder_blocks(const satchel_mod52 *m, ladder8_fn ladder, const ladder
     }
     int status = -2;
     if (ifma) {
-        status = encode_all_ifma(m, acc, n, out, edwards);
+        status = encode_all_ifma(m, acc, n, out, format);
     } else {
         fe1 *res = malloc(n * 3 * sizeof(fe1));
         if (res) {
             for (size_t i = 0; i < n; i++)
                 for (int k = 0; k < 3; k++) load1(&res[3 * i + k], acc[i / 8][k], (int)(i % 8));
-            status = encode_all_portable(m, res, n, out, edwards);
+            status = encode_all_portable(m, res, n, out, format);
             wipe(res, n * 3 * sizeof(fe1));
             free(res);
         }
@@ -644,7 +710,7 @@ static int ladder_blocks(const satchel_mod52 *m, ladder8_fn ladder, const ladder
 #endif
 
 /* The portable path's encodings of n results (X, Y, Z a point), as encode_all_ifma's. */
-static int encode_all_portable(const satchel_mod52 *m, const fe1 *res, size_t n, uint8_t *out, int edwards) {
+static int encode_all_portable(const satchel_mod52 *m, const fe1 *res, size_t n, uint8_t *out, int format) {
     fe1 *prefix = malloc(n * sizeof(fe1));
     if (!prefix) return -2;
     fe1 one1, running, inverse, zinv, x, y, zi;
@@ -657,7 +723,7 @@ static int encode_all_portable(const satchel_mod52 *m, const fe1 *res, size_t n,
     }
     fe1_invert(m, &inverse, &running);
     for (size_t i = n; i-- > 0;) {
-        uint64_t identity = fe1_zero_mask(&res[3 * i + 2]), w[4];
+        uint64_t identity = fe1_zero_mask(&res[3 * i + 2]);
         fe1_select(&zi, identity, &one1, &res[3 * i + 2]);
         fe1_mul(m, &zinv, &inverse, &prefix[i]);
         fe1_mul(m, &inverse, &inverse, &zi);
@@ -665,10 +731,7 @@ static int encode_all_portable(const satchel_mod52 *m, const fe1 *res, size_t n,
         fe1_mul(m, &y, &res[3 * i + 1], &zinv);
         fe1_from_mont(m, &x, &x);
         fe1_from_mont(m, &y, &y);
-        words64(w, edwards ? y.v : x.v);
-        uint8_t *o = out + 32 * i;
-        for (int b = 0; b < 32; b++) o[b] = (uint8_t)(w[b / 8] >> (8 * (b % 8))) & (uint8_t)~identity;
-        o[31] |= (uint8_t)(((edwards ? x.v[0] : y.v[0]) & 1) << 7) & (uint8_t)~identity;
+        encode_one(out + (format == FORMAT_SEC1 ? 33 : 32) * i, x.v, y.v, ~identity, format);
     }
     wipe(prefix, n * sizeof(fe1));
     wipe(&x, sizeof x); wipe(&y, sizeof y); wipe(&zinv, sizeof zinv); wipe(&inverse, sizeof inverse); wipe(&running, sizeof running);
@@ -693,11 +756,12 @@ static void edwards1(const satchel_mod52 *m, const ladder_args *a, fe1 out[3], c
 
 /* Every point through the ladder on `path`, then the encodings. */
 static int ladder_all(enum satchel_simd_path path, const satchel_mod52 *m, const ladder_args *a, ladder1_fn one_ladder,
-                      const uint64_t *points, size_t n, uint8_t *out, int edwards) {
+                      const uint64_t *points, size_t n, uint8_t *out, int format) {
     if (n == 0) return 0;
 #if defined(__x86_64__)
-    if (runs(path, SATCHEL_SIMD_IFMA)) return ladder_blocks(m, edwards ? edwards8_ifma : glv8_ifma, a, points, n, out, edwards, 1);
-    if (runs(path, SATCHEL_SIMD_AVX2)) return ladder_blocks(m, edwards ? edwards8_avx2 : glv8_avx2, a, points, n, out, edwards, 0);
+    const int edwards = format == FORMAT_EDWARDS;
+    if (runs(path, SATCHEL_SIMD_IFMA)) return ladder_blocks(m, edwards ? edwards8_ifma : glv8_ifma, a, points, n, out, format, 1);
+    if (runs(path, SATCHEL_SIMD_AVX2)) return ladder_blocks(m, edwards ? edwards8_avx2 : glv8_avx2, a, points, n, out, format, 0);
 #endif
     (void)path;
     fe1 *res = malloc(n * 3 * sizeof(fe1));
@@ -709,7 +773,7 @@ static int ladder_all(enum satchel_simd_path path, const satchel_mod52 *m, const
         for (int j = 0; j < 5; j++) p[2].v[j] = m->one[j];
         one_ladder(m, a, &res[3 * i], p);
     }
-    int status = encode_all_portable(m, res, n, out, edwards);
+    int status = encode_all_portable(m, res, n, out, format);
     wipe(res, n * 3 * sizeof(fe1));
     free(res);
     return status;
@@ -720,13 +784,21 @@ int satchel_glv_batch(enum satchel_simd_path path, const satchel_mod52 *m, const
                       const uint64_t *points, size_t n, uint8_t *out) {
     ladder_args a = {digits1, digits2, windows, {{0}}, 0};
     fe1_to_mont(m, &a.zeta, zeta);
-    return ladder_all(path, m, &a, glv1, points, n, out, 0);
+    return ladder_all(path, m, &a, glv1, points, n, out, FORMAT_REPR_P);
+}
+
+int satchel_glv_batch_sec1(enum satchel_simd_path path, const satchel_mod52 *m, const uint64_t zeta[4],
+                           const int8_t *digits1, const int8_t *digits2, size_t windows,
+                           const uint64_t *points, size_t n, uint8_t *out) {
+    ladder_args a = {digits1, digits2, windows, {{0}}, 0};
+    fe1_to_mont(m, &a.zeta, zeta);
+    return ladder_all(path, m, &a, glv1, points, n, out, FORMAT_SEC1);
 }
 
 int satchel_edwards_mul_batch(enum satchel_simd_path path, const satchel_mod52 *m, const int8_t *digits, size_t windows,
                               int cofactor, const uint64_t *points, size_t n, uint8_t *out) {
     ladder_args a = {digits, 0, windows, {{0}}, cofactor};
-    return ladder_all(path, m, &a, edwards1, points, n, out, 1);
+    return ladder_all(path, m, &a, edwards1, points, n, out, FORMAT_EDWARDS);
 }
 
 /* ---- Decoding points: batched square roots. ---- */
@@ -796,7 +868,7 @@ static uint64_t root1(const satchel_mod52 *m, fe1 *y, const fe1 *x, int edwards)
 #define SQR1(r, a) fe1_mul(m, r, a, a)
 #define ADD1(r, a, bb) fe1_add(m, r, a, bb)
 #define SUB1(r, a, bb) fe1_sub(m, r, a, bb)
-#define INVERT(r, a) lane1_pow(m, r, a, pm2, 255, &one)
+#define INVERT(r, a) lane1_pow(m, r, a, pm2, 256, &one)
     ROOT_BODY(fe1, MUL1, SQR1, ADD1, SUB1, lane1_sqrt, m)
 #undef INVERT
     *y = root;
@@ -826,7 +898,7 @@ IFMA static uint64_t root8_ifma(const satchel_mod52 *m, uint64_t y[5][8], const 
 #define SUB8(r, a, bb) fe8_sub(&c, r, a, bb)
 #define POW8(ctx, r, a, e, bits, o) (m->sparse ? lane8s_pow(ctx, r, a, e, bits, o) : lane8_pow(ctx, r, a, e, bits, o))
 #define SQRT8(ctx, r, a, o, c5v, c3, bits, s) (m->sparse ? lane8s_sqrt(ctx, r, a, o, c5v, c3, bits, s) : lane8_sqrt(ctx, r, a, o, c5v, c3, bits, s))
-#define INVERT(r, a) do { if (inverse) load8(r, inverse); else POW8(&c, r, a, pm2, 255, &one); } while (0)
+#define INVERT(r, a) do { if (inverse) load8(r, inverse); else POW8(&c, r, a, pm2, 256, &one); } while (0)
     ROOT_BODY(fe8, MUL8, SQR8, ADD8, SUB8, SQRT8, &c)
 #undef INVERT
     store8(&c, y, &root);
@@ -851,7 +923,7 @@ AVX2 static uint64_t root8_avx2(const satchel_mod52 *m, uint64_t y[5][8], const 
 #define SUB8A(r, a, bb) fe8a_sub(&c, r, a, bb)
 #define POW8A(ctx, r, a, e, bits, o) BY_SHAPE(ctx, pow, ctx, r, a, e, bits, o)
 #define SQRT8A(ctx, r, a, o, c5v, c3, bits, s) BY_SHAPE(ctx, sqrt, ctx, r, a, o, c5v, c3, bits, s)
-#define INVERT(r, a) do { if (inverse) load8a(r, inverse); else POW8A(&c, r, a, pm2, 255, &one); } while (0)
+#define INVERT(r, a) do { if (inverse) load8a(r, inverse); else POW8A(&c, r, a, pm2, 256, &one); } while (0)
     ROOT_BODY(fe8a, MUL8A, SQR8A, ADD8A, SUB8A, SQRT8A, &c)
 #undef INVERT
     store8a(&c, y, &root);
@@ -879,7 +951,7 @@ AVX2 static uint64_t root8_avx2(const satchel_mod52 *m, uint64_t y[5][8], const 
         STORE(inverses[b], &running);  /* the prefix, until the way back */              \
         MUL(&running, &running, &dens[b]);                                               \
     }                                                                                    \
-    POW(ARG, &inv, &running, pm2, 255, &one);                                            \
+    POW(ARG, &inv, &running, pm2, 256, &one);                                            \
     for (size_t b = blocks; b-- > 0;) {                                                  \
         LOAD(&t, inverses[b]);                                                           \
         MUL(&t, &t, &inv);                                                               \

@@ -115,6 +115,28 @@ static int run(enum satchel_simd_path path) {
         failures += satchel_edwards_mul_batch(path, &jubjub, k, 64, cofactor, pts, N, out) != 0;
         PUBLIC(out, sizeof out);
     }
+
+    /* secp256k1 (BIP352's scan key): the split of a secret scalar, then the ladder on the plain
+     * field (this path's) and the Montgomery one (the IFMA kernels'). The points: G, N times. */
+    uint8_t sk[32];
+    uint64_t spts[8 * N], gx[8] = {0x59F2815B16F81798ull, 0x029BFCDB2DCE28D9ull, 0x55A06295CE870B07ull, 0x79BE667EF9DCBBACull,
+                                   0x9C47D08FFB10D4B8ull, 0xFD17B448A6855419ull, 0x5DA4FBFC0E1108A8ull, 0x483ADA7726A3C465ull};
+    for (int i = 0; i < N; i++) memcpy(spts + 8 * i, gx, 64);
+    randombytes_buf(sk, sizeof sk);
+    sk[0] &= 0x7F;  /* below n */
+    sk[31] |= 1;    /* not zero */
+    uint8_t sout[33 * N];
+    SECRET(sk, sizeof sk);
+    failures += satchel_secp256k1_mul_batch(path, sk, spts, N, sout) != 0;
+    PUBLIC(sout, sizeof sout);
+    int8_t s1[33], s2[33];
+    failures += satchel_secp256k1_split(sk, s1, s2) != 0;
+    satchel_mod52 k1;
+    static const uint64_t beta[4] = {0xC1396C28719501EEull, 0x9CF0497512F58995ull, 0x6E64479EAC3434E9ull, 0x7AE96A2B657C0710ull};
+    satchel_secp256k1_field(&k1, 0);
+    failures += satchel_glv_batch_sec1(path, &k1, beta, s1, s2, 33, spts, N, sout) != 0;
+    PUBLIC(sout, sizeof sout);
+    PUBLIC(sk, sizeof sk);
     return failures;
 }
 
@@ -129,7 +151,7 @@ int main(void) {
         }
         failures += run(all[i]);
         paths++;
-        printf("ctime: %s: x25519, Edwards y, Keccak, Pallas GLV, Jubjub (with and without cofactor) run\n", satchel_simd_path_name(all[i]));
+        printf("ctime: %s: x25519, Edwards y, Keccak, Pallas GLV, Jubjub (with and without cofactor), secp256k1 (split, GLV on both fields) run\n", satchel_simd_path_name(all[i]));
     }
     if (satchel_simd_supported(SATCHEL_SIMD_IFMA))
         printf("ctime: ifma is on this CPU and not under valgrind; its kernels are the templates checked above\n");

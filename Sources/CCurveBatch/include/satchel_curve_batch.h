@@ -48,6 +48,10 @@ typedef struct {
     uint64_t p[5];
     uint64_t pinv;
     int sparse;
+    /* p = 2^256 − 0x1000003D1 (secp256k1) with plain products, not Montgomery's: R = 1 (one
+     * and r2 are 1), reduced by folding 2^260 ≡ 0x1000003D10. The IFMA kernels have no such
+     * product: give them the Montgomery field (k1 = 0). */
+    int k1;
     uint64_t b[5], b3[5];
     uint64_t one[5];
     uint64_t r2[5];
@@ -115,6 +119,27 @@ void satchel_point52_double8(enum satchel_simd_path path, const satchel_mod52 *m
 int satchel_glv_batch(enum satchel_simd_path path, const satchel_mod52 *m, const uint64_t zeta[4],
                       const int8_t *digits1, const int8_t *digits2, size_t windows,
                       const uint64_t *points, size_t n, uint8_t *out);
+
+/* satchel_glv_batch with SEC1's compressed encoding out: 33 bytes a point, 0x02 or 0x03 by y's
+ * parity then x big-endian (33 zero bytes for the identity); for a field up to 2^256. */
+int satchel_glv_batch_sec1(enum satchel_simd_path path, const satchel_mod52 *m, const uint64_t zeta[4],
+                           const int8_t *digits1, const int8_t *digits2, size_t windows,
+                           const uint64_t *points, size_t n, uint8_t *out);
+
+/* secp256k1's field (y^2 = x^3 + 7) for the calls above: with plain products (`k1`, for the
+ * portable and AVX2 paths) or Montgomery's (any path; the IFMA one needs it). */
+void satchel_secp256k1_field(satchel_mod52 *m, int plain);
+/* The GLV halves of a secp256k1 scalar k (32 bytes big-endian) as 33 signed 4-bit digits each,
+ * for satchel_glv_batch with ζ = β: k ≡ k1 + k2·λ (mod n). Constant-time in k. Returns 0, −1
+ * when k is 0 or not below n. */
+int satchel_secp256k1_split(const uint8_t k[32], int8_t digits1[33], int8_t digits2[33]);
+/* k·P_i on secp256k1 for one secret k (32 bytes big-endian, in [1, n)) and n affine points
+ * (x then y, canonical little-endian 64-bit words, on the curve): each result's SEC1 compressed
+ * encoding (ser_P, 33 bytes) — BIP352's shared secrets b_scan·(input_hash·A). 8 points per
+ * ladder on the vector paths; one inversion for all. No branch or memory access depends on k.
+ * Returns 0, −1 for a k out of range, −2 when memory ran out. */
+int satchel_secp256k1_mul_batch(enum satchel_simd_path path, const uint8_t k[32], const uint64_t *points, size_t n,
+                                uint8_t *out);
 
 /* r = a * b * 2^-260 mod p for 8 lanes, each limb < 2^52 and each element < p; r may alias a
  * or b. `path` is what satchel_simd_path() gave, or any supported path (tests). */

@@ -127,8 +127,21 @@ if which == "all" || which == "silent-payment" {
             outpoint: outpoint, scriptSig: [], witness: [[0x30], inputKey.compressed],
             spentScript: ScriptTemplate.p2wpkh(inputKey.compressed))
     ])!
-    let found = try! receiver.scan(tweak, outputs: [[UInt8](repeating: 2, count: 32), paid[0]])
-    print("ctime: a silent payment scan with a secret scan key (Swift, libsecp256k1): \(found.count) found")
+    let outputs = [[UInt8](repeating: 2, count: 32), paid[0]]
+    let found = try! receiver.scan(tweak, outputs: outputs)
+    // The block-at-once scan (scan-blocks'): the shared points on every path this CPU runs
+    // (portable: libsecp256k1's ECDH; the others CCurveBatch's ladder), and the kernel's own
+    // portable code.
+    var paths: [String] = []
+    for path in CurveBatchPath.allCases where path.isSupported {
+        let secrets = try! receiver.sharedSecrets([tweak, tweak, tweak], path: path)
+        precondition(receiver.scan(outputs: outputs, sharedSecret: secrets[2]).count == found.count, "the \(path) scan differs")
+        paths.append(path.rawValue)
+    }
+    _ = try! Secp256k1Batch.kernelSharedPoints(privateKey: scanKey, points: [tweak.point, tweak.point], path: .portable)
+    print(
+        "ctime: a silent payment scan with a secret scan key (Swift; libsecp256k1, batched on \(paths.joined(separator: ", ")), the portable kernel): \(found.count) found"
+    )
 }
 if which == "canary" {
     // A branch on the secret on purpose: make ctime-swift expects memcheck to report it (exit
