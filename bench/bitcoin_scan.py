@@ -39,11 +39,195 @@ def write_chain(directory, block, count):
     out.close()
 
 
-def scan(bin_dir, blocks, key, cores):
+# ---- Silent payments on: the chain made taproot-era, with undo files. ----
+
+P = 2**256 - 2**32 - 977
+GX = 0x79BE667EF9DCBBAC55A06295CE870B07029BFCDB2DCE28D959F2815B16F81798
+GY = 0x483ADA7726A3C4655DA4FBFC0E1108A8FD17B448A68554199C47D08FFB10D4B8
+
+
+def taproot_keys(count):
+    """x-only keys of G, 2G, ... (affine additions; public test points for spent P2TR outputs)."""
+    keys, x, y = [], GX, GY
+    for _ in range(count):
+        keys.append(x.to_bytes(32, "big"))
+        lam = (y - GY) * pow(x - GX, -1, P) % P if x != GX else 3 * GX * GX * pow(2 * GY, -1, P) % P
+        nx = (lam * lam - x - GX) % P
+        x, y = nx, (lam * (x - nx) - y) % P
+    return keys
+
+
+def compact(n):
+    return bytes([n]) if n < 0xFD else b"\xfd" + struct.pack("<H", n) if n <= 0xFFFF else b"\xfe" + struct.pack("<I", n)
+
+
+def read_compact(b, i):
+    n = b[i]
+    if n < 0xFD:
+        return n, i + 1
+    size = {0xFD: 2, 0xFE: 4, 0xFF: 8}[n]
+    return int.from_bytes(b[i + 1:i + 1 + size], "little"), i + 1 + size
+
+
+def core_varint(n):
+    """Bitcoin Core's VARINT (serialize.h): base 128, most significant first, continued groups minus one."""
+    out = [n & 0x7F]
+    while n > 0x7F:
+        n = (n >> 7) - 1
+        out.append(0x80 | (n & 0x7F))
+    return bytes(reversed(out))
+
+
+def hash160(b):
+    return hashlib.new("ripemd160", hashlib.sha256(b).digest()).digest()
+
+
+def parse_tx(b, i):
+    """(version, inputs [(outpoint, scriptSig, sequence)], outputs [(value, script)], witnesses, locktime), end."""
+    version = b[i:i + 4]
+    i += 4
+    segwit = b[i] == 0 and b[i + 1] == 1
+    if segwit:
+        i += 2
+    n, i = read_compact(b, i)
+    inputs = []
+    for _ in range(n):
+        outpoint = b[i:i + 36]
+        size, j = read_compact(b, i + 36)
+        inputs.append((outpoint, b[j:j + size], b[j + size:j + size + 4]))
+        i = j + size + 4
+    n, i = read_compact(b, i)
+    outputs = []
+    for _ in range(n):
+        value = b[i:i + 8]
+        size, j = read_compact(b, i + 8)
+        outputs.append((value, b[j:j + size]))
+        i = j + size
+    witnesses = []
+    if segwit:
+        for _ in inputs:
+            items, i = read_compact(b, i)
+            stack = []
+            for _ in range(items):
+                size, i = read_compact(b, i)
+                stack.append(b[i:i + size])
+                i += size
+            witnesses.append(stack)
+    return (version, inputs, outputs, witnesses, b[i:i + 4]), i + 4
+
+
+def serialize_tx(tx, witness):
+    version, inputs, outputs, witnesses, locktime = tx
+    body = compact(len(inputs)) + b"".join(o + compact(len(s)) + s + q for o, s, q in inputs)
+    body += compact(len(outputs)) + b"".join(v + compact(len(s)) + s for v, s in outputs)
+    if witness and witnesses:
+        w = b"".join(compact(len(st)) + b"".join(compact(len(x)) + x for x in st) for st in witnesses)
+        return version + b"\x00\x01" + body + w + locktime
+    return version + body + locktime
+
+
+def taproot_era(block, keys):
+    """The block with every other P2WPKH output of each transaction made P2TR (as today's
+    blocks carry them), the merkle root recomputed, and each input's spent script guessed from
+    its shape (P2WPKH, P2SH-P2WPKH, P2TR key path, P2PKH; else a P2WSH, which does not count):
+    (block, spent scripts per non-coinbase transaction, transactions that BIP352 scans)."""
+    count, i = read_compact(block, 80)
+    txs = []
+    for _ in range(count):
+        tx, i = parse_tx(block, i)
+        txs.append(tx)
+    spent, k, eligible = [], 0, 0
+    for n, (version, inputs, outputs, witnesses, locktime) in enumerate(txs):
+        seen = 0
+        for o, (value, script) in enumerate(outputs):
+            if len(script) == 22 and script[:2] == b"\x00\x14":
+                seen += 1
+                if seen % 2 == 1:
+                    outputs[o] = (value, b"\x51\x20" + keys[(n + o) % len(keys)])
+        if n == 0:
+            continue
+        scripts = []
+        for j, (_, sig, _) in enumerate(inputs):
+            w = witnesses[j] if witnesses else []
+            if len(w) == 2 and len(w[1]) == 33 and not sig:
+                scripts.append(b"\x00\x14" + hash160(w[1]))
+            elif len(w) == 2 and len(w[1]) == 33 and len(sig) == 23:
+                scripts.append(b"\xa9\x14" + hash160(sig[1:]) + b"\x87")
+            elif len(w) == 1 and len(w[0]) in (64, 65):
+                scripts.append(b"\x51\x20" + keys[k % len(keys)])
+                k += 1
+            elif not w and len(sig) > 34 and sig[-34] == 33:
+                scripts.append(b"\x76\xa9\x14" + hash160(sig[-33:]) + b"\x88\xac")
+            else:
+                scripts.append(b"\x00\x20" + hashlib.sha256(sig + b"".join(w)).digest())
+        spent.append(scripts)
+        if any(o[1][:2] == b"\x51\x20" for o in outputs) and any(not x.startswith(b"\x00\x20") for x in scripts):
+            eligible += 1
+    level = [sha256d(serialize_tx(tx, False)) for tx in txs]
+    while len(level) > 1:
+        if len(level) % 2:
+            level.append(level[-1])
+        level = [sha256d(level[a] + level[a + 1]) for a in range(0, len(level), 2)]
+    header = block[:36] + level[0] + block[68:80]
+    return header + compact(count) + b"".join(serialize_tx(tx, True) for tx in txs), spent, eligible
+
+
+def compressed_script(script):
+    """Bitcoin Core's ScriptCompression: P2PKH and P2SH short, anything else its size + 6."""
+    if len(script) == 25 and script[:3] == b"\x76\xa9\x14" and script[23:] == b"\x88\xac":
+        return b"\x00" + script[3:23]
+    if len(script) == 23 and script[:2] == b"\xa9\x14" and script[22] == 0x87:
+        return b"\x01" + script[2:22]
+    return core_varint(len(script) + 6) + script
+
+
+def undo_data(spent):
+    """CBlockUndo: per transaction its coins (height 1, not coinbase, a dummy version, an amount)."""
+    out = compact(len(spent))
+    for scripts in spent:
+        out += compact(len(scripts)) + b"".join(core_varint(2) + core_varint(0) + core_varint(9) + compressed_script(s) for s in scripts)
+    return out
+
+
+def write_chain_with_undo(directory, block, spent, count):
+    """A genesis of the block's coinbase alone (a genesis spends nothing and has no undo
+    record), then `count` copies of the block, with rev*.dat beside blk*.dat: each block's undo
+    record after the magic and size, then SHA256d(parent hash ‖ undo data), as Bitcoin Core
+    writes them."""
+    undo = undo_data(spent)
+    _, end = parse_tx(block, read_compact(block, 80)[1])
+    coinbase = block[read_compact(block, 80)[1]:end]
+    coinbase_id = sha256d(serialize_tx(parse_tx(block, read_compact(block, 80)[1])[0], False))
+    genesis = block[:4] + bytes(32) + coinbase_id + block[68:80] + compact(1) + coinbase
+    parent = sha256d(genesis[:80])
+    out = open(os.path.join(directory, "blk00000.dat"), "wb")
+    rev = open(os.path.join(directory, "rev00000.dat"), "wb")
+    out.write(MAGIC + struct.pack("<I", len(genesis)) + genesis)
+    number, size = 1, len(genesis) + 8
+    for _ in range(count):
+        b = block[:4] + parent + block[36:]
+        frame = MAGIC + struct.pack("<I", len(b)) + b
+        if out is None or size + len(frame) > 128 << 20:
+            if out:
+                out.close()
+                rev.close()
+            out = open(os.path.join(directory, "blk%05d.dat" % number), "wb")
+            rev = open(os.path.join(directory, "rev%05d.dat" % number), "wb")
+            number, size = number + 1, 0
+        out.write(frame)
+        rev.write(MAGIC + struct.pack("<I", len(undo)) + undo + sha256d(parent + undo))
+        size += len(frame)
+        parent = sha256d(b[:80])
+    out.write(bytes(1 << 20))
+    out.close()
+    rev.close()
+
+
+def scan(bin_dir, blocks, key, cores, extra=()):
     state = tempfile.mkdtemp(prefix="satchel-bench-state-")
     try:
         cmd = [os.path.join(bin_dir, "scan-blocks"), "--chain", "bitcoin", "--birthday", "0", "--progress", "none",
-               "--state-dir", state, "--blocks", blocks]
+               "--state-dir", state, "--blocks", blocks] + list(extra)
         if cores == 1:
             cmd = ["taskset", "-c", "0"] + cmd
         start = time.perf_counter()
@@ -114,6 +298,26 @@ def main():
             print(json.dumps({"bench": "btc_blk_files_scan", "cores": cores, "blocks": args.blocks, "mb": round(len(block) * args.blocks / 1e6),
                               "seconds": round(seconds, 2), "blocks_per_second": round(args.blocks / seconds, 1),
                               "ms_per_block": round(seconds / args.blocks * 1e3, 2),
+                              "ratio_to_sha256d_txs": round(seconds / args.blocks / ref, 2)}))
+    finally:
+        shutil.rmtree(work)
+
+    # Silent payments on: the same chain made taproot-era (half the P2WPKH outputs P2TR), with
+    # rev*.dat, scanned for the seed's BIP352 receiver as well as its BIP84 account; the
+    # reference stays the original block's hashing.
+    era, spent, eligible = taproot_era(block, taproot_keys(64))
+    inputs = sum(len(x) for x in spent)
+    work = tempfile.mkdtemp(prefix="satchel-bench-blk-sp-")
+    try:
+        write_chain_with_undo(work, era, spent, args.blocks)  # a genesis, then the blocks: heights 1 … n
+        seed = json.dumps({"mnemonic": PHRASE}).encode() + b"\n"
+        scan(args.bin, work, seed, 2, ["--silent-payments"])
+        for cores in (1, 2):
+            seconds, balance = scan(args.bin, work, seed, cores, ["--silent-payments"])
+            assert balance["type"] == "balance" and balance["height"] == args.blocks, balance
+            print(json.dumps({"bench": "btc_blk_files_scan_silent_payments", "cores": cores, "blocks": args.blocks,
+                              "inputs_per_block": inputs, "bip352_transactions_per_block": eligible, "seconds": round(seconds, 2),
+                              "blocks_per_second": round(args.blocks / seconds, 1), "ms_per_block": round(seconds / args.blocks * 1e3, 2),
                               "ratio_to_sha256d_txs": round(seconds / args.blocks / ref, 2)}))
     finally:
         shutil.rmtree(work)
