@@ -779,20 +779,23 @@ static int ladder_all(enum satchel_simd_path path, const satchel_mod52 *m, const
     return status;
 }
 
+static int glv_batch(enum satchel_simd_path path, const satchel_mod52 *m, const uint64_t zeta[4], const int8_t *digits1,
+                     const int8_t *digits2, size_t windows, const uint64_t *points, size_t n, uint8_t *out, int format) {
+    ladder_args a = {digits1, digits2, windows, {{0}}, 0};
+    fe1_to_mont(m, &a.zeta, zeta);
+    return ladder_all(path, m, &a, glv1, points, n, out, format);
+}
+
 int satchel_glv_batch(enum satchel_simd_path path, const satchel_mod52 *m, const uint64_t zeta[4],
                       const int8_t *digits1, const int8_t *digits2, size_t windows,
                       const uint64_t *points, size_t n, uint8_t *out) {
-    ladder_args a = {digits1, digits2, windows, {{0}}, 0};
-    fe1_to_mont(m, &a.zeta, zeta);
-    return ladder_all(path, m, &a, glv1, points, n, out, FORMAT_REPR_P);
+    return glv_batch(path, m, zeta, digits1, digits2, windows, points, n, out, FORMAT_REPR_P);
 }
 
 int satchel_glv_batch_sec1(enum satchel_simd_path path, const satchel_mod52 *m, const uint64_t zeta[4],
                            const int8_t *digits1, const int8_t *digits2, size_t windows,
                            const uint64_t *points, size_t n, uint8_t *out) {
-    ladder_args a = {digits1, digits2, windows, {{0}}, 0};
-    fe1_to_mont(m, &a.zeta, zeta);
-    return ladder_all(path, m, &a, glv1, points, n, out, FORMAT_SEC1);
+    return glv_batch(path, m, zeta, digits1, digits2, windows, points, n, out, FORMAT_SEC1);
 }
 
 int satchel_edwards_mul_batch(enum satchel_simd_path path, const satchel_mod52 *m, const int8_t *digits, size_t windows,
