@@ -55,22 +55,21 @@ final class PhraseInputTests: XCTestCase {
     /// On a pseudo-terminal (script(1)) with nothing piped in: a prompt, the phrase typed and
     /// never echoed, the addresses out.
     func testPhraseTypedOnATerminal() throws {
-        let transcript = try Shell.run(
-            "(sleep 1; printf '\(Self.about)\\n'; sleep 2) | script -qec 'derive --purpose 84 --count 2 > \(dir)/out.jsonl; echo status=$?' /dev/null"
-        )
-        XCTAssertTrue(transcript.out.contains("Seed phrase (not shown): "), transcript.out)
-        XCTAssertTrue(transcript.out.contains("status=0"), transcript.out)
-        XCTAssertFalse(transcript.out.contains("abandon"), "the phrase was echoed: \(transcript.out)")
+        // Typed once the prompt shows (the terminal's echo is off by then), as a person types.
+        let (shown, status) = try Terminal.run(
+            "derive --purpose 84 --count 2 > \(dir)/out.jsonl", waitFor: "Seed phrase (not shown): ", type: Self.about)
+        XCTAssertEqual(status, 0, shown)
+        XCTAssertFalse(shown.contains("abandon"), "the phrase was echoed: \(shown)")
         let records = try TestPaths.jsonLines(URL(fileURLWithPath: "\(dir)/out.jsonl"))
         XCTAssertEqual(records.first?["address"] as? String, Self.bip84)
         XCTAssertEqual(records.count, 2)
         // sign-hash asks for the phrase, then reads hash records typed on the terminal.
         let hash = String(repeating: "ab", count: 32)
-        let signing = try Shell.run(
-            "(sleep 1; printf '\(Self.about)\\n'; sleep 1; printf '{\"hash\":\"\(hash)\"}\\n'; sleep 1; printf '\\004') | script -qec 'sign-hash --path m/44h/60h/0h/0/0 > \(dir)/sig.jsonl; echo status=$?' /dev/null"
-        )
-        XCTAssertTrue(signing.out.contains("status=0"), signing.out)
-        XCTAssertFalse(signing.out.contains("abandon"), signing.out)
+        let signing = try Terminal.run(
+            "sign-hash --path m/44h/60h/0h/0/0 > \(dir)/sig.jsonl", waitFor: "(not shown): ", type: Self.about,
+            then: [#"{"hash":"\#(hash)"}"#], endInput: true)
+        XCTAssertEqual(signing.status, 0, signing.shown)
+        XCTAssertFalse(signing.shown.contains("abandon"), signing.shown)
         let verified = try Shell.run("sign-hash verify --address 0x9858EfFD232B4033E47d90003D41EC34EcaEda94 < \(dir)/sig.jsonl")
         XCTAssertEqual(verified.status, 0, verified.stderr + verified.out)
         XCTAssertEqual(verified.records.map { $0["valid"] as? Bool }, [true])

@@ -4,9 +4,12 @@ import Foundation
 /// `prompt`, types `answer` and Enter, and returns everything the terminal showed (echo
 /// included: what a bystander could read) and the exit status. It types half a second after
 /// the prompt shows, as a person does: a no-echo prompt sets the terminal with TCSAFLUSH,
-/// which drops what was typed before.
+/// which drops what was typed before. `then` lines follow, a second apart, and with
+/// `endInput` a Control-D ends the input.
 public enum Terminal {
-    public static func run(_ command: String, waitFor prompt: String, type answer: String) throws -> (shown: String, status: Int32) {
+    public static func run(
+        _ command: String, waitFor prompt: String, type answer: String, then more: [String] = [], endInput: Bool = false
+    ) throws -> (shown: String, status: Int32) {
         let script = """
             import os, pty, sys, time
             pid, fd = pty.fork()
@@ -21,6 +24,12 @@ public enum Terminal {
                 seen += chunk
             time.sleep(0.5)
             os.write(fd, os.environ["TERMINAL_ANSWER"].encode() + b"\\n")
+            for line in [l for l in os.environ["TERMINAL_MORE"].split("\\n") if l]:
+                time.sleep(1)  # after the tool has set the terminal back (TCSAFLUSH drops what came before)
+                os.write(fd, line.encode() + b"\\n")
+            if os.environ["TERMINAL_END"] == "1":
+                time.sleep(0.5)
+                os.write(fd, b"\\x04")
             while True:
                 try:
                     chunk = os.read(fd, 4096)
@@ -38,7 +47,8 @@ public enum Terminal {
         defer { try? FileManager.default.removeItem(at: file) }
         func quoted(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'" }
         let r = try Shell.run(
-            "TERMINAL_COMMAND=\(quoted(command)) TERMINAL_PROMPT=\(quoted(prompt)) TERMINAL_ANSWER=\(quoted(answer)) timeout 60 python3 \(file.path)"
+            "TERMINAL_COMMAND=\(quoted(command)) TERMINAL_PROMPT=\(quoted(prompt)) TERMINAL_ANSWER=\(quoted(answer)) "
+                + "TERMINAL_MORE=\(quoted(more.joined(separator: "\n"))) TERMINAL_END=\(endInput ? 1 : 0) timeout 60 python3 \(file.path)"
         )
         return (r.stderr, r.status)
     }
