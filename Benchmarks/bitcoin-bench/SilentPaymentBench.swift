@@ -127,31 +127,27 @@ func silentPaymentBench(transactions count: Int) throws {
                     return 1
                 }, nil)
             let t0 = Hash.tagged("BIP0352/SharedSecret", shared)  // ser_P(S) ‖ ser32(0)
-            var tG = secp256k1_pubkey(), pk = secp256k1_pubkey()
-            _ = secp256k1_ec_pubkey_create(context, &tG, t0)
-            withUnsafePointer(to: &spend) { b in
-                withUnsafePointer(to: &tG) { g in
-                    var both: [UnsafePointer<secp256k1_pubkey>?] = [b, g]
-                    _ = secp256k1_ec_pubkey_combine(context, &pk, &both, 2)
+            /// a + b, and its x-only serialization.
+            func sum(_ a: inout secp256k1_pubkey, _ b: inout secp256k1_pubkey) -> (secp256k1_pubkey, [UInt8]) {
+                var out = secp256k1_pubkey()
+                withUnsafePointer(to: &a) { pa in
+                    withUnsafePointer(to: &b) { pb in
+                        var pair: [UnsafePointer<secp256k1_pubkey>?] = [pa, pb]
+                        _ = secp256k1_ec_pubkey_combine(context, &out, &pair, 2)
+                    }
                 }
+                var xonly = secp256k1_xonly_pubkey()
+                _ = secp256k1_xonly_pubkey_from_pubkey(context, &xonly, nil, &out)
+                var x = [UInt8](repeating: 0, count: 32)
+                _ = secp256k1_xonly_pubkey_serialize(context, &x, &xonly)
+                return (out, x)
             }
-            var xonly = secp256k1_xonly_pubkey()
-            _ = secp256k1_xonly_pubkey_from_pubkey(context, &xonly, nil, &pk)
-            var x = [UInt8](repeating: 0, count: 32)
-            _ = secp256k1_xonly_pubkey_serialize(context, &x, &xonly)
+            var tG = secp256k1_pubkey()
+            _ = secp256k1_ec_pubkey_create(context, &tG, t0)
+            var (pk, x) = sum(&spend, &tG)
             // The change label forward, as ours checks few labels: x(P_0 + label·G) against
             // the outputs' x (no output lifted to a point).
-            var labeled = secp256k1_pubkey()
-            withUnsafePointer(to: &pk) { p in
-                withUnsafePointer(to: &changeKey) { l in
-                    var pair: [UnsafePointer<secp256k1_pubkey>?] = [p, l]
-                    _ = secp256k1_ec_pubkey_combine(context, &labeled, &pair, 2)
-                }
-            }
-            var labeledXOnly = secp256k1_xonly_pubkey()
-            _ = secp256k1_xonly_pubkey_from_pubkey(context, &labeledXOnly, nil, &labeled)
-            var lx = [UInt8](repeating: 0, count: 32)
-            _ = secp256k1_xonly_pubkey_serialize(context, &lx, &labeledXOnly)
+            let (_, lx) = sum(&pk, &changeKey)
             for output in outputs[t] where output == x || output == lx { referenceFound += 1 }
         })
 

@@ -30,13 +30,7 @@ final class Secp256k1BatchTests: XCTestCase {
         satchel_secp256k1_field(&field, 0)
         XCTAssertEqual(field.k1, 0)
         let beta: [UInt64] = [0xC139_6C28_7195_01EE, 0x9CF0_4975_12F5_8995, 0x6E64_479E_AC34_34E9, 0x7AE9_6A2B_657C_0710]
-        let words = points.flatMap { point -> [UInt64] in
-            let u = point.uncompressed
-            return (0..<8).map { i in
-                let start = 1 + 32 * (i / 4) + 8 * (3 - i % 4)
-                return u[start..<start + 8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-            }
-        }
+        let words = Secp256k1Batch.affineWords(points)
         var out = [UInt8](repeating: 0, count: 33 * points.count)
         XCTAssertEqual(satchel_glv_batch_sec1(path.c, &field, beta, d1, d2, 33, words, points.count, &out), 0)
         return (0..<points.count).map { Array(out[33 * $0..<33 * $0 + 33]) }
