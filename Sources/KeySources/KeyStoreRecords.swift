@@ -6,16 +6,12 @@ import WalletKeys
 import WalletKeyStore
 import WalletRecords
 
-extension WalletOptions {
-    /// The entry's keys, or nil without --wallet. A BIP39 entry marked passphrase-protected
-    /// needs the BIP39 passphrase (from --passphrase-*); one that is not refuses one.
-    public func keySource(bip39Passphrase: SecureBytes?) throws -> KeySource? {
-        try load(bip39Passphrase: bip39Passphrase)?.source
-    }
-
-    /// The entry's keys and birthdays (so a record made from them, e.g. derive account's
-    /// view-only keys, can carry the birthday on to a new entry), or nil without --wallet.
-    public func load(bip39Passphrase: SecureBytes?) throws -> (source: KeySource, birthdays: [String: Int])? {
+extension KeySourceOptions {
+    /// The --wallet entry's keys and birthdays (so a record made from them, e.g. derive
+    /// account's view-only keys, can carry the birthday on to a new entry), or nil without
+    /// --wallet. A BIP39 entry marked passphrase-protected needs the BIP39 passphrase (from
+    /// --passphrase-*); one that is not refuses one.
+    public func loadWallet(bip39Passphrase: SecureBytes?) throws -> (source: KeySource, birthdays: [String: Int])? {
         guard let wallet else { return nil }
         try keyStore.requireEntry(wallet)
         let entry = try keyStore.store.load(wallet, passphrase: try keyStore.passphrase(confirm: false))

@@ -16,7 +16,7 @@ extension KeySourceOptions {
     ) throws -> (source: KeySource?, birthdays: [String: Int]) {
         switch choice() {
         case .wallet:
-            guard let loaded = try walletEntry.load(bip39Passphrase: bip39Passphrase) else { return (nil, [:]) }
+            guard let loaded = try loadWallet(bip39Passphrase: bip39Passphrase) else { return (nil, [:]) }
             return (loaded.source, loaded.birthdays)
         case .keyRecord:
             guard let keyRecord = try keyRecord.read() else { return (nil, [:]) }

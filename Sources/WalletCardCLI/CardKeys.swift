@@ -6,8 +6,9 @@ import WalletRecords
 
 /// --card and what it needs: the pairing, the reader, the PIN.
 public struct CardKeyOptions: ParsableArguments {
-    @Flag(help: "The key is on a Keycard (needs --pairing; the PIN comes from --credentials-file/-fd or a prompt).")
-    public var card = false
+    static let cardHelp = ArgumentHelp(
+        "The key is on a Keycard (needs --pairing; the PIN comes from --credentials-file/-fd or a prompt).")
+    @Flag(help: cardHelp) public var card = false
 
     @OptionGroup public var pairing: PairingOptions
     @OptionGroup public var readers: ReaderOptions
@@ -127,19 +128,40 @@ extension Keycard {
 }
 
 /// A key-taking tool's key source with --card among the choices: `KeySourceOptions` and the
-/// card's options, at most one source given.
+/// card's options, at most one source given. Their options are declared here again, not
+/// nested, to keep the groups one level deep (see `KeySourceOptions`); `source` and `card`
+/// give them back as the two groups.
 public struct CardKeySourceOptions: ParsableArguments {
-    @OptionGroup public var source: KeySourceOptions
-    @OptionGroup public var card: CardKeyOptions
+    @OptionGroup public var keyRecord: KeyOptions
+    @Option(help: KeySourceOptions.walletHelp) public var wallet: String?
+    @OptionGroup public var keyStore: KeyStoreOptions
+    @Flag(name: .customLong("card"), help: CardKeyOptions.cardHelp) public var useCard = false
+    @OptionGroup public var pairing: PairingOptions
+    @OptionGroup public var readers: ReaderOptions
+    @OptionGroup public var credentials: CredentialOptions
 
     public init() {}
 
     public func validate() throws {
         try KeySourceOptions.checkOne(
-            keyFile: source.keyRecord.keyFile != nil, keyFd: source.keyRecord.keyFd != nil,
-            wallets: source.walletEntry.wallet == nil ? 0 : 1, card: card.card)
+            keyFile: keyRecord.keyFile != nil, keyFd: keyRecord.keyFd != nil, wallets: wallet == nil ? 0 : 1, card: useCard)
+        try card.validate()
+    }
+
+    /// The key source without the card.
+    public var source: KeySourceOptions {
+        var options = KeySourceOptions()
+        (options.keyRecord, options.wallet, options.keyStore) = (keyRecord, wallet, keyStore)
+        return options
+    }
+
+    /// The card's options.
+    public var card: CardKeyOptions {
+        var options = CardKeyOptions()
+        (options.card, options.pairing, options.readers, options.credentials) = (useCard, pairing, readers, credentials)
+        return options
     }
 
     /// The unlocked card, or nil without --card.
-    public func keys() throws -> CardKeys? { try card.keys(source.keyStore) }
+    public func keys() throws -> CardKeys? { try card.keys(keyStore) }
 }

@@ -5,19 +5,26 @@ import WalletCore
 /// each record (no option), a key record (--key-file or --key-fd), a key-store entry
 /// (--wallet), or, in the tools that have one, a Keycard (--card, `CardKeySourceOptions`).
 /// At most one is given; `checkOne` is the only place that says so.
+///
+/// The groups inside are one level deep on purpose: a debug build's ArgumentParser checks each
+/// group again inside every enclosing one (five times a level), and a tool run in the tests
+/// spent a second of CPU on that at four levels.
 public struct KeySourceOptions: ParsableArguments {
     @OptionGroup public var keyRecord: KeyOptions
-    @OptionGroup public var walletEntry: WalletOptions
+
+    /// --wallet NAME: a key-store entry as the key of a run.
+    public static let walletHelp = ArgumentHelp("Use this key-store entry as the key for every record.", valueName: "name")
+    @Option(help: walletHelp) public var wallet: String?
+
+    /// The key-store options (for the entry, and for a card's pairing).
+    @OptionGroup public var keyStore: KeyStoreOptions
 
     public init() {}
 
     public func validate() throws {
         try Self.checkOne(
-            keyFile: keyRecord.keyFile != nil, keyFd: keyRecord.keyFd != nil, wallets: walletEntry.wallet == nil ? 0 : 1, card: false)
+            keyFile: keyRecord.keyFile != nil, keyFd: keyRecord.keyFd != nil, wallets: wallet == nil ? 0 : 1, card: false)
     }
-
-    /// The key-store options (for the entry, and for a card's pairing).
-    public var keyStore: KeyStoreOptions { walletEntry.keyStore }
 
     /// The source chosen.
     public enum Choice: Equatable, Sendable {
@@ -34,7 +41,7 @@ public struct KeySourceOptions: ParsableArguments {
     /// The choice, `card` saying whether --card was given (in a tool that has it).
     public func choice(card: Bool = false) -> Choice {
         if card { return .card }
-        if let wallet = walletEntry.wallet { return .wallet(wallet) }
+        if let wallet { return .wallet(wallet) }
         return keyRecord.isGiven ? .keyRecord : .records
     }
 

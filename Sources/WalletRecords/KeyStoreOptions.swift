@@ -49,13 +49,3 @@ public struct KeyStoreOptions: ParsableArguments {
         return try SecretInput.read(.prompt(label: label, confirm: confirm))
     }
 }
-
-/// --wallet NAME: a key-store entry as the key of a run (derive, sign-hash, scan-blocks).
-public struct WalletOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Use this key-store entry as the key for every record.", valueName: "name"))
-    public var wallet: String?
-
-    @OptionGroup public var keyStore: KeyStoreOptions
-
-    public init() {}
-}
