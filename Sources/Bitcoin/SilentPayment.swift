@@ -15,14 +15,18 @@ public enum SilentPayment {
 
     /// BIP352's derivation: scan key m/352'/coin'/account'/1'/0, spend key m/352'/coin'/account'/0'/0
     /// (coin 0' for Bitcoin, 1' for every test network).
-    public static func scanPath(coinType: UInt32, account: UInt32) -> DerivationPath {
+    /// m/352'/coin'/account': the keys below are at 1'/0 (scan) and 0'/0 (spend).
+    public static func accountPath(coinType: UInt32, account: UInt32) -> DerivationPath {
         let h = DerivationPath.hardened
-        return DerivationPath([352 | h, coinType | h, account | h, 1 | h, 0])
+        return DerivationPath([352 | h, coinType | h, account | h])
+    }
+
+    public static func scanPath(coinType: UInt32, account: UInt32) -> DerivationPath {
+        accountPath(coinType: coinType, account: account).appending([1 | DerivationPath.hardened, 0])
     }
 
     public static func spendPath(coinType: UInt32, account: UInt32) -> DerivationPath {
-        let h = DerivationPath.hardened
-        return DerivationPath([352 | h, coinType | h, account | h, 0 | h, 0])
+        accountPath(coinType: coinType, account: account).appending([0 | DerivationPath.hardened, 0])
     }
 
     /// hash_BIP0352/Label(ser256(b_scan) ‖ ser32(m)): the label's scalar. Private (it ties a
@@ -61,11 +65,14 @@ public enum SilentPayment {
 public enum SilentPaymentError: WalletError, Equatable {
     case invalidAddress(String)
     case invalidKey(String)
+    /// A BIP392 sp() descriptor that does not read; the reason never quotes it (it is secret).
+    case invalidDescriptor(String)
 
     public var code: String {
         switch self {
         case .invalidAddress: "silent_payment.invalid_address"
         case .invalidKey: "silent_payment.invalid_key"
+        case .invalidDescriptor: "silent_payment.invalid_descriptor"
         }
     }
 
@@ -73,6 +80,7 @@ public enum SilentPaymentError: WalletError, Equatable {
         switch self {
         case .invalidAddress(let reason): "not a silent payment address: \(reason)"
         case .invalidKey(let reason): "not a silent payment key: \(reason)"
+        case .invalidDescriptor(let reason): "not a BIP392 sp() descriptor: \(reason)"
         }
     }
 }

@@ -5,8 +5,9 @@ import WalletKeys
 import WalletRecords
 
 /// derive's BIP352 silent payment records (--purpose 352): the receiver's keys from a seed at
-/// m/352'/coin'/account'/{1',0'}/0, or watch-only from a record's scan private key and spend
-/// public key; one `sp1…`/`tsp1…` address, labeled or not.
+/// m/352'/coin'/account'/{1',0'}/0, or from a record's BIP392 `sp()` descriptor, or watch-only
+/// from a record's scan private key and spend public key; one `sp1…`/`tsp1…` address, labeled
+/// or not.
 public struct SilentPaymentRequest {
     public var chainOptions: ChainOptions
     /// Labels to write addresses for (none: the unlabeled address). 0 is change: refused.
@@ -21,9 +22,16 @@ public struct SilentPaymentRequest {
         self.labels = labels
     }
 
-    /// Whether a record is a silent payment one: --purpose 352, or a watch-only receiver's keys.
+    /// Whether a record is a silent payment one: --purpose 352, a receiver's sp() descriptor, or
+    /// a watch-only receiver's keys.
     public static func applies(_ options: ChainOptions, _ record: JSONObject) -> Bool {
-        options.purpose == 352 || record[scanKeyField] != nil
+        options.purpose == 352 || record[scanKeyField] != nil || spDescriptor(record) != nil
+    }
+
+    /// The record's "descriptor" when it is an sp() one.
+    static func spDescriptor(_ record: JSONObject) -> String? {
+        guard case .string(let text)? = record["descriptor"], SilentPaymentDescriptor.isClaimed(text) else { return nil }
+        return text
     }
 
     /// The coin and network: Bitcoin on any network; Litecoin's test networks for tests only
@@ -41,11 +49,25 @@ public struct SilentPaymentRequest {
         return (coin, network, chain.testnet)
     }
 
-    /// The receiver's keys: the record's watch-only pair, or a seed's (the run's or the record's).
-    func keys(_ record: JSONObject, keys: DeriveKeys, out: inout JSONObject, testnet: Bool) throws -> (SilentPaymentKeys, fromSeed: Bool) {
+    /// The receiver's keys: the record's sp() descriptor or watch-only pair, or a seed's (the
+    /// run's or the record's), with the origin a descriptor of them names.
+    func keys(
+        _ record: JSONObject, keys: DeriveKeys, out: inout JSONObject, testnet: Bool
+    ) throws -> (
+        SilentPaymentKeys, fromSeed: Bool, origin: (fingerprint: [UInt8], path: DerivationPath)?
+    ) {
+        if let text = Self.spDescriptor(record) {
+            let descriptor = try SilentPaymentDescriptor(parsing: text)
+            guard descriptor.testnet == testnet else {
+                throw DerivationError.unsupported(
+                    "the sp() descriptor is for \(descriptor.testnet ? "a test" : "the main") network, and the record's network is \(testnet ? "a test" : "the main") one (give --network)"
+                )
+            }
+            return (descriptor.keys, false, descriptor.origin)
+        }
         if let scan = try record.optionalString(Self.scanKeyField) {
             let spend = try record.optionalString(Self.spendPublicKeyField)
-            return (try SilentPaymentKeys(scanKeyHex: scan, spendPublicKeyHex: spend), false)
+            return (try SilentPaymentKeys(scanKeyHex: scan, spendPublicKeyHex: spend), false, nil)
         }
         guard keys.device == nil else {
             throw DerivationError.unsupported("silent payment keys need the seed here: a card exports no hardened-path private key")
@@ -56,14 +78,15 @@ public struct SilentPaymentRequest {
             )
         }
         let coinType = chainOptions.coinType ?? (testnet ? 1 : 0)
-        return (try SilentPaymentKeys(root: root, coinType: coinType, account: chainOptions.account), true)
+        let origin = (root.fingerprint, SilentPayment.accountPath(coinType: coinType, account: chainOptions.account))
+        return (try SilentPaymentKeys(root: root, coinType: coinType, account: chainOptions.account), true, origin)
     }
 
     /// One address record per label (or the unlabeled one).
     public func addresses(_ record: JSONObject, keys: DeriveKeys, emit: (JSONObject) throws(CLIError) -> Void) throws {
         let (coin, network, testnet) = try network(record)
         var base = record
-        let (receiver, fromSeed) = try self.keys(record, keys: keys, out: &base, testnet: testnet)
+        let (receiver, fromSeed, _) = try self.keys(record, keys: keys, out: &base, testnet: testnet)
         base = AccountFields.removed(from: PhraseFields.removed(from: SecretFields.removed(from: base)))
         base[Self.spendPublicKeyField] = nil
         for label in labels.isEmpty ? [nil] : labels.map(Optional.some) {
@@ -79,12 +102,13 @@ public struct SilentPaymentRequest {
     }
 
     /// The account record: the unlabeled address and both public keys; --view-only adds the
-    /// scan private key and the spend public key as a watch-only receiver's fields, --private
-    /// the spend private key as well.
+    /// scan private key and the spend public key as a watch-only receiver's fields and as a
+    /// BIP392 `sp(spscan…)` descriptor, --private the spend private key as well (and the
+    /// descriptor is `sp(spspend…)`).
     public func account(_ record: JSONObject, keys: DeriveKeys, viewOnly: Bool) throws -> JSONObject {
         let (coin, network, testnet) = try network(record)
         var out = record
-        let (receiver, fromSeed) = try self.keys(record, keys: keys, out: &out, testnet: testnet)
+        let (receiver, fromSeed, origin) = try self.keys(record, keys: keys, out: &out, testnet: testnet)
         out = PhraseFields.removed(from: SecretFields.removed(from: out))
         out["type"] = .string("account")
         fields(coin, network, receiver, fromSeed: fromSeed, testnet: testnet, into: &out)
@@ -99,6 +123,10 @@ public struct SilentPaymentRequest {
                 throw DerivationError.unsupported("--private needs the spend private key, and the input is watch-only")
             }
             out[Self.spendKeyField] = .string(spend.hex)
+        }
+        if viewOnly || chainOptions.private {
+            let descriptor = SilentPaymentDescriptor(keys: receiver, testnet: testnet, origin: origin)
+            out["descriptor"] = .string(try descriptor.text(spend: chainOptions.private))
         }
         return out
     }

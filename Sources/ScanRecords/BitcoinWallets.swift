@@ -56,6 +56,15 @@ public struct BitcoinWalletReader<C: BitcoinFamily>: ScanWalletReader {
             let keys = try SilentPaymentKeys(scanKeyHex: scan, spendPublicKeyHex: spend)
             return BitcoinScanner(silentPayments: try silentPaymentWatch(keys), network: network)
         }
+        if case .string(let text)? = record["descriptor"], SilentPaymentDescriptor.isClaimed(text) {
+            let descriptor = try SilentPaymentDescriptor(parsing: text)
+            guard descriptor.testnet == network.coin.testnet else {
+                throw DerivationError.unsupported(
+                    "the sp() descriptor is for \(descriptor.testnet ? "a test" : "the main") network, not \(C.name) \(network.coin.network)"
+                )
+            }
+            return BitcoinScanner(silentPayments: try silentPaymentWatch(descriptor.keys), network: network)
+        }
         if record["descriptors"] != nil || record["descriptor"] != nil {
             let texts: [String]
             if case .array(let items)? = record["descriptors"] {
@@ -68,7 +77,13 @@ public struct BitcoinWalletReader<C: BitcoinFamily>: ScanWalletReader {
             } else {
                 texts = [try record.string(record["descriptor"] != nil ? "descriptor" : "descriptors", expected: "a descriptor")]
             }
-            let accounts = try texts.map { text in try checked(WatchAccount(try AccountDescriptor(parsing: text))) }
+            let accounts = try texts.map { text in
+                // Never quoted by AccountDescriptor's errors: it holds the scan private key.
+                guard !SilentPaymentDescriptor.isClaimed(text) else {
+                    throw DerivationError.unsupported("an sp() descriptor is a wallet of its own: give it alone, as \"descriptor\"")
+                }
+                return try checked(WatchAccount(try AccountDescriptor(parsing: text)))
+            }
             return try BitcoinScanner(accounts: accounts, network: network, discovery: discovery)
         }
         var scratch = record

@@ -65,8 +65,18 @@ public enum SecretFields {
 
     public static func removed(from record: JSONObject) -> JSONObject {
         var out = record
-        for key in record.keys where names.contains(key) { out[key] = nil }
+        for key in record.keys where names.contains(key) || holdsSecretDescriptor(record[key]) { out[key] = nil }
         return out
+    }
+
+    /// A BIP392 `sp(…)` descriptor (alone or in a list, at the top level or not): it always
+    /// holds the scan private key.
+    static func holdsSecretDescriptor(_ value: JSONValue?) -> Bool {
+        switch value {
+        case .string(let text)?: text.contains("sp(")
+        case .array(let items)?: items.contains { holdsSecretDescriptor($0) }
+        default: false
+        }
     }
 }
 

@@ -189,10 +189,15 @@ final class SilentPaymentLiveTests: XCTestCase {
         // Spending two of them with a version 2 PSBT (BIP376): the labeled one named by a zero
         // fingerprint and no path, B's by the receiver's origin; sign-tx signs with the spend key
         // plus each tweak, after checking each output key, and the node accepts it.
+        // This scan knows the receiver by its BIP392 descriptor alone (derive's --private form,
+        // spspend): the same outputs.
+        let descriptorOnly = Data(try JSONSerialization.data(withJSONObject: ["descriptor": account["descriptor"] as! String]))
+        XCTAssertTrue((account["descriptor"] as! String).hasPrefix("sp([") && (account["descriptor"] as! String).contains("]tspspend1q"))
         let events = try Shell.run(
             "scan-blocks --chain litecoin --network regtest --birthday 0 --sp-labels 1 --state-dir \(node.dir)/rpc2 \(cookie)",
-            stdin: record
+            stdin: descriptorOnly
         ).records.filter { $0["type"] as? String == "received" }
+        XCTAssertEqual(Set(events.map { [$0["txid"] as! String, String($0["vout"] as! Int)] }), Set(expected.map { Array($0.prefix(2)) }))
         func tweak(_ txid: String, _ vout: Int) throws -> [UInt8] {
             try Hex.decode(events.first { $0["txid"] as? String == txid && $0["vout"] as? Int == vout }!["sp_tweak"] as! String)
         }

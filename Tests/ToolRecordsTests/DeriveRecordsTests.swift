@@ -61,6 +61,40 @@ final class DeriveRecordsTests: XCTestCase {
         let full = try AccountRequest(chainOptions: ChainOptions.parse(["--purpose", "352", "--private"])).account(
             phrase, keys: DeriveKeys(records: test.recordKeys(sharedPassphrase: nil)))
         XCTAssertEqual(full["sp_spend_key"]?.stringValue, "c88567742d5019d7ccc81f6e82cef8ef01997a6a3761cc9166036b580549539b")
+        // BIP392: spscan with --view-only, spspend with --private (embit's texts, as in
+        // BitcoinTests' SilentPaymentDescriptorTests).
+        XCTAssertEqual(
+            account["descriptor"]?.stringValue,
+            "sp([73c5da0a/352'/0'/0']tspscan1q0rnl6lft0gkpg4nsn528qgdpytfdej40atdqgrxpqqsg8c5r8vys973ppv7y5c9cphgkzm6g4efmhhcdkazt87ggxwz3pruphc9vkkxx3tpsdj)#tph337zw"
+        )
+        XCTAssertEqual(
+            full["descriptor"]?.stringValue,
+            "sp([73c5da0a/352'/0'/0']spspend1q0rnl6lft0gkpg4nsn528qgdpytfdej40atdqgrxpqqsg8c5r8vyu3pt8wsk4qxwhenyp7m5zemuw7qve0f4rwcwvj9nqx66cq4y48xcdu9qer)#5lme3500"
+        )
+        let publicOnly = try AccountRequest(chainOptions: test).account(
+            phrase, keys: DeriveKeys(records: test.recordKeys(sharedPassphrase: nil)))
+        XCTAssertNil(publicOnly["descriptor"])  // BIP392's forms all hold the scan private key
+        // The descriptor alone is the receiver: the same account, and its origin kept.
+        let fromDescriptor = try AccountRequest(chainOptions: test, viewOnly: true).account(
+            JSONObject(["descriptor": account["descriptor"]!]), keys: DeriveKeys(records: test.recordKeys(sharedPassphrase: nil)))
+        XCTAssertEqual(fromDescriptor["address"], account["address"])
+        XCTAssertEqual(fromDescriptor["descriptor"], account["descriptor"])
+        XCTAssertEqual(fromDescriptor["sp_scan_key"], account["sp_scan_key"])
+        // A spspend descriptor in, no secret out without --view-only or --private.
+        let spendIn = try AccountRequest(chainOptions: ChainOptions.parse(["--purpose", "352"])).account(
+            JSONObject(["descriptor": full["descriptor"]!]), keys: DeriveKeys(records: test.recordKeys(sharedPassphrase: nil)))
+        XCTAssertEqual(spendIn["address"], full["address"])
+        XCTAssertNil(spendIn["descriptor"])
+        XCTAssertNil(spendIn["sp_scan_key"])
+        // The network the descriptor names is the record's.
+        XCTAssertThrowsError(
+            try AccountRequest(chainOptions: ChainOptions.parse(["--purpose", "352"])).account(
+                JSONObject(["descriptor": account["descriptor"]!]), keys: DeriveKeys(records: test.recordKeys(sharedPassphrase: nil)))
+        ) {
+            XCTAssertEqual(
+                ($0 as? DerivationError)?.message,
+                "the sp() descriptor is for a test network, and the record's network is the main one (give --network)")
+        }
         XCTAssertEqual(
             full["address"]?.stringValue,
             "sp1qqfqnnv8czppwysafq3uwgwvsc638hc8rx3hscuddh0xa2yd746s7xqh6yy9ncjnqhqxazct0fzh98w7lpkm5fvlepqec2yy0sxlq4j6ccc3h6t0g")
@@ -75,7 +109,8 @@ final class DeriveRecordsTests: XCTestCase {
         XCTAssertEqual(fromSeed.map { $0["label"] }, [.number("1"), .number("7")])
         XCTAssertEqual(fromSeed.map { $0["address"]?.stringValue }, watchOnly.map { $0["address"]?.stringValue })
         XCTAssertNotEqual(fromSeed[0]["address"], fromSeed[1]["address"])
-        XCTAssertNil(watchOnly[0]["sp_scan_key"])  // the secret does not pass through
+        XCTAssertNil(watchOnly[0]["sp_scan_key"])  // the secrets do not pass through
+        XCTAssertNil(watchOnly[0]["descriptor"])
         XCTAssertEqual(watchOnly[0]["id"]?.stringValue, "mine")
         // Not from an xpub: the paths are hardened.
         XCTAssertThrowsError(

@@ -1,3 +1,4 @@
+import Bitcoin
 import Foundation
 import Monero
 import DeriveRecords
@@ -73,6 +74,36 @@ final class ScanRecordsTests: XCTestCase {
             XCTAssertEqual(
                 $0 as? DerivationError, .unsupported("\(bip32) line 1 is not a Monero wallet (Zcash keys are scanned with --chain zcash)"))
         }
+    }
+
+    /// A record's BIP392 sp() descriptor is a silent payment receiver for scan-blocks; one of
+    /// another network, or one among "descriptors", is refused without quoting it.
+    func testSilentPaymentDescriptorRecords() throws {
+        let reader = BitcoinWalletReader<BitcoinMainChain>(
+            network: try BitcoinNetwork(BitcoinMainChain.self, network: "main"), coinType: nil, discovery: AccountDiscovery())
+        let main =
+            "sp(spscan1q0rnl6lft0gkpg4nsn528qgdpytfdej40atdqgrxpqqsg8c5r8vys973ppv7y5c9cphgkzm6g4efmhhcdkazt87ggxwz3pruphc9vkkxxhtvyag)#2z4nx9j3"
+        let test =
+            "sp([73c5da0a/352'/0'/0']tspscan1q0rnl6lft0gkpg4nsn528qgdpytfdej40atdqgrxpqqsg8c5r8vys973ppv7y5c9cphgkzm6g4efmhhcdkazt87ggxwz3pruphc9vkkxx3tpsdj)#tph337zw"
+        XCTAssertNotNil(try reader.wallet(record: JSONObject(["descriptor": .string(main)])))
+        XCTAssertThrowsError(try reader.wallet(record: JSONObject(["descriptor": .string(test)]))) {
+            XCTAssertEqual(($0 as? DerivationError)?.message, "the sp() descriptor is for a test network, not bitcoin main")
+        }
+        XCTAssertThrowsError(try reader.wallet(record: JSONObject(["descriptors": .array([.string(main)])]))) {
+            XCTAssertEqual(($0 as? DerivationError)?.message, "an sp() descriptor is a wallet of its own: give it alone, as \"descriptor\"")
+        }
+        XCTAssertThrowsError(
+            try reader.wallet(record: JSONObject(["descriptor": .string("sh(" + main.prefix(while: { $0 != "#" }) + ")")]))
+        ) {
+            XCTAssertEqual(
+                ($0 as? SilentPaymentError)?.message,
+                "not a BIP392 sp() descriptor: BIP392's descriptor is sp(KEY) or sp(SCAN,SPEND), and only at the top level")
+        }
+        // An error record keeps neither form.
+        XCTAssertEqual(
+            SecretFields.removed(
+                from: JSONObject(["id": .string("a"), "descriptor": .string(main), "descriptors": .array([.string(test)])])),
+            JSONObject(["id": .string("a")]))
     }
 
     func testEventRecordInTheChainsWords() throws {
