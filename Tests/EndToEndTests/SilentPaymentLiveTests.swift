@@ -76,8 +76,10 @@ final class SilentPaymentLiveTests: XCTestCase {
         // Transaction A: P2PKH, P2SH-P2WPKH and P2WPKH inputs; two outputs to the receiver (k = 0
         // unlabeled, k = 1 labeled) and change.
         var keys: [SilentPaymentSender.InputKey] = [], outpoints: [[UInt8]] = [], spends: [String] = []
+        var fundedAddresses: [String] = []
         for kind in ["legacy", "p2sh-segwit", "bech32"] {
             let address = try cli("getnewaddress", "", kind, wallet: "miner")
+            fundedAddresses.append(address)
             let funded = try fund(address, script: try scriptOf(address))
             keys.append(.init(key: try privateKey(address), taproot: false))
             outpoints.append(funded.outpoint)
@@ -185,6 +187,59 @@ final class SilentPaymentLiveTests: XCTestCase {
         }
         let cookie = "--node 127.0.0.1:\(node.port) --rpc-cookie \(node.dir)/node/regtest/.cookie"
         XCTAssertEqual(try found(cookie, state: "rpc", confirmed: "419980000", spent: 0), expected)  // 0.5 + 0.7 + 0.9999 + 1.9999 LTC
+
+        // Bitcoin Core 23's getblock HASH 3, which litecoind 0.21 lacks: scripts/core-getblock3.py
+        // answers it in front of the node as Core does. The prevouts come with each block and no
+        // spent transaction is asked for; a block without undo data (Core gives no prevouts) is
+        // met by getrawtransaction, after one try.
+        // What the node says those runs ask for: every block's prevouts; without undo data, the
+        // blocks up to the first with a spend (coinbase-only blocks need no prevout, so they
+        // cannot tell) and then, per block, each transaction its inputs spend that is not in it.
+        let tip = Int(try cli("getblockcount"))!
+        var firstSpend: Int?, spentElsewhere = 0
+        for height in 0...tip {
+            let block = try json("getblock", try cli("getblockhash", String(height)), "2") as! [String: Any]
+            let txs = block["tx"] as! [[String: Any]]
+            let inBlock = Set(txs.map { $0["txid"] as! String })
+            let spent = Set(txs.dropFirst().flatMap { ($0["vin"] as! [[String: Any]]).map { $0["txid"] as! String } })
+            if !spent.isEmpty, firstSpend == nil { firstSpend = height }
+            if firstSpend != nil { spentElsewhere += spent.subtracting(inBlock).count }
+        }
+        let allBlocks = tip + 1, rawTransactionsAsked = spentElsewhere
+        for noUndo in [false, true] {
+            let log = "\(node.dir)/core-\(noUndo).json"
+            let proxy = try ScriptServer(
+                script: "scripts/core-getblock3.py", ["--upstream", "127.0.0.1:\(node.port)", "--log", log] + (noUndo ? ["--no-undo"] : []))
+            defer { proxy.stop() }
+            let through = "--node 127.0.0.1:\(proxy.port) --rpc-cookie \(node.dir)/node/regtest/.cookie"
+            XCTAssertEqual(try found(through, state: "core-\(noUndo)", confirmed: "419980000", spent: 0), expected)
+            let asked = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: log))) as! [String: Int]
+            XCTAssertEqual(asked["getblock/3"], noUndo ? firstSpend! + 1 : allBlocks, "\(asked)")
+            XCTAssertEqual(asked["getrawtransaction"], noUndo ? rawTransactionsAsked : nil, "\(asked)")
+            // The proxy's answer itself, against the node: transaction A's first input spends the
+            // 1 LTC sent to a legacy address in block firstSpend (addr() with BIP380's checksum).
+            let blockA = (try json("getrawtransaction", txA, "true") as! [String: Any])["blockhash"] as! String
+            let cookieText = try String(contentsOfFile: "\(node.dir)/node/regtest/.cookie", encoding: .utf8)
+            let r = try Shell.run(
+                "curl -sf -m 30 --user '\(cookieText)' http://127.0.0.1:\(proxy.port)/ -d '{\"jsonrpc\":\"1.0\",\"id\":1,\"method\":\"getblock\",\"params\":[\"\(blockA)\",3]}'"
+            )
+            XCTAssertEqual(r.status, 0, r.stderr)
+            let answer = try JSONSerialization.jsonObject(with: r.stdout) as! [String: Any]
+            let txs = (answer["result"] as! [String: Any])["tx"] as! [[String: Any]]
+            let input = (txs.first { $0["txid"] as? String == txA }!["vin"] as! [[String: Any]])[0]
+            let prevout = input["prevout"] as? [String: Any]
+            XCTAssertEqual(prevout == nil, noUndo)
+            if let prevout {
+                let script = prevout["scriptPubKey"] as! [String: Any]
+                XCTAssertEqual(prevout["generated"] as? Bool, false)
+                XCTAssertEqual(prevout["height"] as? Int, firstSpend)
+                XCTAssertEqual(prevout["value"] as? Double, 1.0)
+                XCTAssertEqual(script["hex"] as? String, Hex.encode(try scriptOf(fundedAddresses[0])))
+                XCTAssertEqual(script["address"] as? String, fundedAddresses[0])
+                XCTAssertEqual(script["type"] as? String, "pubkeyhash")
+                XCTAssertEqual(script["desc"] as? String, Descriptor.withChecksum("addr(\(fundedAddresses[0]))"))
+            }
+        }
 
         // Spending two of them with a version 2 PSBT (BIP376): the labeled one named by a zero
         // fingerprint and no path, B's by the receiver's origin; sign-tx signs with the spend key
