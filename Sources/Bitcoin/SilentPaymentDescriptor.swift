@@ -214,3 +214,29 @@ public struct SilentPaymentDescriptor: Sendable {
         }
     }
 }
+
+extension SilentPaymentDescriptor {
+    /// A record's receiver, for derive and scan-blocks alike: its "descriptor" when that is an
+    /// sp() one, or its `sp_scan_key` and `sp_spend_public_key` (what `derive account
+    /// --view-only` writes beside the descriptor); when both are given they must be the same
+    /// receiver. nil when neither is.
+    public static func receiver(
+        descriptorField text: String?, scanKeyHex: String?, spendPublicKeyHex: String?
+    ) throws(SilentPaymentError) -> (keys: SilentPaymentKeys, descriptor: SilentPaymentDescriptor?)? {
+        let descriptor = try text.flatMap { text throws(SilentPaymentError) in
+            isClaimed(text) ? try SilentPaymentDescriptor(parsing: text) : nil
+        }
+        let pair = try scanKeyHex.map { hex throws(SilentPaymentError) in
+            try SilentPaymentKeys(scanKeyHex: hex, spendPublicKeyHex: spendPublicKeyHex)
+        }
+        if let descriptor, let pair,
+            descriptor.keys.scanPrivateKey != pair.scanPrivateKey || descriptor.keys.spendPublicKey != pair.spendPublicKey
+        {
+            throw .invalidKey(
+                "the record's sp() descriptor and its \(SilentPaymentKeys.scanKeyField)/\(SilentPaymentKeys.spendPublicKeyField) are different receivers"
+            )
+        }
+        if let descriptor { return (descriptor.keys, descriptor) }
+        return pair.map { ($0, nil) }
+    }
+}

@@ -25,13 +25,8 @@ public struct SilentPaymentRequest {
     /// Whether a record is a silent payment one: --purpose 352, a receiver's sp() descriptor, or
     /// a watch-only receiver's keys.
     public static func applies(_ options: ChainOptions, _ record: JSONObject) -> Bool {
-        options.purpose == 352 || record[scanKeyField] != nil || spDescriptor(record) != nil
-    }
-
-    /// The record's "descriptor" when it is an sp() one.
-    static func spDescriptor(_ record: JSONObject) -> String? {
-        guard case .string(let text)? = record["descriptor"], SilentPaymentDescriptor.isClaimed(text) else { return nil }
-        return text
+        options.purpose == 352 || record[scanKeyField] != nil
+            || record["descriptor"]?.stringValue.map(SilentPaymentDescriptor.isClaimed) == true
     }
 
     /// The coin and network: Bitcoin on any network; Litecoin's test networks for tests only
@@ -56,18 +51,16 @@ public struct SilentPaymentRequest {
     ) throws -> (
         SilentPaymentKeys, fromSeed: Bool, origin: (fingerprint: [UInt8], path: DerivationPath)?
     ) {
-        if let text = Self.spDescriptor(record) {
-            let descriptor = try SilentPaymentDescriptor(parsing: text)
-            guard descriptor.testnet == testnet else {
+        if let (receiver, descriptor) = try SilentPaymentDescriptor.receiver(
+            descriptorField: record["descriptor"]?.stringValue, scanKeyHex: try record.optionalString(Self.scanKeyField),
+            spendPublicKeyHex: try record.optionalString(Self.spendPublicKeyField))
+        {
+            if let descriptor, descriptor.testnet != testnet {
                 throw DerivationError.unsupported(
                     "the sp() descriptor is for \(descriptor.testnet ? "a test" : "the main") network, and the record's network is \(testnet ? "a test" : "the main") one (give --network)"
                 )
             }
-            return (descriptor.keys, false, descriptor.origin)
-        }
-        if let scan = try record.optionalString(Self.scanKeyField) {
-            let spend = try record.optionalString(Self.spendPublicKeyField)
-            return (try SilentPaymentKeys(scanKeyHex: scan, spendPublicKeyHex: spend), false, nil)
+            return (receiver, false, descriptor?.origin)
         }
         guard keys.device == nil else {
             throw DerivationError.unsupported("silent payment keys need the seed here: a card exports no hardened-path private key")

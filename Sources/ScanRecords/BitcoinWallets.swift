@@ -51,19 +51,16 @@ public struct BitcoinWalletReader<C: BitcoinFamily>: ScanWalletReader {
     }
 
     public func wallet(record: JSONObject) throws -> BitcoinScanner<C>? {
-        if let scan = try record.optionalString(SilentPaymentKeys.scanKeyField) {
-            let spend = try record.optionalString(SilentPaymentKeys.spendPublicKeyField)
-            let keys = try SilentPaymentKeys(scanKeyHex: scan, spendPublicKeyHex: spend)
-            return BitcoinScanner(silentPayments: try silentPaymentWatch(keys), network: network)
-        }
-        if case .string(let text)? = record["descriptor"], SilentPaymentDescriptor.isClaimed(text) {
-            let descriptor = try SilentPaymentDescriptor(parsing: text)
-            guard descriptor.testnet == network.coin.testnet else {
+        if let (keys, descriptor) = try SilentPaymentDescriptor.receiver(
+            descriptorField: record["descriptor"]?.stringValue, scanKeyHex: try record.optionalString(SilentPaymentKeys.scanKeyField),
+            spendPublicKeyHex: try record.optionalString(SilentPaymentKeys.spendPublicKeyField))
+        {
+            if let descriptor, descriptor.testnet != network.coin.testnet {
                 throw DerivationError.unsupported(
                     "the sp() descriptor is for \(descriptor.testnet ? "a test" : "the main") network, not \(C.name) \(network.coin.network)"
                 )
             }
-            return BitcoinScanner(silentPayments: try silentPaymentWatch(descriptor.keys), network: network)
+            return BitcoinScanner(silentPayments: try silentPaymentWatch(keys), network: network)
         }
         if record["descriptors"] != nil || record["descriptor"] != nil {
             let texts: [String]

@@ -124,4 +124,25 @@ final class SilentPaymentDescriptorTests: XCTestCase {
         XCTAssertTrue(SilentPaymentDescriptor.isClaimed("sh(sp(x))"))
         XCTAssertFalse(SilentPaymentDescriptor.isClaimed("wpkh(\(xpub)/0/*)"))
     }
+
+    /// A record's receiver: the descriptor, the hex pair, or both when they agree.
+    func testRecordReceiver() throws {
+        let agreed = try SilentPaymentDescriptor.receiver(
+            descriptorField: Self.mainScan, scanKeyHex: Self.scanKey, spendPublicKeyHex: Self.spendPublic)
+        XCTAssertEqual(agreed?.keys.scanPrivateKey.hex, Self.scanKey)
+        XCTAssertEqual(agreed?.descriptor?.testnet, false)
+        let pairOnly = try SilentPaymentDescriptor.receiver(
+            descriptorField: "wpkh(xpub…/0/*)", scanKeyHex: Self.scanKey, spendPublicKeyHex: Self.spendPublic)
+        XCTAssertNil(pairOnly?.descriptor)
+        XCTAssertEqual(pairOnly.map { Hex.encode($0.keys.spendPublicKey.compressed) }, Self.spendPublic)
+        XCTAssertNil(try SilentPaymentDescriptor.receiver(descriptorField: nil, scanKeyHex: nil, spendPublicKeyHex: nil))
+        let otherSpend = "0279be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798"  // G
+        XCTAssertThrowsError(
+            try SilentPaymentDescriptor.receiver(descriptorField: Self.mainScan, scanKeyHex: Self.scanKey, spendPublicKeyHex: otherSpend)
+        ) {
+            XCTAssertEqual(
+                ($0 as? SilentPaymentError)?.message,
+                "not a silent payment key: the record's sp() descriptor and its sp_scan_key/sp_spend_public_key are different receivers")
+        }
+    }
 }
