@@ -23,7 +23,9 @@ ZSH_COMPLETIONS = $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 FISH_COMPLETIONS = $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 MANIFEST_DIR = $(DESTDIR)$(PREFIX)/share/satchel
 INSTALL_DIRS = $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(BASH_COMPLETIONS) $(ZSH_COMPLETIONS) $(FISH_COMPLETIONS) $(MANIFEST_DIR)
-STATIC_BUILD = swift build -c $(CONFIG) --static-swift-stdlib --scratch-path .build-static-$(CONFIG)
+# No debug information: the installed tools are stripped, and it slowed the build (make test's
+# InstallTests builds every tool this way).
+STATIC_BUILD = swift build -c $(CONFIG) --static-swift-stdlib --scratch-path .build-static-$(CONFIG) -Xswiftc -gnone -Xcc -g0
 
 all: build
 
@@ -74,8 +76,9 @@ ctime-swift: test-deps
 	done
 
 # Every fuzz target over its committed corpus in the plain build (no sanitizer between the
-# code and the inputs), then in the instrumented build (.build-fuzz: libFuzzer, AddressSanitizer)
-# with FUZZ_SMOKE_SECONDS of fresh mutations each (docs/RELIABILITY.md).
+# code and the inputs), then in the instrumented build (.build-fuzz-smoke: libFuzzer,
+# AddressSanitizer, unoptimized) with FUZZ_SMOKE_SECONDS of fresh mutations each
+# (docs/RELIABILITY.md).
 FUZZ_SMOKE_SECONDS ?= 2
 fuzz-smoke: build
 	scripts/fuzz.sh --smoke $(FUZZ_SMOKE_SECONDS) "$(BIN_DIR)/satchel-fuzz"

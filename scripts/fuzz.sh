@@ -2,8 +2,9 @@
 # Runs satchel-fuzz's targets (docs/RELIABILITY.md).
 #
 #   scripts/fuzz.sh --smoke SECONDS PLAIN_BINARY   each target over its committed corpus in the
-#                                                 plain build, then in the instrumented build with
-#                                                 SECONDS of fresh mutations (make test)
+#                                                 plain build, then in the instrumented build
+#                                                 (unoptimized) with SECONDS of fresh mutations
+#                                                 (make test)
 #   scripts/fuzz.sh --runs N [TARGET…]             N executions a target with the instrumented
 #                                                 build; what adds coverage is merged into
 #                                                 Fuzz/corpus (make fuzz)
@@ -53,7 +54,7 @@ case "$mode" in
     targets=$("$plain" --list) || exit 1
     # The plain build first: no sanitizer between the code and the inputs.
     for t in $targets; do "$plain" "$t" "Fuzz/corpus/$t" || exit 1; done
-    fuzz=$(scripts/fuzz-build.sh) || exit 1
+    fuzz=$(scripts/fuzz-build.sh --smoke) || exit 1
     export fuzz
     echo "$targets" | xargs -P "$jobs" -I{} bash -c 'smoke_one {}'
     ;;
