@@ -197,19 +197,14 @@ public struct SilentPaymentDescriptor: Sendable {
                 throw .invalidDescriptor("its \(role) public key is not on the curve")
             }
         }
-        var raw: [UInt8]
-        do { raw = try Base58.decodeCheck(head) } catch {
+        guard let wif = try? WIF.parse(head), wif.prefix == 0x80 || wif.prefix == 0xEF else {
             throw .invalidDescriptor("its \(role) key is neither WIF, a hex public key nor an extended key")
         }
-        defer { SecureBytes.wipe(&raw) }
-        guard raw.count == 34 || raw.count == 33, raw[0] == 0x80 || raw[0] == 0xEF else {
-            throw .invalidDescriptor("its \(role) key is neither WIF, a hex public key nor an extended key")
-        }
-        guard raw.count == 34, raw[33] == 1 else {
+        guard wif.compressed else {
             throw .invalidDescriptor("its \(role) key is an uncompressed WIF key; BIP352 takes compressed keys only")
         }
-        let key = SecureBytes(raw[1..<33])
-        do { return (key, try Secp256k1.publicKey(of: key), raw[0] == 0xEF) } catch {
+        let key = wif.key
+        do { return (key, try Secp256k1.publicKey(of: key), wif.prefix == 0xEF) } catch {
             throw .invalidDescriptor("its \(role) private key is zero or not below the group order")
         }
     }
