@@ -10,10 +10,12 @@ BIN_DIR = $(shell swift build $(SWIFT_FLAGS) --show-bin-path)
 
 # make install [PREFIX=/usr/local] [DESTDIR=…] [CONFIG=release]: the tools, their man pages and
 # bash, zsh and fish completions (INSTALL_FROM=DIR installs already built tools from DIR).
-# The tools are linked with the Swift runtime and Foundation inside them (--static-swift-stdlib),
-# so they run on a machine with no Swift toolchain (an offline signer), stripped; their objects are
-# compiled apart from the development build, in .build-static-$(CONFIG), since objects made
-# for the shared runtime do not link statically.
+# The tools are linked with the Swift runtime and Foundation inside them (-static-stdlib), so they
+# run on a machine with no Swift toolchain (an offline signer), stripped. Their objects are the
+# ordinary build's (swift build -c $(CONFIG), in .build, as make bench's): scripts/link-static.py
+# links each tool again from SwiftPM's own link command with the static runtime, into
+# .build/static-$(CONFIG), instead of a second build of every module (--static-swift-stdlib),
+# whose objects differ only in the libraries they name to the linker.
 # make uninstall [PREFIX=…] removes exactly those files, and the directories install created.
 PREFIX ?= /usr/local
 CONFIG ?= release
@@ -23,9 +25,6 @@ ZSH_COMPLETIONS = $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 FISH_COMPLETIONS = $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 MANIFEST_DIR = $(DESTDIR)$(PREFIX)/share/satchel
 INSTALL_DIRS = $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(BASH_COMPLETIONS) $(ZSH_COMPLETIONS) $(FISH_COMPLETIONS) $(MANIFEST_DIR)
-# No debug information: the installed tools are stripped, and it slowed the build (make test's
-# InstallTests builds every tool this way).
-STATIC_BUILD = swift build -c $(CONFIG) --static-swift-stdlib --scratch-path .build-static-$(CONFIG) -Xswiftc -gnone -Xcc -g0
 
 all: build
 
@@ -145,7 +144,8 @@ bench:
 install: deps
 	@set -e; \
 	if [ -n "$(INSTALL_FROM)" ]; then bin="$(INSTALL_FROM)"; else \
-	  for t in $(TOOLS); do $(STATIC_BUILD) --product $$t; done; bin="$$($(STATIC_BUILD) --show-bin-path)"; fi; \
+	  for t in $(TOOLS); do swift build -c $(CONFIG) --product $$t; done; \
+	  bin=.build/static-$(CONFIG); python3 scripts/link-static.py --config $(CONFIG) --out "$$bin" $(TOOLS); fi; \
 	created=(); \
 	for d in $(INSTALL_DIRS); do \
 	  while [ ! -d "$$d" ]; do created+=("$$d"); d=$$(dirname "$$d"); done; \

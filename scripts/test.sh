@@ -5,9 +5,9 @@
 #
 # Most tests wait far more than they compute (on nodes, on tools they start, on kills), so two
 # shards on two cores take little more than the longer one. Shard A holds the tests that must
-# not meet each other's installs (InstallTests builds the static tools and calls install-deps;
-# SetupTests holds dpkg's lock), the live nodes, and ManyWalletsTests (to even the two out: shard
-# B was 9 minutes the longer); shard B is every other test class. The
+# not meet each other's installs (InstallTests calls install-deps and swift build, SetupTests
+# holds dpkg's lock), the live nodes, and, to even the two shards out, ManyWalletsTests and the
+# heaviest of the rest; shard B is every other test class. The
 # shards run the XCTest bundle itself, as swift test does: two swift test processes would both
 # open SwiftPM's build database, and one of them fails on its lock. (swift test would also start
 # the swift-testing runner; Satchel has no such tests.)
@@ -21,7 +21,8 @@ export SATCHEL_BIN_DIR
 bundle="$SATCHEL_BIN_DIR/SatchelPackageTests.xctest"
 logs=.build/test-logs
 rm -rf "$logs"; mkdir -p "$logs"
-shard_a="EndToEndTests.InstallTests EndToEndTests.SetupTests EndToEndTests.LitecoinLiveNodeTests EndToEndTests.MoneroLiveNodeTests EndToEndTests.ManyWalletsTests"
+shard_a="EndToEndTests.InstallTests EndToEndTests.SetupTests EndToEndTests.LitecoinLiveNodeTests EndToEndTests.MoneroLiveNodeTests EndToEndTests.ManyWalletsTests
+    EndToEndTests.DeriveToolTests EndToEndTests.KillCampaignTests EndToEndTests.KeycardPCSCTests EndToEndTests.HostileInputTests"
 
 tests=$("$bundle" --list-tests | grep /) || { echo "cannot list the tests of $bundle" >&2; exit 1; }
 classes=$(sed 's,/.*,,' <<< "$tests" | sort -u)

@@ -2,8 +2,8 @@ import Foundation
 import SatchelTestSupport
 import XCTest
 
-/// make install into a temporary prefix, as a user runs it (the tools linked statically, in a
-/// build of their own: debug here, to keep the test's time down; release by default), then the
+/// make install into a temporary prefix, as a user runs it (the tools linked statically from the
+/// build's objects: the debug build the tests run, here; release by default), then the
 /// installed tools run with the Swift toolchain out of reach; make uninstall removes what
 /// install made, and no directory it did not make.
 final class InstallTests: XCTestCase {
