@@ -112,6 +112,17 @@ func silentPaymentBench(transactions count: Int) throws {
         _ = tweak.withUnsafeBytes { secp256k1_ec_pubkey_create(context, &changeKey, $0.baseAddress!.assumingMemoryBound(to: UInt8.self)) }
     }
     let tweakBytes = tweaks.map(\.point.compressed)
+    // t_0 of every transaction (the fixed-base kernel's input), and B_spend + label·G for change.
+    let firstTweaks: [[UInt8]] = try tweaks.map { SilentPayment.sharedSecretTweak(try scanner.sharedSecret($0).bytes, 0) }
+    var changePoint = [UInt8](repeating: 0, count: 33), changeLength = 33
+    _ = secp256k1_ec_pubkey_serialize(context, &changePoint, &changeLength, &changeKey, UInt32(SECP256K1_EC_COMPRESSED))
+    var spendPlusChange = secp256k1_pubkey()
+    withUnsafePointer(to: &spend) { pa in
+        withUnsafePointer(to: &changeKey) { pb in
+            var pair: [UnsafePointer<secp256k1_pubkey>?] = [pa, pb]
+            _ = secp256k1_ec_pubkey_combine(context, &spendPlusChange, &pair, 2)
+        }
+    }
     var referenceFound = 0
     report(
         "sp_scan_libsecp256k1",
@@ -160,7 +171,10 @@ func silentPaymentBench(transactions count: Int) throws {
         let perChunk = try measure(repeats: 3, count: chunks) { c in
             let range = c * chunk..<min(count, (c + 1) * chunk)
             let secrets = try scanner.sharedSecrets(Array(tweaks[range]), path: path)
-            for (t, secret) in zip(range, secrets) { pathFound &+= scanner.scan(outputs: outputs[t], sharedSecret: secret).count }
+            let first = scanner.firstOutputKeys(secrets, path: path)
+            for (i, (t, secret)) in zip(range, secrets).enumerated() {
+                pathFound &+= scanner.scan(outputs: outputs[t], sharedSecret: secret, firstKeys: first?[i]).count
+            }
         }
         report("sp_scan_batched_\(path.rawValue)", perChunk * Double(chunks) / Double(count))
         pathsFound.append(#""\#(path.rawValue)":\#(pathFound / 3)"#)
@@ -172,7 +186,37 @@ func silentPaymentBench(transactions count: Int) throws {
                 .count
         }
         report("sp_ecdh_kernel_\(path.rawValue)", ladder * Double(chunks) / Double(count))
+        // The fixed-base kernel alone: t·G + B_spend and + B_spend + label·G (the change label),
+        // beside libsecp256k1's generator multiplication and two sums below.
+        let addends = [
+            receiver.spendPublicKey, Secp256k1.PublicKey.sum([receiver.spendPublicKey, try Secp256k1.PublicKey(parsing: changePoint)])!,
+        ]
+        let generator = measure(repeats: 3, count: chunks) { c in
+            let range = c * chunk..<min(count, (c + 1) * chunk)
+            sink &+=
+                Secp256k1Batch.kernelGeneratorSums(scalars: SecureBytes(range.flatMap { firstTweaks[$0] }), addends: addends, path: path)?
+                .count ?? 0
+        }
+        report("sp_gen_kernel_\(path.rawValue)", generator * Double(chunks) / Double(count))
     }
+    report(
+        "sp_gen_libsecp256k1",
+        measure(repeats: 3, count: count) { t in
+            var tG = secp256k1_pubkey(), out = secp256k1_pubkey()
+            _ = secp256k1_ec_pubkey_create(context, &tG, firstTweaks[t])
+            for var addend in [spend, spendPlusChange] {
+                withUnsafePointer(to: &tG) { pa in
+                    withUnsafePointer(to: &addend) { pb in
+                        var pair: [UnsafePointer<secp256k1_pubkey>?] = [pa, pb]
+                        _ = secp256k1_ec_pubkey_combine(context, &out, &pair, 2)
+                    }
+                }
+                var bytes = [UInt8](repeating: 0, count: 33)
+                var length = 33
+                _ = secp256k1_ec_pubkey_serialize(context, &bytes, &length, &out, UInt32(SECP256K1_EC_COMPRESSED))
+                sink &+= Int(bytes[0])
+            }
+        })
     report(
         "sp_ecdh_libsecp256k1",
         try measure(repeats: 3, count: count) { t in

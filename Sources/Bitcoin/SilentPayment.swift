@@ -47,7 +47,7 @@ public enum SilentPayment {
     }
 
     /// t_k = hash_BIP0352/SharedSecret(ser_P(S) ‖ ser32(k)).
-    static func sharedSecretTweak(_ shared: [UInt8], _ k: UInt32) -> [UInt8] {
+    public static func sharedSecretTweak(_ shared: [UInt8], _ k: UInt32) -> [UInt8] {
         Hash.tagged("BIP0352/SharedSecret", shared + bigEndian(k))
     }
 

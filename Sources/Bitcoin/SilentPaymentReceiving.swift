@@ -65,24 +65,32 @@ public struct SilentPaymentInput: Sendable {
     }
 }
 
-/// What a transaction gives every receiver to scan it with (beside its taproot outputs):
-/// input_hash·A, public (BIP352's "tweak data", what tweak servers hand out).
+/// What a transaction gives every receiver to scan it with (beside its taproot outputs): A and
+/// input_hash, public. BIP352's "tweak data", input_hash·A (what tweak servers hand out), is
+/// `point`, made when asked for: a receiver multiplies A by b_scan·input_hash instead, one
+/// multiplication instead of two.
 public struct SilentPaymentTweak: Sendable, Equatable {
-    public let point: Secp256k1.PublicKey
     /// A, the sum of the counted inputs' keys.
     public let inputKeySum: Secp256k1.PublicKey
+    /// input_hash, a valid scalar (checked).
     public let inputHash: [UInt8]
 
+    /// input_hash·A.
+    public var point: Secp256k1.PublicKey {
+        // A is no infinity and input_hash a valid scalar (both checked when made): never nil.
+        try! inputKeySum.multiplied(by: inputHash)
+    }
+
     /// nil when the transaction is not one a silent payment can be in: no counted input, an
-    /// input spending segwit v2+, keys summing to the point at infinity.
+    /// input spending segwit v2+, keys summing to the point at infinity, or an input_hash that
+    /// is no scalar (0 or not below n: BIP352 fails the scan then).
     public init?(inputs: [SilentPaymentInput]) {
         guard !inputs.contains(where: \.spendsFutureSegwitVersion) else { return nil }
         let keys = inputs.compactMap(\.publicKey)
         guard let sum = Secp256k1.PublicKey.sum(keys),
             let hash = SilentPayment.inputHash(outpoints: inputs.map(\.outpoint), inputKeySum: sum),
-            let point = try? sum.multiplied(by: hash)
+            Secp256k1.isValidPrivateKey(SecureBytes(hash))  // public: a hash of public data
         else { return nil }
-        self.point = point
         inputKeySum = sum
         inputHash = hash
     }
@@ -121,12 +129,18 @@ public struct SilentPaymentReceiver: Sendable {
         self.labelPoints = points
     }
 
-    /// S = b_scan·(input_hash·A), ser_P: the shared point (secret: it finds and links the
-    /// payments), made and serialized in constant time.
+    /// S = b_scan·(input_hash·A) = (b_scan·input_hash)·A, ser_P: the shared point (secret: it
+    /// finds and links the payments), made and serialized in constant time.
     public func sharedSecret(_ tweak: SilentPaymentTweak) throws(SilentPaymentError) -> SecureBytes {
-        do { return try Secp256k1.ecdhPoint(privateKey: keys.scanPrivateKey, publicKey: tweak.point) } catch {
+        do { return try Secp256k1.ecdhPoint(privateKey: scanScalar(tweak), publicKey: tweak.inputKeySum) } catch {
             throw .invalidKey("the scan key is not a private key")
         }
+    }
+
+    /// b_scan·input_hash mod n (constant-time in b_scan: libsecp256k1's scalar product), never
+    /// 0: both factors are nonzero below the prime n.
+    private func scanScalar(_ tweak: SilentPaymentTweak) throws(CurveError) -> SecureBytes {
+        try Secp256k1.multiply(keys.scanPrivateKey, by: tweak.inputHash)
     }
 
     /// P_k = B_spend + t_k·G. t_k·G is made in constant time (libsecp256k1's generator
@@ -140,11 +154,54 @@ public struct SilentPaymentReceiver: Sendable {
         return Secp256k1.PublicKey.sum([keys.spendPublicKey, tG.declassified])
     }
 
-    /// The shared points of many transactions at once (a block's): CCurveBatch's batched
-    /// ladder where this CPU has a vector path, else libsecp256k1's ECDH for each.
+    /// The shared points of many transactions at once (a block's), each (b_scan·input_hash)·A:
+    /// CCurveBatch's ladder with a scalar per lane where this CPU has a vector path, else
+    /// libsecp256k1's ECDH for each.
     public func sharedSecrets(_ tweaks: [SilentPaymentTweak], path: CurveBatchPath = .inUse) throws(SilentPaymentError) -> [SecureBytes] {
-        do { return try Secp256k1Batch.sharedPoints(privateKey: keys.scanPrivateKey, points: tweaks.map(\.point), path: path) } catch {
+        do {
+            var scalars = [SecureBytes]()
+            scalars.reserveCapacity(tweaks.count)
+            for tweak in tweaks { scalars.append(try scanScalar(tweak)) }
+            return try Secp256k1Batch.sharedPoints(privateKeys: scalars, points: tweaks.map(\.inputKeySum), path: path)
+        } catch {
             throw .invalidKey("the scan key is not a private key")
+        }
+    }
+
+    /// At most this many labels are looked for in the batch below (each one more sum a
+    /// transaction); a receiver with more scans each transaction alone.
+    public static let batchedLabels = 8
+
+    /// For many transactions' shared points at once (a block's, `sharedSecrets`): the x-only
+    /// keys one of a transaction's outputs must have for the receiver to be paid in it at all,
+    /// x(P_0) and x(P_0 + label·G) for each label. BIP352 counts k up from 0 only while an
+    /// output matches, so a transaction with none of them pays the receiver nothing, and its
+    /// scan ends there. CCurveBatch's fixed-base kernel makes every t_0·G + B_spend (+ label·G)
+    /// in one call, constant-time in t_0, one inversion per sum; nil where this CPU has no
+    /// vector path (libsecp256k1 is faster than the kernel's portable code), with more labels
+    /// than `batchedLabels`, or where a t_0 is no scalar: then each transaction is scanned alone.
+    public func firstOutputKeys(_ secrets: [SecureBytes], path: CurveBatchPath = .inUse) -> [Set<[UInt8]>]? {
+        guard Secp256k1Batch.hasOwnKernel(path), labelPoints.count <= Self.batchedLabels, !secrets.isEmpty else { return nil }
+        var addends = [keys.spendPublicKey]
+        for label in labelPoints {
+            guard let sum = Secp256k1.PublicKey.sum([keys.spendPublicKey, label.point]) else { return nil }
+            addends.append(sum)
+        }
+        var scalars = [UInt8]()
+        scalars.reserveCapacity(32 * secrets.count)  // no reallocation leaves a copy behind
+        for secret in secrets {
+            var shared = secret.bytes
+            var t = SilentPayment.sharedSecretTweak(shared, 0)
+            scalars += t
+            SecureBytes.wipe(&shared)
+            SecureBytes.wipe(&t)
+        }
+        let packed = SecureBytes(scalars)
+        SecureBytes.wipe(&scalars)
+        guard let sums = Secp256k1Batch.kernelGeneratorSums(scalars: packed, addends: addends, path: path) else { return nil }
+        let n = secrets.count
+        return (0..<n).map { i in
+            Set(addends.indices.map { j in Array(sums[33 * (n * j + i) + 1..<33 * (n * j + i) + 33]) })
         }
     }
 
@@ -161,7 +218,11 @@ public struct SilentPaymentReceiver: Sendable {
     /// either parity, as BIP352's check of output − P_k and its negation does). With more labels
     /// than twice the outputs, BIP352's way: each output (both parities) minus P_k looked up
     /// among the labels.
-    public func scan(outputs: [[UInt8]], sharedSecret secret: SecureBytes) -> [Found] {
+    ///
+    /// `firstKeys`, the transaction's `firstOutputKeys` where they were made: none of the
+    /// outputs among them ends the scan before it begins.
+    public func scan(outputs: [[UInt8]], sharedSecret secret: SecureBytes, firstKeys: Set<[UInt8]>? = nil) -> [Found] {
+        if let firstKeys, !outputs.contains(where: firstKeys.contains) { return [] }
         var shared = secret.bytes
         defer { SecureBytes.wipe(&shared) }
         var remaining = Array(outputs.enumerated())

@@ -289,11 +289,16 @@ public struct BitcoinScanner<C: BitcoinFamily>: ChainScanner, ChainRecords {
         }
         // The shared points of every transaction with tweak data, batched (one ladder for a
         // block's); a scan key that is no key finds nothing, as the receiver's scan did.
-        var shared: [Int: SecureBytes] = [:]
+        // Then the keys an output must have for k = 0 (P_0, with and without labels), batched
+        // too: most transactions end there.
+        var shared: [Int: SecureBytes] = [:], firstKeys: [Int: Set<[UInt8]>] = [:]
         if let sp = silentPayments {
             let eligible = transactions.indices.filter { transactions[$0].silentPaymentTweak != nil }
             if let points = try? sp.receiver.sharedSecrets(eligible.map { transactions[$0].silentPaymentTweak! }) {
                 for (i, point) in zip(eligible, points) { shared[i] = point }
+                if let keys = sp.receiver.firstOutputKeys(points) {
+                    for (i, set) in zip(eligible, keys) { firstKeys[i] = set }
+                }
             }
         }
         return transactions.indices.map { i in
@@ -309,7 +314,7 @@ public struct BitcoinScanner<C: BitcoinFamily>: ChainScanner, ChainRecords {
                         memo: nil, unlockTime: maturity, isCoinbase: tx.isCoinbase, outputKey: Array(script)))
             }
             if let sp = silentPayments, let secret = shared[i] {
-                found += silentPaymentOutputs(tx, secret, sp)
+                found += silentPaymentOutputs(tx, secret, firstKeys[i], sp)
             }
             return found
         }
@@ -317,9 +322,11 @@ public struct BitcoinScanner<C: BitcoinFamily>: ChainScanner, ChainRecords {
 
     /// The transaction's outputs paid to the wallet's silent payment address (any label
     /// scanned); each carries its tweak (b_spend + tweak spends it) as its memo.
-    private func silentPaymentOutputs(_ tx: BitcoinTransaction, _ secret: SecureBytes, _ sp: SilentPaymentWatch) -> [ReceivedOutput] {
+    private func silentPaymentOutputs(
+        _ tx: BitcoinTransaction, _ secret: SecureBytes, _ firstKeys: Set<[UInt8]>?, _ sp: SilentPaymentWatch
+    ) -> [ReceivedOutput] {
         let taproot = tx.taprootOutputs
-        let hits = sp.receiver.scan(outputs: taproot.map(\.key), sharedSecret: secret)
+        let hits = sp.receiver.scan(outputs: taproot.map(\.key), sharedSecret: secret, firstKeys: firstKeys)
         return hits.map { hit in
             let vout = taproot[hit.output].vout, output = tx.outputs[vout]
             var received = ReceivedOutput(

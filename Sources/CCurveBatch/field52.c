@@ -162,8 +162,13 @@ static inline uint64_t fe1_eq(const fe1 *a, const fe1 *b) {
     return 0 - ((diff - 1) >> 63);  /* diff < 2^52 */
 }
 
+static inline void fe1_set(fe1 *r, const uint64_t l[5]) { for (int j = 0; j < 5; j++) r->v[j] = l[j]; }
+
 /* The complete formulas, the GLV ladder and the square root, once for each backend
  * (point_formulas.inc). */
+#define LANES 1
+#define FE_SET(r, limbs) fe1_set(r, limbs)
+#define FE_LANES(bits) (0 - ((uint64_t)(bits) & 1))
 #define FE fe1
 #define CTX const satchel_mod52
 #define FE_MUL(r, a, b) fe1_mul(c, r, a, b)
@@ -214,6 +219,9 @@ typedef struct {
     size_t windows;
     fe1 zeta;
     int cofactor;
+    /* GLV with a scalar per point: d1 and d2 hold `windows` digits a point, point after point
+     * (a block's ladder gets them lane-minor: d[w·8 + lane]). */
+    int lanes;
 } ladder_args;
 
 /* ---- Eight lanes, AVX-512 IFMA. ---- */
@@ -383,6 +391,13 @@ IFMA static inline uint64_t fe8_eq(const ctx8 *c, const fe8 *a, const fe8 *b) {
     return k;
 }
 
+IFMA static inline void fe8_set(fe8 *r, const uint64_t l[5]) {
+    for (int j = 0; j < 5; j++) r->v[j] = _mm512_set1_epi64((long long)l[j]);
+}
+
+#define LANES 8
+#define FE_SET(r, limbs) fe8_set(r, limbs)
+#define FE_LANES(bits) ((uint64_t)(bits))
 #define FE fe8
 #define CTX const ctx8
 #define FE_ADD(r, a, b) fe8_add(c, r, a, b)
@@ -595,7 +610,9 @@ IFMA static void glv8_ifma(const satchel_mod52 *m, const ladder_args *a, const u
     fe8 p[3], acc[3], z8, one8;
     for (int j = 0; j < 5; j++) z8.v[j] = _mm512_set1_epi64((long long)a->zeta.v[j]);
     load_affine8(&c, m, p, &one8, in);
-    if (m->sparse) lane8s_glv(&c, acc, p, &z8, &one8, a->d1, a->d2, a->windows);
+    if (a->lanes && m->sparse) lane8s_glv_lanes(&c, acc, p, &z8, &one8, a->d1, a->d2, a->windows);
+    else if (a->lanes) lane8_glv_lanes(&c, acc, p, &z8, &one8, a->d1, a->d2, a->windows);
+    else if (m->sparse) lane8s_glv(&c, acc, p, &z8, &one8, a->d1, a->d2, a->windows);
     else lane8_glv(&c, acc, p, &z8, &one8, a->d1, a->d2, a->windows);
     for (int k = 0; k < 3; k++) store8(&c, out[k], &acc[k]);
     wipe(acc, sizeof acc);
@@ -671,6 +688,21 @@ IFMA static int encode_all_ifma(const satchel_mod52 *m, uint64_t (*acc)[3][5][8]
 
 static int encode_all_portable(const satchel_mod52 *m, const fe1 *res, size_t n, uint8_t *out, int format);
 
+/* The encodings of n results in blocks of 8 (X, Y, Z canonical in Montgomery form): IFMA's
+ * vector code, or the portable code (AVX2: a few products a point against a ladder's
+ * thousands). */
+static int encode_blocks(const satchel_mod52 *m, uint64_t (*acc)[3][5][8], size_t n, uint8_t *out, int format, int ifma) {
+    if (ifma) return encode_all_ifma(m, acc, n, out, format);
+    fe1 *res = malloc(n * 3 * sizeof(fe1));
+    if (!res) return -2;
+    for (size_t i = 0; i < n; i++)
+        for (int k = 0; k < 3; k++) load1(&res[3 * i + k], acc[i / 8][k], (int)(i % 8));
+    int status = encode_all_portable(m, res, n, out, format);
+    wipe(res, n * 3 * sizeof(fe1));
+    free(res);
+    return status;
+}
+
 /* The vector paths: 8 points per ladder (IFMA: one vector, AVX2: two), a partial last block
  * repeating its first point in the lanes it does not use. AVX2 encodes with the portable code:
  * a few products a point against a ladder's thousands. */
@@ -688,21 +720,26 @@ static int ladder_blocks(const satchel_mod52 *m, ladder8_fn ladder, const ladder
                 for (int j = 0; j < 5; j++) in[k][j][lane] = l[j];
             }
         }
-        ladder(m, a, in, acc[b]);
-    }
-    int status = -2;
-    if (ifma) {
-        status = encode_all_ifma(m, acc, n, out, format);
-    } else {
-        fe1 *res = malloc(n * 3 * sizeof(fe1));
-        if (res) {
-            for (size_t i = 0; i < n; i++)
-                for (int k = 0; k < 3; k++) load1(&res[3 * i + k], acc[i / 8][k], (int)(i % 8));
-            status = encode_all_portable(m, res, n, out, format);
-            wipe(res, n * 3 * sizeof(fe1));
-            free(res);
+        if (a->lanes) {  /* this block's scalars' digits, lane-minor */
+            ladder_args block = *a;
+            int8_t d1[8 * 64], d2[8 * 64];  /* windows ≤ 64 (checked by the caller) */
+            for (size_t lane = 0; lane < 8; lane++) {
+                const size_t i = 8 * b + lane < n ? 8 * b + lane : 8 * b;
+                for (size_t w = 0; w < a->windows; w++) {
+                    d1[8 * w + lane] = a->d1[a->windows * i + w];
+                    d2[8 * w + lane] = a->d2[a->windows * i + w];
+                }
+            }
+            block.d1 = d1;
+            block.d2 = d2;
+            ladder(m, &block, in, acc[b]);
+            wipe(d1, sizeof d1);
+            wipe(d2, sizeof d2);
+        } else {
+            ladder(m, a, in, acc[b]);
         }
     }
+    int status = encode_blocks(m, acc, n, out, format, ifma);
     wipe(acc, blocks * sizeof *acc);
     free(acc);
     return status;
@@ -771,7 +808,12 @@ static int ladder_all(enum satchel_simd_path path, const satchel_mod52 *m, const
         fe1_to_mont(m, &p[0], points + 8 * i);
         fe1_to_mont(m, &p[1], points + 8 * i + 4);
         for (int j = 0; j < 5; j++) p[2].v[j] = m->one[j];
-        one_ladder(m, a, &res[3 * i], p);
+        ladder_args point = *a;
+        if (a->lanes) {  /* this point's own digits */
+            point.d1 = a->d1 + a->windows * i;
+            point.d2 = a->d2 + a->windows * i;
+        }
+        one_ladder(m, &point, &res[3 * i], p);
     }
     int status = encode_all_portable(m, res, n, out, format);
     wipe(res, n * 3 * sizeof(fe1));
@@ -781,7 +823,7 @@ static int ladder_all(enum satchel_simd_path path, const satchel_mod52 *m, const
 
 static int glv_batch(enum satchel_simd_path path, const satchel_mod52 *m, const uint64_t zeta[4], const int8_t *digits1,
                      const int8_t *digits2, size_t windows, const uint64_t *points, size_t n, uint8_t *out, int format) {
-    ladder_args a = {digits1, digits2, windows, {{0}}, 0};
+    ladder_args a = {digits1, digits2, windows, {{0}}, 0, 0};
     fe1_to_mont(m, &a.zeta, zeta);
     return ladder_all(path, m, &a, glv1, points, n, out, format);
 }
@@ -798,10 +840,174 @@ int satchel_glv_batch_sec1(enum satchel_simd_path path, const satchel_mod52 *m, 
     return glv_batch(path, m, zeta, digits1, digits2, windows, points, n, out, FORMAT_SEC1);
 }
 
+int satchel_glv_lanes_batch_sec1(enum satchel_simd_path path, const satchel_mod52 *m, const uint64_t zeta[4],
+                                 const int8_t *digits1, const int8_t *digits2, size_t windows,
+                                 const uint64_t *points, size_t n, uint8_t *out) {
+    if (windows > 64) return -2;
+    ladder_args a = {digits1, digits2, windows, {{0}}, 0, 1};
+    fe1_to_mont(m, &a.zeta, zeta);
+    return ladder_all(path, m, &a, glv1, points, n, out, FORMAT_SEC1);
+}
+
 int satchel_edwards_mul_batch(enum satchel_simd_path path, const satchel_mod52 *m, const int8_t *digits, size_t windows,
                               int cofactor, const uint64_t *points, size_t n, uint8_t *out) {
-    ladder_args a = {digits, 0, windows, {{0}}, cofactor};
+    ladder_args a = {digits, 0, windows, {{0}}, cofactor, 0};
     return ladder_all(path, m, &a, edwards1, points, n, out, FORMAT_EDWARDS);
+}
+
+/* ---- Fixed-base multiples: t_i·B + Q_j for many secret scalars t_i, one public base B (its
+ * table), and a few public points Q_j. ---- */
+
+void satchel_fixed_table(const satchel_mod52 *m, const uint64_t base[8], size_t windows, uint64_t (*table)[8][2][5]) {
+    fe1 step[3], multiples[8][3], inverse, x, y;
+    fe1_to_mont(m, &step[0], base);
+    fe1_to_mont(m, &step[1], base + 4);
+    fe1_set(&step[2], m->one);
+    for (size_t w = 0; w < windows; w++) {  /* step = 16^w·B; all of it public */
+        for (int k = 0; k < 3; k++) multiples[0][k] = step[k];
+        for (int j = 1; j < 8; j++) lane1_add(m, multiples[j], multiples[j - 1], step);
+        for (int j = 0; j < 8; j++) {
+            fe1_invert(m, &inverse, &multiples[j][2]);
+            fe1_mul(m, &x, &multiples[j][0], &inverse);
+            fe1_mul(m, &y, &multiples[j][1], &inverse);
+            for (int l = 0; l < 5; l++) { table[w][j][0][l] = x.v[l]; table[w][j][1][l] = y.v[l]; }
+        }
+        lane1_double(m, step, multiples[7]);
+    }
+}
+
+/* What a block of 8 lanes needs: the table, the addends (x, y limbs in the field's form; NULL:
+ * t·B alone, one result a scalar). */
+typedef struct {
+    const uint64_t (*table)[8][2][5];
+    size_t windows;
+    const uint64_t (*addends)[2][5];
+    size_t count;
+} fixed_args;
+
+#if defined(__x86_64__)
+/* 8 lanes' t·B, then t·B + Q_j into out[j·stride] (X, Y, Z canonical, Montgomery form). */
+typedef void (*fixed8_fn)(const satchel_mod52 *m, const fixed_args *a, const int8_t *digits8, uint64_t (*out)[3][5][8],
+                          size_t stride);
+
+IFMA static void fixed8_ifma(const satchel_mod52 *m, const fixed_args *a, const int8_t *digits8, uint64_t (*out)[3][5][8],
+                             size_t stride) {
+    ctx8 c;
+    ctx8_make(&c, m);
+    fe8 acc[3], one8, q[3], r[3];
+    fe8_set(&one8, m->one);
+    if (m->sparse) lane8s_fixed(&c, acc, a->table, digits8, a->windows, &one8);
+    else lane8_fixed(&c, acc, a->table, digits8, a->windows, &one8);
+    for (size_t j = 0; j < a->count; j++) {
+        if (a->addends) {
+            fe8_set(&q[0], a->addends[j][0]); fe8_set(&q[1], a->addends[j][1]); q[2] = one8;
+            if (m->sparse) lane8s_add(&c, r, acc, q);
+            else lane8_add(&c, r, acc, q);
+        } else {
+            for (int k = 0; k < 3; k++) r[k] = acc[k];
+        }
+        for (int k = 0; k < 3; k++) store8(&c, out[j * stride][k], &r[k]);
+    }
+    wipe(acc, sizeof acc);
+    wipe(r, sizeof r);
+}
+
+AVX2 static void fixed8_avx2(const satchel_mod52 *m, const fixed_args *a, const int8_t *digits8, uint64_t (*out)[3][5][8],
+                             size_t stride) {
+    ctx8a c;
+    ctx8a_make(&c, m);
+    fe8a acc[3], one, q[3], r[3];
+    fe8a_set(&one, m->one);
+    BY_SHAPE(&c, fixed, &c, acc, a->table, digits8, a->windows, &one);
+    for (size_t j = 0; j < a->count; j++) {
+        if (a->addends) {
+            fe8a_set(&q[0], a->addends[j][0]); fe8a_set(&q[1], a->addends[j][1]); q[2] = one;
+            BY_SHAPE(&c, add, &c, r, acc, q);
+        } else {
+            for (int k = 0; k < 3; k++) r[k] = acc[k];
+        }
+        for (int k = 0; k < 3; k++) store8a(&c, out[j * stride][k], &r[k]);
+    }
+    wipe(acc, sizeof acc);
+    wipe(r, sizeof r);
+}
+
+/* The vector paths: 8 scalars a block (a partial last block repeats its first scalar), then
+ * each addend's n results encoded with one inversion. */
+static int fixed_blocks(const satchel_mod52 *m, fixed8_fn kernel, const fixed_args *a, const int8_t *digits, size_t n, uint8_t *out,
+                        int ifma) {
+    const size_t blocks = (n + 7) / 8;
+    uint64_t (*acc)[3][5][8] = malloc(a->count * blocks * sizeof *acc);
+    int8_t *digits8 = malloc(a->windows * 8);
+    int status = -2;
+    if (acc && digits8) {
+        for (size_t b = 0; b < blocks; b++) {
+            for (size_t lane = 0; lane < 8; lane++) {
+                const int8_t *d = digits + a->windows * (8 * b + lane < n ? 8 * b + lane : 8 * b);
+                for (size_t w = 0; w < a->windows; w++) digits8[8 * w + lane] = d[w];
+            }
+            kernel(m, a, digits8, acc + b, blocks);
+        }
+        status = 0;
+        for (size_t j = 0; j < a->count && status == 0; j++) status = encode_blocks(m, acc + j * blocks, n, out + 33 * n * j, FORMAT_SEC1, ifma);
+    }
+    if (acc) { wipe(acc, a->count * blocks * sizeof *acc); free(acc); }
+    if (digits8) { wipe(digits8, a->windows * 8); free(digits8); }
+    return status;
+}
+#endif
+
+int satchel_fixed_batch(enum satchel_simd_path path, const satchel_mod52 *m, const uint64_t (*table)[8][2][5], size_t windows,
+                        const int8_t *digits, size_t n, const uint64_t *addends, size_t count, uint8_t *out) {
+    if (n == 0) return 0;
+    uint64_t (*forms)[2][5] = NULL;
+    if (addends) {
+        if (count == 0) return 0;
+        forms = malloc(count * sizeof *forms);
+        if (!forms) return -2;
+        for (size_t j = 0; j < count; j++) {
+            fe1 v;
+            for (int k = 0; k < 2; k++) {
+                fe1_to_mont(m, &v, addends + 8 * j + 4 * k);
+                for (int l = 0; l < 5; l++) forms[j][k][l] = v.v[l];
+            }
+        }
+    }
+    fixed_args a = {table, windows, (const uint64_t (*)[2][5])forms, addends ? count : 1};
+    int status;
+#if defined(__x86_64__)
+    if (runs(path, SATCHEL_SIMD_IFMA)) { status = fixed_blocks(m, fixed8_ifma, &a, digits, n, out, 1); goto done; }
+    if (runs(path, SATCHEL_SIMD_AVX2)) { status = fixed_blocks(m, fixed8_avx2, &a, digits, n, out, 0); goto done; }
+#endif
+    (void)path;
+    fe1 *res = malloc(a.count * n * 3 * sizeof(fe1));
+    status = -2;
+    if (res) {
+        fe1 one, acc[3], q[3];
+        fe1_set(&one, m->one);
+        for (size_t i = 0; i < n; i++) {
+            lane1_fixed(m, acc, table, digits + windows * i, windows, &one);
+            for (size_t j = 0; j < a.count; j++) {
+                fe1 *r = &res[3 * (j * n + i)];
+                if (forms) {
+                    fe1_set(&q[0], forms[j][0]); fe1_set(&q[1], forms[j][1]); q[2] = one;
+                    lane1_add(m, r, acc, q);
+                } else {
+                    for (int k = 0; k < 3; k++) r[k] = acc[k];
+                }
+            }
+        }
+        status = 0;
+        for (size_t j = 0; j < a.count && status == 0; j++) status = encode_all_portable(m, res + 3 * j * n, n, out + 33 * n * j, FORMAT_SEC1);
+        wipe(acc, sizeof acc);
+        wipe(res, a.count * n * 3 * sizeof(fe1));
+        free(res);
+    }
+#if defined(__x86_64__)
+done:
+#endif
+    free(forms);
+    return status;
 }
 
 /* ---- Decoding points: batched square roots. ---- */

@@ -7,6 +7,8 @@
  * on k is fixed-width: no branch or address depends on it. */
 #include "satchel_curve_batch.h"
 #include "wipe.h"
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define WINDOWS 33 /* signed 4-bit digits of a half below 2^129, with the recoding's carry */
@@ -139,5 +141,99 @@ int satchel_secp256k1_mul_batch(enum satchel_simd_path path, const uint8_t k[32]
     }
     wipe(d1, sizeof d1);
     wipe(d2, sizeof d2);
+    return status;
+}
+
+/* k_i·P_i, each point its own secret scalar (BIP352's (b_scan·input_hash)·A for a block's
+ * transactions): every scalar split as above, then the per-lane ladder. */
+int satchel_secp256k1_mul_lanes(enum satchel_simd_path path, const uint8_t *scalars, const uint64_t *points, size_t n, uint8_t *out) {
+    const int plain = !(path == SATCHEL_SIMD_IFMA && satchel_simd_supported(SATCHEL_SIMD_IFMA));
+    return satchel_secp256k1_mul_lanes_field(path, plain, scalars, points, n, out);
+}
+
+int satchel_secp256k1_mul_lanes_field(enum satchel_simd_path path, int plain, const uint8_t *scalars, const uint64_t *points, size_t n,
+                                      uint8_t *out) {
+    if (n == 0) return 0;
+    int8_t *d1 = malloc(n * WINDOWS), *d2 = malloc(n * WINDOWS);
+    int status = -2;
+    if (d1 && d2) {
+        status = 0;
+        for (size_t i = 0; i < n; i++) {  /* the split's outcome is public (satchel_secp256k1_split) */
+            int s = satchel_secp256k1_split(scalars + 32 * i, d1 + WINDOWS * i, d2 + WINDOWS * i);
+            if (s != 0 && status == 0) status = s;
+        }
+        if (status == 0) {
+            satchel_mod52 m;
+            satchel_secp256k1_field(&m, plain);
+            status = satchel_glv_lanes_batch_sec1(path, &m, BETA, d1, d2, WINDOWS, points, n, out);
+        }
+    }
+    if (d1) { wipe(d1, n * WINDOWS); free(d1); }
+    if (d2) { wipe(d2, n * WINDOWS); free(d2); }
+    return status;
+}
+
+/* ---- t·G: the fixed-base kernel over a table of G. ---- */
+
+#define GEN_WINDOWS 65 /* signed 4-bit digits of t < 2^256, with the recoding's carry */
+
+static const uint64_t GX[4] = {0x59F2815B16F81798ULL, 0x029BFCDB2DCE28D9ULL, 0x55A06295CE870B07ULL, 0x79BE667EF9DCBBACULL};
+static const uint64_t GY[4] = {0x9C47D08FFB10D4B8ULL, 0xFD17B448A6855419ULL, 0x5DA4FBFC0E1108A8ULL, 0x483ADA7726A3C465ULL};
+
+/* j·16^w·G in each field form the kernels use: plain products (portable, AVX2), Montgomery (IFMA). */
+static uint64_t gen_plain[GEN_WINDOWS][8][2][5], gen_montgomery[GEN_WINDOWS][8][2][5];
+static pthread_once_t gen_once = PTHREAD_ONCE_INIT;
+
+static void gen_tables(void) {
+    uint64_t g[8];
+    for (int i = 0; i < 4; i++) { g[i] = GX[i]; g[4 + i] = GY[i]; }
+    satchel_mod52 m;
+    satchel_secp256k1_field(&m, 1);
+    satchel_fixed_table(&m, g, GEN_WINDOWS, gen_plain);
+    satchel_secp256k1_field(&m, 0);
+    satchel_fixed_table(&m, g, GEN_WINDOWS, gen_montgomery);
+}
+
+/* t as 65 signed 4-bit digits in [−8, 8], least significant first (the top one the carry, 0 or
+ * 1); 1 where t is in [1, n). No branch or address depends on t. */
+static uint64_t gen_digits(int8_t d[GEN_WINDOWS], const uint8_t t[32]) {
+    uint64_t w[4];
+    const uint64_t valid = scalar_words(w, t);
+    int64_t c = 0;
+    for (int i = 0; i < GEN_WINDOWS - 1; i++) {
+        int64_t digit = (int64_t)((w[i / 16] >> (4 * (i % 16))) & 0xF) + c;
+        c = ((8 - digit) >> 63) & 1;  /* 1 when the digit is over 8 */
+        d[i] = (int8_t)(digit - 16 * c);
+    }
+    d[GEN_WINDOWS - 1] = (int8_t)c;
+    wipe(w, sizeof w);
+    return valid;
+}
+
+int satchel_secp256k1_gen_batch(enum satchel_simd_path path, const uint8_t *scalars, size_t n, const uint64_t *addends, size_t count,
+                                uint8_t *out) {
+    const int plain = !(path == SATCHEL_SIMD_IFMA && satchel_simd_supported(SATCHEL_SIMD_IFMA));
+    return satchel_secp256k1_gen_batch_field(path, plain, scalars, n, addends, count, out);
+}
+
+int satchel_secp256k1_gen_batch_field(enum satchel_simd_path path, int plain, const uint8_t *scalars, size_t n, const uint64_t *addends,
+                                      size_t count, uint8_t *out) {
+    if (n == 0) return 0;
+    pthread_once(&gen_once, gen_tables);
+    int8_t *digits = malloc(n * GEN_WINDOWS);
+    if (!digits) return -2;
+    uint64_t valid = 1;
+    for (size_t i = 0; i < n; i++) valid &= gen_digits(digits + GEN_WINDOWS * i, scalars + 32 * i);
+    /* Public by design: every t_k in use is valid (a hash below n but for 2^-128). */
+    satchel_declassify(&valid, sizeof valid);
+    int status = -1;
+    if (valid) {
+        satchel_mod52 m;
+        satchel_secp256k1_field(&m, plain);
+        status = satchel_fixed_batch(path, &m, (const uint64_t (*)[8][2][5])(plain ? gen_plain : gen_montgomery), GEN_WINDOWS, digits,
+                                     n, addends, count, out);
+    }
+    wipe(digits, n * GEN_WINDOWS);
+    free(digits);
     return status;
 }

@@ -216,7 +216,9 @@ public enum Secp256k1 {
                 change(key.uint8Pointer, nil)
             }
         }
-        guard ok == 1 else { throw error }
+        // Public by design: whether a key, a tweak or a result is valid (nonzero, below n) holds
+        // for every key in use (a failure is a 2^-128 event, and reported anyway).
+        guard ConstantTime.declassified(ok == 1) else { throw error }
         return out
     }
 }

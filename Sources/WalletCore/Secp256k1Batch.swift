@@ -47,6 +47,80 @@ public enum Secp256k1Batch {
         return (0..<points.count).map { SecureBytes(out[33 * $0..<33 * $0 + 33]) }
     }
 
+    /// k_i·P_i as ser_P (33 bytes) for each point its own secret scalar (BIP352's
+    /// (b_scan·input_hash)·A for a block's transactions: one multiplication a transaction, not
+    /// input_hash·A and then b_scan times that): CCurveBatch's ladder with each lane picking by
+    /// its own digits where the CPU has a vector path, libsecp256k1's ECDH one by one on the
+    /// portable path. Constant-time in the k_i.
+    public static func sharedPoints(
+        privateKeys: [SecureBytes], points: [Secp256k1.PublicKey], path: CurveBatchPath = .inUse
+    ) throws(CurveError) -> [SecureBytes] {
+        precondition(privateKeys.count == points.count, "a key for every point")
+        if hasOwnKernel(path) { return try kernelSharedPoints(privateKeys: privateKeys, points: points, path: path) }
+        var out = [SecureBytes]()
+        out.reserveCapacity(points.count)
+        for (key, point) in zip(privateKeys, points) { out.append(try Secp256k1.ecdhPoint(privateKey: key, publicKey: point)) }
+        return out
+    }
+
+    /// `sharedPoints(privateKeys:points:)` by CCurveBatch's per-lane ladder on `path`, whichever
+    /// it is (tests, the oracle, the benchmark).
+    public static func kernelSharedPoints(
+        privateKeys: [SecureBytes], points: [Secp256k1.PublicKey], path: CurveBatchPath
+    ) throws(CurveError) -> [SecureBytes] {
+        precondition(privateKeys.count == points.count, "a key for every point")
+        guard !points.isEmpty else { return [] }
+        guard privateKeys.allSatisfy({ $0.count == 32 }) else { throw .invalidPrivateKey }
+        var scalars = [UInt8]()
+        scalars.reserveCapacity(32 * points.count)  // no reallocation leaves a copy behind
+        for key in privateKeys { key.withUnsafeBytes { scalars.append(contentsOf: $0) } }
+        defer { SecureBytes.wipe(&scalars) }
+        let words = affineWords(points)
+        var out = [UInt8](repeating: 0, count: 33 * points.count)
+        defer { SecureBytes.wipe(&out) }
+        let status = scalars.withUnsafeBufferPointer { k in
+            words.withUnsafeBufferPointer { w in
+                out.withUnsafeMutableBufferPointer { o in
+                    satchel_secp256k1_mul_lanes(path.c, k.baseAddress!, w.baseAddress!, points.count, o.baseAddress!)
+                }
+            }
+        }
+        // Whether every key is valid (nonzero, below n) is public: every key in use is.
+        guard status != -1 else { throw .invalidPrivateKey }
+        precondition(status == 0, "out of memory in the curve batch")
+        return (0..<points.count).map { SecureBytes(out[33 * $0..<33 * $0 + 33]) }
+    }
+
+    /// t_i·G + Q_j as ser_P (33 bytes; 33 zero bytes for the point at infinity) for every secret
+    /// scalar t_i (32 bytes big-endian each, `scalars` end to end) and public point Q_j, all of
+    /// Q_0's first: BIP352's P_0 = B_spend + t_0·G (and + label·G) for a block's transactions.
+    /// CCurveBatch's fixed-base kernel on `path`, whichever it is (the portable kernel too, for
+    /// the tests; libsecp256k1 is faster there): a table of G, 8 scalars a block each with its
+    /// own digits, constant-time in the t_i, one inversion per Q_j. The results are
+    /// declassified: a sum with a public point gives neither t_i nor what made it away (BIP352's
+    /// outputs are such sums). nil when a scalar is 0 or not below the group order, which is
+    /// public (a hash output there has probability 2^-128).
+    public static func kernelGeneratorSums(
+        scalars: SecureBytes, addends: [Secp256k1.PublicKey], path: CurveBatchPath
+    ) -> [UInt8]? {
+        let n = scalars.count / 32
+        precondition(scalars.count == 32 * n && !addends.isEmpty, "scalars of 32 bytes, and a point to add")
+        guard n > 0 else { return [] }
+        let words = affineWords(addends)
+        var out = [UInt8](repeating: 0, count: 33 * n * addends.count)
+        let status = scalars.withUnsafeBytes { t in
+            words.withUnsafeBufferPointer { w in
+                out.withUnsafeMutableBufferPointer { o in
+                    satchel_secp256k1_gen_batch(
+                        path.c, t.baseAddress!.assumingMemoryBound(to: UInt8.self), n, w.baseAddress!, addends.count, o.baseAddress!)
+                }
+            }
+        }
+        guard status != -1 else { return nil }
+        precondition(status == 0, "out of memory in the curve batch")
+        return ConstantTime.declassified(out)
+    }
+
     /// Each point's affine x then y as little-endian 64-bit words (the kernel's input), from
     /// its uncompressed encoding (big-endian). Points are public.
     public static func affineWords(_ points: [Secp256k1.PublicKey]) -> [UInt64] {

@@ -136,6 +136,20 @@ final class SilentPaymentVectorTests: XCTestCase {
                 XCTAssertEqual(try receiver.sharedSecret(tweak).hex, expected["shared_secret"] as? String, comment)
 
                 let results = try receiver.scan(tweak, outputs: outputs)
+                // The batched first keys (x(P_0), and with each label: the fixed-base kernel on
+                // each vector path): an output among them exactly when the receiver is paid, and
+                // the same finds with them as without.
+                let shared = try receiver.sharedSecret(tweak)
+                for path in CurveBatchPath.allCases where Secp256k1Batch.hasOwnKernel(path) {
+                    let first = receiver.firstOutputKeys([shared], path: path)
+                    guard labels.count <= SilentPaymentReceiver.batchedLabels else {
+                        XCTAssertNil(first, comment)
+                        continue
+                    }
+                    let keys = try XCTUnwrap(first?.first, comment)
+                    XCTAssertEqual(outputs.contains(where: keys.contains), !results.isEmpty, "\(path): " + comment)
+                    XCTAssertEqual(receiver.scan(outputs: outputs, sharedSecret: shared, firstKeys: keys), results, "\(path): " + comment)
+                }
                 if let count = expected["n_outputs"] as? Int {
                     XCTAssertEqual(results.count, count, comment)  // K_max: found up to the limit, no further
                     XCTAssertEqual(count, SilentPayment.maxOutputsPerReceiver)

@@ -93,4 +93,104 @@ final class Secp256k1BatchTests: XCTestCase {
         }
         XCTAssertEqual(try Secp256k1Batch.kernelSharedPoints(privateKey: randomKey(), points: [], path: .portable).count, 0)
     }
+
+    /// The fixed-base kernel (BIP352's P_0 = B_spend + t_0·G for a block's transactions) against
+    /// libsecp256k1's generator multiplication and point sum, on every path and on both fields
+    /// (plain, and the Montgomery one of the IFMA kernels): random scalars in batches that are not
+    /// a multiple of 8, the ends of the range, sums at infinity; t·G alone; 0 and n refused.
+    func testGeneratorSumsAgreeWithLibsecp256k1() throws {
+        let n = try Hex.decode("fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141")
+        var minusOne = n
+        minusOne[31] -= 1
+        let one = [UInt8](repeating: 0, count: 31) + [1]
+        let g = try Secp256k1.publicKey(of: SecureBytes(one))
+        let paths = CurveBatchPath.allCases.filter(\.isSupported)
+        let zero = [UInt8](repeating: 0, count: 33)
+        func chunks(_ bytes: [UInt8]) -> [[UInt8]] { stride(from: 0, to: bytes.count, by: 33).map { Array(bytes[$0..<$0 + 33]) } }
+        for round in 0..<30 {
+            var scalars = (0..<(1 + round % 19)).map { _ in randomKey().bytes }
+            if round == 0 {
+                scalars += [
+                    one, minusOne, [0x80] + [UInt8](repeating: 0, count: 31),
+                    [UInt8](repeating: 0, count: 16) + [UInt8](repeating: 0xFF, count: 16),
+                ]
+            }
+            let addends = [try Secp256k1.publicKey(of: randomKey()), g.negated, g]  // 1·G − G and (n − 1)·G + G: infinity
+            let products = try scalars.map { try Secp256k1.publicKey(of: SecureBytes($0)) }
+            let want = addends.flatMap { q in products.map { Secp256k1.PublicKey.sum([$0, q])?.compressed ?? zero } }
+            let packed = SecureBytes(scalars.flatMap { $0 })
+            let words = Secp256k1Batch.affineWords(addends)
+            for path in paths {
+                XCTAssertEqual(
+                    Secp256k1Batch.kernelGeneratorSums(scalars: packed, addends: addends, path: path).map(chunks), want,
+                    "the \(path) kernel, round \(round)")
+                for plain in [Int32(0), 1] where plain == 0 || path != .ifma {
+                    var out = [UInt8](repeating: 0xAA, count: 33 * scalars.count * addends.count)
+                    let status = packed.withUnsafeBytes { t in
+                        satchel_secp256k1_gen_batch_field(
+                            path.c, plain, t.baseAddress!.assumingMemoryBound(to: UInt8.self), scalars.count, words, addends.count, &out)
+                    }
+                    XCTAssertEqual(status, 0)
+                    XCTAssertEqual(chunks(out), want, "\(plain == 1 ? "plain" : "Montgomery") field on the \(path) kernel, round \(round)")
+                    var alone = [UInt8](repeating: 0xAA, count: 33 * scalars.count)
+                    XCTAssertEqual(
+                        packed.withUnsafeBytes { t in
+                            satchel_secp256k1_gen_batch_field(
+                                path.c, plain, t.baseAddress!.assumingMemoryBound(to: UInt8.self), scalars.count, nil, 0, &alone)
+                        }, 0)
+                    XCTAssertEqual(chunks(alone), products.map(\.compressed), "t·G alone, \(path)")
+                }
+            }
+        }
+        // 0 and n are no scalars: the whole call says so, whichever scalar it is.
+        for bad in [[UInt8](repeating: 0, count: 32), n] {
+            for path in paths {
+                XCTAssertNil(
+                    Secp256k1Batch.kernelGeneratorSums(scalars: SecureBytes(randomKey().bytes + bad), addends: [g], path: path), "\(path)")
+            }
+        }
+    }
+
+    /// The ladder with a scalar per point (BIP352's (b_scan·input_hash)·A for a block's
+    /// transactions) against libsecp256k1's ECDH, every path and both fields, batches that are
+    /// not a multiple of 8, the ends of the scalar's range among random keys; 0 and n refused.
+    func testOwnScalarPerPointAgreesWithLibsecp256k1() throws {
+        let n = try Hex.decode("fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141")
+        var minusOne = n
+        minusOne[31] -= 1
+        let g = try Secp256k1.publicKey(of: SecureBytes([UInt8](repeating: 0, count: 31) + [1]))
+        let paths = CurveBatchPath.allCases.filter(\.isSupported)
+        for round in 0..<40 {
+            var keys = (0..<(1 + round % 19)).map { _ in randomKey() }
+            var points = try keys.map { _ in try Secp256k1.publicKey(of: randomKey()) }
+            if round == 0 {
+                keys += [SecureBytes([UInt8](repeating: 0, count: 31) + [1]), SecureBytes(minusOne)]
+                points += [g, g.negated]
+            }
+            let want = try zip(keys, points).map { try Secp256k1.ecdhPoint(privateKey: $0, publicKey: $1).bytes }
+            var scalars = [UInt8]()
+            for key in keys { scalars += key.bytes }
+            let words = Secp256k1Batch.affineWords(points)
+            for path in paths {
+                XCTAssertEqual(
+                    try Secp256k1Batch.kernelSharedPoints(privateKeys: keys, points: points, path: path).map(\.bytes), want,
+                    "the \(path) kernel, round \(round)")
+                XCTAssertEqual(try Secp256k1Batch.sharedPoints(privateKeys: keys, points: points, path: path).map(\.bytes), want)
+                for plain in [Int32(0), 1] where plain == 0 || path != .ifma {
+                    var out = [UInt8](repeating: 0xAA, count: 33 * keys.count)
+                    XCTAssertEqual(satchel_secp256k1_mul_lanes_field(path.c, plain, scalars, words, keys.count, &out), 0)
+                    XCTAssertEqual(
+                        stride(from: 0, to: out.count, by: 33).map { Array(out[$0..<$0 + 33]) }, want,
+                        "\(plain == 1 ? "plain" : "Montgomery") field on the \(path) kernel, round \(round)")
+                }
+            }
+        }
+        for bad in [[UInt8](repeating: 0, count: 32), n] {
+            for path in paths {
+                XCTAssertThrowsError(
+                    try Secp256k1Batch.kernelSharedPoints(privateKeys: [randomKey(), SecureBytes(bad)], points: [g, g], path: path)
+                ) { XCTAssertEqual($0 as? CurveError, .invalidPrivateKey) }
+            }
+        }
+    }
 }

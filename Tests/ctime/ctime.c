@@ -137,6 +137,36 @@ static int run(enum satchel_simd_path path) {
     failures += satchel_glv_batch_sec1(path, &k1, beta, s1, s2, 33, spts, N, sout) != 0;
     PUBLIC(sout, sizeof sout);
     PUBLIC(sk, sizeof sk);
+
+    /* BIP352's (b_scan·input_hash)·A for N transactions: a secret scalar per point. */
+    uint8_t ks[32 * N];
+    randombytes_buf(ks, sizeof ks);
+    for (int i = 0; i < N; i++) { ks[32 * i] &= 0x7F; ks[32 * i + 31] |= 1; }
+    for (int plain = 0; plain < 2; plain++) {
+        SECRET(ks, sizeof ks);
+        failures += satchel_secp256k1_mul_lanes_field(path, plain, ks, spts, N, sout) != 0;
+        PUBLIC(sout, sizeof sout);
+        PUBLIC(ks, sizeof ks);
+    }
+
+    /* BIP352's t_k·G + B_spend for N secret t_k (each lane its own digits), the fixed-base
+     * kernel on both fields, with and without a point to add. The table of G is made on the
+     * first call, from G alone (public). */
+    uint8_t ts[32 * N], gout[33 * N * 2];
+    randombytes_buf(ts, sizeof ts);
+    for (int i = 0; i < N; i++) { ts[32 * i] &= 0x7F; ts[32 * i + 31] |= 1; }
+    uint64_t add[16];
+    memcpy(add, gx, 64);
+    memcpy(add + 8, spts, 64);
+    for (int plain = 0; plain < 2; plain++) {
+        SECRET(ts, sizeof ts);
+        failures += satchel_secp256k1_gen_batch_field(path, plain, ts, N, add, 2, gout) != 0;
+        PUBLIC(gout, sizeof gout);
+        SECRET(ts, sizeof ts);
+        failures += satchel_secp256k1_gen_batch_field(path, plain, ts, N, NULL, 0, gout) != 0;
+        PUBLIC(gout, 33 * N);
+        PUBLIC(ts, sizeof ts);
+    }
     return failures;
 }
 
@@ -151,7 +181,7 @@ int main(void) {
         }
         failures += run(all[i]);
         paths++;
-        printf("ctime: %s: x25519, Edwards y, Keccak, Pallas GLV, Jubjub (with and without cofactor), secp256k1 (split, GLV on both fields) run\n", satchel_simd_path_name(all[i]));
+        printf("ctime: %s: x25519, Edwards y, Keccak, Pallas GLV, Jubjub (with and without cofactor), secp256k1 (split, GLV with one key and a key each, t·G + Q, on both fields) run\n", satchel_simd_path_name(all[i]));
     }
     if (satchel_simd_supported(SATCHEL_SIMD_IFMA))
         printf("ctime: ifma is on this CPU and not under valgrind; its kernels are the templates checked above\n");

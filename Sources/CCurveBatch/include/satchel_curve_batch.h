@@ -125,6 +125,25 @@ int satchel_glv_batch(enum satchel_simd_path path, const satchel_mod52 *m, const
 int satchel_glv_batch_sec1(enum satchel_simd_path path, const satchel_mod52 *m, const uint64_t zeta[4],
                            const int8_t *digits1, const int8_t *digits2, size_t windows,
                            const uint64_t *points, size_t n, uint8_t *out);
+/* The same with a scalar per point: digits1 and digits2 hold `windows` (at most 64) digits for
+ * each point, point after point; each lane picks by its own digits. Returns 0, or −2. */
+int satchel_glv_lanes_batch_sec1(enum satchel_simd_path path, const satchel_mod52 *m, const uint64_t zeta[4],
+                                 const int8_t *digits1, const int8_t *digits2, size_t windows,
+                                 const uint64_t *points, size_t n, uint8_t *out);
+
+/* Fixed-base multiplication on y^2 = x^3 + b (the curve set with satchel_mod52_set_b): the table
+ * of a public base B for `windows` signed 4-bit digits, table[w][j − 1] = j·16^w·B (j = 1 … 8)
+ * as affine x and y in the field's form (m's: Montgomery or plain), B given as x then y in
+ * canonical little-endian 64-bit words. */
+void satchel_fixed_table(const satchel_mod52 *m, const uint64_t base[8], size_t windows, uint64_t (*table)[8][2][5]);
+/* t_i·B + Q_j for n secret scalars t_i, each as `windows` signed 4-bit digits in [−8, 8] (least
+ * significant first; digits[windows·i + w]), and `count` public affine points Q_j (8 words each,
+ * as B; addends NULL: t_i·B alone, count taken as 1). out[33·(n·j + i)] gets SEC1's compressed
+ * encoding of t_i·B + Q_j, 33 zero bytes for the identity; one inversion per Q_j (IFMA: per
+ * lane). 8 scalars a block on the vector paths, each lane its own digits; no branch or memory
+ * access depends on a digit. Returns 0, or −2 (out of memory). */
+int satchel_fixed_batch(enum satchel_simd_path path, const satchel_mod52 *m, const uint64_t (*table)[8][2][5], size_t windows,
+                        const int8_t *digits, size_t n, const uint64_t *addends, size_t count, uint8_t *out);
 
 /* secp256k1's field (y^2 = x^3 + 7) for the calls above: with plain products (`k1`, for the
  * portable and AVX2 paths) or Montgomery's (any path; the IFMA one needs it). */
@@ -140,6 +159,27 @@ int satchel_secp256k1_split(const uint8_t k[32], int8_t digits1[33], int8_t digi
  * Returns 0, −1 for a k out of range, −2 when memory ran out. */
 int satchel_secp256k1_mul_batch(enum satchel_simd_path path, const uint8_t k[32], const uint64_t *points, size_t n,
                                 uint8_t *out);
+/* k_i·P_i for n secret scalars k_i (32 bytes big-endian each, in [1, n)) and n affine points, as
+ * satchel_secp256k1_mul_batch but each point its own scalar (BIP352's (b_scan·input_hash)·A for
+ * a block's transactions, one ladder instead of two): each lane picks by its own digits. Returns
+ * 0, −1 (a scalar is no key), −3 (the split's bound; never for a key) or −2. */
+int satchel_secp256k1_mul_lanes(enum satchel_simd_path path, const uint8_t *scalars, const uint64_t *points, size_t n, uint8_t *out);
+/* The same in the field form given (plain: 1, Montgomery: 0; the IFMA kernels take Montgomery
+ * only): the tests and the oracle run the Montgomery field on every path. */
+int satchel_secp256k1_mul_lanes_field(enum satchel_simd_path path, int plain, const uint8_t *scalars, const uint64_t *points, size_t n,
+                                      uint8_t *out);
+/* t_i·G + Q_j on secp256k1 for n secret scalars t_i (32 bytes big-endian each, in [1, n)) and
+ * `count` public affine points Q_j (x then y, little-endian 64-bit words; NULL: t_i·G alone),
+ * by satchel_fixed_batch over a table of G made once per process: BIP352's P_k = B_spend + t_k·G
+ * (and + label·G) for many transactions, one inversion per Q_j. Returns 0, −1 when a scalar is
+ * 0 or not below the group order (which is public: a hash output there has probability
+ * 2^-128), or −2. */
+int satchel_secp256k1_gen_batch(enum satchel_simd_path path, const uint8_t *scalars, size_t n, const uint64_t *addends, size_t count,
+                                uint8_t *out);
+/* The same in the field form given (plain: 1; Montgomery: 0, what the IFMA kernels run, which
+ * take no other): the tests and the oracle run the Montgomery field on every path. */
+int satchel_secp256k1_gen_batch_field(enum satchel_simd_path path, int plain, const uint8_t *scalars, size_t n, const uint64_t *addends,
+                                      size_t count, uint8_t *out);
 
 /* r = a * b * 2^-260 mod p for 8 lanes, each limb < 2^52 and each element < p; r may alias a
  * or b. `path` is what satchel_simd_path() gave, or any supported path (tests). */

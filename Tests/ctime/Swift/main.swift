@@ -130,17 +130,24 @@ if which == "all" || which == "silent-payment" {
     let outputs = [[UInt8](repeating: 2, count: 32), paid[0]]
     let found = try! receiver.scan(tweak, outputs: outputs)
     // The block-at-once scan (scan-blocks'): the shared points on every path this CPU runs
-    // (portable: libsecp256k1's ECDH; the others CCurveBatch's ladder), and the kernel's own
-    // portable code.
+    // (portable: libsecp256k1's ECDH; the others CCurveBatch's ladder with a scalar per lane),
+    // the first output keys by the fixed-base kernel (every path's, the portable one's too),
+    // and the kernels' own portable code.
     var paths: [String] = []
     for path in CurveBatchPath.allCases where path.isSupported {
         let secrets = try! receiver.sharedSecrets([tweak, tweak, tweak], path: path)
-        precondition(receiver.scan(outputs: outputs, sharedSecret: secrets[2]).count == found.count, "the \(path) scan differs")
+        let first = receiver.firstOutputKeys(secrets, path: path)
+        precondition(
+            receiver.scan(outputs: outputs, sharedSecret: secrets[2], firstKeys: first?[2]).count == found.count, "the \(path) scan differs"
+        )
+        let scalars = SecureBytes(secrets.flatMap { SilentPayment.sharedSecretTweak($0.bytes, 0) })
+        precondition(Secp256k1Batch.kernelGeneratorSums(scalars: scalars, addends: [keys.spendPublicKey], path: path) != nil)
         paths.append(path.rawValue)
     }
     _ = try! Secp256k1Batch.kernelSharedPoints(privateKey: scanKey, points: [tweak.point, tweak.point], path: .portable)
+    _ = try! Secp256k1Batch.kernelSharedPoints(privateKeys: [scanKey, scanKey], points: [tweak.point, tweak.inputKeySum], path: .portable)
     print(
-        "ctime: a silent payment scan with a secret scan key (Swift; libsecp256k1, batched on \(paths.joined(separator: ", ")), the portable kernel): \(found.count) found"
+        "ctime: a silent payment scan with a secret scan key (Swift; libsecp256k1, batched on \(paths.joined(separator: ", ")), the portable kernels): \(found.count) found"
     )
 }
 if which == "canary" {
