@@ -113,6 +113,9 @@ public struct SilentPaymentReceiver: Sendable {
     let labels: [[UInt8]: (m: UInt32, tweak: SecureBytes)]
     /// The same labels as points, for the forward check.
     let labelPoints: [(point: Secp256k1.PublicKey, m: UInt32, tweak: SecureBytes)]
+    /// B_spend, then B_spend + label·G for each label: what `firstOutputKeys` adds t_0·G to
+    /// (nil with more than `batchedLabels` labels, or a sum at infinity).
+    let firstAddends: [Secp256k1.PublicKey]?
 
     public init(keys: SilentPaymentKeys, labels: [UInt32]) throws(SilentPaymentError) {
         self.keys = keys
@@ -127,6 +130,9 @@ public struct SilentPaymentReceiver: Sendable {
         }
         self.labels = table
         self.labelPoints = points
+        // A sum at infinity (a label of −b_spend) leaves the batch out, as too many labels do.
+        let sums = points.count <= Self.batchedLabels ? points.map { Secp256k1.PublicKey.sum([keys.spendPublicKey, $0.point]) } : [nil]
+        firstAddends = sums.contains(where: { $0 == nil }) ? nil : [keys.spendPublicKey] + sums.map { $0! }
     }
 
     /// S = b_scan·(input_hash·A) = (b_scan·input_hash)·A, ser_P: the shared point (secret: it
@@ -181,12 +187,7 @@ public struct SilentPaymentReceiver: Sendable {
     /// vector path (libsecp256k1 is faster than the kernel's portable code), with more labels
     /// than `batchedLabels`, or where a t_0 is no scalar: then each transaction is scanned alone.
     public func firstOutputKeys(_ secrets: [SecureBytes], path: CurveBatchPath = .inUse) -> [Set<[UInt8]>]? {
-        guard Secp256k1Batch.hasOwnKernel(path), labelPoints.count <= Self.batchedLabels, !secrets.isEmpty else { return nil }
-        var addends = [keys.spendPublicKey]
-        for label in labelPoints {
-            guard let sum = Secp256k1.PublicKey.sum([keys.spendPublicKey, label.point]) else { return nil }
-            addends.append(sum)
-        }
+        guard Secp256k1Batch.hasOwnKernel(path), let addends = firstAddends, !secrets.isEmpty else { return nil }
         var scalars = [UInt8]()
         scalars.reserveCapacity(32 * secrets.count)  // no reallocation leaves a copy behind
         for secret in secrets {

@@ -120,6 +120,11 @@ int satchel_secp256k1_split(const uint8_t k[32], int8_t digits1[33], int8_t digi
     return bad ? -3 : 0;
 }
 
+/* Plain products where the path has them; the IFMA kernels multiply in Montgomery form only. */
+static int plain_field(enum satchel_simd_path path) {
+    return !(path == SATCHEL_SIMD_IFMA && satchel_simd_supported(SATCHEL_SIMD_IFMA));
+}
+
 void satchel_secp256k1_field(satchel_mod52 *m, int plain) {
     satchel_mod52_init(m, P);
     if (plain) {
@@ -135,8 +140,7 @@ int satchel_secp256k1_mul_batch(enum satchel_simd_path path, const uint8_t k[32]
     int status = satchel_secp256k1_split(k, d1, d2);
     if (status == 0) {
         satchel_mod52 m;
-        /* The IFMA kernels multiply in Montgomery form only. */
-        satchel_secp256k1_field(&m, !(path == SATCHEL_SIMD_IFMA && satchel_simd_supported(SATCHEL_SIMD_IFMA)));
+        satchel_secp256k1_field(&m, plain_field(path));
         status = satchel_glv_batch_sec1(path, &m, BETA, d1, d2, WINDOWS, points, n, out);
     }
     wipe(d1, sizeof d1);
@@ -147,8 +151,7 @@ int satchel_secp256k1_mul_batch(enum satchel_simd_path path, const uint8_t k[32]
 /* k_i·P_i, each point its own secret scalar (BIP352's (b_scan·input_hash)·A for a block's
  * transactions): every scalar split as above, then the per-lane ladder. */
 int satchel_secp256k1_mul_lanes(enum satchel_simd_path path, const uint8_t *scalars, const uint64_t *points, size_t n, uint8_t *out) {
-    const int plain = !(path == SATCHEL_SIMD_IFMA && satchel_simd_supported(SATCHEL_SIMD_IFMA));
-    return satchel_secp256k1_mul_lanes_field(path, plain, scalars, points, n, out);
+    return satchel_secp256k1_mul_lanes_field(path, plain_field(path), scalars, points, n, out);
 }
 
 int satchel_secp256k1_mul_lanes_field(enum satchel_simd_path path, int plain, const uint8_t *scalars, const uint64_t *points, size_t n,
@@ -212,8 +215,7 @@ static uint64_t gen_digits(int8_t d[GEN_WINDOWS], const uint8_t t[32]) {
 
 int satchel_secp256k1_gen_batch(enum satchel_simd_path path, const uint8_t *scalars, size_t n, const uint64_t *addends, size_t count,
                                 uint8_t *out) {
-    const int plain = !(path == SATCHEL_SIMD_IFMA && satchel_simd_supported(SATCHEL_SIMD_IFMA));
-    return satchel_secp256k1_gen_batch_field(path, plain, scalars, n, addends, count, out);
+    return satchel_secp256k1_gen_batch_field(path, plain_field(path), scalars, n, addends, count, out);
 }
 
 int satchel_secp256k1_gen_batch_field(enum satchel_simd_path path, int plain, const uint8_t *scalars, size_t n, const uint64_t *addends,

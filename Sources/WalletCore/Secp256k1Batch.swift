@@ -29,18 +29,23 @@ public enum Secp256k1Batch {
     ) throws(CurveError) -> [SecureBytes] {
         guard privateKey.count == 32 else { throw .invalidPrivateKey }
         guard !points.isEmpty else { return [] }
+        return try ladder(points) { w, o in
+            privateKey.withUnsafeBytes { k in
+                satchel_secp256k1_mul_batch(path.c, k.baseAddress!.assumingMemoryBound(to: UInt8.self), w, points.count, o)
+            }
+        }
+    }
+
+    /// One of CCurveBatch's secp256k1 ladders over `points` (their affine words in, 33 bytes a
+    /// point out), its status checked, the shared points apart.
+    private static func ladder(
+        _ points: [Secp256k1.PublicKey], _ call: (UnsafePointer<UInt64>, UnsafeMutablePointer<UInt8>) -> Int32
+    ) throws(CurveError) -> [SecureBytes] {
         let words = affineWords(points)
         var out = [UInt8](repeating: 0, count: 33 * points.count)
         defer { SecureBytes.wipe(&out) }
-        let status = privateKey.withUnsafeBytes { k in
-            words.withUnsafeBufferPointer { w in
-                out.withUnsafeMutableBufferPointer { o in
-                    satchel_secp256k1_mul_batch(
-                        path.c, k.baseAddress!.assumingMemoryBound(to: UInt8.self), w.baseAddress!, points.count, o.baseAddress!)
-                }
-            }
-        }
-        // Whether the key is valid (nonzero, below n) is public: every key in use is.
+        let status = words.withUnsafeBufferPointer { w in out.withUnsafeMutableBufferPointer { call(w.baseAddress!, $0.baseAddress!) } }
+        // Whether the keys are valid (nonzero, below n) is public: every key in use is.
         guard status != -1 else { throw .invalidPrivateKey }
         // −2: malloc failed for a few kilobytes; nothing sensible is left to do.
         precondition(status == 0, "out of memory in the curve batch")
@@ -75,20 +80,9 @@ public enum Secp256k1Batch {
         scalars.reserveCapacity(32 * points.count)  // no reallocation leaves a copy behind
         for key in privateKeys { key.withUnsafeBytes { scalars.append(contentsOf: $0) } }
         defer { SecureBytes.wipe(&scalars) }
-        let words = affineWords(points)
-        var out = [UInt8](repeating: 0, count: 33 * points.count)
-        defer { SecureBytes.wipe(&out) }
-        let status = scalars.withUnsafeBufferPointer { k in
-            words.withUnsafeBufferPointer { w in
-                out.withUnsafeMutableBufferPointer { o in
-                    satchel_secp256k1_mul_lanes(path.c, k.baseAddress!, w.baseAddress!, points.count, o.baseAddress!)
-                }
-            }
+        return try ladder(points) { w, o in
+            scalars.withUnsafeBufferPointer { satchel_secp256k1_mul_lanes(path.c, $0.baseAddress!, w, points.count, o) }
         }
-        // Whether every key is valid (nonzero, below n) is public: every key in use is.
-        guard status != -1 else { throw .invalidPrivateKey }
-        precondition(status == 0, "out of memory in the curve batch")
-        return (0..<points.count).map { SecureBytes(out[33 * $0..<33 * $0 + 33]) }
     }
 
     /// t_i·G + Q_j as ser_P (33 bytes; 33 zero bytes for the point at infinity) for every secret
