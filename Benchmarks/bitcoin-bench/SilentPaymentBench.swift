@@ -15,7 +15,7 @@ import Bitcoin
 import CSecp256k1
 import WalletCore
 
-func silentPaymentBench(transactions count: Int) throws {
+func silentPaymentBench(transactions count: Int, rounds: Int) throws {
     var rng = SystemRandomNumberGenerator()
     func secret() -> SecureBytes {
         while true {
@@ -65,44 +65,8 @@ func silentPaymentBench(transactions count: Int) throws {
         outputs.append(txOutputs)
     }
     let tweaks = inputs.map { SilentPaymentTweak(inputs: $0)! }
-    var sink = 0
-
-    // The tweak data: ours, then libsecp256k1's public API on the same keys.
-    report(
-        "sp_tweak_data_ours",
-        measure(repeats: 3, count: count) { t in
-            if SilentPaymentTweak(inputs: inputs[t]) != nil { sink &+= 1 }
-        })
     let context = Secp256k1.context
     let keyBytes: [[[UInt8]]] = inputs.map { $0.map { $0.publicKey!.compressed } }
-    report(
-        "sp_tweak_data_libsecp256k1",
-        measure(repeats: 3, count: count) { t in
-            var parsed = keyBytes[t].map { bytes -> secp256k1_pubkey in
-                var key = secp256k1_pubkey()
-                _ = secp256k1_ec_pubkey_parse(context, &key, bytes, 33)
-                return key
-            }
-            var sum = secp256k1_pubkey()
-            parsed.withUnsafeMutableBufferPointer { buffer in
-                var pointers: [UnsafePointer<secp256k1_pubkey>?] = (0..<buffer.count).map { UnsafePointer(buffer.baseAddress! + $0) }
-                _ = secp256k1_ec_pubkey_combine(context, &sum, &pointers, pointers.count)
-            }
-            var a = [UInt8](repeating: 0, count: 33)
-            var n = 33
-            _ = secp256k1_ec_pubkey_serialize(context, &a, &n, &sum, UInt32(SECP256K1_EC_COMPRESSED))
-            let smallest = inputs[t].map(\.outpoint).min { $0.lexicographicallyPrecedes($1) }!
-            let hash = Hash.tagged("BIP0352/Inputs", smallest + a)
-            if secp256k1_ec_pubkey_tweak_mul(context, &sum, hash) == 1 { sink &+= 1 }
-        })
-
-    // The receiver's scan of each transaction: ours, then the same steps through libsecp256k1.
-    var found = 0
-    report(
-        "sp_scan_ours",
-        try measure(repeats: 3, count: count) { t in
-            found &+= try scanner.scan(tweaks[t], outputs: outputs[t]).count
-        })
     let scanKey = receiver.scanPrivateKey.bytes
     var spend = secp256k1_pubkey()
     _ = secp256k1_ec_pubkey_parse(context, &spend, receiver.spendPublicKey.compressed, 33)
@@ -117,112 +81,132 @@ func silentPaymentBench(transactions count: Int) throws {
     var changePoint = [UInt8](repeating: 0, count: 33), changeLength = 33
     _ = secp256k1_ec_pubkey_serialize(context, &changePoint, &changeLength, &changeKey, UInt32(SECP256K1_EC_COMPRESSED))
     var spendPlusChange = secp256k1_pubkey()
-    withUnsafePointer(to: &spend) { pa in
-        withUnsafePointer(to: &changeKey) { pb in
-            var pair: [UnsafePointer<secp256k1_pubkey>?] = [pa, pb]
-            _ = secp256k1_ec_pubkey_combine(context, &spendPlusChange, &pair, 2)
-        }
-    }
-    var referenceFound = 0
-    report(
-        "sp_scan_libsecp256k1",
-        measure(repeats: 3, count: count) { t in
-            var point = secp256k1_pubkey()
-            _ = secp256k1_ec_pubkey_parse(context, &point, tweakBytes[t], 33)
-            var shared = [UInt8](repeating: 0, count: 37)
-            _ = secp256k1_ecdh(
-                context, &shared, &point, scanKey,
-                { output, x, y, _ in
-                    output![0] = 0x02 | (y![31] & 1)
-                    (output! + 1).update(from: x!, count: 32)
-                    return 1
-                }, nil)
-            let t0 = Hash.tagged("BIP0352/SharedSecret", shared)  // ser_P(S) ‖ ser32(0)
-            /// a + b, and its x-only serialization.
-            func sum(_ a: inout secp256k1_pubkey, _ b: inout secp256k1_pubkey) -> (secp256k1_pubkey, [UInt8]) {
-                var out = secp256k1_pubkey()
-                withUnsafePointer(to: &a) { pa in
-                    withUnsafePointer(to: &b) { pb in
-                        var pair: [UnsafePointer<secp256k1_pubkey>?] = [pa, pb]
-                        _ = secp256k1_ec_pubkey_combine(context, &out, &pair, 2)
-                    }
-                }
-                var xonly = secp256k1_xonly_pubkey()
-                _ = secp256k1_xonly_pubkey_from_pubkey(context, &xonly, nil, &out)
-                var x = [UInt8](repeating: 0, count: 32)
-                _ = secp256k1_xonly_pubkey_serialize(context, &x, &xonly)
-                return (out, x)
+    /// a + b, and its x-only serialization.
+    func sum(_ a: inout secp256k1_pubkey, _ b: inout secp256k1_pubkey) -> (secp256k1_pubkey, [UInt8]) {
+        var out = secp256k1_pubkey()
+        withUnsafePointer(to: &a) { pa in
+            withUnsafePointer(to: &b) { pb in
+                var pair: [UnsafePointer<secp256k1_pubkey>?] = [pa, pb]
+                _ = secp256k1_ec_pubkey_combine(context, &out, &pair, 2)
             }
-            var tG = secp256k1_pubkey()
-            _ = secp256k1_ec_pubkey_create(context, &tG, t0)
-            var (pk, x) = sum(&spend, &tG)
-            // The change label forward, as ours checks few labels: x(P_0 + label·G) against
-            // the outputs' x (no output lifted to a point).
-            let (_, lx) = sum(&pk, &changeKey)
-            for output in outputs[t] where output == x || output == lx { referenceFound += 1 }
-        })
+        }
+        var xonly = secp256k1_xonly_pubkey()
+        _ = secp256k1_xonly_pubkey_from_pubkey(context, &xonly, nil, &out)
+        var x = [UInt8](repeating: 0, count: 32)
+        _ = secp256k1_xonly_pubkey_serialize(context, &x, &xonly)
+        return (out, x)
+    }
+    spendPlusChange = sum(&spend, &changeKey).0
+    /// libsecp256k1's ECDH with b_scan: ser_P(S) (BIP352's shared secret), then ser32(0), the
+    /// 37 bytes t_0 hashes.
+    func referenceECDH(_ t: Int) -> [UInt8] {
+        var point = secp256k1_pubkey()
+        _ = secp256k1_ec_pubkey_parse(context, &point, tweakBytes[t], 33)
+        var shared = [UInt8](repeating: 0, count: 37)
+        _ = secp256k1_ecdh(
+            context, &shared, &point, scanKey,
+            { output, x, y, _ in
+                output![0] = 0x02 | (y![31] & 1)
+                (output! + 1).update(from: x!, count: 32)
+                return 1
+            }, nil)
+        return shared
+    }
+
+    var sink = 0, found = 0, referenceFound = 0
+    var parts = InterleavedRounds()
+    // The tweak data: ours, then libsecp256k1's public API on the same keys.
+    parts.add("sp_tweak_data_ours", iterations: count) { t in
+        if SilentPaymentTweak(inputs: inputs[t]) != nil { sink &+= 1 }
+    }
+    parts.add("sp_tweak_data_libsecp256k1", iterations: count) { t in
+        var parsed = keyBytes[t].map { bytes -> secp256k1_pubkey in
+            var key = secp256k1_pubkey()
+            _ = secp256k1_ec_pubkey_parse(context, &key, bytes, 33)
+            return key
+        }
+        var sum = secp256k1_pubkey()
+        parsed.withUnsafeMutableBufferPointer { buffer in
+            var pointers: [UnsafePointer<secp256k1_pubkey>?] = (0..<buffer.count).map { UnsafePointer(buffer.baseAddress! + $0) }
+            _ = secp256k1_ec_pubkey_combine(context, &sum, &pointers, pointers.count)
+        }
+        var a = [UInt8](repeating: 0, count: 33)
+        var n = 33
+        _ = secp256k1_ec_pubkey_serialize(context, &a, &n, &sum, UInt32(SECP256K1_EC_COMPRESSED))
+        let smallest = inputs[t].map(\.outpoint).min { $0.lexicographicallyPrecedes($1) }!
+        let hash = Hash.tagged("BIP0352/Inputs", smallest + a)
+        if secp256k1_ec_pubkey_tweak_mul(context, &sum, hash) == 1 { sink &+= 1 }
+    }
+
+    // The receiver's scan of each transaction: ours, then the same steps through libsecp256k1.
+    parts.add("sp_scan_ours", iterations: count) { t in
+        found &+= try scanner.scan(tweaks[t], outputs: outputs[t]).count
+    }
+    parts.add("sp_scan_libsecp256k1", iterations: count) { t in
+        let t0 = Hash.tagged("BIP0352/SharedSecret", referenceECDH(t))
+        var tG = secp256k1_pubkey()
+        _ = secp256k1_ec_pubkey_create(context, &tG, t0)
+        var (pk, x) = sum(&spend, &tG)
+        // The change label forward, as ours checks few labels: x(P_0 + label·G) against
+        // the outputs' x (no output lifted to a point).
+        let (_, lx) = sum(&pk, &changeKey)
+        for output in outputs[t] where output == x || output == lx { referenceFound += 1 }
+    }
 
     // The scan as scan-blocks runs it: a block's shared points at once (chunks of 256
     // transactions), on each path this CPU has (portable: libsecp256k1's ECDH one by one).
     let chunk = 256, chunks = (count + chunk - 1) / chunk
-    var pathsFound: [String] = []
-    for path in CurveBatchPath.allCases where path.isSupported {
-        var pathFound = 0
-        let perChunk = try measure(repeats: 3, count: chunks) { c in
+    let paths = CurveBatchPath.allCases.filter(\.isSupported)
+    var pathsFound = [Int](repeating: 0, count: paths.count)
+    let points = tweaks.map(\.point)
+    let addends = [
+        receiver.spendPublicKey, Secp256k1.PublicKey.sum([receiver.spendPublicKey, try Secp256k1.PublicKey(parsing: changePoint)])!,
+    ]
+    for (p, path) in paths.enumerated() {
+        parts.add("sp_scan_batched_\(path.rawValue)", iterations: chunks, operations: count) { c in
             let range = c * chunk..<min(count, (c + 1) * chunk)
             let secrets = try scanner.sharedSecrets(Array(tweaks[range]), path: path)
             let first = scanner.firstOutputKeys(secrets, path: path)
             for (i, (t, secret)) in zip(range, secrets).enumerated() {
-                pathFound &+= scanner.scan(outputs: outputs[t], sharedSecret: secret, firstKeys: first?[i]).count
+                pathsFound[p] &+= scanner.scan(outputs: outputs[t], sharedSecret: secret, firstKeys: first?[i]).count
             }
         }
-        report("sp_scan_batched_\(path.rawValue)", perChunk * Double(chunks) / Double(count))
-        pathsFound.append(#""\#(path.rawValue)":\#(pathFound / 3)"#)
         // The ladder alone (the kernel's own portable code too), beside libsecp256k1's ECDH.
-        let points = tweaks.map(\.point)
-        let ladder = try measure(repeats: 3, count: chunks) { c in
+        parts.add("sp_ecdh_kernel_\(path.rawValue)", iterations: chunks, operations: count) { c in
             let range = c * chunk..<min(count, (c + 1) * chunk)
             sink &+= try Secp256k1Batch.kernelSharedPoints(privateKey: receiver.scanPrivateKey, points: Array(points[range]), path: path)
                 .count
         }
-        report("sp_ecdh_kernel_\(path.rawValue)", ladder * Double(chunks) / Double(count))
         // The fixed-base kernel alone: t·G + B_spend and + B_spend + label·G (the change label),
         // beside libsecp256k1's generator multiplication and two sums below.
-        let addends = [
-            receiver.spendPublicKey, Secp256k1.PublicKey.sum([receiver.spendPublicKey, try Secp256k1.PublicKey(parsing: changePoint)])!,
-        ]
-        let generator = measure(repeats: 3, count: chunks) { c in
+        parts.add("sp_gen_kernel_\(path.rawValue)", iterations: chunks, operations: count) { c in
             let range = c * chunk..<min(count, (c + 1) * chunk)
             sink &+=
                 Secp256k1Batch.kernelGeneratorSums(scalars: SecureBytes(range.flatMap { firstTweaks[$0] }), addends: addends, path: path)?
                 .count ?? 0
         }
-        report("sp_gen_kernel_\(path.rawValue)", generator * Double(chunks) / Double(count))
     }
-    report(
-        "sp_gen_libsecp256k1",
-        measure(repeats: 3, count: count) { t in
-            var tG = secp256k1_pubkey(), out = secp256k1_pubkey()
-            _ = secp256k1_ec_pubkey_create(context, &tG, firstTweaks[t])
-            for var addend in [spend, spendPlusChange] {
-                withUnsafePointer(to: &tG) { pa in
-                    withUnsafePointer(to: &addend) { pb in
-                        var pair: [UnsafePointer<secp256k1_pubkey>?] = [pa, pb]
-                        _ = secp256k1_ec_pubkey_combine(context, &out, &pair, 2)
-                    }
+    parts.add("sp_gen_libsecp256k1", iterations: count) { t in
+        var tG = secp256k1_pubkey(), out = secp256k1_pubkey()
+        _ = secp256k1_ec_pubkey_create(context, &tG, firstTweaks[t])
+        for var addend in [spend, spendPlusChange] {
+            withUnsafePointer(to: &tG) { pa in
+                withUnsafePointer(to: &addend) { pb in
+                    var pair: [UnsafePointer<secp256k1_pubkey>?] = [pa, pb]
+                    _ = secp256k1_ec_pubkey_combine(context, &out, &pair, 2)
                 }
-                var bytes = [UInt8](repeating: 0, count: 33)
-                var length = 33
-                _ = secp256k1_ec_pubkey_serialize(context, &bytes, &length, &out, UInt32(SECP256K1_EC_COMPRESSED))
-                sink &+= Int(bytes[0])
             }
-        })
-    report(
-        "sp_ecdh_libsecp256k1",
-        try measure(repeats: 3, count: count) { t in
-            sink &+= try Secp256k1.ecdhPoint(privateKey: receiver.scanPrivateKey, publicKey: tweaks[t].point).count
-        })
+            var bytes = [UInt8](repeating: 0, count: 33)
+            var length = 33
+            _ = secp256k1_ec_pubkey_serialize(context, &bytes, &length, &out, UInt32(SECP256K1_EC_COMPRESSED))
+            sink &+= Int(bytes[0])
+        }
+    }
+    // libsecp256k1's ECDH called directly, as the scan's reference calls it.
+    parts.add("sp_ecdh_libsecp256k1", iterations: count) { t in sink &+= Int(referenceECDH(t)[0]) }
+    try parts.run(rounds: rounds)
+    let pathsJSON = zip(paths, pathsFound).map { #""\#($0.rawValue)":\#($1 / rounds)"# }.joined(separator: ",")
     print(
-        #"{"bench":"sp_facts","transactions":\#(count),"paying":\#(paying),"found_per_round":\#(found / 3),"reference_found_per_round":\#(referenceFound / 3),"found_by_path":{\#(pathsFound.joined(separator: ","))},"path":"\#(CurveBatchPath.inUse.rawValue)","sink":\#(sink & 1)}"#
+        #"{"bench":"sp_facts","transactions":\#(count),"rounds":\#(rounds),"paying":\#(paying),"found_per_round":\#(found / rounds),"reference_found_per_round":\#(referenceFound / rounds),"found_by_path":{\#(pathsJSON)},"path":"\#(CurveBatchPath.inUse.rawValue)","sink":\#(sink & 1)}"#
     )
 }

@@ -20,20 +20,24 @@ import WalletScan
 
 let arguments = CommandLine.arguments
 // `bitcoin-bench psbt [inputs]`: PSBT signing against libsecp256k1's loop (PSBTBench.swift).
-// `bitcoin-bench silent-payments [n]`: BIP352 scanning against libsecp256k1 (SilentPaymentBench.swift).
+// `bitcoin-bench silent-payments [n [rounds]]`: BIP352 scanning against libsecp256k1 (SilentPaymentBench.swift).
 // `bitcoin-bench --oracle N`: the secp256k1 kernel against libsecp256k1 (Secp256k1Oracle.swift).
 if arguments.count == 3 && arguments[1] == "--oracle", let cases = Int(arguments[2]) {
     exit(try secp256k1Oracle(cases: cases) ? 0 : 1)
 }
 if arguments.count >= 2 && arguments[1] == "silent-payments" {
-    try silentPaymentBench(transactions: arguments.count > 2 ? Int(arguments[2]) ?? 10_000 : 10_000)
+    try silentPaymentBench(
+        transactions: arguments.count > 2 ? Int(arguments[2]) ?? 10_000 : 10_000, rounds: arguments.count > 3 ? Int(arguments[3]) ?? 7 : 7)
     exit(0)
 }
 if arguments.count >= 2 && arguments[1] == "psbt" {
     try psbtBench(inputs: arguments.count > 2 ? Int(arguments[2]) ?? 100 : 100)
     exit(0)
 }
-guard arguments.count == 2, let data = FileManager.default.contents(atPath: arguments[1]) else {
+// `bitcoin-bench BLOCK --reference-only`: the SHA256d reference alone (bench/bitcoin_scan.py
+// takes it again each round, beside the end-to-end scans).
+let referenceOnly = arguments.count == 3 && arguments[2] == "--reference-only"
+guard arguments.count == 2 || referenceOnly, let data = FileManager.default.contents(atPath: arguments[1]) else {
     let message = "bitcoin-bench: give the path of a raw mainnet block (block702861.raw)\n"
     _ = message.withCString { write(2, $0, strlen($0)) }
     exit(64)
@@ -78,6 +82,7 @@ report(
     measure(repeats: 7, count: rounds) { _ in
         block.withUnsafeBufferPointer { b in for range in ranges { sink &+= Int(opensslSHA256d(b.baseAddress!, range)) } }
     })
+if referenceOnly { exit(sink == -1 ? 1 : 0) }
 report(
     "btc_txs_sha256d_libsodium",
     measure(repeats: 7, count: rounds) { _ in

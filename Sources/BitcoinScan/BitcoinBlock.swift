@@ -39,6 +39,8 @@ struct OutputEntry: Sendable {
     let value: UInt64
     let offset: Int32
     let length: Int32
+    /// The script's ByteFilter slot.
+    let slot: UInt16
 }
 
 /// What a parsed block (or a lone transaction) holds, shared by its transactions: the bytes,
@@ -55,6 +57,8 @@ final class BitcoinTables: Sendable {
     let witnessed: [HashPieces]
     /// The byte offset of each input's outpoint, every transaction's in order.
     let outpoints: [Int32]
+    /// Each outpoint's ByteFilter slot.
+    let outpointSlots: [UInt16]
     let outputs: [OutputEntry]
     /// The first transaction's first scriptSig and first witness stack (a coinbase's BIP34
     /// height and BIP141 reserved value live there).
@@ -62,11 +66,11 @@ final class BitcoinTables: Sendable {
     let firstWitness: [Range<Int>]
 
     init(
-        bytes: [UInt8], digests: [UInt8], count: Int, witnessed: [HashPieces], outpoints: [Int32], outputs: [OutputEntry],
-        firstScriptSig: Range<Int>, firstWitness: [Range<Int>]
+        bytes: [UInt8], digests: [UInt8], count: Int, witnessed: [HashPieces], outpoints: [Int32], outpointSlots: [UInt16],
+        outputs: [OutputEntry], firstScriptSig: Range<Int>, firstWitness: [Range<Int>]
     ) {
-        (self.bytes, self.digests, self.count, self.witnessed, self.outpoints, self.outputs) = (
-            bytes, digests, count, witnessed, outpoints, outputs
+        (self.bytes, self.digests, self.count, self.witnessed, self.outpoints, self.outpointSlots, self.outputs) = (
+            bytes, digests, count, witnessed, outpoints, outpointSlots, outputs
         )
         (self.firstScriptSig, self.firstWitness) = (firstScriptSig, firstWitness)
     }
@@ -100,6 +104,11 @@ public struct BitcoinOutputs: RandomAccessCollection, Sendable {
     }
 }
 
+final class TweakBox: Sendable {
+    let tweak: SilentPaymentTweak
+    init(_ tweak: SilentPaymentTweak) { self.tweak = tweak }
+}
+
 /// A transaction, parsed: ids in internal byte order (display order is reversed). Its inputs,
 /// outputs and ids are read from its block's shared tables.
 public struct BitcoinTransaction: ChainTransaction, Sendable {
@@ -121,7 +130,13 @@ public struct BitcoinTransaction: ChainTransaction, Sendable {
     public let isCoinbase: Bool
     /// BIP352's tweak data, input_hash·A, when the block came with its spent outputs and this
     /// transaction can hold a silent payment (`BitcoinBlock.attachSpent`).
-    public internal(set) var silentPaymentTweak: SilentPaymentTweak? = nil
+    public internal(set) var silentPaymentTweak: SilentPaymentTweak? {
+        get { tweakBox?.tweak }
+        set { tweakBox = newValue.map(TweakBox.init) }
+    }
+    /// The tweak held by reference: inline it made every transaction 384 bytes, and a scan
+    /// copies and destroys each block's transactions several times over.
+    var tweakBox: TweakBox? = nil
     /// Whether its block came with what its inputs spend (then a nil tweak means "no silent
     /// payment can be here", not "not looked at").
     var spentKnown = false
@@ -146,16 +161,14 @@ public struct BitcoinTransaction: ChainTransaction, Sendable {
     }
 
     /// Each output whose script `filter` may hold, as (vout, value, script): the filter is
-    /// tested on the script where it lies in the block, and a slice is made only for the few it
+    /// tested on the script's slot, kept by the parse, and a slice is made only for the few it
     /// lets through (each slice retains the block).
     public func outputs(passing filter: ByteFilter, _ body: (Int, UInt64, ArraySlice<UInt8>) -> Void) {
         let tables = self.tables
-        tables.bytes.withUnsafeBytes { raw in
-            for vout in 0..<Int(outputCount) {
-                let entry = tables.outputs[Int(outputStart) + vout]
-                let script = Int(entry.offset)..<Int(entry.offset) + Int(entry.length)
-                if filter.mayContain(UnsafeRawBufferPointer(rebasing: raw[script])) { body(vout, entry.value, tables.bytes[script]) }
-            }
+        for vout in 0..<Int(outputCount) {
+            let entry = tables.outputs[Int(outputStart) + vout]
+            guard filter.mayContain(slot: entry.slot) else { continue }
+            body(vout, entry.value, tables.bytes[Int(entry.offset)..<Int(entry.offset) + Int(entry.length)])
         }
     }
 
@@ -172,19 +185,17 @@ public struct BitcoinTransaction: ChainTransaction, Sendable {
     /// The outpoints its inputs spend (none for a coinbase).
     public var spendTags: [[UInt8]] { isCoinbase ? [] : inputs.map(\.outpoint) }
 
-    /// The inputs that spend one of `tags`, each outpoint tested where it lies in the block: an
-    /// array is made only for what the filter lets through.
+    /// The inputs that spend one of `tags`, each outpoint tested by its slot first (kept by the
+    /// parse): an array is made only for what the filter lets through.
     public func spends(in tags: FilteredByteSet) -> [(input: Int, tag: [UInt8])] {
         guard !isCoinbase else { return [] }
         var out: [(input: Int, tag: [UInt8])] = []
         let tables = self.tables
-        tables.bytes.withUnsafeBytes { raw in
-            for i in 0..<Int(inputCount) {
-                let at = Int(tables.outpoints[Int(inputStart) + i])
-                guard tags.filter.mayContain(UnsafeRawBufferPointer(rebasing: raw[at..<at + 36])) else { continue }
-                let tag = tables.bytes[at..<at + 36]
-                if tags.contains(tag) { out.append((i, Array(tag))) }
-            }
+        for i in 0..<Int(inputCount) {
+            guard tags.filter.mayContain(slot: tables.outpointSlots[Int(inputStart) + i]) else { continue }
+            let at = Int(tables.outpoints[Int(inputStart) + i])
+            let tag = tables.bytes[at..<at + 36]
+            if tags.contains(tag) { out.append((i, Array(tag))) }
         }
         return out
     }
@@ -456,6 +467,7 @@ extension ByteReader {
             try skip(scriptLength)
             try skip(4)  // sequence
             builder.outpoints.append(Int32(at))
+            builder.outpointSlots.append(ByteFilter.slot(of: bytes[at..<at + 36]))
         }
         let outputCount = try compactSize(maximum: (bytes.count - offset) / 9)
         for _ in 0..<outputCount {
@@ -466,7 +478,8 @@ extension ByteReader {
             let length = try compactSize(maximum: bytes.count - offset)
             let at = offset
             try skip(length)
-            builder.outputs.append(OutputEntry(value: value, offset: Int32(at), length: Int32(length)))
+            builder.outputs.append(
+                OutputEntry(value: value, offset: Int32(at), length: Int32(length), slot: ByteFilter.slot(of: bytes[at..<at + length])))
         }
         let bodyEnd = offset
         if hasWitness {
@@ -550,6 +563,7 @@ struct TableBuilder {
 
     var records = [Record]()
     var outpoints = [Int32]()
+    var outpointSlots = [UInt16]()
     var outputs = [OutputEntry]()
     var firstScriptSig = 0..<0
     var firstWitness = [Range<Int>]()
@@ -571,6 +585,7 @@ struct TableBuilder {
         messages.reserveCapacity(2 * count)
         // A full block has about 2.5 inputs and 2.7 outputs per transaction.
         outpoints.reserveCapacity(3 * count)
+        outpointSlots.reserveCapacity(3 * count)
         outputs.reserveCapacity(3 * count)
     }
 
@@ -597,7 +612,8 @@ struct TableBuilder {
         }
         let tables = BitcoinTables(
             bytes: bytes, digests: digests, count: count, witnessed: hashWitnesses ? [] : witnessed,
-            outpoints: outpoints, outputs: outputs, firstScriptSig: firstScriptSig, firstWitness: firstWitness)
+            outpoints: outpoints, outpointSlots: outpointSlots, outputs: outputs, firstScriptSig: firstScriptSig, firstWitness: firstWitness
+        )
         let transactions = records.indices.map { i in
             let r = records[i]
             return BitcoinTransaction(

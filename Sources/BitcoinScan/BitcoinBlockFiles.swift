@@ -155,8 +155,12 @@ public final class BitcoinBlockFileSource: BlockSource, @unchecked Sendable {  /
             guard fd >= 0 else { throw ScanError.unreadable(file.path, String(cString: strerror(errno))) }
             descriptors[place.file] = fd
         }
-        var bytes = [UInt8](repeating: 0, count: Int(place.size))
-        try Self.pread(fd, into: &bytes, at: place.offset, name: file.name)
+        // Read into uninitialized memory: zeroing a block first costs a pass over it, and the
+        // page faults of fresh memory would then be taken there.
+        var bytes = try [UInt8](unsafeUninitializedCapacity: Int(place.size)) { buffer, initialized in
+            try Self.pread(fd, into: UnsafeMutableRawBufferPointer(buffer), at: place.offset, name: file.name)
+            initialized = buffer.count
+        }
         if let key { Self.unmask(&bytes, at: place.offset, key: key) }
         return bytes
     }
@@ -179,9 +183,14 @@ public final class BitcoinBlockFileSource: BlockSource, @unchecked Sendable {  /
     }
 
     static func pread(_ fd: Int32, into bytes: inout [UInt8], at offset: Int, name: String) throws {
+        try bytes.withUnsafeMutableBytes { try pread(fd, into: $0, at: offset, name: name) }
+    }
+
+    /// Fills `buffer` from `offset` on, or throws.
+    static func pread(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, at offset: Int, name: String) throws {
         var done = 0
-        while done < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { Glibc.pread(fd, $0.baseAddress! + done, $0.count - done, off_t(offset + done)) }
+        while done < buffer.count {
+            let n = Glibc.pread(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset + done))
             if n < 0 {
                 if errno == EINTR { continue }
                 throw ScanError.unreadable(name, String(cString: strerror(errno)))

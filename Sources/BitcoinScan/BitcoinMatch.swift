@@ -37,19 +37,19 @@ extension BitcoinBlock {
     }
 
     /// The same, over filtered sets (what a scanner keeps). Each script and outpoint is first
-    /// tested against the filter where it lies in the block; a slice is made only for the few
+    /// tested against the filter by the slot the parse kept; a slice is made only for the few
     /// the filter lets through.
     public func findings(watching scripts: FilteredByteSet, owned: FilteredByteSet) -> BitcoinFindings {
         var found = BitcoinFindings()
         var owned = owned
         let tables = self.tables
-        tables.bytes.withUnsafeBytes { raw in
+        do {
             for txIndex in transactions.indices {
                 let tx = transactions[txIndex]
                 if !tx.isCoinbase && !owned.isEmpty {
                     for vin in 0..<Int(tx.inputCount) {
                         let at = Int(tables.outpoints[Int(tx.inputStart) + vin])
-                        guard owned.mayContain(UnsafeRawBufferPointer(rebasing: raw[at..<at + 36])),
+                        guard owned.filter.mayContain(slot: tables.outpointSlots[Int(tx.inputStart) + vin]),
                             owned.remove(tables.bytes[at..<at + 36])
                         else { continue }
                         found.spent.append(.init(txIndex: txIndex, txid: tx.id, vin: vin, outpoint: Array(tables.bytes[at..<at + 36])))

@@ -42,6 +42,17 @@ public struct ByteFilter: Sendable {
     @inlinable @inline(__always)
     public func mayContain(_ bytes: ArraySlice<UInt8>) -> Bool { bytes.withUnsafeBytes { mayContain($0) } }
 
+    /// The slot of `bytes`, for a parser to keep beside where they lie: tested later through
+    /// `mayContain(slot:)`, the bytes need not be read again (a block's scripts, read while
+    /// the parse has them in cache; by the scan, a batch later, each was a cache miss).
+    @inlinable @inline(__always)
+    public static func slot(of bytes: ArraySlice<UInt8>) -> UInt16 { UInt16(truncatingIfNeeded: slot(bytes)) }
+
+    @inlinable @inline(__always)
+    public func mayContain(slot s: UInt16) -> Bool {
+        bits.withUnsafeBufferPointer { $0[Int(s >> 6)] } & (1 << UInt64(s & 63)) != 0
+    }
+
     @inlinable @inline(__always)
     public func mayContain(_ bytes: UnsafeRawBufferPointer) -> Bool {
         let s = Self.slot(bytes)

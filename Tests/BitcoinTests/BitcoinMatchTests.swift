@@ -2,6 +2,7 @@ import Foundation
 import SatchelTestSupport
 import WalletCore
 import WalletKeys
+import WalletScan
 import XCTest
 import Bitcoin
 @testable import BitcoinScan
@@ -17,6 +18,28 @@ final class BitcoinMatchTests: XCTestCase {
 
     private var blocks: [[String: Any]] {
         (try! TestPaths.json(TestPaths.fixture("bitcoin-mainnet/expected-watch.json")) as! [String: Any])["blocks"] as! [[String: Any]]
+    }
+
+    /// The scan tests each script and outpoint by the filter slot the parse kept, never by the
+    /// bytes: every kept slot must be the one ByteFilter gives those bytes, where they lie.
+    func testTheParseKeepsEachScriptsAndOutpointsFilterSlot() throws {
+        var outputs = 0, outpoints = 0
+        for entry in blocks {
+            let tables = try block(entry).tables
+            for output in tables.outputs {
+                let script = tables.bytes[Int(output.offset)..<Int(output.offset) + Int(output.length)]
+                XCTAssertEqual(output.slot, ByteFilter.slot(of: script))
+                outputs += 1
+            }
+            XCTAssertEqual(tables.outpointSlots.count, tables.outpoints.count)
+            for (at, slot) in zip(tables.outpoints, tables.outpointSlots) {
+                XCTAssertEqual(slot, ByteFilter.slot(of: tables.bytes[Int(at)..<Int(at) + 36]))
+                outpoints += 1
+            }
+        }
+        // Both fixture blocks, every output and input (counted by bench/bitcoin_scan.py's parser).
+        XCTAssertEqual(outputs, 9_596)
+        XCTAssertEqual(outpoints, 11_405)
     }
 
     func testTheWatchListFindsExactlyWhatTheFixtureSays() throws {
