@@ -1,5 +1,9 @@
 import CCurveBatch
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// One secret scalar times many secp256k1 points, batched (issue 46): BIP352's shared secrets
 /// b_scan·(input_hash·A) for a block's transactions at once. CCurveBatch's GLV ladder on 8
 /// points at a time (AVX2: two vectors of four, secp256k1's own reduction; IFMA: the
@@ -7,8 +11,61 @@ import CCurveBatch
 /// which is faster there than the kernel's portable code: that code is the bit-exact
 /// reference the tests hold the vector paths to, and libsecp256k1 is the oracle of all.
 public enum Secp256k1Batch {
-    /// Whether `path` runs CCurveBatch's kernel here (else libsecp256k1's ECDH).
-    public static func hasOwnKernel(_ path: CurveBatchPath) -> Bool { path != .portable && path.isSupported }
+    /// Whether `path` runs CCurveBatch's kernel here (else libsecp256k1's ECDH): a vector path
+    /// this CPU has, whose kernels gave libsecp256k1's answers in this process's check.
+    public static func hasOwnKernel(_ path: CurveBatchPath) -> Bool {
+        path != .portable && path.isSupported && checkedPaths.contains(path)
+    }
+
+    /// The vector paths whose three kernels agreed with libsecp256k1 on a block of public test
+    /// values, checked once per process when first asked. The IFMA kernels for secp256k1 have
+    /// never run on the project's machines (none has AVX-512 IFMA), and a wrong kernel would
+    /// miss payments without a word: a path that fails is left out (libsecp256k1 does its work,
+    /// slower), and stderr says so once.
+    static let checkedPaths: Set<CurveBatchPath> = {
+        var passed = Set<CurveBatchPath>()
+        for path in CurveBatchPath.allCases where path != .portable && path.isSupported {
+            let agrees = knownAnswersAgree(
+                single: { try kernelSharedPoints(privateKey: $0, points: $1, path: path) },
+                lanes: { try kernelSharedPoints(privateKeys: $0, points: $1, path: path) },
+                generator: { kernelGeneratorSums(scalars: $0, addends: $1, path: path) })
+            if agrees {
+                passed.insert(path)
+            } else {
+                let message =
+                    "satchel: the secp256k1 kernel on the \(path.rawValue) path gave a wrong answer on this CPU; libsecp256k1 does its work instead (slower). Please report it with this CPU's model.\n"
+                _ = message.withCString { write(2, $0, strlen($0)) }
+            }
+        }
+        return passed
+    }()
+
+    /// Whether the three kernels give libsecp256k1's answers on 11 public scalars (1, n − 1
+    /// and hashes: a full block of 8 and a partial one) and points: k_0·P_i, k_i·P_i, and
+    /// k_i·G + P_0 and + P_1.
+    static func knownAnswersAgree(
+        single: (SecureBytes, [Secp256k1.PublicKey]) throws -> [SecureBytes],
+        lanes: ([SecureBytes], [Secp256k1.PublicKey]) throws -> [SecureBytes],
+        generator: (SecureBytes, [Secp256k1.PublicKey]) -> [UInt8]?
+    ) -> Bool {
+        let one = [UInt8](repeating: 0, count: 31) + [1]
+        let nMinusOne = try! Hex.decode("fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364140")
+        let scalars = [one, nMinusOne] + (0..<9).map { Hash.sha256(Array("satchel secp256k1 check \($0)".utf8)) }
+        let keys = scalars.map { SecureBytes($0) }
+        guard let points = try? scalars.map({ try Secp256k1.publicKey(of: SecureBytes(Hash.sha256($0))) }),
+            let expectedSingle = try? points.map({ try Secp256k1.ecdhPoint(privateKey: keys[2], publicKey: $0) }),
+            let expectedLanes = try? zip(keys, points).map({ try Secp256k1.ecdhPoint(privateKey: $0, publicKey: $1) }),
+            let multiples = try? keys.map({ try Secp256k1.publicKey(of: $0) })
+        else { return false }
+        let addends = Array(points.prefix(2))
+        let expectedSums = addends.flatMap { q in
+            multiples.flatMap { Secp256k1.PublicKey.sum([$0, q])?.compressed ?? [UInt8](repeating: 0, count: 33) }
+        }
+        guard let gotSingle = try? single(keys[2], points), let gotLanes = try? lanes(keys, points),
+            let gotSums = generator(SecureBytes(scalars.flatMap { $0 }), addends)
+        else { return false }
+        return gotSingle == expectedSingle && gotLanes == expectedLanes && gotSums == expectedSums
+    }
 
     /// k·P as ser_P (33 bytes) for every point: `Secp256k1.ecdhPoint(privateKey: k, publicKey:
     /// P)` for each, constant-time in k.

@@ -1,5 +1,5 @@
 import CCurveBatch
-import WalletCore
+@testable import WalletCore
 import XCTest
 
 /// CCurveBatch's secp256k1 ladder (BIP352's shared points, issue 46) against libsecp256k1's
@@ -34,6 +34,44 @@ final class Secp256k1BatchTests: XCTestCase {
         var out = [UInt8](repeating: 0, count: 33 * points.count)
         XCTAssertEqual(satchel_glv_batch_sec1(path.c, &field, beta, d1, d2, 33, words, points.count, &out), 0)
         return (0..<points.count).map { Array(out[33 * $0..<33 * $0 + 33]) }
+    }
+
+    /// Every vector path here passes the known-answer check that lets the scan use it, and the
+    /// check fails a kernel with any of its three answers wrong by one bit (the kernels are
+    /// the portable ones here, so that the check is seen to pass and fail on the same code).
+    func testTheKnownAnswerCheckPassesEveryPathHereAndFailsAWrongKernel() throws {
+        for path in CurveBatchPath.allCases where path != .portable {
+            XCTAssertEqual(Secp256k1Batch.hasOwnKernel(path), path.isSupported, "\(path)")
+            XCTAssertEqual(Secp256k1Batch.checkedPaths.contains(path), path.isSupported, "\(path)")
+        }
+        XCTAssertFalse(Secp256k1Batch.hasOwnKernel(.portable))
+        func flip(_ points: [SecureBytes]) -> [SecureBytes] {
+            var last = points.last!.bytes
+            last[32] ^= 1
+            return points.dropLast() + [SecureBytes(last)]
+        }
+        let single = { (k: SecureBytes, p: [Secp256k1.PublicKey]) in
+            try Secp256k1Batch.kernelSharedPoints(privateKey: k, points: p, path: .portable)
+        }
+        let lanes = { (k: [SecureBytes], p: [Secp256k1.PublicKey]) in
+            try Secp256k1Batch.kernelSharedPoints(privateKeys: k, points: p, path: .portable)
+        }
+        let generator = { (t: SecureBytes, q: [Secp256k1.PublicKey]) in
+            Secp256k1Batch.kernelGeneratorSums(scalars: t, addends: q, path: .portable)
+        }
+        XCTAssertTrue(Secp256k1Batch.knownAnswersAgree(single: single, lanes: lanes, generator: generator))
+        XCTAssertFalse(Secp256k1Batch.knownAnswersAgree(single: { flip(try single($0, $1)) }, lanes: lanes, generator: generator))
+        XCTAssertFalse(Secp256k1Batch.knownAnswersAgree(single: single, lanes: { flip(try lanes($0, $1)) }, generator: generator))
+        XCTAssertFalse(
+            Secp256k1Batch.knownAnswersAgree(
+                single: single, lanes: lanes,
+                generator: { t, q in
+                    generator(t, q).map {
+                        var out = $0; out[40] ^= 1; return out
+                    }
+                }))
+        // A kernel that refuses (a scalar it calls invalid) fails the check too.
+        XCTAssertFalse(Secp256k1Batch.knownAnswersAgree(single: single, lanes: lanes, generator: { _, _ in nil }))
     }
 
     func testEveryPathAgreesWithLibsecp256k1() throws {
