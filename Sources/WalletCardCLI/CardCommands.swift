@@ -86,7 +86,7 @@ extension CardFlows {
         ) { pairing in
             let entry = KeyStoreEntry(
                 metadata: EntryMetadata(name: store, kind: .keycardPairing, created: Int(Date().timeIntervalSince1970), card: uid),
-                secret: SecureBytes([pairing.index] + pairing.key.bytes))
+                secret: pairing.key.prefixed(by: [pairing.index]))
             try keyStore.store.store(entry, passphrase: passphrase)
         }
         var r = JSONObject()

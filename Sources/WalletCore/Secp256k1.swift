@@ -208,7 +208,7 @@ public enum Secp256k1 {
     ) throws(CurveError) -> SecureBytes {
         guard privateKey.count == 32 else { throw .invalidPrivateKey }
         guard tweak == nil || tweak!.count == 32 else { throw .invalidTweak }
-        let out = SecureBytes(privateKey.bytes)
+        let out = privateKey.prefixed()
         let ok = out.withUnsafeMutableBytes { key in
             if let tweak {
                 tweak.withUnsafeBufferPointer { change(key.uint8Pointer, $0.baseAddress) }

@@ -28,6 +28,17 @@ public final class SecureBytes: @unchecked Sendable, Equatable {
         pointer.deallocate()
     }
 
+    /// The bytes after `prefix`, in a new buffer: no array copy of the secret is left behind
+    /// (`SecureBytes(prefix + secret.bytes)` leaves `.bytes` unwiped). An empty prefix copies.
+    public func prefixed(by prefix: [UInt8] = []) -> SecureBytes {
+        let out = SecureBytes(count: prefix.count + count)
+        out.withUnsafeMutableBytes { dst in
+            dst.copyBytes(from: prefix)
+            withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: dst[prefix.count...]).copyMemory(from: $0) }
+        }
+        return out
+    }
+
     public func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         try body(UnsafeRawBufferPointer(rebasing: pointer[0..<count]))
     }

@@ -9,7 +9,7 @@ public enum ZcashKeyMaterial: Sendable {
     /// The entry payload: tag 1 and the seed, or tag 2 and the key's text.
     public var payload: SecureBytes {
         switch self {
-        case .seed(let seed): return SecureBytes([1] + seed.bytes)
+        case .seed(let seed): return seed.prefixed(by: [1])
         case .viewingKey(_, let text): return SecureBytes([2] + Array(text.utf8))
         }
     }

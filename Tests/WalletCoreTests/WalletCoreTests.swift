@@ -60,6 +60,13 @@ final class EncodingTests: XCTestCase {
         XCTAssertNotEqual(a, SecureBytes([1, 2]))
         XCTAssertEqual(SecureBytes(count: 0).count, 0)
         XCTAssertEqual(a.hex, "010203")
+        // A copy is its own buffer: changing one leaves the other.
+        let copy = a.prefixed()
+        copy.withUnsafeMutableBytes { $0[0] = 7 }
+        XCTAssertEqual(a.hex, "010203")
+        XCTAssertEqual(copy.hex, "070203")
+        XCTAssertEqual(a.prefixed(by: [0xAA, 0xBB]).hex, "aabb010203")
+        XCTAssertEqual(SecureBytes(count: 0).prefixed(by: [5]).hex, "05")
     }
 
     func testWipeZeroesArray() {
