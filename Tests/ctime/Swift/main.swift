@@ -150,6 +150,17 @@ if which == "all" || which == "silent-payment" {
         "ctime: a silent payment scan with a secret scan key (Swift; libsecp256k1, batched on \(paths.joined(separator: ", ")), the portable kernels): \(found.count) found"
     )
 }
+if which == "all" || which == "dleq" {
+    // A BIP374 proof that a secret a made both A = a·G and the ECDH share C = a·B (BIP375's,
+    // beside each share of a PSBT that pays a silent payment address).
+    var bytes = [UInt8](repeating: 0, count: 32)
+    repeat { bytes = (0..<32).map { _ in UInt8.random(in: 0...255) } } while !Secp256k1.isValidPrivateKey(SecureBytes(bytes))
+    let a = SecureBytes(bytes)
+    a.withUnsafeBytes { satchel_classify($0.baseAddress, $0.count) }
+    let B = try! Secp256k1.publicKey(of: SecureBytes([UInt8](repeating: 7, count: 32)))
+    let proof = try! DLEQ.proof(secret: a, point: B, auxiliary: [UInt8](repeating: 1, count: 32), message: [UInt8](repeating: 2, count: 32))
+    print("ctime: a DLEQ proof with a secret key (Swift, libsecp256k1): \(proof.count) bytes")
+}
 if which == "canary" {
     // A branch on the secret on purpose: make ctime-swift expects memcheck to report it (exit
     // 42), which shows the secret really is undefined for memcheck and the check can fail.
