@@ -49,8 +49,9 @@ test: test-deps build lint ctime
 # address that depends on it fails (exit 42). ctime-c: CCurveBatch (Tests/ctime/ctime.c) on the
 # portable and AVX2 paths, built apart with its C flags (clang -O2; DWARF 4, which Debian's
 # valgrind reads). ctime-swift: the Swift code that runs Zcash's and Monero's curve arithmetic
-# on the portable path (a CPU without AVX2), their key derivations, and BIP352's scan with a
-# secret scan key (through libsecp256k1: ECDH, t_k·G; Tests/ctime/Swift), in
+# on the portable path (a CPU without AVX2), their key derivations, BIP352's scan with a
+# secret scan key and its outputs from a secret input key, and a BIP374 proof (through
+# libsecp256k1: ECDH, t_k·G; Tests/ctime/Swift), in
 # the debug build the tests run (whose libraries are optimized too) and in the release build
 # `make install` installs, each run from a copy without debug information (Debian's valgrind
 # reads no DWARF 5); its canary branches on the secret on purpose and must be reported.

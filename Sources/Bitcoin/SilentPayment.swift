@@ -194,10 +194,15 @@ public struct SilentPaymentKeys: Sendable {
         } catch let error as SilentPaymentError { throw error } catch { throw .invalidKey("\(error)") }
     }
 
-    /// B_m = B_spend + label(m)·G; label 0 is change and is never handed out.
+    /// B_m = B_spend + label(m)·G; label 0 is change and is never handed out. label(m)·G by
+    /// libsecp256k1's constant-time generator multiplication (its tweak-add multiplies in
+    /// variable time), then public by design: B_m is in the labeled address.
     public func labeledSpendKey(_ m: UInt32) throws(SilentPaymentError) -> Secp256k1.PublicKey {
         let tweak = SilentPayment.labelTweak(scanKey: scanPrivateKey, label: m)
-        do { return try spendPublicKey.adding(tweak: tweak.bytes) } catch { throw .invalidKey("label \(m) gives no key") }
+        guard let labelPoint = try? Secp256k1.publicKey(of: tweak).declassified,
+            let key = Secp256k1.PublicKey.sum([spendPublicKey, labelPoint])
+        else { throw .invalidKey("label \(m) gives no key") }
+        return key
     }
 
     /// The address, with label m when given.
@@ -232,14 +237,18 @@ public enum SilentPaymentSender {
             for input in inputs {
                 var key = input.key
                 // Every key checked (a zero one would otherwise pass as a zero partial sum).
-                let point = try Secp256k1.publicKey(of: key)
+                // Its public key is public: the input shows it (or its output key).
+                let point = try Secp256k1.publicKey(of: key).declassified
                 if input.taproot, point.compressed[0] == 3 { key = try Secp256k1.negate(key) }
                 // libsecp256k1 refuses a sum of zero: that is the nil here.
-                sum = sum.map { try? Secp256k1.add(tweak: key.bytes, to: $0) } ?? key
+                var bytes = key.bytes
+                sum = sum.map { try? Secp256k1.add(tweak: bytes, to: $0) } ?? key
+                SecureBytes.wipe(&bytes)
             }
         } catch { throw .invalidKey("an input's private key is zero or not below the group order") }
         guard sum != nil else { throw .invalidKey("the inputs' private keys sum to zero") }
-        guard let a = sum, let inputKeySum = try? Secp256k1.publicKey(of: a),
+        // A, the inputs' public keys summed, is public: every receiver makes it from the transaction.
+        guard let a = sum, let inputKeySum = try? Secp256k1.publicKey(of: a).declassified,
             let inputHash = SilentPayment.inputHash(outpoints: outpoints, inputKeySum: inputKeySum),
             let scaled = try? Secp256k1.multiply(a, by: inputHash)
         else { throw .invalidKey("no input hash for these inputs") }
@@ -250,10 +259,17 @@ public enum SilentPaymentSender {
             let k = counts[group, default: 0]
             guard k < SilentPayment.maxOutputsPerReceiver else { throw .invalidKey("more than K_max outputs to one scan key") }
             counts[group] = k + 1
+            // The shared point by libsecp256k1's ECDH and t_k·G by its generator multiplication,
+            // both constant-time (its pubkey tweak functions multiply in variable time); t_k·G
+            // is public by design: the output less B_spend, both public.
             do {
-                let shared = try recipient.scanKey.multiplied(bySecret: scaled).compressed
-                let t = SilentPayment.sharedSecretTweak(shared, k)
-                out.append(try recipient.spendKey.adding(tweak: t).xOnly)
+                var shared = try Secp256k1.ecdhPoint(privateKey: scaled, publicKey: recipient.scanKey).bytes
+                defer { SecureBytes.wipe(&shared) }
+                let t = SecureBytes(SilentPayment.sharedSecretTweak(shared, k))
+                guard let output = Secp256k1.PublicKey.sum([recipient.spendKey, try Secp256k1.publicKey(of: t).declassified]) else {
+                    throw CurveError.invalidTweak
+                }
+                out.append(output.xOnly)
             } catch { throw .invalidKey("no output key for a recipient") }
         }
         return out

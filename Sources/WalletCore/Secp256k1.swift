@@ -109,18 +109,11 @@ public enum Secp256k1 {
             return PublicKey(raw: key)
         }
 
-        /// scalar·P for a public scalar (libsecp256k1's constant-time multiplication either way).
+        /// scalar·P for a public scalar: libsecp256k1's tweak multiplication, which is variable
+        /// time in the scalar. For a secret one, `Secp256k1.ecdhPoint` (constant time).
         public func multiplied(by scalar: [UInt8]) throws(CurveError) -> PublicKey {
             var key = raw
             guard secp256k1_ec_pubkey_tweak_mul(Secp256k1.context, &key, scalar) == 1 else { throw .invalidTweak }
-            return PublicKey(raw: key)
-        }
-
-        /// secret·P (an ECDH shared point), constant-time in the secret.
-        public func multiplied(bySecret secret: SecureBytes) throws(CurveError) -> PublicKey {
-            var key = raw
-            let ok = secret.withUnsafeBytes { secp256k1_ec_pubkey_tweak_mul(Secp256k1.context, &key, $0.uint8Pointer) }
-            guard secret.count == 32, ok == 1 else { throw .invalidPrivateKey }
             return PublicKey(raw: key)
         }
 

@@ -161,6 +161,22 @@ if which == "all" || which == "dleq" {
     let proof = try! DLEQ.proof(secret: a, point: B, auxiliary: [UInt8](repeating: 1, count: 32), message: [UInt8](repeating: 2, count: 32))
     print("ctime: a DLEQ proof with a secret key (Swift, libsecp256k1): \(proof.count) bytes")
 }
+if which == "all" || which == "silent-payment-send" {
+    // A BIP352 sender's outputs with a secret input key: the key sum, input_hash times it, the
+    // ECDH with each recipient's scan key, t_k and t_k·G.
+    var bytes = [UInt8](repeating: 0, count: 32)
+    repeat { bytes = (0..<32).map { _ in UInt8.random(in: 0...255) } } while !Secp256k1.isValidPrivateKey(SecureBytes(bytes))
+    let input = SecureBytes(bytes)
+    input.withUnsafeBytes { satchel_classify($0.baseAddress, $0.count) }
+    let recipient = try! SilentPaymentKeys(
+        scanPrivateKey: SecureBytes([UInt8](repeating: 4, count: 32)),
+        spendPublicKey: try! Secp256k1.publicKey(of: SecureBytes([UInt8](repeating: 9, count: 32))))
+    let outputs = try! SilentPaymentSender.outputs(
+        inputs: [.init(key: input, taproot: false), .init(key: SecureBytes([UInt8](repeating: 6, count: 32)), taproot: true)],
+        outpoints: [Bitcoin.outpoint([UInt8](repeating: 1, count: 32), 0), Bitcoin.outpoint([UInt8](repeating: 1, count: 32), 1)],
+        recipients: [try! recipient.address(testnet: true), try! recipient.address(label: 1, testnet: true)])
+    print("ctime: silent payment outputs from a secret input key (Swift, libsecp256k1): \(outputs.count) outputs")
+}
 if which == "canary" {
     // A branch on the secret on purpose: make ctime-swift expects memcheck to report it (exit
     // 42), which shows the secret really is undefined for memcheck and the check can fail.
