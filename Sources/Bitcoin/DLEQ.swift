@@ -34,9 +34,14 @@ public enum DLEQ {
             let C = try? publicMultiple(a, B)
         else { throw .invalidSecret }
         let message = m ?? []
-        var t = Hash.tagged("BIP0374/aux", r)
+        // t = bytes(a) xor hash(r), then what the nonce hashes after it, in one buffer: no
+        // reallocation leaves a copy of t behind.
+        var t = [UInt8]()
+        t.reserveCapacity(32 + 33 + 33 + message.count)
+        t += Hash.tagged("BIP0374/aux", r)
         a.withUnsafeBytes { for i in 0..<32 { t[i] ^= $0[i] } }
-        var rand = Hash.tagged("BIP0374/nonce", t + A.compressed + C.compressed + message)
+        t += A.compressed + C.compressed + message
+        var rand = Hash.tagged("BIP0374/nonce", t)
         SecureBytes.wipe(&t)
         let k = reducedModN(rand)
         SecureBytes.wipe(&rand)

@@ -265,7 +265,9 @@ public enum SilentPaymentSender {
             do {
                 var shared = try Secp256k1.ecdhPoint(privateKey: scaled, publicKey: recipient.scanKey).bytes
                 defer { SecureBytes.wipe(&shared) }
-                let t = SecureBytes(SilentPayment.sharedSecretTweak(shared, k))
+                var tBytes = SilentPayment.sharedSecretTweak(shared, k)
+                let t = SecureBytes(tBytes)
+                SecureBytes.wipe(&tBytes)
                 guard let output = Secp256k1.PublicKey.sum([recipient.spendKey, try Secp256k1.publicKey(of: t).declassified]) else {
                     throw CurveError.invalidTweak
                 }

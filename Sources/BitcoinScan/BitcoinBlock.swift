@@ -104,6 +104,7 @@ public struct BitcoinOutputs: RandomAccessCollection, Sendable {
     }
 }
 
+/// A transaction's tweak data, held by reference (`BitcoinTransaction.silentPaymentTweak`).
 final class TweakBox: Sendable {
     let tweak: SilentPaymentTweak
     init(_ tweak: SilentPaymentTweak) { self.tweak = tweak }

@@ -43,26 +43,24 @@ extension BitcoinBlock {
         var found = BitcoinFindings()
         var owned = owned
         let tables = self.tables
-        do {
-            for txIndex in transactions.indices {
-                let tx = transactions[txIndex]
-                if !tx.isCoinbase && !owned.isEmpty {
-                    for vin in 0..<Int(tx.inputCount) {
-                        let at = Int(tables.outpoints[Int(tx.inputStart) + vin])
-                        guard owned.filter.mayContain(slot: tables.outpointSlots[Int(tx.inputStart) + vin]),
-                            owned.remove(tables.bytes[at..<at + 36])
-                        else { continue }
-                        found.spent.append(.init(txIndex: txIndex, txid: tx.id, vin: vin, outpoint: Array(tables.bytes[at..<at + 36])))
-                    }
+        for txIndex in transactions.indices {
+            let tx = transactions[txIndex]
+            if !tx.isCoinbase && !owned.isEmpty {
+                for vin in 0..<Int(tx.inputCount) {
+                    let at = Int(tables.outpoints[Int(tx.inputStart) + vin])
+                    guard owned.filter.mayContain(slot: tables.outpointSlots[Int(tx.inputStart) + vin]),
+                        owned.remove(tables.bytes[at..<at + 36])
+                    else { continue }
+                    found.spent.append(.init(txIndex: txIndex, txid: tx.id, vin: vin, outpoint: Array(tables.bytes[at..<at + 36])))
                 }
-                tx.outputs(passing: scripts.filter) { vout, value, script in
-                    guard scripts.contains(script) else { return }
-                    found.received.append(
-                        .init(
-                            txIndex: txIndex, txid: tx.id, vout: UInt32(vout), value: value,
-                            script: Array(script), coinbase: tx.isCoinbase))
-                    owned.insert(Bitcoin.outpoint(tx.id, UInt32(vout)))
-                }
+            }
+            tx.outputs(passing: scripts.filter) { vout, value, script in
+                guard scripts.contains(script) else { return }
+                found.received.append(
+                    .init(
+                        txIndex: txIndex, txid: tx.id, vout: UInt32(vout), value: value,
+                        script: Array(script), coinbase: tx.isCoinbase))
+                owned.insert(Bitcoin.outpoint(tx.id, UInt32(vout)))
             }
         }
         return found

@@ -54,10 +54,7 @@ public struct ByteFilter: Sendable {
     }
 
     @inlinable @inline(__always)
-    public func mayContain(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        let s = Self.slot(bytes)
-        return bits.withUnsafeBufferPointer { $0[s >> 6] } & (1 << UInt64(s & 63)) != 0
-    }
+    public func mayContain(_ bytes: UnsafeRawBufferPointer) -> Bool { mayContain(slot: UInt16(truncatingIfNeeded: Self.slot(bytes))) }
 
     public mutating func insert(_ bytes: ArraySlice<UInt8>) {
         let s = Self.slot(bytes)
@@ -81,8 +78,6 @@ public struct FilteredByteSet: Sendable {
 
     @inline(__always)
     public func mayContain(_ bytes: ArraySlice<UInt8>) -> Bool { filter.mayContain(bytes) }
-    @inline(__always)
-    public func mayContain(_ bytes: UnsafeRawBufferPointer) -> Bool { filter.mayContain(bytes) }
 
     public func contains(_ bytes: ArraySlice<UInt8>) -> Bool { mayContain(bytes) && members.contains(ByteKey(bytes)) }
     public func contains(_ bytes: [UInt8]) -> Bool { contains(bytes[...]) }
