@@ -102,6 +102,7 @@ lint: test-deps
 	python3 scripts/check-imports.py
 	python3 scripts/check-pins.py
 	python3 scripts/check-docs.py
+	python3 scripts/check-option-groups.py
 	mandoc -Tlint -Wwarning man/*.1
 	@for page in man/*.1; do \
 	  warnings=$$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -E UTF-8 -l "$$page" 2>&1 >/dev/null); \
