@@ -105,11 +105,8 @@ public enum DLEQ {
             "BIP0374/challenge", A.compressed + B.compressed + C.compressed + G.compressed + R1.compressed + R2.compressed + message)
     }
 
-    /// n, big-endian.
-    static let order: [UInt8] = try! Hex.decode("fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141")
-
     static func isBelowN(_ x: [UInt8]) -> Bool {
-        for i in 0..<32 where x[i] != order[i] { return x[i] < order[i] }
+        for i in 0..<32 where x[i] != Secp256k1.order[i] { return x[i] < Secp256k1.order[i] }
         return false
     }
 
@@ -120,7 +117,7 @@ public enum DLEQ {
         var difference = [UInt8](repeating: 0, count: 32)
         var borrow: UInt16 = 0
         for i in (0..<32).reversed() {
-            let d = UInt16(x[i]) &- UInt16(order[i]) &- borrow
+            let d = UInt16(x[i]) &- UInt16(Secp256k1.order[i]) &- borrow
             difference[i] = UInt8(truncatingIfNeeded: d)
             borrow = (d >> 8) & 1
         }

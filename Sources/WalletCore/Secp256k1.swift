@@ -164,6 +164,9 @@ public enum Secp256k1 {
         return SecureBytes(out)
     }
 
+    /// n, the group order, big-endian.
+    public static let order: [UInt8] = try! Hex.decode("fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141")
+
     public static func isValidPrivateKey(_ key: SecureBytes) -> Bool {
         key.count == 32 && key.withUnsafeBytes { secp256k1_ec_seckey_verify(context, $0.uint8Pointer) } == 1
     }

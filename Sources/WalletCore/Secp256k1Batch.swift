@@ -49,7 +49,8 @@ public enum Secp256k1Batch {
         generator: (SecureBytes, [Secp256k1.PublicKey]) -> [UInt8]?
     ) -> Bool {
         let one = [UInt8](repeating: 0, count: 31) + [1]
-        let nMinusOne = try! Hex.decode("fffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364140")
+        var nMinusOne = Secp256k1.order
+        nMinusOne[31] -= 1
         let scalars = [one, nMinusOne] + (0..<9).map { Hash.sha256(Array("satchel secp256k1 check \($0)".utf8)) }
         let keys = scalars.map { SecureBytes($0) }
         guard let points = try? scalars.map({ try Secp256k1.publicKey(of: SecureBytes(Hash.sha256($0))) }),

@@ -60,6 +60,16 @@ func undefinedBytes(_ n: Int) -> [UInt8] {
     return Array(UnsafeBufferPointer(start: p, count: n))
 }
 
+/// A valid secp256k1 private key (random bytes below n, not 0), then marked undefined for
+/// memcheck: libsecp256k1 refuses memory nothing wrote, so the key is made first.
+func secretSecp256k1Key() -> SecureBytes {
+    var bytes = [UInt8](repeating: 0, count: 32)
+    repeat { bytes = (0..<32).map { _ in UInt8.random(in: 0...255) } } while !Secp256k1.isValidPrivateKey(SecureBytes(bytes))
+    let key = SecureBytes(bytes)
+    key.withUnsafeBytes { satchel_classify($0.baseAddress, $0.count) }
+    return key
+}
+
 if which == "all" || which == "orchard-keys" {
     // A spending key's full viewing key: PRF^expand, [ask]G, CommitIvk (Sinsemilla) for both scopes.
     let fvk = try! OrchardFullViewingKey(spendingKey: undefinedBytes(32))
@@ -107,13 +117,10 @@ if which == "all" || which == "monero" {
     print("ctime: Monero key derivation with a secret view key (Swift): \(derivation?.count ?? 0) bytes")
 }
 if which == "all" || which == "silent-payment" {
-    // A BIP352 receiver's scan with a secret scan key (valid: random bytes, then made undefined
-    // for memcheck): its keys, the change label, the ECDH with a transaction's tweak data, t_0,
-    // P_0 and the match of a payment to it (the sender's side is public here: its own keys).
-    var scanBytes = [UInt8](repeating: 0, count: 32)
-    repeat { scanBytes = (0..<32).map { _ in UInt8.random(in: 0...255) } } while !Secp256k1.isValidPrivateKey(SecureBytes(scanBytes))
-    let scanKey = SecureBytes(scanBytes)
-    scanKey.withUnsafeBytes { satchel_classify($0.baseAddress, $0.count) }
+    // A BIP352 receiver's scan with a secret scan key: its keys, the change label, the ECDH
+    // with a transaction's tweak data, t_0, P_0 and the match of a payment to it (the sender's
+    // side is public here: its own keys).
+    let scanKey = secretSecp256k1Key()
     let keys = try! SilentPaymentKeys(
         scanPrivateKey: scanKey, spendPublicKey: try! Secp256k1.publicKey(of: SecureBytes([UInt8](repeating: 9, count: 32))))
     let receiver = try! SilentPaymentReceiver(keys: keys, labels: [0])
@@ -153,10 +160,7 @@ if which == "all" || which == "silent-payment" {
 if which == "all" || which == "dleq" {
     // A BIP374 proof that a secret a made both A = a·G and the ECDH share C = a·B (BIP375's,
     // beside each share of a PSBT that pays a silent payment address).
-    var bytes = [UInt8](repeating: 0, count: 32)
-    repeat { bytes = (0..<32).map { _ in UInt8.random(in: 0...255) } } while !Secp256k1.isValidPrivateKey(SecureBytes(bytes))
-    let a = SecureBytes(bytes)
-    a.withUnsafeBytes { satchel_classify($0.baseAddress, $0.count) }
+    let a = secretSecp256k1Key()
     let B = try! Secp256k1.publicKey(of: SecureBytes([UInt8](repeating: 7, count: 32)))
     let proof = try! DLEQ.proof(secret: a, point: B, auxiliary: [UInt8](repeating: 1, count: 32), message: [UInt8](repeating: 2, count: 32))
     print("ctime: a DLEQ proof with a secret key (Swift, libsecp256k1): \(proof.count) bytes")
@@ -164,10 +168,7 @@ if which == "all" || which == "dleq" {
 if which == "all" || which == "silent-payment-send" {
     // A BIP352 sender's outputs with a secret input key: the key sum, input_hash times it, the
     // ECDH with each recipient's scan key, t_k and t_k·G.
-    var bytes = [UInt8](repeating: 0, count: 32)
-    repeat { bytes = (0..<32).map { _ in UInt8.random(in: 0...255) } } while !Secp256k1.isValidPrivateKey(SecureBytes(bytes))
-    let input = SecureBytes(bytes)
-    input.withUnsafeBytes { satchel_classify($0.baseAddress, $0.count) }
+    let input = secretSecp256k1Key()
     let recipient = try! SilentPaymentKeys(
         scanPrivateKey: SecureBytes([UInt8](repeating: 4, count: 32)),
         spendPublicKey: try! Secp256k1.publicKey(of: SecureBytes([UInt8](repeating: 9, count: 32))))
