@@ -80,12 +80,22 @@ public protocol ChainScanner: Sendable {
     /// Whether a run's first batches should be small (`Synchronizer.rampsUp`): for blocks of
     /// megabytes, whose first batch is otherwise read before anything is scanned.
     static var bigBlocks: Bool { get }
+    /// Whether no two outputs can share a spend tag (Zcash: a note is its nullifier): a new
+    /// output whose tag the wallet already holds is then a copy, and the block is refused
+    /// rather than the output counted twice. False where a chain can repeat one (Monero's
+    /// burning bug: the same one-time key twice, only one of them spendable).
+    static var spendTagIsUnique: Bool { get }
 
     /// Ties a state to the wallet's keys: a state made for other keys is refused.
     var stateID: String { get }
     /// The state file's base name: the chain, its network and an id of the wallet's public keys.
     var stateName: String { get }
     var spendsKnown: Bool { get }
+    /// Why the wallet's network cannot hold `block` at `height`, though it parsed (Zcash: a
+    /// pool's outputs before its activation, or the pool's first tree size not its first
+    /// block's own count); nil when it can. A light client trusts its source for what exists,
+    /// never for what cannot be: the engine asks before it stores a block.
+    func impossibility(in block: Block, at height: Int) -> String?
     /// Makes the address table from `cached` entries and derives what they lack.
     mutating func prepare(cached: [AddressEntry]) throws
     /// Entries derived since the last call, to be cached in the state.
@@ -118,6 +128,8 @@ public protocol ChainScanner: Sendable {
 extension ChainScanner {
     public static var countsMempoolSpends: Bool { false }
     public static var bigBlocks: Bool { false }
+    public static var spendTagIsUnique: Bool { false }
+    public func impossibility(in block: Block, at height: Int) -> String? { nil }
     public var balancePools: [String]? { nil }
     public var addedPools: [(name: String, since: Int)] { [] }
     public static func pool(ofIndex index: Int) -> (name: String, index: Int)? { nil }

@@ -153,6 +153,11 @@ final class ScanStateStore {
         try db.query("SELECT * FROM outputs WHERE spend_tag = ? AND spent_height IS NULL", [.blob(spendTag)]).first.map(Self.row)?.output
     }
 
+    /// Any owned output with this spend tag, spent or not.
+    func output(spendTag: [UInt8]) throws -> ReceivedOutput? {
+        try db.query("SELECT * FROM outputs WHERE spend_tag = ? LIMIT 1", [.blob(spendTag)]).first.map(Self.row)?.output
+    }
+
     /// Marks the owned output with this spend tag spent; the output it was, if it was one.
     func markSpent(spendTag: [UInt8], height: Int, txID: [UInt8]) throws -> ReceivedOutput? {
         let rows = try db.query("SELECT * FROM outputs WHERE spend_tag = ? AND spent_height IS NULL", [.blob(spendTag)])

@@ -465,6 +465,9 @@ public final class Synchronizer<Chain: ChainScanner> {
         _ block: Chain.Block, height: Int, found: [[ReceivedOutput]], slot: Slot,
         into events: inout [(height: Int, event: ScanEvent)], addingBlock: Bool = true
     ) throws {
+        if let why = slot.scanner.impossibility(in: block, at: height) {
+            throw blamed(ScanError.malformed(what: "block \(height)", reason: why))
+        }
         if addingBlock { try slot.state.addBlock(height, hash: block.id, tally: block.tally) }
         // A wallet that holds nothing unspent has nothing to lose: only the transactions that
         // pay it are looked at. (Indexes, not a zip: a zip over the generic transactions looked
@@ -498,6 +501,16 @@ public final class Synchronizer<Chain: ChainScanner> {
                     let places = earlier == height ? "twice in block \(height)" : "in block \(earlier) and again in block \(height)"
                     throw ScanError.malformed(
                         what: "transaction \(Hex.encode(output.txID))", reason: "it is \(places); a transaction is in one block only")
+                }
+                if Chain.spendTagIsUnique, let tag = output.spendTag, let held = try slot.state.output(spendTag: tag) {
+                    let pool = Chain.pool(ofIndex: output.index).map { "\($0.name) output \($0.index)" } ?? "output \(output.index)"
+                    let heldPool = Chain.pool(ofIndex: held.index).map { "\($0.name) output \($0.index)" } ?? "output \(held.index)"
+                    throw blamed(
+                        ScanError.malformed(
+                            what: "block \(height)",
+                            reason:
+                                "its transaction \(Hex.encode(output.txID)) \(pool) has the spend tag of the wallet's \(heldPool) of transaction \(Hex.encode(held.txID)) (block \(held.height ?? -1)): on this chain an output is its spend tag, so this one is a copy, not a payment; check the server or file"
+                        ))
                 }
                 var o = spendsOurs ? slot.scanner.asChange(output) : output
                 o.height = height

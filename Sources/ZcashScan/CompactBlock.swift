@@ -233,6 +233,7 @@ extension ZcashCompactBlock {
             actionPosition = actionPosition.map { $0 + UInt64(actions.count) }
             ironwoodPosition = ironwoodPosition.map { $0 + UInt64(ironwoodActions.count) }
         }
+        try refuseRepeatedNullifiers(transactions, height: height)
         // Both pools' epks in one batch: Orchard's actions, then Ironwood's.
         var decoded = OrchardDecryptor.ephemeralPoints(transactions.flatMap(\.actions) + transactions.flatMap(\.ironwoodActions))[...]
         var decodedOutputs = JubjubBatch.decodeAll(transactions.flatMap { $0.outputs.map(\.ephemeralKey) })[...]
@@ -253,6 +254,34 @@ extension ZcashCompactBlock {
         block.ironwoodTreeSize = ironwoodTreeSize ?? 0
         block.unreadParts = unreadParts
         return block
+    }
+}
+
+extension ZcashCompactBlock {
+    /// A nullifier is revealed once in a pool's whole history: one revealed twice in a block
+    /// is no chain's (a repeated action would credit its note twice). Each pool keeps its own
+    /// set (Sapling spends, Orchard actions, Ironwood actions).
+    static func refuseRepeatedNullifiers(_ transactions: [ZcashCompactTransaction], height: Int) throws(ZcashDataError) {
+        let pools: [(name: String, nullifiers: (ZcashCompactTransaction) -> [[UInt8]])] = [
+            ("Sapling", { Array($0.spendTags.prefix($0.spendTags.count - $0.actions.count - $0.ironwoodActions.count)) }),
+            ("Orchard", { $0.actions.map(\.nullifier) }),
+            ("Ironwood", { $0.ironwoodActions.map(\.nullifier) }),
+        ]
+        for pool in pools {
+            var seen = [[UInt8]: UInt64]()
+            for tx in transactions {
+                for nf in pool.nullifiers(tx) {
+                    if let first = seen.updateValue(tx.index, forKey: nf) {
+                        let places = first == tx.index ? "twice in transaction \(tx.index)" : "in transactions \(first) and \(tx.index)"
+                        throw .badBlock(
+                            height: height,
+                            reason:
+                                "the \(pool.name) nullifier \(Hex.encode(nf)) is revealed \(places): a nullifier is revealed once on a chain, so this is no chain's block (a repeated action would credit its note twice); check the server or file"
+                        )
+                    }
+                }
+            }
+        }
     }
 }
 

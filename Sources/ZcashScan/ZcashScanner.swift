@@ -79,6 +79,40 @@ public struct ZcashScanner: ChainScanner, ChainRecords {
     /// The test network's is not recorded here: there a catch-up reads from the birthday.
     public static let ironwoodActivation: [ZcashNetwork: Int] = [.main: 3_428_143]
 
+    /// Where each shielded pool begins, its tree empty before (librustzcash's consensus
+    /// parameters: Sapling's and NU5's activation heights, and NU6.3's).
+    static let poolActivations: [ZcashNetwork: [(pool: String, height: Int)]] = [
+        .main: [("Sapling", 419_200), ("Orchard", 1_687_104), ("Ironwood", 3_428_143)],
+        .test: [("Sapling", 280_000), ("Orchard", 1_842_420)],
+    ]
+
+    /// A note is its nullifier (Orchard and Ironwood: rho is the nullifier its action reveals;
+    /// Sapling: the nullifier hashes the note's position), so no two notes share one.
+    public static var spendTagIsUnique: Bool { true }
+
+    /// A pool's outputs below its activation height, or a first tree size that is not the
+    /// activation block's own count of the pool's outputs (every later note's position, so its
+    /// nullifier and witness, would be off by the difference).
+    public func impossibility(in block: ZcashCompactBlock, at height: Int) -> String? {
+        for (pool, activation) in Self.poolActivations[network] ?? [] {
+            let (count, size, leaves): (Int, UInt32?, String) =
+                switch pool {
+                case "Sapling": (block.saplingOutputCount, block.saplingTreeSize, "outputs")
+                case "Orchard": (block.orchardActionCount, block.saplingTreeSize.map { _ in block.orchardTreeSize }, "actions")
+                default: (block.ironwoodActionCount, block.saplingTreeSize.map { _ in block.ironwoodTreeSize }, "actions")
+                }
+            if height < activation && count > 0 {
+                return
+                    "it holds \(count) \(pool) \(leaves), but the \(pool) pool begins at block \(activation) on \(network.rawValue)net: they cannot exist; the server or file is not serving this chain"
+            }
+            if height == activation, let size, size != count {
+                return
+                    "the \(pool) pool begins at this block, whose \(count) \(pool) \(leaves) make its note-commitment tree size \(count), but the block says \(size): every \(pool) note's position, and so its nullifier, would be wrong; the server or file is not serving this chain"
+            }
+        }
+        return nil
+    }
+
     /// Ironwood: states made by versions before it went past NU6.3 without scanning it.
     public var addedPools: [(name: String, since: Int)] {
         orchardExternal == nil ? [] : [("ironwood", Self.ironwoodActivation[network] ?? 0)]

@@ -25,9 +25,9 @@ final class TreeSizeTests: XCTestCase {
             o.ciphertext = Data(repeating: 6, count: 52)
             return o
         }
-        tx.actions = (0..<actions).map { _ in
+        tx.actions = (0..<actions).map { i in
             var a = WireCompactOrchardAction()
-            a.nullifier = Data(repeating: 7, count: 32)
+            a.nullifier = Data([UInt8(i)] + [UInt8](repeating: 7, count: 31))  // each its own: a repeat is refused
             a.cmx = Data(repeating: 8, count: 32)
             a.ephemeralKey = Data(repeating: 9, count: 32)
             a.ciphertext = Data(repeating: 10, count: 52)
@@ -60,12 +60,12 @@ final class TreeSizeTests: XCTestCase {
     }
 
     /// A transaction with no fields but its txid, and an action's body (Ironwood actions are
-    /// Orchard-shaped), both serialized.
-    private func ironwoodParts() throws -> (tx: [UInt8], action: [UInt8]) {
+    /// Orchard-shaped), both serialized; the action's nullifier begins with `first`.
+    private func ironwoodParts(_ first: UInt8 = 7) throws -> (tx: [UInt8], action: [UInt8]) {
         var tx = WireCompactTx()
         tx.txid = Data(repeating: 3, count: 32)
         var action = WireCompactOrchardAction()
-        action.nullifier = Data(repeating: 7, count: 32)
+        action.nullifier = Data([first] + [UInt8](repeating: 7, count: 31))
         action.cmx = Data(repeating: 8, count: 32)
         action.ephemeralKey = Data(repeating: 9, count: 32)
         action.ciphertext = Data(repeating: 10, count: 52)
@@ -85,10 +85,9 @@ final class TreeSizeTests: XCTestCase {
             wire.chainMetadata.orchardCommitmentTreeSize = 7
             wire.chainMetadata = try WireChainMetadata(
                 serializedBytes: try wire.chainMetadata.serializedBytes() + [0x18] + varintBytes(UInt64(size)))
-            let (tx, body) = try ironwoodParts()
-            wire.vtx = [
-                try WireCompactTx(serializedBytes: tx + (0..<actions).flatMap { _ in [0x4A] + varintBytes(UInt64(body.count)) + body })
-            ]
+            let tx = try ironwoodParts().tx
+            let bodies = try (0..<actions).map { try ironwoodParts(UInt8($0)).action }
+            wire.vtx = [try WireCompactTx(serializedBytes: tx + bodies.flatMap { [0x4A] + varintBytes(UInt64($0.count)) + $0 })]
             return try ZcashCompactBlock.parse(try wire.serializedBytes(), expectedHeight: Int(height))
         }
         let parent = try XCTUnwrap(try ironwoodBlock(height: 9, size: 40, actions: 0).tally)
@@ -119,9 +118,12 @@ final class TreeSizeTests: XCTestCase {
     /// transaction that has one, once for the block or its metadata); a JSON key this
     /// version does not know counts as an unknown field does.
     func testIronwoodActionsAreCounted() throws {
-        var (bytes, body) = try ironwoodParts()
-        XCTAssertEqual(body.count, 156)
-        for _ in 0..<2 { bytes += [0x4A, 0x9C, 0x01] + body }  // field 9, length 156 as a varint
+        var bytes = try ironwoodParts().tx
+        for i in 0..<2 {
+            let body = try ironwoodParts(UInt8(i)).action
+            XCTAssertEqual(body.count, 156)
+            bytes += [0x4A, 0x9C, 0x01] + body  // field 9, length 156 as a varint
+        }
         bytes += [0x50, 0x05]  // an unknown varint field (10) is skipped
         var wire = WireCompactBlock()
         wire.height = 5
@@ -133,7 +135,7 @@ final class TreeSizeTests: XCTestCase {
         XCTAssertEqual(block.transactions.first?.actions.count, 0)
         XCTAssertEqual(block.unreadParts, 1)
         // Their nullifiers spend Ironwood notes only: the tag carries the pool's byte.
-        XCTAssertEqual(block.transactions.first?.spendTags, Array(repeating: [UInt8](repeating: 7, count: 32) + [0x03], count: 2))
+        XCTAssertEqual(block.transactions.first?.spendTags, (0..<2).map { [UInt8($0)] + [UInt8](repeating: 7, count: 31) + [0x03] })
         let record = try JSONParser.parseObject(
             Array(
                 #"{"height":5,"hash":"\#(String(repeating: "01", count: 32))","prevHash":"\#(String(repeating: "02", count: 32))","vtx":[{"txid":"\#(String(repeating: "03", count: 32))","ironwoodActions":[{"nullifier":"\#(String(repeating: "07", count: 32))","cmx":"\#(String(repeating: "08", count: 32))","ephemeralKey":"\#(String(repeating: "09", count: 32))","ciphertext":"\#(String(repeating: "0a", count: 52))"}]}]}"#
@@ -145,7 +147,13 @@ final class TreeSizeTests: XCTestCase {
         var tx = try XCTUnwrap(record["vtx"].flatMap { if case .array(let a) = $0, case .object(let t)? = a.first { t } else { nil } })
         tx["futurePoolActions"] = .array([])
         var unknown = record
-        unknown["vtx"] = .array([.object(tx), .object(tx)])
+        // The second transaction's action another nullifier: one repeated in a block is refused.
+        var second = tx
+        second["ironwoodActions"] = try JSONParser.parse(
+            Array(
+                #"[{"nullifier":"\#(String(repeating: "08", count: 32))","cmx":"\#(String(repeating: "08", count: 32))","ephemeralKey":"\#(String(repeating: "09", count: 32))","ciphertext":"\#(String(repeating: "0a", count: 52))"}]"#
+                    .utf8))
+        unknown["vtx"] = .array([.object(tx), .object(second)])
         XCTAssertEqual(
             try ZcashCompactBlock.parse(try WireCompactBlock(record: unknown).serializedBytes(), expectedHeight: 5).unreadParts, 2)
         unknown["futureMetadata"] = .number("1")
