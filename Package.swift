@@ -191,7 +191,7 @@ let package = Package(
             name: "satchel-ctime", dependencies: ["Zcash", "Monero", "Bitcoin", "CCurveBatch", "WalletCore"], path: "Tests/ctime/Swift"),
         .executableTarget(name: "zcash-bench", dependencies: ["ZcashScan", "BenchSupport", "Zcash", "CCurveBatch", "WalletCore", "CSodium"], path: "Benchmarks/zcash-bench"),
         .executableTarget(name: "bitcoin-bench", dependencies: ["BenchSupport", "BitcoinScan", "Bitcoin", "CCurveBatch", "COpenSSL", "CSHA256", "CSecp256k1", "WalletScan", "WalletKeys", "WalletCore"], path: "Benchmarks/bitcoin-bench"),
-        .executableTarget(name: "satchel-bench", dependencies: ["BenchSupport", "WalletKeys", "WalletCore"], path: "Benchmarks/satchel-bench"),
+        .executableTarget(name: "satchel-bench", dependencies: ["BenchSupport", "WalletKeys", "WalletUR", "WalletCore"], path: "Benchmarks/satchel-bench"),
 
         // Every parser's libFuzzer target (docs/RELIABILITY.md). A plain build replays inputs;
         // `make fuzz` builds it apart (.build-fuzz) with -sanitize=fuzzer,address -DFUZZING.

@@ -7,6 +7,14 @@
 import BenchSupport
 import WalletCore
 import WalletKeys
+import WalletUR
+
+// `satchel-bench ur-hostile`: bench/ur_decode.py's measure of the fountain decoder under a
+// hostile screen (mixed parts of a 10,000-fragment message that never complete).
+if CommandLine.arguments.dropFirst().first == "ur-hostile" {
+    urHostileBench()
+    exit(0)
+}
 
 // Phrases are read one per line from stdin, so Swift and the reference work on the same input.
 var phrases = [String]()

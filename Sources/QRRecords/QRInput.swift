@@ -20,10 +20,17 @@ public enum QRTransport: Equatable, Sendable {
 public final class QRInput {
     private var ur = URDecoder()
     private var bbqr = BBQrJoiner()
-    /// What identifies the messages already complete: a camera keeps reading an animation
-    /// after the last part it needed, and those parts must not start a message of their own.
+    /// The messages already complete, by what identifies them: a camera keeps reading an
+    /// animation after the last part it needed, and those parts must not make the message
+    /// again. A UR is its type, length and CRC-32 (whole or in parts alike); a BBQr set is its
+    /// file type and file, and its parts' texts say which parts a camera may still replay.
     private var finishedUR: Set<String> = []
     private var finishedBBQr: Set<String> = []
+    private var finishedBBQrTexts: Set<String> = []
+    /// The texts of the BBQr set in progress, and whether every one of them is a finished set's
+    /// (a replay, which a new set's first other text replaces).
+    private var bbqrTexts: [String] = []
+    private var bbqrReplayOnly = false
 
     public init() {}
 
@@ -69,18 +76,7 @@ public final class QRInput {
     /// the next pass of the animation brings it again); other bad texts throw, and the message
     /// in progress is kept either way.
     public func take(_ text: String) throws(URError) -> (message: Message?, progress: String) {
-        if BBQrJoiner.isBBQr(text) {
-            if finishedBBQr.contains(text) { return (nil, "BBQr: a part of the set already signed, skipped") }
-            try bbqr.receive(text)
-            if let result = bbqr.result, let type = bbqr.type {
-                finishedBBQr.formUnion(bbqrTexts + [text])
-                (bbqr, bbqrTexts) = (BBQrJoiner(), [])
-                return (Message(payload: result, transport: .bbqr(type)), "BBQr set complete")
-            }
-            bbqrTexts.append(text)
-            let percent = bbqr.count == 0 ? 0 : 100 * bbqr.received / bbqr.count
-            return (nil, "BBQr: \(bbqr.received) of \(bbqr.count) parts (\(percent)%)")
-        }
+        if BBQrJoiner.isBBQr(text) { return try takeBBQr(text) }
         let parsed = try URText(text)
         if finishedUR.contains(Self.identity(parsed)) { return (nil, "a part of a UR already signed, skipped") }
         try ur.receive(parsed)
@@ -94,12 +90,43 @@ public final class QRInput {
         return (nil, "ur:\(ur.type ?? "?"): \(p.parts) parts read, \(p.known) of \(p.needed) fragments (\(percent)%)")
     }
 
-    private var bbqrTexts: [String] = []
+    /// A BBQr text. A finished set's text is no proof of a replay: a new set (a fee bump of the
+    /// same size) may have a part of the same text. So the texts are joined as any are, a
+    /// joiner that holds only replayed texts gives way to the first other text, a replayed
+    /// text that does not fit the new set in progress is skipped, and a set that completes as
+    /// one already signed is skipped whole.
+    private func takeBBQr(_ text: String) throws(URError) -> (message: Message?, progress: String) {
+        let replayed = finishedBBQrTexts.contains(text)
+        if bbqr.count == 0 {
+            bbqrReplayOnly = replayed
+        } else if bbqrReplayOnly && !replayed {
+            (bbqr, bbqrTexts, bbqrReplayOnly) = (BBQrJoiner(), [], false)
+        } else if replayed && !bbqrReplayOnly {
+            var trial = bbqr
+            guard (try? trial.receive(text)) != nil else { return (nil, "BBQr: a part of a set already signed, skipped") }
+        }
+        do { try bbqr.receive(text) } catch {
+            if bbqr.count == 0 { bbqrTexts = [] }  // the set was dropped
+            throw error
+        }
+        if let result = bbqr.result, let type = bbqr.type {
+            let identity = "\(type.rawValue)/" + Hex.encode(Hash.sha256(result))
+            let texts = bbqrTexts + [text]
+            (bbqr, bbqrTexts, bbqrReplayOnly) = (BBQrJoiner(), [], false)
+            if finishedBBQr.contains(identity) { return (nil, "BBQr: a set already signed, skipped") }
+            finishedBBQr.insert(identity)
+            finishedBBQrTexts.formUnion(texts)
+            return (Message(payload: result, transport: .bbqr(type)), "BBQr set complete")
+        }
+        bbqrTexts.append(text)
+        let percent = bbqr.count == 0 ? 0 : 100 * bbqr.received / bbqr.count
+        return (nil, "BBQr: \(bbqr.received) of \(bbqr.count) parts (\(percent)%)")
+    }
 
-    /// A UR part's message: its type, length and checksum; a whole UR is itself.
+    /// A UR's message: its type, length and CRC-32, whether it came whole or in parts.
     static func identity(_ text: URText) -> String {
         switch text {
-        case .single(let ur): "\(ur.type)/" + Hex.encode(ur.cbor)
+        case .single(let ur): "\(ur.type)/\(ur.cbor.count)/\(Bytewords.crc32(ur.cbor))"
         case .part(let type, let part): "\(type)/\(part.messageLength)/\(part.checksum)"
         }
     }
@@ -115,7 +142,11 @@ public final class QRInput {
     /// What is still missing when the input ended, or nil when nothing was in progress.
     public var unfinished: String? {
         if bbqr.count > 0 {
-            return "a BBQr set of \(bbqr.count) parts lacks part(s) " + bbqr.missing.map { "\($0 + 1)" }.joined(separator: ", ")
+            // At most 20 named: a set of up to 1,295 parts would make one line of thousands.
+            let missing = bbqr.missing
+            let more = missing.count > 20 ? " and \(missing.count - 20) more" : ""
+            return "a BBQr set of \(bbqr.count) parts lacks part(s) " + missing.prefix(20).map { "\($0 + 1)" }.joined(separator: ", ")
+                + more
         }
         if let type = ur.type {
             let p = ur.progress

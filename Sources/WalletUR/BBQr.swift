@@ -176,13 +176,25 @@ public struct BBQrJoiner: Sendable {
         }
     }
 
+    /// The set's file, once every part is in. A set that does not make one (Z data that fails
+    /// to inflate, or too large) is dropped whole, as a UR message that fails its checksum is:
+    /// no later part mends it, and the next set starts afresh.
     private mutating func assemble() throws(URError) {
         guard let encoding else { return }
         var bytes: [UInt8] = []
         for i in 0..<count { bytes += parts[i]! }
-        if encoding == .zlib { bytes = try BBQr.inflateRaw(bytes, limit: FountainDecoder.maxMessageLength) }
-        guard bytes.count <= FountainDecoder.maxMessageLength else {
-            throw .tooLarge("a BBQr set of \(bytes.count) bytes (at most \(FountainDecoder.maxMessageLength) are read)")
+        do throws(URError) {
+            if encoding == .zlib { bytes = try BBQr.inflateRaw(bytes, limit: FountainDecoder.maxMessageLength) }
+            guard bytes.count <= FountainDecoder.maxMessageLength else {
+                throw .tooLarge("a BBQr set of \(bytes.count) bytes (at most \(FountainDecoder.maxMessageLength) are read)")
+            }
+        } catch {
+            let total = count
+            self = BBQrJoiner()
+            switch error {
+            case .tooLarge(let why): throw .tooLarge(why + "; the set was dropped")
+            default: throw .part("the BBQr set of \(total) parts was dropped: " + error.message)
+            }
         }
         result = bytes
         parts = [:]

@@ -46,10 +46,26 @@ public struct FountainPart: Equatable, Sendable {
     /// The fragments a part mixes: part n ≤ seq_len is fragment n-1 alone; a later one XORs the
     /// first `degree` of a shuffle, both drawn from Xoshiro256** seeded by (seq_num, checksum).
     public static func fragmentIndexes(sequence: UInt32, sequenceLength: Int, checksum: UInt32) -> [Int] {
+        fragmentIndexes(sequence: sequence, sequenceLength: sequenceLength, checksum: checksum, degrees: DegreeSampler(sequenceLength))
+    }
+
+    /// The same with the degree table of seq_len made once (a decoder reuses it for every part).
+    static func fragmentIndexes(sequence: UInt32, sequenceLength: Int, checksum: UInt32, degrees: DegreeSampler) -> [Int] {
         if sequence <= UInt32(clamping: sequenceLength) { return [Int(sequence) - 1] }
         var rng = Xoshiro256(sequence: sequence, checksum: checksum)
-        let degree = RandomSampler((1...sequenceLength).map { 1 / Double($0) }).next(&rng) + 1
-        return rng.shuffled(Array(0..<sequenceLength)).prefix(degree).sorted()
+        let degree = degrees.sampler.next(&rng) + 1
+        return rng.shuffledPrefix(of: sequenceLength, taking: degree).sorted()
+    }
+}
+
+/// The degree distribution of a message of seq_len fragments (weights 1/1 … 1/seq_len).
+struct DegreeSampler: Sendable {
+    let sequenceLength: Int
+    let sampler: RandomSampler
+
+    init(_ sequenceLength: Int) {
+        self.sequenceLength = sequenceLength
+        sampler = RandomSampler((1...sequenceLength).map { 1 / Double($0) })
     }
 }
 
@@ -60,6 +76,7 @@ public struct FountainEncoder: Sendable {
     public let checksum: UInt32
     public let fragmentLength: Int
     let fragments: [[UInt8]]
+    let degrees: DegreeSampler
     /// The last part's sequence number (0 before the first).
     public private(set) var sequence: UInt32
 
@@ -86,11 +103,13 @@ public struct FountainEncoder: Sendable {
         fragmentLength = length
         fragments = stride(from: 0, to: padded.count, by: length).map { Array(padded[$0..<$0 + length]) }
         sequence = firstSequence
+        degrees = DegreeSampler(fragments.count)
     }
 
     public mutating func nextPart() -> FountainPart {
         sequence &+= 1
-        let indexes = FountainPart.fragmentIndexes(sequence: sequence, sequenceLength: sequenceLength, checksum: checksum)
+        let indexes = FountainPart.fragmentIndexes(
+            sequence: sequence, sequenceLength: sequenceLength, checksum: checksum, degrees: degrees)
         var data = fragments[indexes[0]]
         for i in indexes.dropFirst() { xor(&data, fragments[i]) }
         return FountainPart(
@@ -102,31 +121,50 @@ func xor(_ a: inout [UInt8], _ b: [UInt8]) {
     for i in a.indices { a[i] ^= b[i] }
 }
 
-/// Reassembles a message from fountain parts in any order, with duplicates: pure fragments are
-/// kept, mixed parts reduced by what is known until they are pure. The message is returned only
-/// when its CRC-32 is the parts' checksum.
+/// Reassembles a message from fountain parts in any order, with duplicates: a peeling
+/// decoder. Pure fragments are kept; a mixed part is kept with the count of its fragments not
+/// yet known, each new fragment lowers the counts of the parts that mix it, and a part with one
+/// left gives that one (its data XOR the others) — so each part costs its degree to take in
+/// and at most its degree of fragment XORs once, whatever came before: a stream of hostile
+/// parts cannot make the work quadratic. The mixed parts kept are bounded (count and the
+/// fragments they wait for); a part past the bound is dropped (later parts bring what it
+/// would have). The message is returned only when its CRC-32 is the parts' checksum.
 public struct FountainDecoder: Sendable {
     /// Bounds on what a stream of parts may make this reader hold (the man pages say them).
     public static let maxMessageLength = 4 << 20
     public static let maxFragments = 10_000
 
-    private struct Mixed: Sendable {
-        var indexes: [Int]
-        var data: [UInt8]
+    private struct Pending: Sendable {
+        let indexes: [Int]
+        let data: [UInt8]
+        var unknown: Int
     }
 
     /// seq_len, message_len, checksum and fragment length of the message in progress.
     public private(set) var expected: (sequenceLength: Int, messageLength: Int, checksum: UInt32, fragmentLength: Int)?
-    private var simple: [Int: [UInt8]] = [:]
-    private var mixed: [[Int]: [UInt8]] = [:]
-    private var queue: [Mixed] = []
+    private var degrees: DegreeSampler?
+    private var fragments: [[UInt8]?] = []
+    public private(set) var fragmentsKnown = 0
+    /// Mixed parts waiting for fragments, by sequence number; and for each fragment not yet
+    /// known, the parts that wait for it (a part leaves `pending` when it resolves; its entry
+    /// here goes with the fragment it gave).
+    private var pending: [UInt32: Pending] = [:]
+    private var waiting: [Int: [UInt32]] = [:]
+    /// The fragments the pending parts wait for, counted once per part.
+    private var waits = 0
     public private(set) var partsReceived = 0
     public private(set) var message: [UInt8]?
+    /// Work done so far, in units of a fragment index drawn, looked up or counted down, or a
+    /// fragment XORed: what a test holds to the bound above.
+    public private(set) var work = 0
 
     public init() {}
 
-    /// Fragments known out of seq_len.
-    public var fragmentsKnown: Int { simple.count }
+    /// Mixed parts kept at most: four times seq_len, and 64 more.
+    public var maxPending: Int { 4 * (expected?.sequenceLength ?? 0) + 64 }
+    /// Fragments the kept parts may wait for in all: 32 per fragment of the message, and 1024 more.
+    public var maxWaits: Int { 32 * (expected?.sequenceLength ?? 0) + 1024 }
+    public var pendingCount: Int { pending.count }
 
     /// Takes a part; a part of another message (other seq_len, length, checksum or fragment
     /// size) is an error and leaves the message in progress as it was.
@@ -144,67 +182,78 @@ public struct FountainDecoder: Sendable {
             }
         } else {
             expected = (part.sequenceLength, part.messageLength, part.checksum, part.data.count)
+            if degrees?.sequenceLength != part.sequenceLength { degrees = DegreeSampler(part.sequenceLength) }
+            fragments = [[UInt8]?](repeating: nil, count: part.sequenceLength)
         }
         partsReceived += 1
-        let indexes = FountainPart.fragmentIndexes(sequence: part.sequence, sequenceLength: part.sequenceLength, checksum: part.checksum)
-        queue.append(Mixed(indexes: indexes, data: part.data))
-        while message == nil, !queue.isEmpty {
-            let next = queue.removeFirst()
-            if next.indexes.count == 1 { try learn(next) } else { reduceAndKeep(next) }
+        if part.sequence <= UInt32(part.sequenceLength) {
+            work += 1
+            try learn(Int(part.sequence) - 1, part.data)
+            return
+        }
+        guard pending[part.sequence] == nil, let degrees else { return }
+        let indexes = FountainPart.fragmentIndexes(
+            sequence: part.sequence, sequenceLength: part.sequenceLength, checksum: part.checksum, degrees: degrees)
+        let unknown = indexes.filter { fragments[$0] == nil }
+        work += 2 * indexes.count
+        switch unknown.count {
+        case 0: return  // nothing new in it
+        case 1: try learn(unknown[0], resolve(indexes, part.data, unknown: unknown[0]))
+        default:
+            guard pending.count < maxPending, waits + unknown.count <= maxWaits else { return }
+            pending[part.sequence] = Pending(indexes: indexes, data: part.data, unknown: unknown.count)
+            waits += unknown.count
+            for i in unknown { waiting[i, default: []].append(part.sequence) }
         }
     }
 
-    private mutating func learn(_ part: Mixed) throws(URError) {
-        let index = part.indexes[0]
-        guard simple[index] == nil, let expected else { return }
-        simple[index] = part.data
-        if simple.count == expected.sequenceLength {
-            var whole: [UInt8] = []
-            whole.reserveCapacity(expected.sequenceLength * expected.fragmentLength)
-            for i in 0..<expected.sequenceLength { whole += simple[i]! }
-            let candidate = Array(whole.prefix(expected.messageLength))
-            guard Bytewords.crc32(candidate) == expected.checksum else {
-                // Every fragment is in and the whole does not check: the parts lied (each part's
-                // own checksum held). Nothing is returned; start over. An error, not a misread
-                // frame to skip: no rescan of one frame mends it.
-                (self.expected, simple, mixed, queue) = (nil, [:], [:], [])
-                throw .part("its parts assembled into a message that fails the message checksum; the message was dropped")
+    /// A part's data XOR every fragment it mixes but `unknown`: that fragment.
+    private mutating func resolve(_ indexes: [Int], _ data: [UInt8], unknown: Int) -> [UInt8] {
+        var data = data
+        for i in indexes where i != unknown { xor(&data, fragments[i]!) }
+        work += indexes.count
+        return data
+    }
+
+    /// Keeps a fragment, then what it resolves, until nothing more does.
+    private mutating func learn(_ index: Int, _ data: [UInt8]) throws(URError) {
+        var learnt = [(index, data)]
+        while let (i, d) = learnt.popLast() {
+            guard fragments[i] == nil, let expected else { continue }
+            fragments[i] = d
+            fragmentsKnown += 1
+            if fragmentsKnown == expected.sequenceLength { return try assemble() }
+            for sequence in waiting.removeValue(forKey: i) ?? [] {
+                work += 1
+                guard var p = pending[sequence] else { continue }
+                p.unknown -= 1
+                waits -= 1
+                if p.unknown > 1 {
+                    pending[sequence] = p
+                    continue
+                }
+                pending[sequence] = nil
+                waits -= 1
+                guard let last = p.indexes.first(where: { fragments[$0] == nil }) else { continue }
+                learnt.append((last, resolve(p.indexes, p.data, unknown: last)))
             }
-            message = candidate
-            (simple, mixed, queue) = ([:], [:], [])
-        } else {
-            reduceMixed(by: part)
         }
     }
 
-    /// `a` less `b` when b's fragments are a strict subset of a's.
-    private static func reduce(_ a: Mixed, by b: Mixed) -> Mixed {
-        guard b.indexes.count < a.indexes.count, Set(b.indexes).isSubset(of: a.indexes) else { return a }
-        var data = a.data
-        xor(&data, b.data)
-        return Mixed(indexes: a.indexes.filter { !b.indexes.contains($0) }, data: data)
-    }
-
-    private mutating func reduceMixed(by part: Mixed) {
-        var kept: [[Int]: [UInt8]] = [:]
-        for (indexes, data) in mixed {
-            let reduced = Self.reduce(Mixed(indexes: indexes, data: data), by: part)
-            if reduced.indexes.count == 1 { queue.append(reduced) } else { kept[reduced.indexes] = reduced.data }
+    private mutating func assemble() throws(URError) {
+        guard let expected else { return }
+        var whole: [UInt8] = []
+        whole.reserveCapacity(expected.sequenceLength * expected.fragmentLength)
+        for f in fragments { whole += f! }
+        let candidate = Array(whole.prefix(expected.messageLength))
+        (fragments, pending, waiting, waits) = ([], [:], [:], 0)
+        guard Bytewords.crc32(candidate) == expected.checksum else {
+            // Every fragment is in and the whole does not check: the parts lied (each part's
+            // own checksum held). Nothing is returned; start over. An error, not a misread
+            // frame to skip: no rescan of one frame mends it.
+            (self.expected, fragmentsKnown, partsReceived) = (nil, 0, 0)
+            throw .part("its parts assembled into a message that fails the message checksum; the message was dropped")
         }
-        mixed = kept
-    }
-
-    private mutating func reduceAndKeep(_ part: Mixed) {
-        guard mixed[part.indexes] == nil else { return }
-        var p = part
-        for (index, data) in simple { p = Self.reduce(p, by: Mixed(indexes: [index], data: data)) }
-        for (indexes, data) in mixed { p = Self.reduce(p, by: Mixed(indexes: indexes, data: data)) }
-        if p.indexes.count == 1 {
-            queue.append(p)
-        } else {
-            reduceMixed(by: p)
-            // Mixed parts are kept up to a few times seq_len: a stream of them cannot grow memory without bound.
-            if mixed.count < 4 * (expected?.sequenceLength ?? 0) + 64 { mixed[p.indexes] = p.data }
-        }
+        message = candidate
     }
 }

@@ -10,10 +10,17 @@ public enum PSBTPayload {
         return try UR(type: type, cbor: CBOR.bytes(psbt).encoded)
     }
 
-    /// The PSBT's bytes; the byte string tagged or not, as wallets disagree.
+    /// The PSBT's bytes; the byte string tagged or not, as wallets disagree, but under its own
+    /// generation's tag when tagged (the UR's type names the generation).
     public static func psbt(from ur: UR) throws(URError) -> [UInt8] {
         guard ur.type == "crypto-psbt" || ur.type == "psbt" else { throw .unsupported("a ur:\(ur.type) is not a PSBT") }
-        guard case .bytes(let bytes) = try CBOR(decoding: ur.cbor).untag(RegistryGeneration.psbt, what: "a PSBT", untaggedOK: true) else {
+        var item = try CBOR(decoding: ur.cbor)
+        if case .tagged(let tag, let inner) = item {
+            let own = (ur.type == "psbt" ? RegistryGeneration.v2 : .v1).tag(RegistryGeneration.psbt)
+            guard tag == own else { throw .unsupported("a PSBT under tag \(tag): a ur:\(ur.type) carries tag \(own) (or none)") }
+            item = inner
+        }
+        guard case .bytes(let bytes) = item else {
             throw .unsupported("a ur:\(ur.type) whose item is not a byte string")
         }
         return bytes

@@ -108,7 +108,11 @@ public struct URDecoder: Sendable {
             if let type, type != partType {
                 throw .otherMessage("a part of a ur:\(partType) arrived while a ur:\(type) is being assembled")
             }
-            try fountain.receive(part)
+            do { try fountain.receive(part) } catch {
+                // A message that failed its checksum is dropped whole: nothing is in progress.
+                if fountain.expected == nil { type = nil }
+                throw error
+            }
             type = partType
             if let message = fountain.message { result = try UR(type: partType, cbor: message) }
         }

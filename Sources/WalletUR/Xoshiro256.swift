@@ -39,6 +39,40 @@ struct Xoshiro256 {
 
     mutating func nextData(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8(nextInt(0, 255)) } }
 
+    /// The first `k` items of `shuffled(Array(0..<n))`, in O(n + k log n) rather than that
+    /// shuffle's O(n²): the draws are the same (each pick's index among what remains), and the
+    /// item at that index is found in a Fenwick tree of what was taken.
+    mutating func shuffledPrefix(of n: Int, taking k: Int) -> [Int] {
+        // taken[i]: how many taken items lie in node i's range (i - lowbit(i), i], 1-based.
+        var taken = [Int32](repeating: 0, count: n + 1)
+        var top = 1
+        while top * 2 <= n { top *= 2 }
+        var picks: [Int] = []
+        picks.reserveCapacity(k)
+        for j in 0..<min(k, n) {
+            var rank = nextInt(0, n - j - 1) + 1  // the rank-th item that remains
+            var position = 0, step = top
+            while step > 0 {
+                let next = position + step
+                if next <= n {
+                    let left = (next & -next) - Int(taken[next])
+                    if left < rank {
+                        position = next
+                        rank -= left
+                    }
+                }
+                step >>= 1
+            }
+            picks.append(position)  // 0-based: the 1-based item position + 1
+            var i = position + 1
+            while i <= n {
+                taken[i] += 1
+                i += i & -i
+            }
+        }
+        return picks
+    }
+
     /// bc-ur's shuffle: repeatedly take the item at a random index of what remains.
     mutating func shuffled<T>(_ items: [T]) -> [T] {
         var remaining = items, result: [T] = []
