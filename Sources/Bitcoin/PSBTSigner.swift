@@ -414,7 +414,7 @@ public struct PSBTSigner {
 
     func checkNetwork(_ path: [UInt32]) throws(PSBTSignError) {
         let h = DerivationPath.hardened
-        guard let coinType, path.count >= 2, [44, 49, 84, 86, 48].map({ $0 + h }).contains(path[0]), path[1] >= h else { return }
+        guard let coinType, path.count >= 2, [44, 49, 84, 86, 48, 352].map({ $0 + h }).contains(path[0]), path[1] >= h else { return }
         if path[1] - h != coinType { throw .wrongNetwork(path: DerivationPath(path).description, expected: coinType) }
     }
 
@@ -545,6 +545,11 @@ public struct PSBTSigner {
         guard case .p2tr(let outputKey) = ScriptTemplate(utxo.script) else {
             throw mismatch("PSBT_IN_SP_TWEAK on an input that does not spend a P2TR output")
         }
+        // The input's other derivations of ours are held to their keys and network as on any
+        // input (a wrong one refused, never skipped because the tweak's field is there).
+        let (ecdsa, taproot) = try Self.ourKeys(
+            map, type: PSBTField.inBIP32Derivation, tapType: PSBTField.inTapBIP32Derivation, name: "input \(i)", keys: keys)
+        for p in ecdsa.map(\.1) + taproot.map(\.path) { try checkNetwork(p) }
         var spend: (path: [UInt32], key: Secp256k1.PublicKey)?
         for pair in map.all(PSBTField.inSPSpendBIP32Derivation) {
             let fingerprint = Array(pair.value.prefix(4))
@@ -570,6 +575,7 @@ public struct PSBTSigner {
             spend = (path, derived)
         }
         guard let spend else { return (kind, [], [], nil) }
+        try checkNetwork(spend.path)
         guard (try? spend.key.adding(tweak: tweak))?.xOnly == outputKey else {
             throw mismatch("its output key is not our spend key (\(DerivationPath(spend.path))) plus PSBT_IN_SP_TWEAK")
         }

@@ -22,7 +22,8 @@ final class SilentPaymentSpendTests: XCTestCase {
 
     /// A one-input PSBT of `version` spending 100,000 sat at `outputKey` to 99,000 sat at OP_1 <key>.
     private func psbt(
-        version: UInt32, outputKey: [UInt8], spendKey: [UInt8], origin: [UInt8], tweak: [UInt8], sighash: UInt32? = nil
+        version: UInt32, outputKey: [UInt8], spendKey: [UInt8], origin: [UInt8], tweak: [UInt8], sighash: UInt32? = nil,
+        extra: [PSBT.Pair] = []
     ) throws -> PSBT {
         func map(_ pairs: [PSBT.Pair]) -> [UInt8] {
             pairs.flatMap { compact($0.key.count) + $0.key + compact($0.value.count) + $0.value } + [0]
@@ -32,7 +33,7 @@ final class SilentPaymentSpendTests: XCTestCase {
                 PSBT.Pair(type: PSBTField.inWitnessUtxo, value: le(UInt64(100_000)) + [34, 0x51, 0x20] + outputKey),
                 PSBT.Pair(type: PSBTField.inSPSpendBIP32Derivation, keyData: spendKey, value: origin),
                 PSBT.Pair(type: PSBTField.inSPTweak, value: tweak),
-            ] + (sighash.map { [PSBT.Pair(type: PSBTField.inSighashType, value: le($0))] } ?? [])
+            ] + (sighash.map { [PSBT.Pair(type: PSBTField.inSighashType, value: le($0))] } ?? []) + extra
         let payee = [UInt8]([0x51, 0x20]) + outputKey
         if version == 0 {
             let tx =
@@ -104,6 +105,32 @@ final class SilentPaymentSpendTests: XCTestCase {
         XCTAssertThrowsError(try psbt(version: 0, outputKey: outputKey, spendKey: spend.compressed, origin: origin, tweak: tweak)) {
             guard case .wrongVersion(_, let field, 0)? = $0 as? PSBTError else { return XCTFail("\($0)") }
             XCTAssertEqual(field, "PSBT_IN_SP_SPEND_BIP32_DERIVATION")
+        }
+    }
+
+    /// The rules of every input: a spend key derived on mainnet's coin type is refused under
+    /// --network test (psbt.wrong_network, as m/84'/0'/… is), and a PSBT_IN_TAP_BIP32_DERIVATION
+    /// of ours whose key its path does not give is refused (psbt.wrong_derivation), not skipped.
+    func testTheRulesOfEveryInput() throws {
+        let keys = try BIP32Keyring(root: root)
+        let spend = try keys.publicKey(at: path)
+        let outputKey = try spend.adding(tweak: tweak).xOnly
+        let origin = root.fingerprint + path.flatMap { le($0) }
+        let mainnet = try psbt(version: 2, outputKey: outputKey, spendKey: spend.compressed, origin: origin, tweak: tweak)
+        XCTAssertThrowsError(try PSBTSigner(coinType: 1).sign(mainnet, keys: keys) { _ in XCTFail("no summary") }) {
+            XCTAssertEqual($0 as? PSBTSignError, .wrongNetwork(path: "m/352'/0'/0'/0'/0", expected: 1))
+        }
+        XCTAssertNoThrow(try PSBTSigner(coinType: 0).sign(mainnet, keys: keys) { _ in })
+        let other: [UInt32] = [86 | 0x8000_0000, 0x8000_0000, 0x8000_0000, 0, 0]
+        let claimed = Array(try keys.publicKey(at: [1]).compressed.dropFirst())
+        let derived = Array(try keys.publicKey(at: other).compressed.dropFirst())
+        let tap = PSBT.Pair(
+            type: PSBTField.inTapBIP32Derivation, keyData: claimed, value: [0] + root.fingerprint + other.flatMap { le($0) })
+        let wrong = try psbt(version: 2, outputKey: outputKey, spendKey: spend.compressed, origin: origin, tweak: tweak, extra: [tap])
+        XCTAssertThrowsError(try PSBTSigner(coinType: 0).sign(wrong, keys: keys) { _ in XCTFail("no summary") }) {
+            XCTAssertEqual(
+                $0 as? PSBTSignError,
+                .wrongDerivation(map: "input 0", path: "m/86'/0'/0'/0/0", claimed: Hex.encode(claimed), derived: Hex.encode(derived)))
         }
     }
 
