@@ -30,6 +30,11 @@ if arguments.count >= 2 && arguments[1] == "silent-payments" {
         transactions: arguments.count > 2 ? Int(arguments[2]) ?? 10_000 : 10_000, rounds: arguments.count > 3 ? Int(arguments[3]) ?? 7 : 7)
     exit(0)
 }
+// `bitcoin-bench sp-labels`: what each label of --sp-labels costs the scan (LabelBench.swift).
+if arguments.count == 2 && arguments[1] == "sp-labels" {
+    try labelBench()
+    exit(0)
+}
 if arguments.count >= 2 && arguments[1] == "psbt" {
     try psbtBench(inputs: arguments.count > 2 ? Int(arguments[2]) ?? 100 : 100)
     exit(0)

@@ -9,6 +9,13 @@ public enum SilentPayment {
     /// fails beyond it; a receiver looks no further).
     public static let maxOutputsPerReceiver = 2323
 
+    /// The highest label Satchel hands out (derive --label) and looks for (scan-blocks
+    /// --sp-labels): one limit, so that no address is given that no scan finds. A receiver
+    /// makes label·G for each label it looks for once a run (30–50 µs each, 3.2 s at the
+    /// limit; bitcoin-bench sp-labels), and a transaction's scan costs about 1.2× the
+    /// change-only scan at 1,000 labels or 99,999 alike.
+    public static let maxLabel: UInt32 = 99_999
+
     /// BIP341's NUMS point H (x only): a script-path spend with this internal key has no key
     /// path, so its output key is nobody's, and the input is not counted.
     public static let numsH = try! Hex.decode("50929b74c1a04954b78b4b6035e97a5e078a5a0f28ec96d547bfee9ace803ac0")

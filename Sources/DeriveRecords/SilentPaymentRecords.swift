@@ -12,6 +12,8 @@ public struct SilentPaymentRequest {
     public var chainOptions: ChainOptions
     /// Labels to write addresses for (none: the unlabeled address). 0 is change: refused.
     public var labels: [UInt32]
+    /// The highest label handed out: the scan's (`SilentPayment.maxLabel`).
+    public static let maxLabel = SilentPayment.maxLabel
 
     static let scanKeyField = SilentPaymentKeys.scanKeyField
     static let spendPublicKeyField = SilentPaymentKeys.spendPublicKeyField

@@ -199,7 +199,10 @@ public struct BitcoinScanOptions: ParsableArguments {
             throw ValidationError("--rpc-cookie and --rpc-credentials go with --node")
         }
         if rpcCookie != nil && rpcCredentials != nil { throw ValidationError("give --rpc-cookie or --rpc-credentials, not both") }
-        guard spLabels < 100_000 else { throw ValidationError("--sp-labels: at most 99,999 labels are looked for") }
+        guard spLabels <= SilentPayment.maxLabel else {
+            throw ValidationError(
+                "--sp-labels: at most \(SilentPayment.maxLabel) labels are looked for (the highest label derive --label hands out)")
+        }
         guard (1...AccountDiscovery.maxGap).contains(gapLimit) else {
             throw ValidationError("--gap-limit must be 1 to \(AccountDiscovery.maxGap)")
         }

@@ -41,7 +41,7 @@ extension DeriveCommand {
 
         @Option(
             help: ArgumentHelp(
-                "Silent payments (--purpose 352): the address with label N (1 and up; 0 is change and never handed out). Repeatable.",
+                "Silent payments (--purpose 352): the address with label N (1 to 99999; 0 is change and never handed out). Repeatable.",
                 valueName: "N"))
         var label: [UInt32] = []
 
@@ -60,6 +60,11 @@ extension DeriveCommand {
                 do { _ = try DerivationPath.parseRange(path) } catch { throw ValidationError(error.message) }
             }
             if label.contains(0) { throw ValidationError("--label 0 is BIP352's change label: it is never handed out") }
+            if let big = label.first(where: { $0 > SilentPaymentRequest.maxLabel }) {
+                throw ValidationError(
+                    "--label \(big): at most \(SilentPaymentRequest.maxLabel), the highest label scan-blocks --sp-labels looks for (a payment to a higher one would never be found)"
+                )
+            }
             if let paymentId, (try? Hex.decode(paymentId))?.count != 8 {
                 throw ValidationError("--payment-id is 8 bytes of hex (16 digits)")
             }
