@@ -8,9 +8,10 @@ codes) and Coinkite's BBQr.md. Python's own zlib, hashlib and base64 do the prim
   qr-oracle.py bbqr-join            BBQr parts on stdin -> "TYPECHAR HEX"
   qr-oracle.py bbqr-split T E N     hex on stdin -> parts of at most N characters (E: H, 2, Z)
   qr-oracle.py eth-unsigned CHAIN   a signed transaction's hex on stdin -> its unsigned bytes
-  qr-oracle.py eth-request T CHAIN PATH FP ADDRESS
+  qr-oracle.py eth-request T CHAIN PATH FP ADDRESS [ORIGIN]
                                     sign-data hex on stdin -> ur:eth-sign-request (EIP-4527,
-                                    Keystone's CDDL; CHAIN, FP, ADDRESS may be -)
+                                    Keystone's CDDL; CHAIN, FP, ADDRESS may be -; PATH may be m;
+                                    ORIGIN text:… or bytes:HEX, the latter against the CDDL)
   qr-oracle.py eth-signatures       whole ur:eth-signature texts, one a line -> "REQUESTIDHEX SIGNATUREHEX" each
   qr-oracle.py eth-fixture FILE FP  eth-account's vectors -> "UR EXPECTED-SIGNATURE" per case: each
                                     case as the eth-sign-request a QR wallet would send
@@ -158,12 +159,13 @@ def cbor_map(pairs):
     return cbor_head(5, len(pairs)) + b"".join(cbor_head(0, k) + v for k, v in pairs)
 
 
-def eth_request(kind, chain, path, fingerprint, address, data):
+def eth_request(kind, chain, path, fingerprint, address, data, origin="-"):
     comps = b""
-    for step in path.split("/"):
+    steps = [] if path == "m" else path.split("/")
+    for step in steps:
         hardened = step.endswith("'") or step.endswith("h")
         comps += cbor_head(0, int(step.rstrip("'h"))) + (b"\xf5" if hardened else b"\xf4")
-    keypath = [(1, cbor_head(4, len(path.split("/")) * 2) + comps)]
+    keypath = [(1, cbor_head(4, len(steps) * 2) + comps)]
     if fingerprint != "-":
         keypath.append((2, cbor_head(0, int(fingerprint, 16))))
     pairs = [(1, cbor_head(6, 37) + cbor_head(2, 16) + bytes(range(16))), (2, cbor_head(2, len(data)) + data), (3, cbor_head(0, kind))]
@@ -173,6 +175,12 @@ def eth_request(kind, chain, path, fingerprint, address, data):
     if address != "-":
         a = bytes.fromhex(address)
         pairs.append((6, cbor_head(2, len(a)) + a))
+    if origin.startswith("text:"):
+        o = origin[5:].encode()
+        pairs.append((7, cbor_head(3, len(o)) + o))
+    elif origin.startswith("bytes:"):
+        o = bytes.fromhex(origin[6:])
+        pairs.append((7, cbor_head(2, len(o)) + o))
     return "ur:eth-sign-request/" + bytewords_minimal(cbor_map(pairs))
 
 
@@ -344,7 +352,7 @@ def main():
     elif command == "eth-unsigned":
         print(eth_unsigned(bytes.fromhex(stdin.strip()), int(args[0])).hex())
     elif command == "eth-request":
-        print(eth_request(int(args[0]), args[1], args[2], args[3], args[4], bytes.fromhex(stdin.strip())))
+        print(eth_request(int(args[0]), args[1], args[2], args[3], args[4], bytes.fromhex(stdin.strip()), *args[5:6]))
     elif command == "eth-signatures":
         for line in stdin.splitlines():
             kind, message = ur_decode([line])

@@ -18,6 +18,11 @@ public enum EthereumQR {
         guard let indexes = request.path.indexes else {
             throw URError.unsupported("an eth-sign-request whose path has wildcards or ranges")
         }
+        // No wallet signs with its master key: a request for it (path m) is refused, with or
+        // without an address.
+        guard !indexes.isEmpty else {
+            throw URError.unsupported("an eth-sign-request for the master key itself (path m): no account signs with it")
+        }
         let path = DerivationPath(indexes).description
         if let wanted = request.path.sourceFingerprint {
             let master = try keys.publicKey(at: "m").key
@@ -55,6 +60,22 @@ public enum EthereumQR {
             let json: JSONObject
             do { json = try JSONParser.parseObject(request.signData) } catch {
                 throw URError.unsupported("the request's typed data is not a JSON object (\(error.reason) at byte \(error.offset))")
+            }
+            // The domain's chainId is what the signature binds; the request's must agree.
+            if let chain = request.chainId, case .object(let domain)? = json["domain"], let given = domain["chainId"] {
+                let domainChain: UInt64? =
+                    switch given {
+                    case .number(let n): UInt64(n)
+                    case .string(let t): t.hasPrefix("0x") ? UInt64(t.dropFirst(2), radix: 16) : UInt64(t)
+                    default: nil
+                    }
+                guard domainChain == chain else {
+                    var text: [UInt8] = []
+                    JSONWriter.serialize(given, into: &text)
+                    throw URError.unsupported(
+                        "the request says chain \(chain), its typed data's domain chainId \(String(decoding: text, as: UTF8.self)): not signed"
+                    )
+                }
             }
             record["typed_data"] = .object(json)
         }

@@ -93,7 +93,10 @@ public struct EthSignRequest: Equatable, Sendable {
             guard case .bytes(let addr) = a, addr.count == 20 else { throw .unsupported("an address that is not 20 bytes") }
             address = addr
         }
-        if case .text(let o)? = f[7] { origin = o }
+        if let o = f[7] {
+            guard case .text(let text) = o else { throw .unsupported("an eth-sign-request whose origin is not text") }
+            origin = text
+        }
     }
 }
 

@@ -204,6 +204,42 @@ final class AirGapQRToolTests: XCTestCase {
         XCTAssertTrue(replayable.stderr.contains("EIP-155"), replayable.stderr)
     }
 
+    /// Requests a signer must question (issue 56 point 6): typed data whose domain names
+    /// another chain than the request, a request for the master key itself (path m, no
+    /// address), and an origin that is bytes, not text — each refused by name, nothing signed;
+    /// the same requests made right are signed.
+    func testEthereumRequestsThatAreQuestioned() throws {
+        let key = dir.appendingPathComponent("eth.json")
+        try Shell.lines([["mnemonic": "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"]])
+            .write(to: key)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: key.path)
+        let typed = Data(
+            #"{"types":{"EIP712Domain":[{"name":"name","type":"string"},{"name":"chainId","type":"uint256"}],"Mail":[{"name":"contents","type":"string"}]},"primaryType":"Mail","domain":{"name":"Satchel","chainId":1},"message":{"contents":"hi"}}"#
+                .utf8
+        ).map { String(format: "%02x", $0) }.joined()
+        let message = Data("Satchel".utf8).map { String(format: "%02x", $0) }.joined()
+        for (args, data, refusal) in [
+            ("2 137 44h/60h/0h/0/0 73c5da0a -", typed, "the request says chain 137, its typed data's domain chainId 1: not signed"),
+            ("3 - m - -", message, "an eth-sign-request for the master key itself (path m): no account signs with it"),
+            ("3 - 44h/60h/0h/0/0 73c5da0a - bytes:6f726967696e", message, "an eth-sign-request whose origin is not text"),
+        ] {
+            let request = try oracle("eth-request \(args)", data)
+            let refused = try run("unshare --net sign-tx --key-file eth.json", stdin: Data((request + "\n").utf8))
+            XCTAssertEqual(refused.status, 65, args)
+            XCTAssertEqual(refused.records.map { $0["type"] as? String }, ["error"], args)
+            XCTAssertEqual(refused.records.first?["code"] as? String, "ur.unsupported", args)
+            XCTAssertEqual(refused.records.first?["message"] as? String, refusal, args)
+        }
+        for (args, data) in [
+            ("2 1 44h/60h/0h/0/0 73c5da0a -", typed), ("3 - 44h/60h/0h/0/0 73c5da0a - text:https://app.example", message),
+        ] {
+            let request = try oracle("eth-request \(args)", data)
+            let signed = try run("unshare --net sign-tx --key-file eth.json", stdin: Data((request + "\n").utf8))
+            XCTAssertEqual(signed.status, 0, signed.stderr)
+            XCTAssertEqual(signed.records.last?["ur_type"] as? String, "eth-signature", args)
+        }
+    }
+
     func testAnswerTypesAndRefusals() throws {
         let r = try run("sign-tx --convert --in unsigned.psbt --qr-transport ur --ur-type psbt --qr-lines")
         XCTAssertEqual(r.status, 0, r.stderr)
