@@ -197,7 +197,14 @@ public struct ZcashWalletReader: ScanWalletReader {
         let seed = try RecordKeys(coin: "zec", accountPath: nil, sharedPassphrase: nil).seed(record, out: &scratch)
         // ZIP-32 accounts are hardened indexes: below 2^31.
         let account = try record.optionalInt("account", in: 0...Int(Int32.max)) ?? 0
-        return Self.scanner(try ZcashAccountKeys(seed: seed, network: network, account: UInt32(account), orchardRivk: rule))
+        let keys = try ZcashAccountKeys(seed: seed, network: network, account: UInt32(account), orchardRivk: rule)
+        // use_qsk changes Orchard's (and Ironwood's) rivk only: the seed's Sapling notes are the
+        // standard record's, and a use_qsk record beside it (the man page's advice, to follow
+        // both kinds of account) would count them twice.
+        guard rule == .standard else {
+            return ZcashScanner(fullViewingKey: nil, network: keys.network, account: UInt32(account), orchard: keys.orchardFullViewing)
+        }
+        return Self.scanner(keys)
     }
 
     /// Full viewing keys when every pool the keys have comes with one (spends known), else

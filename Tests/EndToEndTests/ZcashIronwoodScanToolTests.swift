@@ -168,6 +168,30 @@ final class ZcashIronwoodScanToolTests: XCTestCase {
         }
     }
 
+    /// The man page's advice, the seed twice (once with "use_qsk": true): the use_qsk record
+    /// scans Orchard and Ironwood only, so the seed's two Sapling notes (0.45 ZEC) are counted
+    /// once, by the standard record; before, both wallets reported them.
+    func testUseQskRecordBesideThePlainOneCountsSaplingOnce() throws {
+        let wallet = try wallet()
+        let r = try Shell.run(
+            "scan-blocks --chain zcash --blocks \(fixture)/compact_blocks.pb --birthday 3428123 --state-dir \(dir)/both --progress none",
+            stdin: Shell.lines([["mnemonic": wallet["mnemonic"]!, "use_qsk": true]]))
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.records.filter { $0["type"] as? String != "balance" }.count, 0)
+        let balance = try XCTUnwrap(r.records.last)
+        XCTAssertEqual(balance["total"] as? String, "0")
+        XCTAssertEqual((balance["pools"] as? [String: Any]).map { Set($0.keys) }, ["orchard", "ironwood"])
+        let plain = try Shell.run(
+            "scan-blocks --chain zcash --blocks \(fixture)/compact_blocks.pb --birthday 3428123 --state-dir \(dir)/plain --progress none",
+            stdin: Shell.lines([["mnemonic": wallet["mnemonic"]!]]))
+        XCTAssertEqual(plain.status, 0, plain.stderr)
+        XCTAssertEqual(
+            plain.records.filter { $0["type"] as? String == "received" && $0["pool"] as? String == "sapling" }.map {
+                $0["amount"] as? String
+            },
+            ["42000000", "3000000"])
+    }
+
     /// An account of ZIP 2005's use_qsk = true rule (account 2; its notes Q1 and Q2 are in
     /// optional_notes.jsonl): `derive --use-qsk` gives Q1's address, and so does a record's
     /// "use_qsk": true; a scan from the seed with it finds exactly Q1 (external) and Q2 (change)
