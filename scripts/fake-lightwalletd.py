@@ -34,8 +34,10 @@ file's range that the file lacks is OUT_OF_RANGE, as a node's -8 would be), the 
 
 And it can misbehave on purpose: --stall-after N stops sending a stream after N blocks,
 --drop-after N aborts it with UNAVAILABLE after N blocks (each only for the first stream, then
-it serves normally unless --always). --tip H serves the chain up to H only, and --grow-every S
-adds a block every S seconds after that (a chain that grows, for --follow); --shrink-to H ends
+it serves normally unless --always). --tip H serves the chain up to H only, and --grow-per-call N
+adds N blocks at each GetLatestBlock answered after that (a chain that grows, for --follow, as
+the client asks: never by the clock, so a client slowed by a busy machine sees what a fast
+one does); --shrink-to H ends
 the chain at H once GetLatestBlock has answered (as lightwalletd's cache rolls back on a
 reorg). Not lightwalletd's, on purpose: --skip H leaves block H out of every stream without
 the continuity check (a server that is not lightwalletd), --without GetBlockRange answers that
@@ -124,7 +126,7 @@ def main():
     ap.add_argument("--drop-after", type=int)
     ap.add_argument("--always", action="store_true")
     ap.add_argument("--tip", type=int)
-    ap.add_argument("--grow-every", type=float)
+    ap.add_argument("--grow-per-call", type=int)
     ap.add_argument("--shrink-to", type=int)
     ap.add_argument("--skip", type=int)
     ap.add_argument("--without")
@@ -142,14 +144,13 @@ def main():
     streams = {"count": 0}
     lock = threading.Lock()
 
-    started = time.monotonic()
     answered = {"latest": 0}
 
     def tip_height():
         last = blocks[-1].height
         if args.tip is None:
             return last
-        grown = int((time.monotonic() - started) / args.grow_every) if args.grow_every else 0
+        grown = answered["latest"] * args.grow_per_call if args.grow_per_call else 0
         return min(last, args.tip + grown)
 
     def served_tip():

@@ -126,6 +126,20 @@ final class HostileInputTests: XCTestCase {
         }
     }
 
+    /// The fake's endless body goes on for a reader that pauses, as it would for a fast one:
+    /// a reader that waits 7 s before reading still gets 64 MiB of it (a 5 s send timeout once
+    /// ended the body early for a client slowed by a busy machine, and testHostileMonerod then
+    /// saw a short reply instead of the size cap).
+    func testHostileMonerodDoesNotDependOnTheReadersSpeed() throws {
+        let (port, process) = try HostileMonerod.start("endless")
+        defer { process.terminate(); process.waitUntilExit() }
+        let r = try Shell.run(
+            "exec 3<>/dev/tcp/127.0.0.1/\(port) && printf 'POST /get_height HTTP/1.1\\r\\nHost: x\\r\\nContent-Length: 0\\r\\n\\r\\n' >&3 && sleep 7 && head -c 67108864 <&3 | wc -c"
+        )
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.out, "67108864\n")
+    }
+
     /// The same transaction twice on the chain, in one block or again in a later one, gave two
     /// "received" events for one note while the balance counted it once: now the batch fails,
     /// naming both places, and nothing of it is written.
@@ -180,6 +194,17 @@ final class HostileInputTests: XCTestCase {
                 "scan-blocks --chain zcash --blocks \(dir)/\(name).jsonl --birthday 2900000 --state-dir \(dir)/s-\(name) --progress none",
                 stdin: key)
             XCTAssertEqual(r.status, 65, name + r.stderr)
+            XCTAssertEqual(r.out, "", name)
+            if name == "one" {
+                // The transaction spends a Sapling note: twice in one block, its nullifier is
+                // revealed twice, which the block's parse refuses before any scan.
+                let nf = try XCTUnwrap(((paying["spends"] as? [[String: Any]])?.first)?["nf"] as? String)
+                XCTAssertTrue(
+                    r.stderr.hasPrefix(
+                        "scan-blocks: scan.malformed: block 2900000 is malformed: compact block at height 2900000: the Sapling nullifier \(nf) is revealed twice in transaction 2: "
+                    ), r.stderr)
+                continue
+            }
             XCTAssertTrue(
                 r.stderr.contains("transaction 1614b8aa799363780eeeef9799e657caf7b6850f7b11b560022086e68ba4b9ad is malformed"),
                 name + r.stderr)

@@ -67,7 +67,7 @@ final class ZcashLightwalletdScanTests: XCTestCase {
     /// reorgs one run follows are bounded (10), then it stops with 76.
     func testAServerThatNeverServesTheSameChainTwice() throws {
         let server = try FakeLightwalletd(
-            blocks: "\(fixture)/compact_blocks.jsonl", ["--rehash", "--tip", "2900020", "--grow-every", "0.3"])
+            blocks: "\(fixture)/compact_blocks.jsonl", ["--rehash", "--tip", "2900020", "--grow-per-call", "1"])
         let r = try Shell.run(
             "timeout 120 scan-blocks --chain zcash --lightwalletd 127.0.0.1:\(server.port) --plaintext --follow --interval 0.2 --birthday 2900000 --state-dir \(dir)/rehash --progress none",
             stdin: try key())
@@ -231,11 +231,11 @@ extension ZcashLightwalletdScanTests {
             line.replacingOccurrences(of: #""confirmations":[0-9]+,"#, with: "", options: .regularExpression)
         }
         let want = try fromFile().filter { !$0.contains(#""type":"balance""#) }.map(unconfirmed)
-        let server = try FakeLightwalletd(blocks: "\(fixture)/compact_blocks.jsonl", ["--tip", "2900020", "--grow-every", "0.2"])
+        let server = try FakeLightwalletd(blocks: "\(fixture)/compact_blocks.jsonl", ["--tip", "2900020", "--grow-per-call", "2"])
         try key().write(to: URL(fileURLWithPath: "\(dir)/key.json"))
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: "\(dir)/key.json")
         let r = try Shell.run(
-            "timeout 12 scan-blocks --chain zcash --lightwalletd 127.0.0.1:\(server.port) --plaintext --follow --interval 0.3 "
+            "timeout 20 scan-blocks --chain zcash --lightwalletd 127.0.0.1:\(server.port) --plaintext --follow --interval 0.3 "
                 + "--birthday 2900000 --state-dir \(dir)/s --progress none --key-file \(dir)/key.json")
         XCTAssertEqual(r.status, 124, r.stderr)  // still following when timeout ended it
         let events = r.lines.filter { !$0.contains(#""type":"balance""#) }
