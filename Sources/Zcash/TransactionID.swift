@@ -3,10 +3,7 @@
 /// the id to the authorizing data): a tree of BLAKE2b-256 digests, each node keyed by its
 /// 16-byte personalization; an empty part hashes to its personalization over nothing.
 ///
-/// `--txs` holds v6 transactions to their compact form's id. v5 ones are not held to it yet:
-/// fixtures/zcash-sapling's transactions that spend Sapling notes carry ids this function (and
-/// ZIP 244 as fixtures/zcash-ironwood's reference-checked ones read it) does not give, so
-/// that fixture needs mending first (TransactionIDTests pins the count).
+/// `--txs` holds every full transaction, v5 and v6, to its compact form's id.
 public enum ZcashTransactionID {
     /// The txid in protocol order (as compact blocks carry it).
     public static func of(_ tx: ZcashFullTransaction) -> [UInt8] {

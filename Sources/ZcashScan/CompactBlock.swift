@@ -191,9 +191,8 @@ extension ZcashCompactBlock {
             let i = transactions.count
             if i < fullTransactions.count, !fullTransactions[i].isEmpty {
                 let parsed = try ZcashFullTransaction(fullTransactions[i])
-                // A v6 transaction's id is recomputed (NU6.3's digests): it must be the block's.
-                // (v5 ids are not held to it yet: see ZcashTransactionID.)
-                if parsed.isV6, case let id = ZcashTransactionID.of(parsed), id != Array(tx.txid) {
+                // Its id is recomputed (ZIP 244 for v5, NU6.3's digests for v6): it must be the block's.
+                if case let id = ZcashTransactionID.of(parsed), id != Array(tx.txid) {
                     throw .badBlock(
                         height: height, reason: "the full transaction given for \(Hex.encode(Array(tx.txid))) has the id \(Hex.encode(id))")
                 }

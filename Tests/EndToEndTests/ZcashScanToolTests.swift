@@ -113,8 +113,30 @@ final class ZcashScanToolTests: XCTestCase {
         try (forged.joined(separator: "\n") + "\n").write(toFile: "\(dir)/forged.jsonl", atomically: true, encoding: .utf8)
         let bad = try scan(["mnemonic": w["mnemonic"]!], "--txs \(dir)/forged.jsonl", state: "forged")
         XCTAssertEqual(bad.status, 65, bad.stderr)
-        XCTAssertTrue(bad.stderr.contains("does not match its compact form"), bad.stderr)
+        // v5 ids are held to the block's as v6's are: the donor's own id tells first.
+        let donorID = try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(lines[donor].utf8)) as? [String: Any])?["txid"] as? String)
+        XCTAssertTrue(
+            bad.stderr.hasPrefix(
+                "scan-blocks: scan.malformed: block 2900000 is malformed: compact block at height 2900000: the full transaction given for \(first["txid"] as! String) has the id \(donorID)\n"
+            ), bad.stderr)
         XCTAssertEqual(bad.records.filter { $0["type"] as? String == "received" }.count, 0)
+        // A v5 transaction altered where its compact form does not reach (its expiry height):
+        // its recomputed id is not the block's (before, v5 ids were not checked, and it passed).
+        var altered = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(lines[victim].utf8)) as? [String: Any])
+        var raw = Array(try XCTUnwrap(altered["raw_tx"] as? String))
+        XCTAssertEqual(String(raw[0..<8]), "05000080")
+        raw[39] = raw[39] == "0" ? "1" : "0"  // the expiry height's last hex digit (bytes 16-19)
+        altered["raw_tx"] = String(raw)
+        var header = lines
+        header[victim] = String(decoding: try JSONSerialization.data(withJSONObject: altered), as: UTF8.self)
+        try (header.joined(separator: "\n") + "\n").write(toFile: "\(dir)/expiry.jsonl", atomically: true, encoding: .utf8)
+        let expiry = try scan(["mnemonic": w["mnemonic"]!], "--txs \(dir)/expiry.jsonl", state: "expiry")
+        XCTAssertEqual(expiry.status, 65, expiry.stderr)
+        XCTAssertTrue(
+            expiry.stderr.hasPrefix(
+                "scan-blocks: scan.malformed: block 2900000 is malformed: compact block at height 2900000: the full transaction given for \(first["txid"] as! String) has the id "
+            ), expiry.stderr)
+        XCTAssertEqual(expiry.records.filter { $0["type"] as? String == "received" }.count, 0)
     }
 
     /// A branch that replaces blocks 2,900,030 on (same transactions, other hashes): the next
