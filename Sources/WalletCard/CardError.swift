@@ -23,6 +23,13 @@ public enum CardError: WalletError, Equatable {
     case wrongPIN(retriesLeft: Int)
     case wrongPUK(retriesLeft: Int)
     case pinBlocked
+    /// The PUK's tries are used up: the card answers 63C0 to any PUK, the right one too.
+    case pukBlocked
+    /// A pairing made with another instance of the applet (another card, or this one before a
+    /// factory reset, which makes a new instance): its slot means nothing here.
+    case otherCardInstance(pairedWith: String, card: String)
+    /// The card holds no key (none loaded or generated): nothing to derive or sign with.
+    case noKeyLoaded
     case noFreePairingSlot
     case conditionsNotSatisfied(String)
     case wrongData(String)
@@ -53,6 +60,9 @@ public enum CardError: WalletError, Equatable {
         case .wrongPIN: "card.wrong_pin"
         case .wrongPUK: "card.wrong_puk"
         case .pinBlocked: "card.pin_blocked"
+        case .pukBlocked: "card.puk_blocked"
+        case .otherCardInstance: "card.other_instance"
+        case .noKeyLoaded: "card.no_key"
         case .noFreePairingSlot: "card.no_free_pairing_slot"
         case .conditionsNotSatisfied: "card.conditions_not_satisfied"
         case .wrongData: "card.wrong_data"
@@ -71,7 +81,8 @@ public enum CardError: WalletError, Equatable {
     public var exitStatus: ExitStatus {
         switch self {
         case .noReader, .noCard, .noKeycard, .pcsc, .noSuchReader, .cardReset, .channelNotOpen: .unavailable
-        case .wrongPIN, .wrongPUK, .pinBlocked, .badCardCryptogram: .noPermission
+        case .wrongPIN, .wrongPUK, .pinBlocked, .pukBlocked, .badCardCryptogram, .otherCardInstance: .noPermission
+        case .noKeyLoaded: .unavailable
         case .badCredential, .masterChainCodeUnavailable: .usage
         case .unsupportedApplet: .unavailable
         default: .protocolError
@@ -96,6 +107,12 @@ public enum CardError: WalletError, Equatable {
         case .wrongPIN(let n): "wrong PIN: \(n) \(n == 1 ? "try" : "tries") left"
         case .wrongPUK(let n): "wrong PUK: \(n) \(n == 1 ? "try" : "tries") left"
         case .pinBlocked: "the PIN is blocked: unblock it with the PUK"
+        case .pukBlocked:
+            "the PUK is blocked (no tries left; the card refuses every PUK now, the right one too): only a factory reset helps (card-info factory-reset --confirm), which erases the card's key and pairings"
+        case .otherCardInstance(let pairedWith, let card):
+            "the pairing was made with card instance \(pairedWith), and this card is instance \(card) (another card, or this one after a factory reset): pair again (card-info pair --store NAME)"
+        case .noKeyLoaded:
+            "the card holds no key: load one (card-info load-key, from a seed or phrase record) or make one on the card (card-info generate-key)"
         case .noFreePairingSlot: "the card has no free pairing slot: unpair a client first"
         case .conditionsNotSatisfied(let what): "the card refused: \(what)"
         case .wrongData(let what): "the card rejected the data: \(what)"

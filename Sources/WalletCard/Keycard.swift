@@ -60,10 +60,14 @@ public struct CardStatus: Sendable, Equatable {
 public struct Pairing: Sendable {
     public let index: UInt8
     public let key: SecureBytes
+    /// The applet instance it was made with, when known: a card of another instance is
+    /// refused by name before its slot is used.
+    public let instanceUID: [UInt8]?
 
-    public init(index: UInt8, key: SecureBytes) {
+    public init(index: UInt8, key: SecureBytes, instanceUID: [UInt8]? = nil) {
         self.index = index
         self.key = key
+        self.instanceUID = instanceUID
     }
 }
 
@@ -188,6 +192,9 @@ public final class Keycard {
     /// OPEN SECURE CHANNEL and MUTUALLY AUTHENTICATE.
     public func openSecureChannel(_ pairing: Pairing) throws(CardError) {
         guard let info, info.initialized else { throw .notInitialized }
+        if let paired = pairing.instanceUID, let card = info.instanceUID, paired != card {
+            throw .otherCardInstance(pairedWith: Hex.encode(paired), card: Hex.encode(card))
+        }
         let (ephemeral, publicKey) = try Self.ephemeralKey()
         let response = try channel.send(CommandAPDU(ins: 0x10, p1: pairing.index, data: publicKey))
         if response.sw == 0x6A86 { throw .conditionsNotSatisfied("pairing slot \(pairing.index) is empty on this card: pair again") }
@@ -373,7 +380,7 @@ public final class Keycard {
         case 0x9000: return
         case 0x63C0...0x63CF:
             let left = Int(sw & 0x0F)
-            if credential == .puk { throw .wrongPUK(retriesLeft: left) }
+            if credential == .puk { throw left == 0 ? .pukBlocked : .wrongPUK(retriesLeft: left) }
             if left == 0 { throw .pinBlocked }
             throw .wrongPIN(retriesLeft: left)
         case 0x6A84: throw .noFreePairingSlot

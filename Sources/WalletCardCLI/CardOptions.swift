@@ -3,6 +3,7 @@ import Foundation
 import WalletCard
 import WalletCore
 import WalletKeyStore
+import WalletKeys
 import WalletRecords
 
 /// --reader and --wait: which card. Without --reader, the reader whose card answers the
@@ -146,7 +147,9 @@ public struct PairingOptions: ParsableArguments {
         guard entry.metadata.kind == .keycardPairing, entry.secret.count == 33 else {
             throw KeyStoreError.unsupportedEntry("entry '\(pairing)' is not a Keycard pairing")
         }
-        return Pairing(index: entry.secret.bytes[0], key: SecureBytes(Array(entry.secret.bytes[1...])))
+        return Pairing(
+            index: entry.secret.bytes[0], key: SecureBytes(Array(entry.secret.bytes[1...])),
+            instanceUID: entry.metadata.card.flatMap { try? Hex.decode($0) })
     }
 
     /// A selected card with the secure channel open.
@@ -163,6 +166,7 @@ public struct PairingOptions: ParsableArguments {
         let pin = try credentials.read([("pin", "Keycard PIN: ", false)])["pin"]!
         let (keycard, _) = try open(readers, keyStore)
         try keycard.verifyPIN(pin)
+        if keycard.info?.keyLoaded == false { throw CardError.noKeyLoaded }
         return keycard
     }
 }
@@ -188,7 +192,6 @@ public enum CardRecords {
         return r
     }
 
-    public static func path(_ steps: [UInt32]) -> String {
-        (["m"] + steps.map { $0 >= 0x8000_0000 ? "\($0 - 0x8000_0000)h" : "\($0)" }).joined(separator: "/")
-    }
+    /// m/84'/0'/… as every other record writes a path.
+    public static func path(_ steps: [UInt32]) -> String { DerivationPath(steps).description }
 }

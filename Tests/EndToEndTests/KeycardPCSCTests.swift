@@ -90,6 +90,14 @@ final class KeycardPCSCTests: XCTestCase {
         let right = try card("verify-pin \(pairing) --credentials-file \(dir)/creds.json")
         XCTAssertEqual(right.records.first?["pin_retries"] as? Int, 3, right.stderr)
 
+        // No key on the card yet: derive --card says so, and how to load one.
+        let keyless = try Shell.run("derive --card \(pairing) --credentials-file \(dir)/creds.json --coin eth")
+        XCTAssertEqual(keyless.status, 69, keyless.stderr)
+        XCTAssertTrue(
+            keyless.stderr.contains(
+                "card.no_key: the card holds no key: load one (card-info load-key, from a seed or phrase record) or make one on the card (card-info generate-key)"
+            ), keyless.stderr)
+
         // The "abandon … about" seed; the key UID is SHA-256 of its master public key.
         let phrase = Shell.lines([
             ["mnemonic": "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"]
@@ -163,7 +171,11 @@ final class KeycardPCSCTests: XCTestCase {
         XCTAssertEqual(seventh.status, 0, seventh.stderr)
         XCTAssertNotNil(seventh.records.first?["public_key"] as? String)
         XCTAssertEqual(current.records.first?["public_key"] as? String, seventh.records.first?["public_key"] as? String, current.stderr)
-        XCTAssertEqual(try card("set-pinless-path \(pairing) --credentials-file \(dir)/creds.json --path m/44h/60h/0h/0/0").status, 0)
+        // Paths in card-info's records as in every other record: m/44'/…, not m/44h/….
+        XCTAssertEqual(try card(pairing).records.first?["current_path"] as? String, "m/44'/60'/0'/0/7")
+        let setPinless = try card("set-pinless-path \(pairing) --credentials-file \(dir)/creds.json --path m/44h/60h/0h/0/0")
+        XCTAssertEqual(setPinless.status, 0, setPinless.stderr)
+        XCTAssertEqual(setPinless.records.first?["path"] as? String, "m/44'/60'/0'/0/0")
         let pinless = try Shell.run(
             "sign-hash --card --pinless | sign-hash verify --address 0x9858EfFD232B4033E47d90003D41EC34EcaEda94", stdin: one)
         XCTAssertEqual(pinless.status, 0, pinless.stderr)
@@ -315,6 +327,18 @@ final class KeycardPCSCTests: XCTestCase {
         XCTAssertEqual(unblocked.records.first?["pin_retries"] as? Int, 3, unblocked.stderr)
         try secretFile("new.json", #"{"pin":"111111"}"#)
         XCTAssertEqual(try card("verify-pin \(pairing) --credentials-file \(dir)/new.json").status, 0)
+
+        // The pairing kept after a factory reset: another applet instance, named as such.
+        let before = try XCTUnwrap(try card("").records.first?["instance_uid"] as? String)
+        XCTAssertEqual(try card("factory-reset --confirm").status, 0)
+        XCTAssertEqual(try card("init --credentials-file \(dir)/creds.json").status, 0)
+        let after = try XCTUnwrap(try card("").records.first?["instance_uid"] as? String)
+        let stale = try card("verify-pin \(pairing) --credentials-file \(dir)/creds.json")
+        XCTAssertEqual(stale.status, 77, stale.stderr)
+        XCTAssertTrue(
+            stale.stderr.contains(
+                "card.other_instance: the pairing was made with card instance \(before), and this card is instance \(after) (another card, or this one after a factory reset): pair again (card-info pair --store NAME)"
+            ), stale.stderr)
     }
 
     /// An independent client: the PyPI keycard SDK (on Debian's pyscard) sets the simulated

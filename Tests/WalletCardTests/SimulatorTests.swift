@@ -107,6 +107,50 @@ final class SimulatorTests: XCTestCase {
         try keycard.verifyPIN(SecureBytes(Array("111111".utf8)))
     }
 
+    /// The PUK's last try used: the card answers 63C0 to every PUK, the right one too, and the
+    /// error says it is blocked and that only a factory reset helps (not "wrong PUK: 0 tries").
+    func testBlockedPUKIsSaidSo() throws {
+        let (keycard, _) = try ready()
+        let wrong = SecureBytes(Array("000000".utf8)), wrongPUK = SecureBytes(Array("000000000000".utf8))
+        for _ in 0..<3 { XCTAssertThrowsError(try keycard.verifyPIN(wrong)) }
+        for left in (1...4).reversed() {
+            XCTAssertThrowsError(try keycard.unblockPIN(puk: wrongPUK, newPIN: pin)) {
+                XCTAssertEqual($0 as? CardError, .wrongPUK(retriesLeft: left))
+            }
+        }
+        XCTAssertThrowsError(try keycard.unblockPIN(puk: wrongPUK, newPIN: pin)) { XCTAssertEqual($0 as? CardError, .pukBlocked) }
+        XCTAssertThrowsError(try keycard.unblockPIN(puk: puk, newPIN: pin)) { error in
+            XCTAssertEqual(error as? CardError, .pukBlocked)
+            XCTAssertEqual((error as? CardError)?.code, "card.puk_blocked")
+            XCTAssertEqual(
+                (error as? CardError)?.message,
+                "the PUK is blocked (no tries left; the card refuses every PUK now, the right one too): only a factory reset helps (card-info factory-reset --confirm), which erases the card's key and pairings"
+            )
+        }
+    }
+
+    /// A pairing kept from before a factory reset belongs to another applet instance: refused
+    /// by name before its slot is used (the card would say its slot is empty, or open a slot
+    /// that another client paired since).
+    func testPairingOfAnotherInstanceIsNamed() throws {
+        let card = KeycardSimulator()
+        let (keycard, pairing) = try ready(card)
+        let before = try XCTUnwrap(keycard.info?.instanceUID)
+        let kept = Pairing(index: pairing.index, key: pairing.key, instanceUID: before)
+        try keycard.verifyPIN(pin)
+        try keycard.factoryReset()
+        _ = try keycard.select()
+        try keycard.initialize(pin: pin, puk: puk, duressPIN: duress, pairingSecret: secret)
+        let after = try XCTUnwrap(try keycard.select().instanceUID)
+        XCTAssertNotEqual(before, after)
+        XCTAssertThrowsError(try keycard.openSecureChannel(kept)) { error in
+            XCTAssertEqual(error as? CardError, .otherCardInstance(pairedWith: Hex.encode(before), card: Hex.encode(after)))
+            XCTAssertEqual((error as? CardError)?.code, "card.other_instance")
+        }
+        // Records write paths as every other record does.
+        XCTAssertEqual(CardRecords.path([0x8000_0054, 0x8000_0000, 0x8000_0000, 0, 7]), "m/84'/0'/0'/0/7")
+    }
+
     func testNoFreePairingSlot() throws {
         let (keycard, _) = try ready()
         _ = try keycard.select()
