@@ -9,7 +9,7 @@
 //     Ethereum; their scanners MoneroScan, ZcashScan and BitcoinScan (socket code apart:
 //     MoneroNode, ZcashLightwalletd, BitcoinNode, over NodeHTTP) → WalletScan (the engine) → WalletKeys,
 //     WalletKeyStore, WalletCard (+ KeycardSimulator), WalletQR, WalletUR → WalletCore
-//   → C targets: CSodium CSecp256k1 CZstd CPCSCLite CQREncode CSQLite COpenSSL CBlake2 CZlib (Debian),
+//   → C targets: CSodium CSecp256k1 CZstd CPCSCLite CQREncode CSQLite COpenSSL CBlake2 CZlib CLevelDB (Debian),
 //     CProcess CCurveBatch CSHA256 (ours).
 //   Benchmarks (BenchSupport, *-bench), satchel-ctime, satchel-fuzz and SatchelTestSupport sit beside.
 import PackageDescription
@@ -56,6 +56,8 @@ let package = Package(
         systemLibrary("COpenSSL", pkgConfig: "libcrypto", apt: "libssl-dev"),
         systemLibrary("CBlake2", pkgConfig: "libb2", apt: "libb2-dev"),
         systemLibrary("CZlib", pkgConfig: "zlib", apt: "zlib1g-dev"),
+        // LevelDB ships no pkg-config file: its header and library are on the default paths.
+        .systemLibrary(name: "CLevelDB", providers: [.apt(["libleveldb-dev"])]),
 
         .target(name: "CProcess"),
         // Batched curve arithmetic (issue 23): AVX-512 IFMA / AVX2 / portable kernels chosen at run
@@ -103,7 +105,7 @@ let package = Package(
         // sign-tx needs, with no engine, SQLite or zstd.
         .target(name: "Bitcoin", dependencies: ["CSHA256", "WalletKeys", "WalletCore"], swiftSettings: optimizedInDebug),
         // Their raw blocks (MWEB too), watch sets of scripts, block sources and scanner, over the engine.
-        .target(name: "BitcoinScan", dependencies: ["Bitcoin", "CSHA256", "WalletScan", "WalletKeys", "WalletCore"], swiftSettings: optimizedInDebug),
+        .target(name: "BitcoinScan", dependencies: ["Bitcoin", "CLevelDB", "CSHA256", "WalletScan", "WalletKeys", "WalletCore"], swiftSettings: optimizedInDebug),
         // The only Bitcoin code that opens sockets: bitcoind's (litecoind's) JSON-RPC and REST.
         .target(name: "BitcoinNode", dependencies: ["BitcoinScan", "Bitcoin", "NodeHTTP", "WalletScan", "WalletCore"]),
         // Ethereum's transactions (legacy EIP-155, EIP-2930, EIP-1559), RLP, EIP-191 and EIP-712:

@@ -10,7 +10,7 @@
 # waited for, up to DPKG_LOCK_TIMEOUT seconds (default 600), instead of failing at once.
 set -euo pipefail
 
-build=(pkg-config python3 libsecp256k1-dev libsodium-dev libzstd-dev libpcsclite-dev libqrencode-dev libsqlite3-dev libssl-dev libb2-dev zlib1g-dev)
+build=(pkg-config python3 libsecp256k1-dev libsodium-dev libzstd-dev libpcsclite-dev libqrencode-dev libsqlite3-dev libssl-dev libb2-dev zlib1g-dev libleveldb-dev)
 test=(protobuf-compiler openssl python3-grpcio python3-protobuf mandoc man-db binutils zbar-tools monero litecoind curl zstd pcscd vsmartcard-vpcd python3-pyscard python3-venv strace valgrind b3sum)
 
 list=no

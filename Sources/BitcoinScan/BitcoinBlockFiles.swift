@@ -36,6 +36,13 @@ public final class BitcoinBlockFileSource: BlockSource, @unchecked Sendable {  /
     /// The chain, by height: where each block lies, and its hash.
     private let chain: [Place]
     private let hashes: [[UInt8]]
+    /// The chain's heights whose block has a sibling in the files (a reorg): its undo record
+    /// and the sibling's both name their parent, and only the node's block index tells them apart.
+    private let contested: Set<Int>
+    /// The node's block index (blocks/index beside the files), opened when a contested block's
+    /// undo data is first wanted.
+    private let indexDirectory: String
+    private var blockIndex: NodeBlockIndex?
     private let lock = NSLock()
     private var cached = [(file: Int32, bytes: [UInt8])]()
     /// Plain files open for reading, by number (a few at a time).
@@ -78,7 +85,8 @@ public final class BitcoinBlockFileSource: BlockSource, @unchecked Sendable {  /
         }
         files = found
         key = try Self.obfuscationKey(directory: directory.isEmpty ? "." : directory)
-        (chain, hashes) = try Self.index(found, magic: magic, key: key, proofOfWork: proofOfWork)
+        (chain, hashes, contested) = try Self.index(found, magic: magic, key: key, proofOfWork: proofOfWork)
+        indexDirectory = (directory.isEmpty ? "." : directory) + "/index"
     }
 
     deinit {
@@ -99,14 +107,17 @@ public final class BitcoinBlockFileSource: BlockSource, @unchecked Sendable {  /
     }
 
     /// The scripts block `h`'s inputs spend, from the undo file beside its block file. Records
-    /// there are in the order the node connected the blocks, not the block file's: each is the
-    /// block's whose parent hash, hashed with it, gives its checksum.
+    /// there are in the order the node connected the blocks, not the block file's; each names
+    /// its block's parent in its checksum (SHA256d of the parent's hash and the undo data). A
+    /// block alone among the files' blocks with its parent owns the one record that names it;
+    /// a block with a sibling (a reorg) shares that parent with the sibling's record, and its
+    /// own is the one the node's block index places (`NodeBlockIndex`), never a guess.
     private func spentScripts(_ h: Int) throws -> [[UInt8]] {
         guard h > 0, let magic = undoMagic else { return [] }  // the genesis block spends nothing
         let number = chain[h].file
+        let name = "rev" + files[Int(number)].name.dropFirst(3)
         if undo?.file != number {
             let blocks = files[Int(number)]
-            let name = "rev" + blocks.name.dropFirst(3)
             let path = (blocks.path as NSString).deletingLastPathComponent + "/" + name
             guard FileManager.default.fileExists(atPath: path) else {
                 throw ScanError.unsupported(
@@ -114,12 +125,16 @@ public final class BitcoinBlockFileSource: BlockSource, @unchecked Sendable {  /
                 )
             }
             let bytes = try Self.wholeFile(File(path: path, name: name, zstd: blocks.zstd), key: key)
-            var pending = chain.indices.filter { $0 > 0 && chain[$0].file == number }
+            let records = try BitcoinUndo.records(bytes, magic: magic, name: name)
+            var pending = chain.indices.filter { $0 > 0 && chain[$0].file == number && !contested.contains($0) }
             var byHeight: [Int: ArraySlice<UInt8>] = [:]
-            for record in try BitcoinUndo.records(bytes, magic: magic, name: name) {
+            for record in records {
                 // Usually the next block in height order; else any not yet matched.
                 guard let hit = pending.firstIndex(where: { record.belongs(after: hashes[$0 - 1]) }) else { continue }
                 byHeight[pending.remove(at: hit)] = record.data
+            }
+            for c in contested.sorted() where chain[c].file == number {
+                byHeight[c] = try contestedRecord(c, records: records, file: number, name: name)
             }
             undo = (number, byHeight)
         }
@@ -128,8 +143,37 @@ public final class BitcoinBlockFileSource: BlockSource, @unchecked Sendable {  /
                 "silent payments need what each input spends, and the undo file beside block \(h)'s has no record for it (the node has not connected it yet?)"
             )
         }
-        let name = "rev" + files[Int(number)].name.dropFirst(3)
         return try BitcoinUndo.spentScripts(data, dialect: dialect, what: "\(name), block \(h)'s undo data")
+    }
+
+    /// The undo record of block `h`, whose parent has another child in the files: the one at
+    /// the place the node's block index gives, which must name that parent.
+    private func contestedRecord(_ h: Int, records: [BitcoinUndo.Record], file: Int32, name: String) throws -> ArraySlice<UInt8> {
+        let why =
+            "block \(h)'s parent has another child in the block files (a reorg), and both their undo records name that parent"
+        if blockIndex == nil {
+            guard FileManager.default.fileExists(atPath: indexDirectory) else {
+                throw ScanError.unsupported(
+                    "\(why): only the node's block index tells them apart, and \(indexDirectory) is not there (give the node's whole blocks directory, index/ with it)"
+                )
+            }
+            blockIndex = try NodeBlockIndex(directory: indexDirectory)
+        }
+        guard let place = try blockIndex!.undoPlace(of: hashes[h]) else {
+            throw ScanError.unsupported(
+                "\(why), and the node's block index (\(indexDirectory)) does not place block \(h)'s yet (a running node writes its index to disk from time to time): run again later or once the node is stopped, or give what the inputs spend another way (--node, or JSON Lines with \"spent\")"
+            )
+        }
+        guard place.file == Int(file), let record = records.first(where: { $0.data.startIndex == place.position }),
+            record.belongs(after: hashes[h - 1])
+        else {
+            throw ScanError.malformed(
+                what: name,
+                reason:
+                    "the node's block index places block \(h)'s undo data at byte \(place.position) of rev\(String(format: "%05d", place.file)).dat, and no record there names its parent"
+            )
+        }
+        return record.data
     }
 
     public func mempool() throws -> [[UInt8]] { [] }
@@ -239,7 +283,9 @@ public final class BitcoinBlockFileSource: BlockSource, @unchecked Sendable {  /
     /// block (ties: the block seen first), as places and hashes by height. Each header's proof
     /// of work is checked where branches compete (a block whose parent has another child, and
     /// all after it): a branch that fails it, from that block on, is no chain.
-    static func index(_ files: [File], magic: [UInt8], key: [UInt8]?, proofOfWork: ProofOfWork) throws -> ([Place], [[UInt8]]) {
+    static func index(
+        _ files: [File], magic: [UInt8], key: [UInt8]?, proofOfWork: ProofOfWork
+    ) throws -> ([Place], [[UInt8]], contested: Set<Int>) {
         var places = [Place](), ids = [Key](), parents = [Key](), hashes = [[UInt8]](), bits = [UInt32]()
         var position = [Key: Int]()
         for (number, file) in files.enumerated() {
@@ -310,14 +356,16 @@ public final class BitcoinBlockFileSource: BlockSource, @unchecked Sendable {  /
         }
         var chain = [Place](repeating: places[tip], count: height[tip] + 1)
         var chainHashes = [[UInt8]](repeating: [], count: height[tip] + 1)
+        var contested = Set<Int>()
         var i = tip
         while true {
             chain[height[i]] = places[i]
             chainHashes[height[i]] = hashes[i]
             guard height[i] > 0 else { break }
             i = position[parents[i]]!
+            if children[i] > 1 { contested.insert(height[i] + 1) }
         }
-        return (chain, chainHashes)
+        return (chain, chainHashes, contested)
     }
 
     /// A block's 80-byte header again, for its proof of work (a zstd file decompressed whole,

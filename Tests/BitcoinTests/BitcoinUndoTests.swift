@@ -50,4 +50,26 @@ final class BitcoinUndoTests: XCTestCase {
         let pegout: [UInt8] = [1, 1, 0x86, 0xFE, 0xFE, 0xFF, 0x00, 0x05, 0] + hash + [0xEE]  // 0x80000000: height 0, so no dummy
         XCTAssertEqual(try BitcoinUndo.spentScripts(pegout[...], dialect: .litecoin, what: "undo"), [ScriptTemplate.p2pkh(hash)])
     }
+    /// A block index record (CDiskBlockIndex) as the node writes it: VARINT client version,
+    /// height, status, transaction count, then the file and data position and undo position
+    /// its status says it has, then the header (never read here).
+    func testBlockIndexRecordsUndoPlace() throws {
+        func varint(_ n: UInt64) -> [UInt8] {  // serialize.h's VARINT, most significant group first
+            var n = n, out = [UInt8(n & 0x7F)]
+            while n > 0x7F {
+                n = (n >> 7) - 1
+                out.insert(UInt8(n & 0x7F) | 0x80, at: 0)
+            }
+            return out
+        }
+        let header = [UInt8](repeating: 7, count: 80)
+        // Data and undo (8 | 16, valid to scripts 5): file 3, data at 123,456, undo at 98,765.
+        let both = varint(210_000) + varint(124) + varint(29) + varint(2) + varint(3) + varint(123_456) + varint(98_765) + header
+        XCTAssertEqual(try NodeBlockIndex.undoPlace(record: both, what: "t"), NodeBlockIndex.UndoPlace(file: 3, position: 98_765))
+        // Data only (never connected): no undo place.
+        let dataOnly = varint(210_000) + varint(124) + varint(8 | 3) + varint(2) + varint(3) + varint(123_456) + header
+        XCTAssertNil(try NodeBlockIndex.undoPlace(record: dataOnly, what: "t"))
+        // Cut short before the undo position: malformed, not a guess.
+        XCTAssertThrowsError(try NodeBlockIndex.undoPlace(record: Array(both.prefix(9)), what: "t"))
+    }
 }
