@@ -7,13 +7,7 @@ import WalletCore
 /// label), and the scan of a transaction with two outputs that pay nobody, beside the scan with
 /// change alone, at 1, 1,000, 10,000 and 99,999 labels.
 func labelBench() throws {
-    var rng = SystemRandomNumberGenerator()
-    func secret() -> SecureBytes {
-        while true {
-            let k = SecureBytes((0..<32).map { _ in UInt8.random(in: 0...255, using: &rng) })
-            if Secp256k1.isValidPrivateKey(k) { return k }
-        }
-    }
+    let secret = randomSecret
     let keys = try SilentPaymentKeys(scanPrivateKey: secret(), spendPublicKey: Secp256k1.publicKey(of: secret()))
     let transactions = 2_000
     let tweaks = try (0..<transactions).map { t -> SilentPaymentTweak in

@@ -15,14 +15,17 @@ import Bitcoin
 import CSecp256k1
 import WalletCore
 
-func silentPaymentBench(transactions count: Int, rounds: Int) throws {
+/// A random valid secp256k1 private key (the benches' inputs).
+func randomSecret() -> SecureBytes {
     var rng = SystemRandomNumberGenerator()
-    func secret() -> SecureBytes {
-        while true {
-            let k = SecureBytes((0..<32).map { _ in UInt8.random(in: 0...255, using: &rng) })
-            if Secp256k1.isValidPrivateKey(k) { return k }
-        }
+    while true {
+        let k = SecureBytes((0..<32).map { _ in UInt8.random(in: 0...255, using: &rng) })
+        if Secp256k1.isValidPrivateKey(k) { return k }
     }
+}
+
+func silentPaymentBench(transactions count: Int, rounds: Int) throws {
+    let secret = randomSecret
     let receiver = try SilentPaymentKeys(scanPrivateKey: secret(), spendPublicKey: Secp256k1.publicKey(of: secret()))
     let address = try receiver.address(testnet: false)
     let scanner = try SilentPaymentReceiver(keys: receiver, labels: [0])

@@ -96,13 +96,7 @@ final class SilentPaymentLiveTests: XCTestCase {
 
         // Transaction B: a BIP86 key-path input alone (its tweaked key, negated for an odd y,
         // is what the sender sums), signed by sign-tx.
-        let bip86 = try tool("derive --coin btc --network regtest --purpose 86 --private", stdin: Self.record(Self.sender))[0]
-        let internalKey = try Secp256k1.PublicKey(parsing: Hex.decode(bip86["public_key"] as! String))
-        var secret = SecureBytes(try Hex.decode(bip86["private_key"] as! String))
-        if internalKey.compressed[0] == 3 { secret = try Secp256k1.negate(secret) }
-        let tweaked = try Secp256k1.add(tweak: Hash.tagged("TapTweak", internalKey.xOnly), to: secret)
-        let outputKey = try Hex.decode(bip86["output_key"] as! String)
-        XCTAssertEqual(try Secp256k1.publicKey(of: tweaked).xOnly, outputKey)
+        let (internalKey, tweaked, outputKey) = try senderBIP86()
         let fundedB = try fund(taprootAddress(outputKey), script: [0x51, 0x20] + outputKey)
         try cli("generatetoaddress", "1", miner)
         let paidB = try SilentPaymentSender.outputs(
@@ -317,12 +311,7 @@ final class SilentPaymentLiveTests: XCTestCase {
             "derive account --purpose 352 --view-only --coin ltc --network regtest", stdin: Self.record(Self.receiver))[0]
         let receiver = try SilentPaymentAddress(parsing: account["address"] as! String)
         // The BIP86 output (signed by sign-tx) and a P2WPKH output of the miner's wallet.
-        let bip86 = try tool("derive --coin btc --network regtest --purpose 86 --private", stdin: Self.record(Self.sender))[0]
-        let internalKey = try Secp256k1.PublicKey(parsing: Hex.decode(bip86["public_key"] as! String))
-        var secret = SecureBytes(try Hex.decode(bip86["private_key"] as! String))
-        if internalKey.compressed[0] == 3 { secret = try Secp256k1.negate(secret) }
-        let tweaked = try Secp256k1.add(tweak: Hash.tagged("TapTweak", internalKey.xOnly), to: secret)
-        let outputKey = try Hex.decode(bip86["output_key"] as! String)
+        let (internalKey, tweaked, outputKey) = try senderBIP86()
         let taproot = try fund(taprootAddress(outputKey), script: [0x51, 0x20] + outputKey)
         let keyed = try cli("getnewaddress", "", "bech32", wallet: "miner")
         let segwit = try fund(keyed, script: try scriptOf(keyed))
@@ -379,6 +368,19 @@ final class SilentPaymentLiveTests: XCTestCase {
         // Both payments, Y's in block 103' and X's in 104'.
         XCTAssertEqual(fromRecords.received.count, 2)
         XCTAssertEqual(fromRecords.balance, "199980000")
+    }
+
+    /// The sender's BIP86 key: its internal key, the private key a key-path spend signs with
+    /// (negated first for an odd y, then tweaked: what BIP352's sender sums) and the output key.
+    func senderBIP86() throws -> (internal: Secp256k1.PublicKey, tweaked: SecureBytes, output: [UInt8]) {
+        let bip86 = try tool("derive --coin btc --network regtest --purpose 86 --private", stdin: Self.record(Self.sender))[0]
+        let internalKey = try Secp256k1.PublicKey(parsing: Hex.decode(bip86["public_key"] as! String))
+        var secret = SecureBytes(try Hex.decode(bip86["private_key"] as! String))
+        if internalKey.compressed[0] == 3 { secret = try Secp256k1.negate(secret) }
+        let tweaked = try Secp256k1.add(tweak: Hash.tagged("TapTweak", internalKey.xOnly), to: secret)
+        let outputKey = try Hex.decode(bip86["output_key"] as! String)
+        XCTAssertEqual(try Secp256k1.publicKey(of: tweaked).xOnly, outputKey)
+        return (internalKey, tweaked, outputKey)
     }
 
     /// A transaction spending `inputs` to one taproot key, the miner's wallet's signatures in

@@ -86,53 +86,45 @@ final class ZcashHostileBlockTests: XCTestCase {
         XCTAssertEqual(r.records.filter { $0["type"] as? String == "balance" }.count, 0)
     }
 
-    /// O2 (0.1234 ZEC) repeated in the next block with a transaction of its own: the note's
-    /// nullifier is one the wallet already holds.
-    func testOrchardNoteRepeatedInALaterBlock() throws {
-        let (list, a) = try action(of: "O2")
-        let (b, _) = try place(of: "O2")
-        let o2 = try XCTUnwrap(notes["O2"])
-        var vtx = blocks[b + 1]["vtx"] as! [[String: Any]]
+    /// A new transaction `txid` at `height` holding a copy of `note`'s action (or output), the
+    /// pool's tree size grown by it from that block on when `treeSize` names it.
+    private func copy(_ note: String, inNewTransaction txid: String, at height: Int, treeSize: String?) throws {
+        let (list, a) = try action(of: note)
+        let b = try index(ofBlock: height)
+        var vtx = blocks[b]["vtx"] as! [[String: Any]]
+        vtx.append(["index": vtx.count, "txid": txid, list: [a]])
+        blocks[b]["vtx"] = vtx
+        if let treeSize { for k in b..<blocks.count { addToTreeSize(treeSize, 1, block: k) } }
+    }
+
+    /// The scan of a chain where an Orchard note of the wallet's is copied into a new
+    /// transaction: refused, naming both places.
+    private func assertCopyRefused(_ note: String, at height: Int, name: String) throws {
+        let held = try XCTUnwrap(notes[note])
         let copyID = String(repeating: "ab", count: 32)
-        vtx.append(["index": vtx.count, "txid": copyID, list: [a]])
-        blocks[b + 1]["vtx"] = vtx
-        for k in (b + 1)..<blocks.count { addToTreeSize("orchardCommitmentTreeSize", 1, block: k) }
-        let r = try scan("orchard-copy")
+        try copy(note, inNewTransaction: copyID, at: height, treeSize: "orchardCommitmentTreeSize")
+        let r = try scan(name)
         XCTAssertEqual(r.status, 65, r.stderr)
         XCTAssertEqual(
             r.stderr,
-            prefix(3_428_126)
-                + "its transaction \(copyID) orchard output 0 has the spend tag of the wallet's orchard output 0 of transaction \(o2["txid"] as! String) (block 3428125): on this chain an output is its spend tag, so this one is a copy, not a payment; check the server or file\n"
+            prefix(height)
+                + "its transaction \(copyID) orchard output 0 has the spend tag of the wallet's orchard output \(held["actionIndex"] as! Int) of transaction \(held["txid"] as! String) (block \(held["height"] as! Int)): on this chain an output is its spend tag, so this one is a copy, not a payment; check the server or file\n"
         )
     }
+
+    /// O2 (0.1234 ZEC) repeated in the next block with a transaction of its own: the note's
+    /// nullifier is one the wallet already holds.
+    func testOrchardNoteRepeatedInALaterBlock() throws { try assertCopyRefused("O2", at: 3_428_126, name: "orchard-copy") }
 
     /// O1 (2.5 ZEC, spent at 3428139) repeated after its spend: before the rule, the copy
     /// stayed unspent for good.
     func testSpentOrchardNoteRepeatedAfterItsSpend() throws {
-        let (list, a) = try action(of: "O1")
-        let b = try index(ofBlock: 3_428_140)
-        let o1 = try XCTUnwrap(notes["O1"])
-        var vtx = blocks[b]["vtx"] as! [[String: Any]]
-        let copyID = String(repeating: "cd", count: 32)
-        vtx.append(["index": vtx.count, "txid": copyID, list: [a]])
-        blocks[b]["vtx"] = vtx
-        for k in b..<blocks.count { addToTreeSize("orchardCommitmentTreeSize", 1, block: k) }
-        let r = try scan("orchard-after-spend")
-        XCTAssertEqual(r.status, 65, r.stderr)
-        XCTAssertEqual(
-            r.stderr,
-            prefix(3_428_140)
-                + "its transaction \(copyID) orchard output 0 has the spend tag of the wallet's orchard output 1 of transaction \(o1["txid"] as! String) (block 3428123): on this chain an output is its spend tag, so this one is a copy, not a payment; check the server or file\n"
-        )
+        try assertCopyRefused("O1", at: 3_428_140, name: "orchard-after-spend")
     }
 
     /// I2 (3.1415 ZEC) served again below NU6.3's height: no Ironwood action can be there.
     func testIronwoodActionBeforeNU63() throws {
-        let (list, a) = try action(of: "I2")
-        let b = try index(ofBlock: 3_428_130)
-        var vtx = blocks[b]["vtx"] as! [[String: Any]]
-        vtx.append(["index": vtx.count, "txid": String(repeating: "ef", count: 32), list: [a]])
-        blocks[b]["vtx"] = vtx
+        try copy("I2", inNewTransaction: String(repeating: "ef", count: 32), at: 3_428_130, treeSize: nil)
         let r = try scan("iw-early")
         XCTAssertEqual(r.status, 65, r.stderr)
         XCTAssertEqual(
@@ -163,12 +155,7 @@ final class ZcashHostileBlockTests: XCTestCase {
     /// A Sapling output repeated in a later block is another note (its nullifier hashes its
     /// position): counted, with a nullifier of its own, exit 0.
     func testRepeatedSaplingOutputIsAnotherNote() throws {
-        let (list, a) = try action(of: "S1")
-        let b = try index(ofBlock: 3_428_133)
-        var vtx = blocks[b]["vtx"] as! [[String: Any]]
-        vtx.append(["index": vtx.count, "txid": String(repeating: "12", count: 32), list: [a]])
-        blocks[b]["vtx"] = vtx
-        for k in b..<blocks.count { addToTreeSize("saplingCommitmentTreeSize", 1, block: k) }
+        try copy("S1", inNewTransaction: String(repeating: "12", count: 32), at: 3_428_133, treeSize: "saplingCommitmentTreeSize")
         let r = try scan("sapling-copy")
         XCTAssertEqual(r.status, 0, r.stderr)
         let sapling = r.records.filter { $0["type"] as? String == "received" && $0["pool"] as? String == "sapling" }
