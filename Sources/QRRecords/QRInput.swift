@@ -43,20 +43,6 @@ public final class QRInput {
     public struct Message: Sendable {
         public let payload: [UInt8]
         public let transport: QRTransport
-
-        /// The PSBT it carries (ur:crypto-psbt, ur:psbt, a BBQr P set), or an error that
-        /// names what it is instead.
-        public func psbt() throws(URError) -> [UInt8] {
-            switch transport {
-            case .ur(let type) where type == "crypto-psbt" || type == "psbt":
-                return try PSBTPayload.psbt(from: try UR(type: type, cbor: payload))
-            case .bbqr(.psbt): return payload
-            case .ur("eth-sign-request"):
-                throw .unsupported("a ur:eth-sign-request is not a PSBT (sign-tx signs it; --convert passes PSBTs only)")
-            case .ur(let type): throw .unsupported("a ur:\(type) is not a PSBT (sign-tx reads ur:crypto-psbt, ur:psbt and BBQr P)")
-            case .bbqr(let type): throw .unsupported("a BBQr \(type.rawValue) set is not a PSBT (sign-tx reads BBQr P)")
-            }
-        }
     }
 
     /// `take`, with a misread frame skipped and the progress said on `diagnostics`.
