@@ -14,7 +14,7 @@ final class SetupTests: XCTestCase {
             build.lines,
             [
                 "pkg-config", "python3", "libsecp256k1-dev", "libsodium-dev", "libzstd-dev", "libpcsclite-dev",
-                "libqrencode-dev", "libsqlite3-dev", "libssl-dev", "libb2-dev", "zlib1g-dev",
+                "libqrencode-dev", "libsqlite3-dev", "libssl-dev", "libb2-dev", "zlib1g-dev", "libleveldb-dev",
             ])
         let test = try Shell.run("scripts/install-deps.sh --list --test")
         XCTAssertEqual(test.status, 0, test.stderr)

@@ -30,9 +30,13 @@ final class RegistryTests: XCTestCase {
             XCTAssertEqual(Hex.encode(written.cbor), v["cbor_hex"] as? String)
             XCTAssertEqual(written.text, v["ur"] as? String)
             XCTAssertEqual(try PSBTPayload.psbt(from: try ur(v)), psbt)
-            // A tagged byte string (40310 or 310) is read too.
-            let tagged = try UR(type: written.type, cbor: CBOR.tagged(40310, .bytes(psbt)).encoded)
+            // A tagged byte string is read too, under its own generation's tag (310 for
+            // crypto-psbt, 40310 for psbt), never the other's.
+            let own: UInt64 = written.type == "psbt" ? 40310 : 310
+            let tagged = try UR(type: written.type, cbor: CBOR.tagged(own, .bytes(psbt)).encoded)
             XCTAssertEqual(try PSBTPayload.psbt(from: tagged), psbt)
+            let other = try UR(type: written.type, cbor: CBOR.tagged(own == 310 ? 40310 : 310, .bytes(psbt)).encoded)
+            XCTAssertThrowsError(try PSBTPayload.psbt(from: other))
         }
         XCTAssertThrowsError(try PSBTPayload.psbt(from: try UR(type: "bytes", cbor: CBOR.bytes([1]).encoded)))
     }
