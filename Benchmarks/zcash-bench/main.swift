@@ -112,7 +112,7 @@ let ivks = seeds.map { SaplingExtendedSpendingKey.account(seed: $0, network: .ma
 report(
     "address",
     try measure(repeats: 3, count: ivks.count) { i in
-        _ = try ivks[i].address(from: DiversifierIndex(UInt64(10 * i))).1.encoded(.main)
+        _ = try ivks[i].address(from: DiversifierIndex(UInt64(10 * i))).address.encoded(.main)
     })
 for (i, ivk) in ivks.enumerated() {
     let (j, a) = try ivk.address(from: DiversifierIndex(UInt64(10 * i)))

@@ -208,9 +208,9 @@ public struct ZcashAccountKeys: Sendable {
         from start: DiversifierIndex
     ) throws -> (index: DiversifierIndex, sapling: String?, unified: String, transparent: String?) {
         let sapling = try incoming.map { try $0.address(from: start) }
-        let j = sapling?.0 ?? start
+        let j = sapling?.index ?? start
         var items = [(typecode: UInt64, value: [UInt8])]()
-        if let address = sapling?.1 { items.append((UnifiedEncoding.Typecode.sapling, address.bytes)) }
+        if let address = sapling?.address { items.append((UnifiedEncoding.Typecode.sapling, address.bytes)) }
         if let o = orchardIncoming { items.append((UnifiedEncoding.Typecode.orchard, o.address(at: j).bytes)) }
         var transparent: String?
         if let t = transparentReceive, j.high == 0, j.low < 0x8000_0000 {
@@ -218,7 +218,7 @@ public struct ZcashAccountKeys: Sendable {
             items.append((UnifiedEncoding.Typecode.p2pkh, Hash.hash160(key.publicKey.compressed)))
             transparent = Self.transparentAddress(key.publicKey, network)
         }
-        return (j, sapling?.1.encoded(network), UnifiedEncoding.encode(items, kind: .address, network: network), transparent)
+        return (j, sapling?.address.encoded(network), UnifiedEncoding.encode(items, kind: .address, network: network), transparent)
     }
 
     /// The Orchard address at index j (every index is valid), as a unified address with the

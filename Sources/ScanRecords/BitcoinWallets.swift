@@ -43,7 +43,7 @@ public struct BitcoinWalletReader<C: BitcoinFamily>: ScanWalletReader {
     public var blockSources: String { "--blocks FILE (JSON Lines of raw blocks)" }
     public var notThisChain: String { "is not a \(C.name) wallet: give a BIP39 phrase or seed, an extended public key or descriptors" }
 
-    public func wallet(entry: KeyStoreEntry, name: String) throws -> (BitcoinScanner<C>, birthday: Int?) {
+    public func wallet(entry: KeyStoreEntry, name: String) throws -> (scanner: BitcoinScanner<C>, birthday: Int?) {
         guard case .bip32(let key, let origin, let fromSeed) = try KeyStoreRecords.keySource(entry, bip39Passphrase: nil) else {
             throw DerivationError.unsupported("entry '\(name)' \(notThisChain)")
         }

@@ -34,7 +34,7 @@ public protocol ScanWalletReader {
     /// Where this chain's blocks come from, for the "no block source" error.
     var blockSources: String { get }
     /// The wallet of a key-store entry, with its birthday for this chain.
-    func wallet(entry: KeyStoreEntry, name: String) throws -> (Scanner, birthday: Int?)
+    func wallet(entry: KeyStoreEntry, name: String) throws -> (scanner: Scanner, birthday: Int?)
     /// The wallet of a key record; nil when the record holds another chain's keys.
     func wallet(record: JSONObject) throws -> Scanner?
     /// What a record of another chain's keys is told: "is not a … wallet".
@@ -145,7 +145,7 @@ public struct MoneroWalletReader: ScanWalletReader {
     public var keyRecordFields: String { "view_key with public_spend_key, spend_key, or a Monero mnemonic" }
     public var blockSources: String { "--node HOST:PORT, or --blocks FILE (and --txs FILE)" }
 
-    public func wallet(entry: KeyStoreEntry, name: String) throws -> (MoneroScanner, birthday: Int?) {
+    public func wallet(entry: KeyStoreEntry, name: String) throws -> (scanner: MoneroScanner, birthday: Int?) {
         guard case .monero(let keys) = try KeyStoreRecords.keySource(entry, bip39Passphrase: nil) else {
             throw DerivationError.unsupported("entry '\(name)' is not a Monero wallet")
         }
@@ -173,7 +173,7 @@ public struct ZcashWalletReader: ScanWalletReader {
     public var keyRecordFields: String { "ufvk, uivk, extended_full_viewing_key, or a BIP39 mnemonic or seed" }
     public var blockSources: String { "--lightwalletd HOST:PORT, or --blocks FILE (and --txs FILE)" }
 
-    public func wallet(entry: KeyStoreEntry, name: String) throws -> (ZcashScanner, birthday: Int?) {
+    public func wallet(entry: KeyStoreEntry, name: String) throws -> (scanner: ZcashScanner, birthday: Int?) {
         guard case .zcash(let material) = try KeyStoreRecords.keySource(entry, bip39Passphrase: nil) else {
             throw DerivationError.unsupported("entry '\(name)' is not a Zcash wallet")
         }

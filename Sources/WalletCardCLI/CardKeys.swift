@@ -24,7 +24,7 @@ public struct CardKeyOptions: ParsableArguments {
     public func channel(_ keyStore: KeyStoreOptions) throws -> Keycard? {
         guard card else { return nil }
         guard pairing.pairing != nil else { throw ValidationError("--card needs --pairing NAME (see card-info pair)") }
-        return try pairing.open(readers, keyStore).0
+        return try pairing.open(readers, keyStore).keycard
     }
 
     /// The unlocked card, or nil without --card.

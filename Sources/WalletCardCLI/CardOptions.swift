@@ -23,7 +23,7 @@ public struct ReaderOptions: ParsableArguments {
 
     /// A Keycard, selected, on the chosen reader. With --wait, until a card in one of the
     /// readers answers the Keycard SELECT (another card, or none, is waited past).
-    public func keycard() throws -> (Keycard, reader: String) {
+    public func keycard() throws -> (keycard: Keycard, reader: String) {
         let context = try PCSCContext()
         // What the last attempt saw, for the error when none found a Keycard.
         var readers = [String](), candidates = [String](), failures = [CardError]()
@@ -153,7 +153,7 @@ public struct PairingOptions: ParsableArguments {
     }
 
     /// A selected card with the secure channel open.
-    public func open(_ readers: ReaderOptions, _ keyStore: KeyStoreOptions) throws -> (Keycard, reader: String) {
+    public func open(_ readers: ReaderOptions, _ keyStore: KeyStoreOptions) throws -> (keycard: Keycard, reader: String) {
         guard let pairing = try load(keyStore) else { throw ValidationError("this command needs --pairing NAME") }
         let (keycard, reader) = try readers.keycard()
         try keycard.openSecureChannel(pairing)

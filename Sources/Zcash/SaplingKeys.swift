@@ -232,7 +232,7 @@ public struct SaplingIncomingViewingKey: Sendable {
     }
 
     /// The first valid address at or after `index`, with its index.
-    public func address(from index: DiversifierIndex) throws(ZcashKeyError) -> (DiversifierIndex, SaplingPaymentAddress) {
+    public func address(from index: DiversifierIndex) throws(ZcashKeyError) -> (index: DiversifierIndex, address: SaplingPaymentAddress) {
         var j = index
         while true {
             if let a = address(exactly: j) { return (j, a) }
@@ -242,7 +242,7 @@ public struct SaplingIncomingViewingKey: Sendable {
     }
 
     /// The default address: the smallest valid diversifier index.
-    public func defaultAddress() -> (DiversifierIndex, SaplingPaymentAddress) {
+    public func defaultAddress() -> (index: DiversifierIndex, address: SaplingPaymentAddress) {
         // Half the indexes are valid, so a key without any is a 2^-88 event.
         guard let a = try? address(from: DiversifierIndex(0)) else { preconditionFailure("no valid diversifier in 2^88 indexes") }
         return a

@@ -63,7 +63,7 @@ extension SignHashCommand {
             do {
                 if pinless {
                     // PIN-less SIGN needs neither the PIN nor the channel (nor a pairing).
-                    card = CardKeys(try keySource.card.readers.keycard().0)
+                    card = CardKeys(try keySource.card.readers.keycard().keycard)
                 } else {
                     card = try keySource.keys()
                 }

@@ -141,7 +141,7 @@ final class AbandonArtWalletTests: XCTestCase {
         let (j, address) = ivk.defaultAddress()
         XCTAssertEqual(j, DiversifierIndex(0))
         XCTAssertEqual(address.encoded(.main), s.hex("default_address"))
-        XCTAssertEqual(try ivk.address(from: DiversifierIndex(1)).1.encoded(.main), s.hex("diversified_address"))
+        XCTAssertEqual(try ivk.address(from: DiversifierIndex(1)).address.encoded(.main), s.hex("diversified_address"))
         let internalKey = try XCTUnwrap(s["internal"] as? [String: Any])
         let (ji, change) = xfvk.internal.key.incomingViewingKey.defaultAddress()
         XCTAssertEqual(ji, DiversifierIndex(1))
