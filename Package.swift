@@ -178,7 +178,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "scan-blocks", dependencies: [
-            "ZcashScan", "MoneroScan", "ScanRecords", "KeySources", "WalletRecords", "WalletScan", "BitcoinScan", "Bitcoin", "BitcoinNode", "Monero", "MoneroNode", "Zcash", "ZcashLightwalletd", "WalletKeys", "WalletCore",
+            "ScanRecords", "KeySources", "WalletRecords", "WalletScan", "Bitcoin", "BitcoinNode", "MoneroNode", "ZcashLightwalletd", "WalletCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "card-info", dependencies: [

@@ -16,6 +16,9 @@ public protocol BitcoinFamily: Sendable {
     static func magic(network: String) -> [UInt8]?
     /// The node's JSON-RPC port and its data directory under $HOME (where its .cookie is), per network.
     static func node(network: String) -> (rpcPort: Int, directory: String)?
+    /// Whether its main network has silent payments: BIP352 names Bitcoin's networks only, and
+    /// Litecoin's test networks take tsp, for tests.
+    static var silentPaymentsOnMain: Bool { get }
 }
 
 public enum BitcoinMainChain: BitcoinFamily {
@@ -24,6 +27,7 @@ public enum BitcoinMainChain: BitcoinFamily {
     public static let dialect = BitcoinDialect.bitcoin
     public static let purposes: [UInt32] = [44, 49, 84, 86]
     public static let proofOfWork = ProofOfWork.sha256d
+    public static let silentPaymentsOnMain = true
     public static func magic(network: String) -> [UInt8]? {
         [
             "main": [0xF9, 0xBE, 0xB4, 0xD9], "test": [0x0B, 0x11, 0x09, 0x07], "signet": [0x0A, 0x03, 0xCF, 0x40],
@@ -44,6 +48,7 @@ public enum LitecoinChain: BitcoinFamily {
     public static let dialect = BitcoinDialect.litecoin
     public static let purposes: [UInt32] = [44, 49, 84]
     public static let proofOfWork = ProofOfWork.scrypt
+    public static let silentPaymentsOnMain = false
     public static func magic(network: String) -> [UInt8]? {
         ["main": [0xFB, 0xC0, 0xB6, 0xDB], "test": [0xFD, 0xD2, 0xC8, 0xF1], "regtest": [0xFA, 0xBF, 0xB5, 0xDA]][network]
     }

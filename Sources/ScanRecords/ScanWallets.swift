@@ -1,16 +1,12 @@
 #if canImport(Glibc)
     import Glibc
 #endif
-import Monero
 import WalletCore
-import WalletKeys
 import WalletKeyStore
+import WalletKeys
 import WalletScan
-import Zcash
 import WalletRecords
 import KeySources
-import MoneroScan
-import ZcashScan
 
 /// A wallet to scan, as given: its name in events (nil for one unnamed wallet), its chain's
 /// scanner, and its own birthday (key-store entry, key record).
@@ -27,7 +23,7 @@ public struct GivenWallet<Scanner: ChainScanner & ChainRecords> {
 /// How one chain's wallets are read for a scan: from key-store entries and key records. The
 /// rest of the gathering (which names and records were given, errors per line, names in
 /// events) is the same for every chain: `WalletsGiven`.
-public protocol ScanWalletReader {
+public protocol ScanWalletReader: SendableMetatype {
     associatedtype Scanner: ChainScanner & ChainRecords
     /// What a key record holds for this chain, for the "no wallet" error.
     var keyRecordFields: String { get }
@@ -130,91 +126,5 @@ public struct WalletsGiven {
                 GivenWallet(name: label, scanner: scanner, birthday: try record.optionalInt("birthday", in: 0...KeyStoreRecords.maxHeight)))
         }
         return given
-    }
-}
-
-/// Monero wallets: entries and records with a Monero seed or keys.
-public struct MoneroWalletReader: ScanWalletReader {
-    public let network: MoneroNetwork
-    public let lookahead: (majors: UInt32, minors: UInt32)
-
-    public init(network: MoneroNetwork, lookahead: (majors: UInt32, minors: UInt32)) {
-        (self.network, self.lookahead) = (network, lookahead)
-    }
-
-    public var keyRecordFields: String { "view_key with public_spend_key, spend_key, or a Monero mnemonic" }
-    public var blockSources: String { "--node HOST:PORT, or --blocks FILE (and --txs FILE)" }
-
-    public func wallet(entry: KeyStoreEntry, name: String) throws -> (scanner: MoneroScanner, birthday: Int?) {
-        guard case .monero(let keys) = try KeyStoreRecords.keySource(entry, bip39Passphrase: nil) else {
-            throw DerivationError.unsupported("entry '\(name)' is not a Monero wallet")
-        }
-        return (MoneroScanner(keys: keys, network: network, lookahead: lookahead), entry.metadata.birthdays["xmr"])
-    }
-
-    public var notThisChain: String { "is not a Monero wallet (Zcash keys are scanned with --chain zcash)" }
-
-    public func wallet(record: JSONObject) throws -> MoneroScanner? {
-        var scratch = record
-        let source = try RecordKeys(coin: "xmr", accountPath: nil, sharedPassphrase: nil, moneroNetwork: network).source(
-            record, out: &scratch)
-        guard case .monero(let keys) = source else { return nil }
-        return MoneroScanner(keys: keys, network: network, lookahead: lookahead)
-    }
-}
-
-/// Zcash wallets: zec entries, and records with a ufvk, uivk, extended_full_viewing_key, or a
-/// BIP39 phrase or seed (with "account").
-public struct ZcashWalletReader: ScanWalletReader {
-    public let network: ZcashNetwork
-
-    public init(network: ZcashNetwork) { self.network = network }
-
-    public var keyRecordFields: String { "ufvk, uivk, extended_full_viewing_key, or a BIP39 mnemonic or seed" }
-    public var blockSources: String { "--lightwalletd HOST:PORT, or --blocks FILE (and --txs FILE)" }
-
-    public func wallet(entry: KeyStoreEntry, name: String) throws -> (scanner: ZcashScanner, birthday: Int?) {
-        guard case .zcash(let material) = try KeyStoreRecords.keySource(entry, bip39Passphrase: nil) else {
-            throw DerivationError.unsupported("entry '\(name)' is not a Zcash wallet")
-        }
-        let keys = try ZcashAccountKeys(material: material, network: network, account: 0)
-        guard keys.network == network else {
-            throw DerivationError.unsupported("entry '\(name)' is for the \(keys.network.rawValue) network")
-        }
-        return (Self.scanner(keys), entry.metadata.birthdays["zec"])
-    }
-
-    public var notThisChain: String { "is not a Zcash wallet" }
-
-    public func unreadNotice(_ n: Int) -> String {
-        "\(n) compact block part\(n == 1 ? "" : "s") (transactions or blocks) carry fields this version does not read, perhaps a newer network upgrade's pool: notes there are not scanned, so a balance may miss funds; a newer version may read them"
-    }
-
-    public func wallet(record: JSONObject) throws -> ZcashScanner? {
-        let rule = try ZcashAccountKeys.rivkRule(record)
-        if ZcashAccountKeys.hasViewingKey(record) { return Self.scanner(try ZcashAccountKeys(viewingKeyOf: record, network: network)) }
-        var scratch = record
-        let seed = try RecordKeys(coin: "zec", accountPath: nil, sharedPassphrase: nil).seed(record, out: &scratch)
-        // ZIP-32 accounts are hardened indexes: below 2^31.
-        let account = try record.optionalInt("account", in: 0...Int(Int32.max)) ?? 0
-        let keys = try ZcashAccountKeys(seed: seed, network: network, account: UInt32(account), orchardRivk: rule)
-        // use_qsk changes Orchard's (and Ironwood's) rivk only: the seed's Sapling notes are the
-        // standard record's, and a use_qsk record beside it (the man page's advice, to follow
-        // both kinds of account) would count them twice.
-        guard rule == .standard else {
-            return ZcashScanner(fullViewingKey: nil, network: keys.network, account: UInt32(account), orchard: keys.orchardFullViewing)
-        }
-        return Self.scanner(keys)
-    }
-
-    /// Full viewing keys when every pool the keys have comes with one (spends known), else
-    /// incoming keys for all: a wallet's spends are known in all its pools or in none.
-    public static func scanner(_ keys: ZcashAccountKeys) -> ZcashScanner {
-        if (keys.incoming == nil || keys.fullViewing != nil) && (keys.orchardIncoming == nil || keys.orchardFullViewing != nil) {
-            return ZcashScanner(
-                fullViewingKey: keys.fullViewing, network: keys.network, account: keys.account ?? 0, orchard: keys.orchardFullViewing)
-        }
-        return ZcashScanner(
-            incomingViewingKey: keys.incoming, network: keys.network, account: keys.account ?? 0, orchard: keys.orchardIncoming)
     }
 }

@@ -1,19 +1,13 @@
 import ArgumentParser
 import Bitcoin
-import BitcoinScan
 import BitcoinNode
 import KeySources
-import ScanRecords
-import Monero
 import MoneroNode
+import ScanRecords
 import WalletCore
-import WalletKeys
-import WalletScan
-import Zcash
-import ZcashLightwalletd
 import WalletRecords
-import MoneroScan
-import ZcashScan
+import WalletScan
+import ZcashLightwalletd
 
 @main
 struct ScanBlocksCommand: ParsableCommand {
@@ -119,30 +113,40 @@ struct ScanBlocksCommand: ParsableCommand {
 
     @OptionGroup var bitcoin: BitcoinScanOptions
 
+    /// The chains, each with the factory of its server source: this executable opens the sockets.
+    static let chains: [ScanChainEntry] = [
+        ScanChainEntry(MoneroScanChain.self) { try MoneroRPCSource(address: $0.address, timeout: $0.timeout) },
+        ScanChainEntry(ZcashScanChain.self) { request in
+            var options = LightwalletdSource.Options()
+            (options.plaintext, options.trustRoots) = (request.plaintext, request.trustRoots)
+            (options.timeout, options.ironwoodFrom) = (request.timeout, request.ironwoodFrom)
+            return try LightwalletdSource(address: request.address, options: options)
+        },
+        ScanChainEntry(BitcoinScanChain<BitcoinMainChain>.self, server: bitcoinNode),
+        ScanChainEntry(BitcoinScanChain<LitecoinChain>.self, server: bitcoinNode),
+    ]
+
+    static func bitcoinNode<C>(_ request: BitcoinScanChain<C>.ServerRequest) throws -> any BlockSource {
+        try BitcoinRPCSource(
+            address: request.address, network: request.network, timeout: request.timeout, credentials: request.credentials,
+            spentOutputs: request.spentOutputs)
+    }
+
+    var chainEntry: ScanChainEntry? { Self.chains.first { $0.name == chain } }
+
+    /// What the chain is asked, from the command's options.
+    var options: ScanOptions {
+        var options = ScanOptions()
+        (options.network, options.source, options.lookahead, options.bitcoin) = (network, source, lookahead, bitcoin)
+        (options.walletNames, options.walletsFile, options.keyStore, options.keyOptions) = (walletNames, wallets, keyStore, keyOptions)
+        return options
+    }
+
     func validate() throws {
-        guard ["monero", "zcash"].contains(chain) || BitcoinScanOptions.chains.contains(chain) else {
-            throw ValidationError("--chain must be monero, zcash, bitcoin or litecoin")
-        }
-        let (blocks, txs, node, lightwalletd) = (source.blocks, source.txs, source.node, source.lightwalletd)
-        try bitcoin.validate(chain: chain, network: network, node: node)
-        if BitcoinScanOptions.chains.contains(chain) {
-            if lightwalletd != nil { throw ValidationError("--lightwalletd is Zcash's; a \(chain) node's RPC address goes to --node") }
-            if txs != nil { throw ValidationError("--txs is Monero's and Zcash's; \(chain) mempool transactions come with --mempool FILE") }
-        } else if chain == "zcash" {
-            guard ["main", "test"].contains(NetworkName.canonical(network)) else {
-                throw ValidationError("--network must be main or test for zcash")
-            }
-            if node != nil { throw ValidationError("--node is monerod's; Zcash compact blocks come from --blocks or --lightwalletd") }
-            if lightwalletd != nil && blocks != nil { throw ValidationError("give --blocks or --lightwalletd, not both") }
-            if lightwalletd != nil && txs != nil {
-                throw ValidationError("--txs goes with --blocks (memos are not fetched from a lightwalletd)")
-            }
-        } else {
-            if lightwalletd != nil { throw ValidationError("--lightwalletd is Zcash's (--chain zcash); monerod's address goes to --node") }
-            guard moneroNetwork != nil else { throw ValidationError("--network must be main, test or stagenet for monero") }
-        }
+        guard let chainEntry else { throw ValidationError("--chain must be \(ScanChainEntry.names(Self.chains))") }
+        try chainEntry.validate(options)
         guard ["auto", "jsonl", "none"].contains(progress) else { throw ValidationError("--progress must be auto, jsonl or none") }
-        guard parsedLookahead != nil else { throw ValidationError("--lookahead takes two numbers, e.g. 50,200") }
+        guard options.lookaheadPair != nil else { throw ValidationError("--lookahead takes two numbers, e.g. 50,200") }
         if let maxBlocks, !(1...Self.maxHeight).contains(maxBlocks) { throw ValidationError("--max-blocks must be 1 to \(Self.maxHeight)") }
         for (name, value) in [("--birthday", birthday), ("--until-height", untilHeight)] {
             if let value, !(0...Self.maxHeight).contains(value) {
@@ -154,23 +158,12 @@ struct ScanBlocksCommand: ParsableCommand {
         guard (1...1_000_000).contains(maxReorgDepth) else { throw ValidationError("--max-reorg-depth must be 1 to 1000000") }
         try KeySourceOptions.checkOne(
             keyFile: keyOptions.keyFile != nil, keyFd: keyOptions.keyFd != nil, wallets: walletNames.count, card: false)
-        if blocks == "-" && walletNames.isEmpty && wallets == nil && !keyOptions.isGiven {
+        if source.blocks == "-" && walletNames.isEmpty && wallets == nil && !keyOptions.isGiven {
             throw ValidationError("--blocks - reads the chain from stdin: give the wallet with --wallet, --wallets, --key-file or --key-fd")
         }
     }
 
     static let maxHeight = KeyStoreRecords.maxHeight
-
-    /// --network for monero: main, test and stagenet are Monero's mainnet, testnet and stagenet.
-    var moneroNetwork: MoneroNetwork? {
-        let name = ["main": "mainnet", "test": "testnet"][NetworkName.canonical(network)] ?? network
-        return MoneroNetwork.all.first { $0.name == name }
-    }
-
-    var parsedLookahead: (UInt32, UInt32)? {
-        let parts = lookahead.split(separator: ",").compactMap { UInt32($0) }
-        return parts.count == 2 && parts.allSatisfy({ $0 >= 1 && $0 <= 100_000 }) ? (parts[0], parts[1]) : nil
-    }
 
     /// The scan's own options, for the library's run.
     var scanRun: ScanRun {
@@ -180,67 +173,12 @@ struct ScanBlocksCommand: ParsableCommand {
         return run
     }
 
-    /// The run's wallets, read for `reader`'s chain.
-    func gather<R: ScanWalletReader>(_ reader: R) throws -> [GivenWallet<R.Scanner>] {
-        try WalletsGiven.read(names: walletNames, walletsFile: wallets)
-            .wallets(reader, keyStore: keyStore, keyOptions: keyOptions, stdinHoldsKey: source.blocks != "-")
-    }
-
     func run() throws {
         let pipeline = RecordPipeline(tool: "scan-blocks")
         do {
-            if chain == "zcash" { return try runZcash(pipeline) }
-            if chain == "bitcoin" { return try runBitcoin(BitcoinMainChain.self, pipeline) }
-            if chain == "litecoin" { return try runBitcoin(LitecoinChain.self, pipeline) }
-            let net = moneroNetwork!
-            let (blocks, txs, node) = (source.blocks, source.txs, source.node)
-            // Before the keys are read: a Zcash stream names its option, not its key's kind.
-            if let blocks, blocks != "-", let first = try ByteStream.firstByte(of: blocks), first != UInt8(ascii: "{") {
-                throw CLIError.usage(
-                    "\(blocks) is not JSON Lines of Monero blocks (it starts with byte 0x\(Hex.encode([first]))): "
-                        + "Zcash compact blocks (a .pb stream) are scanned with --chain zcash")
-            }
-            let reader = MoneroWalletReader(network: net, lookahead: parsedLookahead!)
-            let given = try gather(reader)
-            var source: (any BlockSource)?
-            if let blocks { source = try MoneroFileBlockSource(blocksPath: blocks, transactionsPath: txs) }
-            if let node { source = try MoneroRPCSource(address: node, timeout: self.source.timeout) }
-            try scanRun.synchronize(pipeline, reader: reader, wallets: given, source: source)
+            try chainEntry!.scan(options, run: scanRun, pipeline: pipeline)
         } catch let error as any WalletError {
             try pipeline.fail(error).exitIfFailed()
         }
-    }
-
-    /// --chain bitcoin or litecoin: raw blocks from a file or the node's RPC.
-    func runBitcoin<C: BitcoinFamily>(_ chain: C.Type, _ pipeline: RecordPipeline) throws {
-        let net = try BitcoinNetwork(C.self, network: network)
-        let makeSource = { (spentOutputs: Bool) throws -> (any BlockSource)? in
-            if let node = source.node {
-                return try BitcoinRPCSource(
-                    address: node, network: net, timeout: source.timeout, credentials: bitcoin.credentials(network: net),
-                    spentOutputs: spentOutputs)
-            }
-            return try bitcoin.fileSource(blocks: source.blocks, network: net, spentOutputs: spentOutputs)
-        }
-        try bitcoin.run(C.self, network: net, source: makeSource, scanRun: scanRun, pipeline: pipeline, gather: gather)
-    }
-
-    /// --chain zcash: Sapling and Orchard notes in compact blocks, from a file or a lightwalletd.
-    func runZcash(_ pipeline: RecordPipeline) throws {
-        let reader = ZcashWalletReader(network: NetworkName.canonical(network) == "main" ? .main : .test)
-        let given = try gather(reader)
-        var blockSource: (any BlockSource)? = try source.blocks.map { try CompactBlockFileSource(path: $0, transactionsPath: source.txs) }
-        if let lightwalletd = source.lightwalletd {
-            var options = LightwalletdSource.Options()
-            options.plaintext = source.plaintext
-            options.trustRoots = source.caFile
-            options.timeout = source.timeout
-            // Ironwood is scanned with the Orchard keys: a server must serve it from NU6.3 on.
-            if given.contains(where: { !$0.scanner.addedPools.isEmpty }) {
-                options.ironwoodFrom = ZcashScanner.ironwoodActivation[reader.network] ?? 0
-            }
-            blockSource = try LightwalletdSource(address: lightwalletd, options: options)
-        }
-        try scanRun.synchronize(pipeline, reader: reader, wallets: given, source: blockSource)
     }
 }

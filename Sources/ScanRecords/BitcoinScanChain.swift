@@ -29,9 +29,8 @@ public struct BitcoinWalletReader<C: BitcoinFamily>: ScanWalletReader {
         (self.silentPayments, self.silentPaymentLabels) = (silentPayments, silentPaymentLabels)
     }
 
-    /// BIP352 names Bitcoin's networks only; Litecoin's test networks take tsp, for tests.
     private func silentPaymentWatch(_ keys: SilentPaymentKeys) throws -> SilentPaymentWatch {
-        guard C.coin == "btc" || network.coin.testnet else {
+        guard C.silentPaymentsOnMain || network.coin.testnet else {
             throw DerivationError.unsupported("silent payments (BIP352) are Bitcoin's; on Litecoin only its test networks, for tests")
         }
         return try SilentPaymentWatch(keys: keys, labels: Array(0...silentPaymentLabels), testnet: network.coin.testnet)
@@ -181,19 +180,18 @@ public struct BitcoinScanOptions: ParsableArguments {
 
     public init() {}
 
-    public static let chains = ["bitcoin", "litecoin"]
-
-    public func validate(chain: String, network: String, node: String?) throws {
-        guard Self.chains.contains(chain) else {
-            if mempool != nil || coinType != nil || gapLimit != 20 || rpcCookie != nil || rpcCredentials != nil || silentPayments
-                || spLabels != 0
-            {
-                throw ValidationError(
-                    "--gap-limit, --coin-type, --mempool, --rpc-cookie, --rpc-credentials, --silent-payments and --sp-labels go with --chain bitcoin or litecoin"
-                )
-            }
-            return
+    /// Refuses these options on a chain that is not Bitcoin's family.
+    public func refuseGiven() throws {
+        if mempool != nil || coinType != nil || gapLimit != 20 || rpcCookie != nil || rpcCredentials != nil || silentPayments
+            || spLabels != 0
+        {
+            throw ValidationError(
+                "--gap-limit, --coin-type, --mempool, --rpc-cookie, --rpc-credentials, --silent-payments and --sp-labels go with --chain bitcoin or litecoin"
+            )
         }
+    }
+
+    func validate<C: BitcoinFamily>(_ chain: C.Type, network: String, node: String?) throws {
         if node != nil && mempool != nil { throw ValidationError("--mempool goes with --blocks: with --node the node's mempool is read") }
         if node == nil && (rpcCookie != nil || rpcCredentials != nil) {
             throw ValidationError("--rpc-cookie and --rpc-credentials go with --node")
@@ -208,29 +206,10 @@ public struct BitcoinScanOptions: ParsableArguments {
         }
         if let coinType, coinType >= DerivationPath.hardened { throw ValidationError("--coin-type must be below 2^31") }
         do throws(DerivationError) {
-            _ =
-                chain == "bitcoin"
-                ? try BitcoinNetwork(BitcoinMainChain.self, network: network) : try BitcoinNetwork(LitecoinChain.self, network: network)
+            _ = try BitcoinNetwork(C.self, network: network)
         } catch {
             throw ValidationError("--network: " + error.message)
         }
-    }
-
-    /// Scans Bitcoin-family wallets from the source `source` makes once the wallets are read
-    /// (its argument: whether a wallet scans for silent payments, so each block must come with
-    /// what its inputs spend; nil: --blocks or the key store's word on where blocks come from):
-    /// `gather` reads them for the chain's reader.
-    public func run<C: BitcoinFamily>(
-        _ chain: C.Type, network: BitcoinNetwork, source makeSource: (_ spentOutputs: Bool) throws -> (any BlockSource)?,
-        scanRun: ScanRun, pipeline: RecordPipeline,
-        gather: (BitcoinWalletReader<C>) throws -> [GivenWallet<BitcoinScanner<C>>]
-    ) throws {
-        let reader = BitcoinWalletReader<C>(
-            network: network, coinType: coinType, discovery: AccountDiscovery(gap: gapLimit), silentPayments: silentPayments,
-            silentPaymentLabels: spLabels)
-        let given = try gather(reader)
-        let source = try makeSource(given.contains { $0.scanner.silentPayments != nil })
-        try scanRun.synchronize(pipeline, reader: reader, wallets: given, source: source)
     }
 
     /// --blocks as a source: JSON Lines of raw blocks (with --mempool FILE), or the node's
@@ -274,5 +253,54 @@ public struct BitcoinScanOptions: ParsableArguments {
             throw CLIError.usage("\(file) does not hold one line user:password (as a node's .cookie does)")
         }
         return text
+    }
+}
+
+/// --chain bitcoin or litecoin: raw blocks from JSON Lines, the node's block files, or its RPC.
+public struct BitcoinScanChain<C: BitcoinFamily>: ScanChain {
+    public static var name: String { C.name }
+    public let reader: BitcoinWalletReader<C>
+    let options: ScanOptions
+
+    /// What the node's RPC source is made from.
+    public struct ServerRequest: Sendable {
+        public let address: String
+        public let network: BitcoinNetwork
+        public let timeout: Double
+        /// The node's RPC login ("user:password"), read each time it is needed.
+        public let credentials: @Sendable () throws -> String
+        /// Whether each block must come with what its inputs spend (silent payments).
+        public let spentOutputs: Bool
+    }
+
+    public static func validate(_ options: ScanOptions) throws {
+        let source = options.source
+        try options.bitcoin.validate(C.self, network: options.network, node: source.node)
+        if source.lightwalletd != nil { throw ValidationError("--lightwalletd is Zcash's; a \(name) node's RPC address goes to --node") }
+        if source.txs != nil {
+            throw ValidationError("--txs is Monero's and Zcash's; \(name) mempool transactions come with --mempool FILE")
+        }
+    }
+
+    public init(_ options: ScanOptions) throws {
+        let bitcoin = options.bitcoin
+        reader = BitcoinWalletReader<C>(
+            network: try BitcoinNetwork(C.self, network: options.network), coinType: bitcoin.coinType,
+            discovery: AccountDiscovery(gap: bitcoin.gapLimit), silentPayments: bitcoin.silentPayments,
+            silentPaymentLabels: bitcoin.spLabels)
+        self.options = options
+    }
+
+    /// Whether a wallet scans for silent payments, so each block must come with what its inputs spend.
+    func spentOutputs(_ wallets: [GivenWallet<BitcoinScanner<C>>]) -> Bool { wallets.contains { $0.scanner.silentPayments != nil } }
+
+    public func fileSource(for wallets: [GivenWallet<BitcoinScanner<C>>]) throws -> (any BlockSource)? {
+        try options.bitcoin.fileSource(blocks: options.source.blocks, network: reader.network, spentOutputs: spentOutputs(wallets))
+    }
+
+    public func serverRequest(address: String, for wallets: [GivenWallet<BitcoinScanner<C>>]) throws -> ServerRequest {
+        ServerRequest(
+            address: address, network: reader.network, timeout: options.source.timeout,
+            credentials: options.bitcoin.credentials(network: reader.network), spentOutputs: spentOutputs(wallets))
     }
 }
