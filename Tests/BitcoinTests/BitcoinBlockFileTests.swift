@@ -13,11 +13,8 @@ final class BitcoinBlockFileTests: XCTestCase {
     var dir = ""
 
     override func setUpWithError() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-blk-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        dir = try temporaryDirectory("blk")
     }
-
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
 
     /// A real block (Litecoin regtest 432) as the body of every test block: only its header changes.
     private lazy var body: [UInt8] = {

@@ -16,14 +16,11 @@ final class BitcoinScannerTests: XCTestCase {
     let h = DerivationPath.hardened
 
     override func setUpWithError() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-btcscan-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        dir = try temporaryDirectory("btcscan")
     }
 
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
-
     private func master(
-        _ phrase: String = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
+        _ phrase: String = TestPhrase.abandonAbout
     ) -> ExtendedKey {
         let bip39 = BIP39()
         return try! ExtendedKey.master(seed: try! bip39.seed(of: try! bip39.parse(phrase, language: nil), passphrase: SecureBytes([])))
@@ -141,7 +138,7 @@ final class BitcoinScannerTests: XCTestCase {
     /// An output spent by a later transaction of its own block, and two wallets in one pass,
     /// each seeing only its own.
     func testSpendsWithinABlockAndTwoWallets() throws {
-        let other = master("legal winner thank year wave sausage worth useful legal winner thank yellow")
+        let other = master(TestPhrase.legalWinner)
         let first = Tx(outputs: [(try script(account: 0, index: 3), 5_000), (try script(account: 0, index: 0, of: other), 7_000)])
         let firstID = chain([[first]]).txids[0][0]
         let spend = Tx(inputs: [Bitcoin.outpoint(firstID, 0)], outputs: [([0x51], 4_900)])

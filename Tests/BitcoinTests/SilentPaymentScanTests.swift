@@ -16,11 +16,8 @@ final class SilentPaymentScanTests: XCTestCase {
     let network = try! BitcoinNetwork(BitcoinMainChain.self, network: "regtest")
 
     override func setUpWithError() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-spscan-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        dir = try temporaryDirectory("spscan")
     }
-
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
 
     struct Case {
         let comment: String

@@ -3,6 +3,7 @@ import Foundation
 import WalletCore
 import WalletKeys
 import XCTest
+import SatchelTestSupport
 
 /// The signer's BIP376 inputs without a node (the live test spends real outputs): the spend key
 /// found by its origin or by a zero fingerprint; a signature by spend key plus tweak that
@@ -12,7 +13,7 @@ final class SilentPaymentSpendTests: XCTestCase {
     let root = try! ExtendedKey.master(
         seed: BIP39().seed(
             of: BIP39().parse(
-                "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about", language: nil),
+                TestPhrase.abandonAbout, language: nil),
             passphrase: SecureBytes([])))
     let path: [UInt32] = [352 | 0x8000_0000, 0x8000_0000, 0x8000_0000, 0x8000_0000, 0]
     let tweak = Hash.sha256(Array("a found output's tweak".utf8))

@@ -11,9 +11,7 @@ final class AirGapQRToolTests: XCTestCase {
     private var roles: [String: Any] = [:]
 
     override func setUpWithError() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-qr-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        addTeardownBlock { [dir] in try? FileManager.default.removeItem(at: dir!) }
+        dir = URL(fileURLWithPath: try temporaryDirectory("qr"))
         roles = try TestPaths.json(TestPaths.projectFixture("psbt/bip174-roles.json")) as! [String: Any]
         let key = dir.appendingPathComponent("tprv.json")
         try Shell.lines([["extended_key": roles["master_tprv"] as! String]]).write(to: key)
@@ -169,7 +167,7 @@ final class AirGapQRToolTests: XCTestCase {
         }
         XCTAssertEqual(cases.count, 71)
         let key = dir.appendingPathComponent("eth.json")
-        try Shell.lines([["mnemonic": "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"]])
+        try Shell.lines([["mnemonic": TestPhrase.abandonAbout]])
             .write(
                 to: key)
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: key.path)
@@ -210,7 +208,7 @@ final class AirGapQRToolTests: XCTestCase {
     /// the same requests made right are signed.
     func testEthereumRequestsThatAreQuestioned() throws {
         let key = dir.appendingPathComponent("eth.json")
-        try Shell.lines([["mnemonic": "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"]])
+        try Shell.lines([["mnemonic": TestPhrase.abandonAbout]])
             .write(to: key)
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: key.path)
         let typed = Data(

@@ -5,7 +5,7 @@ import XCTest
 /// Inputs found by fuzzing and by independent checks: numeric options out of range, huge
 /// words and keys, secrets riding along in error records.
 final class BadInputTests: XCTestCase {
-    static let phrase = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
+    static let phrase = TestPhrase.abandonAbout
 
     /// Every numeric option is range-checked: a usage error (64), never an overflow trap (132).
     func testNumericOptionsOutOfRangeAreUsageErrors() throws {

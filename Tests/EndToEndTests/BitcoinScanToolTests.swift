@@ -11,15 +11,12 @@ final class BitcoinScanToolTests: XCTestCase {
     var key = Data()
 
     override func setUpWithError() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-btc-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        let phrase = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
+        dir = try temporaryDirectory("btc")
+        let phrase = TestPhrase.abandonAbout
         let account = try Shell.run("derive account --coin btc --purpose 84", stdin: Shell.lines([["mnemonic": phrase]]))
         XCTAssertEqual(account.status, 0, account.stderr)
         key = Shell.lines([["descriptor": try XCTUnwrap(account.records.first?["descriptor"] as? String)]])
     }
-
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
 
     private var block: [UInt8] { Array(try! Data(contentsOf: TestPaths.fixture("bitcoin-mainnet/block413567.raw"))) }
 

@@ -8,8 +8,7 @@ import XCTest
 /// The built `derive` executable, alone and after `mnemonic`.
 final class DeriveToolTests: XCTestCase {
     func testAcceptancePipelineAndWatchOnlyAgree() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-derive-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = URL(fileURLWithPath: try temporaryDirectory("derive"))
         addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
         let wallet = dir.appendingPathComponent("wallet.jsonl").path
         let made = try Shell.run("umask 077; mnemonic generate > \(wallet)")
@@ -43,7 +42,7 @@ final class DeriveToolTests: XCTestCase {
     /// what describes the phrase (scheme, language, words, valid) goes with the phrase; the
     /// user's own fields pass through.
     func testTheSameRecordsWhateverCarriesThePhrase() throws {
-        let about = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
+        let about = TestPhrase.abandonAbout
         for sub in ["--purpose 84 --count 2", "account --purpose 84"] {
             let bare = try Shell.run("derive \(sub)", stdin: Data((about + "\n").utf8))
             let record = try Shell.run("derive \(sub)", stdin: Shell.lines([["mnemonic": about]]))
@@ -181,7 +180,7 @@ final class DeriveToolTests: XCTestCase {
     }
 
     func testPrivateKeysOnlyWhenAsked() throws {
-        let about = ["mnemonic": "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"]
+        let about = ["mnemonic": TestPhrase.abandonAbout]
         let plain = try Shell.run("derive --purpose 84", stdin: Shell.lines([about]))
         XCTAssertEqual(plain.status, 0, plain.stderr)
         XCTAssertEqual(plain.records.first?["address"] as? String, "bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu")
@@ -323,8 +322,7 @@ final class DeriveToolTests: XCTestCase {
     /// QR codes: image files decode (zbarimg) to the address; the terminal drawing, read back
     /// cell by cell into an image, decodes too.
     func testQRCodesDecodeToTheAddress() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-qr-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = URL(fileURLWithPath: try temporaryDirectory("qr"))
         addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
         let seed = Shell.lines([["seed": "000102030405060708090a0b0c0d0e0f"]])
         let png = try Shell.run("derive --purpose 84 --count 2 --qr-dir \(dir.path)", stdin: seed)
@@ -371,7 +369,7 @@ final class DeriveToolTests: XCTestCase {
 
 /// BIP44 account discovery against a file of used addresses.
 final class DiscoveryToolTests: XCTestCase {
-    let seed = Shell.lines([["mnemonic": "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"]])
+    let seed = Shell.lines([["mnemonic": TestPhrase.abandonAbout]])
 
     func address(account: Int, chain: Int, index: Int) throws -> String {
         let r = try Shell.run("derive --coin btc --purpose 84 --account \(account) --change \(chain) --index \(index)", stdin: seed)
@@ -379,8 +377,7 @@ final class DiscoveryToolTests: XCTestCase {
     }
 
     func testGapLimitAndStopAtTheFirstEmptyAccount() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-discover-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let dir = try temporaryDirectory("discover")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         // Account 0: receive 0, 5 and 24 (within 20 of 5), 46 (beyond the gap after 24); change 1.
         // Account 1: receive 2, as a scan-blocks-style record, upper case as from a QR code.
@@ -426,8 +423,8 @@ extension DeriveToolTests {
     func testBIP48AccountsAgreeWithEmbit() throws {
         let venv = try embitVenv()
         let phrases = [
-            "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about",
-            "legal winner thank year wave sausage worth useful legal winner thank yellow",
+            TestPhrase.abandonAbout,
+            TestPhrase.legalWinner,
         ]
         var lines = [String]()
         for phrase in phrases {
@@ -491,12 +488,11 @@ extension DeriveToolTests {
 extension DeriveToolTests {
     func testAMultisigWalletsChangeThroughSignTx() throws {
         let venv = try embitVenv()
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-msig-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let dir = try temporaryDirectory("msig")
         addTeardownBlock { try? FileManager.default.removeItem(atPath: dir) }
         let phrases = [
-            "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about",
-            "legal winner thank year wave sausage worth useful legal winner thank yellow",
+            TestPhrase.abandonAbout,
+            TestPhrase.legalWinner,
             "letter advice cage absurd amount doctor acoustic avoid letter advice cage above",
         ]
         let accounts = try phrases.map { phrase -> [String: Any] in

@@ -37,9 +37,7 @@ final class FakeLightwalletdTests: XCTestCase {
     /// Starts the fake on a free port with `options`, runs `body` with a command that fetches
     /// the whole fixture range into a file, and stops it.
     private func withServer(_ options: String, _ body: (_ fetch: String, _ fetched: String) throws -> Void) throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-lwd-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let dir = try temporaryDirectory("lwd")
         let server = try FakeLightwalletd(
             blocks: TestPaths.fixture("zcash-sapling/compact_blocks.jsonl").path,
             options.split(separator: " ").map(String.init))
@@ -114,9 +112,7 @@ extension FakeLightwalletdTests {
     /// Runs the probe against the fake serving `blocks` (with `options`), once for each
     /// argument list; its lines.
     private func probe(_ blocks: String, _ options: [String] = [], _ calls: [String]) throws -> [[String]] {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-lwdprobe-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let dir = try temporaryDirectory("lwdprobe")
         let server = try FakeLightwalletd(blocks: blocks, options)
         defer { server.stop() }
         try Self.probe.write(toFile: "\(dir)/probe.py", atomically: true, encoding: .utf8)
@@ -200,9 +196,7 @@ extension FakeLightwalletdTests {
     /// A block that does not link to the one sent before it (lightwalletd's cache and node
     /// disagreeing while a reorg is repaired) ends the stream with ABORTED, upwards and down.
     func testADiscontinuityIsAborted() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-lwdbreak-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let dir = try temporaryDirectory("lwdbreak")
         let lines = try String(contentsOf: TestPaths.fixture("zcash-sapling/compact_blocks.jsonl"), encoding: .utf8).split(separator: "\n")
         let broken = try lines.map { line -> String in
             var r = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])

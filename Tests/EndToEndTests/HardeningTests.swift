@@ -7,11 +7,10 @@ import XCTest
 /// prints no backtrace (the Swift runtime's shows registers and the memory they point at).
 /// RLIMIT_CORE is read from /proc; the file check needs core_pattern "core" (Debian's default).
 final class HardeningTests: XCTestCase {
-    static let phrase = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
+    static let phrase = TestPhrase.abandonAbout
 
     func crash(_ command: String, feed: String) throws -> (limits: String, status: String, files: String, stderr: String) {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-core-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = URL(fileURLWithPath: try temporaryDirectory("core"))
         defer { try? FileManager.default.removeItem(at: dir) }
         try feed.write(to: dir.appendingPathComponent("feed"), atomically: true, encoding: .utf8)
         let script = """

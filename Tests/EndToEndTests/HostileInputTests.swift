@@ -9,11 +9,8 @@ final class HostileInputTests: XCTestCase {
     let fixture = TestPaths.fixture("zcash-sapling").path
 
     override func setUpWithError() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-hostile-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        dir = try temporaryDirectory("hostile")
     }
-
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
 
     private func wallet() throws -> [String: Any] {
         try XCTUnwrap(TestPaths.json(TestPaths.fixture("zcash-sapling/wallet.json")) as? [String: Any])
@@ -323,7 +320,7 @@ final class HostileInputTests: XCTestCase {
     /// A JSON record behind a byte-order mark, a no-break space or a zero-width space (what a
     /// copy from a web page or an editor leaves) is read as JSON, not as a phrase.
     func testJSONBehindInvisibleCharacters() throws {
-        let about = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
+        let about = TestPhrase.abandonAbout
         for prefix in ["\u{FEFF}", "\u{00A0}", "\u{200B}", " \u{FEFF}\u{00A0}"] {
             let line = prefix + #"{"mnemonic":"\#(about)","id":7}"# + "\n"
             let r = try Shell.run("derive --purpose 84", stdin: Data(line.utf8))

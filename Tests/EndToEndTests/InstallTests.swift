@@ -78,7 +78,7 @@ final class InstallTests: XCTestCase {
         }
         // The installed tools with the toolchain gone: its directory hidden under an empty
         // tmpfs in a private mount namespace, no LD_LIBRARY_PATH, no swift on PATH.
-        let about = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
+        let about = TestPhrase.abandonAbout
         let fixture = TestPaths.fixture("monero-regtest").path
         let script = """
             set -e

@@ -6,17 +6,14 @@ import XCTest
 /// a usage error (64) naming both, with the sources the tool offers; a key record in a 0600
 /// file or on a descriptor is a source in derive too, giving what the same record on stdin gives.
 final class KeySourceTests: XCTestCase {
-    let phrase = #"{"mnemonic":"abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"}"#
+    let phrase = #"{"mnemonic":"\#(TestPhrase.abandonAbout)"}"#
     var dir = ""
 
     override func setUpWithError() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-keysource-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        dir = try temporaryDirectory("keysource")
         try phrase.write(toFile: "\(dir)/key.json", atomically: true, encoding: .utf8)
         XCTAssertEqual(chmod("\(dir)/key.json", 0o600), 0)
     }
-
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
 
     func testTwoSourcesAreRefusedByEveryTool() throws {
         let tail = " (with none, each record carries its own key)"

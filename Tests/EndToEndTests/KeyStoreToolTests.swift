@@ -4,18 +4,15 @@ import XCTest
 
 /// keystore, and --store / --wallet in the other tools, on real files.
 final class KeyStoreToolTests: XCTestCase {
-    let about = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
+    let about = TestPhrase.abandonAbout
     var dir = ""
     var ks: String { "--keystore \(dir)/ks --keystore-pass-file \(dir)/pass --kdf interactive" }
 
     override func setUpWithError() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-kst-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        dir = try temporaryDirectory("kst")
         try secret("pass", "correct horse battery")
         try secret("newpass", "a different long passphrase")
     }
-
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
 
     private func secret(_ name: String, _ text: String) throws {
         let path = dir + "/" + name

@@ -13,6 +13,8 @@ final class KeycardPCSCTests: XCTestCase {
     var keystore: String { "--keystore \(dir)/ks --keystore-pass-file \(dir)/kspass --kdf interactive" }
 
     override func setUpWithError() throws {
+        // Not temporaryDirectory(_:): tearDown reads the stack's pid files here, after the
+        // teardown blocks have run.
         dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-card-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         try secretFile("creds.json", #"{"pin":"123456","puk":"123456789012","duress_pin":"654321","pairing_password":"KeycardTest"}"#)
@@ -100,7 +102,7 @@ final class KeycardPCSCTests: XCTestCase {
 
         // The "abandon … about" seed; the key UID is SHA-256 of its master public key.
         let phrase = Shell.lines([
-            ["mnemonic": "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"]
+            ["mnemonic": TestPhrase.abandonAbout]
         ])
         let loaded = try card("load-key \(pairing) --credentials-file \(dir)/creds.json", stdin: phrase)
         XCTAssertEqual(
@@ -165,7 +167,7 @@ final class KeycardPCSCTests: XCTestCase {
         let seventh = try Shell.run(
             "derive --coin eth --path m/44h/60h/0h/0/7",
             stdin: Shell.lines([
-                ["mnemonic": "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"]
+                ["mnemonic": TestPhrase.abandonAbout]
             ]))
         XCTAssertEqual(current.status, 0, current.stderr)
         XCTAssertEqual(seventh.status, 0, seventh.stderr)
@@ -226,7 +228,7 @@ final class KeycardPCSCTests: XCTestCase {
                 root: try ExtendedKey.master(
                     seed: try BIP39().seed(
                         of: try BIP39().parse(
-                            "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about",
+                            TestPhrase.abandonAbout,
                             language: "english"), passphrase: nil)),
                 nonces: .rfc6979)
         ) { _ in }
@@ -268,7 +270,7 @@ final class KeycardPCSCTests: XCTestCase {
         XCTAssertEqual(try card("init --credentials-file \(dir)/creds.json").status, 0)
         XCTAssertEqual(try card("pair --store c --credentials-file \(dir)/creds.json \(keystore)").status, 0)
         let pairing = "--pairing c \(keystore)"
-        let about = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
+        let about = TestPhrase.abandonAbout
         XCTAssertEqual(
             try card("load-key \(pairing) --credentials-file \(dir)/creds.json", stdin: Shell.lines([["mnemonic": about]])).status, 0)
         let cardKey = "--card \(pairing) --credentials-file \(dir)/creds.json"
@@ -430,7 +432,7 @@ final class KeycardPCSCTests: XCTestCase {
         XCTAssertEqual(refused.status, 64, refused.stderr)
         XCTAssertTrue(refused.stderr.contains("card.bad_credential: the new PIN already opens this card"), refused.stderr)
         // The main PIN still opens the main wallet, with every try left.
-        let about = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
+        let about = TestPhrase.abandonAbout
         XCTAssertEqual(
             try card("load-key \(pairing) --credentials-file \(dir)/creds.json", stdin: Shell.lines([["mnemonic": about]])).status, 0)
         let main = try Shell.run("derive --card \(pairing) --credentials-file \(dir)/creds.json --coin eth")
@@ -463,7 +465,7 @@ final class KeycardPCSCTests: XCTestCase {
     func testABatchThatLosesTheCardStopsOnce() throws {
         XCTAssertEqual(try card("init --credentials-file \(dir)/creds.json").status, 0)
         XCTAssertEqual(try card("pair --store c --credentials-file \(dir)/creds.json \(keystore)").status, 0)
-        let about = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
+        let about = TestPhrase.abandonAbout
         XCTAssertEqual(
             try card("load-key --pairing c \(keystore) --credentials-file \(dir)/creds.json", stdin: Shell.lines([["mnemonic": about]]))
                 .status, 0)

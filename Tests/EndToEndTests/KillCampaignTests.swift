@@ -9,12 +9,9 @@ final class KillCampaignTests: XCTestCase {
     var dir: URL!
 
     override func setUpWithError() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-kill-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        dir = URL(fileURLWithPath: try temporaryDirectory("kill"))
         try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: dir.path)
     }
-
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: dir) }
 
     func write(_ name: String, _ text: String, mode: Int = 0o600) throws {
         try text.write(to: dir.appendingPathComponent(name), atomically: false, encoding: .utf8)
@@ -53,7 +50,7 @@ final class KillCampaignTests: XCTestCase {
     /// it, or exit 77 and fail the campaign, so every kill is checked by the open that follows,
     /// and every tenth kill and every round's end by an export too.
     func testKeyStoreWritesKilled100Times() throws {
-        let phrase = "legal winner thank year wave sausage worth useful legal winner thank yellow"
+        let phrase = TestPhrase.legalWinner
         try write("a", "first passphrase\n")
         try write("b", "second passphrase\n")
         let add = try Shell.run(

@@ -9,7 +9,7 @@ import XCTest
 /// with a watch-only wallet of the node that holds the same descriptors (importmulti):
 /// listunspent and getbalances. Every process is stopped at the end.
 final class LitecoinLiveNodeTests: XCTestCase {
-    static let phrase = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
+    static let phrase = TestPhrase.abandonAbout
     var regtest: LitecoinRegtest!
     var dir: String { regtest.dir }
     var port: Int { regtest.port }

@@ -8,11 +8,8 @@ final class MessagesTests: XCTestCase {
     var dir = ""
 
     override func setUpWithError() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-msg-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        dir = try temporaryDirectory("msg")
     }
-
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
 
     func testKeyStoreAndCardNamesAreCheckedBeforeAnyPrompt() throws {
         XCTAssertTrue(
@@ -99,7 +96,7 @@ final class MessagesTests: XCTestCase {
         let r = try Shell.run(
             "scan-blocks --blocks \(pb) --state-dir \(dir)/s --birthday 0",
             stdin: Shell.lines([
-                ["mnemonic": "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"]
+                ["mnemonic": TestPhrase.abandonAbout]
             ]))
         XCTAssertEqual(r.status, 64, r.stderr)
         XCTAssertEqual(r.out, "")
@@ -153,7 +150,7 @@ final class MessagesTests: XCTestCase {
         // One record is enough: no warning.
         let one = try Shell.run(
             "mnemonic validate",
-            stdin: Data("abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about\n".utf8))
+            stdin: Data((TestPhrase.abandonAbout + "\n").utf8))
         XCTAssertEqual(one.status, 0)
         XCTAssertEqual(one.stderr, "")
     }

@@ -4,12 +4,11 @@ import XCTest
 
 /// The built `mnemonic` executable, in pipelines, as a user runs it.
 final class MnemonicToolTests: XCTestCase {
-    let about = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
+    let about = TestPhrase.abandonAbout
 
     /// A throwaway directory for secret files, removed after the test.
     private func tempDir() throws -> URL {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-e2e-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = URL(fileURLWithPath: try temporaryDirectory("e2e"))
         addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
         return dir
     }

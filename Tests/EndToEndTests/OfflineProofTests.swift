@@ -9,7 +9,7 @@ import XCTest
 /// stdin, to tell what it is; that touches no network and is not counted.) scan-blocks against a node, run the same way, shows that
 /// the check does see a connection attempt.
 final class OfflineProofTests: XCTestCase {
-    static let phrase = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
+    static let phrase = TestPhrase.abandonAbout
     static var moneroPhrase: String {
         ((try! TestPaths.json(TestPaths.fixture("monero-regtest/expected.json")) as! [String: Any])["keys"] as! [String: Any])["mnemonic"]
             as! String
@@ -17,16 +17,13 @@ final class OfflineProofTests: XCTestCase {
     var dir: URL!
 
     override func setUpWithError() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-offline-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        dir = URL(fileURLWithPath: try temporaryDirectory("offline"))
         try Shell.lines([["mnemonic": Self.phrase]]).write(to: dir.appendingPathComponent("key.json"))
         try "correct horse battery staple\n".write(to: dir.appendingPathComponent("pass"), atomically: true, encoding: .utf8)
         for name in ["key.json", "pass"] {
             try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: dir.appendingPathComponent(name).path)
         }
     }
-
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: dir) }
 
     /// Runs `command` in a namespace without network, traced; the network calls it made.
     func offline(_ command: String, stdin: Data = Data()) throws -> (result: Shell.Result, calls: [String]) {

@@ -10,8 +10,7 @@ final class PackageManifestTests: XCTestCase {
         let dump = try Shell.run("swift package dump-package")
         XCTAssertEqual(dump.status, 0, dump.stderr)
         var package = try XCTUnwrap(try JSONSerialization.jsonObject(with: dump.stdout) as? [String: Any])
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-manifest-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = URL(fileURLWithPath: try temporaryDirectory("manifest"))
         defer { try? FileManager.default.removeItem(at: dir) }
 
         func check(_ package: [String: Any], _ name: String) throws -> Shell.Result {

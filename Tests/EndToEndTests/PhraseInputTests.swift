@@ -5,16 +5,13 @@ import XCTest
 /// A phrase as a person types or pastes it: a line that is not JSON is a phrase, in every tool
 /// that reads phrases; on a terminal with no input the tool asks for it without echo.
 final class PhraseInputTests: XCTestCase {
-    static let about = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
+    static let about = TestPhrase.abandonAbout
     static let bip84 = "bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu"
     var dir = ""
 
     override func setUpWithError() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-phrase-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        dir = try temporaryDirectory("phrase")
     }
-
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
 
     func testBarePhraseLines() throws {
         let pasted = Data(("  " + Self.about + " \r\n").utf8)

@@ -5,7 +5,7 @@ import XCTest
 /// Every record a tool writes starts with "type" and "v" (the record schema version, 1);
 /// address records made from an account record carry the address's own fields only.
 final class RecordSchemaTests: XCTestCase {
-    static let about = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
+    static let about = TestPhrase.abandonAbout
 
     func assertStamped(_ r: Shell.Result, _ types: [String], _ label: String, file: StaticString = #filePath, line: UInt = #line) {
         XCTAssertEqual(r.records.map { $0["type"] as? String }, types, label + r.stderr, file: file, line: line)
@@ -15,8 +15,7 @@ final class RecordSchemaTests: XCTestCase {
     }
 
     func testEveryToolStampsItsRecords() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-schema-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        let dir = try temporaryDirectory("schema")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         XCTAssertTrue(
             FileManager.default.createFile(

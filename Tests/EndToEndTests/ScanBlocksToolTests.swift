@@ -9,11 +9,8 @@ final class ScanBlocksToolTests: XCTestCase {
     var source: String { "--blocks \(fixture)/blocks.jsonl --txs \(fixture)/txs.jsonl --state-dir \(dir)/state --lookahead 3,20" }
 
     override func setUpWithError() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-scan-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        dir = try temporaryDirectory("scan")
     }
-
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
 
     private var keys: [String: Any] {
         (try! TestPaths.json(TestPaths.fixture("monero-regtest/expected.json")) as! [String: Any])["keys"] as! [String: Any]

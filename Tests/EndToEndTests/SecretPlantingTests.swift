@@ -10,7 +10,7 @@ import XCTest
 /// would write. (A result record may carry a secret by design: mnemonic validate writes the
 /// phrase it checked, keystore export the entry.) A control run of cat(1) shows that each search finds a secret that is there.
 final class SecretPlantingTests: XCTestCase {
-    static let phrase = "legal winner thank year wave sausage worth useful legal winner thank yellow"
+    static let phrase = TestPhrase.legalWinner
     static let passphrase = "plant3d-Passphrase!"
     static let storePassphrase = "plant3d-keystore-pass"
     static let hexKey = "a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90"
@@ -23,14 +23,11 @@ final class SecretPlantingTests: XCTestCase {
     var dir: URL!
 
     override func setUpWithError() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-plant-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        dir = URL(fileURLWithPath: try temporaryDirectory("plant"))
         try write("key.json", Shell.lines([["mnemonic": Self.phrase, "passphrase": Self.passphrase]]))
         try write("pass", Data((Self.storePassphrase + "\n").utf8))
         try write("wrong-pass", Data("not the passphrase\n".utf8))
     }
-
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(at: dir) }
 
     func write(_ name: String, _ data: Data) throws {
         try data.write(to: dir.appendingPathComponent(name))

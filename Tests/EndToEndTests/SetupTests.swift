@@ -63,8 +63,7 @@ final class SetupTests: XCTestCase {
             tail -1 lock.out
             dpkg-query -W -f='${Status}\n' tree
             """#
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-lock-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = URL(fileURLWithPath: try temporaryDirectory("lock"))
         addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
         let r = try Shell.run("cd \(dir.path) && ln -s \(TestPaths.packageRoot.path)/scripts scripts || exit 1\n" + script)
         XCTAssertEqual(

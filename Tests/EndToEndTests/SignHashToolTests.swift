@@ -4,8 +4,7 @@ import XCTest
 
 final class SignHashToolTests: XCTestCase {
     private func keyFile(_ record: [String: Any], mode: Int = 0o600) throws -> String {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-sign-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = URL(fileURLWithPath: try temporaryDirectory("sign"))
         addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
         let url = dir.appendingPathComponent("key.json")
         try Shell.lines([record]).write(to: url)
@@ -56,7 +55,7 @@ final class SignHashToolTests: XCTestCase {
     }
 
     func testVerifyRejectsAChangedHashAndRecoverFindsTheSigner() throws {
-        let key = try keyFile(["mnemonic": "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"])
+        let key = try keyFile(["mnemonic": TestPhrase.abandonAbout])
         let hash = String(repeating: "ab", count: 32)
         let signed = try Shell.run(
             "sign-hash --key-file \(key) --path \"m/44h/60h/0h/0/0\" --chain-id 1", stdin: Shell.lines([["hash": hash]]))

@@ -5,11 +5,10 @@ import XCTest
 /// sign-tx's Ethereum records through the built tool: every case of the eth-account fixture, then
 /// fresh random cases that eth-account (PyPI) signs in the same run, then the refusals.
 final class SignTxEthereumToolTests: XCTestCase {
-    static let phrase = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
+    static let phrase = TestPhrase.abandonAbout
 
     private func keyFile() throws -> String {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-signtx-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = URL(fileURLWithPath: try temporaryDirectory("signtx"))
         addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
         let url = dir.appendingPathComponent("key.json")
         try Shell.lines([["mnemonic": Self.phrase]]).write(to: url)
@@ -110,8 +109,7 @@ final class SignTxEthereumToolTests: XCTestCase {
     func confirmed(
         _ record: String, key: String, options: String = "", answer: String
     ) throws -> (terminal: String, status: Int32, types: [String?]) {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-confirm-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = URL(fileURLWithPath: try temporaryDirectory("confirm"))
         addTeardownBlock { try? FileManager.default.removeItem(at: dir) }
         try (record + "\n").write(to: dir.appendingPathComponent("in.jsonl"), atomically: true, encoding: .utf8)
         let (shown, status) = try Terminal.run(

@@ -11,9 +11,9 @@ import XCTest
 /// signatures are byte for byte the node's own for the same keys. A taproot key-path PSBT,
 /// which Litecoin 0.21's wallet cannot make, is built here and judged by the node.
 final class SignTxPSBTLiveTests: XCTestCase {
-    static let ours = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
+    static let ours = TestPhrase.abandonAbout
     static let cosignerB = "zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo wrong"
-    static let cosignerC = "legal winner thank year wave sausage worth useful legal winner thank yellow"
+    static let cosignerC = TestPhrase.legalWinner
     static let multisigPath = "m/48h/1h/0h/2h/0/0"
     var node: LitecoinRegtest!
 

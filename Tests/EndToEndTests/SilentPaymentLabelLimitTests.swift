@@ -6,7 +6,7 @@ import XCTest
 /// labels scan-blocks --sp-labels can look for; before, derive handed out any label up to
 /// 2^32 - 1 and a payment to label 100,000 was never found.
 final class SilentPaymentLabelLimitTests: XCTestCase {
-    let key = Data(#"{"mnemonic":"legal winner thank year wave sausage worth useful legal winner thank yellow"}"#.utf8)
+    let key = Data(#"{"mnemonic":"\#(TestPhrase.legalWinner)"}"#.utf8)
 
     func testDeriveHandsOutOnlyWhatTheScanLooksFor() throws {
         let ok = try Shell.run("derive --purpose 352 --coin btc --label 99999", stdin: key)

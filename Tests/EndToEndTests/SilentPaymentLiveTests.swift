@@ -15,8 +15,8 @@ import XCTest
 /// spent with a version 2 PSBT (BIP376) that sign-tx signs. scan-blocks finds the same outputs through the node's
 /// RPC (-txindex: litecoind 0.21's getblock has no prevouts) and in its blk and rev files.
 final class SilentPaymentLiveTests: XCTestCase {
-    static let receiver = "legal winner thank year wave sausage worth useful legal winner thank yellow"
-    static let sender = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
+    static let receiver = TestPhrase.legalWinner
+    static let sender = TestPhrase.abandonAbout
     var node: LitecoinRegtest!
 
     override func setUpWithError() throws {

@@ -6,20 +6,17 @@ import XCTest
 /// them: an account record read against its own fields, a signature judged against an
 /// address it could not be checked against, phrases of the wrong scheme.
 final class WrongAnswerTests: XCTestCase {
-    static let about = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
+    static let about = TestPhrase.abandonAbout
     var dir = ""
     var phrase = ""
 
     override func setUpWithError() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-wrong-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        dir = try temporaryDirectory("wrong")
         phrase = "\(dir)/phrase.txt"
         XCTAssertTrue(
             FileManager.default.createFile(atPath: phrase, contents: Data((Self.about + "\n").utf8), attributes: [.posixPermissions: 0o600])
         )
     }
-
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
 
     /// `derive account`'s record says coin, network, script and path: options that contradict
     /// it are refused (65, naming both), options it makes unnecessary are not asked for.

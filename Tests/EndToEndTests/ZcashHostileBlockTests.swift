@@ -14,13 +14,10 @@ final class ZcashHostileBlockTests: XCTestCase {
     var notes: [String: [String: Any]] = [:]
 
     override func setUpWithError() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-zh-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        dir = try temporaryDirectory("zh")
         blocks = try TestPaths.jsonLines(fixture.appendingPathComponent("compact_blocks.jsonl"))
         for n in try TestPaths.jsonLines(fixture.appendingPathComponent("expected_notes.jsonl")) { notes[n["id"] as! String] = n }
     }
-
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
 
     private func index(ofBlock height: Int) throws -> Int { try XCTUnwrap(blocks.firstIndex { $0["height"] as? Int == height }) }
 

@@ -10,11 +10,8 @@ final class ZcashIronwoodScanToolTests: XCTestCase {
     var dir = ""
 
     override func setUpWithError() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-iw-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        dir = try temporaryDirectory("iw")
     }
-
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
 
     private func text(_ value: Any?) -> String { value as? String ?? (value as? NSNumber)?.stringValue ?? "" }
 

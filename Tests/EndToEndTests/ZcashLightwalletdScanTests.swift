@@ -10,11 +10,8 @@ final class ZcashLightwalletdScanTests: XCTestCase {
     let fixture = TestPaths.fixture("zcash-sapling").path
 
     override func setUpWithError() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-lwdscan-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        dir = try temporaryDirectory("lwdscan")
     }
-
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
 
     private func key() throws -> Data {
         let w = try XCTUnwrap(TestPaths.json(TestPaths.fixture("zcash-sapling/wallet.json")) as? [String: Any])

@@ -9,11 +9,8 @@ final class ZcashScanToolTests: XCTestCase {
     let fixture = TestPaths.fixture("zcash-sapling").path
 
     override func setUpWithError() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-zscan-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        dir = try temporaryDirectory("zscan")
     }
-
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
 
     private func wallet() throws -> [String: Any] {
         try XCTUnwrap(TestPaths.json(TestPaths.fixture("zcash-sapling/wallet.json")) as? [String: Any])
@@ -383,11 +380,8 @@ final class ZcashOrchardScanToolTests: XCTestCase {
     var dir = ""
 
     override func setUpWithError() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-zo-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        dir = try temporaryDirectory("zo")
     }
-
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
 
     private func text(_ value: Any?) -> String { value as? String ?? (value as? NSNumber)?.stringValue ?? "" }
 

@@ -12,7 +12,7 @@ import XCTest
 final class EthAccountVectorTests: XCTestCase {
     static let keys: [SecureBytes] = {
         let bip39 = BIP39()
-        let phrase = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
+        let phrase = TestPhrase.abandonAbout
         let master = try! ExtendedKey.master(
             seed: try! bip39.seed(of: try! bip39.parse(phrase, language: nil), passphrase: SecureBytes([])))
         return (0..<3).map { try! master.derive([0x8000_002C, 0x8000_003C, 0x8000_0000, 0, UInt32($0)]).privateKey! }

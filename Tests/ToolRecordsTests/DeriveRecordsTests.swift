@@ -9,11 +9,12 @@ import WalletQR
 import WalletUR
 import XCTest
 import WalletRecords
+import SatchelTestSupport
 
 /// derive's records, made from the library as derive makes them: BIP84's test vectors.
 final class DeriveRecordsTests: XCTestCase {
     private let phrase = JSONObject([
-        "mnemonic": .string("abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"),
+        "mnemonic": .string(TestPhrase.abandonAbout),
         "id": .string("mine"),
     ])
 

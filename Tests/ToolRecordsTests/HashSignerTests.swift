@@ -14,7 +14,7 @@ import WalletRecords
 /// of "abandon … about"), verification and recovery.
 final class HashSignerTests: XCTestCase {
     private let about = JSONObject([
-        "mnemonic": .string("abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about")
+        "mnemonic": .string(TestPhrase.abandonAbout)
     ])
     private let reader = RecordKeys(coin: nil, accountPath: nil, sharedPassphrase: nil)
 
@@ -112,7 +112,7 @@ final class PhraseRecordsTests: XCTestCase {
 /// keystore's public listing of an entry: nothing secret in it.
 final class KeyStoreListingTests: XCTestCase {
     func testListing() throws {
-        let record = JSONObject(["mnemonic": .string("legal winner thank year wave sausage worth useful legal winner thank yellow")])
+        let record = JSONObject(["mnemonic": .string(TestPhrase.legalWinner)])
         let entry = try KeyStoreRecords.entry(from: record, name: "w", birthdays: ["xmr": 5], passphraseProtected: true, now: 1_700_000_000)
         let listed = KeyStoreRecords.listing(entry.metadata)
         XCTAssertEqual(

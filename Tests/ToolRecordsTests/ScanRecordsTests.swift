@@ -16,11 +16,8 @@ final class ScanRecordsTests: XCTestCase {
     var dir = ""
 
     override func setUpWithError() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-scanrec-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        dir = try temporaryDirectory("scanrec")
     }
-
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
 
     private func walletsFile(_ text: String) throws -> String {
         let path = dir + "/wallets"

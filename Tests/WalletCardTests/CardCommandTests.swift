@@ -2,6 +2,7 @@
 import WalletCardCLI
 import WalletCore
 import XCTest
+import SatchelTestSupport
 
 /// card-info's checks and records at their library home (the card flows themselves run against
 /// the simulator in SimulatorTests and against pcscd in KeycardPCSCTests).
@@ -19,7 +20,7 @@ final class CardCommandTests: XCTestCase {
 
     func testLoadKeySeedFromARecord() throws {
         let phrase = JSONObject([
-            "mnemonic": .string("legal winner thank year wave sausage worth useful legal winner thank yellow"),
+            "mnemonic": .string(TestPhrase.legalWinner),
             "passphrase": .string("TREZOR"),
         ])
         XCTAssertEqual(

@@ -18,7 +18,7 @@ struct CardFixture {
     var seed: SecureBytes {
         let bip39 = BIP39()
         let m = try! bip39.parse(
-            "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about", language: "english")
+            TestPhrase.abandonAbout, language: "english")
         return try! bip39.seed(of: m, passphrase: nil)
     }
 

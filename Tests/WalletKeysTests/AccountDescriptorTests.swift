@@ -1,6 +1,7 @@
 import WalletCore
 import WalletKeys
 import XCTest
+import SatchelTestSupport
 
 /// Account descriptors as scan-blocks takes them, on BIP84's and BIP86's test phrase: the key,
 /// its origin, the chains, the checksum, and what is refused.
@@ -8,7 +9,7 @@ final class AccountDescriptorTests: XCTestCase {
     private let master: ExtendedKey = {
         let bip39 = BIP39()
         let phrase = try! bip39.parse(
-            "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about", language: nil)
+            TestPhrase.abandonAbout, language: nil)
         return try! ExtendedKey.master(seed: try! bip39.seed(of: phrase, passphrase: SecureBytes([])))
     }()
     private let h = DerivationPath.hardened

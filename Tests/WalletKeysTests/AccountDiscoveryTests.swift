@@ -1,6 +1,7 @@
 import WalletCore
 import WalletKeys
 import XCTest
+import SatchelTestSupport
 
 /// The address plan and BIP44 gap-limit discovery that derive and the Bitcoin scanner share.
 final class AccountDiscoveryTests: XCTestCase {
@@ -8,7 +9,7 @@ final class AccountDiscoveryTests: XCTestCase {
     private let master: ExtendedKey = {
         let bip39 = BIP39()
         let phrase = try! bip39.parse(
-            "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about", language: nil)
+            TestPhrase.abandonAbout, language: nil)
         return try! ExtendedKey.master(seed: try! bip39.seed(of: phrase, passphrase: SecureBytes([])))
     }()
     private let h = DerivationPath.hardened

@@ -93,7 +93,7 @@ final class BIP39VectorTests: XCTestCase {
 
     /// "café" typed precomposed or decomposed is one passphrase.
     func testPassphraseIsNFKDNormalised() throws {
-        let phrase = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
+        let phrase = TestPhrase.abandonAbout
         XCTAssertEqual(try seed(phrase, "caf\u{e9}"), try seed(phrase, "cafe\u{301}"))
         XCTAssertNotEqual(try seed(phrase, "cafe"), try seed(phrase, "caf\u{e9}"))
         XCTAssertNotEqual(try seed(phrase, " x "), try seed(phrase, "x"), "passphrases are not trimmed")
@@ -102,7 +102,7 @@ final class BIP39VectorTests: XCTestCase {
 
 final class BIP39ErrorTests: XCTestCase {
     let bip39 = BIP39()
-    let about = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about"
+    let about = TestPhrase.abandonAbout
 
     func testUnknownWordNamesPositionAndSuggestions() {
         XCTAssertThrowsError(try bip39.parse(about.replacingOccurrences(of: "about", with: "abuot"), language: nil)) { error in
@@ -128,7 +128,7 @@ final class BIP39ErrorTests: XCTestCase {
     }
 
     /// English words that are not also French ("abandon" is in both lists).
-    let legal = "legal winner thank year wave sausage worth useful legal winner thank yellow"
+    let legal = TestPhrase.legalWinner
 
     func testMixedLanguages() {
         // "abaisser" is French only; the rest English only.

@@ -15,11 +15,8 @@ final class ScanStateMigrationTests: XCTestCase {
     let walletID = "39cbd8e9e6c03ef2b71d5c7ee8e02509"
 
     override func setUpWithError() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-state-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        dir = try temporaryDirectory("state")
     }
-
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
 
     private func copyOld() throws -> String {
         let path = dir + "/" + stateFile

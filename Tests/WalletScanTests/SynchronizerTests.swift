@@ -12,11 +12,8 @@ final class SynchronizerTests: XCTestCase {
     var dir = ""
 
     override func setUpWithError() throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("satchel-sync-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+        dir = try temporaryDirectory("sync")
     }
-
-    override func tearDownWithError() throws { try? FileManager.default.removeItem(atPath: dir) }
 
     private var expected: [String: Any] { try! TestPaths.json(TestPaths.fixture("monero-regtest/expected.json")) as! [String: Any] }
 
