@@ -54,7 +54,7 @@ public struct WatchAccount: Sendable {
 /// `addressIndex` the chain (top bit) and index, the spend tag the outpoint (txid ‖ vout),
 /// `outputKey` the scriptPubKey, and `unlockTime` the confirmations a Litecoin peg-out needs
 /// (a Bitcoin output has no lock of its own).
-public struct BitcoinScanner<C: BitcoinFamily>: ChainScanner, ChainRecords {
+public struct BitcoinScanner<C: BitcoinFamily>: ChainScanner {
     public typealias Block = BitcoinBlock
 
     public let network: BitcoinNetwork

@@ -18,7 +18,7 @@ extension MoneroTransaction: ChainTransaction {
 /// Monero's part in the synchronizer: the block parser, and a wallet's view-key detector with
 /// its subaddress table (grown as Monero's wallet grows it). With the spend key it computes
 /// key images, so the engine can see spends.
-public struct MoneroScanner: ChainScanner, ChainRecords {
+public struct MoneroScanner: ChainScanner {
     public let keys: MoneroKeys
     public let network: MoneroNetwork
     public let lookahead: (majors: UInt32, minors: UInt32)

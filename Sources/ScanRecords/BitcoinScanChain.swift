@@ -304,3 +304,6 @@ public struct BitcoinScanChain<C: BitcoinFamily>: ScanChain {
             credentials: options.bitcoin.credentials(network: reader.network), spentOutputs: spentOutputs(wallets))
     }
 }
+
+/// Its record words are the scanner's own members.
+extension BitcoinScanner: ChainRecords {}

@@ -80,3 +80,6 @@ public struct MoneroScanChain: ScanChain {
         ServerAddress(address: address, timeout: source.timeout)
     }
 }
+
+/// Its record words are the scanner's own members.
+extension MoneroScanner: ChainRecords {}

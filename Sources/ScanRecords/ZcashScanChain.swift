@@ -112,3 +112,6 @@ public struct ZcashScanChain: ScanChain {
             ironwoodFrom: ironwood ? ZcashScanner.ironwoodActivation[reader.network] ?? 0 : nil)
     }
 }
+
+/// Its record words are the scanner's own members.
+extension ZcashScanner: ChainRecords {}

@@ -62,8 +62,7 @@ public struct AddressEntry: Sendable, Equatable {
 /// All the engine knows of a chain: how its block data is parsed (static, once per block for
 /// every wallet) and one wallet's detector (a value per wallet, copied to worker threads).
 /// A chain module conforms one type; `Synchronizer` does the rest. How its findings read in
-/// records is the other protocol the same type conforms to, `ChainRecords`: the engine never
-/// calls it.
+/// records is ScanRecords' `ChainRecords`, which the engine never calls.
 public protocol ChainScanner: Sendable {
     associatedtype Block: ChainBlock
 

@@ -6,7 +6,7 @@ import Zcash
 /// blocks parsed once, then each wallet's incoming viewing keys (external, and internal for
 /// change when the full viewing key is known) trial-decrypt every output and action. A note's nullifier, its spend tag, needs nk: with an
 /// incoming viewing key alone spends stay unknown, as for a view-only Monero wallet.
-public struct ZcashScanner: ChainScanner, ChainRecords {
+public struct ZcashScanner: ChainScanner {
     public typealias Block = ZcashCompactBlock
 
     public let network: ZcashNetwork

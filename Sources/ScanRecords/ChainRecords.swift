@@ -1,35 +1,10 @@
 import WalletCore
+import WalletScan
 
-/// A chain's words for the fields of `ReceivedOutput`, used in records.
-public struct OutputFieldNames: Sendable {
-    public let account: String
-    public let addressIndex: String
-    /// nil: not shown (Bitcoin's is the outpoint, which txid and vout already say).
-    public let spendTag: String?
-    public let memo: String
-    /// An output's index in its transaction, and its amount.
-    public let index: String
-    public let amount: String
-    /// The spending input's index in spent records; nil: not shown.
-    public let input: String?
-
-    public init(
-        account: String, addressIndex: String, spendTag: String?, memo: String,
-        index: String = "index", amount: String = "amount", input: String? = nil
-    ) {
-        self.account = account
-        self.addressIndex = addressIndex
-        self.spendTag = spendTag
-        self.memo = memo
-        self.index = index
-        self.amount = amount
-        self.input = input
-    }
-}
-
-/// How a chain's findings read in records: the words, encodings and extra fields that the
-/// record layer (scan-blocks' events and balances) writes. Beside `ChainScanner` and apart
-/// from it, so that the engine's contract holds only what the engine calls.
+/// How a chain's findings read in records: the words, encodings and extra fields that
+/// scan-blocks' events and balances write. Here, beside the records, not in the engine, which
+/// never calls it; a chain's scanner has the members, and its file here declares the
+/// conformance (`extension MoneroScanner: ChainRecords {}`).
 public protocol ChainRecords {
     static var chainName: String { get }
     static var fieldNames: OutputFieldNames { get }
