@@ -60,7 +60,7 @@ let package = Package(
         .systemLibrary(name: "CLevelDB", providers: [.apt(["libleveldb-dev"])]),
 
         .target(name: "CProcess"),
-        // Batched curve arithmetic (issue 23): AVX-512 IFMA / AVX2 / portable kernels chosen at run
+        // Batched curve arithmetic: AVX-512 IFMA / AVX2 / portable kernels chosen at run
         // time from cpuid, each with its own target attribute (never -march for the package, so
         // one binary runs on any x86-64); -O2 in debug too, as the tests run 10^5 products a path.
         // libsodium's X25519 is the portable ladder.

@@ -71,7 +71,7 @@ public struct PSBT: Sendable, Equatable {
 
     public init(base64 text: String) throws(PSBTError) {
         // Line breaks and spaces a mail or a terminal put in are not part of it (ASCII ones:
-        // looking up Unicode's whitespace property was a tenth of a large PSBT's signing).
+        // Unicode's whitespace property is slow to look up).
         guard let bytes = Base64.decode(utf8: text.utf8.filter { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }) else {
             throw .notBase64
         }

@@ -234,8 +234,8 @@ public enum PSBTField {
         }
     }
 
-    /// The most steps a derivation path has: BIP32 keeps a key's depth in one byte. (A path of
-    /// 50,000 steps with our fingerprint once took 4 GB of cached nodes.)
+    /// The most steps a derivation path has: BIP32 keeps a key's depth in one byte, and
+    /// each step of a path with our fingerprint is a cached node.
     public static let maxPathSteps = 255
 
     static func origin(_ v: [UInt8]) throws(PSBTError) {

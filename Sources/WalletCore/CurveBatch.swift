@@ -1,7 +1,7 @@
 import CCurveBatch
 import CSodium
 
-/// Which batched curve kernels run (issue 23): chosen once per process from cpuid, or forced
+/// Which batched curve kernels run: chosen once per process from cpuid, or forced
 /// with `SATCHEL_SIMD=ifma|avx2|portable` for tests and benchmarks.
 public enum CurveBatchPath: String, CaseIterable, Sendable {
     case portable, avx2, ifma

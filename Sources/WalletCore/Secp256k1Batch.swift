@@ -4,7 +4,7 @@ import CCurveBatch
     import Glibc
 #endif
 
-/// One secret scalar times many secp256k1 points, batched (issue 46): BIP352's shared secrets
+/// One secret scalar times many secp256k1 points, batched: BIP352's shared secrets
 /// b_scan·(input_hash·A) for a block's transactions at once. CCurveBatch's GLV ladder on 8
 /// points at a time (AVX2: two vectors of four, secp256k1's own reduction; IFMA: the
 /// Montgomery product), one inversion per call. The portable path runs libsecp256k1's ECDH,

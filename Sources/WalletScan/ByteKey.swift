@@ -44,7 +44,7 @@ public struct ByteFilter: Sendable {
 
     /// The slot of `bytes`, for a parser to keep beside where they lie: tested later through
     /// `mayContain(slot:)`, the bytes need not be read again (a block's scripts, read while
-    /// the parse has them in cache; by the scan, a batch later, each was a cache miss).
+    /// the parse has them in cache, not a batch later by the scan).
     @inlinable @inline(__always)
     public static func slot(of bytes: ArraySlice<UInt8>) -> UInt16 { UInt16(truncatingIfNeeded: slot(bytes)) }
 

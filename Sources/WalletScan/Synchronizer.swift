@@ -81,8 +81,7 @@ public final class Synchronizer<Chain: ChainScanner> {
     let slots: [Slot]
     public var batchSize = 50
     /// Whether the first batches are small, doubling up to `batchSize`, for a chain of
-    /// `bigBlocks`: the first batch is read before anything can be scanned, and with 50 blocks
-    /// of 1.4 MB that wait was a third of a 150-block scan of block files (later ones are read
+    /// `bigBlocks`: the first batch is read before anything can be scanned (later ones are read
     /// while the one before is scanned). Off by default: events carry the confirmations at their
     /// batch's end, which tests hold.
     public var rampsUp = false

@@ -1,7 +1,7 @@
 import CCurveBatch
 import WalletCore
 
-/// Many Jubjub points decoded, and times one scalar, batched (issue 23): CCurveBatch's Edwards
+/// Many Jubjub points decoded, and times one scalar, batched: CCurveBatch's Edwards
 /// ladder and square roots over 8 points per ladder on AVX-512 IFMA and AVX2, one field
 /// inversion for all encodings and one for all decodings' denominators. Sapling's trial
 /// decryption: KA^Sapling of one ivk with many epks. The portable path runs the Swift code (as

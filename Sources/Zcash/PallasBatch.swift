@@ -2,7 +2,7 @@ import CCurveBatch
 import CSodium
 import WalletCore
 
-/// Many Pallas points decoded, and times one scalar, batched (issue 23): CCurveBatch's GLV
+/// Many Pallas points decoded, and times one scalar, batched: CCurveBatch's GLV
 /// ladder and square roots over 8 points per ladder on AVX-512 IFMA and AVX2, one field
 /// inversion for all encodings. Orchard's trial decryption: KA^Orchard of one ivk with a run
 /// of epks.
