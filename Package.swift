@@ -8,7 +8,8 @@
 //   → chain modules: Monero's and Zcash's keys and curves, Bitcoin's transactions and PSBTs,
 //     Ethereum; their scanners MoneroScan, ZcashScan and BitcoinScan (socket code apart:
 //     MoneroNode, ZcashLightwalletd, BitcoinNode, over NodeHTTP) → WalletScan (the engine) → WalletKeys,
-//     WalletKeyStore, WalletCard (+ KeycardSimulator), WalletQR, WalletUR → WalletCore
+//     WalletKeyStore, WalletCard (+ KeycardSimulator), WalletQR, WalletUR → WalletCrypto (curves and
+//     hashes), WalletFiles (whole files, private directories) → WalletCore (values, errors, JSON, encodings)
 //   → C targets: CSodium CSecp256k1 CZstd CPCSCLite CQREncode CSQLite COpenSSL CBlake2 CZlib CLevelDB (Debian),
 //     CProcess CCurveBatch CSHA256 (ours).
 //   Benchmarks (BenchSupport, *-bench), satchel-ctime, satchel-fuzz and SatchelTestSupport sit beside.
@@ -65,16 +66,22 @@ let package = Package(
         // one binary runs on any x86-64); -O2 in debug too, as the tests run 10^5 products a path.
         // libsodium's X25519 is the portable ladder.
         .target(name: "CCurveBatch", dependencies: ["CSodium"], cSettings: [.unsafeFlags(["-O2"])]),
-        .target(name: "WalletCore", dependencies: ["CSodium", "CSecp256k1", "COpenSSL", "CCurveBatch"], swiftSettings: optimizedInDebug),
+        // Values, errors, JSON and encodings: no C library, so that a module that needs only
+        // these (WalletUR, WalletQR) links no crypto.
+        .target(name: "WalletCore", swiftSettings: optimizedInDebug),
+        // Curves and hashes, over Debian's crypto libraries and our batched kernels.
+        .target(name: "WalletCrypto", dependencies: ["CSodium", "CSecp256k1", "COpenSSL", "CCurveBatch", "WalletCore"], swiftSettings: optimizedInDebug),
+        // Files that must never be seen half-written, and private directories.
+        .target(name: "WalletFiles"),
         // SHA256d two messages at a time on SHA-NI (cpuid at run time, its own target attribute),
         // OpenSSL's SHA-256 otherwise: Bitcoin's txids, wtxids and merkle trees.
         .target(name: "CSHA256", dependencies: ["COpenSSL"], cSettings: [.unsafeFlags(["-O2"])]),
-        .target(name: "WalletKeys", dependencies: ["WalletCore"], swiftSettings: optimizedInDebug),
-        .target(name: "WalletScan", dependencies: ["CSQLite", "CZstd", "WalletCore"], swiftSettings: optimizedInDebug),
+        .target(name: "WalletKeys", dependencies: ["WalletCrypto", "WalletCore"], swiftSettings: optimizedInDebug),
+        .target(name: "WalletScan", dependencies: ["WalletFiles", "CSQLite", "CZstd", "WalletCore"], swiftSettings: optimizedInDebug),
         // Monero's keys, addresses and curve arithmetic (what a key record needs); its blocks,
         // transactions and scanner in MoneroScan, over the engine.
-        .target(name: "Monero", dependencies: ["CSodium", "WalletKeys", "WalletCore"], swiftSettings: optimizedInDebug),
-        .target(name: "MoneroScan", dependencies: ["Monero", "WalletScan", "WalletKeys", "WalletCore"], swiftSettings: optimizedInDebug),
+        .target(name: "Monero", dependencies: ["WalletCrypto", "CSodium", "WalletKeys", "WalletCore"], swiftSettings: optimizedInDebug),
+        .target(name: "MoneroScan", dependencies: ["WalletCrypto", "Monero", "WalletScan", "WalletKeys", "WalletCore"], swiftSettings: optimizedInDebug),
         // HTTP/1.1 to a node over SwiftNIO (not URLSession, whose libcurl keeps the tools from
         // linking statically): one deadline per call, capped answers. scan-blocks' alone.
         .target(name: "NodeHTTP", dependencies: [
@@ -88,7 +95,7 @@ let package = Package(
         // Field arithmetic unoptimized is 30× slower: the tests' trial decryptions need -O in debug too.
         // Zcash's keys, curves, notes, trial decryption and transaction ids; its compact blocks
         // (SwiftProtobuf) and scanner in ZcashScan, over the engine.
-        .target(name: "Zcash", dependencies: ["CBlake2", "CCurveBatch", "COpenSSL", "CSodium", "WalletCore"], swiftSettings: optimizedInDebug),
+        .target(name: "Zcash", dependencies: ["WalletCrypto", "CBlake2", "CCurveBatch", "COpenSSL", "CSodium", "WalletCore"], swiftSettings: optimizedInDebug),
         .target(name: "ZcashScan", dependencies: ["Zcash", "WalletScan", "WalletCore",
                                                   .product(name: "SwiftProtobuf", package: "swift-protobuf")],
                 swiftSettings: optimizedInDebug),
@@ -103,24 +110,24 @@ let package = Package(
         ]),
         // Bitcoin-family chains (Bitcoin, Litecoin with MWEB): transactions, scripts, sighashes and PSBTs — what
         // sign-tx needs, with no engine, SQLite or zstd.
-        .target(name: "Bitcoin", dependencies: ["CSHA256", "WalletKeys", "WalletCore"], swiftSettings: optimizedInDebug),
+        .target(name: "Bitcoin", dependencies: ["WalletCrypto", "CSHA256", "WalletKeys", "WalletCore"], swiftSettings: optimizedInDebug),
         // Their raw blocks (MWEB too), watch sets of scripts, block sources and scanner, over the engine.
-        .target(name: "BitcoinScan", dependencies: ["Bitcoin", "CLevelDB", "CSHA256", "WalletScan", "WalletKeys", "WalletCore"], swiftSettings: optimizedInDebug),
+        .target(name: "BitcoinScan", dependencies: ["WalletCrypto", "Bitcoin", "CLevelDB", "CSHA256", "WalletScan", "WalletKeys", "WalletCore"], swiftSettings: optimizedInDebug),
         // The only Bitcoin code that opens sockets: bitcoind's (litecoind's) JSON-RPC and REST.
         .target(name: "BitcoinNode", dependencies: ["BitcoinScan", "Bitcoin", "NodeHTTP", "WalletScan", "WalletCore"]),
         // Ethereum's transactions (legacy EIP-155, EIP-2930, EIP-1559), RLP, EIP-191 and EIP-712:
         // what is signed, built here; the key is the caller's.
-        .target(name: "Ethereum", dependencies: ["WalletCore"], swiftSettings: optimizedInDebug),
-        .target(name: "WalletKeyStore", dependencies: ["CSodium", "WalletCore"]),
-        .target(name: "WalletCard", dependencies: ["COpenSSL", "CSodium", "CPCSCLite", "WalletCore"], swiftSettings: optimizedInDebug),
+        .target(name: "Ethereum", dependencies: ["WalletCrypto", "WalletKeys", "WalletCore"], swiftSettings: optimizedInDebug),
+        .target(name: "WalletKeyStore", dependencies: ["WalletCrypto", "WalletFiles", "CSodium", "WalletCore"]),
+        .target(name: "WalletCard", dependencies: ["WalletCrypto", "COpenSSL", "CSodium", "CPCSCLite", "WalletCore"], swiftSettings: optimizedInDebug),
         .target(name: "WalletCardCLI", dependencies: [
-            "WalletCard", "WalletRecords", "WalletKeyStore", "WalletKeys", "WalletCore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "WalletCrypto", "WalletCard", "WalletRecords", "WalletKeyStore", "WalletKeys", "WalletCore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
-        .target(name: "KeycardSimulator", dependencies: ["WalletCard", "WalletKeys", "WalletCore"], swiftSettings: optimizedInDebug),
+        .target(name: "KeycardSimulator", dependencies: ["WalletCrypto", "WalletCard", "WalletKeys", "WalletCore"], swiftSettings: optimizedInDebug),
         .target(name: "WalletQR", dependencies: ["CQREncode", "WalletCore"]),
         // Animated QR transports: Blockchain Commons URs (Bytewords, fountain codes, CBOR, the
         // registry types) and Coinkite's BBQr (zlib's raw DEFLATE and CRC-32).
-        .target(name: "WalletUR", dependencies: ["CZlib", "WalletCore"], swiftSettings: optimizedInDebug),
+        .target(name: "WalletUR", dependencies: ["WalletCrypto", "CZlib", "WalletCore"], swiftSettings: optimizedInDebug),
         // The record runtime every tool shares: the JSON Lines pipeline, streams, secret input,
         // record errors and exit statuses, and the key-file and key-store options. No chain.
         .target(name: "WalletRecords", dependencies: [
@@ -130,27 +137,28 @@ let package = Package(
         // store (KeySources), phrases (MnemonicRecords), keys and addresses (DeriveRecords),
         // signing (SigningRecords), scanning (ScanRecords); cards in WalletCardCLI.
         .target(name: "KeySources", dependencies: [
-            "WalletRecords", "WalletCore", "WalletKeys", "WalletKeyStore", "Monero", "Zcash", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "WalletCrypto", "WalletRecords", "WalletCore", "WalletKeys", "WalletKeyStore", "Monero", "Zcash", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .target(name: "MnemonicRecords", dependencies: [
-            "WalletRecords", "WalletCore", "WalletKeys", "Monero", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "WalletCrypto", "WalletRecords", "WalletCore", "WalletKeys", "Monero", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // QR codes as records: an address's image, UR and BBQr parts read among records and
         // written as records, lines, terminal frames or images.
         .target(name: "QRRecords", dependencies: [
-            "WalletUR", "WalletQR", "WalletRecords", "WalletCore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "WalletCrypto", "WalletUR", "WalletQR", "WalletRecords", "WalletCore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .target(name: "DeriveRecords", dependencies: [
-            "KeySources", "WalletCardCLI", "WalletRecords", "WalletCore", "WalletKeys", "WalletKeyStore", "WalletUR", "Monero", "Zcash",
+            "WalletCrypto", "KeySources", "WalletCardCLI", "WalletRecords", "WalletCore", "WalletKeys", "WalletKeyStore", "WalletUR", "Monero", "Zcash",
             "Bitcoin", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .target(name: "SigningRecords", dependencies: [
-            "KeySources", "WalletCardCLI", "WalletCard", "WalletRecords", "WalletCore", "WalletKeys", "Monero", "Bitcoin", "Ethereum",
+            "WalletCrypto", "WalletFiles", "KeySources", "WalletCardCLI", "WalletCard", "WalletRecords", "WalletCore", "WalletKeys", "Monero", "Bitcoin", "Ethereum",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // sign-tx's QR transports: PSBTs and Ethereum requests over UR and BBQr (sign-hash links none of it).
         .target(name: "SigningQR", dependencies: [
-            "SigningRecords", "QRRecords", "WalletUR", "Bitcoin", "Ethereum", "WalletKeys", "WalletRecords", "WalletCore",
+            "WalletCrypto", "SigningRecords", "QRRecords", "WalletUR", "Bitcoin", "Ethereum", "WalletKeys", "WalletRecords", "WalletCore",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .target(name: "ScanRecords", dependencies: [
             "ZcashScan", "MoneroScan", "KeySources", "WalletRecords", "WalletCore", "WalletKeys", "WalletKeyStore", "WalletScan", "Monero", "Zcash", "BitcoinScan", "Bitcoin",
@@ -178,7 +186,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "scan-blocks", dependencies: [
-            "ScanRecords", "KeySources", "WalletRecords", "WalletScan", "Bitcoin", "BitcoinNode", "MoneroNode", "ZcashLightwalletd", "WalletCore",
+            "WalletCrypto", "ScanRecords", "KeySources", "WalletRecords", "WalletScan", "Bitcoin", "BitcoinNode", "MoneroNode", "ZcashLightwalletd", "WalletCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "card-info", dependencies: [
@@ -187,34 +195,34 @@ let package = Package(
         ]),
         .executableTarget(name: "keycard-sim", dependencies: ["KeycardSimulator"]),
         .target(name: "BenchSupport", path: "Benchmarks/BenchSupport"),
-        .executableTarget(name: "monero-bench", dependencies: ["MoneroScan", "BenchSupport", "Monero", "WalletScan", "WalletCore", "CSodium"], path: "Benchmarks/monero-bench"),
+        .executableTarget(name: "monero-bench", dependencies: ["WalletCrypto", "MoneroScan", "BenchSupport", "Monero", "WalletScan", "WalletCore", "CSodium"], path: "Benchmarks/monero-bench"),
         // make ctime's check of the Swift code that multiplies by a secret on the portable path.
         .executableTarget(
-            name: "satchel-ctime", dependencies: ["Zcash", "Monero", "Bitcoin", "CCurveBatch", "WalletCore"], path: "Tests/ctime/Swift"),
-        .executableTarget(name: "zcash-bench", dependencies: ["ZcashScan", "BenchSupport", "Zcash", "CCurveBatch", "WalletCore", "CSodium"], path: "Benchmarks/zcash-bench"),
-        .executableTarget(name: "bitcoin-bench", dependencies: ["BenchSupport", "BitcoinScan", "Bitcoin", "CCurveBatch", "COpenSSL", "CSHA256", "CSecp256k1", "WalletScan", "WalletKeys", "WalletCore"], path: "Benchmarks/bitcoin-bench"),
-        .executableTarget(name: "satchel-bench", dependencies: ["BenchSupport", "WalletKeys", "WalletUR", "WalletCore"], path: "Benchmarks/satchel-bench"),
+            name: "satchel-ctime", dependencies: ["WalletCrypto", "Zcash", "Monero", "Bitcoin", "CCurveBatch", "WalletCore"], path: "Tests/ctime/Swift"),
+        .executableTarget(name: "zcash-bench", dependencies: ["WalletCrypto", "ZcashScan", "BenchSupport", "Zcash", "CCurveBatch", "WalletCore", "CSodium"], path: "Benchmarks/zcash-bench"),
+        .executableTarget(name: "bitcoin-bench", dependencies: ["WalletCrypto", "BenchSupport", "BitcoinScan", "Bitcoin", "CCurveBatch", "COpenSSL", "CSHA256", "CSecp256k1", "WalletScan", "WalletKeys", "WalletCore"], path: "Benchmarks/bitcoin-bench"),
+        .executableTarget(name: "satchel-bench", dependencies: ["WalletCrypto", "BenchSupport", "WalletKeys", "WalletUR", "WalletCore"], path: "Benchmarks/satchel-bench"),
 
         // Every parser's libFuzzer target (docs/RELIABILITY.md). A plain build replays inputs;
         // `make fuzz` builds it apart (.build-fuzz) with -sanitize=fuzzer,address -DFUZZING.
         .executableTarget(name: "satchel-fuzz", dependencies: [
-            "ZcashScan", "MoneroScan", "KeySources", "DeriveRecords", "ScanRecords", "WalletRecords", "WalletKeys", "WalletCore", "Monero", "Zcash", "BitcoinScan", "Bitcoin", "Ethereum", "WalletCard", "WalletKeyStore", "WalletUR",
+            "WalletCrypto", "WalletFiles", "ZcashScan", "MoneroScan", "KeySources", "DeriveRecords", "ScanRecords", "WalletRecords", "WalletKeys", "WalletCore", "Monero", "Zcash", "BitcoinScan", "Bitcoin", "Ethereum", "WalletCard", "WalletKeyStore", "WalletUR",
         ], path: "Fuzz", exclude: ["corpus", "make-seeds.py"]),
 
         .target(name: "SatchelTestSupport", path: "Tests/SatchelTestSupport"),
-        .testTarget(name: "WalletCoreTests", dependencies: ["WalletCore", "CCurveBatch", "CSecp256k1", "CZstd", "CPCSCLite", "SatchelTestSupport"]),
-        .testTarget(name: "WalletKeysTests", dependencies: ["WalletKeys", "WalletCore", "SatchelTestSupport"]),
-        .testTarget(name: "WalletURTests", dependencies: ["WalletUR", "WalletCore", "SatchelTestSupport"]),
+        .testTarget(name: "WalletCoreTests", dependencies: ["WalletCrypto", "WalletKeys", "WalletCore", "CCurveBatch", "CSecp256k1", "CZstd", "CPCSCLite", "SatchelTestSupport"]),
+        .testTarget(name: "WalletKeysTests", dependencies: ["WalletCrypto", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
+        .testTarget(name: "WalletURTests", dependencies: ["WalletCrypto", "WalletUR", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "WalletKeyStoreTests", dependencies: ["WalletKeyStore", "WalletCore"]),
-        .testTarget(name: "WalletScanTests", dependencies: ["MoneroScan", "WalletScan", "Monero", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
-        .testTarget(name: "MoneroTests", dependencies: ["MoneroScan", "Monero", "CSodium", "WalletScan", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
-        .testTarget(name: "ZcashTests", dependencies: ["ZcashScan", "Zcash", "CCurveBatch", "WalletScan", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
-        .testTarget(name: "EthereumTests", dependencies: ["Ethereum", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
-        .testTarget(name: "BitcoinTests", dependencies: ["BitcoinScan", "Bitcoin", "CSHA256", "WalletScan", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
+        .testTarget(name: "WalletScanTests", dependencies: ["WalletCrypto", "MoneroScan", "WalletScan", "Monero", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
+        .testTarget(name: "MoneroTests", dependencies: ["WalletCrypto", "MoneroScan", "Monero", "CSodium", "WalletScan", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
+        .testTarget(name: "ZcashTests", dependencies: ["WalletCrypto", "ZcashScan", "Zcash", "CCurveBatch", "WalletScan", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
+        .testTarget(name: "EthereumTests", dependencies: ["WalletCrypto", "Ethereum", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
+        .testTarget(name: "BitcoinTests", dependencies: ["WalletCrypto", "BitcoinScan", "Bitcoin", "CSHA256", "WalletScan", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "ZcashLightwalletdTests", dependencies: ["ZcashLightwalletd"]),
         .testTarget(name: "MoneroNodeTests", dependencies: ["MoneroNode", "NodeHTTP", "WalletScan", "WalletCore", "SatchelTestSupport"]),
-        .testTarget(name: "WalletCardTests", dependencies: ["WalletCard", "WalletCardCLI", "SigningRecords", "DeriveRecords", "KeySources", "WalletRecords", "KeycardSimulator", "Bitcoin", "Ethereum", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
-        .testTarget(name: "ToolRecordsTests", dependencies: ["MoneroScan", "KeySources", "MnemonicRecords", "DeriveRecords", "SigningRecords", "ScanRecords", "WalletRecords", "WalletKeys", "WalletQR", "WalletUR", "QRRecords", "WalletScan", "Monero", "WalletCore", "Bitcoin", "SatchelTestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["SatchelTestSupport", "Bitcoin", "WalletKeys", "WalletCore"]),
+        .testTarget(name: "WalletCardTests", dependencies: ["WalletCrypto", "WalletCard", "WalletCardCLI", "SigningRecords", "DeriveRecords", "KeySources", "WalletRecords", "KeycardSimulator", "Bitcoin", "Ethereum", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
+        .testTarget(name: "ToolRecordsTests", dependencies: ["WalletCrypto", "MoneroScan", "KeySources", "MnemonicRecords", "DeriveRecords", "SigningRecords", "ScanRecords", "WalletRecords", "WalletKeys", "WalletQR", "WalletUR", "QRRecords", "WalletScan", "Monero", "WalletCore", "Bitcoin", "SatchelTestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["WalletCrypto", "SatchelTestSupport", "Bitcoin", "WalletKeys", "WalletCore"]),
     ]
 )

@@ -2,6 +2,7 @@ import Bitcoin
 import BitcoinScan
 import WalletCore
 import WalletKeys
+import WalletCrypto
 
 /// Bitcoin-family data: transactions and blocks (Litecoin's MWEB among them) as the scanner
 /// and the PSBT code read them, and PSBTs through the signer and finalizer.

@@ -1,5 +1,7 @@
 import Monero
 import WalletCore
+import WalletCrypto
+import WalletKeys
 
 /// Text encodings of keys and addresses: each decoder against its encoder.
 enum EncodingTargets {

@@ -1,5 +1,6 @@
 import WalletCore
 import WalletKeys
+import WalletCrypto
 
 /// What people type or paste: phrases, extended keys, paths, descriptors, WIF keys.
 enum KeyTargets {

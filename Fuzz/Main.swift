@@ -11,6 +11,7 @@
     import Glibc
 #endif
 import WalletCore
+import WalletFiles
 
 #if FUZZING
     @_silgen_name("LLVMFuzzerRunDriver")

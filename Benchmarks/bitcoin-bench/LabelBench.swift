@@ -1,6 +1,7 @@
 import Bitcoin
 import BenchSupport
 import WalletCore
+import WalletCrypto
 
 /// What a silent payment label costs the receiver (issue 56 point 5, the one limit of derive
 /// --label and scan-blocks --sp-labels, 99,999): the table made once per run (label·G for each

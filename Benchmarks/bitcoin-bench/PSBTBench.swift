@@ -12,6 +12,7 @@ import Bitcoin
 import CSecp256k1
 import WalletCore
 import WalletKeys
+import WalletCrypto
 
 func psbtBench(inputs count: Int) throws {
     let seed = SecureBytes((0..<64).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 1) })

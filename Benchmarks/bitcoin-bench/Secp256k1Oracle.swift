@@ -6,6 +6,7 @@
 // every ladder). Keys change every 13 points, so batches are never a multiple of 8.
 import CCurveBatch
 import WalletCore
+import WalletCrypto
 
 func secp256k1Oracle(cases: Int) throws -> Bool {
     var rng = SystemRandomNumberGenerator()

@@ -14,6 +14,7 @@ import BenchSupport
 import Bitcoin
 import CSecp256k1
 import WalletCore
+import WalletCrypto
 
 /// A random valid secp256k1 private key (the benches' inputs).
 func randomSecret() -> SecureBytes {

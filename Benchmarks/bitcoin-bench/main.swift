@@ -17,6 +17,7 @@ import CSHA256
 import Foundation
 import WalletCore
 import WalletScan
+import WalletCrypto
 
 let arguments = CommandLine.arguments
 // `bitcoin-bench psbt [inputs]`: PSBT signing against libsecp256k1's loop (PSBTBench.swift).

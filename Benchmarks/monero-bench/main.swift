@@ -15,6 +15,7 @@ import Monero
 import WalletCore
 import WalletScan
 import MoneroScan
+import WalletCrypto
 
 Sodium.ensureInitialized()  // libsodium's fast X25519, the yardstick, only after sodium_init
 let args = CommandLine.arguments

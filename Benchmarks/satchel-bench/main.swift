@@ -8,6 +8,7 @@ import BenchSupport
 import WalletCore
 import WalletKeys
 import WalletUR
+import WalletCrypto
 
 // `satchel-bench ur-hostile`: bench/ur_decode.py's measure of the fountain decoder under a
 // hostile screen (mixed parts of a 10,000-fragment message that never complete).

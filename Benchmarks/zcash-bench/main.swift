@@ -13,6 +13,7 @@ import CSodium
 import WalletCore
 import Zcash
 import ZcashScan
+import WalletCrypto
 
 // Before any timing: without sodium_init libsodium runs its reference X25519, not the fast one
 // that issue 23's ratios are measured against.

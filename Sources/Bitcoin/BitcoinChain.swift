@@ -1,5 +1,6 @@
 import WalletCore
 import WalletKeys
+import WalletCrypto
 
 /// A Bitcoin-family chain, as a type: the engine's chain name and parsing rules are static.
 public protocol BitcoinFamily: Sendable {

@@ -1,4 +1,5 @@
 import WalletCore
+import WalletCrypto
 
 /// BIP374's discrete log equality proofs over secp256k1 (revision 0.2.0: the message is in the
 /// nonce): for A = a·G and C = a·B, 64 bytes e ‖ s showing that one a made both, without a.

@@ -1,5 +1,6 @@
 import WalletCore
 import WalletKeys
+import WalletCrypto
 
 /// A multisig wallet as its output descriptor says (BIP380-383): `wsh(sortedmulti(m,K…))`,
 /// `wsh(multi(…))` or their `sh(wsh(…))` forms, each key `[fingerprint/path]xpub` followed by

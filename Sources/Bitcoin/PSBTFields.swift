@@ -1,4 +1,5 @@
 import WalletCore
+import WalletCrypto
 
 public enum PSBTError: WalletError, Equatable {
     case notBase64

@@ -1,4 +1,5 @@
 import WalletCore
+import WalletCrypto
 
 /// The Input Finalizer and Transaction Extractor of BIP174 for the scripts Satchel signs:
 /// P2PKH, P2WPKH and P2SH-P2WPKH, bare multisig inside P2SH, P2WSH or P2SH-P2WSH, and taproot's

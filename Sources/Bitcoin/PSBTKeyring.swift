@@ -1,5 +1,6 @@
 import WalletCore
 import WalletKeys
+import WalletCrypto
 
 /// The keys a PSBT signer asks for, by the BIP32 origin (master fingerprint and path) that a
 /// PSBT's derivation fields name. A software key (`BIP32Keyring`) and a Keycard both serve it:

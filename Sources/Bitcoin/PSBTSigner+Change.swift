@@ -1,5 +1,6 @@
 import WalletCore
 import WalletKeys
+import WalletCrypto
 
 /// Which outputs are change: ours by keys the signer derived itself, in an account it signs for.
 extension PSBTSigner {

@@ -1,5 +1,6 @@
 import WalletCore
 import WalletKeys
+import WalletCrypto
 
 /// Each input's plan: what it is, which of our keys sign it and how, checked first.
 extension PSBTSigner {

@@ -1,5 +1,6 @@
 import WalletCore
 import WalletKeys
+import WalletCrypto
 
 /// The PSBT Signer (BIP174) with the checks a careful signer makes first: the spent outputs
 /// proven (a previous transaction hashes to the outpoint, a witness UTXO agrees with it), every

@@ -1,4 +1,5 @@
 import WalletCore
+import WalletCrypto
 
 /// A Bitcoin-family chain's proof of work: the header hash that must not exceed the target its
 /// nBits encodes, and the work a block adds to its chain (what a node follows: the most

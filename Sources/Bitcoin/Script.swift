@@ -1,4 +1,5 @@
 import WalletCore
+import WalletCrypto
 
 /// The standard output scripts a signer recognizes, read from a scriptPubKey (or a P2SH redeem
 /// script). Anything else is `.other`: Satchel signs no script it cannot name.

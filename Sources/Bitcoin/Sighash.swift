@@ -1,4 +1,5 @@
 import WalletCore
+import WalletCrypto
 
 /// What a signature commits to: the three ways Bitcoin hashes a transaction for signing.
 public enum Sighash {

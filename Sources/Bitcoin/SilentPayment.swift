@@ -1,5 +1,6 @@
 import WalletCore
 import WalletKeys
+import WalletCrypto
 
 /// BIP352 silent payments (bitcoin/bips bip-0352.mediawiki; vectors of 2026-08-20): a static
 /// `sp1…` address, and per payment a fresh taproot output only its receiver finds, by one ECDH

@@ -1,5 +1,6 @@
 import WalletCore
 import WalletKeys
+import WalletCrypto
 
 /// BIP392's `sp()` descriptor: a silent payment receiver's keys as one text, at the revision
 /// of bitcoin/bips bip-0392.mediawiki in commit 41f99576 (Draft; its test vectors are "TBD").

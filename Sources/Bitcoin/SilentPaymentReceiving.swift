@@ -1,4 +1,5 @@
 import WalletCore
+import WalletCrypto
 
 /// One input of a transaction as BIP352 reads it: what it spends (outpoint, the spent output's
 /// script) and what it shows (scriptSig, witness).

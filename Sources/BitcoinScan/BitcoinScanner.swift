@@ -2,6 +2,7 @@ import Bitcoin
 import WalletCore
 import WalletKeys
 import WalletScan
+import WalletCrypto
 
 /// A watched account: one script kind over one account key, and its chains (0 receive, 1 change).
 public struct WatchAccount: Sendable {

@@ -1,6 +1,7 @@
 import Bitcoin
 import WalletCore
 import WalletScan
+import WalletCrypto
 
 /// A node's undo data (`blocks/rev*.dat`, beside the block files, the same obfuscation): per
 /// connected block, what each input of each transaction but the coinbase spent, which is how

@@ -6,6 +6,7 @@ import Zcash
 import WalletRecords
 import KeySources
 import WalletCardCLI
+import WalletCrypto
 
 /// `derive`'s address records: for each key record, the addresses the options ask for — BIP32
 /// (from a seed, an extended key or a device), Monero subaddresses, Zcash Sapling and Orchard.

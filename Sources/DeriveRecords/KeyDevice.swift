@@ -1,6 +1,7 @@
 import WalletCore
 import WalletKeys
 import KeySources
+import WalletCrypto
 
 /// A key held outside this process (a Keycard): public keys by path, and private keys where
 /// the device lets them out. Paths are absolute, below m.

@@ -1,4 +1,5 @@
 import WalletCore
+import WalletKeys
 
 /// What is wrong with an Ethereum transaction, message or typed-data record.
 public enum EthereumError: WalletError, Equatable {

@@ -1,4 +1,5 @@
 import WalletCore
+import WalletCrypto
 
 /// An Ethereum transaction to sign: legacy with EIP-155 replay protection, EIP-2930 (access
 /// list) or EIP-1559 (dynamic fee), from a JSON record in the field names eth-account and

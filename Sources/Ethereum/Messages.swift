@@ -1,4 +1,5 @@
 import WalletCore
+import WalletCrypto
 
 /// EIP-191 version 0x45 (`personal_sign`, eth_sign): the prefix keeps a signed message from
 /// ever being a valid transaction.

@@ -1,4 +1,5 @@
 import WalletCore
+import WalletCrypto
 
 /// EIP-712 typed structured data, as `eth_signTypedData_v4` takes it: nested structs, arrays
 /// (dynamic and fixed), bytes and strings. The hash is keccak256(0x19 0x01 ‖ domain separator ‖

@@ -2,6 +2,7 @@ import Monero
 import WalletCore
 import WalletKeys
 import WalletRecords
+import WalletCrypto
 
 /// Reads the key material of one record.
 public struct RecordKeys: Sendable {

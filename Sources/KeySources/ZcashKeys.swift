@@ -3,6 +3,7 @@ import WalletKeyStore
 import WalletKeys
 import Zcash
 import WalletRecords
+import WalletCrypto
 
 extension ZcashKeyMaterial {
     /// The network a viewing key is for, from its prefix.

@@ -2,6 +2,7 @@ import Foundation
 import WalletCard
 import WalletCore
 import WalletKeys
+import WalletCrypto
 
 /// A software Keycard: the applet 3.2 behaviour of ../shared/design/keycard-protocol.md —
 /// states, PIN/PUK counters and blocking, the duress PIN, 10 pairing slots and the ephemeral

@@ -4,6 +4,7 @@ import Monero
 import WalletCore
 import WalletKeys
 import WalletRecords
+import WalletCrypto
 
 /// --scheme and --language, shared by every subcommand.
 public struct SchemeOptions: ParsableArguments {

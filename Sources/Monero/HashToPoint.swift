@@ -1,4 +1,5 @@
 import WalletCore
+import WalletCrypto
 
 /// Monero's hash_to_ec (crypto.cpp): Hp(P) = 8 · ge_fromfe_frombytes_vartime(Keccak-256(P)),
 /// the Elligator-like map of crypto-ops.c, over FieldElement (mod p = 2^255 − 19). It runs on

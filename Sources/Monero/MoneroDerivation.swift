@@ -1,5 +1,6 @@
 import CSodium
 import WalletCore
+import WalletCrypto
 
 extension Ed25519 {
     /// Monero's key derivation 8·(a·R) (generate_key_derivation), or nil when R is not a

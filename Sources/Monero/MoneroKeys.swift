@@ -1,5 +1,6 @@
 import WalletCore
 import WalletKeys
+import WalletCrypto
 
 /// Monero address prefixes per network.
 public struct MoneroNetwork: Sendable, Equatable {

@@ -1,5 +1,6 @@
 import CSodium
 import WalletCore
+import WalletCrypto
 
 /// A fast first look at a transaction key: the two encodings the key derivation D = 8·a·R
 /// can have, from an X25519 ladder on R's Montgomery u-coordinate: all keys of a call at once

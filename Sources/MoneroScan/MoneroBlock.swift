@@ -1,6 +1,7 @@
 import WalletCore
 import WalletScan
 import Monero
+import WalletCrypto
 
 /// A Monero block: header, miner transaction and the ids of its other transactions.
 public struct MoneroBlock: Sendable {

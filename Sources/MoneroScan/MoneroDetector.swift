@@ -2,6 +2,7 @@ import WalletCore
 import WalletScan
 import WalletKeys
 import Monero
+import WalletCrypto
 
 /// An output of a transaction that belongs to the wallet.
 public struct MoneroOwnedOutput: Sendable, Equatable {

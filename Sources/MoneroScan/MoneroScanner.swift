@@ -2,6 +2,7 @@ import WalletCore
 import WalletKeys
 import WalletScan
 import Monero
+import WalletCrypto
 
 /// A Monero block with its transactions (the miner's first), parsed and checked.
 public struct MoneroParsedBlock: ChainBlock {

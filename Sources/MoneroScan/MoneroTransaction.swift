@@ -1,6 +1,7 @@
 import WalletCore
 import WalletScan
 import Monero
+import WalletCrypto
 
 /// A Monero transaction as far as a view-key scanner needs it: inputs' key images, outputs'
 /// keys, view tags and amounts, the extra field, and the RingCT base (fee, encrypted amounts,

@@ -1,6 +1,7 @@
 import WalletCore
 import WalletRecords
 import WalletUR
+import WalletCrypto
 
 /// How a message came (and so how its answer goes): a UR of a type, or a BBQr set of a file type.
 public enum QRTransport: Equatable, Sendable {

@@ -4,6 +4,7 @@ import WalletKeys
 import WalletRecords
 import SigningRecords
 import WalletUR
+import WalletCrypto
 
 /// Keystone's eth-sign-request (EIP-4527) as sign-tx signs it: the request turned into the
 /// record sign-tx signs anyway — so the same summary comes first — and the signed record into

@@ -4,6 +4,7 @@ import WalletCardCLI
 import WalletCore
 import WalletKeys
 import WalletRecords
+import WalletCrypto
 
 extension CardKeys {
     /// Signs a record's hash on the card (ECDSA): at the record's path or `path`, with

@@ -5,6 +5,7 @@ import WalletCardCLI
 import WalletCore
 import WalletKeys
 import WalletRecords
+import WalletCrypto
 
 /// The card as sign-tx's Ethereum key source: the public key at a path (the summary's `from`)
 /// and an ECDSA signature there, made by the card on the hash sign-tx built.

@@ -3,6 +3,7 @@ import WalletCore
 import WalletKeys
 import WalletRecords
 import KeySources
+import WalletCrypto
 
 /// sign-tx's Ethereum records: a transaction (`eth_tx`), a personal message (`message`,
 /// `message_hex`) or EIP-712 typed data (`typed_data`). Each gives a summary of what is signed

@@ -5,6 +5,7 @@ import WalletKeys
 import WalletRecords
 import KeySources
 import WalletCardCLI
+import WalletCrypto
 
 /// Which signature sign-hash makes.
 public enum SigningScheme: String, CaseIterable, Sendable, ExpressibleByArgument {

@@ -6,6 +6,7 @@ import WalletKeys
 import WalletRecords
 import KeySources
 import WalletCardCLI
+import WalletFiles
 
 /// sign-tx's options for PSBTs.
 public struct PSBTOptions: ParsableArguments {

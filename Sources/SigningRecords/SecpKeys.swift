@@ -2,6 +2,7 @@ import WalletCore
 import WalletKeys
 import KeySources
 import WalletCardCLI
+import WalletCrypto
 
 /// What sign-tx asks of a key source, software key or Keycard: the public key at a path (for
 /// the summary, before anything is signed) and an ECDSA signature there. The transaction layer

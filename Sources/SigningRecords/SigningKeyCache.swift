@@ -3,6 +3,7 @@ import WalletKeys
 import WalletRecords
 import KeySources
 import WalletCardCLI
+import WalletCrypto
 
 /// The signing key of a run, and the keys derived from it, each derived once per path (sign-hash's
 /// and sign-tx's). `cacheable` is false for a key a record brought itself:

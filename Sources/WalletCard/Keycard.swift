@@ -1,5 +1,6 @@
 import Foundation
 import WalletCore
+import WalletCrypto
 
 /// What SELECT says about a Keycard applet.
 public struct ApplicationInfo: Sendable, Equatable {

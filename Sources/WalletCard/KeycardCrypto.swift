@@ -2,6 +2,7 @@ import COpenSSL
 import CSodium
 import Foundation
 import WalletCore
+import WalletCrypto
 
 /// The secure channel's primitives: AES-256-CBC and its CBC-MAC (libcrypto: libsodium has no
 /// CBC), ISO/IEC 9797-1 method 2 padding, the session-key and pairing-token derivations.

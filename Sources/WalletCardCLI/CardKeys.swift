@@ -3,6 +3,7 @@ import WalletCard
 import WalletCore
 import WalletKeys
 import WalletRecords
+import WalletCrypto
 
 /// --card and what it needs: the pairing, the reader, the PIN.
 public struct CardKeyOptions: ParsableArguments {

@@ -1,7 +1,12 @@
-import CSodium
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 
 /// A fixed-size buffer for secret bytes (entropy, seeds, keys, passphrases) that is wiped
-/// with `sodium_memzero` when released. It is a class so that copies share one buffer and
+/// with explicit_bzero, a store the compiler keeps (libsodium's sodium_memzero calls it on
+/// glibc), when released. It is a class so that copies share one buffer and
 /// there is exactly one place to wipe.
 ///
 /// Swift `String`s and `Array`s cannot be wiped reliably (copy-on-write may leave copies), so
@@ -12,7 +17,6 @@ public final class SecureBytes: @unchecked Sendable, Equatable {
     public let count: Int
 
     public init(count: Int) {
-        Sodium.ensureInitialized()
         pointer = .allocate(byteCount: max(count, 1), alignment: 16)
         pointer.initializeMemory(as: UInt8.self, repeating: 0)
         self.count = count
@@ -24,7 +28,7 @@ public final class SecureBytes: @unchecked Sendable, Equatable {
     }
 
     deinit {
-        sodium_memzero(pointer.baseAddress, pointer.count)
+        Self.zero(pointer)
         pointer.deallocate()
     }
 
@@ -52,24 +56,34 @@ public final class SecureBytes: @unchecked Sendable, Equatable {
 
     public var hex: String { withUnsafeBytes { Hex.encode($0) } }
 
-    /// Constant-time comparison (sodium_memcmp), so equality checks do not leak where bytes differ.
+    /// Constant-time comparison: every byte is read whatever differs, so equality checks do
+    /// not leak where bytes differ.
     public static func == (lhs: SecureBytes, rhs: SecureBytes) -> Bool {
         guard lhs.count == rhs.count else { return false }
         return lhs.withUnsafeBytes { a in
             rhs.withUnsafeBytes { b in
-                sodium_memcmp(a.baseAddress, b.baseAddress, a.count) == 0
+                var difference: UInt8 = 0
+                for i in 0..<a.count { difference |= a[i] ^ b[i] }
+                return difference == 0
             }
         }
     }
 
     /// Wipes an array the caller owns (best effort: earlier copy-on-write copies are not reached).
     public static func wipe(_ bytes: inout [UInt8]) {
-        bytes.withUnsafeMutableBytes { sodium_memzero($0.baseAddress, $0.count) }
+        bytes.withUnsafeMutableBytes { zero($0) }
     }
 
     /// Wipes memory in place (a C library's key state, say) with a store the compiler keeps:
     /// zeroing by plain writes just before the memory is released may be optimized away.
-    public static func wipe(_ memory: UnsafeMutableRawBufferPointer) {
-        sodium_memzero(memory.baseAddress, memory.count)
+    public static func wipe(_ memory: UnsafeMutableRawBufferPointer) { zero(memory) }
+
+    private static func zero(_ memory: UnsafeMutableRawBufferPointer) {
+        guard let base = memory.baseAddress, memory.count > 0 else { return }
+        #if canImport(Glibc)
+            explicit_bzero(base, memory.count)
+        #else
+            _ = memset_s(base, memory.count, 0, memory.count)
+        #endif
     }
 }

@@ -1,6 +1,7 @@
 import CSodium
 import Foundation
 import WalletCore
+import WalletCrypto
 
 /// The on-disk form of one entry (docs/keystore-format.md): a header with the KDF parameters,
 /// salt, nonce and a key check; the metadata in clear; the payload sealed with

@@ -3,6 +3,8 @@
 #endif
 import Foundation
 import WalletCore
+import WalletCrypto
+import WalletFiles
 
 /// A directory of entry files, NAME.key, each 0600 in a 0700 directory. Writes are atomic
 /// (temporary file, fsync, rename, fsync of the directory) and serialised by a lock file, so

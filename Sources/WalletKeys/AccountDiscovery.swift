@@ -1,4 +1,5 @@
 import WalletCore
+import WalletCrypto
 
 /// BIP44 account discovery with a gap limit, over any notion of "used": derive asks a list of
 /// addresses, a scanner asks whether a script has been paid. Accounts 0, 1, … are walked,

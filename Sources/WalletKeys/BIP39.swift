@@ -1,4 +1,5 @@
 import WalletCore
+import WalletCrypto
 
 /// BIP39 with all ten official wordlists.
 public struct BIP39: MnemonicSeedHandler {

@@ -1,4 +1,5 @@
 import WalletCore
+import WalletCrypto
 
 /// How an address pays to a key.
 public enum ScriptKind: String, Sendable, CaseIterable {

@@ -1,4 +1,5 @@
 import WalletCore
+import WalletCrypto
 
 /// Version bytes of serialized extended keys (BIP32 and SLIP-132).
 public struct ExtendedKeyVersion: Sendable, Equatable {

@@ -1,4 +1,5 @@
 import WalletCore
+import WalletCrypto
 
 /// Which seed-phrase standard a phrase follows. Written as `scheme` in every record so that a
 /// Monero phrase is never taken for a BIP39 one.

@@ -1,4 +1,5 @@
 import WalletCore
+import WalletCrypto
 
 /// Monero's 25-word seed (English list; electrum-words.cpp in monero-project 0.18): 24 words
 /// encode the 32-byte spend seed in 8 little-endian 32-bit groups, word 25 is a CRC-32 checksum.

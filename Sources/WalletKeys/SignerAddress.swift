@@ -1,4 +1,5 @@
 import WalletCore
+import WalletCrypto
 
 /// An address that a signature is checked against: every kind `derive` writes, read back to
 /// what it commits to. A signature is judged only against an address it can be judged

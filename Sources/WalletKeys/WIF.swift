@@ -1,4 +1,5 @@
 import WalletCore
+import WalletCrypto
 
 /// Wallet Import Format: prefix ‖ key ‖ [0x01 if compressed], Base58Check.
 public enum WIF {

@@ -3,6 +3,7 @@ import Foundation
     import Glibc
 #endif
 import WalletCore
+import WalletFiles
 
 /// The Wallet Initializer: gathers what a sync needs — the wallets with their birthdays, the
 /// state directory, the block source — names each missing piece, and takes each wallet's

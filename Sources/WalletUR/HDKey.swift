@@ -1,4 +1,5 @@
 import WalletCore
+import WalletCrypto
 
 /// crypto-hdkey / hdkey (BCR-2020-007): a BIP32 key with where it sits — the origin path
 /// from a master of known fingerprint, the children a wallet derives, the coin — which is what

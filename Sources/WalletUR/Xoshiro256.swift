@@ -1,4 +1,5 @@
 import WalletCore
+import WalletCrypto
 
 /// Xoshiro256** as UR's fountain codes use it (BCR-2024-001): seeded with SHA-256 of the seed
 /// bytes, read as four big-endian words. Every encoder and decoder must draw the same numbers,

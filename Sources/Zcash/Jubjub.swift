@@ -1,4 +1,5 @@
 import WalletCore
+import WalletCrypto
 
 /// Jubjub: the twisted Edwards curve −u² + v² = 1 + d·u²·v² over Fq (Zcash protocol §5.4.9.3),
 /// in extended coordinates (X:Y:Z:T), u = X/Z, v = Y/Z, T = XY/Z.

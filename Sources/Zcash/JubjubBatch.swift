@@ -1,5 +1,6 @@
 import CCurveBatch
 import WalletCore
+import WalletCrypto
 
 /// Many Jubjub points decoded, and times one scalar, batched: CCurveBatch's Edwards
 /// ladder and square roots over 8 points per ladder on AVX-512 IFMA and AVX2, one field

@@ -1,5 +1,6 @@
 import CSodium
 import WalletCore
+import WalletCrypto
 
 /// An Orchard-protocol action as a compact block carries it (CompactTx `actions` in the
 /// Orchard pool, `ironwoodActions` in NU6.3's Ironwood pool: the same message): the nullifier of

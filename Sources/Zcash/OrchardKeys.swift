@@ -1,4 +1,5 @@
 import WalletCore
+import WalletCrypto
 
 /// Errors of Orchard keys. None carries key material.
 public enum OrchardKeyError: WalletError, Equatable {

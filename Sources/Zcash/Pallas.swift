@@ -1,4 +1,5 @@
 import WalletCore
+import WalletCrypto
 
 /// Pallas, Orchard's curve: y² = x³ + 5 over F_p, of prime order q (no cofactor). Both fields
 /// are `PrimeField`s, the Montgomery code Jubjub's fields use; only the moduli differ.

@@ -1,6 +1,7 @@
 import CCurveBatch
 import CSodium
 import WalletCore
+import WalletCrypto
 
 /// Many Pallas points decoded, and times one scalar, batched: CCurveBatch's GLV
 /// ladder and square roots over 8 points per ladder on AVX-512 IFMA and AVX2, one field

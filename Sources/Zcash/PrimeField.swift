@@ -1,4 +1,5 @@
 import WalletCore
+import WalletCrypto
 
 /// 256-bit prime-field arithmetic in Montgomery form (R = 2^256), for Jubjub's base field Fq
 /// (BLS12-381's scalar field) and its subgroup's scalar field Fr.

@@ -1,5 +1,6 @@
 import CSodium
 import WalletCore
+import WalletCrypto
 
 /// Which note-plaintext lead bytes a height allows (ZIP-212): 0x01 before Canopy, either during
 /// the grace period of 32,256 blocks after it, 0x02 from then on.

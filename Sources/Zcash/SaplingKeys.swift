@@ -1,4 +1,5 @@
 import WalletCore
+import WalletCrypto
 
 /// Zcash networks, for key and address encodings (ZIP-32, ZIP-173, ZIP-316).
 public enum ZcashNetwork: String, Sendable {

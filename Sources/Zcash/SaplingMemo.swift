@@ -1,5 +1,6 @@
 import CSodium
 import WalletCore
+import WalletCrypto
 
 /// A Sapling output as a full transaction carries it (the compact form keeps 52 bytes of the
 /// 580-byte note ciphertext; the rest holds the memo).

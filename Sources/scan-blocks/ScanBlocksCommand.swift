@@ -8,6 +8,7 @@ import WalletCore
 import WalletRecords
 import WalletScan
 import ZcashLightwalletd
+import WalletCrypto
 
 @main
 struct ScanBlocksCommand: ParsableCommand {

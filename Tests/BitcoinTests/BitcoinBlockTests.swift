@@ -6,6 +6,7 @@ import XCTest
 import Bitcoin
 @testable import BitcoinScan
 import CSHA256
+import WalletCrypto
 
 /// The raw-block parser on two real mainnet blocks (one before segwit, one with 2,065 segwit
 /// transactions): every txid and wtxid, the merkle root, the witness commitment, and refusals.

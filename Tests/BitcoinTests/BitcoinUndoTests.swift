@@ -5,6 +5,7 @@ import XCTest
 
 @testable import BitcoinScan
 @testable import WalletScan
+import WalletCrypto
 
 /// The undo data's own encodings (the live silent payment test reads a real node's rev files):
 /// Bitcoin Core's VARINT, by the table in its serialize.h, and the compressed scripts.

@@ -5,6 +5,7 @@ import WalletScan
 import XCTest
 import Bitcoin
 @testable import BitcoinScan
+import WalletCrypto
 
 /// Litecoin's MWEB serialization on blocks and mempool transactions that the real node
 /// (Debian's litecoind 0.21.2.1, regtest) wrote: the HogEx, peg-outs, the extension block

@@ -4,6 +4,7 @@ import SatchelTestSupport
 import WalletCore
 import WalletKeys
 import XCTest
+import WalletCrypto
 
 /// The PSBT Signer, Finalizer and Extractor: BIP174's worked example of the roles byte for byte
 /// (Tests/Fixtures/psbt/bip174-roles.json), and each refusal by name. The live flow against

@@ -3,6 +3,7 @@ import Foundation
 import SatchelTestSupport
 import WalletCore
 import XCTest
+import WalletCrypto
 
 /// Legacy, BIP143 and BIP341 key-path sighashes of 400 random transactions, each sighash type with
 /// and without ANYONECANPAY, against python-bitcointx 1.1.5 (Tests/Fixtures/bitcoin-sighash,

@@ -2,6 +2,7 @@ import Bitcoin
 import WalletCore
 import WalletKeys
 import XCTest
+import WalletCrypto
 
 /// BIP392 sp() descriptors. BIP392 (bitcoin/bips 41f99576) has no test vectors yet: the expected
 /// texts are embit's (its BIP350 bech32m and BIP380 checksum; scripts/bip392-oracle.py), for the

@@ -7,6 +7,7 @@ import XCTest
 
 @testable import BitcoinScan
 @testable import WalletScan
+import WalletCrypto
 
 /// Silent payments through the engine: BIP352's receiving cases made into real transactions
 /// (their inputs' scriptSigs and witnesses, their outputs as P2TR scripts), one block each, the

@@ -4,6 +4,7 @@ import WalletCore
 import WalletKeys
 import XCTest
 import SatchelTestSupport
+import WalletCrypto
 
 /// The signer's BIP376 inputs without a node (the live test spends real outputs): the spend key
 /// found by its origin or by a zero fingerprint; a signature by spend key plus tweak that

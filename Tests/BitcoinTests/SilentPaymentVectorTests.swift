@@ -3,6 +3,7 @@ import Foundation
 import SatchelTestSupport
 import WalletCore
 import XCTest
+import WalletCrypto
 
 /// Every case of BIP352's send_and_receive_test_vectors.json (bitcoin/bips @ 7fe0b034): the
 /// receiver's addresses, each transaction's counted input keys, A, input_hash·A, the shared

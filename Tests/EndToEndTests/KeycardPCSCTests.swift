@@ -4,6 +4,7 @@ import SatchelTestSupport
 import WalletCore
 import WalletKeys
 import XCTest
+import WalletCrypto
 
 /// card-info through the real PC/SC stack: Debian's pcscd with vsmartcard's vpcd, and
 /// Satchel's simulated Keycard behind it (scripts/virtual-keycard.sh). Secrets travel in 0600

@@ -4,6 +4,7 @@ import SatchelTestSupport
 import WalletCore
 import WalletKeys
 import XCTest
+import WalletCrypto
 
 /// Silent payments on a real litecoind (Debian's 0.21) in regtest, where taproot is active:
 /// payments to a receiver's tsp1 addresses made here by BIP352's sender algorithm from the

@@ -4,6 +4,7 @@ import SatchelTestSupport
 import WalletCore
 import WalletKeys
 import XCTest
+import WalletCrypto
 
 /// Every transaction type, personal message and EIP-712 typed data in
 /// Tests/Fixtures/ethereum/eth-account-vectors.jsonl, made by eth-account 0.13.7 (see its

@@ -3,6 +3,7 @@ import Foundation
 import SatchelTestSupport
 import WalletCore
 import XCTest
+import WalletCrypto
 
 /// `EthereumTransaction.json(unsigned:)`: what a QR wallet sends to sign, read back into the
 /// record sign-tx sums up. Every fixture transaction's unsigned bytes round-trip exactly; bytes

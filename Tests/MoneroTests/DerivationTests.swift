@@ -2,6 +2,7 @@ import CSodium
 @testable import Monero
 import WalletCore
 import XCTest
+import WalletCrypto
 
 /// The scan's own variable-base multiplication against libsodium's, which refuses points
 /// outside the prime-order subgroup (Monero's vectors for those are in MoneroFixtureTests).

@@ -4,6 +4,7 @@ import WalletCore
 import WalletScan
 import XCTest
 @testable import MoneroScan
+import WalletCrypto
 
 /// The filtered scan tries a view-tag candidate as the derivation before deriving exactly: an
 /// output that a sender built on the other sign of D (which it can compute: it knows r) is not

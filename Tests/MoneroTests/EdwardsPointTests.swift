@@ -2,6 +2,7 @@ import WalletCore
 import XCTest
 @testable import Monero
 import WalletScan
+import WalletCrypto
 
 /// The scan's own point arithmetic against libsodium's, on points and scalars drawn at random
 /// (libsodium is the reference; the vectors for hash_to_ec are in HashToPointTests).

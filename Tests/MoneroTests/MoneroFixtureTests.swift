@@ -6,6 +6,7 @@ import XCTest
 @testable import Monero
 import WalletScan
 @testable import MoneroScan
+import WalletCrypto
 
 /// The Monero regtest chain made by monerod 0.18, against the wallet's own answers.
 final class MoneroFixtureTests: XCTestCase {

@@ -3,6 +3,7 @@ import XCTest
 @testable import Monero
 import WalletScan
 @testable import MoneroScan
+import WalletCrypto
 
 /// RingCT types 1–3 (mainnet 2017–2018). No official vector covers them and the regtest
 /// fixture is all type 6, so these transactions and amounts are built here by the definitions

@@ -1,6 +1,7 @@
 import CSodium
 import WalletCore
 import XCTest
+import WalletCrypto
 
 /// The batched X25519 ladder (issue 23) on every path this CPU runs, against libsodium's
 /// crypto_scalarmult_curve25519 byte for byte, and against RFC 7748's vectors.

@@ -9,6 +9,7 @@ import WalletCore
 import WalletKeys
 import XCTest
 import WalletRecords
+import WalletCrypto
 
 /// sign-hash's records at their library home: signing (RFC 6979 vectors, the BIP44 Ethereum key
 /// of "abandon … about"), verification and recovery.

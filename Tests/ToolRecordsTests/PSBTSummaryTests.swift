@@ -8,6 +8,7 @@ import WalletCore
 import WalletKeys
 import XCTest
 import WalletRecords
+import WalletCrypto
 
 /// sign-tx's PSBT summary (#42): figures that trapped or overstated.
 final class PSBTSummaryTests: XCTestCase {

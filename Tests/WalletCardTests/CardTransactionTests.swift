@@ -11,6 +11,7 @@ import XCTest
 @testable import KeycardSimulator
 @testable import WalletCard
 import WalletRecords
+import WalletCrypto
 
 /// sign-tx's card key sources against the software key of the same phrase, in process: the
 /// simulated applet signs with RFC 6979 nonces, so a PSBT and an Ethereum transaction signed

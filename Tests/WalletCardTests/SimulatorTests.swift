@@ -5,6 +5,7 @@ import WalletKeys
 import XCTest
 @testable import KeycardSimulator
 @testable import WalletCard
+import WalletCrypto
 
 /// The simulated card of these tests: credentials, the loaded seed and a known key.
 struct CardFixture {

@@ -3,6 +3,7 @@ import SatchelTestSupport
 import WalletCore
 import XCTest
 @testable import WalletCard
+import WalletCrypto
 
 /// The host side of a session recorded with the genuine Keycard applet 3.2
 /// (Tests/Fixtures/fixtures/keycard): every value Satchel computes must match it byte for byte.

@@ -2,6 +2,8 @@ import Foundation
 import SatchelTestSupport
 import XCTest
 @testable import WalletCore
+@testable import WalletCrypto
+import WalletKeys
 
 final class HandWrittenHashTests: XCTestCase {
     /// The RIPEMD-160 authors' test vectors (Dobbertin, Bosselaers, Preneel).

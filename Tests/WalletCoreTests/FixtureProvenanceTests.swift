@@ -2,6 +2,7 @@ import Foundation
 import SatchelTestSupport
 import WalletCore
 import XCTest
+import WalletCrypto
 
 /// Every data file in Tests/Fixtures/vectors and Tests/Fixtures/fixtures is the one its README
 /// pins by SHA-256 (copied from the shared folder, which is no git repository), and every file

@@ -1,6 +1,7 @@
 import CCurveBatch
 @testable import WalletCore
 import XCTest
+@testable import WalletCrypto
 
 /// CCurveBatch's secp256k1 ladder (BIP352's shared points, issue 46) against libsecp256k1's
 /// ECDH as the oracle, on every path this CPU runs: the plain product (portable and AVX2) and

@@ -2,6 +2,7 @@ import Foundation
 import SatchelTestSupport
 import XCTest
 @testable import WalletCore
+@testable import WalletCrypto
 
 final class SigningVectorTests: XCTestCase {
     func testRFC6979Vectors() throws {

@@ -3,6 +3,7 @@ import CSecp256k1
 import CZstd
 import XCTest
 @testable import WalletCore
+@testable import WalletCrypto
 
 final class HashTests: XCTestCase {
     private func pbkdf2(_ password: String, _ salt: String, _ iterations: Int, _ length: Int) -> String {
@@ -59,6 +60,18 @@ final class EncodingTests: XCTestCase {
         XCTAssertNotEqual(a, SecureBytes([1, 2, 4]))
         XCTAssertNotEqual(a, SecureBytes([1, 2]))
         XCTAssertEqual(SecureBytes(count: 0).count, 0)
+        XCTAssertEqual(SecureBytes(count: 0), SecureBytes([]))
+        // Equal exactly when the bytes are, wherever one bit differs (the comparison reads
+        // every byte).
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<1_000 {
+            let bytes = (0..<Int.random(in: 1...64, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            var other = bytes
+            let position = Int.random(in: 0..<bytes.count, using: &generator)
+            other[position] ^= 1 << UInt8.random(in: 0...7, using: &generator)
+            XCTAssertEqual(SecureBytes(bytes), SecureBytes(bytes))
+            XCTAssertNotEqual(SecureBytes(bytes), SecureBytes(other), "a bit at byte \(position)")
+        }
         XCTAssertEqual(a.hex, "010203")
         // A copy is its own buffer: changing one leaves the other.
         let copy = a.prefixed()

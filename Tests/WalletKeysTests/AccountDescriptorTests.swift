@@ -2,6 +2,7 @@ import WalletCore
 import WalletKeys
 import XCTest
 import SatchelTestSupport
+import WalletCrypto
 
 /// Account descriptors as scan-blocks takes them, on BIP84's and BIP86's test phrase: the key,
 /// its origin, the chains, the checksum, and what is refused.

@@ -2,6 +2,7 @@ import WalletCore
 import WalletKeys
 import XCTest
 import SatchelTestSupport
+import WalletCrypto
 
 /// The address plan and BIP44 gap-limit discovery that derive and the Bitcoin scanner share.
 final class AccountDiscoveryTests: XCTestCase {

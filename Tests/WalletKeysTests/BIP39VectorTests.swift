@@ -3,6 +3,7 @@ import SatchelTestSupport
 import WalletCore
 import XCTest
 @testable import WalletKeys
+import WalletCrypto
 
 /// Every BIP39 vector in Tests/Fixtures/vectors, byte for byte.
 final class BIP39VectorTests: XCTestCase {

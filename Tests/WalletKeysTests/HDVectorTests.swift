@@ -3,6 +3,7 @@ import SatchelTestSupport
 import WalletCore
 import XCTest
 @testable import WalletKeys
+import WalletCrypto
 
 final class BIP32VectorTests: XCTestCase {
     func testVectorsOneToFour() throws {

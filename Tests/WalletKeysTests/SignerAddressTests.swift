@@ -1,6 +1,7 @@
 import WalletCore
 import WalletKeys
 import XCTest
+import WalletCrypto
 
 /// Addresses read back for signature checks: each kind with the key it pays to (the
 /// "abandon … about" wallet's first keys, BIP44/49/84/86 and Ethereum), and the addresses

@@ -6,6 +6,7 @@ import WalletKeys
 import XCTest
 @testable import WalletScan
 import MoneroScan
+import WalletCrypto
 
 final class SynchronizerTests: XCTestCase {
     let fixture = TestPaths.fixture("monero-regtest").path

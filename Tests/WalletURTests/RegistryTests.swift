@@ -4,6 +4,7 @@ import WalletCore
 import XCTest
 
 @testable import WalletUR
+import WalletCrypto
 
 /// vectors/ur/registry.json: every example read, turned back into descriptor text or an
 /// extended key, and written again byte for byte where the format is ours to write.

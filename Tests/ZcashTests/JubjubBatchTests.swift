@@ -4,6 +4,7 @@ import WalletCore
 import XCTest
 @testable import Zcash
 @testable import ZcashScan
+import WalletCrypto
 
 /// CCurveBatch's Edwards ladder and decoding (`JubjubBatch`'s kernel) against the Swift Jubjub
 /// code as the oracle, on every path this CPU runs: repr_J([k]P) and repr_J([k]([8]P)) (Sapling's

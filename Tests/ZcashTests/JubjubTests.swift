@@ -2,6 +2,7 @@ import SatchelTestSupport
 import WalletCore
 import XCTest
 @testable import Zcash
+import WalletCrypto
 
 final class JubjubTests: XCTestCase {
     /// Every Sapling generator from its group hash, against sapling_generators.json.

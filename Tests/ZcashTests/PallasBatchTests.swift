@@ -2,6 +2,7 @@ import Foundation
 import WalletCore
 import XCTest
 @testable import Zcash
+import WalletCrypto
 
 /// CCurveBatch's GLV ladder (`PallasBatch`'s kernel) against the Swift ladder as the oracle:
 /// repr_P([k]P) on every path this CPU runs (the portable kernel too, which the scanner does

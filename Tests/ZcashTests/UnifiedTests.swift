@@ -3,6 +3,7 @@ import WalletCore
 import WalletKeys
 import XCTest
 @testable import Zcash
+import WalletCrypto
 
 final class UnifiedTests: XCTestCase {
     func testF4Jumble() throws {

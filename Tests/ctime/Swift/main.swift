@@ -4,6 +4,7 @@ import Foundation
 import Monero
 import WalletCore
 import Zcash
+import WalletCrypto
 
 // The constant-time check of Zcash's Swift scalar multiplications (make ctime), which run on
 // the portable path (a CPU without AVX2): the IVK is made of bytes that were never written —

@@ -1,4 +1,5 @@
 import CSodium
+import WalletCore
 
 /// libsodium: initialisation, the OS CSPRNG and the hashes Satchel needs.
 public enum Sodium {

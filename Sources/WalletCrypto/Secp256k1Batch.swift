@@ -1,4 +1,5 @@
 import CCurveBatch
+import WalletCore
 
 #if canImport(Glibc)
     import Glibc

@@ -1,4 +1,5 @@
 import CSecp256k1
+import WalletCore
 
 /// A recoverable ECDSA signature: r ‖ s (low-S) and the recovery id.
 public struct ECDSASignature: Sendable, Equatable {

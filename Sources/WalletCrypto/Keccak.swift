@@ -1,5 +1,6 @@
 import CCurveBatch
 import CSodium
+import WalletCore
 
 /// Keccak-256 as Ethereum and Monero use it (the original Keccak padding 0x01, not SHA3-256's
 /// 0x06). Written here because no available library has it; checked against vectors in

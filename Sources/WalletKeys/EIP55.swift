@@ -1,3 +1,8 @@
+import WalletCore
+import WalletCrypto
+
+import WalletCrypto
+
 /// EIP-55 mixed-case checksummed Ethereum addresses.
 public enum EIP55 {
     /// "0x" + the 20 bytes in hex, a letter uppercase where the Keccak-256 of the lowercase

@@ -1,4 +1,5 @@
 import CSodium
+import WalletCore
 
 /// Ed25519 points and scalars as Monero uses them (libsodium's "noclamp" functions: Monero's
 /// private keys are plain scalars mod ℓ, never clamped like Ed25519 signing keys).

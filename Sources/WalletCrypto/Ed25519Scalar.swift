@@ -1,4 +1,5 @@
 import CSodium
+import WalletCore
 
 /// Scalars modulo ℓ, the order of the Ed25519 base point (Monero's private keys).
 public enum Ed25519Scalar {

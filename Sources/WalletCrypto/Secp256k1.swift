@@ -1,5 +1,6 @@
 import CSecp256k1
 import CCurveBatch
+import WalletCore
 
 /// Errors of curve arithmetic: an operation whose result BIP32 calls invalid.
 public enum CurveError: WalletError, Equatable {

@@ -1,3 +1,5 @@
+import WalletCore
+
 /// Bitcoin Cash CashAddr (prefix:payload, BCH-code checksum of 40 bits).
 public enum CashAddr {
     fileprivate static func polymod(_ values: [UInt8]) -> UInt64 {

@@ -19,7 +19,7 @@ public enum AtomicFile {
         let base = slash.map { String(path[path.index(after: $0)...]) } ?? path
         let prefix = ".\(base).tmp-"
         removeStale(in: directory, prefix: prefix)
-        let temp = "\(directory)/\(prefix)\(getpid())-\(Sodium.randomUniform(1 << 30))"
+        let temp = "\(directory)/\(prefix)\(getpid())-\(UInt32.random(in: 0..<(1 << 30)))"
         let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
         guard fd >= 0 else { throw Failure(reason: "cannot create a file in \(directory): \(String(cString: strerror(errno)))") }
         var failure = writeAll(fd, bytes)
