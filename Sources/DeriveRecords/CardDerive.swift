@@ -21,7 +21,7 @@ extension ChainOptions {
     public func keyInputs(
         _ passphrase: PassphraseOptions, _ keys: KeySourceOptions,
         _ cardOptions: CardKeyOptions?
-    ) throws -> (RecordKeys, KeySource?, CardKeys?, walletRecord: JSONObject) {
+    ) throws -> (records: RecordKeys, key: KeySource?, card: CardKeys?, walletRecord: JSONObject) {
         let shared = try passphrase.read()
         if let card = try cardOptions?.keys(keys.keyStore) {
             return (

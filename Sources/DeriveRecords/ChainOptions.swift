@@ -150,7 +150,7 @@ public struct ChainOptions: ParsableArguments {
     /// starts from (a key-store entry's birthdays).
     public func keyInputs(
         sharedPassphrase shared: SecureBytes?, _ keys: KeySourceOptions
-    ) throws -> (RecordKeys, KeySource?, walletRecord: JSONObject) {
+    ) throws -> (records: RecordKeys, key: KeySource?, walletRecord: JSONObject) {
         let records = recordKeys(sharedPassphrase: shared)
         let run = try keys.runKey(reader: records, bip39Passphrase: shared, promptOnTerminal: false)
         var start = JSONObject()
