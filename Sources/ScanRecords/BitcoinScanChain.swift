@@ -258,7 +258,6 @@ public struct BitcoinScanOptions: ParsableArguments {
 
 /// --chain bitcoin or litecoin: raw blocks from JSON Lines, the node's block files, or its RPC.
 public struct BitcoinScanChain<C: BitcoinFamily>: ScanChain {
-    public static var name: String { C.name }
     public let reader: BitcoinWalletReader<C>
     let options: ScanOptions
 

@@ -40,7 +40,6 @@ public struct MoneroWalletReader: ScanWalletReader {
 
 /// --chain monero: blocks and transactions from JSON Lines files, or monerod's RPC.
 public struct MoneroScanChain: ScanChain {
-    public static let name = "monero"
     public let reader: MoneroWalletReader
     let source: ScanSourceOptions
 

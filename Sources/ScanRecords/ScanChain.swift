@@ -38,8 +38,6 @@ public protocol ScanChain: SendableMetatype {
     associatedtype Reader: ScanWalletReader
     /// What the chain's server source (--node, --lightwalletd) is made from.
     associatedtype ServerRequest
-    /// --chain's word.
-    static var name: String { get }
     /// Refuses another chain's options and values this chain does not take (ValidationError).
     static func validate(_ options: ScanOptions) throws
     /// The chain's reader and sources, for options `validate` passed.
@@ -54,6 +52,9 @@ public protocol ScanChain: SendableMetatype {
 }
 
 extension ScanChain {
+    /// --chain's word: the chain its records name.
+    public static var name: String { Reader.Scanner.chainName }
+
     public func checkBeforeKeys() throws {}
 }
 

@@ -66,7 +66,6 @@ public struct ZcashWalletReader: ScanWalletReader {
 /// --chain zcash: Sapling, Orchard and Ironwood notes in compact blocks, from a file or a
 /// lightwalletd.
 public struct ZcashScanChain: ScanChain {
-    public static let name = "zcash"
     public let reader: ZcashWalletReader
     let source: ScanSourceOptions
 
