@@ -95,7 +95,7 @@ let package = Package(
         // Field arithmetic unoptimized is 30× slower: the tests' trial decryptions need -O in debug too.
         // Zcash's keys, curves, notes, trial decryption and transaction ids; its compact blocks
         // (SwiftProtobuf) and scanner in ZcashScan, over the engine.
-        .target(name: "Zcash", dependencies: ["WalletCrypto", "CBlake2", "CCurveBatch", "COpenSSL", "CSodium", "WalletCore"], swiftSettings: optimizedInDebug),
+        .target(name: "Zcash", dependencies: ["WalletCrypto", "CBlake2", "CCurveBatch", "COpenSSL", "CSodium", "WalletKeys", "WalletCore"], swiftSettings: optimizedInDebug),
         .target(name: "ZcashScan", dependencies: ["Zcash", "WalletScan", "WalletCore",
                                                   .product(name: "SwiftProtobuf", package: "swift-protobuf")],
                 swiftSettings: optimizedInDebug),
@@ -152,7 +152,7 @@ let package = Package(
             "Bitcoin", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .target(name: "SigningRecords", dependencies: [
-            "WalletCrypto", "WalletFiles", "KeySources", "WalletCardCLI", "WalletCard", "WalletRecords", "WalletCore", "WalletKeys", "Monero", "Bitcoin", "Ethereum",
+            "WalletCrypto", "WalletFiles", "KeySources", "WalletCardCLI", "WalletCard", "WalletRecords", "WalletCore", "WalletKeys", "Bitcoin", "Ethereum",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // sign-tx's QR transports: PSBTs and Ethereum requests over UR and BBQr (sign-hash links none of it).
@@ -222,7 +222,7 @@ let package = Package(
         .testTarget(name: "ZcashLightwalletdTests", dependencies: ["ZcashLightwalletd"]),
         .testTarget(name: "MoneroNodeTests", dependencies: ["MoneroNode", "NodeHTTP", "WalletScan", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "WalletCardTests", dependencies: ["WalletCrypto", "WalletCard", "WalletCardCLI", "SigningRecords", "DeriveRecords", "KeySources", "WalletRecords", "KeycardSimulator", "Bitcoin", "Ethereum", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
-        .testTarget(name: "ToolRecordsTests", dependencies: ["WalletCrypto", "MoneroScan", "KeySources", "MnemonicRecords", "DeriveRecords", "SigningRecords", "ScanRecords", "WalletRecords", "WalletKeys", "WalletQR", "WalletUR", "QRRecords", "WalletScan", "Monero", "WalletCore", "Bitcoin", "SatchelTestSupport"]),
+        .testTarget(name: "ToolRecordsTests", dependencies: ["WalletCrypto", "MoneroScan", "KeySources", "MnemonicRecords", "DeriveRecords", "SigningRecords", "ScanRecords", "WalletRecords", "WalletKeys", "WalletQR", "WalletUR", "QRRecords", "WalletScan", "Monero", "Zcash", "WalletCore", "Bitcoin", "SatchelTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["WalletCrypto", "SatchelTestSupport", "Bitcoin", "WalletKeys", "WalletCore"]),
     ]
 )

@@ -6,10 +6,14 @@ Prints, for the tree it is run in (or the one given):
   - the modules each executable and job library imports;
   - chain string comparisons outside the chain modules: a coin or chain name compared with
     ==, != or matched by `case` ("xmr", "zcash", ...);
-  - chain cases matched outside the chain modules: `case .monero`, `.zcash`, `.bip32`
-    of KeySource, in a switch or an if/guard.
-A job library's file named for a chain (ScanRecords/MoneroScanChain.swift) is that chain's
-conformer: its lines are counted apart, as the chain's own.
+  - chain cases matched outside the chain modules: KeySource's `case .monero`/`.zcash` (before
+    they became `.chain(any ChainKey)`), and a chain key taken out of a source
+    (`chainKey(MoneroKeys.self)`, `as? ZcashKeyMaterial`);
+  - apart, BIP32 key-form matches (`case .bip32`): the key form every CoinNetwork chain shares,
+    not one chain's, and typed chain comparisons (`Chain(code: coin) == .monero`).
+A job library's file that is a chain's conformer — named for a chain (ScanRecords/
+MoneroScanChain.swift, DeriveRecords/BIP32DeriveChain.swift) or declaring a type of a job's
+chain protocol (`enum SilentPaymentDerive: DeriveChain`) — counts as that chain's own.
 Usage: scripts/shape-metrics.py [ROOT]
 """
 import os
@@ -25,8 +29,12 @@ JOB_LIBRARIES = ["KeySources", "MnemonicRecords", "DeriveRecords", "SigningRecor
                  "WalletCardCLI"]
 NAMES = "xmr|zec|btc|ltc|eth|monero|zcash|bitcoin|litecoin|ethereum"
 COMPARISON = re.compile(r'(?:==|!=)\s*"(?:%s)"|"(?:%s)"\s*(?:==|!=)|\bcase\s+"(?:%s)"' % (NAMES, NAMES, NAMES))
-CHAIN_CASE = re.compile(r"\bcase\s+(?:let\s+)?\.(?:monero|zcash|bip32)\b")
-CHAIN_FILE = re.compile(r"^(Monero|Zcash|Bitcoin|Litecoin|Ethereum)")
+CHAIN_CASE = re.compile(r"\bcase\s+(?:let\s+)?\.(?:monero|zcash)\(|chainKey\((?:MoneroKeys|ZcashKeyMaterial)\.self\)"
+                        r"|\b(?:as\?|is)\s+(?:MoneroKeys|ZcashKeyMaterial)\b")
+BIP32_CASE = re.compile(r"\bcase\s+(?:let\s+)?\.bip32\b")
+TYPED = re.compile(r"Chain\(code:[^)]*\)\s*[!=]=(?!\s*nil)|[!=]=\s*Chain\(code:")
+CHAIN_FILE = re.compile(r"^(Monero|Zcash|Bitcoin|Litecoin|Ethereum|BIP32)")
+CONFORMER = re.compile(r"^(?:public\s+)?(?:enum|struct|final class)\s+\w+(?:<[^>]*>)?\s*:\s*(?:DeriveChain|ScanChain)\b", re.M)
 IMPORT = re.compile(r"^\s*(?:@\w+\s+)*import\s+(\w+)", re.M)
 
 
@@ -39,7 +47,7 @@ def swift_files(module):
 
 def main():
     modules = sorted(d for d in os.listdir(SOURCES) if os.path.isdir(os.path.join(SOURCES, d)))
-    lines, imports, comparisons, cases, owned = {}, {}, [], [], []
+    lines, imports, comparisons, cases, owned, bip32, typed = {}, {}, [], [], [], [], []
     for module in modules:
         count, imported = 0, set()
         for path in swift_files(module):
@@ -49,7 +57,7 @@ def main():
             imported.update(IMPORT.findall(text))
             if module in CHAIN_MODULES:
                 continue
-            own = CHAIN_FILE.match(os.path.basename(path)) is not None
+            own = CHAIN_FILE.match(os.path.basename(path)) is not None or CONFORMER.search(text) is not None
             for number, line in enumerate(text.splitlines(), 1):
                 if line.lstrip().startswith("//"):
                     continue
@@ -60,6 +68,8 @@ def main():
                     continue
                 comparisons += [f"{rel}:{number}"] * len(COMPARISON.findall(line))
                 cases += [f"{rel}:{number}"] * len(CHAIN_CASE.findall(line))
+                bip32 += [f"{rel}:{number}"] * len(BIP32_CASE.findall(line))
+                typed += [f"{rel}:{number}"] * len(TYPED.findall(line))
         if count:
             lines[module] = count
         imports[module] = sorted(imported - {"Foundation", "Dispatch", "Glibc", "Synchronization"})
@@ -71,12 +81,15 @@ def main():
     for module in ["scan-blocks", "sign-tx", "derive"] + JOB_LIBRARIES:
         if module in imports:
             print(f"{module} ({len(imports[module])}): {' '.join(imports[module])}")
-    print(f"\n## Chain string comparisons outside the chain modules: {len(comparisons)}")
-    for where in comparisons:
-        print("  " + where)
-    print(f"\n## KeySource chain cases matched outside the chain modules: {len(cases)}")
-    for where in cases:
-        print("  " + where)
+    for title, places in [
+        ("Chain string comparisons outside the chain modules", comparisons),
+        ("KeySource chain cases matched outside the chain modules", cases),
+        ("Typed chain comparisons outside the chain modules", typed),
+        ("BIP32 key-form matches outside the chain modules (not a chain's)", bip32),
+    ]:
+        print(f"\n## {title}: {len(places)}")
+        for where in places:
+            print("  " + where)
     print(f"\n## Both, in the chains' own files of the job libraries: {len(owned)}")
 
 

@@ -22,6 +22,16 @@ public protocol BitcoinFamily: Sendable {
     static var silentPaymentsOnMain: Bool { get }
 }
 
+/// The Bitcoin-family chains, for code that picks one by its coin code.
+public enum BitcoinFamilies {
+    public static let all: [any BitcoinFamily.Type] = [BitcoinMainChain.self, LitecoinChain.self]
+}
+
+extension BitcoinFamily {
+    /// Its network of that name (main, test, regtest, signet; mainnet and testnet too).
+    public static func network(_ name: String) throws(DerivationError) -> BitcoinNetwork { try BitcoinNetwork(Self.self, network: name) }
+}
+
 public enum BitcoinMainChain: BitcoinFamily {
     public static let name = "bitcoin"
     public static let coin = "btc"

@@ -1,12 +1,10 @@
 import ArgumentParser
-import Monero
-import WalletCore
-import WalletKeyStore
-import WalletKeys
-import Zcash
-import WalletRecords
+import Bitcoin
 import KeySources
 import WalletCardCLI
+import WalletCore
+import WalletKeys
+import WalletRecords
 
 /// Coin, network, script and path choices: derive's subcommands share them.
 public struct ChainOptions: ParsableArguments {
@@ -66,36 +64,15 @@ public struct ChainOptions: ParsableArguments {
     public init() {}
 
     public func validate() throws {
-        if let pool {
-            guard ["transparent", "sapling", "orchard"].contains(pool) else {
-                throw ValidationError("--pool must be transparent, sapling or orchard")
-            }
-            guard coin == "zec" else { throw ValidationError("--pool is for --coin zec") }
-            if useQsk, pool == "transparent" {
-                throw ValidationError("--use-qsk picks the Orchard keys: give it with --pool orchard or sapling")
-            }
-            if pool != "transparent" {
-                guard purpose == nil, script == nil, coinType == nil, accountPath == nil else {
-                    throw ValidationError(
-                        "--pool \(pool) takes no --purpose, --script, --coin-type or --account-path (ZIP-32 uses m/32'/133'/account')")
-                }
-                guard ["main", "test"].contains(NetworkName.canonical(network ?? "main")) else {
-                    throw ValidationError("Zcash networks are main and test")
-                }
-                return
-            }
-        }
-        if useQsk, pool == nil {
-            throw ValidationError("--use-qsk picks the Orchard keys: give it with --coin zec --pool orchard or sapling")
-        }
-        if let coin, coin != "xmr", !CoinNetwork.coins.contains(coin) {
+        if try validateZcashPool() { return }
+        if let coin, Chain(code: coin) == nil {
             throw ValidationError("unknown coin '\(coin)'; known: \(CoinNetwork.coins.joined(separator: ", ")), xmr")
         }
         if purpose == 352 {
             guard script == nil, pool == nil, accountPath == nil else {
                 throw ValidationError("--purpose 352 (silent payments) takes no --script, --pool or --account-path")
             }
-            guard coin == nil || coin == "btc" || coin == "ltc" else {
+            guard coin == nil || BitcoinFamilies.all.contains(where: { $0.coin == coin }) else {
                 throw ValidationError("silent payments (BIP352) are Bitcoin's (--coin ltc on its test networks, for tests)")
             }
         } else if purpose == 48 {
@@ -106,7 +83,7 @@ public struct ChainOptions: ParsableArguments {
             if let purpose, ScriptKind.forPurpose(purpose) == nil {
                 throw ValidationError("--purpose must be 44, 49, 84, 86, or 48 with --script p2wsh or p2sh-p2wsh")
             }
-            if let script, ScriptKind(rawValue: script) == nil || script == "ethereum" {
+            if let script, ScriptKind(rawValue: script).map({ $0 == .ethereum }) ?? true {
                 if MultisigScript(rawValue: script) != nil {
                     throw ValidationError("--script \(script) is a BIP48 multisig account's: give --purpose 48 with it")
                 }
@@ -121,11 +98,11 @@ public struct ChainOptions: ParsableArguments {
         }
         guard account < DerivationPath.hardened else { throw ValidationError("--account must be below 2^31") }
         if let coinType, coinType >= DerivationPath.hardened { throw ValidationError("--coin-type must be below 2^31") }
-        if let network, coin == nil || coin == "xmr" {
+        if let network, coin == nil || Chain(code: coin) == .monero {
             let known = Set(CoinNetwork.all.map(\.network)).union(["stagenet"])
             guard known.contains(NetworkName.canonical(network)) else { throw ValidationError("unknown network '\(network)'") }
         }
-        if coin == "xmr" || coin == nil { return }
+        if coin == nil || Chain(code: coin) == .monero { return }
         let network = NetworkName.canonical(self.network ?? "main")
         guard let chain = CoinNetwork.find(coin: coin!, network: network) else {
             throw ValidationError(CoinNetwork.noNetworkMessage(coin: coin!, network: network))
@@ -170,7 +147,7 @@ public struct ChainOptions: ParsableArguments {
             throw DerivationError.unsupported(
                 "--purpose 48 is a multisig account: derive account exports its key; its addresses need every cosigner's key")
         }
-        if coin == "xmr" {
+        if Chain(code: coin) == .monero {
             throw DerivationError.unsupported("a BIP32 key gives no Monero keys; give a Monero seed or keys for --coin xmr")
         }
         let coin =
@@ -183,70 +160,5 @@ public struct ChainOptions: ParsableArguments {
             written: { purpose != nil ? "--purpose \($0.purpose)" : "--script \($0.rawValue)" },
             shown: \.rawValue)
         return try AddressPlan(coin: coin, network: network, script: requested, coinType: coinType, key: key, fromSeed: fromSeed)
-    }
-
-    public func moneroNetwork() throws -> MoneroNetwork {
-        switch NetworkName.canonical(network ?? "main") {
-        case "main": return .mainnet
-        case "test": return .testnet
-        case "stagenet": return .stagenet
-        case let other: throw DerivationError.unsupported("Monero has no network '\(other)'; use main, test or stagenet")
-        }
-    }
-}
-
-/// "pool" is Zcash's own word for where value lives (transparent, Sapling, Orchard), so the
-/// flag names what the user picks without overloading --script, whose values are Bitcoin
-/// script kinds.
-extension ChainOptions {
-    /// Whether this record is handled by the ZIP-32 code: --pool sapling or orchard, or a Zcash viewing key in the record.
-    public func isSapling(_ record: JSONObject) -> Bool {
-        shieldedPool != nil || ZcashAccountKeys.hasViewingKey(record)
-    }
-
-    /// --pool sapling or orchard.
-    public var shieldedPool: String? { pool == "sapling" || pool == "orchard" ? pool : nil }
-
-    public func zcashNetwork() throws -> ZcashNetwork {
-        switch NetworkName.canonical(network ?? "main") {
-        case "main": return .main
-        case "test": return .test
-        case let other: throw DerivationError.unsupported("Zcash has no network '\(other)'; use main or test")
-        }
-    }
-
-    /// The account's keys from a record: a BIP39 phrase or seed, or a viewing key.
-    public func zcashKeys(
-        _ record: JSONObject, _ keys: RecordKeys, material: ZcashKeyMaterial?, out: inout JSONObject
-    ) throws -> ZcashAccountKeys {
-        if let coin, coin != "zec" { throw DerivationError.unsupported("Zcash Sapling keys are for --coin zec, not \(coin)") }
-        let network = try zcashNetwork()
-        let fromRecord = try ZcashAccountKeys.rivkRule(record)
-        if useQsk, record[ZcashAccountKeys.useQskField] != nil, fromRecord != .quantumSecure {
-            throw DerivationError.unsupported("the record says \"use_qsk\": false and --use-qsk says true: drop one")
-        }
-        let rule = useQsk ? .quantumSecure : fromRecord
-        if rule == .quantumSecure {
-            let fromSeed = material.map { if case .seed = $0 { true } else { false } } ?? !ZcashAccountKeys.hasViewingKey(record)
-            guard fromSeed else { throw ZcashAccountKeys.useQskWithViewingKey }
-            out[ZcashAccountKeys.useQskField] = .bool(true)
-        }
-        if let material { return try ZcashAccountKeys(material: material, network: network, account: account, orchardRivk: rule) }
-        if ZcashAccountKeys.hasViewingKey(record) { return try ZcashAccountKeys(viewingKeyOf: record, network: network) }
-        let seed = try keys.seed(record, out: &out)
-        return try ZcashAccountKeys(seed: seed, network: network, account: account, orchardRivk: rule)
-    }
-
-    /// The fields every Sapling record starts with.
-    public func saplingFields(_ keys: ZcashAccountKeys, record: JSONObject, into out: inout JSONObject) {
-        out["coin"] = .string("zec")
-        out["network"] = .string(keys.network.rawValue)
-        out["pool"] = .string(pool == "orchard" ? "orchard" : "sapling")
-        if let account = keys.account {
-            out["account"] = .number(String(account))
-            out["path"] = .string(ZcashAccountKeys.path(keys.network, account: account))
-        } else if let account = record["account"] {
-            out["account"] = account  // as the viewing key's account record said
-        }
     }
 }

@@ -4,6 +4,28 @@ import WalletCore
 import WalletKeys
 import WalletRecords
 
+/// Bitcoin's silent payments in derive's table: they take a record by --purpose 352 or by the
+/// receiver's fields in it, before any key is read.
+enum SilentPaymentDerive: DeriveChain {
+    static func claims(_ record: JSONObject, keys: DeriveKeys, options: ChainOptions) -> Bool {
+        SilentPaymentRequest.applies(options, record)
+    }
+
+    static var takesLabels: Bool { true }
+
+    static func account(_ request: AccountRequest, record: JSONObject, keys: DeriveKeys, read: ReadKey?) throws -> JSONObject {
+        guard request.ur == nil else { throw DerivationError.unsupported("--ur has no silent payment account type") }
+        return try SilentPaymentRequest(chainOptions: request.chainOptions).account(record, keys: keys, viewOnly: request.viewOnly)
+    }
+
+    static func addresses(
+        _ request: AddressRequest, record: JSONObject, keys: DeriveKeys, read: ReadKey?,
+        emit: (JSONObject) throws(CLIError) -> Void
+    ) throws {
+        try SilentPaymentRequest(chainOptions: request.chainOptions, labels: request.labels).addresses(record, keys: keys, emit: emit)
+    }
+}
+
 /// derive's BIP352 silent payment records (--purpose 352): the receiver's keys from a seed at
 /// m/352'/coin'/account'/{1',0'}/0, or from a record's BIP392 `sp()` descriptor, or watch-only
 /// from a record's scan private key and spend public key; one `sp1…`/`tsp1…` address, labeled
@@ -39,7 +61,8 @@ public struct SilentPaymentRequest {
         guard let chain = CoinNetwork.find(coin: coin, network: network) else {
             throw DerivationError.unsupported(CoinNetwork.noNetworkMessage(coin: coin, network: network))
         }
-        guard coin == "btc" || (coin == "ltc" && chain.testnet) else {
+        let family = BitcoinFamilies.all.first { $0.coin == coin }
+        guard let family, family.silentPaymentsOnMain || chain.testnet else {
             throw DerivationError.unsupported(
                 "silent payments (BIP352) are Bitcoin's; --coin ltc is allowed on its test networks only, for tests")
         }

@@ -5,6 +5,7 @@ import WalletCore
 import WalletKeys
 import WalletKeyStore
 import WalletRecords
+import Zcash
 
 extension KeySourceOptions {
     /// The --wallet entry's keys and birthdays (so a record made from them, e.g. derive
@@ -56,7 +57,7 @@ public enum KeyStoreRecords {
         case .bip39Seed:
             return .bip32(try ExtendedKey.master(seed: entry.secret), origin: DerivationPath(), fromSeed: true)
         case .moneroSeed:
-            return .monero(try MoneroKeys(seed: entry.secret))
+            return .chain(try MoneroKeys(seed: entry.secret))
         case .xpub:
             let text = String(decoding: entry.secret.bytes, as: UTF8.self)
             let origin = try m.path.map { text throws in try DerivationPath(parsing: text) }
@@ -64,14 +65,14 @@ public enum KeyStoreRecords {
         case .moneroView:
             let raw = entry.secret.bytes
             guard raw.count == 64 else { throw KeyStoreError.damaged(name: m.name, reason: "view-only material is not 64 bytes") }
-            return .monero(try MoneroKeys(viewSecret: SecureBytes(raw[0..<32]), spendPublic: Array(raw[32..<64])))
+            return .chain(try MoneroKeys(viewSecret: SecureBytes(raw[0..<32]), spendPublic: Array(raw[32..<64])))
         case .keycardPairing:
             throw KeyStoreError.unsupportedEntry("entry '\(m.name)' is a Keycard pairing, not a wallet")
         case .zec:
             guard let material = ZcashKeyMaterial(payload: entry.secret) else {
                 throw KeyStoreError.damaged(name: m.name, reason: "not a Zcash seed or viewing key")
             }
-            return .zcash(material)
+            return .chain(material)
         }
     }
 
@@ -102,13 +103,13 @@ public enum KeyStoreRecords {
             _ = try ZcashAccountKeys(material: .viewingKey(field: field, text: text), network: .main, account: 0)  // checks it
             return KeyStoreEntry(metadata: meta(.zec), secret: ZcashKeyMaterial.viewingKey(field: field, text: text).payload)
         }
-        if (try record.optionalString("coin")) == "zec" {
+        if Chain(code: try record.optionalString("coin")) == .zcash {
             guard !passphraseProtected else {
                 throw KeyStoreError.unsupportedEntry(
                     "a zec entry keeps the seed; give the BIP39 passphrase in the record (\"passphrase\"), not --bip39-passphrase")
             }
             var scratch = record
-            let seed = try RecordKeys(coin: "zec", accountPath: nil, sharedPassphrase: nil).seed(record, out: &scratch)
+            let seed = try RecordKeys(coin: Chain.zcash.rawValue, accountPath: nil, sharedPassphrase: nil).seed(record, out: &scratch)
             try ZcashAccountKeys.checkSeed(seed)  // refused here, not called damaged later
             return KeyStoreEntry(metadata: meta(.zec), secret: ZcashKeyMaterial.seed(seed).payload)
         }
@@ -122,7 +123,7 @@ public enum KeyStoreRecords {
         }
         if let seed = try record.optionalString("seed") {
             let bytes = try Hex.decodeSecret(seed)
-            if (try record.optionalString("scheme")) == "monero" {
+            if MnemonicScheme(rawValue: try record.optionalString("scheme") ?? "") == .monero {
                 _ = try MoneroKeys(seed: bytes)
                 return KeyStoreEntry(metadata: meta(.moneroSeed), secret: bytes)
             }
@@ -137,16 +138,7 @@ public enum KeyStoreRecords {
             if let path { _ = try DerivationPath(parsing: path) }
             return KeyStoreEntry(metadata: meta(.xpub, path: path), secret: SecureBytes(Array(text.utf8)))
         }
-        if ["view_key", "private_view_key"].contains(where: { record[$0] != nil }) {
-            // The same reading (and checks of an address against the view key) as the tools'.
-            var scratch = record
-            guard
-                case .monero(let keys) = try RecordKeys(coin: "xmr", accountPath: nil, sharedPassphrase: nil).source(record, out: &scratch)
-            else {
-                throw KeyStoreError.unsupportedEntry("a view key record must be a Monero view-only wallet")
-            }
-            return KeyStoreEntry(metadata: meta(.moneroView), secret: SecureBytes(keys.viewSecret.bytes + keys.spendPublic))
-        }
+        if let secret = try moneroViewEntry(record) { return KeyStoreEntry(metadata: meta(.moneroView), secret: secret) }
         throw RecordError.missingField(
             "mnemonic", expected: "a mnemonic, seed, extended public key, or Monero view_key with public_spend_key or the primary address")
     }
@@ -182,7 +174,7 @@ public enum KeyStoreRecords {
             // The pairing key opens the card's secure channel: it stays in the store.
             throw KeyStoreError.unsupportedEntry("entry '\(m.name)' is a Keycard pairing; pairings are not exported")
         case .zec:
-            out["coin"] = .string("zec")
+            out["coin"] = .string(Chain.zcash.rawValue)
             switch ZcashKeyMaterial(payload: entry.secret) {
             case .seed(let seed): out["seed"] = .string(seed.hex)
             case .viewingKey(let field, let text): out[field] = .string(text)

@@ -32,7 +32,7 @@ public struct RecordKeys: Sendable {
     /// given with --coin btc are a BIP39 phrase with a word too many, not a Monero seed.
     var impliedScheme: MnemonicScheme? {
         guard let coin else { return nil }
-        return coin == "xmr" ? nil : .bip39
+        return Chain(code: coin)?.seedScheme == .monero ? nil : .bip39
     }
 
     /// Whether the record carries key material of its own.
@@ -89,7 +89,7 @@ public struct RecordKeys: Sendable {
     /// The key material of a record. `out` loses a consumed "passphrase" field.
     public func source(_ record: JSONObject, out: inout JSONObject) throws -> KeySource {
         let fields = ["mnemonic", "seed"].filter { record[$0] != nil }
-        let isMoneroRecord = (try record.optionalString("scheme")) == "monero"
+        let isMoneroRecord = MnemonicScheme(rawValue: try record.optionalString("scheme") ?? "") == .monero
         if fields.contains("seed") {
             guard sharedPassphrase == nil, record["passphrase"] == nil else {
                 throw DerivationError.unsupported(
@@ -97,7 +97,7 @@ public struct RecordKeys: Sendable {
                 )
             }
             let seed = try Hex.decodeSecret(record.string("seed", expected: "hex"))
-            if isMoneroRecord || coin == "xmr" { return .monero(try MoneroKeys(seed: seed)) }
+            if isMoneroRecord || Chain(code: coin)?.seedScheme == .monero { return .chain(try MoneroKeys(seed: seed)) }
             return .bip32(try ExtendedKey.master(seed: seed), origin: DerivationPath(), fromSeed: true)
         }
         if fields.contains("mnemonic") {
@@ -106,7 +106,7 @@ public struct RecordKeys: Sendable {
             let mnemonic = try MnemonicSchemes.parse(phrase, scheme: scheme, language: record.optionalString("language"))
             let passphrase = try PassphraseOptions.forRecord(record, shared: sharedPassphrase, out: &out)
             let seed = try MnemonicSchemes.handler(for: mnemonic.scheme).seed(of: mnemonic, passphrase: passphrase)
-            if mnemonic.scheme == .monero { return .monero(try MoneroKeys(seed: seed)) }
+            if mnemonic.scheme == .monero { return .chain(try MoneroKeys(seed: seed)) }
             return .bip32(try ExtendedKey.master(seed: seed), origin: DerivationPath(), fromSeed: true)
         }
         if let field = Self.extendedKeyFields.first(where: { record[$0] != nil }) {
@@ -133,32 +133,7 @@ public struct RecordKeys: Sendable {
         if let wif = try record.optionalString("wif") {
             return .single(try WIF.decode(wif))
         }
-        // Monero keys, under the names this tool and monero-wallet-rpc's query_key use.
-        if let field = ["spend_key", "private_spend_key"].first(where: { record[$0] != nil }) {
-            return .monero(try MoneroKeys(spendSecret: try Hex.decodeSecret(record.string(field, expected: "hex"))))
-        }
-        if let field = ["view_key", "private_view_key"].first(where: { record[$0] != nil }) {
-            let view = try Hex.decodeSecret(record.string(field, expected: "hex"))
-            // The wallet's address under the names derive account and monero-wallet-rpc use.
-            if let text = try record.optionalString("primary_address") ?? record.optionalString("address") {
-                let address = try MoneroAddress(parsing: text)
-                let keys = try MoneroKeys(viewSecret: view, address: address, network: moneroNetwork)
-                if let spendPublic = try record.optionalString("public_spend_key"), try Hex.decode(spendPublic) != keys.spendPublic {
-                    throw DerivationError.invalidMoneroKey("public_spend_key is not the address's public spend key")
-                }
-                if let id = address.paymentID {
-                    if let given = try record.optionalString("payment_id"), given.lowercased() != Hex.encode(id) {
-                        throw DerivationError.invalidMoneroKey("payment_id differs from the integrated address's")
-                    }
-                    out["payment_id"] = .string(Hex.encode(id))
-                }
-                return .monero(keys)
-            }
-            if let spendPublic = try record.optionalString("public_spend_key") {
-                return .monero(try MoneroKeys(viewSecret: view, spendPublic: try Hex.decode(spendPublic)))
-            }
-            throw RecordError.missingField("public_spend_key", expected: "the public spend key (or the \"address\") beside a view key")
-        }
+        if let keys = try moneroKeys(record, out: &out) { return .chain(keys) }
         throw RecordError.missingField(
             "mnemonic", expected: "one of mnemonic, seed, an extended key (xpub, zpub, xprv, …), private_key, wif, spend_key or view_key")
     }

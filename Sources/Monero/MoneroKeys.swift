@@ -169,3 +169,7 @@ public struct MoneroKeys: Sendable {
         return MoneroBase58.encode(data)
     }
 }
+
+extension MoneroKeys: ChainKey {
+    public var notSecp256k1: String { "Monero keys do not sign secp256k1 hashes" }
+}

@@ -21,7 +21,7 @@ public struct MoneroWalletReader: ScanWalletReader {
     public var blockSources: String { "--node HOST:PORT, or --blocks FILE (and --txs FILE)" }
 
     public func wallet(entry: KeyStoreEntry, name: String) throws -> (scanner: MoneroScanner, birthday: Int?) {
-        guard case .monero(let keys) = try KeyStoreRecords.keySource(entry, bip39Passphrase: nil) else {
+        guard let keys = try KeyStoreRecords.keySource(entry, bip39Passphrase: nil).chainKey(MoneroKeys.self) else {
             throw DerivationError.unsupported("entry '\(name)' is not a Monero wallet")
         }
         return (MoneroScanner(keys: keys, network: network, lookahead: lookahead), entry.metadata.birthdays["xmr"])
@@ -33,7 +33,7 @@ public struct MoneroWalletReader: ScanWalletReader {
         var scratch = record
         let source = try RecordKeys(coin: "xmr", accountPath: nil, sharedPassphrase: nil, moneroNetwork: network).source(
             record, out: &scratch)
-        guard case .monero(let keys) = source else { return nil }
+        guard let keys = source.chainKey(MoneroKeys.self) else { return nil }
         return MoneroScanner(keys: keys, network: network, lookahead: lookahead)
     }
 }

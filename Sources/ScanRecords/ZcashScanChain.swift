@@ -18,7 +18,7 @@ public struct ZcashWalletReader: ScanWalletReader {
     public var blockSources: String { "--lightwalletd HOST:PORT, or --blocks FILE (and --txs FILE)" }
 
     public func wallet(entry: KeyStoreEntry, name: String) throws -> (scanner: ZcashScanner, birthday: Int?) {
-        guard case .zcash(let material) = try KeyStoreRecords.keySource(entry, bip39Passphrase: nil) else {
+        guard let material = try KeyStoreRecords.keySource(entry, bip39Passphrase: nil).chainKey(ZcashKeyMaterial.self) else {
             throw DerivationError.unsupported("entry '\(name)' is not a Zcash wallet")
         }
         let keys = try ZcashAccountKeys(material: material, network: network, account: 0)

@@ -1,5 +1,4 @@
 import ArgumentParser
-import Monero
 import WalletCore
 import WalletKeys
 import WalletRecords
@@ -158,10 +157,10 @@ public enum HashSignatures {
         let signature = try Hex.decode(record.string("signature", expected: "hex r‖s (64 bytes)"))
         let key = try Secp256k1.recoverECDSA(hash: hash, compact: signature, recoveryID: try HashSignatures.recoveryID(record))
         out["public_key"] = .string(Hex.encode(key.compressed))
-        if coin == "eth" {
-            out["address"] = .string(try CoinNetwork.find(coin: "eth", network: "main")!.address(for: key, script: .ethereum).address)
+        if Chain(code: coin) == .ethereum {
+            out["address"] = .string(try CoinNetwork.find(.ethereum, network: "main")!.address(for: key, script: .ethereum).address)
         } else {
-            let btc = CoinNetwork.find(coin: "btc", network: "main")!
+            let btc = CoinNetwork.find(.bitcoin, network: "main")!
             out["address"] = .string(try btc.address(for: key, script: .p2pkh).address)
             out["p2wpkh_address"] = .string(try btc.address(for: key, script: .p2wpkh).address)
         }

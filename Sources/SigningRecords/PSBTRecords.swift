@@ -60,11 +60,10 @@ public struct PSBTOptions: ParsableArguments {
 
     /// The chain network the PSBT is for.
     public func network(for coin: String) throws(DerivationError) -> BitcoinNetwork {
-        switch coin {
-        case "btc": return try BitcoinNetwork(BitcoinMainChain.self, network: network)
-        case "ltc": return try BitcoinNetwork(LitecoinChain.self, network: network)
-        default: throw .unsupported("--coin \(coin): PSBTs are signed for btc and ltc")
+        guard let family = BitcoinFamilies.all.first(where: { $0.coin == coin }) else {
+            throw .unsupported("--coin \(coin): PSBTs are signed for \(BitcoinFamilies.all.map { $0.coin }.joined(separator: " and "))")
         }
+        return try family.network(network)
     }
 }
 
@@ -116,7 +115,7 @@ public struct PSBTRecords {
         case .single:
             throw DerivationError.unsupported(
                 "a lone private key has no BIP32 fingerprint for a PSBT to name: give the phrase, seed or xprv")
-        case .monero, .zcash: throw DerivationError.unsupported("this key does not sign Bitcoin-family transactions")
+        case .chain: throw DerivationError.unsupported("this key does not sign Bitcoin-family transactions")
         }
     }
 

@@ -33,11 +33,8 @@ public final class SigningKeyCache {
         case .single(let key):
             guard path == nil else { throw DerivationError.unsupported("a lone private key has no paths; drop \"path\"") }
             return (key, nil)
-        case .monero:
-            throw DerivationError.unsupported("Monero keys do not sign secp256k1 hashes")
-        case .zcash:
-            throw DerivationError.unsupported(
-                "a Zcash key-store entry holds Sapling keys, which do not sign secp256k1 hashes; store the phrase as a BIP39 entry")
+        case .chain(let key):
+            throw DerivationError.unsupported(key.notSecp256k1)
         case .bip32(let root, let origin, _):
             guard let text = path else { throw RecordError.missingField("path", expected: "the BIP32 path of the signing key, or --path") }
             let parsed = try DerivationPath(parsing: text)

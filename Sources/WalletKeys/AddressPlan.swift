@@ -18,11 +18,11 @@ public struct AddressPlan: Sendable {
         key: ExtendedKey, fromSeed: Bool
     ) throws(DerivationError) {
         var network = given.map(NetworkName.canonical) ?? "main"
-        if given == nil, key.version.testnet, coin == "btc" { network = "test" }
+        if given == nil, key.version.testnet, Chain(code: coin) == .bitcoin { network = "test" }
         guard let chain = CoinNetwork.find(coin: coin, network: network) else {
             throw .unsupported(CoinNetwork.noNetworkMessage(coin: coin, network: network))
         }
-        if !fromSeed, key.version.testnet != chain.testnet, coin != "eth" {
+        if !fromSeed, key.version.testnet != chain.testnet, Chain(code: coin) != .ethereum {
             throw .unsupported("the extended key is for \(key.version.testnet ? "a test" : "the main") network, not \(coin) \(network)")
         }
         let implied = key.version.impliedScript

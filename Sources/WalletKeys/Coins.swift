@@ -84,6 +84,8 @@ public struct CoinNetwork: Sendable {
             wifPrefix: 0x80, scripts: [.ethereum], testnet: false),
     ]
 
+    public static func find(_ chain: Chain, network: String) -> CoinNetwork? { find(coin: chain.rawValue, network: network) }
+
     public static func find(coin: String, network: String) -> CoinNetwork? {
         all.first { $0.coin == coin && $0.network == network }
     }

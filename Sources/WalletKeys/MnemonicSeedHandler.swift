@@ -69,11 +69,10 @@ public enum MnemonicSchemes {
     public static let bip39 = BIP39()
     public static let monero = MoneroSeed()
 
+    public static let all: [any MnemonicSeedHandler] = [bip39, monero]
+
     public static func handler(for scheme: MnemonicScheme) -> any MnemonicSeedHandler {
-        switch scheme {
-        case .bip39: bip39
-        case .monero: monero
-        }
+        all.first { $0.scheme == scheme }!
     }
 
     /// Parses a phrase with the given scheme, or detects it: 25 words are a Monero seed (no

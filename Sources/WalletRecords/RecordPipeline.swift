@@ -3,7 +3,6 @@
 #endif
 import WalletCore
 import WalletKeys
-import WalletKeyStore
 
 /// Where an error happened, for the error record and the stderr line.
 public struct RecordLocation: Sendable {
@@ -354,28 +353,18 @@ public enum PhraseLine {
         return text
     }
 
-    /// A line as typed or pasted, as the record it stands for: a bare extended key (xpub,
-    /// zpub, xprv, …) or Zcash viewing key under its field, else a phrase ({"mnemonic": line});
+    /// A line as typed or pasted, as the record it stands for: a lone key under the field
+    /// `KeyTokens` names for it, else a phrase ({"mnemonic": line});
     /// nil for a JSON line. A key is one token and a phrase has several words, so a key is
     /// never read as a one-word phrase.
     public static func record(_ bytes: [UInt8]) -> JSONObject? {
         guard let text = phrase(bytes) else { return nil }
         let token = String(text.drop(while: { $0 == " " || $0 == "\t" }))
-        if !token.contains(where: { $0 == " " || $0 == "\t" }), let field = keyField(token) {
+        if !token.contains(where: { $0 == " " || $0 == "\t" }), let field = KeyTokens.field(of: token) {
             return JSONObject([field: .string(token)])
         }
         return JSONObject(["mnemonic": .string(text)])
     }
-
-    /// The record field a lone key token goes in, by its prefix (Zcash viewing keys by the
-    /// key store's rule, in either case, as Bech32m allows).
-    static func keyField(_ token: String) -> String? {
-        if let field = ZcashKeyMaterial.field(of: token.lowercased()) { return field }
-        if token.count > 4, extendedKeyPrefixes.contains(String(token.prefix(4))) { return "extended_key" }
-        return nil
-    }
-
-    private static let extendedKeyPrefixes = Set(ExtendedKeyVersion.all.flatMap { [$0.publicPrefix, $0.privatePrefix] })
 
     /// A JSON line without the invisible characters before it.
     public static func jsonPart(_ bytes: [UInt8]) -> [UInt8] {

@@ -1,4 +1,5 @@
 import WalletCore
+import WalletKeys
 
 /// What a Zcash key-store entry holds: a seed (its BIP39 passphrase applied), or a viewing
 /// key under its record field name (ufvk, uivk, extended_full_viewing_key).
@@ -28,9 +29,12 @@ public enum ZcashKeyMaterial: Sendable {
 
     /// The record field a viewing key goes in, from its prefix.
     public static func field(of text: String) -> String? {
-        if text.hasPrefix("uview") { return "ufvk" }
-        if text.hasPrefix("uivk") { return "uivk" }
-        if text.hasPrefix("zxview") { return "extended_full_viewing_key" }
-        return nil
+        KeyTokens.zcashViewingKeys.first { text.hasPrefix($0.prefix) }?.field
+    }
+}
+
+extension ZcashKeyMaterial: ChainKey {
+    public var notSecp256k1: String {
+        "a Zcash key-store entry holds Sapling keys, which do not sign secp256k1 hashes; store the phrase as a BIP39 entry"
     }
 }
