@@ -2,14 +2,22 @@ import WalletCore
 import Zcash
 import ZcashScan
 
-/// Zcash: F4Jumble and unified encodings (ZIP-316), compact blocks (protobuf), v5 transactions.
+/// Zcash: F4Jumble and unified encodings (ZIP-316), compact blocks (protobuf), v5 transactions,
+/// PCZTs.
 enum ZcashTargets {
     static let all = [
         FuzzTarget(name: "f4jumble", covers: "F4Jumble and its inverse (ZIP-316)", run: f4jumble),
         FuzzTarget(name: "unified", covers: "unified addresses and viewing keys (items under F4Jumble and Bech32m)", run: unified),
         FuzzTarget(name: "zcash-compact-block", covers: "lightwalletd's CompactBlock protobuf, as scan-blocks reads it", run: compactBlock),
         FuzzTarget(name: "zcash-v5-tx", covers: "v5 transactions (ZIP-225) up to their Orchard actions, for memos", run: v5Transaction),
+        FuzzTarget(name: "pczt", covers: "PCZTs (ZIP 374), versions 1 and 2", run: pczt),
     ]
+
+    /// What reads writes back as the very bytes: nothing is dropped or reordered.
+    static func pczt(_ bytes: [UInt8]) {
+        guard let pczt = try? PCZT(parsing: bytes) else { return }
+        holds((try? pczt.serialized()) == bytes, "a PCZT read does not write back as its bytes")
+    }
 
     static func f4jumble(_ bytes: [UInt8]) {
         guard bytes.count >= 48 else { return }

@@ -110,6 +110,9 @@ for tx in lines("fixtures", "zcash-sapling", "transactions.jsonl", limit=40):
     raw = binascii.unhexlify(tx["raw_tx"])
     if len(raw) < 20000 and len(os.listdir(os.path.join(corpus, "zcash-v5-tx")) if os.path.isdir(os.path.join(corpus, "zcash-v5-tx")) else []) < 6:
         seed("zcash-v5-tx", raw)
+for name in ("trustwallet_serde_v5_transparent", "keystone_fw_orchard_to_transparent", "keystone_parse_orchard_to_sapling"):
+    with open(path("vectors", "zcash", "pczt", name + ".pczt"), "rb") as f:
+        seed("pczt", f.read())
 with open(path("fixtures", "zcash-sapling", "compact_blocks.pb"), "rb") as f:
     pb = f.read()
 # The file is length-delimited CompactBlocks (a varint before each): the first few, each alone.
