@@ -38,3 +38,10 @@ extension ZcashKeyMaterial: ChainKey {
         "a Zcash key-store entry holds Sapling keys, which do not sign secp256k1 hashes; store the phrase as a BIP39 entry"
     }
 }
+
+/// ZIP 32's seed fingerprint: BLAKE2b-256("Zcash_HD_Seed_FP", [length] ‖ seed), what a PCZT's
+/// derivations name a seed by. nil for a seed of another length than 32 to 252 bytes.
+public func zip32SeedFingerprint(_ seed: [UInt8]) -> [UInt8]? {
+    guard (32...252).contains(seed.count) else { return nil }
+    return Blake2.b(32, personal: Array("Zcash_HD_Seed_FP".utf8), [UInt8(seed.count)], seed)
+}

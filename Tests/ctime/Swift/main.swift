@@ -94,6 +94,12 @@ if which == "all" || which == "orchard-note" {
     let nf = note.nullifier(nk: secret(PallasBase.self))
     print("ctime: Orchard note commitment and nullifier of a secret note (Swift): \(nf?.bytes.count ?? 0) bytes")
 }
+if which == "all" || which == "redpallas" {
+    // A spend authorization: rsk = ask + alpha, r = H*(T ‖ vk ‖ M), [r]G, [rsk]G, S = r + c·rsk.
+    let rsk = secret(PallasScalar.self) + secret(PallasScalar.self)
+    let signature = RedPallas.sign([UInt8](repeating: 3, count: 32), key: rsk, random: undefinedBytes(80))
+    print("ctime: a RedPallas signature with a secret key and nonce (Swift): \(signature.count) bytes")
+}
 if which == "all" || which == "sapling-keys" {
     // A seed's Sapling keys: ask·G, nsk·H, ivk (CRH^ivk), the default address (FF1, ivk·g_d).
     let key = SaplingExtendedSpendingKey.master(seed: undefinedBytes(32))
