@@ -43,3 +43,63 @@ extension PCZT {
         global.txModifiable &= ~shieldedModifiable
     }
 }
+
+extension PCZT {
+    /// NU6.3's consensus branch: from it on, a zero-value spend of ours is a real spend and is
+    /// signed (ZIP 374); before it, such a spend is a dummy's.
+    public static let nu63BranchID: UInt32 = 0x37A5_165B
+
+    /// Signs every Orchard and Ironwood spend of `seed`'s (its ZIP 32 fingerprint and a path
+    /// m/32'/coinType'/account' in the spend's derivation) over the shielded sighash: rsk = ask +
+    /// alpha, checked to give the spend's rk first. Returns how many it signed.
+    ///
+    /// Refused: a PCZT that still carries a dummy_sk or dummy_ask (ZIP 374), and a spend whose
+    /// derivation names this seed but whose rk our key does not give.
+    public mutating func signShielded(seed: [UInt8], coinType: UInt32 = 133) throws(PCZTError) -> Int {
+        guard let fingerprint = zip32SeedFingerprint(seed) else { throw .unsupported("a seed of \(seed.count) bytes (ZIP 32: 32 to 252)") }
+        for (name, bundle) in [("orchard", orchard), ("ironwood", ironwood)] {
+            for (index, action) in (bundle?.actions ?? []).enumerated() where action.spend.dummySk != nil {
+                throw .unsupported("\(name).actions[\(index)] still carries dummy_sk (ZIP 374: a Signer refuses it)")
+            }
+        }
+        for (index, spend) in (sapling?.spends ?? []).enumerated() where spend.dummyAsk != nil {
+            throw .unsupported("sapling.spends[\(index)] still carries dummy_ask (ZIP 374: a Signer refuses it)")
+        }
+        let sighash = try shieldedSighash()
+        let zeroValueIsReal = isV6 || global.consensusBranchID == Self.nu63BranchID
+        var signed = 0
+        for (name, path) in [("orchard", \PCZT.orchard), ("ironwood", \PCZT.ironwood)] {
+            guard var bundle = self[keyPath: path] else { continue }
+            for index in bundle.actions.indices {
+                let spend = bundle.actions[index].spend
+                guard spend.spendAuthSig == nil, let derivation = spend.derivation, derivation.seedFingerprint == fingerprint else {
+                    continue
+                }
+                guard spend.value != 0 || zeroValueIsReal, spend.value != nil else { continue }
+                let hardened: UInt32 = 1 << 31
+                guard derivation.path.count == 3, derivation.path[0] == 32 | hardened, derivation.path[1] == coinType | hardened,
+                    derivation.path[2] >= hardened
+                else {
+                    throw .unsupported(
+                        "\(name).actions[\(index)]: our seed at \(derivation.path), not ZIP 32's m/32'/\(coinType)'/account'")
+                }
+                let account = OrchardExtendedSpendingKey.account(seed: seed, coinType: coinType, account: derivation.path[2] & ~hardened)
+                var sk = account.spendingKey.withUnsafeBytes { Array($0) }
+                defer { SecureBytes.wipe(&sk) }
+                let ask = OrchardFullViewingKey.ask(spendingKey: sk)
+                guard let alphaBytes = spend.alpha, let alpha = PallasScalar(bytes: alphaBytes) else {
+                    throw .unsupported("\(name).actions[\(index)] has no alpha to sign with")
+                }
+                let rsk = ask + alpha
+                guard RedPallas.verificationKey(rsk) == spend.rk else {
+                    throw .unsupported("\(name).actions[\(index)] names our seed, but our key does not give its rk")
+                }
+                bundle.actions[index].spend.spendAuthSig = RedPallas.sign(sighash, key: rsk)
+                signed += 1
+            }
+            self[keyPath: path] = bundle
+        }
+        if signed > 0 { fixModifiable(transparentHashType: nil) }
+        return signed
+    }
+}

@@ -47,3 +47,40 @@ final class PCZTSigningTests: XCTestCase {
         }
     }
 }
+
+/// The Signer's shielded part: keystone_fw's Orchard spend signed with the published test
+/// seed's key, what must be refused refused.
+final class PCZTShieldedSigningTests: XCTestCase {
+    func testOrchardSpend() throws {
+        var pczt = try PCZT(parsing: try PCZTTests.bytes("keystone_fw_orchard_to_transparent"))
+        pczt.global.txModifiable = 0b1000_0011
+        let before = try XCTUnwrap(pczt.orchard?.actions)
+        XCTAssertEqual(try pczt.signShielded(seed: RedPallasTests.keystoneSeed), 1)
+        let after = try XCTUnwrap(pczt.orchard?.actions)
+        let signature = try XCTUnwrap(after[0].spend.spendAuthSig)
+        XCTAssertTrue(RedPallas.verify(signature, message: try pczt.shieldedSighash(), key: try XCTUnwrap(after[0].spend.rk)))
+        XCTAssertEqual(after[1], before[1])  // the dummy, signed by the IO Finalizer already
+        XCTAssertEqual(pczt.global.txModifiable, 0)
+        // Signed once: a second pass signs nothing.
+        XCTAssertEqual(try pczt.signShielded(seed: RedPallasTests.keystoneSeed), 0)
+        // Another seed has nothing here.
+        var untouched = try PCZT(parsing: try PCZTTests.bytes("keystone_fw_orchard_to_transparent"))
+        XCTAssertEqual(try untouched.signShielded(seed: PCZTOutputRecoveryTests.sep5Seed), 0)
+    }
+
+    func testRefusals() throws {
+        var unfinalized = try PCZT(parsing: try PCZTTests.bytes("keystone_v302_transparent_orchard_unfinalized"))
+        XCTAssertThrowsError(try unfinalized.signShielded(seed: RedPallasTests.keystoneSeed)) {
+            XCTAssertEqual($0 as? PCZTError, .unsupported("orchard.actions[1] still carries dummy_sk (ZIP 374: a Signer refuses it)"))
+        }
+        // Our derivation, another alpha: rk is not what our key gives.
+        var moved = try PCZT(parsing: try PCZTTests.bytes("keystone_fw_orchard_to_transparent"))
+        moved.orchard!.actions[0].spend.alpha![0] ^= 1
+        XCTAssertThrowsError(try moved.signShielded(seed: RedPallasTests.keystoneSeed)) {
+            XCTAssertEqual($0 as? PCZTError, .unsupported("orchard.actions[0] names our seed, but our key does not give its rk"))
+        }
+        XCTAssertNil(moved.orchard?.actions[0].spend.spendAuthSig)
+        var v4 = try PCZT(parsing: try PCZTTests.bytes("trustwallet_v4_unsigned"))
+        XCTAssertThrowsError(try v4.signShielded(seed: RedPallasTests.keystoneSeed))
+    }
+}
