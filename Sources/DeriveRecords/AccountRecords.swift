@@ -46,6 +46,7 @@ public struct AccountRequest {
 public enum AccountFields {
     public static let names: Set<String> = Set(ExtendedKeyVersion.all.flatMap { [$0.publicPrefix, $0.privatePrefix] }).union([
         "extended_key", "descriptor", "change_descriptor", "key_origin", "descriptor_key", "master_fingerprint", "fingerprint",
+        "seed_fingerprint",
         "parent_fingerprint",
         "depth", "child_number", "account_path", "primary_address", "public_spend_key", "public_view_key", "birthdays",
         "used_receive", "next_receive_index", "used_change", "next_change_index", "account",

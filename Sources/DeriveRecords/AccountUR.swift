@@ -11,6 +11,9 @@ public enum AccountURType: String, CaseIterable, Sendable {
     case cryptoHDKey = "crypto-hdkey"
     /// BCR-2020-010: the receive descriptor.
     case cryptoOutput = "crypto-output"
+    /// Keystone's zcash-accounts (tag 49201): the seed's ZIP 32 fingerprint and the account's
+    /// UFVK and index, what Zashi/Zodl and zcash-devtool read to pair with a signer.
+    case zcashAccounts = "zcash-accounts"
 }
 
 /// The registry items of an account, built from keys derived here.

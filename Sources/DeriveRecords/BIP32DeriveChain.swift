@@ -118,6 +118,8 @@ extension AccountRequest {
         _ type: AccountURType, master: ExtendedKey?, account: ExtendedKey, path: DerivationPath, plan: AddressPlan, placed: Bool
     ) throws -> String {
         switch type {
+        case .zcashAccounts:
+            throw DerivationError.unsupported("--ur zcash-accounts is a Zcash account's: give --coin zec --pool orchard or sapling")
         case .cryptoAccount:
             guard let master else {
                 throw DerivationError.unsupported("--ur crypto-account derives every script type from the seed: give a phrase or a seed")

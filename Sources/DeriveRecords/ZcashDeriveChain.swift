@@ -4,6 +4,7 @@ import WalletCore
 import WalletKeyStore
 import WalletKeys
 import WalletRecords
+import WalletUR
 import Zcash
 
 /// Zcash's shielded derivation (ZIP 32 Sapling and Orchard keys, ZIP 316 unified addresses):
@@ -18,6 +19,9 @@ enum ZcashDerive: DeriveChain {
     static func material(_ keys: DeriveKeys) -> ZcashKeyMaterial? { keys.source?.chainKey(ZcashKeyMaterial.self) }
 
     static func account(_ request: AccountRequest, record: JSONObject, keys: DeriveKeys, read: ReadKey?) throws -> JSONObject {
+        if let ur = request.ur, ur != .zcashAccounts {
+            throw DerivationError.unsupported("--ur \(ur.rawValue) exports a BIP32 account; a Zcash account's is --ur zcash-accounts")
+        }
         if let material = material(keys) { return try request.saplingAccount(record, keys.records, material: material) }
         if keys.source == nil { return try request.saplingAccount(record, keys.records) }
         throw DerivationError.unsupported(
@@ -61,6 +65,15 @@ extension AccountRequest {
                 throw DerivationError.unsupported("--private needs the seed, and the input is a viewing key")
             }
             out["extended_spending_key"] = .string(String(decoding: xsk.encoded(zcash.network).bytes, as: UTF8.self))
+        }
+        if ur == .zcashAccounts {
+            guard let fingerprint = zcash.seedFingerprint, let ufvk = zcash.unifiedFullViewingKey, let account = zcash.account else {
+                throw DerivationError.unsupported(
+                    "--ur zcash-accounts names the seed by its ZIP 32 fingerprint: give the phrase or seed (or a zec key-store entry with it), not a viewing key"
+                )
+            }
+            out["seed_fingerprint"] = .string(Hex.encode(fingerprint))
+            out["ur"] = .string(try ZcashUR.accounts(seedFingerprint: fingerprint, [ZcashUR.Account(ufvk: ufvk, index: account)]).text)
         }
         return out
     }

@@ -18,6 +18,9 @@ extension ZcashKeyMaterial {
 /// account's public key. From a unified incoming viewing key: receive addresses only.
 public struct ZcashAccountKeys: Sendable {
     public let network: ZcashNetwork
+    /// ZIP 32's fingerprint of the seed the keys came from (nil from a viewing key): what a
+    /// wallet pairs with a signer by, and a PCZT names the seed by.
+    public let seedFingerprint: [UInt8]?
     /// The account number, when the keys came from a seed (a viewing key does not say).
     public let account: UInt32?
     public let spending: SaplingExtendedSpendingKey?
@@ -78,6 +81,7 @@ public struct ZcashAccountKeys: Sendable {
     public init(seed: SecureBytes, network: ZcashNetwork, account: UInt32, orchardRivk: OrchardRivkRule = .standard) throws {
         try Self.checkSeed(seed)
         let bytes = seed.bytes
+        seedFingerprint = zip32SeedFingerprint(bytes)
         spending = SaplingExtendedSpendingKey.account(seed: bytes, network: network, account: account)
         extendedViewing = spending!.extendedFullViewingKey
         fullViewing = extendedViewing!.key
@@ -98,6 +102,7 @@ public struct ZcashAccountKeys: Sendable {
         self.network = network
         account = nil
         spending = nil
+        seedFingerprint = nil
         if let text = try record.optionalString("ufvk") {
             let items = try UnifiedEncoding.decode(text, kind: .fullViewingKey, network: network)
             let fvk = try items.first(where: { $0.typecode == UnifiedEncoding.Typecode.sapling }).map { item throws in

@@ -26,7 +26,7 @@ extension DeriveCommand {
 
         @Option(
             help: ArgumentHelp(
-                "Also write the account as a UR (\"ur\") for a watch-only wallet to scan: crypto-account (every script type at once; Sparrow, Keystone-style wallets), crypto-hdkey (the key with its origin; MetaMask with --coin eth) or crypto-output (the receive descriptor).",
+                "Also write the account as a UR (\"ur\") for a watch-only wallet to scan: crypto-account (every script type at once; Sparrow, Keystone-style wallets), crypto-hdkey (the key with its origin; MetaMask with --coin eth), crypto-output (the receive descriptor), or zcash-accounts (--coin zec --pool orchard or sapling, from the seed: its ZIP 32 fingerprint, the UFVK and the account, which Zashi/Zodl read to pair with this signer).",
                 valueName: "type"),
             completion: .list(AccountURType.allCases.map(\.rawValue)))
         var ur: AccountURType?

@@ -104,6 +104,32 @@ final class ZcashDeriveToolTests: XCTestCase {
     }
 
     /// Bad inputs are error records with their own codes; the good records around them still come.
+    /// `--ur zcash-accounts`: the seed's ZIP 32 fingerprint (BLAKE2b-256 "Zcash_HD_Seed_FP" of
+    /// the wallet's BIP39 seed, by Python's hashlib) in the record and the UR; refused from a
+    /// viewing key, which names no seed, and for other UR types and coins.
+    func testPairingUR() throws {
+        let (w, _, u) = try wallet()
+        let phrase = Shell.lines([["mnemonic": w["mnemonic"]!]])
+        let r = try Shell.run("derive account --coin zec --pool orchard --ur zcash-accounts", stdin: phrase)
+        XCTAssertEqual(r.status, 0, r.stderr)
+        XCTAssertEqual(r.records.first?["seed_fingerprint"] as? String, "e62855dc1419972e2d8fd349b740de6a67d8cf6feaafe90cf2f37a2344566ccc")
+        XCTAssertEqual(r.records.first?["ufvk"] as? String, u["ufvk"] as? String)
+        XCTAssertEqual((r.records.first?["ur"] as? String)?.hasPrefix("ur:zcash-accounts/"), true)
+        let view = try Shell.run("derive account --ur zcash-accounts", stdin: Shell.lines([["ufvk": u["ufvk"]!]]))
+        XCTAssertEqual(view.status, 65)
+        XCTAssertEqual(view.records.first?["code"] as? String, "derive.unsupported")
+        let other = try Shell.run("derive account --coin zec --pool orchard --ur crypto-hdkey", stdin: phrase)
+        XCTAssertEqual(other.status, 65)
+        XCTAssertEqual(
+            other.records.first?["message"] as? String,
+            "--ur crypto-hdkey exports a BIP32 account; a Zcash account's is --ur zcash-accounts")
+        let bitcoin = try Shell.run("derive account --ur zcash-accounts", stdin: phrase)
+        XCTAssertEqual(bitcoin.status, 65)
+        XCTAssertEqual(
+            bitcoin.records.first?["message"] as? String,
+            "--ur zcash-accounts is a Zcash account's: give --coin zec --pool orchard or sapling")
+    }
+
     func testErrorRecords() throws {
         let (w, _, _) = try wallet()
         let noSapling = try XCTUnwrap(

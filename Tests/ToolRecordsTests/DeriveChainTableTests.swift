@@ -3,6 +3,7 @@ import SatchelTestSupport
 import Monero
 import WalletCore
 import WalletKeys
+import WalletUR
 import XCTest
 import Zcash
 
@@ -42,5 +43,22 @@ final class DeriveChainTableTests: XCTestCase {
         XCTAssertNil(try claimer([]))
         XCTAssertEqual(try claimer(["--coin", "zec", "--pool", "orchard"]), "ZcashDerive")
         XCTAssertNil(try claimer(["--coin", "zec", "--pool", "transparent"]))
+    }
+}
+
+/// `derive account --ur zcash-accounts` read back: what a wallet pairs by.
+final class ZcashAccountsURTests: XCTestCase {
+    func testPairingRecordReadsBack() throws {
+        let wallet = try XCTUnwrap(TestPaths.json(TestPaths.vector("zcash/generated/wallet_abandon_art_account0.json")) as? [String: Any])
+        let options = try ChainOptions.parse(["--coin", "zec", "--pool", "sapling", "--account", "0"])
+        let request = AccountRequest(chainOptions: options, ur: .zcashAccounts)
+        let record = try request.account(
+            JSONObject(["mnemonic": .string(try XCTUnwrap(wallet["mnemonic"] as? String))]),
+            keys: DeriveKeys(records: options.recordKeys(sharedPassphrase: nil)))
+        guard case .single(let ur) = try URText(try XCTUnwrap(record["ur"]?.stringValue)) else { return XCTFail("a multipart UR") }
+        let pairing = try ZcashUR.accounts(from: ur)
+        XCTAssertEqual(Hex.encode(pairing.seedFingerprint), "e62855dc1419972e2d8fd349b740de6a67d8cf6feaafe90cf2f37a2344566ccc")
+        XCTAssertEqual(pairing.accounts, [ZcashUR.Account(ufvk: try XCTUnwrap(record["ufvk"]?.stringValue), index: 0)])
+        XCTAssertNil(pairing.deviceVersion)
     }
 }
