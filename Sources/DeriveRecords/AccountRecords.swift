@@ -44,7 +44,7 @@ public struct AccountRequest {
 /// The fields `derive account` writes about an account, dropped from address records made
 /// from it; a user's own fields (an id, a label) pass through.
 public enum AccountFields {
-    public static let names: Set<String> = Set(ExtendedKeyVersion.all.flatMap { [$0.publicPrefix, $0.privatePrefix] }).union([
+    public static let names: Set<String> = ExtendedKeyVersion.prefixes.union([
         "extended_key", "descriptor", "change_descriptor", "key_origin", "descriptor_key", "master_fingerprint", "fingerprint",
         "seed_fingerprint",
         "parent_fingerprint",

@@ -22,6 +22,10 @@ public struct ExtendedKeyVersion: Sendable, Equatable {
         .init(publicPrefix: "Vpub", privatePrefix: "Vprv", publicVersion: 0x0257_5483, privateVersion: 0x0257_5048, testnet: true),
     ]
 
+    /// Every version's four-letter prefixes (xpub, xprv, zpub, tprv, …): the record fields a key
+    /// goes under, and how a lone pasted key is known.
+    public static let prefixes = Set(all.flatMap { [$0.publicPrefix, $0.privatePrefix] })
+
     public static func named(_ prefix: String) -> ExtendedKeyVersion? {
         all.first { $0.publicPrefix == prefix || $0.privatePrefix == prefix }
     }

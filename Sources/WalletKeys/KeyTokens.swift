@@ -7,15 +7,12 @@ public enum KeyTokens {
         ("uview", "ufvk"), ("uivk", "uivk"), ("zxview", "extended_full_viewing_key"),
     ]
 
-    /// BIP32 extended keys (xpub, zpub, tprv, …) by their four-letter prefix.
-    static let extendedKeyPrefixes = Set(ExtendedKeyVersion.all.flatMap { [$0.publicPrefix, $0.privatePrefix] })
-
     /// The record field of a lone key, from its prefix (a viewing key's in either case, as
     /// Bech32m allows); nil when the token is no key.
     public static func field(of token: String) -> String? {
         let lower = token.lowercased()
         if let row = zcashViewingKeys.first(where: { lower.hasPrefix($0.prefix) }) { return row.field }
-        if token.count > 4, extendedKeyPrefixes.contains(String(token.prefix(4))) { return "extended_key" }
+        if token.count > 4, ExtendedKeyVersion.prefixes.contains(String(token.prefix(4))) { return "extended_key" }
         return nil
     }
 }

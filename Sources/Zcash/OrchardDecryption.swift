@@ -73,6 +73,11 @@ public struct OrchardDecryptor: Sendable {
         Blake2.b(32, personal: Array("Zcash_OrchardKDF".utf8), sharedSecret, ephemeralKey)
     }
 
+    /// A compact note plaintext's fields after its lead byte: the diversifier, the value and rseed.
+    static func noteFields(_ p: [UInt8]) -> (d: [UInt8], value: UInt64, rseed: [UInt8]) {
+        (Array(p[1..<12]), p[12..<20].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }, Array(p[20..<52]))
+    }
+
     /// `version`: the pool's note version (.v2 for an Orchard action, .v3 for an Ironwood one).
     public func tryDecrypt(_ action: CompactOrchardAction, version: OrchardNoteVersion = .v2) -> DecryptedOrchardNote? {
         Self.ephemeralPoint(action).flatMap { tryDecrypt(action, ephemeralPoint: $0, version: version) }
@@ -92,8 +97,7 @@ public struct OrchardDecryptor: Sendable {
         let k = Self.key(sharedSecret: sharedSecret, ephemeralKey: action.ephemeralKey)
         let p = SaplingDecryptor.plaintext52(key: k, ciphertext: action.ciphertext)
         guard p[0] == version.leadByte, let rho = PallasBase(bytes: action.nullifier) else { return nil }
-        let d = Array(p[1..<12]), rseed = Array(p[20..<52])
-        let value = p[12..<20].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        let (d, value, rseed) = Self.noteFields(p)
         let gd = OrchardAddress.diversifyHash(d)
         // The epk check first: a lead byte of 0x02 by chance (1 in 256 of the actions tried)
         // then costs one scalar multiplication, not also the one pk_d needs.

@@ -54,7 +54,7 @@ public struct PCZT: Sendable, Equatable {
         var writer = PostcardWriter()
         var copy = self
         try copy.code(&writer)
-        return Self.magic + [0, 8, 16, 24].map { UInt8(truncatingIfNeeded: version >> $0) } + writer.bytes
+        return Self.magic + le32(version) + writer.bytes
     }
 
     mutating func code<C: PostcardCoder>(_ coder: inout C) throws(PCZTError) {

@@ -1,6 +1,3 @@
-import CSodium
-import WalletCrypto
-
 /// What a signer recomputes of an Orchard action before it believes the PCZT (the crate's
 /// and Keystone's `check`): the value commitment from the values and rcv, and for a spend of
 /// ours the randomized key and the nullifier from our own viewing key.
@@ -113,27 +110,12 @@ extension PCZTAction {
         let key = OrchardDecryptor.key(sharedSecret: pkd.times(esk).bytes, ephemeralKey: action.ephemeralKey)
         let p = SaplingDecryptor.plaintext52(key: key, ciphertext: action.ciphertext)
         guard p[0] == version.leadByte else { return nil }
-        let d = Array(p[1..<12]), rseed = Array(p[20..<52])
-        let value = p[12..<20].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        let (d, value, rseed) = OrchardDecryptor.noteFields(p)
         guard OrchardNote.esk(rseed: rseed, rho: rho) == esk, OrchardAddress.diversifyHash(d).times(esk).bytes == action.ephemeralKey
         else { return nil }
         let note = OrchardNote(
             address: OrchardAddress(diversifier: d, transmissionKey: pkd.bytes), value: value, rho: rho, rseed: rseed, version: version)
         guard note.cmx?.bytes == action.cmx else { return nil }
         return (note, key)
-    }
-}
-
-extension SaplingMemo {
-    /// ChaCha20-Poly1305 (IETF, zero nonce, no associated data): the plaintext, or nil when the
-    /// tag does not verify.
-    static func open(_ ciphertext: [UInt8], key: [UInt8]) -> [UInt8]? {
-        guard ciphertext.count >= 16, key.count == 32 else { return nil }
-        Sodium.ensureInitialized()
-        var out = [UInt8](repeating: 0, count: ciphertext.count - 16)
-        var length: UInt64 = 0
-        let nonce = [UInt8](repeating: 0, count: 12)
-        let rc = crypto_aead_chacha20poly1305_ietf_decrypt(&out, &length, nil, ciphertext, UInt64(ciphertext.count), nil, 0, nonce, key)
-        return rc == 0 && Int(length) == out.count ? out : nil
     }
 }

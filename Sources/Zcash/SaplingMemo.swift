@@ -153,13 +153,19 @@ public enum SaplingMemo {
     /// The full note plaintext: ChaCha20-Poly1305 (IETF, zero nonce, no associated data) of the
     /// 580-byte ciphertext under the note key; nil when the tag does not verify.
     public static func plaintext(encCiphertext: [UInt8], key: [UInt8]) -> [UInt8]? {
-        guard encCiphertext.count == 580, key.count == 32 else { return nil }
+        encCiphertext.count == 580 ? open(encCiphertext, key: key) : nil
+    }
+
+    /// ChaCha20-Poly1305 (IETF, zero nonce, no associated data): the plaintext, or nil when the
+    /// tag does not verify (a note's ciphertext, or an out_ciphertext under its ock).
+    static func open(_ ciphertext: [UInt8], key: [UInt8]) -> [UInt8]? {
+        guard ciphertext.count >= 16, key.count == 32 else { return nil }
         Sodium.ensureInitialized()
-        var out = [UInt8](repeating: 0, count: 564)
+        var out = [UInt8](repeating: 0, count: ciphertext.count - 16)
         var length: UInt64 = 0
         let nonce = [UInt8](repeating: 0, count: 12)
-        let rc = crypto_aead_chacha20poly1305_ietf_decrypt(&out, &length, nil, encCiphertext, 580, nil, 0, nonce, key)
-        return rc == 0 && length == 564 ? out : nil
+        let rc = crypto_aead_chacha20poly1305_ietf_decrypt(&out, &length, nil, ciphertext, UInt64(ciphertext.count), nil, 0, nonce, key)
+        return rc == 0 && Int(length) == out.count ? out : nil
     }
 
     /// The memo's text when it is one (first byte ≤ 0xF4: UTF-8, trailing zeros dropped); nil
