@@ -57,14 +57,7 @@ extension PCZT {
     /// derivation names this seed but whose rk our key does not give.
     public mutating func signShielded(seed: [UInt8], coinType: UInt32 = 133) throws(PCZTError) -> Int {
         guard let fingerprint = zip32SeedFingerprint(seed) else { throw .unsupported("a seed of \(seed.count) bytes (ZIP 32: 32 to 252)") }
-        for (name, bundle) in [("orchard", orchard), ("ironwood", ironwood)] {
-            for (index, action) in (bundle?.actions ?? []).enumerated() where action.spend.dummySk != nil {
-                throw .unsupported("\(name).actions[\(index)] still carries dummy_sk (ZIP 374: a Signer refuses it)")
-            }
-        }
-        for (index, spend) in (sapling?.spends ?? []).enumerated() where spend.dummyAsk != nil {
-            throw .unsupported("sapling.spends[\(index)] still carries dummy_ask (ZIP 374: a Signer refuses it)")
-        }
+        try refuseDummies()
         let sighash = try shieldedSighash()
         let zeroValueIsReal = isV6 || global.consensusBranchID == Self.nu63BranchID
         var signed = 0
@@ -80,8 +73,9 @@ extension PCZT {
                 guard derivation.path.count == 3, derivation.path[0] == 32 | hardened, derivation.path[1] == coinType | hardened,
                     derivation.path[2] >= hardened
                 else {
-                    throw .unsupported(
-                        "\(name).actions[\(index)]: our seed at \(derivation.path), not ZIP 32's m/32'/\(coinType)'/account'")
+                    throw .refused(
+                        "\(name).actions[\(index)] names our seed at \(PCZTKeys.pathText(derivation.path)), not at ZIP 32's m/32'/\(coinType)'/account'"
+                    )
                 }
                 let account = OrchardExtendedSpendingKey.account(seed: seed, coinType: coinType, account: derivation.path[2] & ~hardened)
                 var sk = account.spendingKey.withUnsafeBytes { Array($0) }
@@ -92,7 +86,7 @@ extension PCZT {
                 }
                 let rsk = ask + alpha
                 guard RedPallas.verificationKey(rsk) == spend.rk else {
-                    throw .unsupported("\(name).actions[\(index)] names our seed, but our key does not give its rk")
+                    throw .refused("\(name).actions[\(index)] names our seed, but its rk is not our key's")
                 }
                 bundle.actions[index].spend.spendAuthSig = RedPallas.sign(sighash, key: rsk)
                 signed += 1

@@ -5,11 +5,14 @@ import WalletCore
 public enum PCZTError: WalletError, Equatable {
     case malformed(field: String, offset: Int, reason: String)
     case unsupported(String)
+    /// What the signer checked and found wrong: it signs nothing of such a PCZT.
+    case refused(String)
 
     public var code: String {
         switch self {
         case .malformed: "pczt.malformed"
         case .unsupported: "pczt.unsupported"
+        case .refused: "pczt.refused"
         }
     }
 
@@ -18,6 +21,7 @@ public enum PCZTError: WalletError, Equatable {
         case .malformed(let field, let offset, let reason):
             "the PCZT is malformed at \(field.isEmpty ? "its start" : field) (byte \(offset)): \(reason)"
         case .unsupported(let what): "this PCZT is not supported: \(what)"
+        case .refused(let why): "this PCZT is refused, nothing of it signed: \(why)"
         }
     }
 }

@@ -71,13 +71,13 @@ final class PCZTShieldedSigningTests: XCTestCase {
     func testRefusals() throws {
         var unfinalized = try PCZT(parsing: try PCZTTests.bytes("keystone_v302_transparent_orchard_unfinalized"))
         XCTAssertThrowsError(try unfinalized.signShielded(seed: RedPallasTests.keystoneSeed)) {
-            XCTAssertEqual($0 as? PCZTError, .unsupported("orchard.actions[1] still carries dummy_sk (ZIP 374: a Signer refuses it)"))
+            XCTAssertEqual($0 as? PCZTError, .refused("orchard.actions[1] still carries dummy_sk (ZIP 374: a Signer refuses it)"))
         }
         // Our derivation, another alpha: rk is not what our key gives.
         var moved = try PCZT(parsing: try PCZTTests.bytes("keystone_fw_orchard_to_transparent"))
         moved.orchard!.actions[0].spend.alpha![0] ^= 1
         XCTAssertThrowsError(try moved.signShielded(seed: RedPallasTests.keystoneSeed)) {
-            XCTAssertEqual($0 as? PCZTError, .unsupported("orchard.actions[0] names our seed, but our key does not give its rk"))
+            XCTAssertEqual($0 as? PCZTError, .refused("orchard.actions[0] names our seed, but its rk is not our key's"))
         }
         XCTAssertNil(moved.orchard?.actions[0].spend.spendAuthSig)
         var v4 = try PCZT(parsing: try PCZTTests.bytes("trustwallet_v4_unsigned"))
