@@ -152,7 +152,7 @@ let package = Package(
             "Bitcoin", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .target(name: "SigningRecords", dependencies: [
-            "WalletCrypto", "WalletFiles", "KeySources", "WalletCardCLI", "WalletCard", "WalletRecords", "WalletCore", "WalletKeys", "Bitcoin", "Ethereum",
+            "WalletCrypto", "WalletFiles", "KeySources", "WalletCardCLI", "WalletCard", "WalletRecords", "WalletCore", "WalletKeys", "Bitcoin", "Ethereum", "Zcash",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // sign-tx's QR transports: PSBTs and Ethereum requests over UR and BBQr (sign-hash links none of it).
@@ -178,7 +178,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "sign-tx", dependencies: [
-            "SigningQR", "SigningRecords", "QRRecords", "WalletUR", "KeySources", "WalletRecords", "WalletCardCLI", "Bitcoin", "WalletKeys", "WalletCore",
+            "SigningQR", "SigningRecords", "QRRecords", "WalletUR", "KeySources", "WalletRecords", "WalletCardCLI", "Bitcoin", "WalletKeys", "WalletCore", "Zcash",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "keystore", dependencies: [
@@ -223,6 +223,6 @@ let package = Package(
         .testTarget(name: "MoneroNodeTests", dependencies: ["MoneroNode", "NodeHTTP", "WalletScan", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "WalletCardTests", dependencies: ["WalletCrypto", "WalletCard", "WalletCardCLI", "SigningRecords", "DeriveRecords", "KeySources", "WalletRecords", "KeycardSimulator", "Bitcoin", "Ethereum", "WalletKeys", "WalletCore", "SatchelTestSupport"]),
         .testTarget(name: "ToolRecordsTests", dependencies: ["WalletCrypto", "MoneroScan", "KeySources", "MnemonicRecords", "DeriveRecords", "SigningRecords", "ScanRecords", "WalletRecords", "WalletKeys", "WalletQR", "WalletUR", "QRRecords", "WalletScan", "Monero", "Zcash", "WalletCore", "Bitcoin", "SatchelTestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["WalletCrypto", "SatchelTestSupport", "Bitcoin", "WalletKeys", "WalletCore"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["WalletCrypto", "SatchelTestSupport", "Bitcoin", "WalletKeys", "WalletCore", "Zcash"]),
     ]
 )

@@ -12,11 +12,12 @@ extension KeySourceOptions {
     /// account's view-only keys, can carry the birthday on to a new entry), or nil without
     /// --wallet. A BIP39 entry marked passphrase-protected needs the BIP39 passphrase (from
     /// --passphrase-*); one that is not refuses one.
-    public func loadWallet(bip39Passphrase: SecureBytes?) throws -> (source: KeySource, birthdays: [String: Int])? {
+    public func loadWallet(bip39Passphrase: SecureBytes?) throws -> (source: KeySource, birthdays: [String: Int], seed: SecureBytes?)? {
         guard let wallet else { return nil }
         try keyStore.requireEntry(wallet)
         let entry = try keyStore.store.load(wallet, passphrase: try keyStore.passphrase(confirm: false))
-        return (try KeyStoreRecords.keySource(entry, bip39Passphrase: bip39Passphrase), entry.metadata.birthdays)
+        let source = try KeyStoreRecords.keySource(entry, bip39Passphrase: bip39Passphrase)
+        return (source, entry.metadata.birthdays, try KeyStoreRecords.seed(entry, bip39Passphrase: bip39Passphrase))
     }
 }
 
@@ -73,6 +74,23 @@ public enum KeyStoreRecords {
                 throw KeyStoreError.damaged(name: m.name, reason: "not a Zcash seed or viewing key")
             }
             return .chain(material)
+        }
+    }
+
+    /// The seed behind an entry, for keys that are not BIP32 (ZIP 32's, a PCZT's): a BIP39
+    /// phrase's (with the passphrase `keySource` checked), a BIP39 seed entry's, a zec entry's;
+    /// nil for the rest.
+    public static func seed(_ entry: KeyStoreEntry, bip39Passphrase: SecureBytes?) throws -> SecureBytes? {
+        switch entry.metadata.kind {
+        case .bip39Mnemonic:
+            let bip39 = BIP39()
+            let mnemonic = try bip39.mnemonic(fromEntropy: entry.secret, language: entry.metadata.language ?? "english")
+            return try bip39.seed(of: mnemonic, passphrase: bip39Passphrase)
+        case .bip39Seed: return entry.secret
+        case .zec:
+            if case .seed(let seed) = ZcashKeyMaterial(payload: entry.secret) { return seed }
+            return nil
+        case .moneroSeed, .xpub, .moneroView, .keycardPairing: return nil
         }
     }
 

@@ -3,6 +3,7 @@ import WalletCore
 import WalletKeys
 import WalletRecords
 import WalletCrypto
+import Zcash
 
 /// Reads the key material of one record.
 public struct RecordKeys: Sendable {
@@ -69,6 +70,20 @@ public struct RecordKeys: Sendable {
         }
         let passphrase = try PassphraseOptions.forRecord(record, shared: sharedPassphrase, out: &out)
         return try MnemonicSchemes.handler(for: mnemonic.scheme).seed(of: mnemonic, passphrase: passphrase)
+    }
+
+    /// The seed behind `source`, read from `record` once more: a phrase's or seed's that gave a
+    /// BIP32 master key, a Zcash seed; nil for every other key.
+    public func seed(_ record: JSONObject, behind source: KeySource) throws -> SecureBytes? {
+        switch source {
+        case .bip32(_, _, fromSeed: true) where record["mnemonic"] != nil || record["seed"] != nil:
+            var scratch = record
+            return try seed(record, out: &scratch)
+        case .chain(let key):
+            if case .seed(let seed) = key as? ZcashKeyMaterial { return seed }
+            return nil
+        case .bip32, .single: return nil
+        }
     }
 
     /// The key a record is signed with: its own key material (of which nothing then outlives the

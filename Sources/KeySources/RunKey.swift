@@ -11,31 +11,44 @@ extension KeySourceOptions {
     /// record read by `reader` (whose BIP39 passphrase applies). With `promptOnTerminal` and
     /// no option, on a terminal, the phrase is asked for without echo (the records are then
     /// typed or pasted).
+    /// `seed` is the seed behind the key, where there is one (a phrase's, a seed's), for keys
+    /// that are not BIP32 (ZIP 32's).
     public func runKey(
         reader: RecordKeys, bip39Passphrase: SecureBytes?, promptOnTerminal: Bool
-    ) throws -> (source: KeySource?, birthdays: [String: Int]) {
+    ) throws -> (source: KeySource?, birthdays: [String: Int], seed: SecureBytes?) {
+        func fromRecord(_ record: JSONObject) throws -> (source: KeySource?, birthdays: [String: Int], seed: SecureBytes?) {
+            var scratch = record
+            let source = try reader.source(record, out: &scratch)
+            return (source, [:], try reader.seed(record, behind: source))
+        }
         switch choice() {
         case .wallet:
-            guard let loaded = try loadWallet(bip39Passphrase: bip39Passphrase) else { return (nil, [:]) }
-            return (loaded.source, loaded.birthdays)
+            guard let loaded = try loadWallet(bip39Passphrase: bip39Passphrase) else { return (nil, [:], nil) }
+            return (loaded.source, loaded.birthdays, loaded.seed)
         case .keyRecord:
-            guard let keyRecord = try keyRecord.read() else { return (nil, [:]) }
-            var scratch = keyRecord
-            return (try reader.source(keyRecord, out: &scratch), [:])
+            guard let keyRecord = try keyRecord.read() else { return (nil, [:], nil) }
+            return try fromRecord(keyRecord)
         case .records where promptOnTerminal && isatty(0) != 0:
-            let record = try PhraseLine.prompted()
-            var scratch = record
-            return (try reader.source(record, out: &scratch), [:])
+            return try fromRecord(try PhraseLine.prompted())
         case .records, .card:
-            return (nil, [:])
+            return (nil, [:], nil)
         }
     }
 
     /// The signing tools' reader of keys in records (no coin or account path: a record's key
     /// signs what its record says) with the BIP39 passphrase the options give, and the run's key.
     public func signingKey(passphrase: PassphraseOptions, promptOnTerminal: Bool) throws -> (reader: RecordKeys, source: KeySource?) {
+        let keys = try signingKeys(passphrase: passphrase, promptOnTerminal: promptOnTerminal)
+        return (keys.reader, keys.source)
+    }
+
+    /// `signingKey`'s, and the seed behind the run's key (a PCZT is signed from the seed).
+    public func signingKeys(
+        passphrase: PassphraseOptions, promptOnTerminal: Bool
+    ) throws -> (reader: RecordKeys, source: KeySource?, seed: SecureBytes?) {
         let bip39Passphrase = try passphrase.read()
         let reader = RecordKeys(coin: nil, accountPath: nil, sharedPassphrase: bip39Passphrase)
-        return (reader, try runKey(reader: reader, bip39Passphrase: bip39Passphrase, promptOnTerminal: promptOnTerminal).source)
+        let run = try runKey(reader: reader, bip39Passphrase: bip39Passphrase, promptOnTerminal: promptOnTerminal)
+        return (reader, run.source, run.seed)
     }
 }

@@ -23,7 +23,7 @@ public struct PSBTOptions: ParsableArguments {
 
     @Option(
         name: .customLong("max-fee"),
-        help: ArgumentHelp("Refuse a PSBT whose fee is more than this many satoshis (litoshis).", valueName: "sats"))
+        help: ArgumentHelp("Refuse a PSBT or PCZT whose fee is more than this many satoshis (litoshis, zatoshis).", valueName: "sats"))
     public var maxFee: UInt64?
 
     @Flag(
@@ -36,12 +36,13 @@ public struct PSBTOptions: ParsableArguments {
 
     @Option(
         name: .customLong("in"),
-        help: ArgumentHelp("Read one PSBT from this file (binary or base64) instead of records.", valueName: "file"))
+        help: ArgumentHelp("Read one PSBT or PCZT from this file (binary or base64) instead of records.", valueName: "file"))
     public var inFile: String?
 
     @Option(
         name: .customLong("out"),
-        help: ArgumentHelp("With --in: write the signed PSBT (binary) to this file; the records still go to stdout.", valueName: "file"))
+        help: ArgumentHelp(
+            "With --in: write the signed PSBT or PCZT (binary) to this file; the records still go to stdout.", valueName: "file"))
     public var outFile: String?
 
     @Option(
@@ -148,11 +149,18 @@ public struct PSBTRecords {
     }
 
     /// A PSBT file as wallets write them: binary (starting with the magic bytes), or base64 text.
-    public static func read(file path: String) throws -> PSBT {
+    public static func read(file path: String) throws -> PSBT { try read(bytes: try contents(of: path)) }
+
+    /// A file's bytes, for --in (a PSBT or a PCZT).
+    public static func contents(of path: String) throws -> [UInt8] {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw CLIError.cannotOpen(path: path, reason: FileManager.default.fileExists(atPath: path) ? "not readable" : "no such file")
         }
-        let bytes = [UInt8](data)
+        return [UInt8](data)
+    }
+
+    /// A PSBT as a file holds it: binary (the magic bytes first), or base64 text.
+    public static func read(bytes: [UInt8]) throws -> PSBT {
         if bytes.starts(with: PSBT.magic) { return try PSBT(parsing: bytes) }
         return try PSBT(base64: String(decoding: bytes, as: UTF8.self))
     }

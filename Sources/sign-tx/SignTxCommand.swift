@@ -9,6 +9,7 @@ import WalletCore
 import WalletKeys
 import WalletRecords
 import WalletUR
+import Zcash
 
 @main
 struct SignTxCommand: ParsableCommand {
@@ -21,7 +22,7 @@ struct SignTxCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sign-tx",
         abstract:
-            "Offline signing of Bitcoin and Litecoin PSBTs, Ethereum transactions, personal messages and EIP-712 typed data, a summary first.",
+            "Offline signing of Bitcoin and Litecoin PSBTs, Zcash PCZTs, Ethereum transactions, personal messages and EIP-712 typed data, a summary first.",
         discussion: """
             Reads records and writes, for each, a summary of what is about to be signed and then the \
             signed record:
@@ -29,6 +30,9 @@ struct SignTxCommand: ParsableCommand {
                 then {"type":"psbt","psbt":"<base64>","complete":…} (with --finalize
                 and every input signed, "hex": the network transaction); --in FILE
                 reads a .psbt file instead
+              {"pczt":"<base64>"} → pczt_summary (spends, outputs as our keys recover
+                them, change, fee), then {"type":"pczt","pczt":"<base64>","signatures":n};
+                --in FILE reads a .pczt file; the online wallet proves and sends it
               {"eth_tx":{"to":…,"value":…,"nonce":…,"gas":…,"chainId":1,…}}
                 → eth_tx_summary, then {"type":"eth_tx","raw":"0x…","hash":"0x…",…}
               {"message":"text"} or {"message_hex":"0x…"}
@@ -40,7 +44,8 @@ struct SignTxCommand: ParsableCommand {
                 alone → progress on stderr, what they carry signed (summary first), and
                 the answer in the same transport: qr_part records (--qr-lines, --qr,
                 --qr-dir to show them)
-            A PSBT's inputs are signed where its derivation fields name our master fingerprint. \
+            A PSBT's inputs are signed where its derivation fields name our master fingerprint; a \
+            PCZT's spends where they name our seed's ZIP 32 fingerprint (the key is then a seed). \
             For Ethereum the key's path is the record's "path" or --path. The key is a seed, phrase, \
             xprv or private_key in the record, a private --key-file, --key-fd, a key-store entry \
             (--wallet), or a Keycard (--card: the card signs each hash; it signs no taproot input). \
@@ -121,6 +126,7 @@ struct SignTxCommand: ParsableCommand {
         if convert { return try runConvert(pipeline, qrInput) }
         let reader: RecordKeys
         let runSource: KeySource?
+        let runSeed: SecureBytes?
         let terminal: Confirmation?
         let psbts: PSBTRecords
         let card: CardKeys?
@@ -129,7 +135,7 @@ struct SignTxCommand: ParsableCommand {
             psbts = try PSBTRecords(options: psbtOptions)
             // One card session (secure channel, PIN) for the whole run.
             card = try keyInput.keys()
-            (reader, runSource) = try keyInput.source.signingKey(
+            (reader, runSource, runSeed) = try keyInput.source.signingKeys(
                 passphrase: passphrase,
                 promptOnTerminal: card == nil && input.files.isEmpty && psbtOptions.inFile == nil)
         } catch let error as any WalletError {
@@ -176,9 +182,32 @@ struct SignTxCommand: ParsableCommand {
             try emit(signed)
             return psbt
         }
+        /// A PCZT signed from the seed (the record's or the run's), its summary first.
+        func signPCZT(_ pczt: PCZT, _ record: JSONObject, emit: (JSONObject) throws(CLIError) -> Void) throws -> PCZT {
+            if card != nil {
+                throw DerivationError.unsupported(
+                    "a Keycard signs no PCZT: give the seed (--wallet, --key-file, --key-fd or in the record)")
+            }
+            var out = record
+            let seed = try PCZTRecords.seed(record, reader: reader, runSource: runSource, runSeed: runSeed, out: &out)
+            let (signed, pczt) = try PCZTRecords.sign(
+                pczt, record: SecretFields.removed(from: out), seed: seed, maxFee: psbtOptions.maxFee
+            ) { summary in
+                try emit(summary)
+                if let terminal { try terminal.ask(summary) }
+            }
+            try emit(signed)
+            return pczt
+        }
         if let file = psbtOptions.inFile {
             return try pipeline.runOnce(JSONObject()) { record, emit in
-                let signed = try sign(try PSBTRecords.read(file: file), record, emit: emit)
+                let bytes = try PSBTRecords.contents(of: file)
+                if PCZTRecords.isPCZT(bytes) {
+                    let signed = try signPCZT(try PCZTRecords.read(bytes: bytes), record, emit: emit)
+                    if let out = psbtOptions.outFile { try PCZTRecords.write(signed, file: out) }
+                    return
+                }
+                let signed = try sign(try PSBTRecords.read(bytes: bytes), record, emit: emit)
                 if let out = psbtOptions.outFile { try PSBTRecords.write(signed, file: out) }
             }.exitIfFailed()
         }
@@ -199,14 +228,18 @@ struct SignTxCommand: ParsableCommand {
                 }
                 return
             }
+            let kinds = (["psbt", "pczt"] + EthereumRecords.fields).filter { record[$0] != nil }
+            if kinds.count > 1 { throw RecordError.conflictingFields(kinds) }
+            if record["pczt"] != nil {
+                _ = try signPCZT(try PCZTRecords.pczt(record), record, emit: emit)
+                return
+            }
             if record["psbt"] != nil {
-                let others = EthereumRecords.fields.filter { record[$0] != nil }
-                if !others.isEmpty { throw RecordError.conflictingFields(["psbt"] + others) }
                 _ = try sign(try PSBTRecords.psbt(record), record, emit: emit)
                 return
             }
             guard try EthereumRecords.isEthereum(record) else {
-                throw RecordError.missingField("psbt", expected: "a record to sign: psbt, eth_tx, message, message_hex or typed_data")
+                throw RecordError.missingField("psbt", expected: "a record to sign: psbt, pczt, eth_tx, message, message_hex or typed_data")
             }
             _ = try signEthereum(record, emit: emit) { _, withoutKey in withoutKey }
         }
