@@ -157,7 +157,7 @@ let package = Package(
         ]),
         // sign-tx's QR transports: PSBTs and Ethereum requests over UR and BBQr (sign-hash links none of it).
         .target(name: "SigningQR", dependencies: [
-            "WalletCrypto", "SigningRecords", "QRRecords", "WalletUR", "Bitcoin", "Ethereum", "WalletKeys", "WalletRecords", "WalletCore",
+            "WalletCrypto", "SigningRecords", "QRRecords", "WalletUR", "Bitcoin", "Ethereum", "WalletKeys", "WalletRecords", "WalletCore", "Zcash",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .target(name: "ScanRecords", dependencies: [

@@ -1,4 +1,5 @@
 import WalletCore
+import WalletUR
 import Zcash
 import ZcashScan
 
@@ -11,7 +12,36 @@ enum ZcashTargets {
         FuzzTarget(name: "zcash-compact-block", covers: "lightwalletd's CompactBlock protobuf, as scan-blocks reads it", run: compactBlock),
         FuzzTarget(name: "zcash-v5-tx", covers: "v5 transactions (ZIP-225) up to their Orchard actions, for memos", run: v5Transaction),
         FuzzTarget(name: "pczt", covers: "PCZTs (ZIP 374), versions 1 and 2", run: pczt),
+        FuzzTarget(
+            name: "zcash-ur", covers: "ur:zcash-pczt (and the signer's review of its PCZT) and ur:zcash-accounts items", run: zcashUR),
     ]
+
+    /// Keystone's published test seed: its PCZT in the corpus reaches the review's key checks.
+    static let reviewSeed = SecureBytes(
+        try! Hex.decode(
+            "d561f5aba9db8b100a9a84197322e522f952171a388ad74eaab1ab9db815be3335c3099a0a2bb0fee57e630db5ed7251412b6bd4b905cf518627411fee3f32dd"
+        ))
+
+    /// The first byte picks the type (even: zcash-pczt, odd: zcash-accounts), the rest is its
+    /// CBOR. What reads writes back to what reads the same; a PCZT carried is reviewed.
+    static func zcashUR(_ bytes: [UInt8]) {
+        guard let selector = bytes.first else { return }
+        let body = Array(bytes.dropFirst())
+        if selector & 1 == 0 {
+            guard let ur = try? UR(type: ZcashUR.pcztType, cbor: body), let raw = try? ZcashUR.pczt(from: ur) else { return }
+            holds((try? ZcashUR.pczt(from: try ZcashUR.pczt(raw))) == raw, "a zcash-pczt written again carries other bytes")
+            guard let pczt = try? PCZT(parsing: raw), let report = try? pczt.review(seed: reviewSeed) else { return }
+            holds(report.outputs.allSatisfy { $0.address != nil || $0.script != nil }, "an output shown with no address nor script")
+            return
+        }
+        guard let ur = try? UR(type: ZcashUR.accountsType, cbor: body), let read = try? ZcashUR.accounts(from: ur),
+            read.seedFingerprint.count == 32
+        else { return }
+        let again = try? ZcashUR.accounts(from: try ZcashUR.accounts(seedFingerprint: read.seedFingerprint, read.accounts))
+        holds(
+            again?.seedFingerprint == read.seedFingerprint && again?.accounts == read.accounts,
+            "zcash-accounts written again reads otherwise")
+    }
 
     /// What reads writes back as the very bytes: nothing is dropped or reordered.
     static func pczt(_ bytes: [UInt8]) {

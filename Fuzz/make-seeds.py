@@ -113,6 +113,16 @@ for tx in lines("fixtures", "zcash-sapling", "transactions.jsonl", limit=40):
 for name in ("trustwallet_serde_v5_transparent", "keystone_fw_orchard_to_transparent", "keystone_parse_orchard_to_sapling"):
     with open(path("vectors", "zcash", "pczt", name + ".pczt"), "rb") as f:
         seed("pczt", f.read())
+# zcash-ur: a selector byte (even: zcash-pczt, odd: zcash-accounts), then the item's CBOR.
+for name in ("keystone_fw_orchard_to_transparent", "keystone_pczt_ext_transparent_to_orchard"):
+    with open(path("vectors", "zcash", "pczt", name + ".pczt"), "rb") as f:
+        raw = f.read()
+    seed("zcash-ur", bytes([0, 0xA1, 0x01, 0x59, len(raw) >> 8, len(raw) & 0xFF]) + raw)
+# Keystone's tests' zcash-accounts (a device version in the second), and one with two accounts.
+for h in ("a20150" + "d1" * 16 + "0280", "a30150" + "d1" * 16 + "02800365312e322e33",
+          "a2015820" + "42" * 32 + "0282d9c033a30169" + b"uview1abc".hex() + "02000367" + b"Satchel".hex()
+          + "d9c033a20169" + b"uview1def".hex() + "0205"):
+    seed("zcash-ur", bytes([1]) + binascii.unhexlify(h))
 with open(path("fixtures", "zcash-sapling", "compact_blocks.pb"), "rb") as f:
     pb = f.read()
 # The file is length-delimited CompactBlocks (a varint before each): the first few, each alone.

@@ -54,8 +54,9 @@ extension QRInput.Message {
             return try PSBTPayload.psbt(from: try UR(type: type, cbor: payload))
         case .bbqr(.psbt): return payload
         case .ur("eth-sign-request"):
-            throw .unsupported("a ur:eth-sign-request is not a PSBT (sign-tx signs it; --convert passes PSBTs only)")
-        case .ur(let type): throw .unsupported("a ur:\(type) is not a PSBT (sign-tx reads ur:crypto-psbt, ur:psbt and BBQr P)")
+            throw .unsupported("a ur:eth-sign-request is not a PSBT (sign-tx signs it; --convert passes PSBTs and PCZTs only)")
+        case .ur(let type):
+            throw .unsupported("a ur:\(type) is not a PSBT (sign-tx reads ur:crypto-psbt, ur:psbt, ur:zcash-pczt and BBQr P)")
         case .bbqr(let type): throw .unsupported("a BBQr \(type.rawValue) set is not a PSBT (sign-tx reads BBQr P)")
         }
     }

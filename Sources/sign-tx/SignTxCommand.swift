@@ -40,7 +40,7 @@ struct SignTxCommand: ParsableCommand {
               {"typed_data":{types, primaryType, domain, message}}
                 → typed_data_summary, typed_data_signature (EIP-712 v4)
               QR texts, one per line as zbarcam --raw prints them (ur:crypto-psbt/…,
-                ur:psbt/…, ur:eth-sign-request/…, B$…), in any order, among records or
+                ur:psbt/…, ur:zcash-pczt/…, ur:eth-sign-request/…, B$…), in any order, among records or
                 alone → progress on stderr, what they carry signed (summary first), and
                 the answer in the same transport: qr_part records (--qr-lines, --qr,
                 --qr-dir to show them)
@@ -93,16 +93,30 @@ struct SignTxCommand: ParsableCommand {
     /// --convert: each PSBT (records, --in, QR parts) checked and passed on, unsigned.
     func runConvert(_ pipeline: RecordPipeline, _ qrInput: QRInput) throws {
         let transport = PSBTQR.transport(qrOptions, cameAs: nil, signing: false)
+        let framed = { () throws -> Bool in try PCZTQR.framed(qrOptions, cameAsFrames: false, signing: false) }
         if let file = psbtOptions.inFile {
             return try pipeline.runOnce(JSONObject()) { record, emit in
-                try PSBTQR.relay(try PSBTRecords.read(file: file), record: record, transport: transport, options: qrOptions, emit: emit)
+                let bytes = try PSBTRecords.contents(of: file)
+                if PCZTRecords.isPCZT(bytes) {
+                    return try PCZTQR.relay(
+                        try PCZTRecords.read(bytes: bytes), record: record, framed: try framed(), options: qrOptions, emit: emit)
+                }
+                try PSBTQR.relay(try PSBTRecords.read(bytes: bytes), record: record, transport: transport, options: qrOptions, emit: emit)
             }.exitIfFailed()
         }
         let status = pipeline.run(inputs: input.files) { record, emit in
             if let text = record["qr"]?.stringValue {
                 guard let message = try qrInput.take(text, tool: pipeline.tool, diagnostics: pipeline.diagnostics) else { return }
+                if PCZTQR.carries(message) {
+                    return try PCZTQR.relay(
+                        try PCZTQR.pczt(message), record: JSONObject(), framed: try framed(), options: qrOptions, emit: emit)
+                }
                 return try PSBTQR.relay(
                     try PSBT(parsing: try message.psbt()), record: JSONObject(), transport: transport, options: qrOptions, emit: emit)
+            }
+            if record["pczt"] != nil {
+                if record["psbt"] != nil { throw RecordError.conflictingFields(["psbt", "pczt"]) }
+                return try PCZTQR.relay(try PCZTRecords.pczt(record), record: record, framed: try framed(), options: qrOptions, emit: emit)
             }
             try PSBTQR.relay(try PSBTRecords.psbt(record), record: record, transport: transport, options: qrOptions, emit: emit)
         }
@@ -220,6 +234,12 @@ struct SignTxCommand: ParsableCommand {
                     let answer = try EthereumQR.signature(signed, request: request)
                     return try qrOptions.answer(
                         try QRFrames(answer.cbor, transport: .ur(type: answer.type), fragment: qrOptions.qrFragment), emit: emit)
+                }
+                if PCZTQR.carries(message) {
+                    let pczt = try PCZTQR.pczt(message)
+                    let signed = try signPCZT(pczt, JSONObject(["pczt": .string(Base64.encode(try pczt.serialized()))]), emit: emit)
+                    if try PCZTQR.framed(qrOptions, cameAsFrames: true, signing: true) { try PCZTQR.answer(signed, qrOptions, emit: emit) }
+                    return
                 }
                 let psbt = try PSBT(parsing: try message.psbt())
                 let signed = try sign(psbt, JSONObject(["psbt": .string(psbt.base64)]), emit: emit)

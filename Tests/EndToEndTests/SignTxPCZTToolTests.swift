@@ -182,4 +182,42 @@ final class SignTxPCZTToolTests: XCTestCase {
             XCTAssertEqual(FileManager.default.fileExists(atPath: out), answer == "y")
         }
     }
+
+    /// Unsigned PCZT → ur:zcash-pczt frames (sign-tx --convert) → PNG → zbarimg → sign-tx offline →
+    /// signed frames → PNG → zbarimg → sign-tx --convert → the signed PCZT, its signature verified;
+    /// the independent decoder (scripts/qr-oracle.py) reads the frames as {1: the PCZT}.
+    func testAirGapThroughImages() throws {
+        let key = try secret("key.json", ["seed": Self.keystoneSeed])
+        let run = { (command: String) throws -> Shell.Result in try Shell.run(command, cwd: URL(fileURLWithPath: self.dir)) }
+        let out = try run(
+            "sign-tx --convert --in \(Self.vector("keystone_fw_orchard_to_transparent")) --qr-transport ur --qr-fragment 400 --qr-dir unsigned"
+        )
+        XCTAssertEqual(out.status, 0, out.stderr)
+        let parts = out.records.filter { $0["type"] as? String == "qr_part" }
+        XCTAssertEqual(parts.count, 7)
+        XCTAssertEqual(Set(parts.map { $0["ur_type"] as? String }), ["zcash-pczt"])
+        XCTAssertEqual(out.records.first?["type"] as? String, "pczt")
+        let signed = try run("zbarimg --raw -q unsigned/*.png | unshare --net sign-tx --key-file \(key) --qr-fragment 400 --qr-dir signed")
+        XCTAssertEqual(signed.status, 0, signed.stderr)
+        XCTAssertEqual(signed.records.prefix(2).map { $0["type"] as? String }, ["pczt_summary", "pczt"])
+        XCTAssertEqual(signed.records.dropFirst(2).filter { $0["type"] as? String == "qr_part" }.count, signed.records.count - 2)
+        XCTAssertTrue(signed.stderr.contains("sign-tx: ur:zcash-pczt complete\n"), signed.stderr)
+        let back = try run("zbarimg --raw -q signed/*.png | sign-tx --convert")
+        XCTAssertEqual(back.status, 0, back.stderr)
+        XCTAssertEqual(back.records.map { $0["type"] as? String }, ["pczt"])
+        XCTAssertEqual(back.records.first?["pczt"] as? String, signed.records[1]["pczt"] as? String)
+        try verify(back.records[0], orchardSpends: 1)
+        // The independent decoder: the CBOR map {1: bytes} around the signed PCZT.
+        let texts = signed.records.compactMap { $0["text"] as? String }.joined(separator: "\n")
+        let oracle = try Shell.run("python3 scripts/qr-oracle.py ur-decode", stdin: Data(texts.utf8))
+        XCTAssertEqual(oracle.status, 0, oracle.stderr)
+        let bytes = try XCTUnwrap(Base64.decode(utf8: Array(try XCTUnwrap(signed.records[1]["pczt"] as? String).utf8)))
+        XCTAssertEqual(
+            oracle.out.trimmingCharacters(in: .newlines),
+            "zcash-pczt a10159" + String(format: "%04x", bytes.count) + Hex.encode(bytes))
+        // BBQr has no PCZT type.
+        let bbqr = try run("sign-tx --convert --in \(Self.vector("keystone_fw_orchard_to_transparent")) --qr-transport bbqr")
+        XCTAssertEqual(bbqr.status, 65, bbqr.stderr)
+        XCTAssertEqual(bbqr.records.first?["code"] as? String, "ur.unsupported")
+    }
 }
