@@ -1,0 +1,128 @@
+import SatchelTestSupport
+import WalletCore
+import WalletCrypto
+import XCTest
+import Zcash
+
+/// A version 2 PCZT of a v6 transaction, built here from fixtures/zcash-ironwood (no public v2
+/// PCZT exists): wallet W's Ironwood note I2 spent in the fixture's own action (3,428,157/3/1),
+/// whose output is W's change I8, and 1 ZEC paid to a t-address. Reviewed with W's seed (the
+/// nullifier it computes is the fixture's; the change is found by W's internal key), signed
+/// over the v6 sighash, the signature verified, the PCZT written and read back as version 2.
+final class PCZTIronwoodTests: XCTestCase {
+    static let dir = "zcash-ironwood/"
+
+    static func lines(_ name: String) throws -> [[String: Any]] {
+        try TestPaths.jsonLines(TestPaths.fixture(dir + name))
+    }
+
+    static func seed() throws -> [UInt8] {
+        let wallet = try XCTUnwrap(TestPaths.json(TestPaths.fixture(dir + "wallet.json")) as? [String: Any])
+        return try Hex.decode(try XCTUnwrap(wallet["bip39_seed"] as? String))
+    }
+
+    static func hex(_ object: [String: Any], _ key: String) throws -> [UInt8] { try Hex.decode(try XCTUnwrap(object[key] as? String)) }
+
+    /// The payee: a P2PKH script not of W's.
+    static let payee: [UInt8] = [0x76, 0xA9, 0x14] + [UInt8](repeating: 0x5A, count: 20) + [0x88, 0xAC]
+
+    static func build() throws -> PCZT {
+        let notes = try lines("expected_notes.jsonl")
+        let i2 = try XCTUnwrap(notes.first { $0["id"] as? String == "I2" })
+        let i8 = try XCTUnwrap(notes.first { $0["id"] as? String == "I8" })
+        let action = try XCTUnwrap(
+            try lines("ironwood_actions_full.jsonl").first {
+                $0["height"] as? Int == 3_428_157 && $0["txIndex"] as? Int == 3 && $0["actionIndex"] as? Int == 1
+            })
+        let seed = try seed()
+        let fvk = try OrchardExtendedSpendingKey.account(seed: seed, coinType: 133, account: 0).fullViewingKey()
+        let alpha = try XCTUnwrap(PallasScalar(bytes: [UInt8](repeating: 0x07, count: 31) + [0]))
+        let ak = try XCTUnwrap(PallasPoint(bytes: fvk.ak.bytes))
+
+        var global = PCZTGlobal()
+        (global.txVersion, global.versionGroupID, global.consensusBranchID, global.expiryHeight, global.coinType) = (
+            6, 0xD884_B698, 0x37A5_165B, 3_428_200, 133
+        )
+        var transparent = PCZTTransparentBundle()
+        var out = PCZTTransparentOutput()
+        (out.value, out.scriptPubKey) = (100_000_000, payee)
+        out.userAddress = ZcashNetwork.main.transparentAddress(script: payee)
+        transparent.outputs = [out]
+
+        var a = PCZTAction()
+        a.cvNet = try hex(action, "cv")
+        a.spend.nullifier = try hex(i2, "nullifier")
+        a.spend.recipient = try hex(i2, "address_raw")
+        a.spend.value = 314_150_000
+        a.spend.rho = try hex(i2, "rho")
+        a.spend.rseed = try hex(i2, "rseed")
+        a.spend.alpha = alpha.bytes
+        a.spend.rk = (ak + PallasPoint(bytes: RedPallas.verificationKey(alpha))!).bytes  // ak + [alpha]G
+        var derivation = PCZTDerivation()
+        (derivation.seedFingerprint, derivation.path) = (zip32SeedFingerprint(seed)!, [32 | 1 << 31, 133 | 1 << 31, 1 << 31])
+        a.spend.derivation = derivation
+        a.output.cmx = try hex(action, "cmx")
+        a.output.ephemeralKey = try hex(action, "ephemeralKey")
+        a.output.encCiphertext = .encrypted(try hex(action, "encCiphertext"))
+        a.output.outCiphertext = try hex(action, "outCiphertext")
+        a.output.value = 214_140_000
+        a.output.recipient = try hex(i8, "address_raw")
+        var ironwood = PCZTOrchardBundle(version: 2)
+        (ironwood.actions, ironwood.flags, ironwood.valueSumMagnitude, ironwood.noteVersion) = ([a], 0b011, 100_010_000, 1)
+        return PCZT(version: 2, global: global, transparent: transparent, sapling: nil, orchard: nil, ironwood: ironwood)
+    }
+
+    func testReviewSignAndReadBack() throws {
+        let seed = try Self.seed()
+        var pczt = try Self.build()
+        let report = try pczt.review(seed: SecureBytes(seed))
+        XCTAssertEqual(report.spends.map(\.pool), ["ironwood"])
+        XCTAssertEqual(report.spends.map(\.value), [314_150_000])
+        XCTAssertEqual(report.spends.map(\.path), [[32 | 1 << 31, 133 | 1 << 31, 1 << 31]])
+        XCTAssertEqual(report.outputs.map(\.pool), ["transparent", "ironwood"])
+        XCTAssertEqual(report.outputs.map(\.value), [100_000_000, 214_140_000])
+        XCTAssertEqual(report.outputs.map(\.role), [.payment, .change])
+        XCTAssertEqual(report.fee, 10_000)
+        XCTAssertEqual(report.toSign, 1)
+
+        XCTAssertEqual(try pczt.sign(seed: SecureBytes(seed)).toSign, 1)
+        let spend = try XCTUnwrap(pczt.ironwood?.actions[0].spend)
+        let sighash = try pczt.shieldedSighash()
+        XCTAssertTrue(RedPallas.verify(try XCTUnwrap(spend.spendAuthSig), message: sighash, key: try XCTUnwrap(spend.rk)))
+        // v6's own digest: the same PCZT as a v5 transaction hashes otherwise.
+        var v5 = pczt
+        (v5.global.txVersion, v5.global.versionGroupID) = (5, 0x26A7_270A)
+        XCTAssertNotEqual(try v5.digests().header, try pczt.digests().header)
+        let bytes = try pczt.serialized()
+        XCTAssertEqual(Array(bytes[0..<8]), Array("PCZT".utf8) + [2, 0, 0, 0])
+        XCTAssertEqual(try PCZT(parsing: bytes), pczt)
+        XCTAssertEqual(try PCZT(parsing: bytes).review(seed: SecureBytes(seed)).toSign, 0)
+    }
+
+    /// The same PCZT changed: refused by name.
+    func testHostileChanges() throws {
+        let seed = SecureBytes(try Self.seed())
+        func refused(_ expected: String, _ change: (inout PCZT) -> Void) throws {
+            var pczt = try Self.build()
+            change(&pczt)
+            XCTAssertThrowsError(try pczt.review(seed: seed)) { XCTAssertEqual($0 as? PCZTError, .refused(expected)) }
+        }
+        // More change than the note says: the value sum no longer adds up.
+        try refused("ironwood.actions[0]: the output says 214150000 zatoshi, its note 214140000") {
+            $0.ironwood!.actions[0].output.value = 214_150_000
+        }
+        try refused("ironwood value_sum is 100020000, but its actions' values give 100010000") {
+            $0.ironwood!.valueSumMagnitude = 100_020_000
+        }
+        // A note of another pool's rule: I2 read as Orchard's V2 note has another nullifier.
+        try refused("ironwood.actions[0] names our seed, but its nullifier is not of the note it describes under our key") {
+            $0.ironwood!.noteVersion = 0
+        }
+        // (the address as Python's base58check of 1cb8 ‖ 5a×20 gives it)
+        try refused(
+            "transparent.outputs[0] pays t1S7M4S3woybcUVs6wvsXid2FmbsUZrwNUK, not its user_address t1Vue7LGpGVeKqcZw4fWQtrHrPeMpZpvzUM"
+        ) {
+            $0.transparent!.outputs[0].userAddress = "t1Vue7LGpGVeKqcZw4fWQtrHrPeMpZpvzUM"
+        }
+    }
+}
