@@ -248,6 +248,8 @@ extension PostcardCoder {
 public struct PCZTWitness: Sendable, Equatable {
     public var position: UInt32
     public var path: [[UInt8]]
+
+    public init(position: UInt32, path: [[UInt8]]) { (self.position, self.path) = (position, path) }
 }
 
 // MARK: Sapling

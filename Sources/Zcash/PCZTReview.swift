@@ -128,9 +128,7 @@ extension PCZT {
                     script: address == nil ? output.scriptPubKey : nil, role: change ? .change : .payment, memo: nil))
             fee -= Int128(output.value)
         }
-        if let sapling, !sapling.spends.isEmpty || !sapling.outputs.isEmpty {
-            throw .unsupported("a Sapling bundle (\(sapling.spends.count) spends, \(sapling.outputs.count) outputs): not read yet")
-        }
+        fee += try reviewSapling(&keys, spends: &spends, outputs: &outputs, toSign: &toSign)
         for (pool, bundle) in [("orchard", orchard), ("ironwood", ironwood)] {
             guard let bundle else { continue }
             let version: OrchardNoteVersion = bundle.noteVersion == 1 ? .v3 : .v2
@@ -157,7 +155,7 @@ extension PCZT {
                 } else if spend.value != 0 {
                     spends.append(.init(pool: pool, index: index, value: spend.value, path: nil, txid: nil, vout: nil, address: nil))
                 }
-                outputs += try keys.orchardOutput(action, name: name, pool: pool, index: index, version: version, network: network)
+                outputs += try keys.orchardOutput(action, name: name, pool: pool, index: index, version: version)
                 if let spent = spend.value, let created = action.output.value {
                     net += Int128(spent) - Int128(created)
                 } else {
@@ -202,12 +200,17 @@ extension PCZT {
 struct PCZTKeys {
     let fingerprint: [UInt8]
     let coinType: UInt32
-    private var seed: [UInt8]
+    let network: ZcashNetwork
+    var seed: [UInt8]
     private var master: ExtendedKey?
-    private(set) var accounts: [UInt32: OrchardFullViewingKey] = [:]
+    /// The accounts our seed's derivations name.
+    private(set) var accounts: Set<UInt32> = []
+    private var orchardAccounts: [UInt32: OrchardFullViewingKey] = [:]
+    var saplingAccounts: [UInt32: (external: SaplingFullViewingKey, internal: SaplingFullViewingKey)] = [:]
     static let hardened: UInt32 = 1 << 31
 
     init(seed: SecureBytes, coinType: UInt32) throws(PCZTError) {
+        guard let network = ZcashNetwork(coinType: coinType) else { throw .unsupported("coin type \(coinType) (Zcash's are 133 and 1)") }
         self.seed = seed.bytes
         guard let fingerprint = zip32SeedFingerprint(self.seed) else {
             SecureBytes.wipe(&self.seed)
@@ -215,6 +218,7 @@ struct PCZTKeys {
         }
         self.fingerprint = fingerprint
         self.coinType = coinType
+        self.network = network
     }
 
     mutating func wipe() { SecureBytes.wipe(&seed) }
@@ -227,36 +231,63 @@ struct PCZTKeys {
     mutating func findAccounts(_ pczt: PCZT) throws(PCZTError) {
         for (pool, bundle) in [("orchard", pczt.orchard), ("ironwood", pczt.ironwood)] {
             for (index, action) in (bundle?.actions ?? []).enumerated() {
-                _ = try orchardSpendKey(action.spend.derivation, "\(pool).actions[\(index)]")
+                _ = try zip32Account(action.spend.derivation, "\(pool).actions[\(index)]")
             }
+        }
+        for (index, spend) in (pczt.sapling?.spends ?? []).enumerated() {
+            _ = try zip32Account(spend.derivation, "sapling.spends[\(index)]")
         }
         for (index, input) in (pczt.transparent?.inputs ?? []).enumerated() {
             if let path = try transparentKey(input.bip32Derivation, script: input.scriptPubKey, "transparent.inputs[\(index)]")?.path {
-                _ = orchard(account: path[2] - Self.hardened)
+                accounts.insert(path[2] - Self.hardened)
             }
         }
     }
 
-    /// The Orchard viewing key of `account`, made once.
-    mutating func orchard(account: UInt32) -> OrchardFullViewingKey? {
-        if let fvk = accounts[account] { return fvk }
-        let fvk = try? OrchardExtendedSpendingKey.account(seed: seed, coinType: coinType, account: account).fullViewingKey()
-        accounts[account] = fvk
-        return fvk
-    }
-
-    /// A shielded spend's account and viewing key when its derivation names our seed (nil when
-    /// it names another or none).
-    mutating func orchardSpendKey(_ derivation: PCZTDerivation?, _ name: String) throws(PCZTError) -> ([UInt32], OrchardFullViewingKey)? {
+    /// The account of a shielded spend whose derivation names our seed (nil when it names
+    /// another or none); a path of another shape is refused.
+    mutating func zip32Account(_ derivation: PCZTDerivation?, _ name: String) throws(PCZTError) -> UInt32? {
         guard let derivation, derivation.seedFingerprint == fingerprint else { return nil }
         let path = derivation.path
         guard path.count == 3, path[0] == 32 | Self.hardened, path[1] == coinType | Self.hardened, path[2] >= Self.hardened else {
             throw .refused("\(name) names our seed at \(Self.pathText(path)), not at ZIP 32's m/32'/\(coinType)'/account'")
         }
-        guard let fvk = orchard(account: path[2] - Self.hardened) else {
-            throw .refused("\(name): our seed gives no Orchard key at \(Self.pathText(path))")
+        accounts.insert(path[2] - Self.hardened)
+        return path[2] - Self.hardened
+    }
+
+    /// The Orchard viewing key of `account`, made once.
+    mutating func orchard(account: UInt32) -> OrchardFullViewingKey? {
+        if let fvk = orchardAccounts[account] { return fvk }
+        let fvk = try? OrchardExtendedSpendingKey.account(seed: seed, coinType: coinType, account: account).fullViewingKey()
+        orchardAccounts[account] = fvk
+        return fvk
+    }
+
+    /// An Orchard-protocol spend's path and viewing key when its derivation names our seed.
+    mutating func orchardSpendKey(_ derivation: PCZTDerivation?, _ name: String) throws(PCZTError) -> ([UInt32], OrchardFullViewingKey)? {
+        guard let account = try zip32Account(derivation, name) else { return nil }
+        guard let fvk = orchard(account: account) else {
+            throw .refused("\(name): our seed gives no Orchard key at \(Self.pathText(derivation!.path))")
         }
-        return (path, fvk)
+        return (derivation!.path, fvk)
+    }
+
+    /// An output as the report shows it: its role from the key that found it (change: the
+    /// internal incoming key; ours: the external one; a payment: an outgoing key alone, so not
+    /// to us); nothing for an output of ours worth nothing and saying nothing.
+    static func output(
+        pool: String, index: Int, value: UInt64, address: String, key: RecoveredOrchardOutput.Key, memo: [UInt8]?
+    ) -> [PCZTReport.Output] {
+        let role: PCZTReport.Output.Role =
+            switch key {
+            case .incoming(change: true): .change
+            case .incoming(change: false): .ours
+            case .outgoing: .payment
+            }
+        let memo = memo.flatMap { SaplingMemo.isEmpty($0) ? nil : $0 }
+        if value == 0 && memo == nil && role != .payment { return [] }
+        return [.init(pool: pool, index: index, value: value, address: address, script: nil, role: role, memo: memo)]
     }
 
     /// A transparent input's or output's key when one of its derivations names our seed: the
@@ -291,11 +322,11 @@ struct PCZTKeys {
     /// An action's output as the account keys recover it (checked against the PCZT's value,
     /// recipient and user_address), none for a zero-value output nobody decrypts.
     mutating func orchardOutput(
-        _ action: PCZTAction, name: String, pool: String, index: Int, version: OrchardNoteVersion, network: ZcashNetwork
+        _ action: PCZTAction, name: String, pool: String, index: Int, version: OrchardNoteVersion
     ) throws(PCZTError) -> [PCZTReport.Output] {
         let output = action.output
-        for account in accounts.keys.sorted() {
-            guard let fvk = accounts[account], let found = action.recoverOutput(fvk, version: version) else { continue }
+        for account in accounts.sorted() {
+            guard let fvk = orchard(account: account), let found = action.recoverOutput(fvk, version: version) else { continue }
             let note = found.note
             if let stated = output.value, stated != note.value {
                 throw .refused("\(name): the output says \(stated) zatoshi, its note \(note.value)")
@@ -311,15 +342,7 @@ struct PCZTKeys {
                 }
                 address = claimed
             }
-            let role: PCZTReport.Output.Role =
-                switch found.key {
-                case .incoming(change: true): .change
-                case .incoming(change: false): .ours
-                case .outgoing: .payment  // sent by us; our incoming keys did not open it, so not ours
-                }
-            let memo = found.memo.flatMap { SaplingMemo.isEmpty($0) ? nil : $0 }
-            if note.value == 0 && memo == nil && role != .payment { return [] }
-            return [.init(pool: pool, index: index, value: note.value, address: address, script: nil, role: role, memo: memo)]
+            return Self.output(pool: pool, index: index, value: note.value, address: address, key: found.key, memo: found.memo)
         }
         // Nothing of ours opens it: a dummy, if its value is 0 and the value commitment says so.
         guard output.value == 0, action.valueCommitmentHolds == true else {
@@ -351,6 +374,7 @@ extension PCZT {
         var raw = seed.bytes
         defer { SecureBytes.wipe(&raw) }
         _ = try signShielded(seed: raw, coinType: global.coinType)
+        if try signSapling(&keys, sighash: try shieldedSighash()) > 0 { fixModifiable(transparentHashType: nil) }
         return report
     }
 }

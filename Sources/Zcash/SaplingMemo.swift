@@ -8,6 +8,9 @@ public struct FullSaplingOutput: Sendable, Equatable {
     public let cmu: [UInt8]
     public let ephemeralKey: [UInt8]
     public let encCiphertext: [UInt8]
+    /// The value commitment and the 80-byte ciphertext an outgoing viewing key opens.
+    public let cv: [UInt8]
+    public let outCiphertext: [UInt8]
 }
 
 /// An Orchard-protocol action as a full transaction carries it (Orchard's, and v6's Ironwood's).
@@ -127,7 +130,10 @@ public struct ZcashFullTransaction: Sendable {
             }
         }
         return (
-            saplingOutputs.map { FullSaplingOutput(cmu: $0.cmu, ephemeralKey: $0.ephemeralKey, encCiphertext: $0.encCiphertext) },
+            saplingOutputs.map {
+                FullSaplingOutput(
+                    cmu: $0.cmu, ephemeralKey: $0.ephemeralKey, encCiphertext: $0.encCiphertext, cv: $0.cv, outCiphertext: $0.outCiphertext)
+            },
             full(orchard), full(ironwood)
         )
     }
