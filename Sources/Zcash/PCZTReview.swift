@@ -212,7 +212,8 @@ struct PCZTKeys {
     init(seed: SecureBytes, coinType: UInt32) throws(PCZTError) {
         guard let network = ZcashNetwork(coinType: coinType) else { throw .unsupported("coin type \(coinType) (Zcash's are 133 and 1)") }
         self.seed = seed.bytes
-        guard let fingerprint = zip32SeedFingerprint(self.seed) else {
+        // The fingerprint is what a PCZT names the seed by: public by design.
+        guard let fingerprint = zip32SeedFingerprint(self.seed).map(ConstantTime.declassified) else {
             SecureBytes.wipe(&self.seed)
             throw .unsupported("a seed of \(seed.count) bytes (ZIP 32 takes 32 to 252)")
         }

@@ -216,9 +216,12 @@ extension PCZT {
             guard spend.spendAuthSig == nil, let (path, _) = try keys.saplingSpendKey(spend.derivation, name),
                 let value = spend.value, value != 0 || zeroValueIsReal
             else { continue }
-            guard let bytes = spend.alpha, let alpha = Fr(bytes: bytes) else { throw .refused("\(name) has no alpha to sign with") }
+            guard let bytes = spend.alpha, let alpha = Fr(secretBytes: bytes) else { throw .refused("\(name) has no alpha to sign with") }
             let rsk = keys.saplingSigningKey(path, alpha: alpha)
-            guard RedJubjub.verificationKey(rsk) == spend.rk else { throw .refused("\(name) names our seed, but its rk is not our key's") }
+            // rk is in the PCZT: [rsk]G is public by design.
+            guard ConstantTime.declassified(RedJubjub.verificationKey(rsk)) == spend.rk else {
+                throw .refused("\(name) names our seed, but its rk is not our key's")
+            }
             bundle.spends[index].spendAuthSig = RedJubjub.sign(sighash, key: rsk)
             signed += 1
         }

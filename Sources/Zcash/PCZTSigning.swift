@@ -56,7 +56,10 @@ extension PCZT {
     /// Refused: a PCZT that still carries a dummy_sk or dummy_ask (ZIP 374), and a spend whose
     /// derivation names this seed but whose rk our key does not give.
     public mutating func signShielded(seed: [UInt8], coinType: UInt32 = 133) throws(PCZTError) -> Int {
-        guard let fingerprint = zip32SeedFingerprint(seed) else { throw .unsupported("a seed of \(seed.count) bytes (ZIP 32: 32 to 252)") }
+        // The fingerprint is what the PCZT names the seed by: public by design.
+        guard let fingerprint = zip32SeedFingerprint(seed).map(ConstantTime.declassified) else {
+            throw .unsupported("a seed of \(seed.count) bytes (ZIP 32: 32 to 252)")
+        }
         try refuseDummies()
         let sighash = try shieldedSighash()
         let zeroValueIsReal = isV6 || global.consensusBranchID == Self.nu63BranchID
@@ -81,11 +84,12 @@ extension PCZT {
                 var sk = account.spendingKey.withUnsafeBytes { Array($0) }
                 defer { SecureBytes.wipe(&sk) }
                 let ask = OrchardFullViewingKey.ask(spendingKey: sk)
-                guard let alphaBytes = spend.alpha, let alpha = PallasScalar(bytes: alphaBytes) else {
+                guard let alphaBytes = spend.alpha, let alpha = PallasScalar(secretBytes: alphaBytes) else {
                     throw .unsupported("\(name).actions[\(index)] has no alpha to sign with")
                 }
                 let rsk = ask + alpha
-                guard RedPallas.verificationKey(rsk) == spend.rk else {
+                // rk is in the PCZT: [rsk]G is public by design.
+                guard ConstantTime.declassified(RedPallas.verificationKey(rsk)) == spend.rk else {
                     throw .refused("\(name).actions[\(index)] names our seed, but its rk is not our key's")
                 }
                 bundle.actions[index].spend.spendAuthSig = RedPallas.sign(sighash, key: rsk)

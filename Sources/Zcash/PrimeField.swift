@@ -129,6 +129,15 @@ public struct PrimeField<M: FieldModulus>: Equatable, Sendable {
         self.init(canonical: x)
     }
 
+    /// `init?(bytes:)` for a secret value (a PCZT's alpha): whether it is canonical is public by
+    /// design (a value that is not is refused, whatever it is); the value stays secret.
+    public init?(secretBytes bytes: some Collection<UInt8>) {
+        guard bytes.count == 32 else { return nil }
+        let x = Limbs(littleEndian: bytes)
+        guard ConstantTime.declassified(x.subtracting(M.modulus).borrow == 1) else { return nil }
+        self.init(canonical: x)
+    }
+
     /// A 64-byte little-endian integer reduced mod the modulus (ToScalar, §4.2.2 of the protocol).
     public init(wide bytes: [UInt8]) {
         precondition(bytes.count == 64)

@@ -185,6 +185,21 @@ if which == "all" || which == "silent-payment-send" {
         recipients: [try! recipient.address(testnet: true), try! recipient.address(label: 1, testnet: true)])
     print("ctime: silent payment outputs from a secret input key (Swift, libsecp256k1): \(outputs.count) outputs")
 }
+if which == "all" || which == "pczt-sign" {
+    // A PCZT's spends signed from a secret seed (the Orchard spend of Keystone's test PCZT, and
+    // the same spend's key as a Sapling one): ZIP 32's keys, ask, rsk = ask + alpha with a
+    // secret alpha, the rk check, RedPallas and RedJubjub. The seed's real bytes are written,
+    // then marked undefined, so the signature still matches the PCZT's rk.
+    let path = "Tests/Fixtures/vectors/zcash/pczt/keystone_fw_orchard_to_transparent.pczt"
+    var pczt = try! PCZT(parsing: [UInt8](FileManager.default.contents(atPath: path)!))
+    let seed = try! Hex.decode(
+        "d561f5aba9db8b100a9a84197322e522f952171a388ad74eaab1ab9db815be3335c3099a0a2bb0fee57e630db5ed7251412b6bd4b905cf518627411fee3f32dd")
+    seed.withUnsafeBytes { satchel_classify($0.baseAddress, $0.count) }
+    pczt.orchard!.actions[0].spend.alpha!.withUnsafeBytes { satchel_classify($0.baseAddress, $0.count) }
+    let signed = try! pczt.signShielded(seed: seed)
+    let sapling = RedJubjub.sign([UInt8](repeating: 3, count: 32), key: secret(Fr.self) + secret(Fr.self), random: undefinedBytes(80))
+    print("ctime: a PCZT's spend signed from a secret seed and alpha (Swift): \(signed) RedPallas, \(sapling.count)-byte RedJubjub")
+}
 if which == "canary" {
     // A branch on the secret on purpose: make ctime-swift expects memcheck to report it (exit
     // 42), which shows the secret really is undefined for memcheck and the check can fail.
