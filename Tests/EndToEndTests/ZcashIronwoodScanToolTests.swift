@@ -440,4 +440,34 @@ final class ZcashIronwoodScanToolTests: XCTestCase {
             blocks: "\(fixture)/compact_blocks.pb", birthday: 3_428_123,
             key: ["mnemonic": try wallet()["mnemonic"]!], events: 36, dir: dir)
     }
+
+    /// The pairing and the scanner agree (#58): `derive account --ur zcash-accounts` from W's
+    /// phrase gives the UFVK and seed fingerprint a wallet pairs by (the independent UR decoder
+    /// finds both in the UR's CBOR), and scan-blocks given that UFVK alone finds the very notes
+    /// the seed finds.
+    func testThePairingUFVKScansAsTheSeed() throws {
+        let wallet = try wallet()
+        let account = try Shell.run(
+            "derive account --coin zec --pool orchard --ur zcash-accounts", stdin: Shell.lines([["mnemonic": wallet["mnemonic"]!]]))
+        XCTAssertEqual(account.status, 0, account.stderr)
+        let record = try XCTUnwrap(account.records.first)
+        let ufvk = try XCTUnwrap(record["ufvk"] as? String), fingerprint = try XCTUnwrap(record["seed_fingerprint"] as? String)
+        let decoded = try Shell.run("python3 scripts/qr-oracle.py ur-decode", stdin: Data(try XCTUnwrap(record["ur"] as? String).utf8))
+        XCTAssertEqual(decoded.status, 0, decoded.stderr)
+        let cbor = decoded.out.trimmingCharacters(in: .newlines)
+        XCTAssertTrue(cbor.hasPrefix("zcash-accounts a2015820" + fingerprint + "0281d9c033a2"), cbor)
+        XCTAssertTrue(cbor.contains(Data(ufvk.utf8).map { String(format: "%02x", $0) }.joined()), cbor)
+        let key = "\(dir)/view.json"
+        try Shell.lines([["ufvk": ufvk]]).write(to: URL(fileURLWithPath: key))
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: key)
+        let expected = try TestPaths.jsonLines(TestPaths.fixture("zcash-ironwood/expected_notes.jsonl"))
+        let r = try Shell.run(
+            "scan-blocks --chain zcash --blocks \(fixture)/compact_blocks.pb --birthday 3428123 --key-file \(key) --state-dir \(dir)/s --progress none"
+        )
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let received = r.records.filter { $0["type"] as? String == "received" }
+        XCTAssertEqual(
+            received.map { "\(text($0["pool"]))/\(text($0["txid"]))/\(text($0["index"]))/\(text($0["amount"]))" },
+            expected.map { "\(text($0["pool"]))/\(text($0["txid"]))/\(text($0["actionIndex"] ?? $0["outputIndex"]))/\(text($0["value"]))" })
+    }
 }
