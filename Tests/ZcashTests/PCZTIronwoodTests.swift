@@ -1,6 +1,8 @@
+import Foundation
 import SatchelTestSupport
 import WalletCore
 import WalletCrypto
+import WalletKeys
 import XCTest
 import Zcash
 
@@ -124,5 +126,62 @@ final class PCZTIronwoodTests: XCTestCase {
         ) {
             $0.transparent!.outputs[0].userAddress = "t1Vue7LGpGVeKqcZw4fWQtrHrPeMpZpvzUM"
         }
+    }
+
+    /// What examples/zcash-air-gapped.sh signs: W's unspent Ironwood note I12 (6 ZEC), 1 ZEC to
+    /// the payee, 4.99985 ZEC back to W's transparent change key m/44'/133'/0'/1/0, a ZIP 317
+    /// fee of 15,000 (three logical actions); the action's output a zero-value dummy (random
+    /// bytes, its value committed with rcv), as a builder pads.
+    static func buildExample() throws -> PCZT {
+        let i12 = try XCTUnwrap(try lines("expected_notes.jsonl").first { $0["id"] as? String == "I12" })
+        XCTAssertNil(i12["spent"] as? [String: Any])
+        let seed = try seed()
+        var pczt = try build()
+        let fvk = try OrchardExtendedSpendingKey.account(seed: seed, coinType: 133, account: 0).fullViewingKey()
+        let alpha = try XCTUnwrap(PallasScalar(bytes: [UInt8](repeating: 0x09, count: 31) + [0]))
+        let rcv = try XCTUnwrap(PallasScalar(bytes: [UInt8](repeating: 0x0A, count: 31) + [0]))
+        var a = PCZTAction()
+        a.spend.nullifier = try hex(i12, "nullifier")
+        a.spend.recipient = try hex(i12, "address_raw")
+        a.spend.value = 600_000_000
+        (a.spend.rho, a.spend.rseed, a.spend.alpha) = (try hex(i12, "rho"), try hex(i12, "rseed"), alpha.bytes)
+        a.spend.rk = (try XCTUnwrap(PallasPoint(bytes: fvk.ak.bytes)) + PallasPoint(bytes: RedPallas.verificationKey(alpha))!).bytes
+        a.spend.derivation = pczt.ironwood!.actions[0].spend.derivation
+        a.cvNet = OrchardValueCommitment.commit(spent: 600_000_000, created: 0, rcv: rcv)
+        a.rcv = rcv.bytes
+        a.output.cmx = [UInt8](repeating: 0x01, count: 31) + [0]
+        a.output.ephemeralKey = [UInt8](repeating: 0x02, count: 32)
+        a.output.encCiphertext = .encrypted([UInt8](repeating: 0x03, count: 580))
+        a.output.outCiphertext = [UInt8](repeating: 0x04, count: 80)
+        a.output.value = 0
+        pczt.ironwood!.actions = [a]
+        pczt.ironwood!.valueSumMagnitude = 600_000_000
+        let changeKey = try ExtendedKey.master(seed: SecureBytes(seed)).derive([44 | 1 << 31, 133 | 1 << 31, 1 << 31, 1, 0])
+        let publicKey = changeKey.publicKey.compressed
+        var change = PCZTTransparentOutput()
+        (change.value, change.scriptPubKey) = (499_985_000, [0x76, 0xA9, 0x14] + Hash.hash160(publicKey) + [0x88, 0xAC])
+        var derivation = PCZTDerivation()
+        (derivation.seedFingerprint, derivation.path) = (zip32SeedFingerprint(seed)!, [44 | 1 << 31, 133 | 1 << 31, 1 << 31, 1, 0])
+        change.bip32Derivation.entries = [.init(key: publicKey, value: derivation)]
+        pczt.transparent!.outputs.append(change)
+        return pczt
+    }
+
+    func testTheExampleReviews() throws {
+        let report = try Self.buildExample().review(seed: SecureBytes(try Self.seed()))
+        XCTAssertEqual(report.spends.map(\.value), [600_000_000])
+        XCTAssertEqual(report.outputs.map(\.value), [100_000_000, 499_985_000])
+        XCTAssertEqual(report.outputs.map(\.role), [.payment, .change])
+        XCTAssertEqual(report.fee, 15_000)
+        XCTAssertEqual(report.toSign, 1)
+    }
+
+    /// examples/zcash-air-gapped.sh signs this PCZT: the file is `buildExample()`'s bytes
+    /// (written with SATCHEL_WRITE_EXAMPLES=1 in the environment, checked otherwise).
+    func testTheExamplesPCZTIsThisOne() throws {
+        let url = TestPaths.packageRoot.appendingPathComponent("examples/data/zcash-ironwood-spend.pczt")
+        let bytes = try Self.buildExample().serialized()
+        if ProcessInfo.processInfo.environment["SATCHEL_WRITE_EXAMPLES"] == "1" { try Data(bytes).write(to: url) }
+        XCTAssertEqual(try [UInt8](Data(contentsOf: url)), bytes)
     }
 }
