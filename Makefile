@@ -142,6 +142,7 @@ bench:
 	python3 bench/bitcoin_scan.py --bin "$$(swift build -c release --show-bin-path)"
 	python3 bench/silent_payments.py --bin "$$(swift build -c release --show-bin-path)"
 	python3 bench/psbt_sign.py --bin "$$(swift build -c release --show-bin-path)"
+	python3 bench/pczt_sign.py --bin "$$(swift build -c release --show-bin-path)"
 	python3 bench/ur_decode.py --bin "$$(swift build -c release --show-bin-path)"
 	"$$(swift build -c release --show-bin-path)/bitcoin-bench" sp-labels
 

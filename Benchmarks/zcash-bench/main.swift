@@ -86,6 +86,27 @@ guard !seeds.isEmpty else {
     exit(64)
 }
 
+// pczt FILE (bench/pczt_sign.py): sign-tx's PCZT path on FILE with the seed on stdin (parse, the
+// review against the seed's keys, the signatures, the PCZT written), against the floor of its
+// cryptography: as many RedPallas signatures with a known key. Interleaved rounds, medians.
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "pczt" {
+    let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: CommandLine.arguments[2])))
+    let seed = SecureBytes(seeds[0])
+    let signatures = try PCZT(parsing: bytes).review(seed: seed).toSign
+    let sighash = try PCZT(parsing: bytes).shieldedSighash(), key = PallasScalar(wide: [UInt8](repeating: 5, count: 64))
+    var rounds = InterleavedRounds()
+    rounds.add("pczt_sign", iterations: 1) { _ in
+        var pczt = try PCZT(parsing: bytes)
+        _ = try pczt.sign(seed: seed)
+        _ = try pczt.serialized()
+    }
+    rounds.add("redpallas_signatures", iterations: 1) { _ in
+        for _ in 0..<signatures { _ = RedPallas.sign(sighash, key: key) }
+    }
+    print(#"{"bench":"pczt_signatures","count":\#(signatures)}"#)
+    try rounds.run(rounds: 21)
+    exit(0)
+}
 if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "ironwood" {
     try ironwoodBench(blocksPath: CommandLine.arguments[2], seeds: seeds)
     exit(0)

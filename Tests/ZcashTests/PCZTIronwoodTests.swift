@@ -130,36 +130,47 @@ final class PCZTIronwoodTests: XCTestCase {
 
     /// What examples/zcash-air-gapped.sh signs: W's unspent Ironwood note I12 (6 ZEC), 1 ZEC to
     /// the payee, 4.99985 ZEC back to W's transparent change key m/44'/133'/0'/1/0, a ZIP 317
-    /// fee of 15,000 (three logical actions); the action's output a zero-value dummy (random
-    /// bytes, its value committed with rcv), as a builder pads.
-    static func buildExample() throws -> PCZT {
-        let i12 = try XCTUnwrap(try lines("expected_notes.jsonl").first { $0["id"] as? String == "I12" })
-        XCTAssertNil(i12["spent"] as? [String: Any])
+    /// fee of 15,000 (three logical actions).
+    static func buildExample() throws -> PCZT { try buildSpending(["I12"], fee: 15_000) }
+
+    /// A v6 transaction's PCZT spending W's unspent notes `ids` (all of one pool), each in an
+    /// action whose output is a zero-value dummy (fixed bytes, its value committed with rcv) as
+    /// a builder pads; 1 ZEC to the payee, the rest less `fee` to W's transparent change key.
+    static func buildSpending(_ ids: [String], fee: UInt64) throws -> PCZT {
         let seed = try seed()
+        let notes = try lines("expected_notes.jsonl")
         var pczt = try build()
         let fvk = try OrchardExtendedSpendingKey.account(seed: seed, coinType: 133, account: 0).fullViewingKey()
-        let alpha = try XCTUnwrap(PallasScalar(bytes: [UInt8](repeating: 0x09, count: 31) + [0]))
-        let rcv = try XCTUnwrap(PallasScalar(bytes: [UInt8](repeating: 0x0A, count: 31) + [0]))
-        var a = PCZTAction()
-        a.spend.nullifier = try hex(i12, "nullifier")
-        a.spend.recipient = try hex(i12, "address_raw")
-        a.spend.value = 600_000_000
-        (a.spend.rho, a.spend.rseed, a.spend.alpha) = (try hex(i12, "rho"), try hex(i12, "rseed"), alpha.bytes)
-        a.spend.rk = (try XCTUnwrap(PallasPoint(bytes: fvk.ak.bytes)) + PallasPoint(bytes: RedPallas.verificationKey(alpha))!).bytes
-        a.spend.derivation = pczt.ironwood!.actions[0].spend.derivation
-        a.cvNet = OrchardValueCommitment.commit(spent: 600_000_000, created: 0, rcv: rcv)
-        a.rcv = rcv.bytes
-        a.output.cmx = [UInt8](repeating: 0x01, count: 31) + [0]
-        a.output.ephemeralKey = [UInt8](repeating: 0x02, count: 32)
-        a.output.encCiphertext = .encrypted([UInt8](repeating: 0x03, count: 580))
-        a.output.outCiphertext = [UInt8](repeating: 0x04, count: 80)
-        a.output.value = 0
-        pczt.ironwood!.actions = [a]
-        pczt.ironwood!.valueSumMagnitude = 600_000_000
+        let ak = try XCTUnwrap(PallasPoint(bytes: fvk.ak.bytes))
+        var bundle = PCZTOrchardBundle(version: 2)
+        (bundle.flags, bundle.noteVersion) = (0b011, ids[0].hasPrefix("I") ? 1 : 0)
+        var total: UInt64 = 0
+        for (n, id) in ids.enumerated() {
+            let note = try XCTUnwrap(notes.first { $0["id"] as? String == id })
+            XCTAssertNil(note["spent"] as? [String: Any], id)
+            let value = UInt64(try XCTUnwrap(note["value"] as? Int))
+            let alpha = try XCTUnwrap(PallasScalar(bytes: [UInt8](repeating: UInt8(0x09 + n), count: 31) + [0]))
+            let rcv = try XCTUnwrap(PallasScalar(bytes: [UInt8](repeating: UInt8(0x0A + n), count: 31) + [0]))
+            var a = PCZTAction()
+            (a.spend.nullifier, a.spend.recipient, a.spend.value) = (try hex(note, "nullifier"), try hex(note, "address_raw"), value)
+            (a.spend.rho, a.spend.rseed, a.spend.alpha) = (try hex(note, "rho"), try hex(note, "rseed"), alpha.bytes)
+            a.spend.rk = (ak + PallasPoint(bytes: RedPallas.verificationKey(alpha))!).bytes  // ak + [alpha]G
+            a.spend.derivation = pczt.ironwood!.actions[0].spend.derivation
+            (a.cvNet, a.rcv) = (OrchardValueCommitment.commit(spent: value, created: 0, rcv: rcv), rcv.bytes)
+            a.output.cmx = [UInt8](repeating: UInt8(0x01 + n), count: 31) + [0]
+            a.output.ephemeralKey = [UInt8](repeating: 0x02, count: 32)
+            a.output.encCiphertext = .encrypted([UInt8](repeating: 0x03, count: 580))
+            a.output.outCiphertext = [UInt8](repeating: 0x04, count: 80)
+            a.output.value = 0
+            bundle.actions.append(a)
+            total += value
+        }
+        bundle.valueSumMagnitude = total
+        (pczt.orchard, pczt.ironwood) = ids[0].hasPrefix("I") ? (nil, bundle) : (bundle, nil)
         let changeKey = try ExtendedKey.master(seed: SecureBytes(seed)).derive([44 | 1 << 31, 133 | 1 << 31, 1 << 31, 1, 0])
         let publicKey = changeKey.publicKey.compressed
         var change = PCZTTransparentOutput()
-        (change.value, change.scriptPubKey) = (499_985_000, [0x76, 0xA9, 0x14] + Hash.hash160(publicKey) + [0x88, 0xAC])
+        (change.value, change.scriptPubKey) = (total - 100_000_000 - fee, [0x76, 0xA9, 0x14] + Hash.hash160(publicKey) + [0x88, 0xAC])
         var derivation = PCZTDerivation()
         (derivation.seedFingerprint, derivation.path) = (zip32SeedFingerprint(seed)!, [44 | 1 << 31, 133 | 1 << 31, 1 << 31, 1, 0])
         change.bip32Derivation.entries = [.init(key: publicKey, value: derivation)]
@@ -183,5 +194,21 @@ final class PCZTIronwoodTests: XCTestCase {
         let bytes = try Self.buildExample().serialized()
         if ProcessInfo.processInfo.environment["SATCHEL_WRITE_EXAMPLES"] == "1" { try Data(bytes).write(to: url) }
         XCTAssertEqual(try [UInt8](Data(contentsOf: url)), bytes)
+    }
+
+    /// What `make bench` signs (bench/pczt_sign.py): W's two unspent Orchard notes O5 and O4 in
+    /// a v6 transaction, 1 ZEC paid, 0.7498 ZEC change, a ZIP 317 fee of 20,000 (four logical
+    /// actions). The file is checked as the example's is.
+    func testTheBenchPCZTIsThisOne() throws {
+        let pczt = try Self.buildSpending(["O5", "O4"], fee: 20_000)
+        let report = try pczt.review(seed: SecureBytes(try Self.seed()))
+        XCTAssertEqual(report.spends.map(\.pool), ["orchard", "orchard"])
+        XCTAssertEqual(report.spends.map(\.value), [125_000_000, 50_000_000])
+        XCTAssertEqual(report.outputs.map(\.value), [100_000_000, 74_980_000])
+        XCTAssertEqual(report.outputs.map(\.role), [.payment, .change])
+        XCTAssertEqual([report.fee, UInt64(report.toSign)], [20_000, 2])
+        let url = TestPaths.packageRoot.appendingPathComponent("bench/data/pczt-two-orchard-spends.pczt")
+        if ProcessInfo.processInfo.environment["SATCHEL_WRITE_EXAMPLES"] == "1" { try Data(try pczt.serialized()).write(to: url) }
+        XCTAssertEqual(try [UInt8](Data(contentsOf: url)), try pczt.serialized())
     }
 }
