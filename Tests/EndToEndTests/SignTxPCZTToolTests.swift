@@ -107,6 +107,18 @@ final class SignTxPCZTToolTests: XCTestCase {
         try verify(stored.records[1], transparentInputs: 2)
         try verify(stored.records[3], orchardSpends: 1)
 
+        // A BIP39 phrase entry (not a zec one) signs too: the seed behind the phrase. Wallet W's
+        // phrase and the PCZT examples/zcash-air-gapped.sh signs (its Ironwood spend).
+        let w = try XCTUnwrap(TestPaths.json(TestPaths.fixture("zcash-ironwood/wallet.json")) as? [String: Any])
+        let phrase = try Shell.run("keystore add w \(ks)", stdin: Shell.lines([["mnemonic": w["mnemonic"]!]]))
+        XCTAssertEqual(phrase.status, 0, phrase.stderr)
+        XCTAssertEqual(phrase.records.first?["kind"] as? String, "bip39-mnemonic")
+        let example = TestPaths.packageRoot.appendingPathComponent("examples/data/zcash-ironwood-spend.pczt").path
+        let fromPhrase = try Shell.run("unshare --net sign-tx --wallet w \(ks) --in \(example)")
+        XCTAssertEqual(fromPhrase.status, 0, fromPhrase.stderr)
+        XCTAssertEqual(fromPhrase.records.map { $0["signatures"] as? Int }, [1, 1])
+        XCTAssertEqual(fromPhrase.records.first?["fee"] as? String, "15000")
+
         // The entry's viewing key (derive account's UFVK) signs nothing: refused by name.
         let view = try Shell.run("set -o pipefail; derive account --wallet zseed \(ks) | keystore add zview \(ks)")
         XCTAssertEqual(view.status, 0, view.stderr)
