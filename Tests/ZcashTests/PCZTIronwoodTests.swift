@@ -104,10 +104,8 @@ final class PCZTIronwoodTests: XCTestCase {
     /// The same PCZT changed: refused by name.
     func testHostileChanges() throws {
         let seed = SecureBytes(try Self.seed())
-        func refused(_ expected: String, _ change: (inout PCZT) -> Void) throws {
-            var pczt = try Self.build()
-            change(&pczt)
-            XCTAssertThrowsError(try pczt.review(seed: seed)) { XCTAssertEqual($0 as? PCZTError, .refused(expected)) }
+        func refused(_ expected: String, line: UInt = #line, _ change: (inout PCZT) -> Void) throws {
+            try assertReviewRefuses(try Self.build(), seed: seed, expected, line: line, change)
         }
         // More change than the note says: the value sum no longer adds up.
         try refused("ironwood.actions[0]: the output says 214150000 zatoshi, its note 214140000") {

@@ -177,3 +177,14 @@ final class PCZTReviewTests: XCTestCase {
         }
     }
 }
+
+/// That the review refuses `pczt` changed by `change`, with exactly `expected`.
+func assertReviewRefuses(
+    _ pczt: PCZT, seed: SecureBytes, _ expected: String, file: StaticString = #filePath, line: UInt, _ change: (inout PCZT) -> Void
+) throws {
+    var changed = pczt
+    change(&changed)
+    XCTAssertThrowsError(try changed.review(seed: seed), file: file, line: line) {
+        XCTAssertEqual($0 as? PCZTError, .refused(expected), file: file, line: line)
+    }
+}

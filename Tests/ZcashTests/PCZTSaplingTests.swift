@@ -97,10 +97,8 @@ final class PCZTSaplingTests: XCTestCase {
 
     func testHostileChanges() throws {
         let seed = SecureBytes(try Self.seed())
-        func refused(_ expected: String, _ change: (inout PCZT) -> Void) throws {
-            var pczt = try Self.build()
-            change(&pczt)
-            XCTAssertThrowsError(try pczt.review(seed: seed)) { XCTAssertEqual($0 as? PCZTError, .refused(expected)) }
+        func refused(_ expected: String, line: UInt = #line, _ change: (inout PCZT) -> Void) throws {
+            try assertReviewRefuses(try Self.build(), seed: seed, expected, line: line, change)
         }
         try refused("sapling.spends[0]: cv is not the commitment of its value (changed after it was made?)") {
             $0.sapling!.spends[0].value! += 1
