@@ -205,7 +205,7 @@ struct PCZTKeys {
     private var master: ExtendedKey?
     /// The accounts our seed's derivations name.
     private(set) var accounts: Set<UInt32> = []
-    private var orchardAccounts: [UInt32: OrchardFullViewingKey] = [:]
+    private var orchardAccounts: [OrchardRivkRule: [UInt32: OrchardFullViewingKey]] = [:]
     var saplingAccounts: [UInt32: (external: SaplingFullViewingKey, internal: SaplingFullViewingKey)] = [:]
     static let hardened: UInt32 = 1 << 31
 
@@ -257,11 +257,12 @@ struct PCZTKeys {
         return path[2] - Self.hardened
     }
 
-    /// The Orchard viewing key of `account`, made once.
-    mutating func orchard(account: UInt32) -> OrchardFullViewingKey? {
-        if let fvk = orchardAccounts[account] { return fvk }
-        let fvk = try? OrchardExtendedSpendingKey.account(seed: seed, coinType: coinType, account: account).fullViewingKey()
-        orchardAccounts[account] = fvk
+    /// The Orchard viewing key of `account` under `rule`, made once. ak and nk, which a spend's
+    /// checks use, are the same under both rules; rivk, and so the incoming keys, are not.
+    mutating func orchard(account: UInt32, rule: OrchardRivkRule = .standard) -> OrchardFullViewingKey? {
+        if let fvk = orchardAccounts[rule]?[account] { return fvk }
+        let fvk = try? OrchardExtendedSpendingKey.account(seed: seed, coinType: coinType, account: account).fullViewingKey(rivkRule: rule)
+        orchardAccounts[rule, default: [:]][account] = fvk
         return fvk
     }
 
@@ -326,8 +327,11 @@ struct PCZTKeys {
         _ action: PCZTAction, name: String, pool: String, index: Int, version: OrchardNoteVersion
     ) throws(PCZTError) -> [PCZTReport.Output] {
         let output = action.output
-        for account in accounts.sorted() {
-            guard let fvk = orchard(account: account), let found = action.recoverOutput(fvk, version: version) else { continue }
+        // Every wallet's rule first; then ZIP 2005's use_qsk, whose accounts (FROST wallets')
+        // share ak and nk but not the incoming keys.
+        let keys = [OrchardRivkRule.standard, .quantumSecure].flatMap { rule in accounts.sorted().map { (rule, $0) } }
+        for (rule, account) in keys {
+            guard let fvk = orchard(account: account, rule: rule), let found = action.recoverOutput(fvk, version: version) else { continue }
             let note = found.note
             if let stated = output.value, stated != note.value {
                 throw .refused("\(name): the output says \(stated) zatoshi, its note \(note.value)")

@@ -209,4 +209,45 @@ final class PCZTIronwoodTests: XCTestCase {
         if ProcessInfo.processInfo.environment["SATCHEL_WRITE_EXAMPLES"] == "1" { try Data(try pczt.serialized()).write(to: url) }
         XCTAssertEqual(try [UInt8](Data(contentsOf: url)), try pczt.serialized())
     }
+
+    /// An account of ZIP 2005's use_qsk rule (fixtures/zcash-ironwood's account 2, a FROST
+    /// wallet's kind): Q1 spent in the fixture's own action (3,428,171/2/1), whose output is
+    /// the account's change Q2. ak and nk are the usual ones (the spend checks out); the change
+    /// opens only under the quantum-secure rivk, which the review tries after the standard one.
+    func testUseQskAccount() throws {
+        let seed = try Self.seed()
+        let notes = try Self.lines("optional_notes.jsonl")
+        let q1 = try XCTUnwrap(notes.first { $0["id"] as? String == "Q1" })
+        let q2 = try XCTUnwrap(notes.first { $0["id"] as? String == "Q2" })
+        let action = try XCTUnwrap(
+            try Self.lines("ironwood_actions_full.jsonl").first {
+                $0["height"] as? Int == 3_428_171 && $0["txIndex"] as? Int == 2 && $0["actionIndex"] as? Int == 1
+            })
+        let fvk = try OrchardExtendedSpendingKey.account(seed: seed, coinType: 133, account: 2).fullViewingKey(rivkRule: .quantumSecure)
+        let alpha = try XCTUnwrap(PallasScalar(bytes: [UInt8](repeating: 0x0C, count: 31) + [0]))
+        var pczt = try Self.build()
+        var a = pczt.ironwood!.actions[0]
+        a.cvNet = try Self.hex(action, "cv")
+        (a.spend.nullifier, a.spend.recipient, a.spend.value) = (try Self.hex(q1, "nullifier"), try Self.hex(q1, "address_raw"), 5_000_000)
+        (a.spend.rho, a.spend.rseed, a.spend.alpha) = (try Self.hex(q1, "rho"), try Self.hex(q1, "rseed"), alpha.bytes)
+        a.spend.rk = (try XCTUnwrap(PallasPoint(bytes: fvk.ak.bytes)) + PallasPoint(bytes: RedPallas.verificationKey(alpha))!).bytes
+        a.spend.derivation!.path = [32 | 1 << 31, 133 | 1 << 31, 2 | 1 << 31]
+        (a.output.cmx, a.output.ephemeralKey) = (try Self.hex(action, "cmx"), try Self.hex(action, "ephemeralKey"))
+        (a.output.encCiphertext, a.output.outCiphertext) = (
+            .encrypted(try Self.hex(action, "encCiphertext")), try Self.hex(action, "outCiphertext")
+        )
+        (a.output.value, a.output.recipient) = (3_990_000, try Self.hex(q2, "address_raw"))
+        pczt.ironwood!.actions = [a]
+        pczt.ironwood!.valueSumMagnitude = 1_010_000
+        pczt.transparent!.outputs[0].value = 1_000_000
+        let report = try pczt.review(seed: SecureBytes(seed))
+        XCTAssertEqual(report.spends.map(\.path), [[32 | 1 << 31, 133 | 1 << 31, 2 | 1 << 31]])
+        XCTAssertEqual(report.outputs.map(\.value), [1_000_000, 3_990_000])
+        XCTAssertEqual(report.outputs.map(\.role), [.payment, .change])
+        XCTAssertEqual(report.fee, 10_000)
+        XCTAssertEqual(try pczt.sign(seed: SecureBytes(seed)).toSign, 1)
+        let spend = try XCTUnwrap(pczt.ironwood?.actions[0].spend)
+        XCTAssertTrue(
+            RedPallas.verify(try XCTUnwrap(spend.spendAuthSig), message: try pczt.shieldedSighash(), key: try XCTUnwrap(spend.rk)))
+    }
 }
