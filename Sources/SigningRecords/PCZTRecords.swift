@@ -45,13 +45,13 @@ public enum PCZTRecords {
     public static func sign(
         _ pczt: PCZT, record: JSONObject, seed: SecureBytes, maxFee: UInt64?, confirm: (JSONObject) throws -> Void
     ) throws -> (record: JSONObject, pczt: PCZT) {
-        let report = try pczt.review(seed: seed)
-        if let maxFee, report.fee > maxFee {
-            throw PCZTError.refused("its fee of \(report.fee) zatoshi is above --max-fee \(maxFee)")
-        }
-        try confirm(summary(report, pczt))
         var signed = pczt
-        let done = try signed.sign(seed: seed)
+        let done = try signed.sign(seed: seed) { report in
+            if let maxFee, report.fee > maxFee {
+                throw PCZTError.refused("its fee of \(report.fee) zatoshi is above --max-fee \(maxFee)")
+            }
+            try confirm(summary(report, pczt))
+        }
         var out = record
         out["type"] = .string("pczt")
         out["pczt"] = .string(Base64.encode(try signed.serialized()))

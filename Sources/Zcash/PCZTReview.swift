@@ -81,13 +81,16 @@ extension PCZT {
     /// other than the PCZT (value, recipient) or whose recipient is not in its `user_address`,
     /// a non-zero output none of our keys decrypts, outputs worth more than the inputs.
     public func review(seed: SecureBytes) throws(PCZTError) -> PCZTReport {
-        _ = try digests()  // refuses transaction versions it cannot hash
-        guard let network = ZcashNetwork(coinType: global.coinType) else {
-            throw .unsupported("coin type \(global.coinType) (Zcash's are 133 and 1)")
-        }
-        try refuseDummies()
         var keys = try PCZTKeys(seed: seed, coinType: global.coinType)
         defer { keys.wipe() }
+        return try review(&keys)
+    }
+
+    /// `review(seed:)` with the seed's keys made already (and kept for the signing).
+    func review(_ keys: inout PCZTKeys) throws(PCZTError) -> PCZTReport {
+        _ = try digests()  // refuses transaction versions it cannot hash
+        let network = keys.network
+        try refuseDummies()
         try keys.findAccounts(self)
         if keys.accounts.isEmpty {
             throw .refused(
@@ -327,9 +330,14 @@ struct PCZTKeys {
         _ action: PCZTAction, name: String, pool: String, index: Int, version: OrchardNoteVersion
     ) throws(PCZTError) -> [PCZTReport.Output] {
         let output = action.output
+        // A zero-value output whose value commitment opens is worth nothing to show when the
+        // usual keys do not open it (a builder's padding): use_qsk's keys are not made for it.
+        let worthless = output.value == 0 && action.valueCommitmentHolds == true
         // Every wallet's rule first; then ZIP 2005's use_qsk, whose accounts (FROST wallets')
         // share ak and nk but not the incoming keys.
-        let keys = [OrchardRivkRule.standard, .quantumSecure].flatMap { rule in accounts.sorted().map { (rule, $0) } }
+        let keys = (worthless ? [.standard] : [OrchardRivkRule.standard, .quantumSecure]).flatMap { rule in
+            accounts.sorted().map { (rule, $0) }
+        }
         for (rule, account) in keys {
             guard let fvk = orchard(account: account, rule: rule), let found = action.recoverOutput(fvk, version: version) else { continue }
             let note = found.note
@@ -350,7 +358,7 @@ struct PCZTKeys {
             return Self.output(pool: pool, index: index, value: note.value, address: address, key: found.key, memo: found.memo)
         }
         // Nothing of ours opens it: a dummy, if its value is 0 and the value commitment says so.
-        guard output.value == 0, action.valueCommitmentHolds == true else {
+        guard worthless else {
             throw .refused(
                 "\(name): an output of \(output.value.map { "\($0) zatoshi" } ?? "unknown value") that none of our keys decrypts (where it goes cannot be shown)"
             )
@@ -364,16 +372,18 @@ extension PCZT {
     /// signature `seed` owes it: its Orchard and Ironwood spends (RedPallas), and its
     /// transparent inputs (ECDSA).
     /// Returns the report the signing followed; its `toSign` signatures were added.
-    public mutating func sign(seed: SecureBytes) throws(PCZTError) -> PCZTReport {
-        let report = try review(seed: seed)
+    /// `confirm` gets the report before anything is signed and may refuse by throwing.
+    public mutating func sign(seed: SecureBytes, confirm: (PCZTReport) throws -> Void = { _ in }) throws -> PCZTReport {
         var keys = try PCZTKeys(seed: seed, coinType: global.coinType)
         defer { keys.wipe() }
+        let report = try review(&keys)
+        try confirm(report)
         for (index, input) in (transparent?.inputs ?? []).enumerated() {
             let name = "transparent.inputs[\(index)]"
             guard let ours = try keys.transparentKey(input.bip32Derivation, script: input.scriptPubKey, name),
                 !input.partialSignatures.entries.contains(where: { $0.key == ours.publicKey })
             else { continue }
-            guard let key = try? keys.privateKey(ours.path).privateKey else { throw .refused("\(name): our seed gives no key") }
+            guard let key = try? keys.privateKey(ours.path).privateKey else { throw PCZTError.refused("\(name): our seed gives no key") }
             try signTransparent(input: index, privateKey: key)
         }
         var raw = seed.bytes
