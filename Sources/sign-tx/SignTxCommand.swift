@@ -40,10 +40,10 @@ struct SignTxCommand: ParsableCommand {
               {"typed_data":{types, primaryType, domain, message}}
                 → typed_data_summary, typed_data_signature (EIP-712 v4)
               QR texts, one per line as zbarcam --raw prints them (ur:crypto-psbt/…,
-                ur:psbt/…, ur:zcash-pczt/…, ur:eth-sign-request/…, B$…), in any order, among records or
-                alone → progress on stderr, what they carry signed (summary first), and
-                the answer in the same transport: qr_part records (--qr-lines, --qr,
-                --qr-dir to show them)
+                ur:psbt/…, ur:zcash-pczt/…, ur:eth-sign-request/…, B$…), in any
+                order, among records or alone → progress on stderr, what they carry
+                signed (summary first), and the answer in the same transport: qr_part
+                records (--qr-lines, --qr, --qr-dir to show them)
             A PSBT's inputs are signed where its derivation fields name our master fingerprint; a \
             PCZT's spends where they name our seed's ZIP 32 fingerprint (the key is then a seed). \
             For Ethereum the key's path is the record's "path" or --path. The key is a seed, phrase, \
