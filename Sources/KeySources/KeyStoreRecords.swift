@@ -12,12 +12,15 @@ extension KeySourceOptions {
     /// account's view-only keys, can carry the birthday on to a new entry), or nil without
     /// --wallet. A BIP39 entry marked passphrase-protected needs the BIP39 passphrase (from
     /// --passphrase-*); one that is not refuses one.
-    public func loadWallet(bip39Passphrase: SecureBytes?) throws -> (source: KeySource, birthdays: [String: Int], seed: SecureBytes?)? {
+    /// With `wantSeed`, also the seed behind the entry (`KeyStoreRecords.seed`).
+    public func loadWallet(
+        bip39Passphrase: SecureBytes?, wantSeed: Bool = false
+    ) throws -> (source: KeySource, birthdays: [String: Int], seed: SecureBytes?)? {
         guard let wallet else { return nil }
         try keyStore.requireEntry(wallet)
         let entry = try keyStore.store.load(wallet, passphrase: try keyStore.passphrase(confirm: false))
         let source = try KeyStoreRecords.keySource(entry, bip39Passphrase: bip39Passphrase)
-        return (source, entry.metadata.birthdays, try KeyStoreRecords.seed(entry, bip39Passphrase: bip39Passphrase))
+        return (source, entry.metadata.birthdays, wantSeed ? try KeyStoreRecords.seed(entry, bip39Passphrase: bip39Passphrase) : nil)
     }
 }
 

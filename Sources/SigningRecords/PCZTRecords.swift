@@ -80,7 +80,7 @@ public enum PCZTRecords {
                 if let value = spend.value { o["amount"] = .string(String(value)) }
                 if let address = spend.address { o["address"] = .string(address) }
                 o["ours"] = .bool(spend.path != nil)
-                if let path = spend.path { o["path"] = .string(pathText(path)) }
+                if let path = spend.path { o["path"] = .string(DerivationPath(path).description) }
                 return .object(o)
             })
         s["outputs"] = .array(
@@ -102,10 +102,6 @@ public enum PCZTRecords {
         s["fee"] = .string(String(r.fee))
         s["signatures"] = .number(String(r.toSign))
         return s
-    }
-
-    static func pathText(_ path: [UInt32]) -> String {
-        "m/" + path.map { $0 >= 1 << 31 ? "\($0 - (1 << 31))'" : "\($0)" }.joined(separator: "/")
     }
 
     /// The seed a PCZT record is signed with: the record's own phrase or seed, or the run's

@@ -227,9 +227,7 @@ struct PCZTKeys {
 
     mutating func wipe() { SecureBytes.wipe(&seed) }
 
-    static func pathText(_ path: [UInt32]) -> String {
-        "m/" + path.map { $0 >= hardened ? "\($0 - hardened)'" : "\($0)" }.joined(separator: "/")
-    }
+    static func pathText(_ path: [UInt32]) -> String { DerivationPath(path).description }
 
     /// Every account our seed's derivations name, so that each output is tried with each.
     mutating func findAccounts(_ pczt: PCZT) throws(PCZTError) {
