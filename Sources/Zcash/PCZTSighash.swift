@@ -186,6 +186,7 @@ extension ZcashFullTransaction {
         self.saplingOutputs = saplingOutputs
         self.saplingValueBalance = saplingValueBalance
         self.saplingAnchor = saplingAnchor
+        saplingAuthorization = []
         orchard = Bundle()
         ironwood = nil
     }

@@ -23,14 +23,19 @@ public struct FullOrchardAction: Sendable, Equatable {
 
 /// A v5 (ZIP-225) or v6 (NU6.3's: v5's layout with an Ironwood bundle, Orchard's encoding,
 /// after the Orchard bundle) transaction, read whole: its shielded outputs for memos, and the
-/// fields its transaction id commits to (`ZcashTransactionID`). Proofs and signatures are
-/// skipped.
+/// fields its transaction id commits to (`ZcashTransactionID`); proofs and signatures are kept
+/// as the bytes the v5 authorizing digest hashes.
 public struct ZcashFullTransaction: Sendable {
     struct SaplingSpend { let cv, nullifier, rk: [UInt8] }
     struct SaplingOutput { let cv, cmu, ephemeralKey, encCiphertext, outCiphertext: [UInt8] }
     struct Action { let cv, nullifier, rk, cmx, ephemeralKey, encCiphertext, outCiphertext: [UInt8] }
-    /// An Orchard-encoded bundle: its actions, and (when it has any) flags, value balance and anchor.
-    struct Bundle { var actions = [Action](); var flags: UInt8 = 0; var valueBalance = [UInt8](); var anchor = [UInt8]() }
+    /// An Orchard-encoded bundle: its actions, and (when it has any) flags, value balance, anchor
+    /// and authorization (proofs without their length, spend authorization and binding signatures).
+    struct Bundle {
+        var actions = [Action]()
+        var flags: UInt8 = 0
+        var valueBalance = [UInt8](), anchor = [UInt8](), authorization = [UInt8]()
+    }
 
     let version: UInt32
     let header: [UInt8]  // version, version group, branch id, lock time, expiry height: 20 bytes
@@ -41,6 +46,8 @@ public struct ZcashFullTransaction: Sendable {
     let saplingOutputs: [SaplingOutput]
     let saplingValueBalance: [UInt8]
     let saplingAnchor: [UInt8]
+    /// Spend proofs, spend authorization signatures, output proofs and the binding signature.
+    let saplingAuthorization: [UInt8]
     let orchard: Bundle
     let ironwood: Bundle?
 
@@ -99,8 +106,7 @@ public struct ZcashFullTransaction: Sendable {
         let sapling = spends.count + saplingOutputs.count
         saplingValueBalance = sapling > 0 ? try take(8) : []
         saplingAnchor = spends.isEmpty ? [] : try take(32)
-        _ = try take(spends.count * (192 + 64) + saplingOutputs.count * 192)  // spend proofs and signatures, output proofs
-        if sapling > 0 { _ = try take(64) }  // bindingSigSapling
+        saplingAuthorization = try take(spends.count * (192 + 64) + saplingOutputs.count * 192 + (sapling > 0 ? 64 : 0))
         func bundle() throws(ZcashDataError) -> Bundle {
             var b = Bundle()
             for _ in 0..<(try compactSize()) {
@@ -113,8 +119,7 @@ public struct ZcashFullTransaction: Sendable {
             b.flags = try take(1)[0]
             b.valueBalance = try take(8)
             b.anchor = try take(32)
-            _ = try take(try compactSize())  // proofs
-            _ = try take(b.actions.count * 64 + 64)  // spend authorization signatures, binding signature
+            b.authorization = try take(try compactSize()) + take(b.actions.count * 64 + 64)
             return b
         }
         orchard = try bundle()

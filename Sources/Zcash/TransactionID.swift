@@ -13,6 +13,17 @@ public enum ZcashTransactionID {
             bundle(tx.orchard, tx.isV6 ? orchardV6 : orchardV5), tx.isV6 ? bundle(tx.ironwood ?? .init(), ironwood) : [])
     }
 
+    /// ZIP 244's authorizing data commitment of a v5 transaction (its wtxid's second half): the
+    /// input scripts, Sapling's and Orchard's proofs and signatures. nil for v6, whose
+    /// authorizing data (with the anchors) this code does not hash.
+    public static func authDigest(_ tx: ZcashFullTransaction) -> [UInt8]? {
+        guard !tx.isV6 else { return nil }
+        return Blake2.b(
+            32, personal: Array("ZTxAuthHash_".utf8) + tx.branchID,
+            H("ZTxAuthTransHash", tx.inputs.flatMap { compactSize($0.script.count) + $0.script }),
+            H("ZTxAuthSapliHash", tx.saplingAuthorization), H("ZTxAuthOrchaHash", tx.orchard.authorization))
+    }
+
     /// The personalizations of an Orchard-encoded bundle's nodes, and whether its anchor is in the id.
     struct BundleNodes { let bundle, compact, memos, noncompact: String; let anchor: Bool }
     static let orchardV5 = BundleNodes(
