@@ -43,10 +43,11 @@ public enum PCZTRecords {
     /// Signs one PCZT with `seed`: the review first (`confirm` gets its summary and may refuse
     /// by throwing), then the signatures. A fee above `maxFee` is refused before the summary.
     public static func sign(
-        _ pczt: PCZT, record: JSONObject, seed: SecureBytes, maxFee: UInt64?, confirm: (JSONObject) throws -> Void
+        _ pczt: PCZT, record: JSONObject, seed: SecureBytes, maxFee: UInt64?, allowOtherSighash: Bool = false,
+        confirm: (JSONObject) throws -> Void
     ) throws -> (record: JSONObject, pczt: PCZT) {
         var signed = pczt
-        let done = try signed.sign(seed: seed) { report in
+        let done = try signed.sign(seed: seed, allowOtherSighash: allowOtherSighash) { report in
             if let maxFee, report.fee > maxFee {
                 throw PCZTError.refused("its fee of \(report.fee) zatoshi is above --max-fee \(maxFee)")
             }
@@ -81,6 +82,7 @@ public enum PCZTRecords {
                 if let address = spend.address { o["address"] = .string(address) }
                 o["ours"] = .bool(spend.path != nil)
                 if let path = spend.path { o["path"] = .string(DerivationPath(path).description) }
+                if let type = spend.sighashType { o["sighash"] = .string(PCZT.sighashName(type)) }
                 return .object(o)
             })
         s["outputs"] = .array(
@@ -101,6 +103,8 @@ public enum PCZTRecords {
         s["sent"] = .string(String(r.outputs.filter { $0.role == .payment }.reduce(UInt64(0)) { $0 + $1.value }))
         s["fee"] = .string(String(r.fee))
         s["signatures"] = .number(String(r.toSign))
+        let unusual = Set(r.spends.compactMap(\.sighashType).filter { $0 != PCZT.SighashType.all })
+        if !unusual.isEmpty { s["sighash_warning"] = .array(unusual.sorted().map { .string(PCZT.sighashName($0)) }) }
         return s
     }
 

@@ -28,7 +28,7 @@ public struct PSBTOptions: ParsableArguments {
 
     @Flag(
         name: .customLong("allow-sighash"),
-        help: "Sign inputs that ask for SIGHASH_NONE, SINGLE or ANYONECANPAY (named in the summary); refused otherwise.")
+        help: "Sign PSBT and PCZT inputs that ask for SIGHASH_NONE, SINGLE or ANYONECANPAY (named in the summary); refused otherwise.")
     public var allowSighash = false
 
     @Flag(help: "When every input is complete, finalize the PSBT and add the network transaction (\"hex\") to the record.")

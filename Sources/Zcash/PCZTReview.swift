@@ -41,6 +41,8 @@ public struct PCZTReport: Sendable, Equatable {
         public let txid: [UInt8]?
         public let vout: UInt32?
         public let address: String?
+        /// A transparent input we sign: its hash type (ZIP 244's, as the input asks for it).
+        public var sighashType: UInt8? = nil
     }
 
     public struct Output: Sendable, Equatable {
@@ -80,14 +82,18 @@ extension PCZT {
     /// key), a value commitment or value sum its values do not give, an output whose note says
     /// other than the PCZT (value, recipient) or whose recipient is not in its `user_address`,
     /// a non-zero output none of our keys decrypts, outputs worth more than the inputs.
-    public func review(seed: SecureBytes) throws(PCZTError) -> PCZTReport {
+    ///
+    /// A transparent input of ours that asks for a hash type other than SIGHASH_ALL (which
+    /// would let others change what its signature covers) is refused unless
+    /// `allowOtherSighash`; SIGHASH_SINGLE without an output at the input's index always is.
+    public func review(seed: SecureBytes, allowOtherSighash: Bool = false) throws(PCZTError) -> PCZTReport {
         var keys = try PCZTKeys(seed: seed, coinType: global.coinType)
         defer { keys.wipe() }
-        return try review(&keys)
+        return try review(&keys, allowOtherSighash: allowOtherSighash)
     }
 
     /// `review(seed:)` with the seed's keys made already (and kept for the signing).
-    func review(_ keys: inout PCZTKeys) throws(PCZTError) -> PCZTReport {
+    func review(_ keys: inout PCZTKeys, allowOtherSighash: Bool) throws(PCZTError) -> PCZTReport {
         _ = try digests()  // refuses transaction versions it cannot hash
         let network = keys.network
         try refuseDummies()
@@ -104,17 +110,15 @@ extension PCZT {
         for (index, input) in (transparent?.inputs ?? []).enumerated() {
             let name = "transparent.inputs[\(index)]"
             let ours = try keys.transparentKey(input.bip32Derivation, script: input.scriptPubKey, name)
-            spends.append(
-                .init(
-                    pool: "transparent", index: index, value: input.value, path: ours?.path, txid: input.prevoutTxid.reversed(),
-                    vout: input.prevoutIndex, address: network.transparentAddress(script: input.scriptPubKey)))
+            var spend = PCZTReport.Spend(
+                pool: "transparent", index: index, value: input.value, path: ours?.path, txid: input.prevoutTxid.reversed(),
+                vout: input.prevoutIndex, address: network.transparentAddress(script: input.scriptPubKey))
             if let ours, !input.partialSignatures.entries.contains(where: { $0.key == ours.publicKey }) {
-                // Another hash type would let the rest of the transaction change after we sign.
-                guard input.sighashType == SighashType.all else {
-                    throw .refused("\(name) asks for sighash type \(input.sighashType); only SIGHASH_ALL (1) is signed")
-                }
+                try checkSighashType(input: index, allowOther: allowOtherSighash)
+                spend.sighashType = input.sighashType
                 toSign += 1
             }
+            spends.append(spend)
             fee += Int128(input.value)
         }
         for (index, output) in (transparent?.outputs ?? []).enumerated() {
@@ -366,15 +370,17 @@ struct PCZTKeys {
 }
 
 extension PCZT {
-    /// Reviews the PCZT (`review(seed:)`, which refuses what it must), then adds every
+    /// Reviews the PCZT (`review(seed:allowOtherSighash:)`, which refuses what it must), then adds every
     /// signature `seed` owes it: its Orchard and Ironwood spends (RedPallas), and its
     /// transparent inputs (ECDSA).
     /// Returns the report the signing followed; its `toSign` signatures were added.
     /// `confirm` gets the report before anything is signed and may refuse by throwing.
-    public mutating func sign(seed: SecureBytes, confirm: (PCZTReport) throws -> Void = { _ in }) throws -> PCZTReport {
+    public mutating func sign(
+        seed: SecureBytes, allowOtherSighash: Bool = false, confirm: (PCZTReport) throws -> Void = { _ in }
+    ) throws -> PCZTReport {
         var keys = try PCZTKeys(seed: seed, coinType: global.coinType)
         defer { keys.wipe() }
-        let report = try review(&keys)
+        let report = try review(&keys, allowOtherSighash: allowOtherSighash)
         try confirm(report)
         for (index, input) in (transparent?.inputs ?? []).enumerated() {
             let name = "transparent.inputs[\(index)]"
@@ -389,5 +395,33 @@ extension PCZT {
         _ = try signShielded(seed: raw, coinType: global.coinType)
         if try signSapling(&keys, sighash: try shieldedSighash()) > 0 { fixModifiable(transparentHashType: nil) }
         return report
+    }
+}
+
+extension PCZT {
+    /// ALL, NONE, SINGLE, each maybe |ANYONECANPAY.
+    public static func sighashName(_ type: UInt8) -> String {
+        let base = ["ALL", "NONE", "SINGLE"][Int(max(1, min(type & 0x1F, 3))) - 1]
+        return type & SighashType.anyoneCanPay != 0 ? base + "|ANYONECANPAY" : base
+    }
+
+    /// Refuses a hash type ZIP 244 does not define, SIGHASH_SINGLE without an output at the
+    /// input's index (ZIP 244 has no hash for it), and any type but ALL unless `allowOther`:
+    /// NONE leaves the outputs, SINGLE the other outputs, ANYONECANPAY the other inputs free to
+    /// change after we sign.
+    func checkSighashType(input index: Int, allowOther: Bool) throws(PCZTError) {
+        let type = transparent!.inputs[index].sighashType, name = "transparent.inputs[\(index)]"
+        let base = type & ~SighashType.anyoneCanPay
+        guard [SighashType.all, SighashType.none, SighashType.single].contains(base) else {
+            throw .refused("\(name) asks for sighash type \(type), which ZIP 244 does not define")
+        }
+        guard type == SighashType.all || allowOther else {
+            throw .refused(
+                "\(name) asks for SIGHASH_\(Self.sighashName(type)), which lets others change what its signature covers: "
+                    + "sign it only on purpose, with --allow-sighash")
+        }
+        if base == SighashType.single && index >= (transparent?.outputs.count ?? 0) {
+            throw .refused("\(name) asks for SIGHASH_\(Self.sighashName(type)) and there is no output \(index) to pair it with")
+        }
     }
 }

@@ -205,7 +205,8 @@ struct SignTxCommand: ParsableCommand {
             var out = record
             let seed = try PCZTRecords.seed(record, reader: reader, runSource: runSource, runSeed: runSeed, out: &out)
             let (signed, pczt) = try PCZTRecords.sign(
-                pczt, record: SecretFields.removed(from: out), seed: seed, maxFee: psbtOptions.maxFee
+                pczt, record: SecretFields.removed(from: out), seed: seed, maxFee: psbtOptions.maxFee,
+                allowOtherSighash: psbtOptions.allowSighash
             ) { summary in
                 try emit(summary)
                 if let terminal { try terminal.ask(summary) }

@@ -130,6 +130,27 @@ final class SignTxPCZTToolTests: XCTestCase {
             "a PCZT is signed from a seed (ZIP 32): give a BIP39 phrase or seed, or a zec or BIP39 key-store entry; this key is not one")
     }
 
+    /// A transparent input asking for SIGHASH_NONE: refused by name, signed with --allow-sighash,
+    /// the summary naming the type.
+    func testAllowSighash() throws {
+        var pczt = try PCZT(
+            parsing: [UInt8](Data(contentsOf: URL(fileURLWithPath: Self.vector("keystone_pczt_ext_transparent_to_orchard")))))
+        pczt.transparent!.inputs[1].sighashType = PCZT.SighashType.none
+        let record = ["pczt": Base64.encode(try pczt.serialized()), "seed": Self.sep5Seed]
+        let refused = try Shell.run("unshare --net sign-tx", stdin: Shell.lines([record]))
+        XCTAssertEqual(refused.status, 65, refused.stderr)
+        XCTAssertEqual(
+            refused.records.first?["message"] as? String,
+            "this PCZT is refused, nothing of it signed: transparent.inputs[1] asks for SIGHASH_NONE, which lets others change "
+                + "what its signature covers: sign it only on purpose, with --allow-sighash")
+        let allowed = try Shell.run("unshare --net sign-tx --allow-sighash", stdin: Shell.lines([record]))
+        XCTAssertEqual(allowed.status, 0, allowed.stderr)
+        XCTAssertEqual(allowed.records.map { $0["type"] as? String }, ["pczt_summary", "pczt"])
+        XCTAssertEqual(allowed.records[0]["sighash_warning"] as? [String], ["NONE"])
+        XCTAssertEqual((allowed.records[0]["spends"] as? [[String: Any]])?.map { $0["sighash"] as? String }, ["ALL", "NONE"])
+        try verify(allowed.records[1], transparentInputs: 2)
+    }
+
     private func verify(_ record: [String: Any], transparentInputs: Int = 0, orchardSpends: Int = 0) throws {
         let pczt = try PCZT(parsing: try XCTUnwrap(Base64.decode(utf8: Array(try XCTUnwrap(record["pczt"] as? String).utf8))))
         var checked = (0, 0)

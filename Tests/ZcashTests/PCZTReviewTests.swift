@@ -178,6 +178,75 @@ final class PCZTReviewTests: XCTestCase {
     }
 }
 
+/// A transparent input of ours that asks for another hash type than ALL: refused by name
+/// unless allowed; allowed, signed under that type's ZIP 244 hash, with that byte, and the
+/// `tx_modifiable` bits ZIP 374 sets for it.
+final class PCZTSighashTypeTests: XCTestCase {
+    private let vector = "keystone_pczt_ext_transparent_to_orchard"
+
+    private func pczt(_ types: [UInt8]) throws -> PCZT {
+        var pczt = try PCZT(parsing: try PCZTTests.bytes(vector))
+        for (index, type) in types.enumerated() { pczt.transparent!.inputs[index].sighashType = type }
+        return pczt
+    }
+
+    func testOtherTypesAreRefusedUnlessAllowed() throws {
+        let seed = SecureBytes(PCZTOutputRecoveryTests.sep5Seed)
+        let none = try pczt([PCZT.SighashType.all, PCZT.SighashType.none])
+        XCTAssertThrowsError(try none.review(seed: seed)) {
+            XCTAssertEqual(
+                $0 as? PCZTError,
+                .refused(
+                    "transparent.inputs[1] asks for SIGHASH_NONE, which lets others change what its signature covers: "
+                        + "sign it only on purpose, with --allow-sighash"))
+        }
+        let anyone = try pczt([PCZT.SighashType.all | PCZT.SighashType.anyoneCanPay])
+        XCTAssertThrowsError(try anyone.review(seed: seed)) {
+            XCTAssertEqual(
+                $0 as? PCZTError,
+                .refused(
+                    "transparent.inputs[0] asks for SIGHASH_ALL|ANYONECANPAY, which lets others change what its signature covers: "
+                        + "sign it only on purpose, with --allow-sighash"))
+        }
+        // Never signed: a type ZIP 244 does not define, and SINGLE with no output at its index
+        // (this PCZT has no transparent output).
+        for (type, message) in [
+            (UInt8(0x04), "transparent.inputs[0] asks for sighash type 4, which ZIP 244 does not define"),
+            (UInt8(0x41), "transparent.inputs[0] asks for sighash type 65, which ZIP 244 does not define"),
+            (PCZT.SighashType.single, "transparent.inputs[0] asks for SIGHASH_SINGLE and there is no output 0 to pair it with"),
+        ] {
+            XCTAssertThrowsError(try pczt([type]).review(seed: seed, allowOtherSighash: true)) {
+                XCTAssertEqual($0 as? PCZTError, .refused(message))
+            }
+        }
+    }
+
+    func testAllowedTypesAreSignedUnderTheirOwnHash() throws {
+        let seed = SecureBytes(PCZTOutputRecoveryTests.sep5Seed)
+        let types = [PCZT.SighashType.none | PCZT.SighashType.anyoneCanPay, PCZT.SighashType.all]
+        var pczt = try pczt(types)
+        pczt.global.txModifiable = 0b1000_0011
+        let report = try pczt.review(seed: seed, allowOtherSighash: true)
+        XCTAssertEqual(report.spends.map(\.sighashType), types)
+        XCTAssertEqual(report.toSign, 2)
+        XCTAssertEqual(try pczt.sign(seed: seed, allowOtherSighash: true).toSign, 2)
+        for (index, type) in types.enumerated() {
+            let entry = try XCTUnwrap(pczt.transparent!.inputs[index].partialSignatures.entries.first)
+            XCTAssertEqual(entry.value.last, type)
+            let hash = try pczt.transparentSighash(input: index)
+            let key = try Secp256k1.PublicKey(parsing: entry.key)
+            XCTAssertTrue(Secp256k1.verifyECDSA(hash: hash, der: Array(entry.value.dropLast()), publicKey: key))
+            // The hash is the type's own: it differs from the ALL hash of the same input.
+            var asAll = pczt
+            asAll.transparent!.inputs[index].sighashType = PCZT.SighashType.all
+            XCTAssertEqual(hash == (try asAll.transparentSighash(input: index)), type == PCZT.SighashType.all)
+        }
+        // Input 1's ALL fixes the inputs and the outputs; every signature, the shielded parts.
+        XCTAssertEqual(pczt.global.txModifiable, 0)
+        XCTAssertEqual(PCZT.sighashName(0x83), "SINGLE|ANYONECANPAY")
+    }
+}
+
 /// That the review refuses `pczt` changed by `change`, with exactly `expected`.
 func assertReviewRefuses(
     _ pczt: PCZT, seed: SecureBytes, _ expected: String, file: StaticString = #filePath, line: UInt, _ change: (inout PCZT) -> Void
