@@ -54,11 +54,18 @@ public enum PSBTError: WalletError, Equatable {
     }
 }
 
-/// The field types of BIP174, BIP370 and BIP371, and what each requires of its key and value.
+/// The field types of BIP174, BIP370, BIP371 and BIP375, and what each requires of its key and value.
 public enum PSBTField {
     public static let globalUnsignedTx: UInt64 = 0x00, globalXpub: UInt64 = 0x01, globalTxVersion: UInt64 = 0x02,
         globalFallbackLocktime: UInt64 = 0x03, globalInputCount: UInt64 = 0x04, globalOutputCount: UInt64 = 0x05,
         globalTxModifiable: UInt64 = 0x06, globalVersion: UInt64 = 0xFB, proprietary: UInt64 = 0xFC
+    /// BIP375 (version 2 only): ECDH shares a·B_scan and their BIP374 proofs, keyed by the scan
+    /// key; the global ones for the sum of every eligible input's key, the input ones for one.
+    public static let globalSPECDHShare: UInt64 = 0x07, globalSPDLEQ: UInt64 = 0x08
+    public static let inSPECDHShare: UInt64 = 0x1D, inSPDLEQ: UInt64 = 0x1E
+    /// BIP375: a silent payment output's scan and spend keys (its PSBT_OUT_SCRIPT is computed
+    /// from the shares), and the label its spend key carries (for change).
+    public static let outSPV0Info: UInt64 = 0x09, outSPV0Label: UInt64 = 0x0A
 
     public static let inNonWitnessUtxo: UInt64 = 0x00, inWitnessUtxo: UInt64 = 0x01, inPartialSig: UInt64 = 0x02,
         inSighashType: UInt64 = 0x03, inRedeemScript: UInt64 = 0x04, inWitnessScript: UInt64 = 0x05,
@@ -112,6 +119,13 @@ public enum PSBTField {
             return Rule(name: "PSBT_GLOBAL_OUTPUT_COUNT", keyData: .none, versions: v2, value: compactSizeOnly)
         case (.global, globalTxModifiable): return Rule(name: "PSBT_GLOBAL_TX_MODIFIABLE", keyData: .none, versions: v2, value: fixed(1))
         case (.global, globalVersion): return Rule(name: "PSBT_GLOBAL_VERSION", keyData: .none, versions: both, value: fixed(4))
+        case (.global, globalSPECDHShare):
+            return Rule(name: "PSBT_GLOBAL_SP_ECDH_SHARE", keyData: .compressedKey, versions: v2, value: point)
+        case (.global, globalSPDLEQ): return Rule(name: "PSBT_GLOBAL_SP_DLEQ", keyData: .compressedKey, versions: v2, value: fixed(64))
+        case (.input, inSPECDHShare): return Rule(name: "PSBT_IN_SP_ECDH_SHARE", keyData: .compressedKey, versions: v2, value: point)
+        case (.input, inSPDLEQ): return Rule(name: "PSBT_IN_SP_DLEQ", keyData: .compressedKey, versions: v2, value: fixed(64))
+        case (.output, outSPV0Info): return Rule(name: "PSBT_OUT_SP_V0_INFO", keyData: .none, versions: v2, value: silentPaymentInfo)
+        case (.output, outSPV0Label): return Rule(name: "PSBT_OUT_SP_V0_LABEL", keyData: .none, versions: v2, value: fixed(4))
         case (.input, inNonWitnessUtxo): return Rule(name: "PSBT_IN_NON_WITNESS_UTXO", keyData: .none, versions: both, value: transaction)
         case (.input, inWitnessUtxo): return Rule(name: "PSBT_IN_WITNESS_UTXO", keyData: .none, versions: both, value: txOut)
         case (.input, inPartialSig): return Rule(name: "PSBT_IN_PARTIAL_SIG", keyData: .publicKey, versions: both, value: ecdsaSignature)
@@ -284,6 +298,20 @@ public enum PSBTField {
         }
     }
 
+    /// A compressed point (an ECDH share).
+    static func point(_ v: [UInt8]) throws(PSBTError) {
+        guard v.count == 33, (try? Secp256k1.PublicKey(parsing: v)) != nil else {
+            throw .malformed("its value is not a 33-byte compressed point (\(v.count) bytes)")
+        }
+    }
+
+    /// A scan key and a spend key, each a compressed point.
+    static func silentPaymentInfo(_ v: [UInt8]) throws(PSBTError) {
+        guard v.count == 66 else { throw .malformed("its value is \(v.count) bytes, not 66 (a scan and a spend key)") }
+        guard (try? Secp256k1.PublicKey(parsing: Array(v[0..<33]))) != nil, (try? Secp256k1.PublicKey(parsing: Array(v[33...]))) != nil
+        else { throw .malformed("a key in it is not a compressed point") }
+    }
+
     static func xOnlyValue(_ v: [UInt8]) throws(PSBTError) {
         guard v.count == 32 else { throw .malformed("its value is \(v.count) bytes, and an x-only public key is 32") }
     }
@@ -360,7 +388,14 @@ public enum PSBTField {
         var txOutputs = [BitcoinTx.Output]()
         for (i, m) in outputs.enumerated() {
             guard let amount = m.value(outAmount) else { throw .missing(map: "output \(i)", field: "PSBT_OUT_AMOUNT") }
-            guard let script = m.value(outScript) else { throw .missing(map: "output \(i)", field: "PSBT_OUT_SCRIPT") }
+            // BIP375: a silent payment output's script is computed once its shares are in;
+            // until then the transaction holds an empty one (`PSBT.pendingSilentPayments`).
+            guard let script = m.value(outScript) ?? (m.value(outSPV0Info) != nil ? [] : nil) else {
+                throw .missing(map: "output \(i)", field: "PSBT_OUT_SCRIPT")
+            }
+            if m.value(outSPV0Label) != nil && m.value(outSPV0Info) == nil {
+                throw .missing(map: "output \(i)", field: "PSBT_OUT_SP_V0_INFO (it has a PSBT_OUT_SP_V0_LABEL)")
+            }
             txOutputs.append(BitcoinTx.Output(value: amount.littleEndianUInt64, script: script))
         }
         // BIP370's lock time: the largest required lock of the kind every input allows, else

@@ -23,6 +23,9 @@ public protocol PSBTKeyring: AnyObject {
     func signSchnorr(_ hash: [UInt8], at path: [UInt32], addingTweak tweak: [UInt8]) throws -> [UInt8]
     /// Whether it can add a tweak to a key before signing (a card exports no such key).
     var signsTweaked: Bool { get }
+    /// The private key at `path`, for what only the key itself can make: a silent payment
+    /// ECDH share and its DLEQ proof (BIP375). A card gives none.
+    func privateKey(at path: [UInt32]) throws -> SecureBytes
 }
 
 extension PSBTKeyring {
@@ -30,6 +33,10 @@ extension PSBTKeyring {
     public var signsTweaked: Bool { false }
     public func signSchnorr(_ hash: [UInt8], at path: [UInt32], addingTweak tweak: [UInt8]) throws -> [UInt8] {
         throw DerivationError.unsupported("this signing device cannot sign for a silent payment output (a key plus a tweak)")
+    }
+    public func privateKey(at path: [UInt32]) throws -> SecureBytes {
+        throw DerivationError.unsupported(
+            "this signing device cannot pay a silent payment address (its ECDH shares need the input keys themselves)")
     }
 }
 
@@ -81,6 +88,8 @@ public final class BIP32Keyring: PSBTKeyring {
     }
 
     public var signsTweaked: Bool { true }
+
+    public func privateKey(at path: [UInt32]) throws -> SecureBytes { try node(path).privateKey! }
 
     public func signSchnorr(_ hash: [UInt8], at path: [UInt32], addingTweak tweak: [UInt8]) throws -> [UInt8] {
         let key = try SilentPayment.outputPrivateKey(spendKey: try node(path).privateKey!, tweak: tweak)

@@ -15,7 +15,7 @@ final class FixtureProvenanceTests: XCTestCase {
             let parts = line.split(separator: " ", omittingEmptySubsequences: true)
             if parts.count == 2, parts[0].count == 64, parts[0].allSatisfy(\.isHexDigit) { pinned[String(parts[1])] = String(parts[0]) }
         }
-        XCTAssertEqual(pinned.count, 111)
+        XCTAssertEqual(pinned.count, 112)
         var found = Set<String>()
         for top in ["vectors", "fixtures"] {
             let base = TestPaths.fixtures.appendingPathComponent(top)
