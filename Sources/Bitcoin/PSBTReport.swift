@@ -34,6 +34,9 @@ public struct PSBTReport: Sendable {
         public let paths: [String]
         /// The wallet (a `PSBTSigner.wallets` index) whose change it is, for a multisig output.
         public var wallet: Int?
+        /// A silent payment output's address keys and label (BIP375); its `script` is empty
+        /// while the shares are not all in.
+        public var silentPayment: SilentPaymentPSBT.Output?
     }
 
     public let version: UInt32
@@ -44,6 +47,8 @@ public struct PSBTReport: Sendable {
     /// input's script (nil when one cannot be estimated).
     public internal(set) var vsize: Int?
     public internal(set) var vsizeEstimated = true
+    /// A silent payment output still lacks its script (other signers' shares): nothing was signed.
+    public internal(set) var silentPaymentsPending = false
 
     public var complete: Bool { inputs.allSatisfy(\.complete) }
 }

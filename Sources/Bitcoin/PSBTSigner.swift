@@ -42,7 +42,14 @@ public struct PSBTSigner {
 
     /// Checks `psbt`, hands the report to `confirm` (which may refuse by throwing), then signs
     /// every input of ours. Nothing is signed when a check fails.
-    public func sign(_ psbt: PSBT, keys: PSBTKeyring, confirm: (PSBTReport) throws -> Void) throws -> (psbt: PSBT, report: PSBTReport) {
+    ///
+    /// A PSBT paying silent payment addresses (BIP375) gets our ECDH shares first; while an
+    /// output still lacks its script (another signer's share missing), nothing is signed.
+    public func sign(_ given: PSBT, keys: PSBTKeyring, confirm: (PSBTReport) throws -> Void) throws -> (psbt: PSBT, report: PSBTReport) {
+        let silentPayments = !SilentPaymentPSBT.outputs(given).isEmpty
+        let psbt = silentPayments ? try contributeSilentPayments(given, keys: keys) : given
+        let spOutputs = Dictionary(uniqueKeysWithValues: SilentPaymentPSBT.outputs(psbt).map { ($0.index, $0) })
+        let pending = spOutputs.values.contains { $0.script == nil }
         let tx = psbt.transaction
         if psbt.version == 2 && tx.version < 2 { throw PSBTSignError.transactionVersion(tx.version) }
         var spends = [[UInt8]: Int]()
@@ -80,18 +87,25 @@ public struct PSBTSigner {
         let fee = totalIn - totalOut
         if let maxFee, fee > maxFee { throw PSBTSignError.feeAboveLimit(fee: fee, limit: maxFee) }
         try checkWallets(keys: keys)
-        let outputs = try psbt.outputs.enumerated().map {
-            try change(
-                output: $0.offset, map: $0.element, script: tx.outputs[$0.offset].script, amount: tx.outputs[$0.offset].value, keys: keys,
-                accounts: accounts)
+        let outputs = try psbt.outputs.enumerated().map { o, map in
+            guard let sp = spOutputs[o] else {
+                return try change(
+                    output: o, map: map, script: tx.outputs[o].script, amount: tx.outputs[o].value, keys: keys, accounts: accounts)
+            }
+            let paths = try silentPaymentChange(sp, map: map, keys: keys)
+            var output = PSBTReport.Output(
+                index: o, amount: tx.outputs[o].value, script: sp.script ?? [], change: paths != nil, paths: paths ?? [], wallet: nil)
+            output.silentPayment = sp
+            return output
         }
         report = PSBTReport(version: psbt.version, inputs: reportInputs, outputs: outputs, fee: fee, vsize: nil)
         for i in report.inputs.indices { report.inputs[i].complete = PSBTFinalizer.isComplete(psbt.inputs[i], utxo: utxos[i]) }
         report.vsize = PSBTFinalizer.estimatedVsize(psbt, utxos: utxos)
+        report.silentPaymentsPending = pending
         try confirm(report)
 
         var signed = psbt
-        for (i, inputTasks) in tasks.enumerated() {
+        for (i, inputTasks) in tasks.enumerated() where !pending {
             for task in inputTasks {
                 switch task {
                 case .ecdsa(let publicKey, let path, let hasher):

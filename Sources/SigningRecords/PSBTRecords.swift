@@ -201,9 +201,16 @@ public struct PSBTRecords {
                 var o = JSONObject()
                 o["index"] = .number(String(out.index))
                 o["amount"] = .string(String(out.amount))
+                if let sp = out.silentPayment {
+                    // The address paid, beside the script the signer computed from the shares.
+                    let address = SilentPaymentAddress(scanKey: sp.scanKey, spendKey: sp.spendKey, testnet: network.coin.network != "main")
+                    o["silent_payment"] = .string(address.description)
+                    if let label = sp.label { o["label"] = .number(String(label)) }
+                    if sp.script == nil { o["script_pending"] = .bool(true) }
+                }
                 if let a = network.address(of: out.script) {
                     o["address"] = .string(a)
-                } else {
+                } else if o["script_pending"] == nil {
                     o["script"] = .string(Hex.encode(out.script))
                 }
                 o["change"] = .bool(out.change)
@@ -216,6 +223,7 @@ public struct PSBTRecords {
         s["output_total"] = .string(String(totalIn - r.fee))
         s["sent"] = .string(String(r.outputs.filter { !$0.change }.reduce(UInt64(0)) { $0 + $1.amount }))
         s["fee"] = .string(String(r.fee))
+        if r.silentPaymentsPending { s["silent_payments_pending"] = .bool(true) }
         if let vsize = r.vsize {
             s["vsize"] = .number(String(vsize))
             s["vsize_estimated"] = .bool(r.vsizeEstimated)
