@@ -297,6 +297,78 @@ final class SilentPaymentLiveTests: XCTestCase {
         XCTAssertEqual(try found("--blocks \(node.dir)/node/regtest/blocks", state: "files", confirmed: "249990000", spent: 2), expected)
     }
 
+    /// BIP375: sign-tx pays the receiver's tsp1 address from the sender's BIP86 input (a
+    /// version 2 PSBT carrying the address's keys and no script, as a wallet hands it to an
+    /// air-gapped signer): its share and proof added, the script computed, signed and finalized
+    /// offline; the node accepts it, and scan-blocks finds the payment with the receiver's keys.
+    func testPaymentSignedBySignTx() throws {
+        try cli("createwallet", "miner")
+        let miner = try cli("getnewaddress", "", "bech32", wallet: "miner")
+        try cli("generatetoaddress", "101", miner)
+        let account = try tool(
+            "derive account --purpose 352 --view-only --private --coin ltc --network regtest", stdin: Self.record(Self.receiver))[0]
+        var watch = account
+        watch["sp_spend_key"] = nil
+        let receiver = try SilentPaymentAddress(parsing: account["address"] as! String)
+
+        let (internalKey, tweaked, outputKey) = try senderBIP86()
+        let funded = try fund(taprootAddress(outputKey), script: [0x51, 0x20] + outputKey)
+        try cli("generatetoaddress", "1", miner)
+        let fingerprint = try Hex.decode(
+            try tool("derive account --coin btc --network regtest --purpose 86", stdin: Self.record(Self.sender))[0]["master_fingerprint"]
+                as! String)
+        let steps: [UInt32] = [86 | 0x8000_0000, 1 | 0x8000_0000, 0x8000_0000, 0, 0]
+        let input: [PSBT.Pair] = [
+            PSBT.Pair(type: PSBTField.inPreviousTxid, value: try Bitcoin.internalBytes(ofDisplayed: funded.txid)),
+            PSBT.Pair(type: PSBTField.inOutputIndex, value: le(UInt32(funded.vout))),
+            PSBT.Pair(type: PSBTField.inWitnessUtxo, value: le(UInt64(100_000_000)) + [34, 0x51, 0x20] + outputKey),
+            PSBT.Pair(type: PSBTField.inTapBIP32Derivation, keyData: internalKey.xOnly, value: [0x00] + fingerprint + steps.flatMap(le)),
+            PSBT.Pair(type: PSBTField.inTapInternalKey, value: internalKey.xOnly),
+        ]
+        let back = try scriptOf(miner)
+        let psbt = try psbtV2(
+            inputs: [input],
+            outputs: [
+                [
+                    PSBT.Pair(type: PSBTField.outAmount, value: le(UInt64(60_000_000))),
+                    PSBT.Pair(type: PSBTField.outSPV0Info, value: receiver.scanKey.compressed + receiver.spendKey.compressed),
+                ],
+                [PSBT.Pair(type: PSBTField.outAmount, value: le(UInt64(39_990_000))), PSBT.Pair(type: PSBTField.outScript, value: back)],
+            ])
+        let keyFile = "\(node.dir)/sender.json"
+        XCTAssertTrue(
+            FileManager.default.createFile(atPath: keyFile, contents: Self.record(Self.sender), attributes: [.posixPermissions: 0o600]))
+        let signed = try Shell.run(
+            "unshare --net sign-tx --coin ltc --network regtest --key-file \(keyFile) --finalize",
+            stdin: Data(#"{"psbt":"\#(psbt)"}"#.utf8 + [0x0A]))
+        XCTAssertEqual(signed.status, 0, signed.stderr)
+        XCTAssertEqual(signed.records.map { $0["type"] as? String }, ["psbt_summary", "psbt"])
+        // The summary: the tsp1 address paid, beside the output key BIP352's sender gives for
+        // the same input key (computed here from the private key, not from the PSBT).
+        let paid = try SilentPaymentSender.outputs(
+            inputs: [.init(key: tweaked, taproot: true)], outpoints: [funded.outpoint], recipients: [receiver])
+        let outputs = try XCTUnwrap(signed.records[0]["outputs"] as? [[String: Any]])
+        XCTAssertEqual(outputs[0]["silent_payment"] as? String, account["address"] as? String)
+        XCTAssertEqual(outputs[0]["address"] as? String, taprootAddress(paid[0]))
+        XCTAssertEqual(outputs[0]["change"] as? Bool, false)
+        XCTAssertEqual(signed.records[0]["sent"] as? String, "99990000")
+        XCTAssertEqual(signed.records[0]["fee"] as? String, "10000")
+        XCTAssertNil(signed.records[0]["silent_payments_pending"])
+        let txid = try cli("sendrawtransaction", try XCTUnwrap(signed.records[1]["hex"] as? String))
+        try cli("generatetoaddress", "1", miner)
+
+        let cookie = "--node 127.0.0.1:\(node.port) --rpc-cookie \(node.dir)/node/regtest/.cookie"
+        let scan = try Shell.run(
+            "scan-blocks --chain litecoin --network regtest --birthday 0 --state-dir \(node.dir)/sent \(cookie)",
+            stdin: Data(try JSONSerialization.data(withJSONObject: watch)))
+        XCTAssertEqual(scan.status, 0, scan.stderr)
+        let received = scan.records.filter { $0["type"] as? String == "received" }
+        XCTAssertEqual(received.map { $0["txid"] as? String }, [txid])
+        XCTAssertEqual(received.map { $0["vout"] as? Int }, [0])
+        XCTAssertEqual(received.map { $0["value"] as? String }, ["60000000"])
+        XCTAssertEqual(received.map { $0["address"] as? String }, [taprootAddress(paid[0])])
+    }
+
     /// After a reorg the node keeps the undo records of both branches' blocks, and the two
     /// blocks at the fork name the same parent in their checksums: block 103 was first a block
     /// whose one transaction spends a BIP86 output, then (after invalidateblock) one whose one
