@@ -12,7 +12,10 @@ enum BitcoinTargets {
             name: "bitcoin-tx", covers: "transactions: the scanner's reader against the PSBT code's, both dialects", run: transaction),
         FuzzTarget(
             name: "bitcoin-block", covers: "blocks (merkle root made right by the target): batched txids against one by one", run: block),
-        FuzzTarget(name: "psbt", covers: "PSBTs (v0, v2): read, write, sign with BIP174's example key, finalize, extract", run: psbt),
+        FuzzTarget(
+            name: "psbt",
+            covers: "PSBTs (v0, v2, BIP375's silent payment fields): read, write, sign with BIP174's example key, finalize, extract",
+            run: psbt),
         FuzzTarget(name: "bitcoin-undo", covers: "undo data (rev*.dat records): records, spent scripts, both dialects", run: undo),
         FuzzTarget(
             name: "silent-payment", covers: "sp1/tsp1 addresses; BIP352 inputs (scriptSig, witness, spent script) to tweak data",
@@ -130,6 +133,11 @@ enum BitcoinTargets {
         guard let (signed, report) = try? signer.sign(read, keys: keyring, confirm: { _ in }) else { return }
         holds(report.inputs.count == read.inputs.count && report.outputs.count == read.outputs.count, "the summary lost inputs or outputs")
         holds((try? PSBT(parsing: signed.serialized())) == signed, "a signed PSBT does not read back")
+        // What the signer adds to a silent payment PSBT passes BIP375's checks, and nothing is
+        // signed while an output lacks its script.
+        holds((try? SilentPaymentPSBT.validate(signed)) != nil, "a signed silent payment PSBT fails BIP375's checks")
+        holds(
+            !report.silentPaymentsPending || report.inputs.allSatisfy { $0.signed == 0 }, "signed while a silent payment script is pending")
         guard report.complete, let final = try? PSBTFinalizer.finalized(signed), let tx = try? PSBTFinalizer.extract(final) else { return }
         holds((try? BitcoinTx(parsing: tx.serialized())) == tx, "an extracted transaction does not read back")
     }

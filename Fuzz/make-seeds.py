@@ -161,6 +161,10 @@ seed("bitcoin-tx", bytes([0x00]) + binascii.unhexlify(json.loads(text("psbt", "b
 for line in text("psbt", "rpc_psbt-valid.txt").splitlines()[:10]:
     if line.strip():
         seed("psbt", base64.b64decode(line.strip()))
+# BIP375: PSBTs paying silent payment addresses (shares, proofs, computed scripts).
+bip375 = json.loads(text("vectors", "bip352", "bip375_test_vectors.json"))
+for case in bip375["valid"] + bip375["invalid"]:
+    seed("psbt", base64.b64decode(case["psbt"]))
 roles = json.loads(text("psbt", "bip174-roles.json"))
 for key in ("updated_with_sighash_all", "signed_by_signer_1", "combined"):
     seed("psbt", base64.b64decode(roles[key]))
