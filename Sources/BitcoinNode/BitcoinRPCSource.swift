@@ -193,7 +193,62 @@ public final class BitcoinRPCSource: BlockSource, Sendable {
         return out
     }
 
-    public func mempool() throws -> [[UInt8]] {
+    public func mempool() throws -> [[UInt8]] { try rawMempool() }
+
+    /// With silent payments, each mempool transaction with the scripts its inputs spend: a
+    /// mempool parent's output from the parent (fetched with the pool), a confirmed one's from
+    /// `gettxout TXID N false` — the UTXO set as the blocks leave it, which needs no -txindex
+    /// (with include_mempool true the node hides an output the mempool spends). A transaction
+    /// whose spent output neither gives is passed without (the scan says so).
+    public func mempoolTransactions() throws -> [PoolTransaction] {
+        let raw = try rawMempool()
+        guard spentOutputs else { return raw.map { PoolTransaction(blob: $0) } }
+        let parsed = raw.map { try? Bitcoin.parseTransaction($0, what: "a mempool transaction", dialect: dialect) }
+        var pool: [[UInt8]: BitcoinTransaction] = [:]
+        for case let tx? in parsed { pool[tx.id] = tx }
+        var outside = Set<[UInt8]>()
+        for case let tx? in parsed {
+            for input in tx.inputs where pool[Array(input.outpoint.prefix(32))] == nil { outside.insert(input.outpoint) }
+        }
+        var scripts: [[UInt8]: [UInt8]] = [:]
+        let asked = Array(outside)
+        for start in stride(from: 0, to: asked.count, by: 500) {
+            let chunk = asked[start..<min(asked.count, start + 500)]
+            let calls = chunk.map { ("gettxout", [Bitcoin.display(Array($0.prefix(32))), Int(Self.index($0)), false] as [Any]) }
+            for (outpoint, answer) in zip(chunk, try batch(calls)) {
+                switch answer {
+                case .failure(let error): throw bad("gettxout (\(error.message))")
+                case .success(let value):
+                    // null: not in the UTXO set (spent by a block since, or never there).
+                    guard let found = value as? [String: Any] else { continue }
+                    guard let key = found["scriptPubKey"] as? [String: Any], let hex = key["hex"] as? String,
+                        let script = try? Hex.decode(hex)
+                    else { throw bad("gettxout (an output without its script)") }
+                    scripts[outpoint] = script
+                }
+            }
+        }
+        return zip(raw, parsed).map { blob, tx in
+            guard let tx else { return PoolTransaction(blob: blob) }
+            var spent = [[UInt8]]()
+            for input in tx.inputs {
+                let index = Int(Self.index(input.outpoint))
+                if let parent = pool[Array(input.outpoint.prefix(32))], index < parent.outputs.count {
+                    spent.append(parent.outputs[index].script)
+                } else if let script = scripts[input.outpoint] {
+                    spent.append(script)
+                } else {
+                    return PoolTransaction(blob: blob)
+                }
+            }
+            return PoolTransaction(blob: blob, spent: spent)
+        }
+    }
+
+    /// An outpoint's output index (its last four bytes, little-endian).
+    static func index(_ outpoint: [UInt8]) -> UInt32 { outpoint.suffix(4).reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) } }
+
+    private func rawMempool() throws -> [[UInt8]] {
         guard let ids = try call("getrawmempool", []) as? [String] else { throw bad("getrawmempool") }
         var out = [[UInt8]]()
         for start in stride(from: 0, to: ids.count, by: 500) {

@@ -189,6 +189,21 @@ public struct BitcoinScanner<C: BitcoinFamily>: ChainScanner {
         try? Bitcoin.parseTransaction(blob, what: "a mempool transaction", dialect: C.dialect)
     }
 
+    /// With what its inputs spend, a mempool transaction's silent payments are looked for too;
+    /// spent scripts that do not fit its inputs leave it as if none were given.
+    public static func parseTransaction(_ transaction: PoolTransaction) -> BitcoinTransaction? {
+        guard var tx = parseTransaction(transaction.blob) else { return nil }
+        if let spent = transaction.spent { try? tx.attachSpent(spent, what: "a mempool transaction") }
+        return tx
+    }
+
+    /// Mempool transactions with a taproot output and no spent scripts: a silent payment in
+    /// them cannot be seen before it is mined.
+    public func unseenInMempool(_ transactions: [BitcoinTransaction]) -> Int {
+        guard silentPayments != nil else { return 0 }
+        return transactions.filter { !$0.spentKnown && !$0.taprootOutputs.isEmpty }.count
+    }
+
     public static func isUnlocked(_ o: ReceivedOutput, walletHeight: Int, now: UInt64) -> Bool {
         guard let height = o.height else { return false }
         let confirmations = walletHeight - height

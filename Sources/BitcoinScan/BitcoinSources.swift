@@ -82,22 +82,13 @@ public final class BitcoinRecordSource: BlockSource, @unchecked Sendable {  // e
         }
         // Optional: what each input spends (silent payments), one scriptPubKey (hex) per input
         // of every transaction but the coinbase, in block order.
-        var spent: [[UInt8]]?
-        if let value = record["spent"], value != .null {
-            guard case .array(let items) = value else {
-                throw ScanError.malformed(what: what, reason: "\"spent\" must be a list of scriptPubKeys (hex), one per input")
-            }
-            spent = try items.enumerated().map { i, item in
-                guard case .string(let hex) = item, let script = try? Hex.decode(hex) else {
-                    throw ScanError.malformed(what: what, reason: "\"spent\" item \(i) is not a scriptPubKey in hex")
-                }
-                return script
-            }
-        }
+        let spent = try BitcoinRecords.spent(record, what: what)
         return (BlockData(height: height, blob: blob, transactions: [], claimedID: hash, spent: spent), switched)
     }
 
-    public func mempool() throws -> [[UInt8]] {
+    public func mempool() throws -> [[UInt8]] { try mempoolTransactions().map(\.blob) }
+
+    public func mempoolTransactions() throws -> [PoolTransaction] {
         try mempoolPath.map(BitcoinRecords.mempool) ?? []
     }
 }
@@ -114,18 +105,35 @@ public enum BitcoinRecords {
     }
 
     /// A mempool file's transactions: {"txid","hex"} records (the txid is the node's word for
-    /// it, and not checked: an MWEB transaction's is not a hash of these bytes).
-    public static func mempool(_ path: String) throws -> [[UInt8]] {
+    /// it, and not checked: an MWEB transaction's is not a hash of these bytes), with "spent"
+    /// (one scriptPubKey per input, as block records give it) for silent payments.
+    public static func mempool(_ path: String) throws -> [PoolTransaction] {
         let lines = try LineStream(path: path)
-        var out = [[UInt8]]()
+        var out = [PoolTransaction]()
         while let (number, line) = try lines.next() {
             let what = "\(lines.name) line \(number)"
             let record = try FileRecords.object(line, what: what)
             guard case .string(let hex)? = record["hex"] else {
                 throw ScanError.malformed(what: what, reason: "a mempool record needs the raw transaction as \"hex\"")
             }
-            do { out.append(try Hex.decode(hex)) } catch { throw ScanError.malformed(what: what, reason: error.message) }
+            let blob: [UInt8]
+            do { blob = try Hex.decode(hex) } catch { throw ScanError.malformed(what: what, reason: error.message) }
+            out.append(PoolTransaction(blob: blob, spent: try spent(record, what: what)))
         }
         return out
+    }
+
+    /// A record's "spent": one scriptPubKey (hex) per input; nil when absent or null.
+    static func spent(_ record: JSONObject, what: String) throws -> [[UInt8]]? {
+        guard let value = record["spent"], value != .null else { return nil }
+        guard case .array(let items) = value else {
+            throw ScanError.malformed(what: what, reason: "\"spent\" must be a list of scriptPubKeys (hex), one per input")
+        }
+        return try items.enumerated().map { i, item in
+            guard case .string(let hex) = item, let script = try? Hex.decode(hex) else {
+                throw ScanError.malformed(what: what, reason: "\"spent\" item \(i) is not a scriptPubKey in hex")
+            }
+            return script
+        }
     }
 }

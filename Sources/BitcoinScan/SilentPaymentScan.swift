@@ -61,6 +61,19 @@ extension BitcoinBlock {
     }
 }
 
+extension BitcoinTransaction {
+    /// A mempool transaction's spent scripts, one per input in order: its tweak data, as
+    /// `BitcoinBlock.attachSpent` gives a block's transactions theirs.
+    mutating func attachSpent(_ spent: [[UInt8]], what: String) throws(ScanError) {
+        guard spent.count == Int(inputCount) else {
+            throw .malformed(what: what, reason: "\(spent.count) spent outputs given for its \(inputCount) inputs")
+        }
+        spentKnown = true
+        guard !taprootOutputs.isEmpty else { return }
+        silentPaymentTweak = SilentPaymentTweak(inputs: try silentPaymentInputs(spent: spent[...], what: what))
+    }
+}
+
 /// A wallet's silent payment receiver in a scan: its keys, the account it is reported
 /// under, and the labels looked for (change, 0, among them for a wallet's own keys).
 public struct SilentPaymentWatch: Sendable {

@@ -153,7 +153,8 @@ public struct BitcoinScanOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "--chain bitcoin|litecoin with --blocks: mempool transactions, JSON Lines of txid and hex (plain or zstd).", valueName: "file"))
+            "--chain bitcoin|litecoin with --blocks: mempool transactions, JSON Lines of txid and hex (and spent, as blocks; plain or zstd).",
+            valueName: "file"))
     public var mempool: String?
 
     @Option(

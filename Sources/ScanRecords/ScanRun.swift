@@ -66,6 +66,12 @@ public struct ScanRun {
                         "\(n) mempool transaction\(n == 1 ? "" : "s") did not parse and \(n == 1 ? "was" : "were") not read: a pending payment or spend among them is not shown"
                     )
                 }
+                if sync.mempoolUnseen > 0 {
+                    let n = sync.mempoolUnseen
+                    pipeline.warn(
+                        "\(n) mempool transaction\(n == 1 ? "" : "s") came without what \(n == 1 ? "its" : "their") inputs spend: a silent payment in \(n == 1 ? "it" : "them") is not shown until mined (give \"spent\" in --mempool records)"
+                    )
+                }
                 try pipeline.flush()
                 if follow { Thread.sleep(forTimeInterval: interval) }
             } while follow

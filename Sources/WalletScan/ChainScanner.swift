@@ -70,6 +70,11 @@ public protocol ChainScanner: Sendable {
     static func parse(_ data: BlockData) -> Result<Block, ScanError>
     /// A mempool transaction; nil when it does not parse (the mempool is not checked).
     static func parseTransaction(_ blob: [UInt8]) -> Block.Transaction?
+    /// A mempool transaction with the scripts its inputs spend, when the source gives them.
+    static func parseTransaction(_ transaction: PoolTransaction) -> Block.Transaction?
+    /// How many of these mempool transactions could hold a payment this wallet cannot look
+    /// for (Bitcoin's silent payments without what the inputs spend): the caller says so.
+    func unseenInMempool(_ transactions: [Block.Transaction]) -> Int
     /// Whether an unspent output can be spent once `walletHeight` blocks are known.
     static func isUnlocked(_ output: ReceivedOutput, walletHeight: Int, now: UInt64) -> Bool
     /// Whether the mempool's spends of owned outputs count, as a Bitcoin node's wallet counts
@@ -125,6 +130,8 @@ public protocol ChainScanner: Sendable {
 }
 
 extension ChainScanner {
+    public static func parseTransaction(_ transaction: PoolTransaction) -> Block.Transaction? { parseTransaction(transaction.blob) }
+    public func unseenInMempool(_ transactions: [Block.Transaction]) -> Int { 0 }
     public static var countsMempoolSpends: Bool { false }
     public static var bigBlocks: Bool { false }
     public static var spendTagIsUnique: Bool { false }

@@ -36,13 +36,26 @@ public protocol BlockSource: Sendable {
     func blocks(from height: Int, count: Int) throws -> [BlockData]
     /// Transactions in the mempool.
     func mempool() throws -> [[UInt8]]
+    /// Transactions in the mempool with what each spends, where the source knows it (Bitcoin's
+    /// silent payments need each input's spent script). By default `mempool()`'s, without.
+    func mempoolTransactions() throws -> [PoolTransaction]
     /// Who serves the data, for messages ("the node at http://…"), when it is a server: bad
     /// data from a server is its fault (exit 76, naming it), from a file the file's (65).
     var serverName: String? { get }
 }
 
+/// A mempool transaction and, where the source gives them, the scripts its inputs spend (in
+/// input order), as `BlockData.spent` gives a block's.
+public struct PoolTransaction: Sendable {
+    public let blob: [UInt8]
+    public let spent: [[UInt8]]?
+
+    public init(blob: [UInt8], spent: [[UInt8]]? = nil) { (self.blob, self.spent) = (blob, spent) }
+}
+
 extension BlockSource {
     public var serverName: String? { nil }
+    public func mempoolTransactions() throws -> [PoolTransaction] { try mempool().map { PoolTransaction(blob: $0) } }
 }
 
 /// What the synchronizer tells its caller, in order.

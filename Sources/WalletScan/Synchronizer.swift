@@ -72,6 +72,9 @@ public final class Synchronizer<Chain: ChainScanner> {
     /// Mempool transactions the last run could not parse, and so did not read: a payment among
     /// them is not shown (the caller says so).
     public private(set) var mempoolUnread = 0
+    /// Mempool transactions a wallet of the last run could not look into wholly (the chain's
+    /// `unseenInMempool`): a pending payment in them is not shown (the caller says so).
+    public private(set) var mempoolUnseen = 0
     /// Parts of blocks (`ChainBlock.unreadParts`) this synchronizer has parsed and could not
     /// wholly read, each block counted once however often it is parsed (a reorg, a catch-up):
     /// a later upgrade's data whose payments a balance may miss (the caller says so).
@@ -201,9 +204,10 @@ public final class Synchronizer<Chain: ChainScanner> {
             try sink.show(.progress(height: following, chainHeight: chainHeight), wallet: nil)
         }
         var synced = true
-        let raw = try source.mempool()
-        let pool = raw.compactMap(Chain.parseTransaction)
+        let raw = try source.mempoolTransactions()
+        let pool = raw.compactMap { Chain.parseTransaction($0) }
         mempoolUnread = raw.count - pool.count
+        mempoolUnseen = slots.map { $0.scanner.unseenInMempool(pool) }.max() ?? 0
         for slot in slots {
             let walletHeight = try slot.using(suspend: suspendStates) {
                 let walletHeight = try slot.state.nextHeight

@@ -4,13 +4,15 @@ import WalletScan
 /// (every event kept, in order, with its wallet).
 final class MemorySource: BlockSource, @unchecked Sendable {
     let blocks: [BlockData]
-    let pool: [[UInt8]]
-    init(_ blocks: [BlockData], pool: [[UInt8]] = []) { (self.blocks, self.pool) = (blocks, pool) }
+    let pool: [PoolTransaction]
+    init(_ blocks: [BlockData], pool: [[UInt8]] = []) { (self.blocks, self.pool) = (blocks, pool.map { PoolTransaction(blob: $0) }) }
+    init(_ blocks: [BlockData], poolTransactions: [PoolTransaction]) { (self.blocks, self.pool) = (blocks, poolTransactions) }
     func chainHeight() throws -> Int? { blocks.count }
     func blocks(from height: Int, count: Int) throws -> [BlockData] {
         Array(blocks[min(height, blocks.count)..<min(blocks.count, height + count)])
     }
-    func mempool() throws -> [[UInt8]] { pool }
+    func mempool() throws -> [[UInt8]] { pool.map(\.blob) }
+    func mempoolTransactions() throws -> [PoolTransaction] { pool }
 }
 
 final class Sink: EventSink {

@@ -147,6 +147,67 @@ final class SilentPaymentScanTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(total, 32)
     }
 
+    /// The cases as mempool transactions, read from a --mempool file whose records carry
+    /// "spent": each receiver's payments are pending, as the library's receiver finds them.
+    /// Without "spent" nothing is found, and the run counts the transactions it could not see.
+    func testMempoolTransactionsWithWhatTheySpend() throws {
+        let all = try cases()
+        let (data, _) = blocks([])
+        for withSpent in [true, false] {
+            let file = "\(dir)/mempool-\(withSpent).jsonl"
+            var lines = [String]()
+            for (n, c) in all.enumerated() {
+                var record: [String: Any] = [
+                    "txid": Bitcoin.display(Bitcoin.sha256d(transaction(c, number: n).stripped)),
+                    "hex": Hex.encode(transaction(c, number: n).full),
+                ]
+                if withSpent { record["spent"] = c.inputs.map { Hex.encode($0.spentScript) } }
+                lines.append(String(decoding: try JSONSerialization.data(withJSONObject: record), as: UTF8.self))
+            }
+            try (lines.joined(separator: "\n") + "\n").write(toFile: file, atomically: true, encoding: .utf8)
+            let pool = try BitcoinRecords.mempool(file)
+            XCTAssertEqual(pool.map { $0.spent == nil }, Array(repeating: !withSpent, count: all.count))
+            let wallets = try all.enumerated().map { i, c in
+                (
+                    name: "case\(i)",
+                    scanner: BitcoinScanner<BitcoinMainChain>(
+                        silentPayments: try SilentPaymentWatch(keys: c.keys, labels: c.labels, testnet: true), network: network)
+                )
+            }
+            let sync = try Synchronizer(
+                wallets: wallets.map {
+                    .init(name: $0.name, scanner: $0.scanner, statePath: "\(dir)/\(withSpent)-\($0.name).db", birthday: 0)
+                },
+                source: MemorySource(data, poolTransactions: pool))
+            let sink = Sink()
+            try sync.run(sink: sink)
+            var total = 0
+            for (i, c) in all.enumerated() {
+                var want = Set<[String]>()
+                let receiver = try SilentPaymentReceiver(keys: c.keys, labels: c.labels)
+                for (j, other) in all.enumerated() where withSpent {
+                    var inputs = other.inputs
+                    for k in inputs.indices { inputs[k].witness = try stack(other.witnesses[k]) }
+                    guard let tweak = SilentPaymentTweak(inputs: inputs) else { continue }
+                    let id = Bitcoin.display(Bitcoin.sha256d(transaction(other, number: j).stripped))
+                    for hit in try receiver.scan(tweak, outputs: other.outputs) {
+                        want.insert([id, String(hit.output), Hex.encode(hit.tweak)])
+                    }
+                }
+                let got = Set(
+                    sink.events.filter { $0.wallet == "case\(i)" }.compactMap { e -> [String]? in
+                        guard case .pending(let o) = e.event else { return nil }
+                        return [Bitcoin.display(o.txID), String(o.index), Hex.encode(o.memo ?? [])]
+                    })
+                XCTAssertEqual(got, want, "\(c.comment) (spent given: \(withSpent))")
+                total += got.count
+            }
+            // Every case pays to taproot outputs: without "spent" each is one the scan could not see.
+            XCTAssertEqual(sync.mempoolUnseen, withSpent ? 0 : all.count)
+            if withSpent { XCTAssertGreaterThanOrEqual(total, 32) } else { XCTAssertEqual(total, 0) }
+        }
+    }
+
     /// A silent payment wallet never reads a block without its spent outputs as "nothing here".
     func testABlockWithoutSpentOutputsIsAnError() throws {
         let all = try cases()

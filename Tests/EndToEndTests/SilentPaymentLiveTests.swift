@@ -355,18 +355,63 @@ final class SilentPaymentLiveTests: XCTestCase {
         XCTAssertEqual(signed.records[0]["fee"] as? String, "10000")
         XCTAssertNil(signed.records[0]["silent_payments_pending"])
         let txid = try cli("sendrawtransaction", try XCTUnwrap(signed.records[1]["hex"] as? String))
-        try cli("generatetoaddress", "1", miner)
+
+        // A second payment spends an output still in the mempool itself: the same key funded
+        // again, not mined. Both payments are then in the mempool: one spends a confirmed
+        // output (gettxout's), one a mempool parent's (the parent from the pool).
+        let fundedAgain = try fund(taprootAddress(outputKey), script: [0x51, 0x20] + outputKey)
+        var second = input
+        second[0] = PSBT.Pair(type: PSBTField.inPreviousTxid, value: try Bitcoin.internalBytes(ofDisplayed: fundedAgain.txid))
+        second[1] = PSBT.Pair(type: PSBTField.inOutputIndex, value: le(UInt32(fundedAgain.vout)))
+        let psbtB = try psbtV2(
+            inputs: [second],
+            outputs: [
+                [
+                    PSBT.Pair(type: PSBTField.outAmount, value: le(UInt64(80_628_506))),
+                    PSBT.Pair(type: PSBTField.outSPV0Info, value: receiver.scanKey.compressed + receiver.spendKey.compressed),
+                ],
+                [PSBT.Pair(type: PSBTField.outAmount, value: le(UInt64(19_361_494))), PSBT.Pair(type: PSBTField.outScript, value: back)],
+            ])
+        let signedB = try Shell.run(
+            "unshare --net sign-tx --coin ltc --network regtest --key-file \(keyFile) --finalize",
+            stdin: Data(#"{"psbt":"\#(psbtB)"}"#.utf8 + [0x0A]))
+        XCTAssertEqual(signedB.status, 0, signedB.stderr)
+        let paidB = try SilentPaymentSender.outputs(
+            inputs: [.init(key: tweaked, taproot: true)], outpoints: [fundedAgain.outpoint], recipients: [receiver])
+        let txidB = try cli("sendrawtransaction", try XCTUnwrap(signedB.records[1]["hex"] as? String))
+        XCTAssertEqual(Set(try json("getrawmempool") as! [String]), [txid, fundedAgain.txid, txidB])
 
         let cookie = "--node 127.0.0.1:\(node.port) --rpc-cookie \(node.dir)/node/regtest/.cookie"
-        let scan = try Shell.run(
-            "scan-blocks --chain litecoin --network regtest --birthday 0 --state-dir \(node.dir)/sent \(cookie)",
-            stdin: Data(try JSONSerialization.data(withJSONObject: watch)))
-        XCTAssertEqual(scan.status, 0, scan.stderr)
-        let received = scan.records.filter { $0["type"] as? String == "received" }
-        XCTAssertEqual(received.map { $0["txid"] as? String }, [txid])
-        XCTAssertEqual(received.map { $0["vout"] as? Int }, [0])
-        XCTAssertEqual(received.map { $0["value"] as? String }, ["60000000"])
-        XCTAssertEqual(received.map { $0["address"] as? String }, [taprootAddress(paid[0])])
+        func scan() throws -> [[String: Any]] {
+            let r = try Shell.run(
+                "scan-blocks --chain litecoin --network regtest --birthday 0 --state-dir \(node.dir)/sent \(cookie)",
+                stdin: Data(try JSONSerialization.data(withJSONObject: watch)))
+            XCTAssertEqual(r.status, 0, r.stderr)
+            // Nothing unseen: every mempool transaction came with what it spends.
+            XCTAssertEqual(r.stderr, "")
+            return r.records
+        }
+        // In the mempool: both pending, counted as unconfirmed, as the node's own wallet would.
+        let pool = try scan()
+        let pending = pool.filter { $0["type"] as? String == "pending" }
+        XCTAssertEqual(Set(pending.map { $0["txid"] as! String }), [txid, txidB])
+        XCTAssertEqual(
+            Set(pending.map { [$0["address"] as! String, $0["value"] as! String] }),
+            [[taprootAddress(paid[0]), "60000000"], [taprootAddress(paidB[0]), "80628506"]])
+        let poolBalance = pool.last { $0["type"] as? String == "balance" }
+        XCTAssertEqual(poolBalance?["unconfirmed"] as? String, "140628506")
+        XCTAssertEqual(poolBalance?["confirmed"] as? String, "0")
+
+        try cli("generatetoaddress", "1", miner)
+        let mined = try scan()
+        let received = mined.filter { $0["type"] as? String == "received" }
+        XCTAssertEqual(Set(received.map { $0["txid"] as! String }), [txid, txidB])
+        XCTAssertEqual(Set(received.map { $0["value"] as! String }), ["60000000", "80628506"])
+        XCTAssertEqual(received.first { $0["txid"] as? String == txid }?["address"] as? String, taprootAddress(paid[0]))
+        XCTAssertTrue(mined.filter { $0["type"] as? String == "pending" }.isEmpty)
+        let balance = mined.last { $0["type"] as? String == "balance" }
+        XCTAssertEqual(balance?["confirmed"] as? String, "140628506")
+        XCTAssertEqual(balance?["unconfirmed"] as? String, "0")
     }
 
     /// After a reorg the node keeps the undo records of both branches' blocks, and the two
