@@ -185,6 +185,42 @@ if which == "all" || which == "silent-payment-send" {
         recipients: [try! recipient.address(testnet: true), try! recipient.address(label: 1, testnet: true)])
     print("ctime: silent payment outputs from a secret input key (Swift, libsecp256k1): \(outputs.count) outputs")
 }
+if which == "all" || which == "bip375-share" {
+    // BIP375's Signer with two secret input keys (P2WPKH inputs of a version 2 PSBT paying a
+    // silent payment address): each key held to its input's public key, their sum, the global
+    // ECDH share and its DLEQ proof, then the output script. The keys' bytes are written, their
+    // public keys taken for the PSBT, then the keys marked undefined.
+    func le<T: FixedWidthInteger>(_ v: T) -> [UInt8] { withUnsafeBytes(of: v.littleEndian) { Array($0) } }
+    func pair(_ p: PSBT.Pair) -> [UInt8] { [UInt8(p.key.count)] + p.key + [UInt8(p.value.count)] + p.value }
+    let keys = [secretSecp256k1Key(), secretSecp256k1Key()]
+    var inputs = [UInt8]()
+    for (i, key) in keys.enumerated() {
+        // The public key is public: the input names it.
+        let point = try! Secp256k1.publicKey(of: key).declassified.compressed
+        inputs += pair(PSBT.Pair(type: PSBTField.inPreviousTxid, value: [UInt8](repeating: UInt8(i + 1), count: 32)))
+        inputs += pair(PSBT.Pair(type: PSBTField.inOutputIndex, value: le(UInt32(0))))
+        inputs += pair(PSBT.Pair(type: PSBTField.inWitnessUtxo, value: le(UInt64(50_000)) + [22] + ScriptTemplate.p2wpkh(point)))
+        inputs += pair(PSBT.Pair(type: PSBTField.inBIP32Derivation, keyData: point, value: [0, 0, 0, 0])) + [0]
+    }
+    let receiver = try! SilentPaymentKeys(
+        scanPrivateKey: SecureBytes([UInt8](repeating: 4, count: 32)),
+        spendPublicKey: try! Secp256k1.publicKey(of: SecureBytes([UInt8](repeating: 9, count: 32))))
+    let global =
+        pair(PSBT.Pair(type: PSBTField.globalTxVersion, value: le(UInt32(2))))
+        + pair(PSBT.Pair(type: PSBTField.globalInputCount, value: [2]))
+        + pair(PSBT.Pair(type: PSBTField.globalOutputCount, value: [1]))
+        + pair(PSBT.Pair(type: PSBTField.globalVersion, value: le(UInt32(2))))
+    let output =
+        pair(PSBT.Pair(type: PSBTField.outAmount, value: le(UInt64(90_000))))
+        + pair(PSBT.Pair(type: PSBTField.outSPV0Info, value: receiver.scanPublicKey.compressed + receiver.spendPublicKey.compressed))
+    let psbt = try! PSBT(parsing: PSBT.magic + global + [0] + inputs + output + [0])
+    let contributed = try! SilentPaymentPSBT.contribute(
+        psbt, keys: [0: .init(key: keys[0], taproot: false), 1: .init(key: keys[1], taproot: false)],
+        auxiliary: { [UInt8](repeating: 5, count: 32) })
+    print(
+        "ctime: BIP375 shares and proofs from secret input keys (Swift, libsecp256k1): \(SilentPaymentPSBT.pending(contributed).count) pending"
+    )
+}
 if which == "all" || which == "pczt-sign" {
     // A PCZT's spends signed from a secret seed (the Orchard spend of Keystone's test PCZT, and
     // the same spend's key as a Sapling one): ZIP 32's keys, ask, rsk = ask + alpha with a
