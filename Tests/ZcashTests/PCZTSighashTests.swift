@@ -92,8 +92,9 @@ final class PCZTSighashFixtureTests: XCTestCase {
 
     private static func uint32(_ bytes: ArraySlice<UInt8>) -> UInt32 { bytes.reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) } }
 
-    /// A PCZT carrying a full transaction's effecting data.
-    static func pczt(of tx: ZcashFullTransaction) -> PCZT {
+    /// A PCZT carrying a full transaction's effecting data, and each transparent input's
+    /// amount and script (which the transaction does not carry; a coinbase's input has none).
+    static func pczt(of tx: ZcashFullTransaction, amounts: [UInt64] = [], scripts: [[UInt8]] = []) -> PCZT {
         var global = PCZTGlobal()
         global.txVersion = tx.version
         global.versionGroupID = uint32(tx.header[4..<8])
@@ -101,6 +102,17 @@ final class PCZTSighashFixtureTests: XCTestCase {
         global.fallbackLockTime = uint32(tx.header[12..<16])
         global.expiryHeight = uint32(tx.header[16..<20])
         var transparent = PCZTTransparentBundle()
+        transparent.inputs = tx.inputs.enumerated().map { index, txin in
+            var input = PCZTTransparentInput()
+            input.prevoutTxid = Array(txin.outpoint[0..<32])
+            input.prevoutIndex = uint32(txin.outpoint[32..<36])
+            input.sequence = uint32(txin.sequence[...])
+            input.scriptSig = txin.script
+            input.value = amounts.indices.contains(index) ? amounts[index] : 0
+            input.scriptPubKey = scripts.indices.contains(index) ? scripts[index] : []
+            input.sighashType = PCZT.SighashType.all
+            return input
+        }
         transparent.outputs = tx.outputs.map {
             var output = PCZTTransparentOutput()
             output.value = UInt64(bitPattern: int64($0.value))
