@@ -389,7 +389,7 @@ public enum PSBTField {
         for (i, m) in outputs.enumerated() {
             guard let amount = m.value(outAmount) else { throw .missing(map: "output \(i)", field: "PSBT_OUT_AMOUNT") }
             // BIP375: a silent payment output's script is computed once its shares are in;
-            // until then the transaction holds an empty one (`PSBT.pendingSilentPayments`).
+            // until then the transaction holds an empty one (`SilentPaymentPSBT.pending`).
             guard let script = m.value(outScript) ?? (m.value(outSPV0Info) != nil ? [] : nil) else {
                 throw .missing(map: "output \(i)", field: "PSBT_OUT_SCRIPT")
             }

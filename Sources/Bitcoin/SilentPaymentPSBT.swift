@@ -120,9 +120,15 @@ public enum SilentPaymentPSBT {
         let outputs = outputs(psbt)
         guard !outputs.isEmpty else { return }
         if checks.contains(.structure) { try structure(psbt, outputs) }
-        if checks.contains(.ecdhCoverage) { _ = try coverage(psbt, outputs, try inputKeys(psbt, strict: strict)) }
+        // The coverage (every proof verified) once, for both checks that need it.
+        var shared: [[UInt8]: Secp256k1.PublicKey]?, inputs: [Eligibility] = []
+        if checks.contains(.ecdhCoverage) || checks.contains(.outputScripts) { inputs = try inputKeys(psbt, strict: strict) }
+        if checks.contains(.ecdhCoverage) { shared = try coverage(psbt, outputs, inputs) }
         if checks.contains(.inputEligibility) { try eligibility(psbt) }
-        if checks.contains(.outputScripts) { _ = try scripts(psbt, outputs, try inputKeys(psbt, strict: strict)) }
+        if checks.contains(.outputScripts) {
+            if shared == nil { shared = try coverage(psbt, outputs, inputs) }
+            _ = try scripts(psbt, outputs, inputs, shared: shared!)
+        }
     }
 
     static func inputKeys(_ psbt: PSBT, strict: Bool) throws(Failure) -> [Eligibility] {
@@ -239,11 +245,13 @@ public enum SilentPaymentPSBT {
         return out
     }
 
-    /// Each silent payment output's script where its scan key's shares are all in (BIP352's
+    /// Each silent payment output's script where its scan key's shares (`shared`, as `coverage`
+    /// gives them) are all in (BIP352's
     /// outputs: input_hash·(a·B_scan), k counted per scan key in output order), each script
     /// already present held to it.
-    static func scripts(_ psbt: PSBT, _ outputs: [Output], _ inputs: [Eligibility]) throws(Failure) -> [Int: [UInt8]] {
-        let shared = try coverage(psbt, outputs, inputs)
+    static func scripts(
+        _ psbt: PSBT, _ outputs: [Output], _ inputs: [Eligibility], shared: [[UInt8]: Secp256k1.PublicKey]
+    ) throws(Failure) -> [Int: [UInt8]] {
         var scripts = [Int: [UInt8]]()
         let A = inputs.contains(where: \.isEligible) ? try inputKeySum(inputs, .outputScripts) : nil
         let outpoints = psbt.transaction.inputs.map { $0.previousTxID + withUnsafeBytes(of: $0.previousIndex.littleEndian) { Array($0) } }
@@ -328,7 +336,7 @@ public enum SilentPaymentPSBT {
                 out.inputs[i].insertInOrder(PSBT.Pair(type: PSBTField.inSPDLEQ, keyData: scan.compressed, value: proof))
             }
         }
-        let scripts = try Self.scripts(out, outputs, inputs)
+        let scripts = try Self.scripts(out, outputs, inputs, shared: try coverage(out, outputs, inputs))
         var added = false
         for (index, script) in scripts where out.outputs[index].value(PSBTField.outScript) == nil {
             out.outputs[index].insertInOrder(PSBT.Pair(type: PSBTField.outScript, value: script))
