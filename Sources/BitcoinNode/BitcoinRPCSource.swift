@@ -122,7 +122,7 @@ public final class BitcoinRPCSource: BlockSource, Sendable {
             }
         }
         return try inputs.map { outpoint in
-            let index = Int(outpoint.suffix(4).reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
+            let index = Int(Self.index(outpoint))
             guard let tx = known[Array(outpoint.prefix(32))], index < tx.outputs.count else {
                 throw bad("block \(height) spends an output its transaction does not have")
             }

@@ -193,7 +193,7 @@ public struct BitcoinScanner<C: BitcoinFamily>: ChainScanner {
     /// spent scripts that do not fit its inputs leave it as if none were given.
     public static func parseTransaction(_ transaction: PoolTransaction) -> BitcoinTransaction? {
         guard var tx = parseTransaction(transaction.blob) else { return nil }
-        if let spent = transaction.spent { try? tx.attachSpent(spent, what: "a mempool transaction") }
+        if let spent = transaction.spent { try? tx.attachSpent(spent[...], what: "a mempool transaction") }
         return tx
     }
 

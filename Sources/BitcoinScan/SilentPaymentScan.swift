@@ -53,24 +53,21 @@ extension BitcoinBlock {
         for i in transactions.indices where !transactions[i].isCoinbase {
             let count = Int(transactions[i].inputCount)
             defer { at += count }
-            transactions[i].spentKnown = true
-            guard !transactions[i].taprootOutputs.isEmpty else { continue }
-            let inputs = try transactions[i].silentPaymentInputs(spent: spent[at..<at + count], what: "\(what) transaction \(i)")
-            transactions[i].silentPaymentTweak = SilentPaymentTweak(inputs: inputs)
+            try transactions[i].attachSpent(spent[at..<at + count], what: "\(what) transaction \(i)")
         }
     }
 }
 
 extension BitcoinTransaction {
-    /// A mempool transaction's spent scripts, one per input in order: its tweak data, as
-    /// `BitcoinBlock.attachSpent` gives a block's transactions theirs.
-    mutating func attachSpent(_ spent: [[UInt8]], what: String) throws(ScanError) {
+    /// The transaction's spent scripts, one per input in order (a block's, or a mempool
+    /// transaction's): its tweak data where it can hold a silent payment.
+    mutating func attachSpent(_ spent: ArraySlice<[UInt8]>, what: String) throws(ScanError) {
         guard spent.count == Int(inputCount) else {
             throw .malformed(what: what, reason: "\(spent.count) spent outputs given for its \(inputCount) inputs")
         }
         spentKnown = true
         guard !taprootOutputs.isEmpty else { return }
-        silentPaymentTweak = SilentPaymentTweak(inputs: try silentPaymentInputs(spent: spent[...], what: what))
+        silentPaymentTweak = SilentPaymentTweak(inputs: try silentPaymentInputs(spent: spent, what: what))
     }
 }
 
