@@ -149,7 +149,7 @@ extension PCZT {
                 if let (path, fvk) = try keys.orchardSpendKey(spend.derivation, name) {
                     guard spend.randomizedKeyHolds(fvk) else {
                         throw .refused(
-                            "\(name) names our seed at \(PCZTKeys.pathText(spend.derivation!.path)), but its rk is not our key's")
+                            "\(name) names our seed at \(DerivationPath(spend.derivation!.path)), but its rk is not our key's")
                     }
                     guard spend.nullifierHolds(fvk, version: version) else {
                         throw .refused("\(name) names our seed, but its nullifier is not of the note it describes under our key")
@@ -231,8 +231,6 @@ struct PCZTKeys {
 
     mutating func wipe() { SecureBytes.wipe(&seed) }
 
-    static func pathText(_ path: [UInt32]) -> String { DerivationPath(path).description }
-
     /// Every account our seed's derivations name, so that each output is tried with each.
     mutating func findAccounts(_ pczt: PCZT) throws(PCZTError) {
         for (pool, bundle) in [("orchard", pczt.orchard), ("ironwood", pczt.ironwood)] {
@@ -256,7 +254,7 @@ struct PCZTKeys {
         guard let derivation, derivation.seedFingerprint == fingerprint else { return nil }
         let path = derivation.path
         guard path.count == 3, path[0] == 32 | Self.hardened, path[1] == coinType | Self.hardened, path[2] >= Self.hardened else {
-            throw .refused("\(name) names our seed at \(Self.pathText(path)), not at ZIP 32's m/32'/\(coinType)'/account'")
+            throw .refused("\(name) names our seed at \(DerivationPath(path)), not at ZIP 32's m/32'/\(coinType)'/account'")
         }
         accounts.insert(path[2] - Self.hardened)
         return path[2] - Self.hardened
@@ -275,7 +273,7 @@ struct PCZTKeys {
     mutating func orchardSpendKey(_ derivation: PCZTDerivation?, _ name: String) throws(PCZTError) -> ([UInt32], OrchardFullViewingKey)? {
         guard let account = try zip32Account(derivation, name) else { return nil }
         guard let fvk = orchard(account: account) else {
-            throw .refused("\(name): our seed gives no Orchard key at \(Self.pathText(derivation!.path))")
+            throw .refused("\(name): our seed gives no Orchard key at \(DerivationPath(derivation!.path))")
         }
         return (derivation!.path, fvk)
     }
@@ -307,15 +305,15 @@ struct PCZTKeys {
         guard path.count == 5, path[0] == 44 | Self.hardened, path[1] == coinType | Self.hardened, path[2] >= Self.hardened,
             path[3] < 2, path[4] < Self.hardened
         else {
-            throw .refused("\(name) names our seed at \(Self.pathText(path)), not at BIP 44's m/44'/\(coinType)'/account'/0 or 1/index")
+            throw .refused("\(name) names our seed at \(DerivationPath(path)), not at BIP 44's m/44'/\(coinType)'/account'/0 or 1/index")
         }
-        guard let key = try? privateKey(path) else { throw .refused("\(name): our seed gives no key at \(Self.pathText(path))") }
+        guard let key = try? privateKey(path) else { throw .refused("\(name): our seed gives no key at \(DerivationPath(path))") }
         let publicKey = key.publicKey.compressed
         guard publicKey == entry.key else {
-            throw .refused("\(name) names our seed at \(Self.pathText(path)), but its public key is not the one our seed gives there")
+            throw .refused("\(name) names our seed at \(DerivationPath(path)), but its public key is not the one our seed gives there")
         }
         guard script == [0x76, 0xA9, 0x14] + Hash.hash160(publicKey) + [0x88, 0xAC] else {
-            throw .refused("\(name) names our key at \(Self.pathText(path)), but its script does not pay it")
+            throw .refused("\(name) names our key at \(DerivationPath(path)), but its script does not pay it")
         }
         return (path, publicKey)
     }

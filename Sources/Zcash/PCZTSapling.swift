@@ -1,5 +1,6 @@
 import WalletCore
 import WalletCrypto
+import WalletKeys
 
 /// What a signer recomputes of a PCZT's Sapling spends and outputs (as `PCZTChecks` does for
 /// Orchard): value commitments, and for the account's keys the randomized key, the nullifier,
@@ -176,7 +177,7 @@ extension PCZT {
             }
             if let (path, fvk) = try keys.saplingSpendKey(spend.derivation, name) {
                 guard spend.randomizedKeyHolds(fvk) else {
-                    throw .refused("\(name) names our seed at \(PCZTKeys.pathText(path)), but its rk is not our key's")
+                    throw .refused("\(name) names our seed at \(DerivationPath(path)), but its rk is not our key's")
                 }
                 guard spend.nullifierHolds(fvk) else {
                     throw .refused("\(name) names our seed, but its nullifier is not of the note it describes under our key")

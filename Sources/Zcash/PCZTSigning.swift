@@ -1,5 +1,6 @@
 import WalletCore
 import WalletCrypto
+import WalletKeys
 
 /// What a Signer adds to a PCZT (the crate's `roles/signer`): signatures, and the
 /// `tx_modifiable` bits they fix.
@@ -77,7 +78,7 @@ extension PCZT {
                     derivation.path[2] >= hardened
                 else {
                     throw .refused(
-                        "\(name).actions[\(index)] names our seed at \(PCZTKeys.pathText(derivation.path)), not at ZIP 32's m/32'/\(coinType)'/account'"
+                        "\(name).actions[\(index)] names our seed at \(DerivationPath(derivation.path)), not at ZIP 32's m/32'/\(coinType)'/account'"
                     )
                 }
                 let account = OrchardExtendedSpendingKey.account(seed: seed, coinType: coinType, account: derivation.path[2] & ~hardened)
