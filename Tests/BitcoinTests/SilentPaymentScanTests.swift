@@ -103,6 +103,38 @@ final class SilentPaymentScanTests: XCTestCase {
         return (data, txids)
     }
 
+    /// One pass of every case's receiver (wallet "case\(i)") over `source`, its states under `prefix`.
+    private func run(
+        _ all: [Case], source: MemorySource, prefix: String = ""
+    ) throws -> (sync: Synchronizer<BitcoinScanner<BitcoinMainChain>>, sink: Sink) {
+        let wallets = try all.enumerated().map { i, c in
+            Synchronizer<BitcoinScanner<BitcoinMainChain>>.Wallet(
+                name: "case\(i)",
+                scanner: BitcoinScanner<BitcoinMainChain>(
+                    silentPayments: try SilentPaymentWatch(keys: c.keys, labels: c.labels, testnet: true), network: network),
+                statePath: "\(dir)/\(prefix)case\(i).db", birthday: 0)
+        }
+        let sync = try Synchronizer(wallets: wallets, source: source)
+        let sink = Sink()
+        try sync.run(sink: sink)
+        return (sync, sink)
+    }
+
+    /// What the library's receiver of `c` finds in every case's transaction (txid, output,
+    /// tweak), from the inputs as the vectors give them.
+    private func expected(_ c: Case, among all: [Case]) throws -> Set<[String]> {
+        var want = Set<[String]>()
+        let receiver = try SilentPaymentReceiver(keys: c.keys, labels: c.labels)
+        for (j, other) in all.enumerated() {
+            var inputs = other.inputs
+            for k in inputs.indices { inputs[k].witness = try stack(other.witnesses[k]) }
+            guard let tweak = SilentPaymentTweak(inputs: inputs) else { continue }
+            let id = Bitcoin.display(Bitcoin.sha256d(transaction(other, number: j).stripped))
+            for hit in try receiver.scan(tweak, outputs: other.outputs) { want.insert([id, String(hit.output), Hex.encode(hit.tweak)]) }
+        }
+        return want
+    }
+
     /// Every case's receiver finds, in one pass over all the blocks, what the library's receiver
     /// finds in each case's inputs as the vectors give them (which the vector test holds to
     /// BIP352's expected outputs): the block's scriptSigs and witnesses were read right.
@@ -110,30 +142,12 @@ final class SilentPaymentScanTests: XCTestCase {
         let all = try cases()
         XCTAssertEqual(all.count, 28)
         let (data, txids) = blocks(all)
-        let wallets = try all.enumerated().map { i, c in
-            (
-                name: "case\(i)",
-                scanner: BitcoinScanner<BitcoinMainChain>(
-                    silentPayments: try SilentPaymentWatch(keys: c.keys, labels: c.labels, testnet: true), network: network)
-            )
-        }
-        let sync = try Synchronizer(
-            wallets: wallets.map { .init(name: $0.name, scanner: $0.scanner, statePath: "\(dir)/\($0.name).db", birthday: 0) },
-            source: MemorySource(data))
-        let sink = Sink()
-        try sync.run(sink: sink)
+        let (_, sink) = try run(all, source: MemorySource(data))
         var total = 0
         for (i, c) in all.enumerated() {
-            var want = Set<[String]>()
-            let receiver = try SilentPaymentReceiver(keys: c.keys, labels: c.labels)
-            for (j, other) in all.enumerated() {
-                var inputs = other.inputs
-                for k in inputs.indices { inputs[k].witness = try stack(other.witnesses[k]) }
-                guard let tweak = SilentPaymentTweak(inputs: inputs) else { continue }
-                for hit in try receiver.scan(tweak, outputs: other.outputs) {
-                    want.insert([Bitcoin.display(txids[j]), String(hit.output), Hex.encode(hit.tweak)])
-                }
-            }
+            let want = try expected(c, among: all)
+            // The block's txids are the transactions' own.
+            XCTAssertEqual(Set(want.map { $0[0] }).subtracting(txids.map(Bitcoin.display)), [])
             let got = Set(
                 sink.events.filter { $0.wallet == "case\(i)" }.compactMap { e -> [String]? in
                     guard case .received(let o, _) = e.event else { return nil }
@@ -167,33 +181,10 @@ final class SilentPaymentScanTests: XCTestCase {
             try (lines.joined(separator: "\n") + "\n").write(toFile: file, atomically: true, encoding: .utf8)
             let pool = try BitcoinRecords.mempool(file)
             XCTAssertEqual(pool.map { $0.spent == nil }, Array(repeating: !withSpent, count: all.count))
-            let wallets = try all.enumerated().map { i, c in
-                (
-                    name: "case\(i)",
-                    scanner: BitcoinScanner<BitcoinMainChain>(
-                        silentPayments: try SilentPaymentWatch(keys: c.keys, labels: c.labels, testnet: true), network: network)
-                )
-            }
-            let sync = try Synchronizer(
-                wallets: wallets.map {
-                    .init(name: $0.name, scanner: $0.scanner, statePath: "\(dir)/\(withSpent)-\($0.name).db", birthday: 0)
-                },
-                source: MemorySource(data, poolTransactions: pool))
-            let sink = Sink()
-            try sync.run(sink: sink)
+            let (sync, sink) = try run(all, source: MemorySource(data, poolTransactions: pool), prefix: "\(withSpent)-")
             var total = 0
             for (i, c) in all.enumerated() {
-                var want = Set<[String]>()
-                let receiver = try SilentPaymentReceiver(keys: c.keys, labels: c.labels)
-                for (j, other) in all.enumerated() where withSpent {
-                    var inputs = other.inputs
-                    for k in inputs.indices { inputs[k].witness = try stack(other.witnesses[k]) }
-                    guard let tweak = SilentPaymentTweak(inputs: inputs) else { continue }
-                    let id = Bitcoin.display(Bitcoin.sha256d(transaction(other, number: j).stripped))
-                    for hit in try receiver.scan(tweak, outputs: other.outputs) {
-                        want.insert([id, String(hit.output), Hex.encode(hit.tweak)])
-                    }
-                }
+                let want = withSpent ? try expected(c, among: all) : []
                 let got = Set(
                     sink.events.filter { $0.wallet == "case\(i)" }.compactMap { e -> [String]? in
                         guard case .pending(let o) = e.event else { return nil }
