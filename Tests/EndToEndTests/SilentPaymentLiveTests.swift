@@ -318,67 +318,62 @@ final class SilentPaymentLiveTests: XCTestCase {
             try tool("derive account --coin btc --network regtest --purpose 86", stdin: Self.record(Self.sender))[0]["master_fingerprint"]
                 as! String)
         let steps: [UInt32] = [86 | 0x8000_0000, 1 | 0x8000_0000, 0x8000_0000, 0, 0]
-        let input: [PSBT.Pair] = [
-            PSBT.Pair(type: PSBTField.inPreviousTxid, value: try Bitcoin.internalBytes(ofDisplayed: funded.txid)),
-            PSBT.Pair(type: PSBTField.inOutputIndex, value: le(UInt32(funded.vout))),
-            PSBT.Pair(type: PSBTField.inWitnessUtxo, value: le(UInt64(100_000_000)) + [34, 0x51, 0x20] + outputKey),
-            PSBT.Pair(type: PSBTField.inTapBIP32Derivation, keyData: internalKey.xOnly, value: [0x00] + fingerprint + steps.flatMap(le)),
-            PSBT.Pair(type: PSBTField.inTapInternalKey, value: internalKey.xOnly),
-        ]
         let back = try scriptOf(miner)
-        let psbt = try psbtV2(
-            inputs: [input],
-            outputs: [
-                [
-                    PSBT.Pair(type: PSBTField.outAmount, value: le(UInt64(60_000_000))),
-                    PSBT.Pair(type: PSBTField.outSPV0Info, value: receiver.scanKey.compressed + receiver.spendKey.compressed),
-                ],
-                [PSBT.Pair(type: PSBTField.outAmount, value: le(UInt64(39_990_000))), PSBT.Pair(type: PSBTField.outScript, value: back)],
-            ])
         let keyFile = "\(node.dir)/sender.json"
         XCTAssertTrue(
             FileManager.default.createFile(atPath: keyFile, contents: Self.record(Self.sender), attributes: [.posixPermissions: 0o600]))
-        let signed = try Shell.run(
-            "unshare --net sign-tx --coin ltc --network regtest --key-file \(keyFile) --finalize",
-            stdin: Data(#"{"psbt":"\#(psbt)"}"#.utf8 + [0x0A]))
-        XCTAssertEqual(signed.status, 0, signed.stderr)
-        XCTAssertEqual(signed.records.map { $0["type"] as? String }, ["psbt_summary", "psbt"])
-        // The summary: the tsp1 address paid, beside the output key BIP352's sender gives for
-        // the same input key (computed here from the private key, not from the PSBT).
-        let paid = try SilentPaymentSender.outputs(
-            inputs: [.init(key: tweaked, taproot: true)], outpoints: [funded.outpoint], recipients: [receiver])
-        let outputs = try XCTUnwrap(signed.records[0]["outputs"] as? [[String: Any]])
+        /// The wallet's PSBT spending `funded` (the sender's BIP86 output of 1 LTC): `pay` to the
+        /// receiver's address, the rest less 10,000 back to the miner; signed and finalized by
+        /// sign-tx offline. With the output key BIP352's sender gives for the same input key
+        /// (computed here from the private key, not from the PSBT).
+        func payment(_ funded: (outpoint: [UInt8], txid: String, vout: Int), pay: UInt64) throws -> (records: [[String: Any]], key: [UInt8])
+        {
+            let input: [PSBT.Pair] = [
+                PSBT.Pair(type: PSBTField.inPreviousTxid, value: try Bitcoin.internalBytes(ofDisplayed: funded.txid)),
+                PSBT.Pair(type: PSBTField.inOutputIndex, value: le(UInt32(funded.vout))),
+                PSBT.Pair(type: PSBTField.inWitnessUtxo, value: le(UInt64(100_000_000)) + [34, 0x51, 0x20] + outputKey),
+                PSBT.Pair(
+                    type: PSBTField.inTapBIP32Derivation, keyData: internalKey.xOnly, value: [0x00] + fingerprint + steps.flatMap(le)),
+                PSBT.Pair(type: PSBTField.inTapInternalKey, value: internalKey.xOnly),
+            ]
+            let psbt = try psbtV2(
+                inputs: [input],
+                outputs: [
+                    [
+                        PSBT.Pair(type: PSBTField.outAmount, value: le(pay)),
+                        PSBT.Pair(type: PSBTField.outSPV0Info, value: receiver.scanKey.compressed + receiver.spendKey.compressed),
+                    ],
+                    [
+                        PSBT.Pair(type: PSBTField.outAmount, value: le(UInt64(99_990_000) - pay)),
+                        PSBT.Pair(type: PSBTField.outScript, value: back),
+                    ],
+                ])
+            let signed = try Shell.run(
+                "unshare --net sign-tx --coin ltc --network regtest --key-file \(keyFile) --finalize",
+                stdin: Data(#"{"psbt":"\#(psbt)"}"#.utf8 + [0x0A]))
+            XCTAssertEqual(signed.status, 0, signed.stderr)
+            let paid = try SilentPaymentSender.outputs(
+                inputs: [.init(key: tweaked, taproot: true)], outpoints: [funded.outpoint], recipients: [receiver])
+            return (signed.records, paid[0])
+        }
+        let (signed, paid) = try payment(funded, pay: 60_000_000)
+        XCTAssertEqual(signed.map { $0["type"] as? String }, ["psbt_summary", "psbt"])
+        // The summary: the tsp1 address paid, beside the output key BIP352's sender gives.
+        let outputs = try XCTUnwrap(signed[0]["outputs"] as? [[String: Any]])
         XCTAssertEqual(outputs[0]["silent_payment"] as? String, account["address"] as? String)
-        XCTAssertEqual(outputs[0]["address"] as? String, taprootAddress(paid[0]))
+        XCTAssertEqual(outputs[0]["address"] as? String, taprootAddress(paid))
         XCTAssertEqual(outputs[0]["change"] as? Bool, false)
-        XCTAssertEqual(signed.records[0]["sent"] as? String, "99990000")
-        XCTAssertEqual(signed.records[0]["fee"] as? String, "10000")
-        XCTAssertNil(signed.records[0]["silent_payments_pending"])
-        let txid = try cli("sendrawtransaction", try XCTUnwrap(signed.records[1]["hex"] as? String))
+        XCTAssertEqual(signed[0]["sent"] as? String, "99990000")
+        XCTAssertEqual(signed[0]["fee"] as? String, "10000")
+        XCTAssertNil(signed[0]["silent_payments_pending"])
+        let txid = try cli("sendrawtransaction", try XCTUnwrap(signed[1]["hex"] as? String))
 
         // A second payment spends an output still in the mempool itself: the same key funded
         // again, not mined. Both payments are then in the mempool: one spends a confirmed
         // output (gettxout's), one a mempool parent's (the parent from the pool).
         let fundedAgain = try fund(taprootAddress(outputKey), script: [0x51, 0x20] + outputKey)
-        var second = input
-        second[0] = PSBT.Pair(type: PSBTField.inPreviousTxid, value: try Bitcoin.internalBytes(ofDisplayed: fundedAgain.txid))
-        second[1] = PSBT.Pair(type: PSBTField.inOutputIndex, value: le(UInt32(fundedAgain.vout)))
-        let psbtB = try psbtV2(
-            inputs: [second],
-            outputs: [
-                [
-                    PSBT.Pair(type: PSBTField.outAmount, value: le(UInt64(80_628_506))),
-                    PSBT.Pair(type: PSBTField.outSPV0Info, value: receiver.scanKey.compressed + receiver.spendKey.compressed),
-                ],
-                [PSBT.Pair(type: PSBTField.outAmount, value: le(UInt64(19_361_494))), PSBT.Pair(type: PSBTField.outScript, value: back)],
-            ])
-        let signedB = try Shell.run(
-            "unshare --net sign-tx --coin ltc --network regtest --key-file \(keyFile) --finalize",
-            stdin: Data(#"{"psbt":"\#(psbtB)"}"#.utf8 + [0x0A]))
-        XCTAssertEqual(signedB.status, 0, signedB.stderr)
-        let paidB = try SilentPaymentSender.outputs(
-            inputs: [.init(key: tweaked, taproot: true)], outpoints: [fundedAgain.outpoint], recipients: [receiver])
-        let txidB = try cli("sendrawtransaction", try XCTUnwrap(signedB.records[1]["hex"] as? String))
+        let (signedB, paidB) = try payment(fundedAgain, pay: 80_628_506)
+        let txidB = try cli("sendrawtransaction", try XCTUnwrap(signedB[1]["hex"] as? String))
         XCTAssertEqual(Set(try json("getrawmempool") as! [String]), [txid, fundedAgain.txid, txidB])
 
         let cookie = "--node 127.0.0.1:\(node.port) --rpc-cookie \(node.dir)/node/regtest/.cookie"
@@ -397,7 +392,7 @@ final class SilentPaymentLiveTests: XCTestCase {
         XCTAssertEqual(Set(pending.map { $0["txid"] as! String }), [txid, txidB])
         XCTAssertEqual(
             Set(pending.map { [$0["address"] as! String, $0["value"] as! String] }),
-            [[taprootAddress(paid[0]), "60000000"], [taprootAddress(paidB[0]), "80628506"]])
+            [[taprootAddress(paid), "60000000"], [taprootAddress(paidB), "80628506"]])
         let poolBalance = pool.last { $0["type"] as? String == "balance" }
         XCTAssertEqual(poolBalance?["unconfirmed"] as? String, "140628506")
         XCTAssertEqual(poolBalance?["confirmed"] as? String, "0")
@@ -407,7 +402,7 @@ final class SilentPaymentLiveTests: XCTestCase {
         let received = mined.filter { $0["type"] as? String == "received" }
         XCTAssertEqual(Set(received.map { $0["txid"] as! String }), [txid, txidB])
         XCTAssertEqual(Set(received.map { $0["value"] as! String }), ["60000000", "80628506"])
-        XCTAssertEqual(received.first { $0["txid"] as? String == txid }?["address"] as? String, taprootAddress(paid[0]))
+        XCTAssertEqual(received.first { $0["txid"] as? String == txid }?["address"] as? String, taprootAddress(paid))
         XCTAssertTrue(mined.filter { $0["type"] as? String == "pending" }.isEmpty)
         let balance = mined.last { $0["type"] as? String == "balance" }
         XCTAssertEqual(balance?["confirmed"] as? String, "140628506")
