@@ -175,6 +175,15 @@ public struct SilentPaymentReceiver: Sendable {
         }
     }
 
+    /// The shared points b_scan·T of many transactions whose tweak data T = input_hash·A is
+    /// given whole (tweak records, a light receiver's): one scalar for every lane.
+    public func sharedSecrets(tweakPoints: [Secp256k1.PublicKey], path: CurveBatchPath = .inUse) throws(SilentPaymentError) -> [SecureBytes]
+    {
+        do { return try Secp256k1Batch.sharedPoints(privateKey: keys.scanPrivateKey, points: tweakPoints, path: path) } catch {
+            throw .invalidKey("the scan key is not a private key")
+        }
+    }
+
     /// At most this many labels are looked for in the batch below (each one more sum a
     /// transaction); a receiver with more scans each transaction alone.
     public static let batchedLabels = 8

@@ -115,6 +115,18 @@ public struct BitcoinScanner<C: BitcoinFamily>: ChainScanner {
         identity = silentPayments.identity
     }
 
+    /// No keys: a pass that finds nothing and keeps its place in a state of its own (`name`
+    /// tells it from others), for what is written of every block it stores (tweak records).
+    public init(keyless name: String, network: BitcoinNetwork) {
+        self.network = network
+        discovery = AccountDiscovery()
+        master = nil
+        coinType = network.coin.slip44
+        silentPayments = nil
+        accounts = [:]
+        identity = Array("keyless".utf8) + Array(name.utf8)
+    }
+
     /// A watch-only wallet of fixed accounts (extended public keys, descriptors).
     public init(
         accounts given: [WatchAccount], network: BitcoinNetwork, discovery: AccountDiscovery = AccountDiscovery()
@@ -304,18 +316,13 @@ public struct BitcoinScanner<C: BitcoinFamily>: ChainScanner {
             )
         }
         // The shared points of every transaction with tweak data, batched (one ladder for a
-        // block's); a scan key that is no key finds nothing, as the receiver's scan did.
-        // Then the keys an output must have for k = 0 (P_0, with and without labels), batched
-        // too: most transactions end there.
-        var shared: [Int: SecureBytes] = [:], firstKeys: [Int: Set<[UInt8]>] = [:]
+        // block's), then each one's outputs to the receiver.
+        var paid: [Int: [ReceivedOutput]] = [:]
         if let sp = silentPayments {
             let eligible = transactions.indices.filter { transactions[$0].silentPaymentTweak != nil }
-            if let points = try? sp.receiver.sharedSecrets(eligible.map { transactions[$0].silentPaymentTweak! }) {
-                for (i, point) in zip(eligible, points) { shared[i] = point }
-                if let keys = sp.receiver.firstOutputKeys(points) {
-                    for (i, set) in zip(eligible, keys) { firstKeys[i] = set }
-                }
-            }
+            let secrets = try? sp.receiver.sharedSecrets(eligible.map { transactions[$0].silentPaymentTweak! })
+            let found = sp.received(in: eligible.map { (transactions[$0].id, transactions[$0].taprootOutputs) }, secrets: secrets)
+            for (i, outputs) in zip(eligible, found) where !outputs.isEmpty { paid[i] = outputs }
         }
         return transactions.indices.map { i in
             let tx = transactions[i]
@@ -329,28 +336,7 @@ public struct BitcoinScanner<C: BitcoinFamily>: ChainScanner {
                         addressIndex: UInt32(truncatingIfNeeded: place), spendTag: Bitcoin.outpoint(tx.id, UInt32(vout)),
                         memo: nil, unlockTime: maturity, isCoinbase: tx.isCoinbase, outputKey: Array(script)))
             }
-            if let sp = silentPayments, let secret = shared[i] {
-                found += silentPaymentOutputs(tx, secret, firstKeys[i], sp)
-            }
-            return found
-        }
-    }
-
-    /// The transaction's outputs paid to the wallet's silent payment address (any label
-    /// scanned); each carries its tweak (b_spend + tweak spends it) as its memo.
-    private func silentPaymentOutputs(
-        _ tx: BitcoinTransaction, _ secret: SecureBytes, _ firstKeys: Set<[UInt8]>?, _ sp: SilentPaymentWatch
-    ) -> [ReceivedOutput] {
-        let taproot = tx.taprootOutputs
-        let hits = sp.receiver.scan(outputs: taproot.map(\.key), sharedSecret: secret, firstKeys: firstKeys)
-        return hits.map { hit in
-            let vout = taproot[hit.output].vout, output = tx.outputs[vout]
-            var received = ReceivedOutput(
-                height: nil, txID: tx.id, index: vout, amount: output.value, account: sp.code,
-                addressIndex: SilentPaymentWatch.addressIndex(label: hit.label), spendTag: Bitcoin.outpoint(tx.id, UInt32(vout)),
-                memo: hit.tweak, unlockTime: 0, isCoinbase: false, outputKey: output.script)
-            received.isChange = hit.label == 0  // BIP352's change label
-            return received
+            return found + (paid[i] ?? [])
         }
     }
 

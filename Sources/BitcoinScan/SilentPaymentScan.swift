@@ -2,13 +2,23 @@ import Bitcoin
 import WalletCore
 import WalletScan
 
+/// A taproot output: what a silent payment can be.
+public struct TaprootOutput: Sendable, Equatable {
+    public let vout: Int
+    /// The x-only output key.
+    public let key: [UInt8]
+    public let value: UInt64
+
+    public init(vout: Int, key: [UInt8], value: UInt64) { (self.vout, self.key, self.value) = (vout, key, value) }
+}
+
 extension BitcoinTransaction {
-    /// Its taproot outputs' x-only keys, with their vouts: what a silent payment can be.
-    public var taprootOutputs: [(vout: Int, key: [UInt8])] {
+    /// Its taproot outputs, in order.
+    public var taprootOutputs: [TaprootOutput] {
         outputs.enumerated().compactMap { vout, output in
             let s = output.scriptBytes
             guard s.count == 34, s[s.startIndex] == 0x51, s[s.startIndex + 1] == 0x20 else { return nil }
-            return (vout, Array(s.dropFirst(2)))
+            return TaprootOutput(vout: vout, key: Array(s.dropFirst(2)), value: output.value)
         }
     }
 
@@ -87,6 +97,29 @@ public struct SilentPaymentWatch: Sendable {
         self.labels = Array(Set(labels)).sorted()
         self.testnet = testnet
         receiver = try SilentPaymentReceiver(keys: keys, labels: self.labels)
+    }
+
+    /// The outputs paid to this receiver in each transaction (its id and taproot outputs),
+    /// given each one's shared point (`SilentPaymentReceiver.sharedSecrets`; nil: a scan key
+    /// that is no key, which finds nothing). The keys an output must have for k = 0 are made
+    /// for all at once first: most transactions end there. Each output carries its tweak
+    /// (b_spend + tweak spends it) as its memo; label 0 is change.
+    func received(in transactions: [(id: [UInt8], outputs: [TaprootOutput])], secrets: [SecureBytes]?) -> [[ReceivedOutput]] {
+        guard let secrets else { return transactions.map { _ in [] } }
+        let firstKeys = receiver.firstOutputKeys(secrets)
+        return transactions.indices.map { i in
+            let (id, outputs) = transactions[i]
+            let hits = receiver.scan(outputs: outputs.map(\.key), sharedSecret: secrets[i], firstKeys: firstKeys?[i])
+            return hits.map { hit in
+                let output = outputs[hit.output]
+                var received = ReceivedOutput(
+                    height: nil, txID: id, index: output.vout, amount: output.value, account: code,
+                    addressIndex: Self.addressIndex(label: hit.label), spendTag: Bitcoin.outpoint(id, UInt32(output.vout)),
+                    memo: hit.tweak, unlockTime: 0, isCoinbase: false, outputKey: [0x51, 0x20] + output.key)
+                received.isChange = hit.label == 0  // BIP352's change label
+                return received
+            }
+        }
     }
 
     /// What ties a scan state to these keys: both public keys and the labels.

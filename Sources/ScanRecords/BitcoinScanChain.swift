@@ -179,15 +179,27 @@ public struct BitcoinScanOptions: ParsableArguments {
             "With silent payments: look for labels 1 to n as well as change (0). (default: 0)", valueName: "n"))
     public var spLabels: UInt32 = 0
 
+    @Option(
+        help: ArgumentHelp(
+            "--chain bitcoin|litecoin: scan silent payment receivers in tweak records (JSON Lines, plain or zstd; - is stdin) instead of blocks.",
+            valueName: "file"))
+    public var tweaks: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "--chain bitcoin|litecoin with --blocks or --node: append the tweak records of every block scanned to this file (- is stdout, with no wallet); needs --birthday.",
+            valueName: "file"))
+    public var tweaksOut: String?
+
     public init() {}
 
     /// Refuses these options on a chain that is not Bitcoin's family.
     public func refuseGiven() throws {
         if mempool != nil || coinType != nil || gapLimit != 20 || rpcCookie != nil || rpcCredentials != nil || silentPayments
-            || spLabels != 0
+            || spLabels != 0 || tweaks != nil || tweaksOut != nil
         {
             throw ValidationError(
-                "--gap-limit, --coin-type, --mempool, --rpc-cookie, --rpc-credentials, --silent-payments and --sp-labels go with --chain bitcoin or litecoin"
+                "--gap-limit, --coin-type, --mempool, --rpc-cookie, --rpc-credentials, --silent-payments, --sp-labels, --tweaks and --tweaks-out go with --chain bitcoin or litecoin"
             )
         }
     }
@@ -273,9 +285,20 @@ public struct BitcoinScanChain<C: BitcoinFamily>: ScanChain {
         public let spentOutputs: Bool
     }
 
+    public static func claims(_ options: ScanOptions) -> Bool { options.bitcoin.tweaks == nil }
+
     public static func validate(_ options: ScanOptions) throws {
         let source = options.source
         try options.bitcoin.validate(C.self, network: options.network, node: source.node)
+        if options.bitcoin.tweaksOut != nil {
+            guard source.blocks != nil || source.node != nil else { throw ValidationError("--tweaks-out goes with --blocks or --node") }
+            guard options.hasBirthday else {
+                throw ValidationError("--tweaks-out needs --birthday: the first block to write tweak records of (0: all)")
+            }
+            if options.bitcoin.tweaksOut == "-" && options.namesAWallet {
+                throw ValidationError("--tweaks-out - writes the tweak records to stdout: give no wallet (or another file)")
+            }
+        }
         if source.lightwalletd != nil { throw ValidationError("--lightwalletd is Zcash's; a \(name) node's RPC address goes to --node") }
         if source.txs != nil {
             throw ValidationError("--txs is Monero's and Zcash's; \(name) mempool transactions come with --mempool FILE")
@@ -291,8 +314,28 @@ public struct BitcoinScanChain<C: BitcoinFamily>: ScanChain {
         self.options = options
     }
 
-    /// Whether a wallet scans for silent payments, so each block must come with what its inputs spend.
-    func spentOutputs(_ wallets: [GivenWallet<BitcoinScanner<C>>]) -> Bool { wallets.contains { $0.scanner.silentPayments != nil } }
+    /// Whether each block must come with what its inputs spend: a wallet scans for silent
+    /// payments, or tweak records are written.
+    func spentOutputs(_ wallets: [GivenWallet<BitcoinScanner<C>>]) -> Bool {
+        options.bitcoin.tweaksOut != nil || wallets.contains { $0.scanner.silentPayments != nil }
+    }
+
+    /// --tweaks-out: a keyless pass, its state named by the file, that appends each stored
+    /// block's tweak records to it (or to stdout), durably, before its batch commits.
+    public func recorders() throws -> [BlockRecorder<BitcoinScanner<C>>] {
+        guard let path = options.bitcoin.tweaksOut else { return [] }
+        let output = try TweakRecordFile(path)
+        return [
+            BlockRecorder(
+                name: "tweak records", scanner: BitcoinScanner(keyless: "tweak-records " + output.identity, network: reader.network)
+            ) {
+                stored in
+                var bytes = [UInt8]()
+                for (height, block) in stored { bytes += try TweakRecords.lines(block, height: height) }
+                try output.append(bytes)
+            }
+        ]
+    }
 
     public func fileSource(for wallets: [GivenWallet<BitcoinScanner<C>>]) throws -> (any BlockSource)? {
         try options.bitcoin.fileSource(blocks: options.source.blocks, network: reader.network, spentOutputs: spentOutputs(wallets))
@@ -307,3 +350,35 @@ public struct BitcoinScanChain<C: BitcoinFamily>: ScanChain {
 
 /// Its record words are the scanner's own members.
 extension BitcoinScanner: ChainRecords {}
+
+/// Where --tweaks-out appends: a file (created 0644: nothing in it is secret), or stdout.
+final class TweakRecordFile {
+    let stream: WalletRecords.OutputStream
+    /// What names its state: the file's device and inode, or "-".
+    let identity: String
+
+    init(_ path: String) throws {
+        if path == "-" {
+            (stream, identity) = (WalletRecords.OutputStream.standardOutput, "-")
+            return
+        }
+        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            throw CLIError.writeFailed(reason: "cannot open \(path) to append tweak records: \(String(cString: strerror(errno)))")
+        }
+        stream = WalletRecords.OutputStream(fd: fd)
+        guard let place = stream.filePosition() else {
+            throw CLIError.usage("--tweaks-out \(path) is not a regular file: give a file, or - for stdout")
+        }
+        identity = "\(place.device):\(place.inode)"
+    }
+
+    deinit { if identity != "-" { close(stream.fd) } }
+
+    /// Whole blocks in one write, synced.
+    func append(_ bytes: [UInt8]) throws {
+        guard !bytes.isEmpty else { return }
+        try stream.write(bytes)
+        try stream.sync()
+    }
+}

@@ -28,31 +28,36 @@ public struct ScanRun {
     /// block parts once per run.
     public func synchronize<R: ScanWalletReader>(
         _ pipeline: RecordPipeline, reader: R, wallets given: [GivenWallet<R.Scanner>],
-        source: (any BlockSource)?
+        recorders: [BlockRecorder<R.Scanner>] = [], source: (any BlockSource)?
     ) throws {
         typealias C = R.Scanner
         do {
             var initializer = WalletInitializer(birthday: birthday, stateDirectory: stateDirectory, source: source)
             initializer.chainWords = .init(keyRecordFields: reader.keyRecordFields, blockSources: reader.blockSources)
-            initializer.wallets = given.map {
-                WalletInitializer.Wallet(name: $0.name, stateName: $0.scanner.stateName, birthday: $0.birthday)
-            }
+            initializer.wallets =
+                given.map { WalletInitializer.Wallet(name: $0.name, stateName: $0.scanner.stateName, birthday: $0.birthday) }
+                + recorders.map { WalletInitializer.Wallet(name: $0.name, stateName: $0.scanner.stateName, birthday: nil) }
             let resolved = try initializer.resolve()
             let locks = try resolved.lock()
             defer { locks.release() }
 
+            let scanners = given.map { ($0.scanner, nil) } + recorders.map { ($0.scanner, Optional($0.record)) }
             let sync = try Synchronizer<C>(
-                wallets: zip(resolved.wallets, given).map {
-                    .init(name: $0.name, scanner: $1.scanner, statePath: $0.statePath, birthday: $0.birthday)
+                wallets: zip(resolved.wallets, scanners).map { resolved, scanner in
+                    var wallet = Synchronizer<C>.Wallet(
+                        name: resolved.name, scanner: scanner.0, statePath: resolved.statePath, birthday: resolved.birthday)
+                    wallet.stored = scanner.1
+                    return wallet
                 },
                 source: resolved.source)
             sync.maxReorgDepth = maxReorgDepth
             sync.rampsUp = true
             if rescan { try sync.resetToBirthday() }
             let books = Dictionary(uniqueKeysWithValues: given.map { ($0.name ?? "", AddressBook(scanner: $0.scanner)) })
-            let sink = StandardOutputSink(pipeline: pipeline, progress: progress, balanceOnChange: follow) { event, wallet in
+            let shown = StandardOutputSink(pipeline: pipeline, progress: progress, balanceOnChange: follow) { event, wallet in
                 EventRecords.record(event, chain: C.self, wallet: wallet, addresses: books[wallet ?? ""]!)
             }
+            let sink: any EventSink = recorders.isEmpty ? shown : UnshownSink(shown, hiding: Set(recorders.map(\.name)))
             var toldUnread = false
             repeat {
                 try sync.run(untilHeight: untilHeight, maxBlocks: maxBlocks, sink: sink)
@@ -75,10 +80,30 @@ public struct ScanRun {
                 try pipeline.flush()
                 if follow { Thread.sleep(forTimeInterval: interval) }
             } while follow
-            sink.endProgress()
+            shown.endProgress()
             try pipeline.flush()
         } catch let error as any WalletError {
             try pipeline.fail(error).exitIfFailed()
         }
+    }
+}
+
+/// A sink that shows nothing of some passes (recorders: a balance of no keys means nothing).
+final class UnshownSink: EventSink {
+    let inner: StandardOutputSink
+    let hidden: Set<String>
+
+    init(_ inner: StandardOutputSink, hiding hidden: Set<String>) { (self.inner, self.hidden) = (inner, hidden) }
+
+    func encode(_ event: ScanEvent, wallet: String?, id: Int64) -> [UInt8] { inner.encode(event, wallet: wallet, id: id) }
+    func write(_ bytes: [UInt8]) throws { try inner.write(bytes) }
+    func position() throws -> SinkPosition? { try inner.position() }
+    func contents(at position: SinkPosition, count: Int) throws -> (bytes: [UInt8], end: Int64)? {
+        try inner.contents(at: position, count: count)
+    }
+
+    func show(_ event: ScanEvent, wallet: String?) throws {
+        if let wallet, hidden.contains(wallet) { return }
+        try inner.show(event, wallet: wallet)
     }
 }

@@ -97,6 +97,7 @@ extension Synchronizer {
         }
         try slot.state.db.transaction {
             var events = [(height: Int, event: ScanEvent)]()
+            var stored = [(height: Int, block: Chain.Block)]()
             for i in blocks.indices where blocks[i].height >= from {
                 let block = try blamed { () throws(ScanError) in try parsed[i].get() }
                 let height = blocks[i].height
@@ -117,6 +118,7 @@ extension Synchronizer {
                 }
                 let (outputs, grew) = try widened(block, found: found[i]!.get(), slot: slot)
                 try store(block, height: height, found: outputs, slot: slot, into: &events)
+                if slot.stored != nil { stored.append((height, block)) }
                 if grew {
                     // The address table grew: scan the rest of the batch again with it.
                     let scanner = slot.scanner
@@ -130,6 +132,7 @@ extension Synchronizer {
             if fork == nil {
                 try slot.state.addAddresses(slot.scanner.takeNewAddresses())
                 try slot.state.setNextHeight(blocks.last!.height + 1)
+                try slot.stored?(stored)
             }
             let walletHeight = try slot.state.nextHeight
             try slot.state.enqueue(events) { event, id in

@@ -13,6 +13,10 @@ public final class Synchronizer<Chain: ChainScanner> {
         public let scanner: Chain
         public let statePath: String
         public let birthday: Int
+        /// Called with the blocks each batch stores, in order, before the batch commits: what
+        /// is written of them (tweak records) is never behind the state. A block may be given
+        /// again (a killed run's batch, a reorg's new branch from the fork on).
+        public var stored: (([(height: Int, block: Chain.Block)]) throws -> Void)?
 
         public init(name: String?, scanner: Chain, statePath: String, birthday: Int) {
             self.name = name
@@ -27,6 +31,7 @@ public final class Synchronizer<Chain: ChainScanner> {
         var scanner: Chain
         let state: ScanStateStore
         let birthday: Int
+        let stored: (([(height: Int, block: Chain.Block)]) throws -> Void)?
         /// Mempool receipts per account, counted in the balance as monero-wallet-rpc does.
         var pendingIncoming = [UInt32: UInt64]()
         /// The spend tags of stored outputs a mempool transaction spends: left out of the balance.
@@ -43,6 +48,7 @@ public final class Synchronizer<Chain: ChainScanner> {
             name = wallet.name
             scanner = wallet.scanner
             birthday = wallet.birthday
+            stored = wallet.stored
             state = try ScanStateStore(
                 path: wallet.statePath, walletID: wallet.scanner.stateID, birthday: wallet.birthday,
                 pools: wallet.scanner.addedPools.map(\.name))

@@ -125,6 +125,8 @@ struct ScanBlocksCommand: ParsableCommand {
         },
         ScanChainEntry(BitcoinScanChain<BitcoinMainChain>.self, server: bitcoinNode),
         ScanChainEntry(BitcoinScanChain<LitecoinChain>.self, server: bitcoinNode),
+        ScanChainEntry(TweakScanChain<BitcoinMainChain>.self),
+        ScanChainEntry(TweakScanChain<LitecoinChain>.self),
     ]
 
     static func bitcoinNode<C>(_ request: BitcoinScanChain<C>.ServerRequest) throws -> any BlockSource {
@@ -133,13 +135,14 @@ struct ScanBlocksCommand: ParsableCommand {
             spentOutputs: request.spentOutputs)
     }
 
-    var chainEntry: ScanChainEntry? { Self.chains.first { $0.name == chain } }
+    var chainEntry: ScanChainEntry? { Self.chains.first { $0.name == chain && $0.claims(options) } }
 
     /// What the chain is asked, from the command's options.
     var options: ScanOptions {
         var options = ScanOptions()
         (options.network, options.source, options.lookahead, options.bitcoin) = (network, source, lookahead, bitcoin)
         (options.walletNames, options.walletsFile, options.keyStore, options.keyOptions) = (walletNames, wallets, keyStore, keyOptions)
+        options.birthday = birthday
         return options
     }
 

@@ -199,6 +199,158 @@ final class SilentPaymentScanTests: XCTestCase {
         }
     }
 
+    /// Writes the tweak records of `data` as --tweaks-out does: a keyless pass whose stored
+    /// blocks are appended to `file` before each batch commits.
+    private func writeTweakRecords(_ data: [BlockData], to file: String, state: String) throws {
+        if !FileManager.default.fileExists(atPath: file) { FileManager.default.createFile(atPath: file, contents: nil) }
+        var writer = Synchronizer<BitcoinScanner<BitcoinMainChain>>.Wallet(
+            name: "writer", scanner: BitcoinScanner(keyless: "tweak-records", network: network), statePath: state, birthday: 0)
+        writer.stored = { stored in
+            let handle = try XCTUnwrap(FileHandle(forWritingAtPath: file))
+            defer { try? handle.close() }
+            try handle.seekToEnd()
+            for (height, block) in stored { try handle.write(contentsOf: Data(try TweakRecords.lines(block, height: height))) }
+        }
+        try Synchronizer(wallets: [writer], source: MemorySource(data)).run(sink: Sink())
+    }
+
+    /// Every case's receiver scanning tweak records of `file`, with its scan key alone.
+    private func runOnTweakRecords(_ all: [Case], file: String, prefix: String = "tw-") throws -> Sink {
+        let wallets = try all.enumerated().map { i, c in
+            Synchronizer<SilentPaymentTweakScanner<BitcoinMainChain>>.Wallet(
+                name: "case\(i)",
+                scanner: try SilentPaymentTweakScanner(
+                    BitcoinScanner<BitcoinMainChain>(
+                        silentPayments: try SilentPaymentWatch(keys: c.keys, labels: c.labels, testnet: true), network: network)),
+                statePath: "\(dir)/\(prefix)case\(i).db", birthday: 0)
+        }
+        let sink = Sink()
+        try Synchronizer(wallets: wallets, source: TweakRecordSource(path: file)).run(sink: sink)
+        return sink
+    }
+
+    private func receivedEvents(_ sink: Sink) -> [String] {
+        sink.events.compactMap { e in
+            guard case .received = e.event else { return nil }
+            return "\(e.wallet ?? "") \(e.event)"
+        }
+    }
+
+    /// Tweak records of the cases' blocks (the vectors' traps among them: inputs that do not
+    /// count, keys summing to infinity, no taproot output), written by a keyless pass, then
+    /// scanned by every receiver with its scan key alone: the outputs, tweaks, labels and
+    /// confirmations of a direct scan of the blocks, event for event. A block is one sp_block
+    /// record and one sp_tweak record per transaction with tweak data, no other.
+    func testTweakRecordsFindWhatTheBlocksDo() throws {
+        let all = try cases()
+        let (data, _) = blocks(all)
+        let direct = receivedEvents(try run(all, source: MemorySource(data)).sink)
+        XCTAssertGreaterThanOrEqual(direct.count, 32)
+        let file = "\(dir)/tweaks.jsonl"
+        try writeTweakRecords(data, to: file, state: "\(dir)/writer.db")
+        let lines = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n").map {
+            try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        let eligible = try all.filter { c in
+            var inputs = c.inputs
+            for k in inputs.indices { inputs[k].witness = try stack(c.witnesses[k]) }
+            return SilentPaymentTweak(inputs: inputs) != nil
+        }
+        XCTAssertLessThan(eligible.count, all.count)  // traps among them
+        XCTAssertEqual(lines.filter { $0["type"] as? String == "sp_block" }.map { $0["height"] as? Int }, (0...all.count).map { $0 })
+        XCTAssertEqual(lines.filter { $0["type"] as? String == "sp_tweak" }.count, eligible.count)
+        XCTAssertEqual(lines.count, all.count + 1 + eligible.count)
+        XCTAssertEqual(receivedEvents(try runOnTweakRecords(all, file: file)), direct)
+        // A second writer run finds the state current and writes nothing again.
+        let size = try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int
+        try writeTweakRecords(data, to: file, state: "\(dir)/writer.db")
+        XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int, size)
+    }
+
+    /// A reorg in the records (the branch after block 3 replaced, as a writer that followed the
+    /// node's reorg writes it): receivers roll back and read the new branch.
+    func testTweakRecordsFollowAReorgByHash() throws {
+        let all = try cases()
+        let (data, _) = blocks(all)
+        let (other, _) = blocks(all.prefix(3) + all.dropFirst(3).reversed())
+        XCTAssertEqual(other[3].claimedID, data[3].claimedID)
+        XCTAssertNotEqual(other[4].claimedID, data[4].claimedID)
+        let file = "\(dir)/reorg.jsonl"
+        try writeTweakRecords(Array(data.prefix(10)), to: file, state: "\(dir)/w1.db")
+        let first = try runOnTweakRecords(all, file: file, prefix: "r-")
+        XCTAssertFalse(first.events.contains { if case .reorg = $0.event { true } else { false } })
+        // The new branch from block 4, appended.
+        try writeTweakRecords(Array(other.prefix(12)), to: "\(dir)/branch.jsonl", state: "\(dir)/w2.db")
+        let branch = try String(contentsOfFile: "\(dir)/branch.jsonl", encoding: .utf8)
+        let fromFour = branch.split(separator: "\n", omittingEmptySubsequences: true).drop {
+            !($0.hasPrefix(#"{"type":"sp_block","v":1,"height":4,"#))
+        }
+        let handle = try XCTUnwrap(FileHandle(forWritingAtPath: file))
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data((fromFour.joined(separator: "\n") + "\n").utf8))
+        try handle.close()
+        let second = try runOnTweakRecords(all, file: file, prefix: "r-")
+        XCTAssertTrue(second.events.contains { if case .reorg(forkHeight: 3, _, _) = $0.event { true } else { false } })
+        // What the receivers hold is the new branch's: as a direct scan of it.
+        let direct = try run(all, source: MemorySource(Array(other.prefix(12))), prefix: "d-").sync
+        let tweaks = try runOnTweakRecords(all, file: file, prefix: "r-")
+        let balances = { (sink: Sink) in
+            sink.events.compactMap { e -> String? in
+                guard case .balance(let b) = e.event else { return nil }
+                return "\(e.wallet ?? "") \(b.total)"
+            }
+        }
+        let directSink = Sink()
+        try direct.run(sink: directSink)
+        XCTAssertEqual(balances(tweaks), balances(directSink))
+    }
+
+    /// Records that do not hold together are refused, naming the block and what is wrong.
+    func testMalformedTweakRecordsAreRefused() throws {
+        let all = try cases()
+        let (data, _) = blocks(Array(all.prefix(4)))
+        let file = "\(dir)/good.jsonl"
+        try writeTweakRecords(data, to: file, state: "\(dir)/w.db")
+        let good = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n").map(String.init)
+        let tweakLine = try XCTUnwrap(good.firstIndex { $0.contains(#""type":"sp_tweak""#) })
+        func refused(_ lines: [String]) throws -> String {
+            let path = "\(dir)/bad-\(UUID().uuidString).jsonl"
+            try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+            do {
+                _ = try runOnTweakRecords([all[0]], file: path, prefix: "bad-\(UUID().uuidString)-")
+                return "accepted"
+            } catch let error as ScanError { return error.message } catch { return "\(error)" }
+        }
+        let header = good[tweakLine - 1]
+        XCTAssertTrue(
+            try refused(Array(good.prefix(tweakLine))).hasSuffix(
+                "it ends inside block \(heightOf(header)), after 0 of its 1 tweak records: cut short? (a writer appends whole blocks)"))
+        var v2 = good
+        v2[tweakLine] = v2[tweakLine].replacingOccurrences(of: #""v":1"#, with: #""v":2"#)
+        XCTAssertEqual(
+            try refused(v2),
+            "tweak record 1 of block \(heightOf(header)): an sp_tweak record of another version than 1: written by a newer Satchel? Read it with that version"
+        )
+        var badPoint = good
+        badPoint[tweakLine] = badPoint[tweakLine].replacingOccurrences(of: #""tweak":"0"#, with: #""tweak":"5"#)
+        XCTAssertEqual(
+            try refused(badPoint),
+            "tweak record 1 of block \(heightOf(header)) is malformed: \"tweak\" is not a point of the curve (33 bytes, compressed)")
+        var otherBlock = good
+        otherBlock[tweakLine] = otherBlock[tweakLine].replacingOccurrences(of: #""height":\#(heightOf(header))"#, with: #""height":0"#)
+        XCTAssertEqual(
+            try refused(otherBlock),
+            "tweak record 1 of block \(heightOf(header)) is malformed: its \"height\" and \"block\" are not those of the sp_block record before it"
+        )
+        var unknown = good
+        unknown[0] = #"{"type":"received","v":1}"#
+        XCTAssertTrue(try refused(unknown).hasSuffix(#"line 1 is malformed: expected a tweak record of type "sp_block", found "received""#))
+    }
+
+    private func heightOf(_ header: String) -> Int {
+        (try? JSONSerialization.jsonObject(with: Data(header.utf8)) as? [String: Any])?["height"] as? Int ?? -1
+    }
+
     /// A silent payment wallet never reads a block without its spent outputs as "nothing here".
     func testABlockWithoutSpentOutputsIsAnError() throws {
         let all = try cases()

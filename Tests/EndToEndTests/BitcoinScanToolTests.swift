@@ -30,6 +30,55 @@ final class BitcoinScanToolTests: XCTestCase {
             "scan-blocks --chain bitcoin --birthday 0 --progress none --state-dir \(dir)/\(state) --blocks \(dir)/blocks.jsonl", stdin: key)
     }
 
+    /// --tweaks and --tweaks-out: what goes with what, said before anything is read; a block
+    /// without its spent outputs is never written as one that pays no one; a wallet with no
+    /// silent payment receiver cannot scan tweak records.
+    func testTweakRecordOptions() throws {
+        let base = "scan-blocks --chain bitcoin --progress none --state-dir \(dir)/t"
+        try Shell.lines([record(0, block)]).write(to: URL(fileURLWithPath: "\(dir)/blocks.jsonl"))
+        for (args, message) in [
+            (
+                "--blocks \(dir)/blocks.jsonl --tweaks-out \(dir)/tw.jsonl",
+                "--tweaks-out needs --birthday: the first block to write tweak records of (0: all)"
+            ),
+            ("--birthday 0 --tweaks-out \(dir)/tw.jsonl", "--tweaks-out goes with --blocks or --node"),
+            (
+                "--birthday 0 --blocks \(dir)/blocks.jsonl --tweaks-out - --key-file \(dir)/k.json",
+                "--tweaks-out - writes the tweak records to stdout: give no wallet (or another file)"
+            ),
+            (
+                "--birthday 0 --tweaks \(dir)/tw.jsonl --node 127.0.0.1:1",
+                "--tweaks is the block source: give no --blocks, --node, --txs or --mempool beside it"
+            ),
+            (
+                "--birthday 0 --tweaks -",
+                "--tweaks - reads the records from stdin: give the wallet with --wallet, --wallets, --key-file or --key-fd"
+            ),
+            (
+                "--birthday 0 --tweaks \(dir)/tw.jsonl --tweaks-out \(dir)/x",
+                "--tweaks-out writes what --blocks or --node give; --tweaks reads such records"
+            ),
+        ] {
+            let r = try Shell.run("\(base) \(args) < /dev/null")
+            XCTAssertEqual(r.status, 64, args + r.stderr)
+            XCTAssertTrue(r.stderr.contains(message), args + ": " + r.stderr)
+        }
+        let monero = try Shell.run("scan-blocks --tweaks \(dir)/tw.jsonl --birthday 0 < /dev/null")
+        XCTAssertEqual(monero.status, 64, monero.stderr)
+        XCTAssertTrue(monero.stderr.contains("--tweaks and --tweaks-out go with --chain bitcoin or litecoin"), monero.stderr)
+        // A block record without "spent": no tweak record is written, and the state stays.
+        let blind = try Shell.run("\(base) --birthday 0 --blocks \(dir)/blocks.jsonl --tweaks-out \(dir)/tw.jsonl < /dev/null")
+        XCTAssertEqual(blind.status, 65, blind.stderr)
+        XCTAssertTrue(
+            blind.stderr.contains("tweak records need what each input spends, and block 0 came without it (transaction "), blind.stderr)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: "\(dir)/tw.jsonl")), Data())
+        // An account key is no silent payment receiver.
+        try Data("{\"type\":\"sp_block\",\"v\":1}\n".utf8).write(to: URL(fileURLWithPath: "\(dir)/tw.jsonl"))
+        let xpub = try Shell.run("\(base) --birthday 0 --tweaks \(dir)/tw.jsonl", stdin: key)
+        XCTAssertEqual(xpub.status, 65, xpub.stderr)
+        XCTAssertTrue(xpub.stderr.contains("tweak records hold silent payments alone: give a silent payment receiver"), xpub.stderr)
+    }
+
     func testBadBlocks() throws {
         let good = block
         var flagged = good

@@ -183,6 +183,42 @@ final class SilentPaymentLiveTests: XCTestCase {
         let cookie = "--node 127.0.0.1:\(node.port) --rpc-cookie \(node.dir)/node/regtest/.cookie"
         XCTAssertEqual(try found(cookie, state: "rpc", confirmed: "419980000", spent: 0), expected)  // 0.5 + 0.7 + 0.9999 + 1.9999 LTC
 
+        // Tweak records: a pass with no wallet writes them from the node; the receiver, with
+        // its scan key alone, finds in them what it found in the blocks, record for record.
+        let keyFile = "\(node.dir)/watch.json"
+        XCTAssertTrue(FileManager.default.createFile(atPath: keyFile, contents: record, attributes: [.posixPermissions: 0o600]))
+        let tweakFile = "\(node.dir)/tweaks.jsonl"
+        let writeTweaks = "scan-blocks --chain litecoin --network regtest --birthday 0 --state-dir \(node.dir)/writer"
+        let written = try Shell.run("\(writeTweaks) --tweaks-out \(tweakFile) \(cookie) < /dev/null")
+        XCTAssertEqual(written.status, 0, written.stderr)
+        XCTAssertEqual(written.stdout, Data())
+        func receivedRecords(_ source: String, state: String) throws -> [String] {
+            let r = try Shell.run(
+                "scan-blocks --chain litecoin --network regtest --birthday 0 --sp-labels 1 --state-dir \(node.dir)/\(state) --key-file \(keyFile) \(source)"
+            )
+            XCTAssertEqual(r.status, 0, r.stderr)
+            return try r.records.filter { $0["type"] as? String == "received" }.map { event in
+                var e = event
+                e["event_id"] = nil
+                return String(decoding: try JSONSerialization.data(withJSONObject: e, options: .sortedKeys), as: UTF8.self)
+            }
+        }
+        let direct = try receivedRecords(cookie, state: "rpc-direct")
+        XCTAssertEqual(direct.count, expected.count)
+        XCTAssertEqual(try receivedRecords("--tweaks \(tweakFile)", state: "tweaks"), direct)
+        XCTAssertEqual(try found("--tweaks \(tweakFile)", state: "tweaks-2", confirmed: "419980000", spent: 0), expected)
+        // In a pipe: the writer's stdout into the receiver's scan.
+        let piped = try Shell.run(
+            "set -o pipefail; \(writeTweaks)-pipe --tweaks-out - \(cookie) < /dev/null | scan-blocks --chain litecoin --network regtest --birthday 0 --sp-labels 1 --state-dir \(node.dir)/piped --key-file \(keyFile) --tweaks -"
+        )
+        XCTAssertEqual(piped.status, 0, piped.stderr)
+        XCTAssertEqual(
+            try piped.records.filter { $0["type"] as? String == "received" }.map { event in
+                var e = event
+                e["event_id"] = nil
+                return String(decoding: try JSONSerialization.data(withJSONObject: e, options: .sortedKeys), as: UTF8.self)
+            }, direct)
+
         // Bitcoin Core 23's getblock HASH 3, which litecoind 0.21 lacks: scripts/core-getblock3.py
         // answers it in front of the node as Core does. The prevouts come with each block and no
         // spent transaction is asked for; a block without undo data (Core gives no prevouts) is
@@ -293,8 +329,31 @@ final class SilentPaymentLiveTests: XCTestCase {
         try cli("generatetoaddress", "1", miner)
         XCTAssertEqual((try json("getrawtransaction", spendTx, "true") as! [String: Any])["confirmations"] as? Int, 1)
 
+        // The writer's next run appends the blocks since; then, from the node's files, another
+        // file of the same bytes.
+        let more = try Shell.run("\(writeTweaks) --tweaks-out \(tweakFile) \(cookie) < /dev/null")
+        XCTAssertEqual(more.status, 0, more.stderr)
+        let tipNow = Int(try cli("getblockcount"))!
         try node.stop()
         XCTAssertEqual(try found("--blocks \(node.dir)/node/regtest/blocks", state: "files", confirmed: "249990000", spent: 2), expected)
+        let fromFiles = try Shell.run(
+            "\(writeTweaks)-files --tweaks-out \(node.dir)/tweaks-files.jsonl --blocks \(node.dir)/node/regtest/blocks < /dev/null")
+        XCTAssertEqual(fromFiles.status, 0, fromFiles.stderr)
+        let tweakBytes = try Data(contentsOf: URL(fileURLWithPath: tweakFile))
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: "\(node.dir)/tweaks-files.jsonl")), tweakBytes)
+        let lines = String(decoding: tweakBytes, as: UTF8.self).split(separator: "\n")
+        let blockCount = lines.filter { $0.hasPrefix(#"{"type":"sp_block""#) }.count
+        XCTAssertEqual(blockCount, tipNow + 1)
+        print("tweak records: \(tweakBytes.count) bytes for \(blockCount) blocks and \(lines.count - blockCount) eligible transactions")
+        // The spend is not in the records (no inputs): the receiver still counts the spent
+        // outputs, and says its spends are not known.
+        let last = try Shell.run(
+            "scan-blocks --chain litecoin --network regtest --birthday 0 --sp-labels 1 --state-dir \(node.dir)/tweaks --key-file \(keyFile) --tweaks \(tweakFile)"
+        )
+        XCTAssertEqual(last.status, 0, last.stderr)
+        let balance = last.records.last { $0["type"] as? String == "balance" }
+        XCTAssertEqual(balance?["confirmed"] as? String, "419980000")
+        XCTAssertEqual(balance?["spends_known"] as? Bool, false)
     }
 
     /// BIP375: sign-tx pays the receiver's tsp1 address from the sender's BIP86 input (a
