@@ -141,6 +141,7 @@ bench:
 	python3 bench/zcash_ironwood.py --bin "$$(swift build -c release --show-bin-path)"
 	python3 bench/bitcoin_scan.py --bin "$$(swift build -c release --show-bin-path)"
 	python3 bench/silent_payments.py --bin "$$(swift build -c release --show-bin-path)"
+	python3 bench/tweak_records.py --bin "$$(swift build -c release --show-bin-path)"
 	python3 bench/psbt_sign.py --bin "$$(swift build -c release --show-bin-path)"
 	python3 bench/pczt_sign.py --bin "$$(swift build -c release --show-bin-path)"
 	python3 bench/ur_decode.py --bin "$$(swift build -c release --show-bin-path)"

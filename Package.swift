@@ -206,7 +206,7 @@ let package = Package(
         // Every parser's libFuzzer target (docs/RELIABILITY.md). A plain build replays inputs;
         // `make fuzz` builds it apart (.build-fuzz) with -sanitize=fuzzer,address -DFUZZING.
         .executableTarget(name: "satchel-fuzz", dependencies: [
-            "WalletCrypto", "WalletFiles", "ZcashScan", "MoneroScan", "KeySources", "DeriveRecords", "ScanRecords", "WalletRecords", "WalletKeys", "WalletCore", "Monero", "Zcash", "BitcoinScan", "Bitcoin", "Ethereum", "WalletCard", "WalletKeyStore", "WalletUR",
+            "WalletCrypto", "WalletFiles", "WalletScan", "ZcashScan", "MoneroScan", "KeySources", "DeriveRecords", "ScanRecords", "WalletRecords", "WalletKeys", "WalletCore", "Monero", "Zcash", "BitcoinScan", "Bitcoin", "Ethereum", "WalletCard", "WalletKeyStore", "WalletUR",
         ], path: "Fuzz", exclude: ["corpus", "make-seeds.py"]),
 
         .target(name: "SatchelTestSupport", path: "Tests/SatchelTestSupport"),

@@ -2,6 +2,7 @@ import Bitcoin
 import BitcoinScan
 import WalletCore
 import WalletKeys
+import WalletScan
 import WalletCrypto
 
 /// Bitcoin-family data: transactions and blocks (Litecoin's MWEB among them) as the scanner
@@ -20,7 +21,27 @@ enum BitcoinTargets {
         FuzzTarget(
             name: "silent-payment", covers: "sp1/tsp1 addresses; BIP352 inputs (scriptSig, witness, spent script) to tweak data",
             run: silentPayment),
+        FuzzTarget(
+            name: "tweak-records", covers: "scan-blocks --tweaks: a block's sp_block record and its sp_tweak records (one a line)",
+            run: tweakRecords),
     ]
+
+    /// A block of tweak records (the first line its sp_block record, the others its sp_tweak
+    /// records) is read whole or refused: what is read holds a record per line, a point per
+    /// tweak, and outputs in growing vout order.
+    static func tweakRecords(_ bytes: [UInt8]) {
+        let lines = bytes.split(separator: 0x0A, omittingEmptySubsequences: false).map(Array.init)
+        guard let first = lines.first else { return }
+        let data = BlockData(height: 7, blob: first, transactions: Array(lines.dropFirst()), claimedID: nil)
+        guard case .success(let block) = SilentPaymentTweakScanner<BitcoinMainChain>.parse(data) else { return }
+        holds(block.transactions.count == lines.count - 1, "a tweak record was dropped")
+        holds(block.id.count == 32 && block.previousID.count == 32, "a block id that is not 32 bytes")
+        for tx in block.transactions {
+            holds(tx.tweak.compressed.count == 33 && tx.id.count == 32, "a tweak that is not a point, or a txid not 32 bytes")
+            holds(!tx.outputs.isEmpty && zip(tx.outputs, tx.outputs.dropFirst()).allSatisfy { $0.vout < $1.vout }, "outputs out of order")
+            holds(tx.outputs.allSatisfy { $0.key.count == 32 }, "an output key that is not 32 bytes")
+        }
+    }
 
     /// Undo records and the spent scripts in them; every script read is one a node could have
     /// spent (a special form decompressed, or the bytes as stored).

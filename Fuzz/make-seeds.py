@@ -155,6 +155,11 @@ _g = binascii.unhexlify("0279be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f28
 seed("silent-payment", bytes([0x01, 22, 0, 1]) + bytes([0x00, 0x14]) + bytes(20) + bytes([33]) + _g
      + bytes([34, 0, 1]) + bytes([0x51, 0x20]) + _g[1:] + bytes([64]) + bytes(64))
 # Undo data: one transaction, one P2PKH coin at height 10 (a dummy after the height code).
+_block = "6e1f" * 16
+_tweak = ('{"type":"sp_tweak","v":1,"height":7,"block":"%s","txid":"%s","tweak":"0279be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798","outputs":[{"vout":0,"key":"%s","value":"1000"},{"vout":2,"key":"%s","value":"5"}]}'
+          % (_block, "ab" * 32, "11" * 32, "22" * 32))
+seed("tweak-records", '{"type":"sp_block","v":1,"height":7,"hash":"%s","prev":"%s","tweaks":1}\n%s' % (_block, "00" * 32, _tweak))
+seed("tweak-records", '{"type":"sp_block","v":1,"height":7,"hash":"%s","prev":"%s","tweaks":0}' % (_block, "00" * 32))
 seed("bitcoin-undo", bytes([0x02]) + bytes([1, 1, 20, 0, 5, 0]) + bytes(20))
 seed("bitcoin-undo", bytes([0x00]) + bytes.fromhex("f9beb4d9") + (27).to_bytes(4, "little") + bytes([1, 1, 20, 0, 5, 0]) + bytes(21) + bytes(32))
 seed("bitcoin-tx", bytes([0x00]) + binascii.unhexlify(json.loads(text("psbt", "bip174-roles.json"))["extracted_hex"]))

@@ -31,6 +31,13 @@ if arguments.count >= 2 && arguments[1] == "silent-payments" {
         transactions: arguments.count > 2 ? Int(arguments[2]) ?? 10_000 : 10_000, rounds: arguments.count > 3 ? Int(arguments[3]) ?? 7 : 7)
     exit(0)
 }
+// `bitcoin-bench sp-tweak-records [n [rounds]]`: tweak records written, read and scanned,
+// against a scan of the blocks themselves (TweakRecordBench.swift).
+if arguments.count >= 2 && arguments[1] == "sp-tweak-records" {
+    try tweakRecordBench(
+        transactions: arguments.count > 2 ? Int(arguments[2]) ?? 10_000 : 10_000, rounds: arguments.count > 3 ? Int(arguments[3]) ?? 7 : 7)
+    exit(0)
+}
 // `bitcoin-bench sp-labels`: what each label of --sp-labels costs the scan (LabelBench.swift).
 if arguments.count == 2 && arguments[1] == "sp-labels" {
     try labelBench()
