@@ -8,7 +8,10 @@
 #   3. offline: `sign-tx` adds the ECDH share and its proof, computes the output's script, shows
 #      it beside the address, signs and finalizes; the machine needs no network;
 #   4. online: the transaction is broadcast; `scan-blocks` finds it in the node's mempool
-#      (pending), then in a block.
+#      (pending), then in a block;
+#   5. for light receivers: a pass with no wallet writes the blocks' tweak records (into a pipe
+#      here; a file, copied elsewhere, as well), and the receiver finds the payment in them with
+#      its scan key alone.
 #
 # The keys are BIP39's public test phrases: never fund them.
 set -euo pipefail
@@ -84,3 +87,10 @@ scan | summarize
 cli generatetoaddress 1 "$miner" > /dev/null
 echo "mined:"
 scan | summarize
+
+# 5. Tweak records: written from the node with no wallet, read with the scan key alone.
+echo "from tweak records:"
+scan-blocks --chain litecoin --network regtest --birthday 0 --state-dir "$work/writer" --node "127.0.0.1:$port" \
+  --rpc-cookie "$work/node/regtest/.cookie" --tweaks-out - < /dev/null |
+  scan-blocks --chain litecoin --network regtest --birthday 0 --state-dir "$work/light" --key-file "$work/receiver.jsonl" \
+    --tweaks - | summarize
