@@ -330,8 +330,12 @@ public struct BitcoinScanChain<C: BitcoinFamily>: ScanChain {
                 name: "tweak records", scanner: BitcoinScanner(keyless: "tweak-records " + output.identity, network: reader.network)
             ) {
                 stored in
+                // input_hash·A of every eligible transaction: on every core, as the parse.
+                let parts = ParallelMap.map(stored.map { ($0.height, $0.block) }) { height, block in
+                    Result { () throws(ScanError) in try TweakRecords.lines(block, height: height) }
+                }
                 var bytes = [UInt8]()
-                for (height, block) in stored { bytes += try TweakRecords.lines(block, height: height) }
+                for part in parts { bytes += try part.get() }
                 try output.append(bytes)
             }
         ]

@@ -154,6 +154,9 @@ if which == "all" || which == "silent-payment" {
         precondition(
             receiver.scan(outputs: outputs, sharedSecret: secrets[2], firstKeys: first?[2]).count == found.count, "the \(path) scan differs"
         )
+        // A light receiver's (scan-blocks --tweaks): b_scan·(input_hash·A), one scalar for all lanes.
+        let fromRecords = try! receiver.sharedSecrets(tweakPoints: [tweak.point, tweak.point], path: path)
+        precondition(receiver.scan(outputs: outputs, sharedSecret: fromRecords[1]).count == found.count, "the \(path) record scan differs")
         let scalars = SecureBytes(secrets.flatMap { SilentPayment.sharedSecretTweak($0.bytes, 0) })
         precondition(Secp256k1Batch.kernelGeneratorSums(scalars: scalars, addends: [keys.spendPublicKey], path: path) != nil)
         paths.append(path.rawValue)
