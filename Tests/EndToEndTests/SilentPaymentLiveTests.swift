@@ -203,8 +203,12 @@ final class SilentPaymentLiveTests: XCTestCase {
                 return String(decoding: try JSONSerialization.data(withJSONObject: e, options: .sortedKeys), as: UTF8.self)
             }
         }
-        let direct = try receivedRecords(cookie, state: "rpc-direct")
+        // The receiver's own scan writes them too, beside its events: the same bytes.
+        let direct = try receivedRecords("\(cookie) --tweaks-out \(node.dir)/tweaks-beside.jsonl", state: "rpc-direct")
         XCTAssertEqual(direct.count, expected.count)
+        XCTAssertEqual(
+            try Data(contentsOf: URL(fileURLWithPath: "\(node.dir)/tweaks-beside.jsonl")),
+            try Data(contentsOf: URL(fileURLWithPath: tweakFile)))
         XCTAssertEqual(try receivedRecords("--tweaks \(tweakFile)", state: "tweaks"), direct)
         XCTAssertEqual(try found("--tweaks \(tweakFile)", state: "tweaks-2", confirmed: "419980000", spent: 0), expected)
         // In a pipe: the writer's stdout into the receiver's scan.
