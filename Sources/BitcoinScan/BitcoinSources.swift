@@ -11,17 +11,12 @@ import WalletScan
 /// as `FileChain` says.
 public final class BitcoinRecordSource: BlockSource, @unchecked Sendable {  // every use holds `lock`
     private let lock = NSLock()
-    private let path: String
     private let mempoolPath: String?
-    private var lines: LineStream
-    private var chain = FileChain()
-    private var firstHeight: Int?
-    private var held: BlockData?
+    private let file: FileBlockBatches
 
     public init(path: String, mempoolPath: String?) throws {
-        self.path = path
         self.mempoolPath = mempoolPath
-        lines = try LineStream(path: path)
+        file = try FileBlockBatches(path: path, what: "the chain")
     }
 
     public func chainHeight() throws -> Int? { nil }
@@ -29,37 +24,12 @@ public final class BitcoinRecordSource: BlockSource, @unchecked Sendable {  // e
     public func blocks(from height: Int, count: Int) throws -> [BlockData] {
         lock.lock()
         defer { lock.unlock() }
-        if try chain.mustReread(from: height, holding: held != nil, path: path, what: "the chain") {
-            lines = try LineStream(path: path)
-            (held, chain) = (nil, FileChain())
-        }
-        var batch = FileBatch(from: height, count: count)
-        while !batch.isFull {
-            let block: BlockData, switched: Bool
-            if let kept = held {
-                (block, switched) = (kept, false)
-                held = nil
-            } else {
-                guard let read = try nextRecord() else { break }
-                (block, switched) = read
-            }
-            if firstHeight == nil {
-                firstHeight = block.height
-                guard block.height <= height else {
-                    throw ScanError.unsupported("\(lines.name) starts at block \(block.height), after the birthday \(height)")
-                }
-            }
-            guard batch.add(block, switched: switched) else {
-                held = block
-                break
-            }
-        }
-        return batch.result
+        return try file.blocks(from: height, count: count, next: Self.nextRecord)
     }
 
     /// The next block record, checked for order and form, and whether it switches to another
     /// branch; the hex is decoded, not parsed.
-    private func nextRecord() throws -> (BlockData, switched: Bool)? {
+    private static func nextRecord(_ lines: LineStream, _ chain: inout FileChain) throws -> (BlockData, switched: Bool)? {
         guard let (number, line) = try lines.next() else { return nil }
         let what = "\(lines.name) line \(number)"
         let record = try FileRecords.object(line, what: what)

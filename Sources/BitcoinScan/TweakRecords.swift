@@ -174,53 +174,21 @@ public struct TweakTransaction: ChainTransaction {
 /// raw block records are.
 public final class TweakRecordSource: BlockSource, @unchecked Sendable {  // every use holds `lock`
     private let lock = NSLock()
-    private let path: String
-    private var lines: LineStream
-    private var chain = FileChain()
-    private var firstHeight: Int?
-    private var held: BlockData?
+    private let file: FileBlockBatches
 
-    public init(path: String) throws {
-        self.path = path
-        lines = try LineStream(path: path)
-    }
+    public init(path: String) throws { file = try FileBlockBatches(path: path, what: "the tweak records") }
 
     public func chainHeight() throws -> Int? { nil }
 
     public func blocks(from height: Int, count: Int) throws -> [BlockData] {
         lock.lock()
         defer { lock.unlock() }
-        if try chain.mustReread(from: height, holding: held != nil, path: path, what: "the tweak records") {
-            lines = try LineStream(path: path)
-            (held, chain) = (nil, FileChain())
-        }
-        var batch = FileBatch(from: height, count: count)
-        while !batch.isFull {
-            let block: BlockData, switched: Bool
-            if let kept = held {
-                (block, switched) = (kept, false)
-                held = nil
-            } else {
-                guard let read = try nextBlock() else { break }
-                (block, switched) = read
-            }
-            if firstHeight == nil {
-                firstHeight = block.height
-                guard block.height <= height else {
-                    throw ScanError.unsupported("\(lines.name) starts at block \(block.height), after the birthday \(height)")
-                }
-            }
-            guard batch.add(block, switched: switched) else {
-                held = block
-                break
-            }
-        }
-        return batch.result
+        return try file.blocks(from: height, count: count, next: Self.nextBlock)
     }
 
     /// The next block: its `sp_block` record and the `tweaks` records after it, as lines for
     /// the parser (on every core); whether it switches to another branch.
-    private func nextBlock() throws -> (BlockData, switched: Bool)? {
+    private static func nextBlock(_ lines: LineStream, _ chain: inout FileChain) throws -> (BlockData, switched: Bool)? {
         guard let (number, line) = try lines.next() else { return nil }
         let what = "\(lines.name) line \(number)"
         let header = try TweakRecords.header(line, what: what)

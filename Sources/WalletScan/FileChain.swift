@@ -103,6 +103,59 @@ package struct FileBatch {
     }
 }
 
+/// A JSON Lines file of blocks read into batches as `FileChain` says, for a source of one
+/// block per record or group of records (raw Bitcoin blocks, tweak records): read again from
+/// its start when a batch begins before what was read, a block read ahead held for the next
+/// batch, and a file that starts after the height asked for refused. Not thread-safe: its
+/// source holds a lock.
+package final class FileBlockBatches {
+    private let path: String
+    private let what: String
+    private var lines: LineStream
+    private var chain = FileChain()
+    private var firstHeight: Int?
+    private var held: BlockData?
+
+    /// `what`: what the file holds, for messages ("the tweak records").
+    package init(path: String, what: String) throws {
+        (self.path, self.what) = (path, what)
+        lines = try LineStream(path: path)
+    }
+
+    /// Blocks from `height`, at most `count`; `next` reads one block from the lines and admits
+    /// it to the chain (whether it switches to another branch), nil at the end.
+    package func blocks(
+        from height: Int, count: Int, next: (LineStream, inout FileChain) throws -> (BlockData, switched: Bool)?
+    ) throws -> [BlockData] {
+        if try chain.mustReread(from: height, holding: held != nil, path: path, what: what) {
+            lines = try LineStream(path: path)
+            (held, chain) = (nil, FileChain())
+        }
+        var batch = FileBatch(from: height, count: count)
+        while !batch.isFull {
+            let block: BlockData, switched: Bool
+            if let kept = held {
+                (block, switched) = (kept, false)
+                held = nil
+            } else {
+                guard let read = try next(lines, &chain) else { break }
+                (block, switched) = read
+            }
+            if firstHeight == nil {
+                firstHeight = block.height
+                guard block.height <= height else {
+                    throw ScanError.unsupported("\(lines.name) starts at block \(block.height), after the birthday \(height)")
+                }
+            }
+            guard batch.add(block, switched: switched) else {
+                held = block
+                break
+            }
+        }
+        return batch.result
+    }
+}
+
 /// Records of a JSON Lines chain file, for every chain's file source.
 package enum FileRecords {
     /// One JSON Lines record, or the error naming its line.
