@@ -325,23 +325,23 @@ final class SilentPaymentScanTests: XCTestCase {
         XCTAssertTrue(
             try refused(Array(good.prefix(tweakLine))).hasSuffix(
                 "it ends inside block \(heightOf(header)), after 0 of its 1 tweak records: cut short? (a writer appends whole blocks)"))
-        var v2 = good
-        v2[tweakLine] = v2[tweakLine].replacingOccurrences(of: #""v":1"#, with: #""v":2"#)
-        XCTAssertEqual(
-            try refused(v2),
-            "tweak record 1 of block \(heightOf(header)): an sp_tweak record of another version than 1: written by a newer Satchel? Read it with that version"
-        )
-        var badPoint = good
-        badPoint[tweakLine] = badPoint[tweakLine].replacingOccurrences(of: #""tweak":"0"#, with: #""tweak":"5"#)
-        XCTAssertEqual(
-            try refused(badPoint),
-            "tweak record 1 of block \(heightOf(header)) is malformed: \"tweak\" is not a point of the curve (33 bytes, compressed)")
-        var otherBlock = good
-        otherBlock[tweakLine] = otherBlock[tweakLine].replacingOccurrences(of: #""height":\#(heightOf(header))"#, with: #""height":0"#)
-        XCTAssertEqual(
-            try refused(otherBlock),
-            "tweak record 1 of block \(heightOf(header)) is malformed: its \"height\" and \"block\" are not those of the sp_block record before it"
-        )
+        let h = heightOf(header), place = "tweak record 1 of block \(h)"
+        for (from, to, message) in [
+            (
+                #""v":1"#, #""v":2"#,
+                "\(place): an sp_tweak record of another version than 1: written by a newer Satchel? Read it with that version"
+            ),
+            (#""tweak":"0"#, #""tweak":"5"#, "\(place) is malformed: \"tweak\" is not a point of the curve (33 bytes, compressed)"),
+            (
+                #""height":\#(h)"#, #""height":0"#,
+                "\(place) is malformed: its \"height\" and \"block\" are not those of the sp_block record before it"
+            ),
+        ] {
+            var lines = good
+            lines[tweakLine] = lines[tweakLine].replacingOccurrences(of: from, with: to)
+            XCTAssertNotEqual(lines, good)
+            XCTAssertEqual(try refused(lines), message)
+        }
         var unknown = good
         unknown[0] = #"{"type":"received","v":1}"#
         XCTAssertTrue(try refused(unknown).hasSuffix(#"line 1 is malformed: expected a tweak record of type "sp_block", found "received""#))
