@@ -295,6 +295,11 @@ public struct BitcoinScanChain<C: BitcoinFamily>: ScanChain {
             guard options.hasBirthday else {
                 throw ValidationError("--tweaks-out needs --birthday: the first block to write tweak records of (0: all)")
             }
+            if options.rescan {
+                throw ValidationError(
+                    "--rescan with --tweaks-out would append the chain again after what its readers have read: write a new file instead (its state is its own)"
+                )
+            }
             if options.bitcoin.tweaksOut == "-" && options.namesAWallet {
                 throw ValidationError("--tweaks-out - writes the tweak records to stdout: give no wallet (or another file)")
             }

@@ -17,6 +17,8 @@ public struct ScanOptions {
     public var keyOptions = KeyOptions()
     /// --birthday, when given (for the chains' checks; the run takes it from `ScanRun`).
     public var birthday: Int?
+    /// --rescan (for the chains' checks; the run takes it from `ScanRun`).
+    public var rescan = false
 
     public init() {}
 

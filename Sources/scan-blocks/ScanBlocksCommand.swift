@@ -142,7 +142,7 @@ struct ScanBlocksCommand: ParsableCommand {
         var options = ScanOptions()
         (options.network, options.source, options.lookahead, options.bitcoin) = (network, source, lookahead, bitcoin)
         (options.walletNames, options.walletsFile, options.keyStore, options.keyOptions) = (walletNames, wallets, keyStore, keyOptions)
-        options.birthday = birthday
+        (options.birthday, options.rescan) = (birthday, rescan)
         return options
     }
 

@@ -43,6 +43,10 @@ final class BitcoinScanToolTests: XCTestCase {
             ),
             ("--birthday 0 --tweaks-out \(dir)/tw.jsonl", "--tweaks-out goes with --blocks or --node"),
             (
+                "--birthday 0 --blocks \(dir)/blocks.jsonl --tweaks-out \(dir)/tw.jsonl --rescan",
+                "--rescan with --tweaks-out would append the chain again after what its readers have read: write a new file instead (its state is its own)"
+            ),
+            (
                 "--birthday 0 --blocks \(dir)/blocks.jsonl --tweaks-out - --key-file \(dir)/k.json",
                 "--tweaks-out - writes the tweak records to stdout: give no wallet (or another file)"
             ),
