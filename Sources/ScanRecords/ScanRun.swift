@@ -88,14 +88,21 @@ public struct ScanRun {
     }
 }
 
-/// A sink that shows nothing of some passes (recorders: a balance of no keys means nothing).
+/// A sink that writes and shows nothing of some passes (recorders: a balance of no keys, or
+/// the reorg they followed, means nothing to the wallets' reader).
 final class UnshownSink: EventSink {
     let inner: StandardOutputSink
     let hidden: Set<String>
 
     init(_ inner: StandardOutputSink, hiding hidden: Set<String>) { (self.inner, self.hidden) = (inner, hidden) }
 
-    func encode(_ event: ScanEvent, wallet: String?, id: Int64) -> [UInt8] { inner.encode(event, wallet: wallet, id: id) }
+    func encode(_ event: ScanEvent, wallet: String?, id: Int64) -> [UInt8] {
+        guard let wallet, hidden.contains(wallet) else { return inner.encode(event, wallet: wallet, id: id) }
+        if case .reorg(let fork, _, _) = event {
+            inner.pipeline.warn("\(wallet): the chain changed after block \(fork): its new branch is written from block \(fork + 1) on")
+        }
+        return []
+    }
     func write(_ bytes: [UInt8]) throws { try inner.write(bytes) }
     func position() throws -> SinkPosition? { try inner.position() }
     func contents(at position: SinkPosition, count: Int) throws -> (bytes: [UInt8], end: Int64)? {

@@ -501,11 +501,30 @@ final class SilentPaymentLiveTests: XCTestCase {
         // Block 103: X alone; then it is invalidated and block 103' holds Y alone, and the
         // branch grows past it (X, back in the mempool, is mined again in 104').
         let first = (try json("generateblock", miner, #"["\#(x)"]"#) as! [String: Any])["hash"] as! String
+        // Tweak records written before and after the reorg: the writer follows it, writing the
+        // new branch from the fork on.
+        let writeTweaks =
+            "scan-blocks --chain litecoin --network regtest --birthday 0 --state-dir \(node.dir)/writer --tweaks-out \(node.dir)/tweaks.jsonl --node 127.0.0.1:\(node.port) --rpc-cookie \(node.dir)/node/regtest/.cookie < /dev/null"
+        let before = try Shell.run(writeTweaks)
+        XCTAssertEqual(before.status, 0, before.stderr)
         try cli("invalidateblock", first)
         let second = (try json("generateblock", miner, #"["\#(Hex.encode(y.serialized()))"]"#) as! [String: Any])["hash"] as! String
         try cli("generatetoaddress", "2", miner)
         XCTAssertEqual(try cli("getblockhash", "103"), second)
         XCTAssertNotEqual(first, second)
+        let after = try Shell.run(writeTweaks)
+        XCTAssertEqual(after.status, 0, after.stderr)
+        XCTAssertEqual(after.stdout, Data())
+        XCTAssertEqual(
+            after.stderr,
+            "scan-blocks: warning: tweak records: the chain changed after block 102: its new branch is written from block 103 on\n")
+        let written = try String(contentsOfFile: "\(node.dir)/tweaks.jsonl", encoding: .utf8).split(separator: "\n").compactMap {
+            try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        let blockRecords = written.filter { $0["type"] as? String == "sp_block" }
+        XCTAssertEqual(blockRecords.map { $0["height"] as? Int }, (0...103).map { $0 } + [103, 104, 105])
+        XCTAssertEqual(blockRecords[103]["hash"] as? String, first)
+        XCTAssertEqual(blockRecords[104]["hash"] as? String, second)
         // What the node says each block of its chain spends, as JSON Lines.
         let tip = Int(try cli("getblockcount"))!
         var lines = [String]()
@@ -541,6 +560,9 @@ final class SilentPaymentLiveTests: XCTestCase {
         let fromFiles = try scan("--blocks \(node.dir)/node/regtest/blocks", state: "files")
         XCTAssertEqual(fromFiles.received, fromRecords.received)
         XCTAssertEqual(fromFiles.balance, fromRecords.balance)
+        let fromTweaks = try scan("--tweaks \(node.dir)/tweaks.jsonl", state: "tweaks")
+        XCTAssertEqual(fromTweaks.received, fromRecords.received)
+        XCTAssertEqual(fromTweaks.balance, fromRecords.balance)
         // Both payments, Y's in block 103' and X's in 104'.
         XCTAssertEqual(fromRecords.received.count, 2)
         XCTAssertEqual(fromRecords.balance, "199980000")
