@@ -115,6 +115,41 @@ final class SignTxSilentPaymentToolTests: XCTestCase {
         XCTAssertEqual(r.records[1]["psbt"] as? String, signed.base64)
     }
 
+    /// Over QR as over a file: the unsigned PSBT as UR and as BBQr frames, signed offline, the
+    /// answer's frames read back: the same summary, scripts and signature as from the file
+    /// (the shares' proofs take fresh randomness, so the PSBTs differ there alone).
+    func testOverQRFrames() throws {
+        try Data(try psbt(foreign: false).serialized()).write(to: URL(fileURLWithPath: dir + "/unsigned.psbt"))
+        let key = try keyFile()
+        let file = try Shell.run("unshare --net sign-tx --key-file \(key) --in \(dir)/unsigned.psbt --max-fee 5000")
+        XCTAssertEqual(file.status, 0, file.stderr)
+        let fromFile = try PSBT(parsing: [UInt8](try XCTUnwrap(Data(base64Encoded: try XCTUnwrap(file.records[1]["psbt"] as? String)))))
+        func summary(_ record: [String: Any]) throws -> String {
+            String(decoding: try JSONSerialization.data(withJSONObject: record, options: .sortedKeys), as: UTF8.self)
+        }
+        for transport in ["ur", "bbqr"] {
+            let frames = try Shell.run(
+                "sign-tx --convert --in \(dir)/unsigned.psbt --qr-transport \(transport) --qr-fragment 100 --qr-lines")
+            XCTAssertEqual(frames.status, 0, frames.stderr)
+            XCTAssertGreaterThan(frames.lines.count, 1, transport)
+            let signed = try Shell.run(
+                "unshare --net sign-tx --key-file \(key) --max-fee 5000 --qr-transport \(transport) --qr-fragment 100",
+                stdin: Data((frames.lines.reversed().joined(separator: "\n") + "\n").utf8))
+            XCTAssertEqual(signed.status, 0, transport + signed.stderr)
+            XCTAssertEqual(signed.records.first?["type"] as? String, "psbt_summary", transport)
+            XCTAssertEqual(try summary(signed.records[0]), try summary(file.records[0]), transport)
+            let texts = signed.records.compactMap { $0["type"] as? String == "qr_part" ? $0["text"] as? String : nil }
+            XCTAssertGreaterThan(texts.count, 1, transport)
+            let back = try Shell.run("sign-tx --convert", stdin: Data((texts.joined(separator: "\n") + "\n").utf8))
+            XCTAssertEqual(back.status, 0, back.stderr)
+            let got = try PSBT(parsing: [UInt8](try XCTUnwrap(Data(base64Encoded: try XCTUnwrap(back.records.first?["psbt"] as? String)))))
+            XCTAssertEqual(got.outputs.map { $0.value(PSBTField.outScript) }, fromFile.outputs.map { $0.value(PSBTField.outScript) })
+            XCTAssertEqual(
+                got.inputs[0].all(PSBTField.inPartialSig).map(\.value), fromFile.inputs[0].all(PSBTField.inPartialSig).map(\.value))
+            XCTAssertEqual(got.inputs[0].all(PSBTField.inPartialSig).count, 1)
+        }
+    }
+
     func testAnotherWalletsInputLeavesItPending() throws {
         let r = try Shell.run(
             "unshare --net sign-tx --key-file \(try keyFile())", stdin: Shell.lines([["psbt": try psbt(foreign: true).base64]]))
