@@ -34,7 +34,9 @@ struct ScanBlocksCommand: ParsableCommand {
             --lightwalletd over gRPC and TLS) and trial-decrypts every Sapling output and every \
             Orchard and Ironwood action with the wallet's viewing keys. --chain bitcoin or litecoin reads raw blocks (JSON Lines of height, \
             hash, hex; a node's blocks directory of blk*.dat; or live with --node from bitcoind's or \
-            litecoind's RPC) and watches each account's scripts up to --gap-limit past the last used one.
+            litecoind's RPC) and watches each account's scripts up to --gap-limit past the last used one; \
+            --tweaks-out writes BIP352 tweak records of the blocks scanned, which --tweaks scans for \
+            silent payment receivers with the scan key alone.
 
             Examples (cron: "*/5 * * * *" and the command, on one line):
               scan-blocks --wallet shop --keystore-pass-file ~/.pass \\
