@@ -83,7 +83,7 @@ extension ScanChain {
 /// its batch commits (`Synchronizer.Wallet.stored`), so a killed run may write a block again
 /// but never skips one.
 public struct BlockRecorder<Scanner: ChainScanner> {
-    /// Its name in messages; no wallet's name can be it (a wallet's has no space).
+    /// Its name in messages; a wallet of the same name is refused, as two wallets of one name are.
     public let name: String
     public let scanner: Scanner
     public let record: ([(height: Int, block: Scanner.Block)]) throws -> Void
