@@ -261,6 +261,14 @@ final class SilentPaymentScanTests: XCTestCase {
         XCTAssertEqual(lines.filter { $0["type"] as? String == "sp_tweak" }.count, eligible.count)
         XCTAssertEqual(lines.count, all.count + 1 + eligible.count)
         XCTAssertEqual(receivedEvents(try runOnTweakRecords(all, file: file)), direct)
+        // Compressed with zstd, as a server would keep them: the same.
+        let zstd = Process()
+        zstd.executableURL = URL(fileURLWithPath: "/usr/bin/zstd")
+        zstd.arguments = ["-q", "-f", file, "-o", file + ".zst"]
+        try zstd.run()
+        zstd.waitUntilExit()
+        XCTAssertEqual(zstd.terminationStatus, 0)
+        XCTAssertEqual(receivedEvents(try runOnTweakRecords(all, file: file + ".zst", prefix: "zst-")), direct)
         // A second writer run finds the state current and writes nothing again.
         let size = try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int
         try writeTweakRecords(data, to: file, state: "\(dir)/writer.db")
