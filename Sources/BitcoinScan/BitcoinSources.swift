@@ -66,10 +66,10 @@ public final class BitcoinRecordSource: BlockSource, @unchecked Sendable {  // e
 /// The record forms Bitcoin sources share.
 public enum BitcoinRecords {
     /// A displayed (byte-reversed) 32-byte hash field, in internal order; nil when absent or null.
-    static func hash(_ record: JSONObject, _ key: String, what: String) throws -> [UInt8]? {
+    static func hash(_ record: JSONObject, _ key: String, what: String) throws(ScanError) -> [UInt8]? {
         guard let value = record[key], value != .null else { return nil }
         guard case .string(let text) = value, text.count == 64, let bytes = try? Bitcoin.internalBytes(ofDisplayed: text) else {
-            throw ScanError.malformed(what: what, reason: "\"\(key)\" must be a 64-digit hex hash")
+            throw .malformed(what: what, reason: "\"\(key)\" must be a 64-digit hex hash")
         }
         return bytes
     }

@@ -78,10 +78,7 @@ public enum TweakRecords {
 
     /// A record of `type`, version 1; another type or version is said, not skipped.
     static func object(_ line: [UInt8], type: String, what: String) throws(ScanError) -> JSONObject {
-        let record: JSONObject
-        do { record = try JSONParser.parseObject(line) } catch {
-            throw .malformed(what: what, reason: "not a JSON object (\(error.reason) at byte \(error.offset))")
-        }
+        let record = try FileRecords.object(line, what: what)
         guard record["type"] == .string(type) else {
             let got = record["type"]?.stringValue.map { "\"\($0)\"" } ?? "no type"
             throw .malformed(what: what, reason: "expected a tweak record of type \"\(type)\", found \(got)")
@@ -100,9 +97,9 @@ public enum TweakRecords {
         return n
     }
 
-    /// A displayed hash (byte-reversed hex), in internal order.
+    /// A displayed hash (byte-reversed hex), in internal order; required.
     static func hash(_ record: JSONObject, _ key: String, what: String) throws(ScanError) -> [UInt8] {
-        guard case .string(let text)? = record[key], text.count == 64, let bytes = try? Bitcoin.internalBytes(ofDisplayed: text) else {
+        guard let bytes = try BitcoinRecords.hash(record, key, what: what) else {
             throw .malformed(what: what, reason: "\"\(key)\" must be a 64-digit hex hash")
         }
         return bytes

@@ -159,9 +159,9 @@ package final class FileBlockBatches {
 /// Records of a JSON Lines chain file, for every chain's file source.
 package enum FileRecords {
     /// One JSON Lines record, or the error naming its line.
-    package static func object(_ line: [UInt8], what: String) throws -> JSONObject {
+    package static func object(_ line: [UInt8], what: String) throws(ScanError) -> JSONObject {
         do { return try JSONParser.parseObject(line) } catch {
-            throw ScanError.malformed(what: what, reason: "not a JSON object (\(error.reason) at byte \(error.offset))")
+            throw .malformed(what: what, reason: "not a JSON object (\(error.reason) at byte \(error.offset))")
         }
     }
 }
