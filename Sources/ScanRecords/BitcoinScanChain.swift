@@ -29,6 +29,15 @@ public struct BitcoinWalletReader<C: BitcoinFamily>: ScanWalletReader {
         (self.silentPayments, self.silentPaymentLabels) = (silentPayments, silentPaymentLabels)
     }
 
+    /// As scan-blocks' options ask: the network, --coin-type, --gap-limit, --silent-payments, --sp-labels.
+    init(_ options: ScanOptions) throws {
+        let bitcoin = options.bitcoin
+        self.init(
+            network: try BitcoinNetwork(C.self, network: options.network), coinType: bitcoin.coinType,
+            discovery: AccountDiscovery(gap: bitcoin.gapLimit), silentPayments: bitcoin.silentPayments,
+            silentPaymentLabels: bitcoin.spLabels)
+    }
+
     private func silentPaymentWatch(_ keys: SilentPaymentKeys) throws -> SilentPaymentWatch {
         guard C.silentPaymentsOnMain || network.coin.testnet else {
             throw DerivationError.unsupported("silent payments (BIP352) are Bitcoin's; on Litecoin only its test networks, for tests")
@@ -311,11 +320,7 @@ public struct BitcoinScanChain<C: BitcoinFamily>: ScanChain {
     }
 
     public init(_ options: ScanOptions) throws {
-        let bitcoin = options.bitcoin
-        reader = BitcoinWalletReader<C>(
-            network: try BitcoinNetwork(C.self, network: options.network), coinType: bitcoin.coinType,
-            discovery: AccountDiscovery(gap: bitcoin.gapLimit), silentPayments: bitcoin.silentPayments,
-            silentPaymentLabels: bitcoin.spLabels)
+        reader = try BitcoinWalletReader<C>(options)
         self.options = options
     }
 
@@ -377,6 +382,7 @@ final class TweakRecordFile {
         }
         stream = WalletRecords.OutputStream(fd: fd)
         guard let place = stream.filePosition() else {
+            close(fd)
             throw CLIError.usage("--tweaks-out \(path) is not a regular file: give a file, or - for stdout")
         }
         identity = "\(place.device):\(place.inode)"

@@ -3,7 +3,6 @@ import Bitcoin
 import BitcoinScan
 import WalletCore
 import WalletKeyStore
-import WalletKeys
 import WalletScan
 
 /// --chain bitcoin or litecoin with --tweaks: silent payment receivers scanned in tweak
@@ -31,13 +30,8 @@ public struct TweakScanChain<C: BitcoinFamily>: ScanChain {
     }
 
     public init(_ options: ScanOptions) throws {
-        let bitcoin = options.bitcoin
-        reader = TweakWalletReader(
-            blocks: BitcoinWalletReader<C>(
-                network: try BitcoinNetwork(C.self, network: options.network), coinType: bitcoin.coinType,
-                discovery: AccountDiscovery(gap: bitcoin.gapLimit), silentPayments: bitcoin.silentPayments,
-                silentPaymentLabels: bitcoin.spLabels))
-        path = bitcoin.tweaks!
+        reader = TweakWalletReader(blocks: try BitcoinWalletReader<C>(options))
+        path = options.bitcoin.tweaks!
     }
 
     public func fileSource(for wallets: [GivenWallet<SilentPaymentTweakScanner<C>>]) throws -> (any BlockSource)? {
