@@ -213,7 +213,7 @@ public struct BitcoinScanner<C: BitcoinFamily>: ChainScanner {
     /// them cannot be seen before it is mined.
     public func unseenInMempool(_ transactions: [BitcoinTransaction]) -> Int {
         guard silentPayments != nil else { return 0 }
-        return transactions.filter { !$0.spentKnown && !$0.taprootOutputs.isEmpty }.count
+        return transactions.filter { !$0.spentKnown && $0.hasTaprootOutput }.count
     }
 
     public static func isUnlocked(_ o: ReceivedOutput, walletHeight: Int, now: UInt64) -> Bool {

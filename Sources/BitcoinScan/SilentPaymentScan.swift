@@ -16,11 +16,16 @@ extension BitcoinTransaction {
     /// Its taproot outputs, in order.
     public var taprootOutputs: [TaprootOutput] {
         outputs.enumerated().compactMap { vout, output in
-            let s = output.scriptBytes
-            guard s.count == 34, s[s.startIndex] == 0x51, s[s.startIndex + 1] == 0x20 else { return nil }
-            return TaprootOutput(vout: vout, key: Array(s.dropFirst(2)), value: output.value)
+            guard Self.isTaproot(output.scriptBytes) else { return nil }
+            return TaprootOutput(vout: vout, key: Array(output.scriptBytes.dropFirst(2)), value: output.value)
         }
     }
+
+    /// Whether it has a taproot output, asked of every transaction of a block: nothing copied.
+    public var hasTaprootOutput: Bool { outputs.contains { Self.isTaproot($0.scriptBytes) } }
+
+    /// OP_1 and a 32-byte push: P2TR's scriptPubKey.
+    static func isTaproot(_ s: ArraySlice<UInt8>) -> Bool { s.count == 34 && s[s.startIndex] == 0x51 && s[s.startIndex + 1] == 0x20 }
 
     /// Its inputs as BIP352 reads them, given each one's spent script: the scriptSig follows
     /// each outpoint in the block, the witness stacks follow the last output.
@@ -76,7 +81,7 @@ extension BitcoinTransaction {
             throw .malformed(what: what, reason: "\(spent.count) spent outputs given for its \(inputCount) inputs")
         }
         spentKnown = true
-        guard !taprootOutputs.isEmpty else { return }
+        guard hasTaprootOutput else { return }
         silentPaymentTweak = SilentPaymentTweak(inputs: try silentPaymentInputs(spent: spent, what: what))
     }
 }
