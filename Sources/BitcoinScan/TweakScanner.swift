@@ -12,24 +12,24 @@ import WalletScan
 public struct SilentPaymentTweakScanner<C: BitcoinFamily>: ChainScanner {
     public typealias Block = TweakBlock
 
-    /// The receiver's scanner over blocks: its keys, and the words of its records.
-    public let receiver: BitcoinScanner<C>
+    /// The same receiver's scanner over blocks: its keys, and the words of its records.
+    public let blockScanner: BitcoinScanner<C>
     let watch: SilentPaymentWatch
 
-    /// Throws when `receiver` scans no silent payment address.
-    public init(_ receiver: BitcoinScanner<C>) throws(DerivationError) {
-        guard let watch = receiver.silentPayments else {
+    /// Throws when `blockScanner` scans no silent payment address.
+    public init(_ blockScanner: BitcoinScanner<C>) throws(DerivationError) {
+        guard let watch = blockScanner.silentPayments else {
             throw .unsupported(
                 "tweak records hold silent payments alone: give a silent payment receiver (sp_scan_key and sp_spend_public_key, an sp() descriptor, or a seed with --silent-payments)"
             )
         }
-        (self.receiver, self.watch) = (receiver, watch)
+        (self.blockScanner, self.watch) = (blockScanner, watch)
     }
 
     private var identity: [UInt8] { Array("tweak-records".utf8) + watch.identity }
     public var stateID: String { Hex.encode(Hash.sha256(identity).prefix(16)) }
     public var stateName: String {
-        let network = receiver.network.coin.network
+        let network = blockScanner.network.coin.network
         return "\(C.name)-\(network)-tweaks-" + Hex.encode(Hash.sha256(identity + Array(network.utf8)).prefix(12))
     }
     /// The records carry no inputs.
@@ -46,7 +46,7 @@ public struct SilentPaymentTweakScanner<C: BitcoinFamily>: ChainScanner {
     public mutating func prepare(cached: [AddressEntry]) throws {}
     public mutating func takeNewAddresses() -> [AddressEntry] { [] }
     public mutating func noteStored(_ output: ReceivedOutput) throws -> Bool { false }
-    public func asChange(_ output: ReceivedOutput) -> ReceivedOutput { receiver.asChange(output) }
+    public func asChange(_ output: ReceivedOutput) -> ReceivedOutput { blockScanner.asChange(output) }
 
     /// b_scan·T for every record at once, then as `BitcoinScanner` scans a block.
     public func scan(_ transactions: [TweakTransaction]) throws(ScanError) -> [[ReceivedOutput]] {

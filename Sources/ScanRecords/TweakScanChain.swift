@@ -68,12 +68,12 @@ public struct TweakWalletReader<C: BitcoinFamily>: ScanWalletReader {
 extension SilentPaymentTweakScanner: ChainRecords {
     public static var chainName: String { BitcoinScanner<C>.chainName }
     public static var fieldNames: OutputFieldNames { BitcoinScanner<C>.fieldNames }
-    public func address(account: UInt32, index: UInt32) -> String? { receiver.address(account: account, index: index) }
-    public func addressPaid(_ output: ReceivedOutput) -> String? { receiver.addressPaid(output) }
+    public func address(account: UInt32, index: UInt32) -> String? { blockScanner.address(account: account, index: index) }
+    public func addressPaid(_ output: ReceivedOutput) -> String? { blockScanner.addressPaid(output) }
     public static func memoFields(_ memo: [UInt8]) -> [(key: String, value: String)] { BitcoinScanner<C>.memoFields(memo) }
     public static func transactionID(_ id: [UInt8]) -> String { BitcoinScanner<C>.transactionID(id) }
     public func placeFields(account: UInt32, addressIndex: UInt32?) -> [(key: String, value: JSONValue)] {
-        receiver.placeFields(account: account, addressIndex: addressIndex)
+        blockScanner.placeFields(account: account, addressIndex: addressIndex)
     }
     public static func outputFields(_ output: ReceivedOutput) -> [(key: String, value: JSONValue)] {
         BitcoinScanner<C>.outputFields(output)
